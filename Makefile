@@ -1,0 +1,30 @@
+# Two entry points: `make serve` installs and starts the server, `make test` installs and runs the tests.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# A CPU build of torch, installed before anything that depends on it: a plain
+# `torch` requirement pulls a multi-gigabyte CUDA build on Linux. Elsewhere use e.g.
+#   make serve TORCH="torch --index-url https://download.pytorch.org/whl/cpu"
+TORCH ?= torch==2.13.0
+
+.PHONY: serve install install-test test bench
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+install: $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH)
+	$(BIN)/pip install --quiet --disable-pip-version-check .
+
+serve: install
+	$(BIN)/memvault serve
+
+install-test: $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH)
+	$(BIN)/pip install --quiet --disable-pip-version-check ".[test]"
+
+test: install-test
+	$(BIN)/python -m pytest
+
+bench: install-test
+	$(BIN)/python bench/run_all.py --quick

@@ -1,0 +1,35 @@
+"""The errors memvault raises, and what each means for the caller.
+
+    MemvaultError
+    ├── InvalidInput        the caller's arguments are wrong; the message says how to fix them
+    ├── NotFound            an id or name that does not exist (or no longer does)
+    └── SetupError          the installation or the store cannot be used as it is
+        ├── DriverUnavailable   no SQLite driver here can load extensions
+        └── ModelMismatch       the store was embedded with another model
+
+Only the edges (the MCP layer and the CLI) turn these into user-facing results.
+"""
+
+
+class MemvaultError(Exception):
+    """Base class for every error memvault raises on purpose."""
+
+
+class InvalidInput(MemvaultError):
+    """An argument is invalid; the message says what is wrong and what to send instead."""
+
+
+class NotFound(MemvaultError):
+    """The memory, thread or prompt asked for does not exist."""
+
+
+class SetupError(MemvaultError):
+    """memvault cannot run with this installation or store until someone acts."""
+
+
+class DriverUnavailable(SetupError):
+    """No SQLite driver available to this Python can load the sqlite-vec extension."""
+
+
+class ModelMismatch(SetupError):
+    """The store's vectors come from a different embedding model than the configured one."""

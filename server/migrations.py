@@ -1,0 +1,141 @@
+"""Numbered, append-only schema migrations, recorded in PRAGMA user_version.
+
+Each migration runs in its own BEGIN IMMEDIATE transaction together with the
+version bump, so a crash leaves the store at the previous version, and several
+processes starting at once apply each migration exactly once. Never edit a
+migration that has shipped: add the next one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from server.db import Database
+from server.textindex import FTS_TOKENIZER
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SchemaContext:
+    dimensions: int
+
+
+def vectors_ddl(dimensions: int) -> str:
+    # Every filter recall applies is a partition key or metadata column, so it
+    # is applied inside the KNN scan rather than after the top-k cut.
+    return f"""CREATE VIRTUAL TABLE memory_vectors USING vec0(
+            memory_id INTEGER PRIMARY KEY,
+            embedding FLOAT[{dimensions}] distance_metric=cosine,
+            namespace TEXT PARTITION KEY,
+            thread TEXT,
+            kind TEXT,
+            deleted INTEGER,
+            created_at INTEGER
+        )"""
+
+
+def m001_core(conn: Any, ctx: SchemaContext) -> None:
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute(
+        """CREATE TABLE threads (
+            namespace TEXT NOT NULL,
+            id TEXT NOT NULL,
+            title TEXT,
+            system_prompt TEXT,
+            archived INTEGER NOT NULL DEFAULT 0,
+            created_at INTEGER NOT NULL,
+            last_active_at INTEGER NOT NULL,
+            PRIMARY KEY (namespace, id)
+        ) WITHOUT ROWID"""
+    )
+    # AUTOINCREMENT: ids appear in daily logs and archives, so a purged id must
+    # never be handed to a new memory.
+    conn.execute(
+        """CREATE TABLE memories (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            namespace TEXT NOT NULL,
+            thread TEXT NOT NULL DEFAULT '',          -- '' = global, shared by all threads
+            content TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            source TEXT NOT NULL DEFAULT 'remember',  -- how it arrived: remember, import, ...
+            origin TEXT,                              -- which client wrote it
+            importance REAL NOT NULL DEFAULT 0.5,
+            tags TEXT NOT NULL DEFAULT '[]',          -- JSON array; memory_tags indexes it
+            content_hash TEXT NOT NULL,
+            created_at INTEGER NOT NULL,              -- ms since epoch, UTC
+            updated_at INTEGER NOT NULL,
+            deleted_at INTEGER,                       -- soft delete
+            superseded_by INTEGER REFERENCES memories(id),
+            recall_count INTEGER NOT NULL DEFAULT 0,
+            last_recalled_at INTEGER
+        )"""
+    )
+    conn.execute(
+        "CREATE UNIQUE INDEX memories_live_content ON memories(namespace, thread, content_hash) "
+        "WHERE deleted_at IS NULL"
+    )
+    conn.execute("CREATE INDEX memories_by_time ON memories(namespace, thread, created_at)")
+    conn.execute(
+        """CREATE TABLE memory_tags (
+            memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (tag, memory_id)
+        ) WITHOUT ROWID"""
+    )
+    conn.execute("CREATE INDEX memory_tags_by_memory ON memory_tags(memory_id)")
+    conn.execute(
+        """CREATE TABLE global_prompts (
+            namespace TEXT NOT NULL,
+            name TEXT NOT NULL,
+            content TEXT NOT NULL,
+            active INTEGER NOT NULL DEFAULT 1,
+            priority INTEGER NOT NULL DEFAULT 0,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (namespace, name)
+        ) WITHOUT ROWID"""
+    )
+    # Memories whose vector is not computed yet. Written in the same transaction
+    # as the memory, removed in the same transaction as the vector: a crash in
+    # between leaves the row here and the backfill resumes at start-up.
+    conn.execute(
+        "CREATE TABLE pending_embeddings (memory_id INTEGER PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE)"
+    )
+    conn.execute(vectors_ddl(ctx.dimensions))
+    # Contentless: the text lives in memories; the index only needs its terms.
+    conn.execute(
+        f"CREATE VIRTUAL TABLE memory_fts USING fts5(text, content='', contentless_delete=1, "
+        f"tokenize='{FTS_TOKENIZER}')"
+    )
+
+
+MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (m001_core,)
+
+
+def migrate(db: Database, ctx: SchemaContext) -> int:
+    """Bring the store up to the newest schema; returns the version it is at."""
+    target = len(MIGRATIONS)
+    current = db.conn.execute("PRAGMA user_version").fetchone()[0]
+    if current > target:
+        from server.errors import SetupError
+
+        raise SetupError(
+            f"This store has schema version {current}, newer than this memvault understands ({target}). "
+            "Upgrade memvault (pip install -U memvault) before opening it."
+        )
+    while current < target:
+        with db.write() as conn:
+            # Re-read inside the lock: another process may have migrated meanwhile.
+            current = conn.execute("PRAGMA user_version").fetchone()[0]
+            if current >= target:
+                break
+            migration = MIGRATIONS[current]
+            log.info("applying migration %s", migration.__name__)
+            migration(conn, ctx)
+            conn.execute(f"PRAGMA user_version = {current + 1}")
+            current += 1
+    return current

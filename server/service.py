@@ -1,0 +1,283 @@
+"""MemoryService: remember, recall and forget as plain Python (no MCP here).
+
+The MCP layer, the CLI, the benchmarks and the tests all drive memvault
+through this class. It validates, decides, and calls the store for SQL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+from server import validation as check
+from server.clock import Clock, iso, system_clock, to_millis
+from server.config import Settings
+from server.db import Database
+from server.embeddings import Embedder, make_embedder
+from server.errors import InvalidInput, ModelMismatch, NotFound
+from server.indexer import Indexer
+from server.migrations import SchemaContext, migrate
+from server.models import (
+    ALL_THREADS,
+    GLOBAL_THREAD,
+    ForgetResult,
+    Memory,
+    RecallResult,
+    RememberResult,
+)
+from server.search import search
+from server.store import GLOBAL, MemoryRow, NewMemory, Scope, Store
+from server.textindex import index_text
+
+log = logging.getLogger(__name__)
+
+#: At most this many queued memories are embedded inside a recall so that it can
+#: find what was just remembered; a bigger backlog (an import) stays with the
+#: backfill thread and is keyword-searchable meanwhile.
+RECALL_DRAIN_LIMIT = 128
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+class MemoryService:
+    def __init__(
+        self, db: Database, embedder: Embedder, settings: Settings, clock: Clock = system_clock
+    ) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.settings = settings
+        self.clock = clock
+        self.store = Store(db, settings.namespace)
+        self.indexer = Indexer(self.store, embedder)
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        clock: Clock = system_clock,
+        check_model: bool = True,
+    ) -> MemoryService:
+        """Open (creating if needed) the store under settings.home and check its model."""
+        embedder = embedder or make_embedder(settings.embedder)
+        db = Database(settings.db_path)
+        try:
+            migrate(db, SchemaContext(dimensions=embedder.dimensions))
+            service = cls(db, embedder, settings, clock)
+            if check_model:
+                service._check_model()
+        except BaseException:
+            db.close()
+            raise
+        return service
+
+    def _check_model(self) -> None:
+        model = self.store.get_meta("embedding_model")
+        dims = self.store.get_meta("embedding_dimensions")
+        if model is None:
+            with self.db.write() as conn:
+                self.store.set_meta(conn, "embedding_model", self.embedder.model_id)
+                self.store.set_meta(conn, "embedding_dimensions", str(self.embedder.dimensions))
+            return
+        if model != self.embedder.model_id or dims != str(self.embedder.dimensions):
+            raise ModelMismatch(
+                f"This store's vectors were made by {model} ({dims} dimensions) but memvault is configured for "
+                f"{self.embedder.model_id} ({self.embedder.dimensions}). Run `memvault reembed` to recompute "
+                "them with the configured model, or switch MEMVAULT_EMBEDDER back."
+            )
+
+    def reembed(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Recompute every vector with the configured embedder (after a model change)."""
+        with self.db.write() as conn:
+            total = self.store.reset_vectors(conn, self.embedder.dimensions)
+            self.store.set_meta(conn, "embedding_model", self.embedder.model_id)
+            self.store.set_meta(conn, "embedding_dimensions", str(self.embedder.dimensions))
+        done = 0
+        while True:
+            count = self.indexer.run_once(limit=512)
+            if not count:
+                break
+            done += count
+            if progress:
+                progress(done, total)
+        return done
+
+    def start_background(self) -> None:
+        """Begin loading the model and backfilling vectors; returns at once."""
+        start = getattr(self.embedder, "start", None)
+        if start is not None:
+            start()
+        self.indexer.start()
+
+    def close(self) -> None:
+        self.indexer.stop()
+        self.db.close()
+
+    # -- threads --------------------------------------------------------------
+    def _write_thread(self, thread: str | None) -> str:
+        """The stored thread for a write: '' for global, the default thread when none is named."""
+        if thread is None:
+            thread = self.settings.default_thread
+            if thread is None:
+                return GLOBAL
+        if thread == GLOBAL_THREAD:
+            return GLOBAL
+        if thread == ALL_THREADS:
+            raise InvalidInput(f"{ALL_THREADS!r} only works in recall; name a thread, or {GLOBAL_THREAD!r}")
+        return check.thread_name(thread)
+
+    def _read_threads(self, thread: str | None) -> tuple[str, ...] | None:
+        """Threads a recall searches: a thread plus the global memories, or everything."""
+        if thread is None:
+            thread = self.settings.default_thread or ALL_THREADS
+        if thread == ALL_THREADS:
+            return None
+        if thread == GLOBAL_THREAD:
+            return (GLOBAL,)
+        return (check.thread_name(thread), GLOBAL)
+
+    # -- remember -------------------------------------------------------------
+    def remember(
+        self,
+        content: str,
+        kind: str = "note",
+        thread: str | None = None,
+        tags: list[str] | tuple[str, ...] | None = None,
+        importance: float = 0.5,
+        created_at: str | datetime | None = None,
+        source: str = "remember",
+        origin: str | None = None,
+    ) -> RememberResult:
+        content = check.text(content, "content", self.settings.max_content_bytes)
+        kind = check.kind(kind)
+        stored_thread = self._write_thread(thread)
+        tag_list = check.tags(tags, self.settings)
+        importance = check.importance(importance)
+        now = to_millis(self.clock())
+        when = check.timestamp(created_at, "created_at")
+        created = to_millis(when) if when else now
+        digest = content_hash(content)
+        shown_thread = stored_thread or None
+        with self.db.write() as conn:
+            existing = self.store.find_live(conn, stored_thread, digest)
+            if existing is not None:
+                return RememberResult(
+                    id=existing,
+                    status="duplicate",
+                    thread=shown_thread,
+                    message=f"Already remembered as memory {existing}; nothing new stored.",
+                )
+            memory_id = self.store.insert_memory(
+                conn,
+                NewMemory(
+                    thread=stored_thread,
+                    content=content,
+                    kind=kind,
+                    source=source,
+                    origin=origin,
+                    importance=importance,
+                    tags=tag_list,
+                    content_hash=digest,
+                    created_at=created,
+                    updated_at=now,
+                    index_text=index_text(content),
+                ),
+            )
+            self.store.touch_thread(conn, stored_thread, max(created, now))
+        self.indexer.notify()
+        where = f"thread {stored_thread}" if stored_thread else "global memory"
+        return RememberResult(id=memory_id, status="stored", thread=shown_thread, message=f"Stored as memory {memory_id} ({where}).")
+
+    # -- recall ---------------------------------------------------------------
+    def recall(
+        self,
+        query: str,
+        k: int = 5,
+        thread: str | None = None,
+        kinds: list[str] | None = None,
+        tags: list[str] | None = None,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+    ) -> RecallResult:
+        query = check.text(query, "query", self.settings.max_query_chars * 4)
+        if len(query) > self.settings.max_query_chars:
+            raise InvalidInput(
+                f"query is {len(query)} characters, over the limit of {self.settings.max_query_chars}; "
+                "ask with the key words or a shorter sentence"
+            )
+        k = check.k(k, self.settings)
+        start, end = check.timestamp(since, "since"), check.timestamp(until, "until")
+        if start and end and start > end:
+            raise InvalidInput("since is after until; swap them or drop one")
+        scope = Scope(
+            threads=self._read_threads(thread),
+            kinds=check.kinds(kinds),
+            tags=check.tags(tags, self.settings) or None,
+            since=to_millis(start) if start else None,
+            until=to_millis(end) if end else None,
+        )
+        note = None
+        vector = None
+        if self.embedder.wait_ready(self.settings.model_wait_seconds):
+            if self.store.has_pending():
+                self.indexer.run_once(limit=RECALL_DRAIN_LIMIT)
+            vector = self.embedder.embed([query])[0]
+        else:
+            reason = getattr(self.embedder, "error", None) or "the embedding model is still loading"
+            note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
+        hits = search(self.store, query, vector, k, scope)
+        rows = self.store.get([h.memory_id for h in hits])
+        memories = [
+            _memory(rows[h.memory_id], score=h.score, match=h.match) for h in hits if h.memory_id in rows
+        ]
+        if not memories and note is None:
+            note = "No stored memory matches this query in the searched threads."
+        return RecallResult(memories=memories, search="hybrid" if vector is not None else "keyword", note=note)
+
+    # -- forget ---------------------------------------------------------------
+    def forget(self, memory_id: int) -> ForgetResult:
+        memory_id = check.memory_id(memory_id)
+        now = to_millis(self.clock())
+        with self.db.write() as conn:
+            row = conn.execute(
+                "SELECT deleted_at FROM memories WHERE id = ? AND namespace = ?", (memory_id, self.store.namespace)
+            ).fetchone()
+            if row is None:
+                raise NotFound(f"No memory {memory_id}; use recall to find current memory ids.")
+            if row[0] is not None:
+                return ForgetResult(
+                    id=memory_id, status="already_forgotten", message=f"Memory {memory_id} was already forgotten."
+                )
+            self.store.soft_delete(conn, memory_id, now)
+        return ForgetResult(
+            id=memory_id,
+            status="forgotten",
+            message=f"Memory {memory_id} is forgotten: it no longer appears in recall (it stays in the store, not erased).",
+        )
+
+    def get(self, memory_id: int) -> Memory:
+        memory_id = check.memory_id(memory_id)
+        row = self.store.get([memory_id]).get(memory_id)
+        if row is None:
+            raise NotFound(f"No memory {memory_id}; use recall to find current memory ids.")
+        return _memory(row)
+
+
+def _memory(row: MemoryRow, score: float | None = None, match: str | None = None) -> Memory:
+    return Memory(
+        id=row.id,
+        content=row.content,
+        kind=row.kind,
+        thread=row.thread or None,
+        tags=list(row.tags),
+        importance=row.importance,
+        source=row.source,
+        created_at=iso(row.created_at),
+        superseded_by=row.superseded_by,
+        score=score,
+        match=match,  # type: ignore[arg-type]
+    )

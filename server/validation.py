@@ -1,0 +1,129 @@
+"""Argument checks with messages that say what is wrong and what to send instead."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from server.config import Settings
+from server.errors import InvalidInput
+from server.models import ALL_THREADS, GLOBAL_THREAD, KINDS
+
+_THREAD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
+
+
+def text(value: Any, what: str, max_bytes: int) -> str:
+    """A non-empty, valid-UTF-8 string without NUL bytes, stripped, within max_bytes."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be a string, got {type(value).__name__}")
+    value = value.strip()
+    if not value:
+        raise InvalidInput(f"{what} is empty; send the text to store or search for")
+    if "\x00" in value:
+        raise InvalidInput(f"{what} contains a NUL character; remove it and try again")
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput(
+            f"{what} is not valid Unicode (it contains a lone surrogate); send UTF-8 text"
+        ) from None
+    if size > max_bytes:
+        raise InvalidInput(
+            f"{what} is {size} bytes, over the limit of {max_bytes}; split it into smaller memories "
+            "or raise MEMVAULT_MAX_CONTENT_BYTES"
+        )
+    return value
+
+
+def kind(value: Any) -> str:
+    if value not in KINDS:
+        raise InvalidInput(f"unknown kind {value!r}; use one of: {', '.join(KINDS)}")
+    return value
+
+
+def kinds(values: Any) -> tuple[str, ...] | None:
+    if values is None:
+        return None
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise InvalidInput("kinds must be a list of kind names")
+    return tuple(dict.fromkeys(kind(v) for v in values)) or None
+
+
+def thread_name(value: Any) -> str:
+    if not isinstance(value, str) or not _THREAD.match(value):
+        raise InvalidInput(
+            f"invalid thread {value!r}: use 1-128 characters from letters, digits and . _ @ + - "
+            "(starting with a letter or digit), e.g. the repository name"
+        )
+    return value
+
+
+def tags(values: Any, settings: Settings) -> tuple[str, ...]:
+    if values is None:
+        return ()
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise InvalidInput("tags must be a list of strings, e.g. [\"billing\", \"infra\"]")
+    out: list[str] = []
+    for value in values:
+        if not isinstance(value, str):
+            raise InvalidInput(f"every tag must be a string; got {type(value).__name__} {value!r}")
+        tag = text(value, "a tag", settings.max_tag_chars * 4).lower()
+        if len(tag) > settings.max_tag_chars or any(c.isspace() or not c.isprintable() for c in tag):
+            raise InvalidInput(
+                f"invalid tag {value!r}: tags are single words (no spaces) of at most {settings.max_tag_chars} characters"
+            )
+        out.append(tag)
+    out = list(dict.fromkeys(out))
+    if len(out) > settings.max_tags:
+        raise InvalidInput(f"{len(out)} tags given; at most {settings.max_tags} are allowed")
+    return tuple(out)
+
+
+def importance(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InvalidInput("importance must be a number between 0 and 1")
+    if not 0.0 <= value <= 1.0:
+        raise InvalidInput(f"importance {value} is out of range; use a number between 0 (trivial) and 1 (critical)")
+    return float(value)
+
+
+def timestamp(value: Any, what: str) -> datetime | None:
+    """ISO-8601 date or date-time; a time without zone is taken as UTC."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        parsed = value
+    else:
+        if not isinstance(value, str) or not value.strip():
+            raise InvalidInput(f"{what} must be an ISO-8601 date or time, e.g. 2026-05-01 or 2026-05-01T14:30:00Z")
+        raw = value.strip()
+        try:
+            parsed = datetime.fromisoformat(raw.replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            raise InvalidInput(
+                f"{what} {value!r} is not an ISO-8601 date or time; use e.g. 2026-05-01 or 2026-05-01T14:30:00Z"
+            ) from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    if not 1970 <= parsed.year <= 9999:
+        raise InvalidInput(f"{what} {value!r} is out of range (1970-9999)")
+    return parsed
+
+
+def k(value: Any, settings: Settings) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= settings.max_k:
+        raise InvalidInput(f"k must be a whole number from 1 to {settings.max_k}")
+    return value
+
+
+def memory_id(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidInput("a memory id is a positive whole number, as returned by remember or recall")
+    return value
+
+
+def is_reserved_thread(value: str) -> bool:
+    return value in (GLOBAL_THREAD, ALL_THREADS)

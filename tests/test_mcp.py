@@ -1,0 +1,134 @@
+"""The MCP contract, exercised in-process through the SDK's own Client as a host would."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from server.app import build_server
+
+pytestmark = pytest.mark.anyio
+
+CONTRACT = {
+    "remember": {
+        "params": {"content", "kind", "thread", "tags", "importance", "created_at"},
+        "required": {"content"},
+        "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+        "output": {"id", "status", "thread", "message"},
+    },
+    "recall": {
+        "params": {"query", "k", "thread", "kinds", "tags", "since", "until"},
+        "required": {"query"},
+        "annotations": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+        "output": {"memories", "search", "note"},
+    },
+    "forget": {
+        "params": {"id"},
+        "required": {"id"},
+        "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
+        "output": {"id", "status", "message"},
+    },
+}
+
+
+async def test_tool_contract_is_pinned(service):
+    async with Client(build_server(service)) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == set(CONTRACT)
+    for name, expected in CONTRACT.items():
+        tool = tools[name]
+        assert set(tool.input_schema["properties"]) == expected["params"], name
+        assert set(tool.input_schema.get("required", [])) == expected["required"], name
+        hints = tool.annotations.model_dump(by_alias=True, exclude_none=True)
+        assert {k: hints[k] for k in expected["annotations"]} == expected["annotations"], name
+        assert set(tool.output_schema["properties"]) == expected["output"], name
+        assert tool.description and len(tool.description) > 40, name
+    recall_k = tools["recall"].input_schema["properties"]["k"]
+    assert (recall_k["minimum"], recall_k["maximum"], recall_k["default"]) == (1, 50, 5)
+    kinds = tools["remember"].input_schema["properties"]["kind"]
+    assert set(kinds["enum"]) == {"fact", "preference", "decision", "note", "summary", "event", "task", "snippet"}
+
+
+async def test_remember_recall_forget_round_trip(service):
+    async with Client(build_server(service)) as client:
+        stored = await client.call_tool(
+            "remember", {"content": "Billing runs on PostgreSQL 16", "kind": "fact", "thread": "billing", "tags": ["db"]}
+        )
+        assert not stored.is_error
+        memory_id = stored.structured_content["id"]
+        assert stored.structured_content["status"] == "stored"
+
+        dup = await client.call_tool("remember", {"content": "Billing runs on PostgreSQL 16", "thread": "billing"})
+        assert dup.structured_content == {
+            "id": memory_id, "status": "duplicate", "thread": "billing",
+            "message": f"Already remembered as memory {memory_id}; nothing new stored.",
+        }
+
+        found = await client.call_tool("recall", {"query": "postgresql billing", "thread": "billing"})
+        [hit] = found.structured_content["memories"]
+        assert (hit["id"], hit["content"], hit["thread"], hit["tags"]) == (memory_id, "Billing runs on PostgreSQL 16", "billing", ["db"])
+        assert found.structured_content["search"] == "hybrid"
+
+        gone = await client.call_tool("forget", {"id": memory_id})
+        assert gone.structured_content["status"] == "forgotten"
+        after = await client.call_tool("recall", {"query": "postgresql billing", "thread": "*"})
+        assert after.structured_content["memories"] == []
+
+
+async def _error_text(client, tool, args) -> str:
+    result = await client.call_tool(tool, args)
+    assert result.is_error, (tool, args, result)
+    return result.content[0].text
+
+
+@pytest.mark.parametrize(
+    "tool, args, message",
+    [
+        ("remember", {"content": ""}, "content is empty"),
+        ("remember", {"content": "x" * 40000}, "over the limit"),
+        ("remember", {"content": "nul\x00byte"}, "NUL"),
+        ("remember", {"content": "lone \ud83d surrogate"}, "lone surrogate"),
+        ("remember", {"content": "ok", "kind": "gossip"}, "kind"),
+        ("remember", {"content": "ok", "tags": [1, 2]}, "tags"),
+        ("remember", {"content": "ok", "importance": "high"}, "importance"),
+        ("remember", {"content": ["not", "a", "string"]}, "content"),
+        ("remember", {}, "content"),
+        ("recall", {"query": "q", "k": 0}, "greater than or equal to 1"),
+        ("recall", {"query": "q", "k": 51}, "less than or equal to 50"),
+        ("recall", {"query": "q", "kinds": ["gossip"]}, "kinds"),
+        ("recall", {"query": "q", "since": "yesterday-ish"}, "ISO-8601"),
+        ("recall", {"query": ""}, "query is empty"),
+        ("forget", {"id": 987654}, "No memory 987654"),
+        ("forget", {"id": "seven"}, "id"),
+        ("forget", {"id": -1}, "greater than or equal to 1"),
+    ],
+)
+async def test_bad_input_gets_a_clear_error_and_nothing_is_stored(service, tool, args, message):
+    async with Client(build_server(service)) as client:
+        assert message in await _error_text(client, tool, args)
+        # the server keeps serving
+        ok = await client.call_tool("remember", {"content": "still alive"})
+        assert not ok.is_error
+    rows = service.db.conn.execute("SELECT content FROM memories").fetchall()
+    assert rows == [("still alive",)]
+
+
+async def test_an_unexpected_failure_is_an_error_result_and_the_server_keeps_serving(service, monkeypatch):
+    def boom(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    async with Client(build_server(service)) as client:
+        monkeypatch.setattr(service.store, "keyword", boom)
+        failed = await client.call_tool("recall", {"query": "anything"})
+        assert failed.is_error and "recall" in failed.content[0].text
+        assert "disk on fire" not in failed.content[0].text  # internals stay in the server log
+        monkeypatch.undo()
+        assert not (await client.call_tool("recall", {"query": "anything"})).is_error
+
+
+async def test_origin_of_a_memory_is_the_client_that_wrote_it(service):
+    from mcp.types import Implementation
+
+    async with Client(build_server(service), client_info=Implementation(name="test-host", version="9.9")) as client:
+        await client.call_tool("remember", {"content": "provenance is recorded"})
+    assert service.db.conn.execute("SELECT origin, source FROM memories").fetchone() == ("test-host 9.9", "remember")

@@ -1,0 +1,176 @@
+"""MemoryService: remember, recall and forget as the MCP tools, the CLI and the benchmarks use them."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.errors import InvalidInput, NotFound
+from server.embeddings import HashEmbedder
+from server.service import MemoryService
+
+
+def _count(svc: MemoryService) -> int:
+    return svc.db.conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+
+
+def test_remember_then_recall_returns_the_memory_with_its_fields(service):
+    stored = service.remember("Use ruff for linting", kind="preference", thread="api", tags=["Lint", "tools"],
+                              importance=0.8)
+    assert stored.status == "stored" and stored.thread == "api"
+    [hit] = service.recall("ruff linting", thread="api").memories
+    assert (hit.id, hit.content, hit.kind, hit.thread, hit.tags, hit.importance) == (
+        stored.id, "Use ruff for linting", "preference", "api", ["lint", "tools"], 0.8)
+    assert hit.created_at == "2026-05-04T09:30:00Z"
+    assert 0 < hit.score <= 1 and hit.match == "both"
+
+
+def test_identical_content_in_the_same_thread_is_stored_once(service):
+    first = service.remember("Ship on Fridays is forbidden", thread="ops")
+    again = service.remember("  Ship on Fridays is forbidden  ", thread="ops")
+    elsewhere = service.remember("Ship on Fridays is forbidden", thread="web")
+    assert (again.status, again.id) == ("duplicate", first.id)
+    assert elsewhere.status == "stored" and elsewhere.id != first.id
+    assert _count(service) == 2
+
+
+def test_a_forgotten_memory_never_comes_back_and_can_be_stored_again(service):
+    stored = service.remember("The staging password rotates monthly", thread="ops")
+    assert service.forget(stored.id).status == "forgotten"
+    assert service.forget(stored.id).status == "already_forgotten"
+    assert service.recall("staging password rotates", thread="*").memories == []
+    again = service.remember("The staging password rotates monthly", thread="ops")
+    assert again.status == "stored" and again.id != stored.id
+
+
+def test_forget_of_an_unknown_id_says_how_to_find_ids(service):
+    with pytest.raises(NotFound, match="use recall"):
+        service.forget(424242)
+
+
+def test_thread_recall_sees_the_thread_and_global_memories_only(service):
+    mine = service.remember("deploy with make release", thread="api").id
+    shared = service.remember("deploy only after CI is green", thread="global").id
+    service.remember("deploy with the web console", thread="web")
+    assert {m.id for m in service.recall("deploy", thread="api", k=10).memories} == {mine, shared}
+    assert {m.id for m in service.recall("deploy", thread="global", k=10).memories} == {shared}
+    assert len(service.recall("deploy", thread="*", k=10).memories) == 3
+
+
+def test_default_thread_applies_to_calls_that_name_none(settings, clock):
+    svc = MemoryService.open(settings.with_(default_thread="repo-x"), embedder=HashEmbedder(), clock=clock)
+    try:
+        assert svc.remember("uses poetry").thread == "repo-x"
+        svc.remember("uses pip", thread="other")
+        assert [m.content for m in svc.recall("uses").memories] == ["uses poetry"]
+    finally:
+        svc.close()
+
+
+def test_recall_filters_by_kind_tag_and_time(service, clock):
+    old = service.remember("chose redis for caching", kind="decision", created_at="2025-01-10T00:00:00Z", tags=["cache"])
+    new = service.remember("redis memory limit is 2 GB", kind="fact")
+    assert [m.id for m in service.recall("redis", kinds=["decision"]).memories] == [old.id]
+    assert [m.id for m in service.recall("redis", tags=["cache"]).memories] == [old.id]
+    assert [m.id for m in service.recall("redis", since="2026-01-01").memories] == [new.id]
+    assert [m.id for m in service.recall("redis", until="2025-12-31").memories] == [old.id]
+    assert service.recall("redis", thread="*").memories[0].created_at in ("2025-01-10T00:00:00Z", "2026-05-04T09:30:00Z")
+
+
+def test_remember_is_durable_before_its_vector_exists(settings, clock):
+    """A crash between the write and the embedding loses nothing: the next start embeds it."""
+    svc = MemoryService.open(settings, embedder=HashEmbedder(), clock=clock)
+    stored = svc.remember("the backfill resumes at start-up")
+    assert svc.store.count()["pending_embeddings"] == 1
+    # keyword-searchable at once, even with no vector
+    from server.search import search
+    from server.store import Scope
+
+    assert [h.memory_id for h in search(svc.store, "backfill", None, 5, Scope())] == [stored.id]
+    svc.db.close()  # "crash": no backfill ran
+    again = MemoryService.open(settings, embedder=HashEmbedder(), clock=clock)
+    try:
+        assert again.indexer.run_once() == 1
+        assert again.store.count()["pending_embeddings"] == 0
+        hits = again.recall("backfill resumes").memories
+        assert hits[0].id == stored.id and hits[0].match == "both"
+    finally:
+        again.close()
+
+
+class _NeverReady(HashEmbedder):
+    error = None
+
+    def wait_ready(self, timeout: float) -> bool:
+        return False
+
+
+def test_recall_before_the_model_is_ready_answers_from_keywords_and_says_so(settings, clock):
+    svc = MemoryService.open(settings, embedder=_NeverReady(), clock=clock)
+    try:
+        stored = svc.remember("pin numpy below 3")
+        result = svc.recall("numpy")
+        assert result.search == "keyword" and "Keyword search only" in result.note
+        assert [m.id for m in result.memories] == [stored.id]
+    finally:
+        svc.close()
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"content": ""}, "content is empty"),
+        ({"content": "   \n\t"}, "content is empty"),
+        ({"content": "x" * (32 * 1024 + 1)}, "over the limit of 32768"),
+        ({"content": "a\x00b"}, "NUL"),
+        ({"content": "bad \ud800 surrogate"}, "lone surrogate"),
+        ({"content": 42}, "must be a string"),
+        ({"content": "ok", "kind": "opinion"}, "unknown kind 'opinion'"),
+        ({"content": "ok", "tags": ["fine", 3]}, "every tag must be a string"),
+        ({"content": "ok", "tags": "one"}, "list of strings"),
+        ({"content": "ok", "tags": ["two words"]}, "single words"),
+        ({"content": "ok", "tags": [f"t{i}" for i in range(21)]}, "at most 20"),
+        ({"content": "ok", "importance": 1.5}, "between 0"),
+        ({"content": "ok", "importance": float("nan")}, "between 0 and 1"),
+        ({"content": "ok", "thread": "../../etc"}, "invalid thread"),
+        ({"content": "ok", "thread": "*"}, "only works in recall"),
+        ({"content": "ok", "created_at": "last tuesday"}, "not an ISO-8601"),
+    ],
+)
+def test_bad_remember_input_is_refused_and_stores_nothing(service, kwargs, message):
+    with pytest.raises(InvalidInput, match=message):
+        service.remember(**kwargs)
+    assert _count(service) == 0
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"query": " "}, "query is empty"),
+        ({"query": "q" * 2001}, "over the limit of 2000"),
+        ({"query": "q", "k": 0}, "k must be"),
+        ({"query": "q", "k": 51}, "k must be"),
+        ({"query": "q", "kinds": ["nope"]}, "unknown kind"),
+        ({"query": "q", "since": "2026-02-01", "until": "2026-01-01"}, "since is after until"),
+        ({"query": "q", "thread": "a/b"}, "invalid thread"),
+    ],
+)
+def test_bad_recall_input_is_refused(service, kwargs, message):
+    with pytest.raises(InvalidInput, match=message):
+        service.recall(**kwargs)
+
+
+@pytest.mark.parametrize("query", ['"', 'a" OR "b', "NEAR(a b)", "*", "col:value", "(((", "AND OR NOT", "^x", "🙂"])
+def test_fts_syntax_in_a_query_is_searched_as_text(service, query):
+    service.remember('He said "NEAR" and OR twice (a b)')
+    result = service.recall(query)
+    assert result.search == "hybrid"
+
+
+def test_content_limit_is_configurable(settings, clock):
+    svc = MemoryService.open(settings.with_(max_content_bytes=10), embedder=HashEmbedder(), clock=clock)
+    try:
+        with pytest.raises(InvalidInput, match="MEMVAULT_MAX_CONTENT_BYTES"):
+            svc.remember("x" * 11)
+        assert svc.remember("x" * 10).status == "stored"
+    finally:
+        svc.close()

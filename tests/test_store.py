@@ -1,0 +1,141 @@
+"""The SQLite store: schema, persistence, and filters applied inside the vector search."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from server.db import Database, integrity_errors
+from server.errors import ModelMismatch, SetupError
+from server.embeddings import HashEmbedder
+from server.migrations import MIGRATIONS, SchemaContext, migrate
+from server.service import MemoryService
+from server.store import GLOBAL, NewMemory, Scope, Store
+
+
+def _tables(db: Database) -> set[str]:
+    return {r[0] for r in db.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+
+
+def test_migrations_from_empty_create_every_table(tmp_path):
+    db = Database(tmp_path / "m.db")
+    assert migrate(db, SchemaContext(dimensions=8)) == len(MIGRATIONS)
+    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert {"meta", "threads", "memories", "memory_tags", "global_prompts", "pending_embeddings",
+            "memory_vectors", "memory_fts"} <= _tables(db)
+    assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert integrity_errors(db.conn) == []
+    db.close()
+
+
+def test_migrate_twice_is_a_no_op(tmp_path):
+    db = Database(tmp_path / "m.db")
+    migrate(db, SchemaContext(dimensions=8))
+    before = db.conn.execute("SELECT sql FROM sqlite_master ORDER BY name").fetchall()
+    assert migrate(db, SchemaContext(dimensions=8)) == len(MIGRATIONS)
+    assert db.conn.execute("SELECT sql FROM sqlite_master ORDER BY name").fetchall() == before
+    db.close()
+
+
+def test_a_store_from_a_newer_memvault_is_refused(tmp_path):
+    db = Database(tmp_path / "m.db")
+    db.conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    with pytest.raises(SetupError, match="newer than this memvault"):
+        migrate(db, SchemaContext(dimensions=8))
+    db.close()
+
+
+def test_memories_persist_across_reconnects(settings, clock):
+    svc = MemoryService.open(settings, embedder=HashEmbedder(), clock=clock)
+    stored = svc.remember("The deploy script lives in ops/deploy.sh", kind="fact", thread="infra")
+    svc.close()
+    again = MemoryService.open(settings, embedder=HashEmbedder(), clock=clock)
+    try:
+        hits = again.recall("where is the deploy script", thread="infra").memories
+        assert [m.id for m in hits] == [stored.id]
+        assert hits[0].content == "The deploy script lives in ops/deploy.sh"
+    finally:
+        again.close()
+
+
+def test_a_different_embedding_model_is_refused_with_the_fix(settings, clock):
+    MemoryService.open(settings, embedder=HashEmbedder(), clock=clock).close()
+    with pytest.raises(ModelMismatch, match="memvault reembed"):
+        MemoryService.open(settings, embedder=HashEmbedder(dimensions=16), clock=clock)
+
+
+# -- filters inside the KNN ---------------------------------------------------
+
+def _unit(seed: int, dims: int = 8) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal(dims).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+@pytest.fixture
+def store(tmp_path):
+    db = Database(tmp_path / "s.db")
+    migrate(db, SchemaContext(dimensions=8))
+    yield Store(db, "default")
+    db.close()
+
+
+def _add(store: Store, thread: str, vector: np.ndarray, kind: str = "note", created: int = 1000, tags=()) -> int:
+    with store.db.write() as conn:
+        mid = store.insert_memory(
+            conn,
+            NewMemory(thread=thread, content=f"m {thread} {created} {vector[0]}", kind=kind, source="test",
+                      origin=None, importance=0.5, tags=tuple(tags), content_hash=str(vector.tobytes()) + thread,
+                      created_at=created, updated_at=created, index_text="x"),
+        )
+    store.store_vectors([(mid, vector)])
+    return mid
+
+
+def test_knn_never_returns_a_nearer_memory_from_another_thread(store):
+    query = _unit(1)
+    near_other = _add(store, "other", query)  # identical vector, wrong thread
+    mine = [_add(store, "mine", _unit(100 + i)) for i in range(3)]
+    hits = store.knn(query, k=3, scope=Scope(threads=("mine", GLOBAL)))
+    assert near_other not in [h[0] for h in hits]
+    assert sorted(h[0] for h in hits) == sorted(mine)
+
+
+def test_knn_returns_k_results_when_other_threads_are_closer(store):
+    query = _unit(1)
+    for i in range(30):  # many closer vectors elsewhere
+        _add(store, "noise", query + 0.01 * _unit(200 + i))
+    mine = [_add(store, "mine", _unit(300 + i)) for i in range(5)]
+    hits = store.knn(query, k=5, scope=Scope(threads=("mine",)))
+    assert sorted(h[0] for h in hits) == sorted(mine)
+
+
+def test_knn_filters_kind_time_tags_and_deleted_inside_the_scan(store):
+    query = _unit(7)
+    decision = _add(store, "t", query + 0.05 * _unit(1), kind="decision", created=5000, tags=("db",))
+    _add(store, "t", query, kind="note", created=5000)
+    old = _add(store, "t", query + 0.01 * _unit(2), kind="decision", created=10)
+    assert [h[0] for h in store.knn(query, 5, Scope(kinds=("decision",), since=1000))] == [decision]
+    assert [h[0] for h in store.knn(query, 5, Scope(until=100))] == [old]
+    assert [h[0] for h in store.knn(query, 5, Scope(tags=("db",)))] == [decision]
+    with store.db.write() as conn:
+        store.soft_delete(conn, decision, 9999)
+    assert decision not in [h[0] for h in store.knn(query, 5, Scope())]
+    assert store.knn(query, 5, Scope(tags=("db",))) == []
+
+
+def test_store_vectors_is_idempotent(store):
+    mid = _add(store, "t", _unit(3))
+    assert store.store_vectors([(mid, _unit(4))]) == 0  # no longer pending: left alone
+    assert store.db.conn.execute("SELECT count(*) FROM memory_vectors").fetchone()[0] == 1
+
+
+def test_namespaces_never_see_each_other(tmp_path):
+    db = Database(tmp_path / "n.db")
+    migrate(db, SchemaContext(dimensions=8))
+    a, b = Store(db, "a"), Store(db, "b")
+    query = _unit(5)
+    in_a = _add(a, GLOBAL, query)
+    assert b.knn(query, 5, Scope()) == []
+    assert [h[0] for h in a.knn(query, 5, Scope())] == [in_a]
+    assert b.get([in_a]) == {}
+    db.close()
