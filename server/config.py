@@ -44,6 +44,8 @@ class Settings:
     # "minilm" (the real model) or "hash" (a light lexical embedder for tests and
     # machines without torch).
     embedder: str = "minilm"
+    # Threads torch may use for embedding (see embeddings.MiniLMEmbedder).
+    embed_threads: int = 1
     log_level: str = "INFO"
 
     @property
@@ -87,5 +89,6 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("max_k", "MEMVAULT_MAX_K", int),
     ("model_wait_seconds", "MEMVAULT_MODEL_WAIT", float),
     ("embedder", "MEMVAULT_EMBEDDER", str),
+    ("embed_threads", "MEMVAULT_EMBED_THREADS", int),
     ("log_level", "MEMVAULT_LOG_LEVEL", str),
 )

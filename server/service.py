@@ -63,7 +63,7 @@ class MemoryService:
         check_model: bool = True,
     ) -> MemoryService:
         """Open (creating if needed) the store under settings.home and check its model."""
-        embedder = embedder or make_embedder(settings.embedder)
+        embedder = embedder or make_embedder(settings.embedder, settings.embed_threads)
         db = Database(settings.db_path)
         try:
             migrate(db, SchemaContext(dimensions=embedder.dimensions))
