@@ -9,19 +9,29 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from server import __version__
+from server.context import build_thread_prompt
 from server.errors import InvalidInput, MemvaultError, NotFound
-from server.models import ForgetResult, Kind, RecallResult, RememberResult
+from server.memfiles import bounded, safe_day
+from server.models import (
+    ForgetResult,
+    GlobalPromptsResult,
+    Kind,
+    RecallResult,
+    RememberResult,
+    ThreadPromptResult,
+)
 from server.service import MemoryService
+from server.threads import thread_info
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -42,16 +52,36 @@ def _origin(ctx: Context | None) -> str | None:
         return None
 
 
+class MessageIn(BaseModel):
+    role: Literal["user", "assistant", "system", "tool"]
+    content: str
+
+
 def build_server(service: MemoryService, *, start_background: bool = True) -> MCPServer:
     limiter = anyio.CapacityLimiter(4)
 
     async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         try:
             return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs), limiter=limiter)
-        except (InvalidInput, NotFound) as exc:
-            raise ToolError(str(exc)) from None
         except MemvaultError as exc:
             raise ToolError(str(exc)) from None
+
+    async def read(fn: Callable[..., str], *args: Any) -> str:
+        """Run a resource reader; a missing or invalid name is a not-found error that says why."""
+        try:
+            text = await anyio.to_thread.run_sync(lambda: fn(*args), limiter=limiter)
+        except (NotFound, InvalidInput) as exc:
+            raise ResourceNotFoundError(str(exc)) from None
+        except MemvaultError as exc:
+            raise ResourceError(str(exc)) from None
+        return text
+
+    def cap(text: str, where: str) -> str:
+        return bounded(
+            text,
+            service.settings.max_resource_chars,
+            f"the full text is in {where}; use recall to search it, or raise MEMVAULT_MAX_RESOURCE_CHARS",
+        )
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[MemoryService]:
@@ -121,5 +151,146 @@ def build_server(service: MemoryService, *, start_background: bool = True) -> MC
     ) -> ForgetResult:
         """Forget a memory: it stops appearing in recall. It is kept in the store (soft delete), not erased."""
         return await call(service.forget, id)
+
+    def _thread_prompt(
+        thread: str | None,
+        query: str | None,
+        set_system_prompt: str | None,
+        set_title: str | None,
+        archived: bool | None,
+        add_messages: list[MessageIn] | None,
+        token_budget: int | None,
+    ) -> ThreadPromptResult:
+        if set_system_prompt is not None or set_title is not None or archived is not None or add_messages:
+            named = service.resolve_thread(thread)
+            if named is None:
+                raise InvalidInput("name the thread whose settings or messages to change (e.g. the repository name)")
+            service.threads.configure(named, title=set_title, system_prompt=set_system_prompt, archived=archived)
+            if add_messages:
+                service.threads.add_messages(named, [m.model_dump() for m in add_messages])
+        return build_thread_prompt(service, thread, query, token_budget)
+
+    @mcp.tool(
+        annotations=ToolAnnotations(
+            title="Thread prompt", read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+        )
+    )
+    async def thread_prompt(
+        thread: Annotated[str | None, Field(description="Thread (project or conversation) id; omit for the default thread.")] = None,
+        query: Annotated[str | None, Field(description="What the conversation is about; memories relevant to it are included.")] = None,
+        set_system_prompt: Annotated[str | None, Field(description="Store this as the thread's system prompt first ('' clears it).")] = None,
+        set_title: Annotated[str | None, Field(description="Store this as the thread's title first ('' clears it).")] = None,
+        archived: Annotated[bool | None, Field(description="Archive (true) or unarchive (false) the thread; archived threads are hidden from the thread list.")] = None,
+        add_messages: Annotated[list[MessageIn] | None, Field(description="Conversation turns to append to the thread's recent-message window (only the last 20 are kept).")] = None,
+        token_budget: Annotated[int | None, Field(ge=50, le=200_000, description="Most estimated tokens the context may take; default 4000.")] = None,
+    ) -> ThreadPromptResult:
+        """Assemble the context a conversation should start with, within a token budget: SOUL.md (identity), active global prompts by priority, the thread's system prompt, MEMORY.md, memories relevant to `query`, then the recent messages. Says what was trimmed. Can also set the thread's system prompt or title, archive it, or record messages first."""
+        return await call(
+            _thread_prompt, thread, query, set_system_prompt, set_title, archived, add_messages, token_budget
+        )
+
+    @mcp.tool(
+        annotations=ToolAnnotations(
+            title="Global prompts", read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+        )
+    )
+    async def global_prompts(
+        action: Annotated[Literal["list", "set", "activate", "deactivate", "delete"], Field(description="list, set (create or replace), activate, deactivate or delete.")] = "list",
+        name: Annotated[str | None, Field(description="The prompt's name, e.g. 'code-style'.")] = None,
+        content: Annotated[str | None, Field(description="For set: the prompt's text.")] = None,
+        priority: Annotated[int | None, Field(ge=-1000, le=1000, description="Higher comes first in thread_prompt; default 0.")] = None,
+    ) -> GlobalPromptsResult:
+        """Manage global prompts: standing instructions included in every thread's context (thread_prompt), highest priority first. Returns all prompts after the change."""
+        return await call(service.threads.global_prompts, action, name, content, priority)
+
+    # -- resources --------------------------------------------------------------
+    @mcp.resource("memory://soul", name="SOUL.md", mime_type="text/markdown",
+                  description="The assistant's identity: values, communication style, learned preferences, boundaries.")
+    async def soul() -> str:
+        return cap(await read(service.files.read_soul), str(service.files.soul_path))
+
+    @mcp.resource("memory://memory", name="MEMORY.md", mime_type="text/markdown",
+                  description="Curated long-term memory: user facts, project context, preferences, decisions.")
+    async def memory_md() -> str:
+        return cap(await read(service.files.read_memory), str(service.files.memory_path))
+
+    @mcp.resource("memory://daily", name="Daily logs", mime_type="text/markdown",
+                  description="The days that have a log, newest first.")
+    async def daily_index() -> str:
+        days = await read(lambda: "\n".join(f"- memory://daily/{d.isoformat()}" for d in reversed(service.files.list_days())))
+        return "# Daily logs\n\n" + (days or "(none yet)") + "\n"
+
+    @mcp.resource("memory://daily/{day}", name="Daily log", mime_type="text/markdown",
+                  description="What was remembered on one day (YYYY-MM-DD).")
+    async def daily(day: str) -> str:
+        def load() -> str:
+            parsed = safe_day(day)
+            if parsed not in service.files.list_days():
+                raise NotFound(f"No daily log for {parsed.isoformat()}; memory://daily lists the days that have one.")
+            return service.files.read_daily(parsed)
+
+        return cap(await read(load), f"daily/{day}.md in {service.files.root}")
+
+    @mcp.resource("memory://global-prompts", name="Global prompts", mime_type="text/markdown",
+                  description="The active global prompts, highest priority first.")
+    async def active_prompts() -> str:
+        def load() -> str:
+            prompts = service.store.global_prompts(active_only=True)
+            body = "\n\n".join(f"## {p.name} (priority {p.priority})\n\n{p.content}" for p in prompts)
+            return "# Global prompts\n\n" + (body or "(none active)") + "\n"
+
+        return cap(await read(load), "the global_prompts tool (action list)")
+
+    @mcp.resource("memory://global-prompts/{name}", name="Global prompt", mime_type="text/markdown",
+                  description="One global prompt, active or not.")
+    async def one_prompt(name: str) -> str:
+        def load() -> str:
+            for p in service.store.global_prompts(active_only=False):
+                if p.name == name:
+                    state = "active" if p.active else "inactive"
+                    return f"# {p.name}\n\n_{state}, priority {p.priority}_\n\n{p.content}\n"
+            raise NotFound(f"No global prompt {name!r}; memory://global-prompts lists the active ones.")
+
+        return cap(await read(load), "the global_prompts tool (action list)")
+
+    @mcp.resource("memory://threads", name="Threads", mime_type="text/markdown",
+                  description="Threads (projects, conversations), most recently active first; archived ones are not listed.")
+    async def threads_index() -> str:
+        def load() -> str:
+            rows = service.store.list_threads()
+            lines = [f"- memory://threads/{t.id}" + (f" — {t.title}" if t.title else "") for t in rows]
+            return "# Threads\n\n" + ("\n".join(lines) or "(none yet)") + "\n"
+
+        return cap(await read(load), "memvault's database")
+
+    @mcp.resource("memory://threads/{thread}", name="Thread", mime_type="text/markdown",
+                  description="A thread's title, system prompt, recent memories and recent messages.")
+    async def thread_resource(thread: str) -> str:
+        def load() -> str:
+            info = thread_info(service.threads.get(thread))
+            memories = service.recent(info.id, 10)
+            messages = service.store.recent_messages(info.id, service.settings.window_size)
+            parts = [
+                f"# {info.title or info.id}",
+                f"thread `{info.id}` · created {info.created_at} · last active {info.last_active_at}"
+                + (" · archived" if info.archived else ""),
+                "## System prompt\n\n" + (info.system_prompt or "(none)"),
+                "## Recent memories\n\n"
+                + ("\n".join(f"- [{m.kind} · {m.created_at[:10]} · #{m.id}] {m.content}" for m in memories) or "(none)"),
+                "## Recent messages\n\n" + ("\n".join(f"- **{m.role}**: {m.content}" for m in messages) or "(none)"),
+            ]
+            return "\n\n".join(parts) + "\n"
+
+        return cap(await read(load), "the thread_prompt and recall tools")
+
+    # -- prompts ----------------------------------------------------------------
+    @mcp.prompt(
+        name="thread_prompt",
+        title="Start with memory",
+        description="Insert the assembled memory context (identity, global prompts, thread prompt, MEMORY.md, relevant memories, recent messages) for a thread.",
+    )
+    async def thread_prompt_prompt(thread: str = "", query: str = "") -> str:
+        result = await call(build_thread_prompt, service, thread or None, query or None, None)
+        return result.text
 
     return mcp

@@ -26,11 +26,20 @@ def _configure_logging(level: str) -> None:
 
 
 def _serve(settings: Settings) -> int:
+    from pathlib import Path
+
     from server.app import build_server
+    from server.config import repo_thread
     from server.service import MemoryService
 
+    if settings.default_thread is None:
+        # Claude Code and IDE agents start the server in the project: its repository
+        # is the default thread (MEMVAULT_THREAD overrides).
+        settings = settings.with_(default_thread=repo_thread(Path.cwd()))
     service = MemoryService.open(settings)
-    logging.getLogger("memvault").info("serving %s (data in %s)", __version__, settings.home)
+    logging.getLogger("memvault").info(
+        "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
+    )
     try:
         build_server(service).run()
     finally:

@@ -17,14 +17,41 @@ def default_home() -> Path:
     return Path(user_data_dir("memvault", appauthor=False, roaming=True))
 
 
+def repo_thread(start: Path) -> str | None:
+    """The name of the git repository containing `start`, as a thread id (None outside one).
+
+    Claude Code and IDE agents start servers in the project folder, so the
+    repository is the natural default thread. Walks up looking for `.git` (a
+    folder, or a file in worktrees and submodules) instead of running git.
+    """
+    import re
+
+    try:
+        current = start.resolve()
+    except OSError:
+        return None
+    for folder in (current, *current.parents):
+        if (folder / ".git").exists():
+            name = re.sub(r"[^A-Za-z0-9._@+-]+", "-", folder.name).strip("-.")
+            name = re.sub(r"^[^A-Za-z0-9]+", "", name)[:128]
+            return name or None
+    return None
+
+
 def templates_dir() -> Path:
     """The memory-file templates: packaged as server.templates, or memory-files/ in a checkout."""
-    try:
-        from importlib.resources import files
+    from importlib.util import find_spec
 
-        return Path(str(files("server.templates")))
+    try:
+        # A namespace package (no __init__.py): take its folder from the spec.
+        spec = find_spec("server.templates")
     except ModuleNotFoundError:
-        return Path(__file__).resolve().parent.parent / "memory-files"
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        folder = Path(next(iter(spec.submodule_search_locations)))
+        if (folder / "SOUL.md").exists():
+            return folder
+    return Path(__file__).resolve().parent.parent / "memory-files"
 
 
 @dataclass(frozen=True)
@@ -38,6 +65,12 @@ class Settings:
     max_tag_chars: int = 64
     max_query_chars: int = 2000
     max_k: int = 50
+    # Recent-message window kept per thread (thread_prompt's short-term memory).
+    window_size: int = 20
+    # Resources larger than this are served cut, with a marker saying how to see the rest.
+    max_resource_chars: int = 40_000
+    # thread_prompt's default budget, in estimated tokens.
+    token_budget: int = 4000
     # How long a recall waits for the embedding model to finish loading before it
     # answers from keyword search alone (and says so).
     model_wait_seconds: float = 20.0
@@ -54,7 +87,10 @@ class Settings:
 
     @property
     def files_dir(self) -> Path:
-        return self.home / "files"
+        """SOUL.md, MEMORY.md and daily/ — one folder per namespace."""
+        if self.namespace == "default":
+            return self.home / "files"
+        return self.home / "namespaces" / self.namespace / "files"
 
     def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -74,6 +110,12 @@ class Settings:
             except ValueError:
                 raise SetupError(f"{key}={raw!r} is not a valid {kind.__name__}; unset it or fix the value") from None
         settings = cls(**values)  # type: ignore[arg-type]
+        import re
+
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", settings.namespace):
+            raise SetupError(
+                f"MEMVAULT_NAMESPACE={settings.namespace!r}: use 1-64 letters, digits, '.', '_' or '-'"
+            )
         if settings.embedder not in ("minilm", "hash"):
             raise SetupError(f"MEMVAULT_EMBEDDER={settings.embedder!r}: use 'minilm' (default) or 'hash'")
         return settings
@@ -87,6 +129,9 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("max_tag_chars", "MEMVAULT_MAX_TAG_CHARS", int),
     ("max_query_chars", "MEMVAULT_MAX_QUERY_CHARS", int),
     ("max_k", "MEMVAULT_MAX_K", int),
+    ("window_size", "MEMVAULT_WINDOW", int),
+    ("max_resource_chars", "MEMVAULT_MAX_RESOURCE_CHARS", int),
+    ("token_budget", "MEMVAULT_TOKEN_BUDGET", int),
     ("model_wait_seconds", "MEMVAULT_MODEL_WAIT", float),
     ("embedder", "MEMVAULT_EMBEDDER", str),
     ("embed_threads", "MEMVAULT_EMBED_THREADS", int),

@@ -113,7 +113,40 @@ def m001_core(conn: Any, ctx: SchemaContext) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (m001_core,)
+def m002_files_threads(conn: Any, ctx: SchemaContext) -> None:
+    # Bullets of SOUL.md / MEMORY.md and a person's own notes in daily logs are
+    # indexed as memories (source 'file:<name>'), keyed by memfiles.Unit.key so an
+    # edit re-indexes only what changed.
+    conn.execute("ALTER TABLE memories ADD COLUMN file_key TEXT")
+    conn.execute("ALTER TABLE memories ADD COLUMN file_line INTEGER")
+    conn.execute("ALTER TABLE memories ADD COLUMN file_section TEXT")
+    conn.execute(
+        "CREATE UNIQUE INDEX memories_file_unit ON memories(namespace, source, file_key) WHERE file_key IS NOT NULL"
+    )
+    # The recent-message window of each thread (short-term memory).
+    conn.execute(
+        """CREATE TABLE thread_messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            namespace TEXT NOT NULL,
+            thread TEXT NOT NULL,
+            role TEXT NOT NULL,
+            content TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX thread_messages_by_thread ON thread_messages(namespace, thread, id)")
+    # Memories whose line is not in the daily log yet. Written with the memory;
+    # removed once the line is appended, so a failed or interrupted append is
+    # visible and retried rather than silently lost.
+    conn.execute(
+        """CREATE TABLE daily_log_queue (
+            memory_id INTEGER PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+            queued_at INTEGER NOT NULL
+        )"""
+    )
+
+
+MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (m001_core, m002_files_threads)
 
 
 def migrate(db: Database, ctx: SchemaContext) -> int:

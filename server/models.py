@@ -31,6 +31,9 @@ class Memory(BaseModel):
     match: Literal["keyword", "semantic", "both"] | None = Field(
         default=None, description="Which search found it (recall only)."
     )
+    location: str | None = Field(
+        default=None, description="For a memory from a file: 'MEMORY.md:12 (Important Decisions)'."
+    )
 
 
 class RememberResult(BaseModel):
@@ -51,4 +54,44 @@ class RecallResult(BaseModel):
 class ForgetResult(BaseModel):
     id: int
     status: Literal["forgotten", "already_forgotten"]
+    message: str
+
+
+class ThreadInfo(BaseModel):
+    id: str
+    title: str | None
+    system_prompt: str | None
+    archived: bool
+    created_at: str
+    last_active_at: str
+
+
+class GlobalPromptInfo(BaseModel):
+    name: str
+    content: str
+    active: bool
+    priority: int
+
+
+class GlobalPromptsResult(BaseModel):
+    prompts: list[GlobalPromptInfo] = Field(description="All prompts (active and not), highest priority first.")
+    message: str
+
+
+class ContextPart(BaseModel):
+    name: str
+    status: Literal["kept", "trimmed", "left out", "empty"]
+    tokens: int = Field(description="Estimated tokens of this part in `text`, heading included.")
+    full_tokens: int = Field(description="What the whole part would have taken.")
+    note: str = ""
+
+
+class ThreadPromptResult(BaseModel):
+    thread: str | None
+    text: str = Field(description="The assembled context, ready to use as the conversation's starting context.")
+    tokens: int = Field(description="Estimated tokens of `text` (ceil(chars/4) or word+symbol count, whichever is larger).")
+    token_budget: int
+    parts: list[ContextPart] = Field(description="In order: SOUL.md, Global prompts, Thread prompt, MEMORY.md, Relevant memories, Recent messages.")
+    omitted: str = Field(description="What was left out to fit the budget; empty when everything fit.")
+    memory_ids: list[int] = Field(description="Ids of the relevant memories included.")
     message: str

@@ -27,9 +27,13 @@ from server.models import (
     RecallResult,
     RememberResult,
 )
+from server.config import templates_dir
+from server.fileindex import FILE_SOURCE, FileIndex
+from server.memfiles import DailyEntry, MemoryFiles
 from server.search import search
 from server.store import GLOBAL, MemoryRow, NewMemory, Scope, Store
 from server.textindex import index_text
+from server.threads import Threads
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +57,10 @@ class MemoryService:
         self.clock = clock
         self.store = Store(db, settings.namespace)
         self.indexer = Indexer(self.store, embedder)
+        self.files = MemoryFiles(settings.files_dir, templates_dir())
+        self.files.install_templates()
+        self.file_index = FileIndex(self.store, self.files, clock, settings.max_content_bytes)
+        self.threads = Threads(self.store, settings, clock)
 
     @classmethod
     def open(
@@ -107,7 +115,8 @@ class MemoryService:
         return done
 
     def start_background(self) -> None:
-        """Begin loading the model and backfilling vectors; returns at once."""
+        """Begin loading the model, backfilling vectors and the daily log; returns at once."""
+        self.write_daily_backlog(older_than_ms=0)
         start = getattr(self.embedder, "start", None)
         if start is not None:
             start()
@@ -129,6 +138,11 @@ class MemoryService:
         if thread == ALL_THREADS:
             raise InvalidInput(f"{ALL_THREADS!r} only works in recall; name a thread, or {GLOBAL_THREAD!r}")
         return check.thread_name(thread)
+
+    def resolve_thread(self, thread: str | None) -> str | None:
+        """The one thread a call is about (None: no thread, only global context)."""
+        stored = self._write_thread(thread)
+        return stored or None
 
     def _read_threads(self, thread: str | None) -> tuple[str, ...] | None:
         """Threads a recall searches: a thread plus the global memories, or everything."""
@@ -190,7 +204,37 @@ class MemoryService:
             self.store.touch_thread(conn, stored_thread, max(created, now))
         self.indexer.notify()
         where = f"thread {stored_thread}" if stored_thread else "global memory"
-        return RememberResult(id=memory_id, status="stored", thread=shown_thread, message=f"Stored as memory {memory_id} ({where}).")
+        message = f"Stored as memory {memory_id} ({where})."
+        problem = self._log_daily(memory_id, kind, stored_thread, content)
+        if problem:
+            message += f" The daily log line could not be written ({problem}); it is retried at the next start."
+        else:
+            self.write_daily_backlog()
+        return RememberResult(id=memory_id, status="stored", thread=shown_thread, message=message)
+
+    # -- the daily log ----------------------------------------------------------
+    def _log_daily(self, memory_id: int, kind: str, thread: str, content: str) -> str | None:
+        """Append the memory's line to today's log (local time); the reason if it failed."""
+        try:
+            self.files.append_daily(
+                self.clock().astimezone(), DailyEntry(kind=kind, content=content, thread=thread or None, id=memory_id)
+            )
+            self.store.unqueue_daily(memory_id)
+        except Exception as exc:  # noqa: BLE001 - the memory is stored; the line waits in the queue
+            log.warning("daily log line for memory %d not written: %s", memory_id, exc)
+            return f"{type(exc).__name__}: {exc}"
+        return None
+
+    def write_daily_backlog(self, older_than_ms: int = 60_000) -> int:
+        """Write the lines a crashed or failed append left behind (queued over a minute ago)."""
+        cutoff = to_millis(self.clock()) - older_than_ms
+        written = 0
+        for row in self.store.daily_backlog(queued_before=cutoff):
+            if self._log_daily(row.id, row.kind, row.thread, row.content) is None:
+                written += 1
+        if written:
+            log.info("daily log: wrote %d line(s) left behind earlier", written)
+        return written
 
     # -- recall ---------------------------------------------------------------
     def recall(
@@ -220,6 +264,7 @@ class MemoryService:
             since=to_millis(start) if start else None,
             until=to_millis(end) if end else None,
         )
+        self.file_index.sync()
         note = None
         vector = None
         if self.embedder.wait_ready(self.settings.model_wait_seconds):
@@ -259,6 +304,9 @@ class MemoryService:
             message=f"Memory {memory_id} is forgotten: it no longer appears in recall (it stays in the store, not erased).",
         )
 
+    def recent(self, thread: str, k: int) -> list[Memory]:
+        return [_memory(row) for row in self.store.recent_memories(thread, k)]
+
     def get(self, memory_id: int) -> Memory:
         memory_id = check.memory_id(memory_id)
         row = self.store.get([memory_id]).get(memory_id)
@@ -280,4 +328,9 @@ def _memory(row: MemoryRow, score: float | None = None, match: str | None = None
         superseded_by=row.superseded_by,
         score=score,
         match=match,  # type: ignore[arg-type]
+        location=(
+            f"{row.source[len(FILE_SOURCE):]}:{row.file_line}" + (f" ({row.file_section})" if row.file_section else "")
+            if row.source.startswith(FILE_SOURCE)
+            else None
+        ),
     )

@@ -19,7 +19,8 @@ GLOBAL = ""
 
 MEMORY_COLUMNS = (
     "id, thread, content, kind, source, origin, importance, tags, content_hash, "
-    "created_at, updated_at, deleted_at, superseded_by, recall_count, last_recalled_at"
+    "created_at, updated_at, deleted_at, superseded_by, recall_count, last_recalled_at, "
+    "file_line, file_section"
 )
 
 
@@ -40,6 +41,8 @@ class MemoryRow:
     superseded_by: int | None
     recall_count: int
     last_recalled_at: int | None
+    file_line: int | None = None
+    file_section: str | None = None
 
     @classmethod
     def from_sql(cls, row: Sequence[Any]) -> MemoryRow:
@@ -61,6 +64,40 @@ class NewMemory:
     created_at: int
     updated_at: int
     index_text: str
+    # Set for a unit of a memory file (SOUL.md, MEMORY.md, a daily log).
+    file_key: str | None = None
+    file_line: int | None = None
+    file_section: str | None = None
+    # Whether the memory still needs its line in the daily log.
+    log_daily: bool = True
+
+
+@dataclass(frozen=True)
+class Thread:
+    id: str
+    title: str | None
+    system_prompt: str | None
+    archived: bool
+    created_at: int
+    last_active_at: int
+
+
+@dataclass(frozen=True)
+class GlobalPrompt:
+    name: str
+    content: str
+    active: bool
+    priority: int
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True)
+class Message:
+    id: int
+    role: str
+    content: str
+    created_at: int
 
 
 @dataclass(frozen=True)
@@ -117,7 +154,8 @@ class Store:
         """Insert the memory, its tags and keyword terms; its vector is queued for the backfill."""
         cur = conn.execute(
             "INSERT INTO memories(namespace, thread, content, kind, source, origin, importance, tags, "
-            "content_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "content_hash, created_at, updated_at, file_key, file_line, file_section) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 self.namespace,
                 new.thread,
@@ -130,6 +168,9 @@ class Store:
                 new.content_hash,
                 new.created_at,
                 new.updated_at,
+                new.file_key,
+                new.file_line,
+                new.file_section,
             ),
         )
         memory_id = cur.lastrowid
@@ -138,7 +179,139 @@ class Store:
         )
         conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (memory_id, new.index_text))
         conn.execute("INSERT INTO pending_embeddings(memory_id) VALUES (?)", (memory_id,))
+        if new.log_daily:
+            conn.execute("INSERT INTO daily_log_queue(memory_id, queued_at) VALUES (?, ?)", (memory_id, new.updated_at))
         return memory_id
+
+    def delete_derived(self, conn: Any, memory_id: int) -> None:
+        """Remove a memory derived from a file (the file is its record) with its index rows."""
+        conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+        conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+        conn.execute("DELETE FROM memories WHERE id = ? AND namespace = ? AND file_key IS NOT NULL", (memory_id, self.namespace))
+
+    # -- memory files -------------------------------------------------------
+    def file_units(self, conn: Any, source: str) -> dict[str, tuple[int, int | None, str | None]]:
+        """key -> (memory id, line, section) of the indexed units of one file."""
+        rows = conn.execute(
+            "SELECT file_key, id, file_line, file_section FROM memories "
+            "WHERE namespace = ? AND source = ? AND file_key IS NOT NULL",
+            (self.namespace, source),
+        ).fetchall()
+        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+    def file_sources(self, conn: Any) -> list[str]:
+        rows = conn.execute(
+            "SELECT DISTINCT source FROM memories WHERE namespace = ? AND file_key IS NOT NULL", (self.namespace,)
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def move_file_unit(self, conn: Any, memory_id: int, line: int, section: str) -> None:
+        conn.execute("UPDATE memories SET file_line = ?, file_section = ? WHERE id = ?", (line, section, memory_id))
+
+    # -- daily log queue ------------------------------------------------------
+    def unqueue_daily(self, memory_id: int) -> None:
+        with self.db.write() as conn:
+            conn.execute("DELETE FROM daily_log_queue WHERE memory_id = ?", (memory_id,))
+
+    def daily_backlog(self, queued_before: int, limit: int = 500) -> list[MemoryRow]:
+        """Memories of this namespace whose daily-log line was never written (oldest first)."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {', '.join('m.' + c.strip() for c in MEMORY_COLUMNS.split(','))} FROM daily_log_queue q "
+                "JOIN memories m ON m.id = q.memory_id WHERE m.namespace = ? AND q.queued_at <= ? "
+                "ORDER BY q.memory_id LIMIT ?",
+                (self.namespace, queued_before, limit),
+            ).fetchall()
+        return [MemoryRow.from_sql(r) for r in rows]
+
+    # -- threads (details) ----------------------------------------------------
+    _THREAD_COLUMNS = "id, title, system_prompt, archived, created_at, last_active_at"
+
+    def get_thread(self, thread: str) -> Thread | None:
+        with self.db.read() as conn:
+            row = conn.execute(
+                f"SELECT {self._THREAD_COLUMNS} FROM threads WHERE namespace = ? AND id = ?", (self.namespace, thread)
+            ).fetchone()
+        return Thread(row[0], row[1], row[2], bool(row[3]), row[4], row[5]) if row else None
+
+    def list_threads(self, include_archived: bool = False) -> list[Thread]:
+        sql = f"SELECT {self._THREAD_COLUMNS} FROM threads WHERE namespace = ?"
+        if not include_archived:
+            sql += " AND archived = 0"
+        with self.db.read() as conn:
+            rows = conn.execute(sql + " ORDER BY last_active_at DESC, id", (self.namespace,)).fetchall()
+        return [Thread(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
+
+    def update_thread(self, conn: Any, thread: str, **fields: Any) -> None:
+        allowed = {"title", "system_prompt", "archived"}
+        assert set(fields) <= allowed, fields
+        if fields:
+            sets = ", ".join(f"{name} = ?" for name in fields)
+            conn.execute(
+                f"UPDATE threads SET {sets} WHERE namespace = ? AND id = ?", (*fields.values(), self.namespace, thread)
+            )
+
+    def recent_memories(self, thread: str, limit: int) -> list[MemoryRow]:
+        """The thread's newest live memories (not file units), newest first."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? AND thread = ? AND deleted_at IS NULL "
+                "AND file_key IS NULL ORDER BY created_at DESC, id DESC LIMIT ?",
+                (self.namespace, thread, limit),
+            ).fetchall()
+        return [MemoryRow.from_sql(r) for r in rows]
+
+    # -- the recent-message window -------------------------------------------
+    def add_messages(self, conn: Any, thread: str, messages: Sequence[tuple[str, str]], now: int, keep: int) -> None:
+        conn.executemany(
+            "INSERT INTO thread_messages(namespace, thread, role, content, created_at) VALUES (?, ?, ?, ?, ?)",
+            [(self.namespace, thread, role, content, now) for role, content in messages],
+        )
+        conn.execute(
+            "DELETE FROM thread_messages WHERE namespace = ? AND thread = ? AND id NOT IN "
+            "(SELECT id FROM thread_messages WHERE namespace = ? AND thread = ? ORDER BY id DESC LIMIT ?)",
+            (self.namespace, thread, self.namespace, thread, keep),
+        )
+
+    def recent_messages(self, thread: str, limit: int) -> list[Message]:
+        """The last `limit` messages of the thread, oldest first (newest last)."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, role, content, created_at FROM thread_messages WHERE namespace = ? AND thread = ? "
+                "ORDER BY id DESC LIMIT ?",
+                (self.namespace, thread, limit),
+            ).fetchall()
+        return [Message(*r) for r in reversed(rows)]
+
+    # -- global prompts -------------------------------------------------------
+    def global_prompts(self, active_only: bool) -> list[GlobalPrompt]:
+        sql = "SELECT name, content, active, priority, created_at, updated_at FROM global_prompts WHERE namespace = ?"
+        if active_only:
+            sql += " AND active = 1"
+        with self.db.read() as conn:
+            rows = conn.execute(sql + " ORDER BY priority DESC, name", (self.namespace,)).fetchall()
+        return [GlobalPrompt(r[0], r[1], bool(r[2]), r[3], r[4], r[5]) for r in rows]
+
+    def put_global_prompt(self, conn: Any, name: str, content: str, priority: int, now: int) -> None:
+        conn.execute(
+            "INSERT INTO global_prompts(namespace, name, content, active, priority, created_at, updated_at) "
+            "VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT(namespace, name) DO UPDATE SET content = excluded.content, "
+            "priority = excluded.priority, updated_at = excluded.updated_at",
+            (self.namespace, name, content, priority, now, now),
+        )
+
+    def set_global_prompt(self, conn: Any, name: str, now: int, **fields: Any) -> bool:
+        assert set(fields) <= {"active", "priority"}, fields
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        cur = conn.execute(
+            f"UPDATE global_prompts SET {sets}, updated_at = ? WHERE namespace = ? AND name = ?",
+            (*fields.values(), now, self.namespace, name),
+        )
+        return cur.rowcount > 0
+
+    def delete_global_prompt(self, conn: Any, name: str) -> bool:
+        cur = conn.execute("DELETE FROM global_prompts WHERE namespace = ? AND name = ?", (self.namespace, name))
+        return cur.rowcount > 0
 
     def get(self, ids: Iterable[int], include_deleted: bool = True) -> dict[int, MemoryRow]:
         ids = list(ids)

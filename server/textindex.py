@@ -1,48 +1,168 @@
-"""How memory text becomes FTS5 terms, and how a user query becomes a safe MATCH expression.
+"""Text preparation for the FTS5 keyword index.
 
-(First version; the retrieval-quality work refines the tokenisation.)
+Pure standard library.  Three things live here:
+
+* ``FTS_TOKENIZER`` -- the ``tokenize=`` argument of the FTS5 table.
+* ``index_text(content, context)`` -- what goes into the FTS5 column(s) for a
+  memory: the content, plus the parts of any code identifiers it contains
+  (``parse_config`` -> ``parse config``, ``parseConfig`` -> ``parse config``,
+  ``server/store.py`` -> ``server store py``), so that both the exact
+  identifier and its words can match.
+* ``match_expression(query)`` -- a safe FTS5 MATCH expression for any user
+  query: every term is double-quoted (so FTS5 operators and punctuation in the
+  query are inert), stopwords are dropped, and terms are OR-ed so that BM25
+  ranks by how many and how rare the matched terms are.
 """
-
 from __future__ import annotations
 
 import re
+import unicodedata
 
+# porter stemming over unicode61; diacritics folded ("café" == "cafe").
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# Longest query we turn into terms; beyond this the tail is ignored so that a
+# pasted document cannot make a MATCH expression with thousands of terms.
+MAX_QUERY_TERMS = 32
 
 STOPWORDS = frozenset(
-    "a an and are as at be but by did do does for from had has have how i in is it its me my "
-    "of on or our so that the their them then there these they this to was we were what when "
-    "where which who why will with you your".split()
+    """
+a about above after again against all am an and any are aren't as at be because been
+before being below between both but by can can't cannot could couldn't did didn't do does
+doesn't doing don't down during each few for from further had hadn't has hasn't have
+haven't having he he'd he'll he's her here here's hers herself him himself his how how's
+i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my
+myself no nor not of off on once only or other ought our ours ourselves out over own
+same shan't she she'd she'll she's should shouldn't so some such than that that's the
+their theirs them themselves then there there's these they they'd they'll they're
+they've this those through to too under until up very was wasn't we we'd we'll we're
+we've were weren't what what's when when's where where's which while who who's whom why
+why's will with won't would wouldn't you you'd you'll you're you've your yours yourself
+yourselves also just ever s t d ll m re ve
+""".split()
 )
 
+# A "word" as unicode61 sees it: letters, digits (and we also keep _ . / - : so
+# that identifiers and paths stay whole long enough for us to split them).
+_RAW_TOKEN = re.compile(r"[\w][\w./:\-']*[\w]|[\w]", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # what unicode61 would emit (no '_')
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
-def _split_identifiers(text: str) -> list[str]:
+
+def split_identifier(token: str) -> list[str]:
+    """Split a code identifier or path into its word parts.
+
+    ``parse_config`` -> ``['parse', 'config']``; ``HTTPServerError`` ->
+    ``['HTTP', 'Server', 'Error']``; ``server/store.py`` ->
+    ``['server', 'store', 'py']``; ``getV2Name`` -> ``['get', 'V', '2', 'Name']``.
+    A plain word returns ``[word]``.
+    """
     parts: list[str] = []
-    for token in re.findall(r"[\w./-]+", text):
-        if any(c in token for c in "_./-") or _CAMEL.search(token):
-            for piece in re.split(r"[_./-]+", token):
-                parts.extend(p for p in _CAMEL.split(piece) if p)
+    for chunk in _WORD.findall(token):
+        if chunk.isascii():
+            sub = _CAMEL.findall(chunk)
+            parts.extend(sub if sub else [chunk])
+        else:
+            parts.append(chunk)
     return parts
 
 
+def _is_compound(token: str) -> bool:
+    """True for tokens that look like code: contain _ . / or an inner capital."""
+    if any(c in token for c in "_./") and len(_WORD.findall(token)) > 1:
+        return True
+    body = token[1:]
+    return any(c.isupper() for c in body) and any(c.islower() for c in token)
+
+
+def identifier_parts(text: str) -> list[str]:
+    """Extra words to index for the identifiers in ``text`` (camelCase parts,
+    and the whole identifier with separators removed so ``parse_config`` also
+    matches a query ``parseconfig``)."""
+    extra: list[str] = []
+    for tok in _RAW_TOKEN.findall(text):
+        tok = tok.strip(".:-'/")
+        if not tok or not _is_compound(tok):
+            continue
+        parts = split_identifier(tok)
+        # camelCase parts are invisible to unicode61; snake/path parts are not,
+        # but we still add the joined form so either spelling matches.
+        has_camel = any(c.isupper() for c in tok[1:]) and any(c.islower() for c in tok)
+        if has_camel:
+            extra.extend(p.lower() for p in parts)
+        joined = "".join(p.lower() for p in parts)
+        if joined and len(parts) > 1:
+            extra.append(joined)
+    return extra
+
+
 def index_text(content: str, context: str | None = None) -> str:
-    """The text indexed for a memory: its content plus the parts of its identifiers."""
-    extra = _split_identifiers(content)
-    text = content if not extra else content + "\n" + " ".join(extra)
-    return text if not context else text + "\n" + context
+    """Text to store in the FTS5 column for a memory.
+
+    ``content`` plus identifier parts; ``context`` (e.g. the previous turn in
+    the same thread) is appended after a newline when given.
+    """
+    content = content or ""
+    extra = identifier_parts(content)
+    out = content
+    if extra:
+        out += "\n" + " ".join(extra)
+    if context:
+        out += "\n" + context
+    return out
+
+
+def query_terms(query: str) -> list[str]:
+    """Searchable terms of a query: lower-cased words without stopwords, plus
+    the parts / joined forms of identifiers.  Order-preserving, de-duplicated."""
+    if not query:
+        return []
+    query = unicodedata.normalize("NFKC", query)
+    terms: list[str] = []
+    seen: set[str] = set()
+
+    def add(t: str) -> None:
+        t = t.lower()
+        if t and t not in seen and t not in STOPWORDS:
+            seen.add(t)
+            terms.append(t)
+
+    for tok in _RAW_TOKEN.findall(query):
+        tok = tok.strip(".:-'/")
+        if not tok:
+            continue
+        words = _WORD.findall(tok)
+        # possessives / contractions: "Caroline's" -> "caroline"
+        if len(words) == 2 and words[1].lower() in ("s", "t", "d", "ll", "m", "re", "ve") and "'" in tok:
+            words = words[:1]
+        for w in words:
+            add(w)
+        if _is_compound(tok):
+            parts = split_identifier(tok)
+            for p in parts:
+                add(p)
+            if len(parts) > 1:
+                add("".join(p.lower() for p in parts))
+        if len(terms) >= MAX_QUERY_TERMS:
+            break
+    return terms[:MAX_QUERY_TERMS]
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
 
 
 def match_expression(query: str) -> str | None:
-    """A MATCH expression that cannot be an FTS5 syntax error: every term quoted, OR-ed."""
-    terms: list[str] = []
-    seen: set[str] = set()
-    for word in _WORD.findall(query) + _split_identifiers(query):
-        low = word.lower()
-        if low in STOPWORDS or low in seen:
-            continue
-        seen.add(low)
-        terms.append('"' + word.replace('"', '""') + '"')
-    return " OR ".join(terms) if terms else None
+    """A safe FTS5 MATCH expression (quoted terms OR-ed), or None when the
+    query has nothing searchable (empty, only punctuation or stopwords)."""
+    terms = query_terms(query)
+    if not terms:
+        return None
+    return " OR ".join(_quote(t) for t in terms)
+
+
+def context_text(previous: "list[str] | tuple[str, ...]") -> str:
+    """Text for the FTS5 ``context`` column of a memory: the contents of the
+    memories just before it in the same thread (oldest first), each prepared
+    like ``index_text``."""
+    return "\n".join(index_text(p) for p in previous if p)

@@ -23,7 +23,15 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(home=tmp_path / "home", embedder="hash", model_wait_seconds=5)
+    """A store whose SOUL.md and MEMORY.md are empty, so only what a test stores is recalled.
+
+    (Templates are installed only where no file exists; tests of the templates use a
+    home of their own.)"""
+    settings = Settings(home=tmp_path / "home", embedder="hash", model_wait_seconds=5)
+    settings.files_dir.mkdir(parents=True)
+    (settings.files_dir / "SOUL.md").write_text("# SOUL\n")
+    (settings.files_dir / "MEMORY.md").write_text("# MEMORY\n")
+    return settings
 
 
 @pytest.fixture

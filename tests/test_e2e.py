@@ -20,7 +20,7 @@ MEMVAULT = str(Path(sys.executable).with_name("memvault"))
 
 def _params(home: Path, **env: str) -> StdioServerParameters:
     full = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_EMBEDDER": "hash", **env}
-    return StdioServerParameters(command=MEMVAULT, args=[], env=full)
+    return StdioServerParameters(command=MEMVAULT, args=[], env=full, cwd=str(home))
 
 
 def test_the_memvault_command_is_installed():
@@ -38,7 +38,7 @@ async def test_remember_survives_a_killed_process_and_recall_finds_it(tmp_path):
     # a second process, on the same data directory
     async with Client(_params(tmp_path)) as client:
         found = await client.call_tool("recall", {"query": "when are releases cut", "thread": "web"})
-        [hit] = found.structured_content["memories"]
+        hit = found.structured_content["memories"][0]
         assert hit["id"] == stored.structured_content["id"]
 
 

@@ -28,6 +28,18 @@ CONTRACT = {
         "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
         "output": {"id", "status", "message"},
     },
+    "thread_prompt": {
+        "params": {"thread", "query", "set_system_prompt", "set_title", "archived", "add_messages", "token_budget"},
+        "required": set(),
+        "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
+        "output": {"thread", "text", "tokens", "token_budget", "parts", "omitted", "memory_ids", "message"},
+    },
+    "global_prompts": {
+        "params": {"action", "name", "content", "priority"},
+        "required": set(),
+        "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
+        "output": {"prompts", "message"},
+    },
 }
 
 

@@ -1,0 +1,136 @@
+"""Keeps the index in step with the memory files a person edits.
+
+SOUL.md, MEMORY.md and a person's own notes in daily logs are split into units
+(bullets, paragraphs) and indexed as global memories with source
+`file:<relative path>`, so recall finds them with their file and line. Before
+each recall the files are stat-ed (no polling in between); a changed file is
+re-parsed and only the units whose text changed are re-indexed. A deleted
+bullet disappears from recall at the next call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from pathlib import Path
+
+from server.clock import Clock, to_millis
+from server.memfiles import DAILY_DIR, MEMORY_FILE, SOUL_FILE, MemoryFiles, parse_daily, parse_markdown_units
+from server.store import GLOBAL, NewMemory, Store
+from server.textindex import index_text
+
+log = logging.getLogger(__name__)
+
+FILE_SOURCE = "file:"
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+]|[0-9]{1,9}[.)])[ \t]+")
+#: Sections of a daily log that memvault itself writes (not a person's notes).
+GENERATED_SECTIONS = ("curation log",)
+
+
+def unit_content(text: str) -> str:
+    """A unit's text as a memory: without its list marker."""
+    return _LIST_MARKER.sub("", text, count=1)
+
+
+def kind_for(section: str) -> str:
+    lowered = section.lower()
+    for word, kind in (("decision", "decision"), ("preference", "preference"), ("fact", "fact"), ("project", "fact")):
+        if word in lowered:
+            return kind
+    return "note"
+
+
+class FileIndex:
+    def __init__(self, store: Store, files: MemoryFiles, clock: Clock, max_unit_bytes: int) -> None:
+        self.store = store
+        self.files = files
+        self.clock = clock
+        self.max_unit_bytes = max_unit_bytes
+        self._checked_db = False
+
+    def _watched(self) -> dict[str, Path]:
+        paths = {SOUL_FILE: self.files.soul_path, MEMORY_FILE: self.files.memory_path}
+        for day in self.files.list_days():
+            path = self.files.day_path(day)
+            paths[f"{DAILY_DIR}/{path.name}"] = path
+        return paths
+
+    def sync(self) -> int:
+        """Re-index the files that changed since the last look; returns how many units changed."""
+        watched = self._watched()
+        changed = {name: path for name, path in watched.items() if self.files.changed(path)}
+        if not self._checked_db:
+            # Files deleted while no server ran still have units in the index.
+            with self.store.db.read() as conn:
+                known = [s[len(FILE_SOURCE):] for s in self.store.file_sources(conn)]
+            changed.update({name: self.files.root / name for name in known if name not in watched})
+            self._checked_db = True
+        count = 0
+        for name, path in sorted(changed.items()):
+            try:
+                text = path.read_text(encoding="utf-8-sig", errors="replace") if path.exists() else ""
+            except OSError as exc:
+                log.warning("cannot read %s (%s); its index is left as it was", path, exc)
+                continue
+            count += self._sync_file(name, text)
+        return count
+
+    def _units(self, name: str, text: str):
+        units = parse_markdown_units(text, name)
+        if not name.startswith(DAILY_DIR + "/"):
+            return units
+        # In a daily log, index only what a person wrote: memvault's own lines
+        # mirror memories that are already indexed.
+        generated = {entry.line for entry in parse_daily(text)}
+        return [
+            u for u in units
+            if not any(line in generated for line in range(u.line, u.end_line + 1))
+            and not u.section.lower().startswith(GENERATED_SECTIONS)
+        ]
+
+    def _sync_file(self, name: str, text: str) -> int:
+        source = FILE_SOURCE + name
+        units = self._units(name, text)
+        now = to_millis(self.clock())
+        changes = 0
+        with self.store.db.write() as conn:
+            existing = self.store.file_units(conn, source)
+            seen = set()
+            for unit in units:
+                seen.add(unit.key)
+                if unit.key in existing:
+                    memory_id, line, section = existing[unit.key]
+                    if (line, section) != (unit.line, unit.section):
+                        self.store.move_file_unit(conn, memory_id, unit.line, unit.section)
+                    continue
+                content = unit_content(unit.text)
+                content = content.encode("utf-8", "replace")[: self.max_unit_bytes].decode("utf-8", "ignore")
+                self.store.insert_memory(
+                    conn,
+                    NewMemory(
+                        thread=GLOBAL,
+                        content=content,
+                        kind=kind_for(unit.section),
+                        source=source,
+                        origin=None,
+                        importance=0.7,
+                        tags=(),
+                        content_hash=hashlib.sha256(f"{source}\n{unit.key}".encode()).hexdigest(),
+                        created_at=now,
+                        updated_at=now,
+                        index_text=index_text(content, unit.section or None),
+                        file_key=unit.key,
+                        file_line=unit.line,
+                        file_section=unit.section,
+                        log_daily=False,
+                    ),
+                )
+                changes += 1
+            for key, (memory_id, _, _) in existing.items():
+                if key not in seen:
+                    self.store.delete_derived(conn, memory_id)
+                    changes += 1
+        if changes:
+            log.info("re-indexed %s: %d unit(s) changed", name, changes)
+        return changes

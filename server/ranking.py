@@ -1,0 +1,197 @@
+"""Hybrid ranking of memory candidates (keyword + vector), independent of SQL.
+
+The store runs two cheap queries and hands the candidates here:
+
+* vector: the top ``DENSE_CANDIDATES`` (50) memories by cosine similarity to
+  the query embedding (vec0 KNN, ``distance_metric=cosine``; pass
+  ``1 - distance``), filtered to the searched thread(s);
+* keyword: the top ``KEYWORD_CANDIDATES`` (50) rows of the FTS5 table for
+  ``textindex.match_expression(query)``, ordered by
+  ``bm25(fts, 1.0, CONTEXT_COLUMN_WEIGHT)`` (raw value, lower = better).
+
+The FTS5 table has two columns: ``content`` = ``textindex.index_text(content)``
+and ``context`` = ``textindex.context_text(...)`` of the up to
+``CONTEXT_PREVIOUS`` (2) memories that precede it in the same thread (by
+created time), each within ``CONTEXT_MAX_GAP_SECONDS`` (30 min) of the memory
+after it (use ``context_ids`` to pick them).  The context column is what lets a terse reply ("Yes, last
+Friday!") be found by the words of the turn it answers.
+
+For each candidate the store supplies a ``Doc``: content, created_at, thread,
+the ids of its previous / next memory in the thread within the same 30 min
+gap rule (``neighbors``, see ``neighbor_ids``), and
+``superseded_by`` (id of the replacing memory, or None).
+
+Score (all weights are module constants):
+
+    base(m)  = W_KEYWORD * kw(m) + (1 - W_KEYWORD) * max(cos(m), 0)
+        kw(m) = bm25(m) / best bm25 among the keyword candidates (0..1),
+                0 when m is not a keyword candidate;
+        cos(m) = cosine similarity (computed from the vectors for
+                 candidates the KNN did not return, else 0).
+    fused(m) = base(m) + NEIGHBOR_WEIGHT * max(base(n) for n in neighbors(m)
+                                               that are candidates)
+    superseded memories: fused *= SUPERSEDED_FACTOR and kept below the
+    memory that replaces it.
+
+The returned score is in [0, 1]:  ``confidence(query) * fused(m) / fused(top)``.
+``confidence`` is how well the best hit matches the query in absolute terms:
+the larger of (a) the fraction of the query's searchable terms present in the
+best keyword hit and (b) the best cosine mapped linearly from 0.15 -> 0 to
+0.60 -> 1.  So the top result's score says "how strong is the best match"
+(compare it with a ``min_score``; ~0.3 separates unrelated queries from real
+matches in our tests) and the others are scaled relative to it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Iterable, Mapping
+
+from server import textindex
+
+DENSE_CANDIDATES = 50
+KEYWORD_CANDIDATES = 50
+CONTEXT_PREVIOUS = 2
+CONTEXT_MAX_GAP_SECONDS = 1800  # a previous memory counts as context only if
+                                # written within 30 min of the next one
+CONTEXT_COLUMN_WEIGHT = 0.5
+W_KEYWORD = 0.5
+NEIGHBOR_WEIGHT = 0.2
+SUPERSEDED_FACTOR = 0.5
+COS_FLOOR = 0.15
+COS_CEIL = 0.60
+
+
+@dataclass
+class Doc:
+    content: str
+    created_at: datetime | None = None
+    thread: str | None = None
+    neighbors: tuple[int, ...] = ()
+    superseded_by: int | None = None
+    superseded: bool = False  # set if only a flag is known
+
+    @property
+    def is_superseded(self) -> bool:
+        return self.superseded or self.superseded_by is not None
+
+
+_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
+
+
+def _stem(word: str) -> str:
+    """Very small suffix stripper, only for the confidence estimate."""
+    w = word.lower()
+    for suf in _SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 3:
+            return w[: -len(suf)]
+    return w
+
+
+_WORDS = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def term_coverage(query_terms: Iterable[str], text: str) -> float:
+    """Fraction of query terms found (loosely stemmed) in ``text``."""
+    terms = [t for t in query_terms if t]
+    if not terms:
+        return 0.0
+    words = {_stem(w) for w in _WORDS.findall(text)}
+    words |= {_stem(p) for p in textindex.identifier_parts(text)}
+    hit = 0
+    for t in terms:
+        parts = _WORDS.findall(t)
+        if parts and all(_stem(p) in words for p in parts):
+            hit += 1
+    return hit / len(terms)
+
+
+def context_ids(thread_memories: "list[tuple[int, datetime]]", position: int) -> list[int]:
+    """Ids whose content forms the FTS5 context of ``thread_memories[position]``.
+
+    ``thread_memories`` is one thread's (id, created_at) sorted by created_at;
+    returns up to ``CONTEXT_PREVIOUS`` preceding ids (oldest first), stopping
+    at a gap longer than ``CONTEXT_MAX_GAP_SECONDS``."""
+    out: list[int] = []
+    j = position
+    while j > 0 and len(out) < CONTEXT_PREVIOUS:
+        cur_t, prev_t = thread_memories[j][1], thread_memories[j - 1][1]
+        if cur_t is not None and prev_t is not None and \
+                (cur_t - prev_t).total_seconds() > CONTEXT_MAX_GAP_SECONDS:
+            break
+        out.insert(0, thread_memories[j - 1][0])
+        j -= 1
+    return out
+
+
+def neighbor_ids(thread_memories: "list[tuple[int, datetime]]", position: int) -> tuple[int, ...]:
+    """``Doc.neighbors`` for ``thread_memories[position]``: the memory just
+    before and just after it in the thread, each only if within
+    ``CONTEXT_MAX_GAP_SECONDS``."""
+    out = []
+    cur_id, cur_t = thread_memories[position]
+    for j in (position - 1, position + 1):
+        if 0 <= j < len(thread_memories):
+            nid, nt = thread_memories[j]
+            if cur_t is None or nt is None or abs((cur_t - nt).total_seconds()) <= CONTEXT_MAX_GAP_SECONDS:
+                out.append(nid)
+    return tuple(out)
+
+
+def _cos_conf(c: float) -> float:
+    return min(1.0, max(0.0, (c - COS_FLOOR) / (COS_CEIL - COS_FLOOR)))
+
+
+def fuse(dense: Mapping[int, float], keyword: Mapping[int, float],
+         docs: Mapping[int, Doc] | None = None) -> dict[int, float]:
+    """Un-normalised fused score per candidate (see module doc)."""
+    docs = docs or {}
+    kbest = max((-v for v in keyword.values()), default=0.0)
+    base: dict[int, float] = {}
+    for i in set(dense) | set(keyword):
+        kw = (-keyword[i] / kbest) if (i in keyword and kbest > 0) else 0.0
+        kw = max(0.0, kw)
+        cos = max(0.0, float(dense.get(i, 0.0)))
+        base[i] = W_KEYWORD * kw + (1.0 - W_KEYWORD) * cos
+    fused: dict[int, float] = {}
+    for i, b in base.items():
+        d = docs.get(i)
+        nb = 0.0
+        if d is not None and NEIGHBOR_WEIGHT:
+            nb = max((base.get(n, 0.0) for n in d.neighbors), default=0.0)
+        fused[i] = b + NEIGHBOR_WEIGHT * nb
+    return fused
+
+
+def rank(query: str, dense: Mapping[int, float], keyword: Mapping[int, float],
+         docs: Mapping[int, Doc], now: datetime | None = None, k: int = 10
+         ) -> list[tuple[int, float]]:
+    """Rank candidates; returns up to ``k`` (memory id, score in [0, 1]),
+    best first.  ``now`` is accepted for interface stability (no time
+    features are used by default: they did not help in our measurements)."""
+    fused = fuse(dense, keyword, docs)
+    if not fused:
+        return []
+    # superseded memories: penalise, and keep them below their replacement
+    for i in list(fused):
+        d = docs.get(i)
+        if d is not None and d.is_superseded:
+            fused[i] *= SUPERSEDED_FACTOR
+    for i in list(fused):
+        d = docs.get(i)
+        if d is not None and d.superseded_by is not None and d.superseded_by in fused:
+            fused[i] = min(fused[i], fused[d.superseded_by] * 0.999)
+    order = sorted(fused, key=lambda i: (-fused[i], i))
+    top = fused[order[0]]
+    if top <= 0:
+        return [(i, 0.0) for i in order[:k]]
+    # absolute confidence of the query's best match
+    terms = textindex.query_terms(query)
+    kw_best = min(keyword, key=lambda i: (keyword[i], i)) if keyword else None
+    cov = 0.0
+    if kw_best is not None and kw_best in docs:
+        cov = term_coverage(terms, docs[kw_best].content)
+    cos_best = max(dense.values(), default=0.0)
+    conf = max(cov, _cos_conf(cos_best))
+    return [(i, round(conf * fused[i] / top, 6)) for i in order[:k]]

@@ -1,0 +1,116 @@
+"""Memory files in the data directory: templates, the daily log, and MEMORY.md/SOUL.md kept in the index."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from server.config import Settings, templates_dir
+from server.embeddings import HashEmbedder
+from server.memfiles import parse_daily
+from server.service import MemoryService
+
+
+def _open(home, clock):
+    return MemoryService.open(Settings(home=home, embedder="hash"), embedder=HashEmbedder(), clock=clock)
+
+
+def test_templates_are_copied_once_and_never_overwritten(tmp_path, clock):
+    svc = _open(tmp_path, clock)
+    files = svc.files
+    assert files.read_soul() == (templates_dir() / "SOUL.md").read_text()
+    assert "## Important Decisions" in files.read_memory()
+    assert files.daily_dir.is_dir()
+    files.memory_path.write_text("# MEMORY\n\n## Preferences\n\n- my own words\n")
+    svc.close()
+    again = _open(tmp_path, clock)  # a restart (or an upgrade) keeps the person's edit
+    try:
+        assert again.files.read_memory() == "# MEMORY\n\n## Preferences\n\n- my own words\n"
+    finally:
+        again.close()
+
+
+def test_every_remember_appends_a_readable_line_to_todays_log(service, clock):
+    a = service.remember("Use httpx, not requests", kind="preference", thread="api")
+    b = service.remember("Line one\nline two", kind="fact")
+    day = clock().astimezone().date()
+    text = service.files.read_daily(day)
+    assert text.startswith(f"# {day.isoformat()}\n")
+    entries = parse_daily(text)
+    assert [(e.id, e.kind, e.thread, e.content) for e in entries] == [
+        (a.id, "preference", "api", "Use httpx, not requests"),
+        (b.id, "fact", None, "Line one\nline two"),
+    ]
+    assert "- 09:30 [preference] (api) Use httpx, not requests  <!-- id:1 -->" in text.splitlines()
+    assert service.db.conn.execute("SELECT count(*) FROM daily_log_queue").fetchone()[0] == 0
+
+
+def test_a_failed_daily_append_is_reported_and_written_later(service, clock, monkeypatch):
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(service.files, "append_daily", broken)
+    result = service.remember("stored even though the log failed")
+    assert result.status == "stored"
+    assert "daily log line could not be written (OSError: disk full)" in result.message
+    assert service.db.conn.execute("SELECT memory_id FROM daily_log_queue").fetchall() == [(result.id,)]
+    monkeypatch.undo()
+    assert service.write_daily_backlog(older_than_ms=0) == 1
+    entries = parse_daily(service.files.read_daily(clock().astimezone().date()))
+    assert [e.id for e in entries] == [result.id]
+
+
+def _write_memory_md(service, bullets: list[str]) -> None:
+    body = "\n".join(f"- {b}" for b in bullets)
+    service.files.memory_path.write_text(f"# MEMORY\n\n## Important Decisions\n\n{body}\n\nLast updated: today\n")
+    # editors can save twice within one mtime tick; make the change visible to stat as a person's would be
+    st = service.files.memory_path.stat()
+    os.utime(service.files.memory_path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+
+
+def test_edits_to_memory_md_are_recalled_without_a_restart_with_file_and_line(service):
+    service.recall("warm up")  # the index has seen the file once
+    _write_memory_md(service, ["Chose Dramatiq over Celery for background jobs", "Deploys happen on Tuesdays"])
+    hit = service.recall("dramatiq background jobs", k=1).memories[0]
+    assert hit.content == "Chose Dramatiq over Celery for background jobs"
+    assert (hit.source, hit.kind, hit.location) == ("file:MEMORY.md", "decision", "MEMORY.md:5 (Important Decisions)")
+
+
+def test_a_deleted_bullet_disappears_from_recall(service):
+    _write_memory_md(service, ["Chose Dramatiq over Celery", "Deploys happen on Tuesdays"])
+    assert service.recall("dramatiq celery").memories[0].content == "Chose Dramatiq over Celery"
+    _write_memory_md(service, ["Deploys happen on Tuesdays"])
+    assert "Chose Dramatiq over Celery" not in [m.content for m in service.recall("dramatiq celery", k=50).memories]
+    hit = service.recall("deploys tuesdays").memories[0]
+    assert (hit.content, hit.location) == ("Deploys happen on Tuesdays", "MEMORY.md:5 (Important Decisions)")
+    rows = service.db.conn.execute("SELECT count(*) FROM memories WHERE source = 'file:MEMORY.md'").fetchone()
+    assert rows == (1,)
+
+
+def test_soul_md_is_indexed_too(service):
+    service.files.soul_path.write_text("# SOUL\n\n## Boundaries\n\n- Never force-push to main\n")
+    hit = service.recall("force push main").memories[0]
+    assert hit.source == "file:SOUL.md" and hit.location == "SOUL.md:5 (Boundaries)"
+
+
+def test_a_persons_own_notes_in_a_daily_log_are_searchable_but_memvault_lines_are_not_doubled(service, clock):
+    stored = service.remember("The flaky test is test_upload_retry")
+    path = service.files.day_path(clock().astimezone().date())
+    with open(path, "a") as f:
+        f.write("\nRemember to ask Dana about the quarterly budget spreadsheet.\n")
+    hits = service.recall("quarterly budget spreadsheet").memories
+    assert hits[0].location == f"daily/{path.name}:5" and hits[0].content.startswith("Remember to ask Dana")
+    flaky = service.recall("flaky test_upload_retry", thread="*", k=50).memories
+    assert [h.content for h in flaky].count("The flaky test is test_upload_retry") == 1  # not indexed twice
+    assert flaky[0].id == stored.id
+
+
+@pytest.mark.parametrize("day", ["2026-02-30", "26-01-01", "２０２６-01-01", "2026-01-01.md", "..", "%2e%2e"])
+def test_bad_daily_names_never_become_paths(service, day):
+    from server.errors import InvalidInput
+
+    with pytest.raises(InvalidInput):
+        from server.memfiles import safe_day
+
+        safe_day(day)
