@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -31,6 +31,9 @@ class Memory(BaseModel):
     match: Literal["keyword", "semantic", "both"] | None = Field(
         default=None, description="Which search found it (recall only)."
     )
+    label: str | None = Field(
+        default=None, description="Curation state worth knowing: superseded, compressed or pinned."
+    )
 
 
 class RememberResult(BaseModel):
@@ -51,4 +54,13 @@ class RecallResult(BaseModel):
 class ForgetResult(BaseModel):
     id: int
     status: Literal["forgotten", "already_forgotten"]
+    message: str
+
+
+class CurateResult(BaseModel):
+    action: str
+    dry_run: bool = Field(description="True: nothing was changed; the counts and ids say what would change.")
+    counts: dict[str, int | float] = Field(description="What changed (or would), e.g. {'superseded': 2}.")
+    ids: list[int] = Field(description="Memory ids the action changed (or would change).")
+    details: list[dict[str, Any]] = Field(description="One entry per affected item: its id and what happens to it.")
     message: str
