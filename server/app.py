@@ -7,6 +7,7 @@ Blocking work runs on worker threads so the event loop keeps answering.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal, TypeVar
@@ -43,6 +44,14 @@ def _origin(ctx: Context | None) -> str | None:
         return None
 
 
+def _scheduled(curator: Curator) -> None:
+    try:
+        for result in curator.run_scheduled():
+            log.info("scheduled curation: %s", result.message)
+    except Exception:  # noqa: BLE001 - a failed job must not take the server down
+        log.exception("scheduled curation failed")
+
+
 def build_server(service: MemoryService, *, start_background: bool = True) -> MCPServer:
     limiter = anyio.CapacityLimiter(4)
 
@@ -54,10 +63,14 @@ def build_server(service: MemoryService, *, start_background: bool = True) -> MC
         except MemvaultError as exc:
             raise ToolError(str(exc)) from None
 
+    curator = Curator(service)
+
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[MemoryService]:
         if start_background:
             service.start_background()
+            if service.settings.curate_on_start:  # opt-in (MEMVAULT_CURATE_ON_START); off by default
+                threading.Thread(target=_scheduled, args=(curator,), name="memvault-curate", daemon=True).start()
         try:
             yield service
         finally:
@@ -124,8 +137,6 @@ def build_server(service: MemoryService, *, start_background: bool = True) -> MC
     ) -> ForgetResult:
         """Forget a memory: it stops appearing in recall. It is kept in the store (soft delete), not erased."""
         return await call(service.forget, id)
-
-    curator = Curator(service)
 
     @mcp.tool(
         annotations=ToolAnnotations(
