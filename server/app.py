@@ -7,6 +7,7 @@ Blocking work runs on worker threads so the event loop keeps answering.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal, TypeVar
@@ -22,7 +23,9 @@ from server import __version__
 from server.context import build_thread_prompt
 from server.errors import InvalidInput, MemvaultError, NotFound
 from server.memfiles import bounded, safe_day
+from server.curator import Curator
 from server.models import (
+    CurateResult,
     ForgetResult,
     GlobalPromptsResult,
     Kind,
@@ -55,6 +58,12 @@ def _origin(ctx: Context | None) -> str | None:
 class MessageIn(BaseModel):
     role: Literal["user", "assistant", "system", "tool"]
     content: str
+def _scheduled(curator: Curator) -> None:
+    try:
+        for result in curator.run_scheduled():
+            log.info("scheduled curation: %s", result.message)
+    except Exception:  # noqa: BLE001 - a failed job must not take the server down
+        log.exception("scheduled curation failed")
 
 
 def build_server(service: MemoryService, *, start_background: bool = True) -> MCPServer:
@@ -82,11 +91,14 @@ def build_server(service: MemoryService, *, start_background: bool = True) -> MC
             service.settings.max_resource_chars,
             f"the full text is in {where}; use recall to search it, or raise MEMVAULT_MAX_RESOURCE_CHARS",
         )
+    curator = Curator(service)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[MemoryService]:
         if start_background:
             service.start_background()
+            if service.settings.curate_on_start:  # opt-in (MEMVAULT_CURATE_ON_START); off by default
+                threading.Thread(target=_scheduled, args=(curator,), name="memvault-curate", daemon=True).start()
         try:
             yield service
         finally:
@@ -109,6 +121,7 @@ def build_server(service: MemoryService, *, start_background: bool = True) -> MC
         tags: Annotated[list[str] | None, Field(description="Up to 20 one-word labels, e.g. ['billing', 'infra'].")] = None,
         importance: Annotated[float, Field(description="0 (trivial) to 1 (critical); default 0.5.")] = 0.5,
         created_at: Annotated[str | None, Field(description="ISO-8601 time the fact dates from, for importing past notes; default now.")] = None,
+        pinned: Annotated[bool, Field(description="True when the user marks it important: never compressed, always kept in MEMORY.md candidates.")] = False,
     ) -> RememberResult:
         """Store a memory for future sessions. Identical content in the same thread is not stored twice: the existing id comes back with status 'duplicate'."""
         return await call(
@@ -120,6 +133,7 @@ def build_server(service: MemoryService, *, start_background: bool = True) -> MC
             importance=importance,
             created_at=created_at,
             origin=_origin(ctx),
+            pinned=pinned,
         )
 
     @mcp.tool(
@@ -292,5 +306,44 @@ def build_server(service: MemoryService, *, start_background: bool = True) -> MC
     async def thread_prompt_prompt(thread: str = "", query: str = "") -> str:
         result = await call(build_thread_prompt, service, thread or None, query or None, None)
         return result.text
+
+    @mcp.tool(
+        annotations=ToolAnnotations(
+            title="Curate memory", read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
+        )
+    )
+    async def curate_memory(
+        action: Annotated[
+            Literal["promote", "dedupe", "supersede", "compress", "restore", "retention", "pin", "unpin",
+                    "forget-list", "purge", "stats", "export", "import"],
+            Field(description=(
+                "promote: copy durable memories into MEMORY.md (by retention score). "
+                "dedupe: mark near-duplicates in a thread superseded by the newest wording. "
+                "supersede: ids are replaced by replacement_id. "
+                "compress: shorten memories by age (7-30 d key points, 30-365 d summary, >1 y metadata; originals archived). "
+                "restore: undo forget, compression or supersede for ids. "
+                "retention: importance scores. pin/unpin: ids. forget-list: forgotten memories. "
+                "purge: erase forgotten memories for good (ids or older_than_days). "
+                "stats: counts and health. export/import: JSON archive in the archives folder."
+            )),
+        ],
+        dry_run: Annotated[bool, Field(description="True (default): only report what would change. False: apply it.")] = True,
+        ids: Annotated[list[int] | None, Field(description="Memory ids to act on (supersede: the older ones; restore, pin, unpin, purge, compress, retention).")] = None,
+        replacement_id: Annotated[int | None, Field(ge=1, description="supersede: the memory that replaces ids.")] = None,
+        thread: Annotated[str | None, Field(description="Limit to one thread ('global' for global memories); omit for all threads.")] = None,
+        older_than_days: Annotated[int | None, Field(ge=0, description="purge: erase memories forgotten more than this many days ago.")] = None,
+        threshold: Annotated[float | None, Field(gt=0, le=1, description="dedupe: cosine similarity counted as duplicate; default 0.92 (MEMVAULT_DEDUPE_THRESHOLD).")] = None,
+        since: Annotated[str | None, Field(description="export: memories created at or after this ISO-8601 date.")] = None,
+        until: Annotated[str | None, Field(description="export: memories created at or before this ISO-8601 date.")] = None,
+        split_by_month: Annotated[bool | None, Field(description="export: one archive file per month of creation.")] = None,
+        archive: Annotated[str | None, Field(description="import: archive file name inside the archives folder, as export reported it.")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description="Most detail rows in the reply.")] = 50,
+    ) -> CurateResult:
+        """Keep long-term memory small and true. Every action previews by default (dry_run=true) and reports counts and ids; call again with dry_run=false to apply. Nothing is lost: dedupe/supersede only link memories, compress archives the original, restore undoes them; only purge erases, and only forgotten memories. Applied changes are logged in today's daily file."""
+        return await call(
+            curator.run, action, dry_run=dry_run, limit=limit, ids=ids, replacement_id=replacement_id,
+            thread=thread, older_than_days=older_than_days, threshold=threshold, since=since, until=until,
+            split_by_month=split_by_month, archive=archive,
+        )
 
     return mcp

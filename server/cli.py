@@ -83,6 +83,74 @@ def _info(settings: Settings) -> int:
     return 0
 
 
+def _progress(verb: str):  # noqa: ANN202 - a small closure
+    def report(done: int, total: int) -> None:
+        if total >= 500:  # small stores finish before a bar would help
+            print(f"\r{verb} {done}/{total} memories", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+    return report
+
+
+def _export(settings: Settings, args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from server import archive
+    from server.curator import Curator
+    from server.service import MemoryService
+
+    if args.output == "-" and args.split_by_month:
+        print("memvault: --split-by-month writes several files; give -o a folder, not '-'", file=sys.stderr)
+        return 2
+    service = MemoryService.open(settings, check_model=False)
+    try:
+        documents = archive.export(
+            service, args.thread, args.since, args.until, args.split_by_month, _progress("exported")
+        )
+        if args.output == "-":
+            sys.stdout.write(archive.dump(documents["archive.json"]))
+            return 0
+        stamp = service.clock().strftime("%Y-%m-%dT%H%M%S")
+        default = settings.archives_dir / (f"memvault-{stamp}" + ("" if args.split_by_month else ".json"))
+        written = archive.write(documents, Path(args.output) if args.output else default)
+        count = sum(len(d["payload"]["memories"]) for d in documents.values())
+        Curator(service).log(f"export: {count} memories to {', '.join(str(p) for p in written)}")
+        for path in written:
+            print(f"wrote {path}", file=sys.stderr)
+    finally:
+        service.close()
+    return 0
+
+
+def _import(settings: Settings, args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from server import archive
+    from server.curator import Curator
+    from server.service import MemoryService
+
+    target = Path(args.file)
+    paths = archive.archive_files(target) if target.is_dir() else [target]
+    if not paths or not all(p.is_file() for p in paths):
+        print(f"memvault: {target} is not an archive file or a folder of split archives", file=sys.stderr)
+        return 2
+    service = MemoryService.open(settings, check_model=False)
+    reports = []
+    try:
+        for path in paths:
+            report = archive.import_file(service, path, commit=not args.dry_run, progress=_progress("imported"))
+            if not args.dry_run:
+                c = report["counts"]
+                Curator(service).log(
+                    f"import: {c['imported']} memories from {path.name}, {c['already_present']} already present; "
+                    f"verified {c['verified']}/{c['in_archive']} content hashes"
+                )
+            reports.append({"archive": str(path), "dry_run": args.dry_run, **report["counts"], "files": report["files"]})
+    finally:
+        service.close()
+    print(json.dumps(reports[0] if len(reports) == 1 else reports, indent=2))
+    return 0 if all(r.get("verify_failed", 0) == 0 for r in reports) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memvault", description="Long-term memory for coding assistants (MCP).")
     parser.add_argument("--version", action="version", version=f"memvault {__version__}")
@@ -90,6 +158,16 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("serve", help="run the MCP server on stdio (the default)")
     sub.add_parser("reembed", help="recompute every vector with the configured embedding model")
     sub.add_parser("info", help="print where the data lives and how many memories it holds")
+    ex = sub.add_parser("export", help="write the store (or a thread / date range) to a JSON archive")
+    ex.add_argument("--thread", help="only this thread ('global' for global memories)")
+    ex.add_argument("--since", help="only memories created at or after this ISO-8601 date")
+    ex.add_argument("--until", help="only memories created at or before this ISO-8601 date")
+    ex.add_argument("-o", "--output", help="archive file ('-' = stdout; a folder with --split-by-month); "
+                    "default: a new file in $MEMVAULT_HOME/archives/")
+    ex.add_argument("--split-by-month", action="store_true", help="one archive per month of creation (YYYY/YYYY-MM.json)")
+    im = sub.add_parser("import", help="restore a JSON archive (idempotent; verified after import)")
+    im.add_argument("file")
+    im.add_argument("--dry-run", action="store_true", help="check the archive and report what would be imported")
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()
@@ -98,7 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     _configure_logging(settings.log_level)
     command = args.command or "serve"
-    handler = {"serve": _serve, "reembed": _reembed, "info": _info}[command]
+    handler = {
+        "serve": _serve, "reembed": _reembed, "info": _info,
+        "export": lambda s: _export(s, args), "import": lambda s: _import(s, args),
+    }[command]
     try:
         code = handler(settings)
     except MemvaultError as exc:

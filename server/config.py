@@ -80,6 +80,15 @@ class Settings:
     # Threads torch may use for embedding (see embeddings.MiniLMEmbedder).
     embed_threads: int = 1
     log_level: str = "INFO"
+    # Curation (see curator.py). Cosine similarity at or above which two memories of one
+    # thread count as duplicates.
+    dedupe_threshold: float = 0.92
+    # MEMORY.md is read into prompts: promotion stops before the file grows past this.
+    memory_max_chars: int = 16_000
+    # Retention score a memory needs to be promoted (pinned memories always qualify).
+    promote_min_score: float = 0.65
+    # Curation actions run once a day at start-up, e.g. "compress,dedupe"; empty = never.
+    curate_on_start: str = ""
 
     @property
     def db_path(self) -> Path:
@@ -91,6 +100,10 @@ class Settings:
         if self.namespace == "default":
             return self.home / "files"
         return self.home / "namespaces" / self.namespace / "files"
+
+    @property
+    def archives_dir(self) -> Path:
+        return self.home / "archives"
 
     def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -118,6 +131,8 @@ class Settings:
             )
         if settings.embedder not in ("minilm", "hash"):
             raise SetupError(f"MEMVAULT_EMBEDDER={settings.embedder!r}: use 'minilm' (default) or 'hash'")
+        if not 0.0 < settings.dedupe_threshold <= 1.0:
+            raise SetupError(f"MEMVAULT_DEDUPE_THRESHOLD={settings.dedupe_threshold}: use a cosine similarity in (0, 1], e.g. 0.92")
         return settings
 
 
@@ -136,4 +151,8 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("embedder", "MEMVAULT_EMBEDDER", str),
     ("embed_threads", "MEMVAULT_EMBED_THREADS", int),
     ("log_level", "MEMVAULT_LOG_LEVEL", str),
+    ("dedupe_threshold", "MEMVAULT_DEDUPE_THRESHOLD", float),
+    ("memory_max_chars", "MEMVAULT_MEMORY_MAX_CHARS", int),
+    ("promote_min_score", "MEMVAULT_PROMOTE_MIN_SCORE", float),
+    ("curate_on_start", "MEMVAULT_CURATE_ON_START", str),
 )

@@ -211,6 +211,20 @@ def parse_daily(text: str) -> list[DailyEntry]:
     return entries
 
 
+CURATION_HEADING = "## Curation log"
+CURATION_PREFIX = "curation:"
+_CURATION_RE = re.compile(r"- (?P<hh>[0-9]{2}):(?P<mm>[0-9]{2}) curation: (?P<text>.*)")
+
+
+def parse_curation(text: str) -> list[tuple[str, str]]:
+    """(HH:MM, text) of each curation line of a daily log, in file order."""
+    out = []
+    for raw in text.split("\n"):
+        if m := _CURATION_RE.fullmatch(raw.rstrip("\r")):
+            out.append((f"{m['hh']}:{m['mm']}", _unescape(m["text"])))
+    return out
+
+
 # Windows locks are mandatory, so locking real bytes would block readers of the log;
 # lock one byte far beyond the end of any daily file instead (allowed on Windows).
 _WINDOWS_LOCK_OFFSET = 2**40
@@ -741,6 +755,36 @@ class MemoryFiles:
                 payload = data.encode("utf-8")
                 written = os.write(fd, payload)
                 if written < len(payload):  # only on a full disk or similar; keep what we can
+                    os.write(fd, payload[written:])
+        finally:
+            os.close(fd)
+        return path, number
+
+    def append_curation(self, when: datetime, text: str) -> tuple[Path, int]:
+        """Append ``- HH:MM curation: text`` to the ``## Curation log`` section of ``when``'s log.
+
+        The heading is added the first time a day's file gets a curation line; later lines
+        are appended at the end of the file (the log is append-only), so they may follow
+        memory lines. ``parse_daily`` skips curation lines; ``parse_curation`` reads them.
+        Returns (file, 1-based line number).
+        """
+        path = self.day_path(when)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        line = f"- {when:%H:%M} {CURATION_PREFIX} {_escape(' '.join(text.split()))}"
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _O_BINARY, _PRIVATE)
+        try:
+            with _append_lock(fd):
+                existing = _read_fd(fd)
+                head = "" if existing else f"# {when.date().isoformat()}\n"
+                if existing and not existing.endswith(b"\n"):
+                    head = "\n"
+                if CURATION_HEADING.encode() not in existing:
+                    head += f"\n{CURATION_HEADING}\n\n"
+                data = f"{head}{line}\n"
+                number = existing.count(b"\n") + data.count("\n")
+                payload = data.encode("utf-8")
+                written = os.write(fd, payload)
+                if written < len(payload):
                     os.write(fd, payload[written:])
         finally:
             os.close(fd)

@@ -146,7 +146,34 @@ def m002_files_threads(conn: Any, ctx: SchemaContext) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (m001_core, m002_files_threads)
+def m003_curator(conn: Any, ctx: SchemaContext) -> None:
+    # An explicit pin ("important" by the user): exempt from compression, always promoted.
+    conn.execute("ALTER TABLE memories ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
+    # NULL = full text; otherwise the compression tier of the current content.
+    conn.execute("ALTER TABLE memories ADD COLUMN compression TEXT")
+    # The exact text a compressed memory had before its first compression. content_hash
+    # of the memory stays the hash of this original, so restore can be verified.
+    conn.execute(
+        """CREATE TABLE memory_originals (
+            memory_id INTEGER PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+            content TEXT NOT NULL,
+            compressed_at INTEGER NOT NULL
+        )"""
+    )
+    # Which memories are already in MEMORY.md: promoting twice adds nothing, and an
+    # entry a person deleted from the file is not put back.
+    conn.execute(
+        """CREATE TABLE promotions (
+            namespace TEXT NOT NULL,
+            memory_id INTEGER NOT NULL,
+            section TEXT NOT NULL,
+            promoted_at INTEGER NOT NULL,
+            PRIMARY KEY (namespace, memory_id)
+        ) WITHOUT ROWID"""
+    )
+
+
+MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (m001_core, m002_files_threads, m003_curator)
 
 
 def migrate(db: Database, ctx: SchemaContext) -> int:

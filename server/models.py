@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -33,6 +33,9 @@ class Memory(BaseModel):
     )
     location: str | None = Field(
         default=None, description="For a memory from a file: 'MEMORY.md:12 (Important Decisions)'."
+    )
+    label: str | None = Field(
+        default=None, description="Curation state worth knowing: superseded, compressed or pinned."
     )
 
 
@@ -94,4 +97,13 @@ class ThreadPromptResult(BaseModel):
     parts: list[ContextPart] = Field(description="In order: SOUL.md, Global prompts, Thread prompt, MEMORY.md, Relevant memories, Recent messages.")
     omitted: str = Field(description="What was left out to fit the budget; empty when everything fit.")
     memory_ids: list[int] = Field(description="Ids of the relevant memories included.")
+    message: str
+
+
+class CurateResult(BaseModel):
+    action: str
+    dry_run: bool = Field(description="True: nothing was changed; the counts and ids say what would change.")
+    counts: dict[str, int | float] = Field(description="What changed (or would), e.g. {'superseded': 2}.")
+    ids: list[int] = Field(description="Memory ids the action changed (or would change).")
+    details: list[dict[str, Any]] = Field(description="One entry per affected item: its id and what happens to it.")
     message: str

@@ -165,6 +165,7 @@ class MemoryService:
         created_at: str | datetime | None = None,
         source: str = "remember",
         origin: str | None = None,
+        pinned: bool = False,
     ) -> RememberResult:
         content = check.text(content, "content", self.settings.max_content_bytes)
         kind = check.kind(kind)
@@ -199,6 +200,7 @@ class MemoryService:
                     created_at=created,
                     updated_at=now,
                     index_text=index_text(content),
+                    pinned=bool(pinned),
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))
@@ -276,9 +278,12 @@ class MemoryService:
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
         hits = search(self.store, query, vector, k, scope)
         rows = self.store.get([h.memory_id for h in hits])
-        memories = [
-            _memory(rows[h.memory_id], score=h.score, match=h.match) for h in hits if h.memory_id in rows
-        ]
+        memories = below_replacements(
+            [_memory(rows[h.memory_id], score=h.score, match=h.match) for h in hits if h.memory_id in rows]
+        )
+        if memories:
+            with self.db.write() as conn:
+                self.store.mark_recalled(conn, [m.id for m in memories], to_millis(self.clock()))
         if not memories and note is None:
             note = "No stored memory matches this query in the searched threads."
         return RecallResult(memories=memories, search="hybrid" if vector is not None else "keyword", note=note)
@@ -315,6 +320,44 @@ class MemoryService:
         return _memory(row)
 
 
+def below_replacements(memories: list[Memory]) -> list[Memory]:
+    """Move each superseded memory just below its replacement when both were found."""
+    shown = {m.id for m in memories}
+    held: dict[int, list[Memory]] = {}
+    out: list[Memory] = []
+    for memory in memories:
+        if memory.superseded_by in shown and memory.superseded_by != memory.id:
+            held.setdefault(memory.superseded_by, []).append(memory)
+        else:
+            out.append(memory)
+
+    def place(memory: Memory, seen: set[int]) -> None:
+        seen.add(memory.id)
+        ordered.append(memory)
+        for older in held.get(memory.id, []):
+            if older.id not in seen:
+                place(older, seen)
+
+    ordered: list[Memory] = []
+    seen: set[int] = set()
+    for memory in out:
+        place(memory, seen)
+    # A cycle of replacements (only by hand-edited data) leaves its members unplaced: keep them.
+    ordered.extend(m for m in memories if m.id not in seen)
+    return ordered
+
+
+def _label(row: MemoryRow) -> str | None:
+    parts = []
+    if row.superseded_by is not None:
+        parts.append(f"superseded by memory {row.superseded_by}")
+    if row.compression is not None:
+        parts.append(f"compressed ({row.compression.replace('_', ' ')}); the full text is archived")
+    if row.pinned:
+        parts.append("pinned")
+    return "; ".join(parts) or None
+
+
 def _memory(row: MemoryRow, score: float | None = None, match: str | None = None) -> Memory:
     return Memory(
         id=row.id,
@@ -333,4 +376,5 @@ def _memory(row: MemoryRow, score: float | None = None, match: str | None = None
             if row.source.startswith(FILE_SOURCE)
             else None
         ),
+        label=_label(row),
     )

@@ -20,7 +20,7 @@ GLOBAL = ""
 MEMORY_COLUMNS = (
     "id, thread, content, kind, source, origin, importance, tags, content_hash, "
     "created_at, updated_at, deleted_at, superseded_by, recall_count, last_recalled_at, "
-    "file_line, file_section"
+    "file_line, file_section, pinned, compression"
 )
 
 
@@ -43,11 +43,14 @@ class MemoryRow:
     last_recalled_at: int | None
     file_line: int | None = None
     file_section: str | None = None
+    pinned: bool = False
+    compression: str | None = None  # None = full text; else the tier (see compress.py)
 
     @classmethod
     def from_sql(cls, row: Sequence[Any]) -> MemoryRow:
         values = list(row)
         values[7] = tuple(json.loads(values[7]))
+        values[17] = bool(values[17])  # pinned
         return cls(*values)
 
 
@@ -70,6 +73,7 @@ class NewMemory:
     file_section: str | None = None
     # Whether the memory still needs its line in the daily log.
     log_daily: bool = True
+    pinned: bool = False
 
 
 @dataclass(frozen=True)
@@ -154,8 +158,8 @@ class Store:
         """Insert the memory, its tags and keyword terms; its vector is queued for the backfill."""
         cur = conn.execute(
             "INSERT INTO memories(namespace, thread, content, kind, source, origin, importance, tags, "
-            "content_hash, created_at, updated_at, file_key, file_line, file_section) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "content_hash, created_at, updated_at, file_key, file_line, file_section, pinned) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 self.namespace,
                 new.thread,
@@ -171,6 +175,7 @@ class Store:
                 new.file_key,
                 new.file_line,
                 new.file_section,
+                int(new.pinned),
             ),
         )
         memory_id = cur.lastrowid
@@ -470,3 +475,236 @@ class Store:
         params.append(limit)
         with self.db.read() as conn:
             return [(r[0], r[1]) for r in conn.execute(sql, params)]
+
+    # -- curation (curator.py, archive.py) ------------------------------------
+    def mark_recalled(self, conn: Any, ids: Sequence[int], now: int) -> None:
+        """Count a recall of these memories: the retention score weighs how often they are used."""
+        if ids:
+            conn.execute(
+                f"UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ? WHERE id IN {_in(ids)}",
+                (now, *ids),
+            )
+
+    def rows(
+        self,
+        conn: Any,
+        thread: str | None = None,
+        deleted: bool | None = False,
+        since: int | None = None,
+        until: int | None = None,
+    ) -> list[MemoryRow]:
+        """Memories of the namespace, oldest first; `deleted` None means live and forgotten alike."""
+        where, params = ["namespace = ?"], [self.namespace]
+        if thread is not None:
+            where.append("thread = ?")
+            params.append(thread)
+        if deleted is not None:
+            where.append("deleted_at IS NOT NULL" if deleted else "deleted_at IS NULL")
+        if since is not None:
+            where.append("created_at >= ?")
+            params.append(since)
+        if until is not None:
+            where.append("created_at <= ?")
+            params.append(until)
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
+        return [MemoryRow.from_sql(r) for r in conn.execute(sql, params)]
+
+    def vectors(self, conn: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        out: dict[int, np.ndarray] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            for memory_id, blob in conn.execute(
+                f"SELECT memory_id, embedding FROM memory_vectors WHERE memory_id IN {_in(chunk)}", chunk
+            ):
+                out[memory_id] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def set_superseded(self, conn: Any, memory_id: int, by: int | None, now: int) -> None:
+        conn.execute(
+            "UPDATE memories SET superseded_by = ?, updated_at = ? WHERE id = ? AND namespace = ?",
+            (by, now, memory_id, self.namespace),
+        )
+
+    def set_pinned(self, conn: Any, memory_id: int, pinned: bool, now: int) -> None:
+        conn.execute(
+            "UPDATE memories SET pinned = ?, updated_at = ? WHERE id = ? AND namespace = ?",
+            (int(pinned), now, memory_id, self.namespace),
+        )
+
+    def originals(self, conn: Any, ids: Sequence[int]) -> dict[int, tuple[str, int]]:
+        """Archived original text and compression time of compressed memories."""
+        out: dict[int, tuple[str, int]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            for memory_id, content, at in conn.execute(
+                f"SELECT memory_id, content, compressed_at FROM memory_originals WHERE memory_id IN {_in(chunk)}",
+                chunk,
+            ):
+                out[memory_id] = (content, at)
+        return out
+
+    def _reindex(self, conn: Any, memory_id: int, text: str) -> None:
+        """New keyword terms now, a new vector from the backfill (the old one serves meanwhile)."""
+        conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+        conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (memory_id, text))
+        conn.execute("INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)", (memory_id,))
+
+    def set_compressed(
+        self, conn: Any, memory_id: int, content: str, tier: str, original: str | None, now: int, text: str
+    ) -> None:
+        """Replace the content by its compressed form; `original` is archived on the first compression."""
+        if original is not None:
+            conn.execute(
+                "INSERT INTO memory_originals(memory_id, content, compressed_at) VALUES (?, ?, ?)",
+                (memory_id, original, now),
+            )
+        conn.execute(
+            "UPDATE memories SET content = ?, compression = ?, updated_at = ? WHERE id = ?",
+            (content, tier, now, memory_id),
+        )
+        self._reindex(conn, memory_id, text)
+
+    def set_restored(self, conn: Any, memory_id: int, original: str, now: int, text: str) -> None:
+        conn.execute(
+            "UPDATE memories SET content = ?, compression = NULL, updated_at = ? WHERE id = ?",
+            (original, now, memory_id),
+        )
+        conn.execute("DELETE FROM memory_originals WHERE memory_id = ?", (memory_id,))
+        self._reindex(conn, memory_id, text)
+
+    def undelete(self, conn: Any, memory_id: int, now: int, text: str) -> None:
+        """Undo soft_delete: back in the keyword index and in vector search."""
+        conn.execute("UPDATE memories SET deleted_at = NULL, updated_at = ? WHERE id = ?", (now, memory_id))
+        conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (memory_id, text))
+        updated = conn.execute("UPDATE memory_vectors SET deleted = 0 WHERE memory_id = ?", (memory_id,)).rowcount
+        if not updated:
+            conn.execute("INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)", (memory_id,))
+
+    def hard_delete(self, conn: Any, memory_id: int, successor: int | None) -> None:
+        """Erase a memory for good. Memories it replaced now point at what replaced it."""
+        conn.execute(
+            "UPDATE memories SET superseded_by = ? WHERE superseded_by = ? AND namespace = ?",
+            (successor, memory_id, self.namespace),
+        )
+        conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+        conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+        conn.execute("DELETE FROM promotions WHERE namespace = ? AND memory_id = ?", (self.namespace, memory_id))
+        # memory_tags, pending_embeddings and memory_originals go by ON DELETE CASCADE.
+        conn.execute("DELETE FROM memories WHERE id = ? AND namespace = ?", (memory_id, self.namespace))
+
+    def promoted(self, conn: Any) -> set[int]:
+        return {r[0] for r in conn.execute("SELECT memory_id FROM promotions WHERE namespace = ?", (self.namespace,))}
+
+    def record_promotion(self, conn: Any, memory_id: int, section: str, now: int) -> None:
+        conn.execute(
+            "INSERT OR IGNORE INTO promotions(namespace, memory_id, section, promoted_at) VALUES (?, ?, ?, ?)",
+            (self.namespace, memory_id, section, now),
+        )
+
+    def stats(self, conn: Any) -> dict[str, Any]:
+        ns = (self.namespace,)
+        one = lambda sql: conn.execute(sql, ns).fetchone()  # noqa: E731
+        live, deleted, superseded, pinned, compressed, oldest, newest = one(
+            "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND superseded_by IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND pinned), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND compression IS NOT NULL), "
+            "min(created_at) FILTER (WHERE deleted_at IS NULL), max(created_at) FILTER (WHERE deleted_at IS NULL) "
+            "FROM memories WHERE namespace = ?"
+        )
+        group = lambda col: dict(conn.execute(  # noqa: E731
+            f"SELECT {col}, count(*) FROM memories WHERE namespace = ? AND deleted_at IS NULL GROUP BY 1 ORDER BY 1", ns
+        ).fetchall())
+        pending = one(
+            "SELECT count(*) FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id WHERE m.namespace = ?"
+        )[0]
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        return {
+            "live": live, "deleted": deleted, "superseded": superseded, "pinned": pinned, "compressed": compressed,
+            "oldest": oldest, "newest": newest, "pending_embeddings": pending,
+            "by_kind": group("kind"), "by_thread": group("thread"), "by_compression": group("compression"),
+            "database_bytes": page_size * pages,
+        }
+
+    # -- archive ------------------------------------------------------------
+    def archived_originals(self, conn: Any, thread: str | None = None) -> dict[int, tuple[str, int]]:
+        sql = "SELECT o.memory_id, o.content, o.compressed_at FROM memory_originals o JOIN memories m ON m.id = o.memory_id WHERE m.namespace = ?"
+        params: list[Any] = [self.namespace]
+        if thread is not None:
+            sql += " AND m.thread = ?"
+            params.append(thread)
+        return {r[0]: (r[1], r[2]) for r in conn.execute(sql, params)}
+
+    def threads(self, conn: Any, only: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT id, title, system_prompt, archived, created_at, last_active_at FROM threads WHERE namespace = ?"
+        params: list[Any] = [self.namespace]
+        if only is not None:
+            sql += " AND id = ?"
+            params.append(only)
+        keys = ("id", "title", "system_prompt", "archived", "created_at", "last_active_at")
+        return [dict(zip(keys, r)) for r in conn.execute(sql + " ORDER BY id", params)]
+
+    def export_global_prompts(self, conn: Any) -> list[dict[str, Any]]:
+        keys = ("name", "content", "active", "priority", "created_at", "updated_at")
+        rows = conn.execute(
+            f"SELECT {', '.join(keys)} FROM global_prompts WHERE namespace = ? ORDER BY name", (self.namespace,)
+        )
+        return [dict(zip(keys, r)) for r in rows]
+
+    def find_identity(self, conn: Any, thread: str, content_hash: str, created_at: int) -> int | None:
+        """The memory that is this one (same thread, original text and creation time), forgotten or not."""
+        row = conn.execute(
+            "SELECT id FROM memories WHERE namespace = ? AND thread = ? AND content_hash = ? AND created_at = ? "
+            "ORDER BY id LIMIT 1",
+            (self.namespace, thread, content_hash, created_at),
+        ).fetchone()
+        return row[0] if row else None
+
+    def id_taken(self, conn: Any, memory_id: int) -> bool:
+        return conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
+
+    def insert_archived(self, conn: Any, memory_id: int | None, row: MemoryRow, original: tuple[str, int] | None, text: str) -> int:
+        """Insert an archived memory with all its fields (its own id when free), queued for a vector."""
+        cur = conn.execute(
+            "INSERT INTO memories(id, namespace, thread, content, kind, source, origin, importance, tags, content_hash, "
+            "created_at, updated_at, deleted_at, superseded_by, recall_count, last_recalled_at, pinned, compression) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
+            (
+                memory_id, self.namespace, row.thread, row.content, row.kind, row.source, row.origin, row.importance,
+                json.dumps(list(row.tags), ensure_ascii=False), row.content_hash, row.created_at, row.updated_at,
+                row.deleted_at, row.recall_count, row.last_recalled_at, int(row.pinned), row.compression,
+            ),
+        )
+        new_id = cur.lastrowid
+        conn.executemany(
+            "INSERT OR IGNORE INTO memory_tags(memory_id, tag) VALUES (?, ?)", [(new_id, t) for t in row.tags]
+        )
+        if row.deleted_at is None:
+            conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (new_id, text))
+        if original is not None:
+            conn.execute(
+                "INSERT INTO memory_originals(memory_id, content, compressed_at) VALUES (?, ?, ?)",
+                (new_id, original[0], original[1]),
+            )
+        conn.execute("INSERT INTO pending_embeddings(memory_id) VALUES (?)", (new_id,))
+        return new_id
+
+    def put_thread(self, conn: Any, thread: dict[str, Any]) -> bool:
+        """Insert an archived thread unless it exists; True if inserted."""
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO threads(namespace, id, title, system_prompt, archived, created_at, last_active_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (self.namespace, thread["id"], thread["title"], thread["system_prompt"], thread["archived"],
+             thread["created_at"], thread["last_active_at"]),
+        )
+        return cur.rowcount == 1
+
+    def import_global_prompt(self, conn: Any, prompt: dict[str, Any]) -> bool:
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO global_prompts(namespace, name, content, active, priority, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (self.namespace, prompt["name"], prompt["content"], prompt["active"], prompt["priority"],
+             prompt["created_at"], prompt["updated_at"]),
+        )
+        return cur.rowcount == 1

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.anyio
 
 CONTRACT = {
     "remember": {
-        "params": {"content", "kind", "thread", "tags", "importance", "created_at"},
+        "params": {"content", "kind", "thread", "tags", "importance", "created_at", "pinned"},
         "required": {"content"},
         "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
         "output": {"id", "status", "thread", "message"},
@@ -39,6 +39,13 @@ CONTRACT = {
         "required": set(),
         "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
         "output": {"prompts", "message"},
+    },
+    "curate_memory": {
+        "params": {"action", "dry_run", "ids", "replacement_id", "thread", "older_than_days", "threshold", "since",
+                   "until", "split_by_month", "archive", "limit"},
+        "required": {"action"},
+        "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
+        "output": {"action", "dry_run", "counts", "ids", "details", "message"},
     },
 }
 

@@ -1,0 +1,96 @@
+from datetime import datetime, timedelta
+
+from server import ranking as rk
+from server.ranking import Doc
+
+T0 = datetime(2025, 3, 1, 10, 0)
+
+
+def docs(**over):
+    d = {i: Doc(content=f"memory {i}", created_at=T0 + timedelta(days=i)) for i in range(1, 8)}
+    d.update(over)
+    return d
+
+
+def test_empty():
+    assert rk.rank("anything", {}, {}, {}, k=5) == []
+
+
+def test_scores_in_unit_range_and_sorted():
+    dense = {1: 0.7, 2: 0.4, 3: 0.1}
+    kw = {2: -5.0, 3: -1.0}
+    res = rk.rank("memory", dense, kw, docs(), k=10)
+    scores = [s for _, s in res]
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert scores == sorted(scores, reverse=True)
+    assert {i for i, _ in res} == {1, 2, 3}
+
+
+def test_fusion_weights_both_signals():
+    # 2 is best by keyword, 1 best by vector; 3 is good at both and wins
+    dense = {1: 0.60, 2: 0.20, 3: 0.55}
+    kw = {2: -10.0, 3: -9.0}
+    order = [i for i, _ in rk.rank("memory", dense, kw, docs(), k=3)]
+    assert order[0] == 3
+
+
+def test_keyword_only_and_dense_only():
+    assert rk.rank("memory", {}, {4: -3.0, 5: -1.0}, docs())[0][0] == 4
+    assert rk.rank("memory", {4: 0.2, 5: 0.5}, {}, docs())[0][0] == 5
+
+
+def test_neighbor_smoothing_breaks_ties():
+    d = docs()
+    d[1] = Doc("a", T0, neighbors=(2,))
+    d[3] = Doc("b", T0, neighbors=())
+    d[2] = Doc("c", T0, neighbors=(1,))
+    dense = {1: 0.5, 3: 0.5, 2: 0.6}
+    order = [i for i, _ in rk.rank("x", dense, {}, d)]
+    assert order.index(1) < order.index(3)
+
+
+def test_superseded_ranks_below_replacement():
+    d = docs()
+    d[1] = Doc("use postgres for the database", T0, superseded_by=2)
+    d[2] = Doc("switch to sqlite", T0 + timedelta(days=8))
+    res = rk.rank("database decision", {1: 0.8, 2: 0.3}, {1: -8.0}, d)
+    order = [i for i, _ in res]
+    assert order.index(2) < order.index(1)
+    # a superseded flag without known replacement still halves the score
+    d[3] = Doc("old", T0, superseded=True)
+    d[4] = Doc("new", T0)
+    order = [i for i, _ in rk.rank("x", {3: 0.6, 4: 0.4}, {}, d)]
+    assert order == [4, 3]
+
+
+def test_confidence_separates_unrelated_from_strong():
+    d = docs()
+    d[1] = Doc("parse_config reads the TOML settings file", T0)
+    strong = rk.rank("where is parse_config", {1: 0.55}, {1: -6.0}, d)[0][1]
+    weak = rk.rank("banana bread recipe", {1: 0.05, 2: 0.04}, {}, d)[0][1]
+    assert strong > 0.8 and weak < 0.1
+
+
+def test_term_coverage_loose_stemming():
+    assert rk.term_coverage(["paint", "sunrise"], "I painted a sunrise") == 1.0
+    assert rk.term_coverage(["parse_config"], "see parseConfig") == 1.0
+    assert rk.term_coverage(["cats", "dogs"], "I love cats") == 0.5
+    assert rk.term_coverage([], "x") == 0.0
+
+
+def test_context_and_neighbor_ids_respect_gap():
+    t = [(10, T0), (11, T0 + timedelta(minutes=1)), (12, T0 + timedelta(minutes=2)),
+         (13, T0 + timedelta(hours=5)), (14, T0 + timedelta(hours=5, minutes=3))]
+    assert rk.context_ids(t, 0) == []
+    assert rk.context_ids(t, 1) == [10]
+    assert rk.context_ids(t, 2) == [10, 11]
+    assert rk.context_ids(t, 3) == []  # 5 h gap
+    assert rk.context_ids(t, 4) == [13]
+    assert rk.neighbor_ids(t, 2) == (11,)
+    assert rk.neighbor_ids(t, 3) == (14,)
+    assert rk.neighbor_ids(t, 1) == (10, 12)
+
+
+def test_k_limits_output():
+    dense = {i: 0.1 * i for i in range(1, 8)}
+    assert len(rk.rank("memory", dense, {}, docs(), k=3)) == 3
