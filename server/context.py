@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from server.service import MemoryService
 
 RELEVANT_K = 10
+WEAK_MATCH = 0.3  # as service.WEAK_MATCH: below it a recalled memory is likely unrelated
 _PROMOTED = re.compile(r"memvault:id=(\d+)")
 _SPACE = re.compile(r"\s+")
 
@@ -57,7 +58,8 @@ def build_thread_prompt(
     in_memory_md = {_norm(unit_content(u.text)) for u in parse_markdown_units(memory_text, MEMORY_FILE)}
     skip_sources = {FILE_SOURCE + MEMORY_FILE, FILE_SOURCE + SOUL_FILE}
     if query is not None and query.strip():
-        found = service.recall(query, k=RELEVANT_K, thread=thread).memories
+        # Only real matches: a weak top hit is noise that would crowd the budget.
+        found = service.recall(query, k=RELEVANT_K, thread=thread, min_score=WEAK_MATCH).memories
     else:
         found = service.recent(named, RELEVANT_K) if named else []
     relevant = [

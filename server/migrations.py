@@ -108,7 +108,9 @@ def m001_core(conn: Any, ctx: SchemaContext) -> None:
     conn.execute(vectors_ddl(ctx.dimensions))
     # Contentless: the text lives in memories; the index only needs its terms.
     conn.execute(
-        f"CREATE VIRTUAL TABLE memory_fts USING fts5(text, content='', contentless_delete=1, "
+        # `context` holds the memories just before this one in its thread (see
+        # ranking.CONTEXT_*): a short reply is found by the words it answers.
+        f"CREATE VIRTUAL TABLE memory_fts USING fts5(text, context, content='', contentless_delete=1, "
         f"tokenize='{FTS_TOKENIZER}')"
     )
 

@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 #: find what was just remembered; a bigger backlog (an import) stays with the
 #: backfill thread and is keyword-searchable meanwhile.
 RECALL_DRAIN_LIMIT = 128
+#: A top score below this means no memory matches the query well (see ranking.py):
+#: unrelated queries score 0.00-0.10, answered ones mostly 0.4 and above.
+WEAK_MATCH = 0.3
 
 
 def content_hash(content: str) -> str:
@@ -248,6 +251,7 @@ class MemoryService:
         tags: list[str] | None = None,
         since: str | datetime | None = None,
         until: str | datetime | None = None,
+        min_score: float = 0.0,
     ) -> RecallResult:
         query = check.text(query, "query", self.settings.max_query_chars * 4)
         if len(query) > self.settings.max_query_chars:
@@ -256,6 +260,8 @@ class MemoryService:
                 "ask with the key words or a shorter sentence"
             )
         k = check.k(k, self.settings)
+        if isinstance(min_score, bool) or not isinstance(min_score, (int, float)) or not 0.0 <= min_score <= 1.0:
+            raise InvalidInput("min_score must be a number from 0 to 1 (0.3 keeps only fairly strong matches)")
         start, end = check.timestamp(since, "since"), check.timestamp(until, "until")
         if start and end and start > end:
             raise InvalidInput("since is after until; swap them or drop one")
@@ -278,14 +284,24 @@ class MemoryService:
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
         hits = search(self.store, query, vector, k, scope)
         rows = self.store.get([h.memory_id for h in hits])
-        memories = below_replacements(
-            [_memory(rows[h.memory_id], score=h.score, match=h.match) for h in hits if h.memory_id in rows]
-        )
+        memories = [
+            _memory(rows[h.memory_id], score=h.score, match=h.match)
+            for h in hits
+            if h.memory_id in rows and h.score >= min_score
+        ]
         if memories:
             with self.db.write() as conn:
                 self.store.mark_recalled(conn, [m.id for m in memories], to_millis(self.clock()))
-        if not memories and note is None:
-            note = "No stored memory matches this query in the searched threads."
+        if note is None:
+            if not memories:
+                note = "No stored memory matches this query in the searched threads" + (
+                    f" with a score of at least {min_score}." if hits else "."
+                )
+            elif memories[0].score is not None and memories[0].score < WEAK_MATCH:
+                note = (
+                    f"No strong match: the best score is {memories[0].score:.2f} (strong matches score "
+                    f"{WEAK_MATCH} or more); these may be unrelated."
+                )
         return RecallResult(memories=memories, search="hybrid" if vector is not None else "keyword", note=note)
 
     # -- forget ---------------------------------------------------------------
@@ -318,33 +334,6 @@ class MemoryService:
         if row is None:
             raise NotFound(f"No memory {memory_id}; use recall to find current memory ids.")
         return _memory(row)
-
-
-def below_replacements(memories: list[Memory]) -> list[Memory]:
-    """Move each superseded memory just below its replacement when both were found."""
-    shown = {m.id for m in memories}
-    held: dict[int, list[Memory]] = {}
-    out: list[Memory] = []
-    for memory in memories:
-        if memory.superseded_by in shown and memory.superseded_by != memory.id:
-            held.setdefault(memory.superseded_by, []).append(memory)
-        else:
-            out.append(memory)
-
-    def place(memory: Memory, seen: set[int]) -> None:
-        seen.add(memory.id)
-        ordered.append(memory)
-        for older in held.get(memory.id, []):
-            if older.id not in seen:
-                place(older, seen)
-
-    ordered: list[Memory] = []
-    seen: set[int] = set()
-    for memory in out:
-        place(memory, seen)
-    # A cycle of replacements (only by hand-edited data) leaves its members unplaced: keep them.
-    ordered.extend(m for m in memories if m.id not in seen)
-    return ordered
 
 
 def _label(row: MemoryRow) -> str | None:

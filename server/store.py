@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from server import ranking
 from server.db import Database
+from server.textindex import context_text
 
 GLOBAL = ""
 
@@ -182,11 +184,40 @@ class Store:
         conn.executemany(
             "INSERT OR IGNORE INTO memory_tags(memory_id, tag) VALUES (?, ?)", [(memory_id, t) for t in new.tags]
         )
-        conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (memory_id, new.index_text))
+        self.fts_insert(conn, memory_id, new.index_text)
         conn.execute("INSERT INTO pending_embeddings(memory_id) VALUES (?)", (memory_id,))
         if new.log_daily:
             conn.execute("INSERT INTO daily_log_queue(memory_id, queued_at) VALUES (?, ?)", (memory_id, new.updated_at))
         return memory_id
+
+    def fts_insert(self, conn: Any, memory_id: int, text: str) -> None:
+        """Index a memory's terms, with the memories just before it in its thread as context.
+
+        Context is up to CONTEXT_PREVIOUS earlier live memories of the same thread,
+        each within CONTEXT_MAX_GAP_SECONDS of the next (a new session starts fresh).
+        File units get none: they are not turns of a conversation.
+        """
+        row = conn.execute(
+            "SELECT thread, created_at, file_key FROM memories WHERE id = ?", (memory_id,)
+        ).fetchone()
+        context = None
+        if row is not None and row[2] is None:
+            thread, created_at, _ = row
+            previous = conn.execute(
+                "SELECT content, created_at FROM memories WHERE namespace = ? AND thread = ? AND file_key IS NULL "
+                "AND deleted_at IS NULL AND (created_at < ? OR (created_at = ? AND id < ?)) "
+                "ORDER BY created_at DESC, id DESC LIMIT ?",
+                (self.namespace, thread, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
+            ).fetchall()
+            chain: list[str] = []
+            later = created_at
+            for content, at in previous:
+                if later - at > ranking.CONTEXT_MAX_GAP_SECONDS * 1000:
+                    break
+                chain.insert(0, content)
+                later = at
+            context = context_text(chain) or None
+        conn.execute("INSERT INTO memory_fts(rowid, text, context) VALUES (?, ?, ?)", (memory_id, text, context))
 
     def delete_derived(self, conn: Any, memory_id: int) -> None:
         """Remove a memory derived from a file (the file is its record) with its index rows."""
@@ -440,6 +471,41 @@ class Store:
             # A zero vector has no cosine distance (NULL): it matches nothing.
             return [(r[0], r[1]) for r in conn.execute(sql, params) if r[1] is not None]
 
+    def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
+        """Exact cosine similarity of the query to these memories (those that have a vector)."""
+        if not ids:
+            return {}
+        sql = (
+            "SELECT memory_id, distance FROM memory_vectors WHERE embedding MATCH ? AND k = ? AND namespace = ? "
+            f"AND memory_id IN {_in(ids)}"
+        )
+        with self.db.read() as conn:
+            rows = conn.execute(sql, (np.ascontiguousarray(vector, dtype=np.float32), len(ids), self.namespace, *ids))
+            return {r[0]: 1.0 - r[1] for r in rows if r[1] is not None}
+
+    def neighbours(self, ids: Sequence[int]) -> dict[int, tuple[tuple[int, int] | None, tuple[int, int] | None]]:
+        """For each memory: (id, created_at) of the live memory just before and just after it in its thread."""
+        if not ids:
+            return {}
+        around = (
+            "SELECT n.id || ':' || n.created_at FROM memories n WHERE n.namespace = m.namespace AND n.thread = m.thread "
+            "AND n.deleted_at IS NULL AND n.file_key IS NULL AND "
+        )
+        sql = (
+            f"SELECT m.id, ({around}(n.created_at, n.id) < (m.created_at, m.id) ORDER BY n.created_at DESC, n.id DESC LIMIT 1), "
+            f"({around}(n.created_at, n.id) > (m.created_at, m.id) ORDER BY n.created_at, n.id LIMIT 1) "
+            f"FROM memories m WHERE m.namespace = ? AND m.file_key IS NULL AND m.id IN {_in(ids)}"
+        )
+
+        def pair(text: str | None) -> tuple[int, int] | None:
+            if text is None:
+                return None
+            a, b = text.split(":")
+            return int(a), int(b)
+
+        with self.db.read() as conn:
+            return {r[0]: (pair(r[1]), pair(r[2])) for r in conn.execute(sql, (self.namespace, *ids))}
+
     def _tagged_ids(self, conn: Any, tags: Sequence[str]) -> list[int]:
         rows = conn.execute(
             f"SELECT DISTINCT t.memory_id FROM memory_tags t JOIN memories m ON m.id = t.memory_id "
@@ -468,7 +534,8 @@ class Store:
             where.append(f"m.id IN (SELECT memory_id FROM memory_tags WHERE tag IN {_in(scope.tags)})")
             params.extend(scope.tags)
         sql = (
-            "SELECT f.rowid, bm25(memory_fts) AS rank FROM memory_fts f JOIN memories m ON m.id = f.rowid WHERE "
+            f"SELECT f.rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts f "
+            "JOIN memories m ON m.id = f.rowid WHERE "
             + " AND ".join(where)
             + " ORDER BY rank LIMIT ?"
         )
@@ -546,7 +613,7 @@ class Store:
     def _reindex(self, conn: Any, memory_id: int, text: str) -> None:
         """New keyword terms now, a new vector from the backfill (the old one serves meanwhile)."""
         conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
-        conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (memory_id, text))
+        self.fts_insert(conn, memory_id, text)
         conn.execute("INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)", (memory_id,))
 
     def set_compressed(
@@ -575,7 +642,7 @@ class Store:
     def undelete(self, conn: Any, memory_id: int, now: int, text: str) -> None:
         """Undo soft_delete: back in the keyword index and in vector search."""
         conn.execute("UPDATE memories SET deleted_at = NULL, updated_at = ? WHERE id = ?", (now, memory_id))
-        conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (memory_id, text))
+        self.fts_insert(conn, memory_id, text)
         updated = conn.execute("UPDATE memory_vectors SET deleted = 0 WHERE memory_id = ?", (memory_id,)).rowcount
         if not updated:
             conn.execute("INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)", (memory_id,))
@@ -681,7 +748,7 @@ class Store:
             "INSERT OR IGNORE INTO memory_tags(memory_id, tag) VALUES (?, ?)", [(new_id, t) for t in row.tags]
         )
         if row.deleted_at is None:
-            conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (new_id, text))
+            self.fts_insert(conn, new_id, text)
         if original is not None:
             conn.execute(
                 "INSERT INTO memory_originals(memory_id, content, compressed_at) VALUES (?, ?, ?)",

@@ -17,7 +17,7 @@ CONTRACT = {
         "output": {"id", "status", "thread", "message"},
     },
     "recall": {
-        "params": {"query", "k", "thread", "kinds", "tags", "since", "until"},
+        "params": {"query", "k", "thread", "kinds", "tags", "since", "until", "min_score"},
         "required": {"query"},
         "annotations": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
         "output": {"memories", "search", "note"},

@@ -1,0 +1,208 @@
+"""Retrieval quality: LoCoMo turn-level recall plus a coding-assistant sanity set.
+
+Everything goes through memvault's own service layer with its shipped defaults:
+each conversation's turns are stored with `remember` (one thread per
+conversation, content "<speaker>: <text>", the session time plus the turn's
+order in seconds as its time), then every question is asked with `recall` on
+that thread. Scores turn-level R@1/5/10 and NDCG@10 overall and per category
+(adversarial reported separately), the score distribution of relevant vs
+irrelevant top results, recall latency, and the coding set.
+
+    python bench/retrieval.py                      # full: 10 conversations, 1,986 questions
+    python bench/retrieval.py --quick              # CI: 2 conversations
+    python bench/retrieval.py --data DIR           # another converted dataset directory
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from server import ranking  # noqa: E402
+from server.config import Settings  # noqa: E402
+from server.service import MemoryService  # noqa: E402
+
+MAIN = ["single-hop", "multi-hop", "temporal", "open-domain"]
+BM25_REFERENCE_R5 = {"overall": 0.502}  # the dataset README's BM25 figure, categories 1-4
+
+
+def load_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def utc(text: str) -> datetime:
+    when = datetime.fromisoformat(text)
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def metrics(ranked: list[int], relevant: set[int]) -> dict[str, float]:
+    out = {f"R@{k}": len(set(ranked[:k]) & relevant) / len(relevant) for k in (1, 5, 10)}
+    dcg = sum(1 / math.log2(i + 2) for i, mid in enumerate(ranked[:10]) if mid in relevant)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(relevant), 10)))
+    out["NDCG@10"] = dcg / ideal
+    return out
+
+
+def average(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {key: round(statistics.fmean(r[key] for r in rows), 4) for key in rows[0]} if rows else {}
+
+
+def open_service(home: Path) -> MemoryService:
+    return MemoryService.open(Settings(home=home))  # the shipped defaults
+
+
+def run_locomo(data: Path, conversations: int | None) -> dict:
+    turns = load_jsonl(data / "memories.jsonl")
+    questions = load_jsonl(data / "queries.jsonl")
+    threads = sorted({t["thread_id"] for t in turns})[:conversations]
+    keep = set(threads)
+    turns = [t for t in turns if t["thread_id"] in keep]
+    questions = [q for q in questions if q["thread_id"] in keep]
+    home = Path(tempfile.mkdtemp(prefix="memvault-retrieval-"))
+    service = open_service(home)
+    t0 = time.perf_counter()
+    ids: dict[str, int] = {}
+    for turn in sorted(turns, key=lambda t: (t["thread_id"], t["timestamp"], t["order"])):
+        when = utc(turn["timestamp"]) + timedelta(seconds=turn["order"])
+        stored = service.remember(
+            f"{turn['speaker']}: {turn['content']}", thread=turn["thread_id"].replace("/", "-"), created_at=when
+        )
+        ids[turn["id"]] = stored.id
+    service.embedder.wait_ready(600)
+    service.indexer.run_once()
+    ingest = time.perf_counter() - t0
+
+    per_category: dict[str, list[dict]] = defaultdict(list)
+    top_relevant, top_irrelevant, latencies = [], [], []
+    for q in questions:
+        relevant = {ids[r] for r in q["relevant_ids"] if r in ids}
+        if not relevant:
+            continue  # the README's 4 questions without resolvable evidence
+        t = time.perf_counter()
+        result = service.recall(q["question"], k=10, thread=q["thread_id"].replace("/", "-"))
+        latencies.append((time.perf_counter() - t) * 1000)
+        ranked = [m.id for m in result.memories]
+        per_category[q["category"]].append(metrics(ranked, relevant))
+        if result.memories and q["category"] in MAIN:
+            (top_relevant if ranked[0] in relevant else top_irrelevant).append(result.memories[0].score)
+    # Queries with no answer in the conversation: what does a miss score?
+    unrelated = [
+        service.recall(text, k=1, thread=threads[0].replace("/", "-")).memories
+        for text in ("how do I rotate the production database credentials", "which linter does the repo use",
+                     "what is the kubernetes namespace for staging", "parse_config TOML loader",
+                     "who owns the billing microservice")
+    ]
+    service.close()
+    main_rows = [r for c in MAIN for r in per_category[c]]
+    return {
+        "conversations": len(threads),
+        "turns": len(turns),
+        "questions_scored": len(main_rows),
+        "overall": average(main_rows),
+        "categories": {c: {**average(per_category[c]), "n": len(per_category[c])} for c in MAIN},
+        "adversarial": {**average(per_category["adversarial"]), "n": len(per_category["adversarial"])},
+        "score_distribution": {
+            "top1_relevant": _quantiles(top_relevant),
+            "top1_irrelevant": _quantiles(top_irrelevant),
+            "unrelated_queries_top1": [round(m[0].score, 3) if m else None for m in unrelated],
+        },
+        "recall_ms": {"p50": round(statistics.median(latencies), 2), "p95": round(_pct(latencies, 0.95), 2)},
+        "ingest_seconds": round(ingest, 1),
+    }
+
+
+def _pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] if values else float("nan")
+
+
+def _quantiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    return {"n": len(values), **{f"p{int(q * 100)}": round(_pct(values, q), 3) for q in (0.05, 0.25, 0.5, 0.75, 0.95)}}
+
+
+def run_coding(path: Path) -> dict:
+    from server.curator import Curator
+
+    spec = json.loads(path.read_text())
+    service = open_service(Path(tempfile.mkdtemp(prefix="memvault-coding-")))
+    ids = {}
+    for m in spec["memories"]:
+        ids[m["id"]] = service.remember(m["content"], thread="repo", created_at=utc(m["created_at"])).id
+    curator = Curator(service)
+    for m in spec["memories"]:
+        if "supersedes" in m:
+            curator.run("supersede", dry_run=False, ids=[ids[m["supersedes"]]], replacement_id=ids[m["id"]])
+    service.embedder.wait_ready(600)
+    service.indexer.run_once()
+    rows, failures = [], []
+    for q in spec["queries"]:
+        wanted = [ids[i] for i in q["relevant"]]
+        ranked = [m.id for m in service.recall(q["q"], k=10, thread="repo").memories]
+        rows.append(metrics(ranked, set(wanted)))
+        if not ranked or ranked[0] != wanted[0]:
+            failures.append({"query": q["q"], "expected_first": wanted[0], "got": ranked[:3]})
+    service.close()
+    return {"queries": len(rows), **average(rows), "not_first": failures}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default=str(HERE.parent.parent / "shared" / "data" / "locomo"))
+    ap.add_argument("--quick", action="store_true", help="2 conversations (CI)")
+    ap.add_argument("--conversations", type=int, default=None)
+    ap.add_argument("--out", default=str(HERE / "results" / "retrieval.json"))
+    args = ap.parse_args()
+    conversations = args.conversations or (2 if args.quick else None)
+    started = time.perf_counter()
+    results: dict = {"dataset": str(args.data)}
+    data = Path(args.data)
+    if (data / "memories.jsonl").exists():
+        results["locomo"] = run_locomo(data, conversations)
+    else:
+        print(f"no dataset at {data}; LoCoMo skipped", file=sys.stderr)
+    results["coding_set"] = run_coding(HERE / "data" / "coding_set.json")
+    results["settings"] = {
+        name: getattr(ranking, name)
+        for name in ("DENSE_CANDIDATES", "KEYWORD_CANDIDATES", "CONTEXT_PREVIOUS", "CONTEXT_MAX_GAP_SECONDS",
+                     "CONTEXT_COLUMN_WEIGHT", "W_KEYWORD", "NEIGHBOR_WEIGHT", "SUPERSEDED_FACTOR", "COS_FLOOR", "COS_CEIL")
+    }
+    results["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                       cwd=HERE).stdout.strip()
+    results["seconds"] = round(time.perf_counter() - started, 1)
+
+    if "locomo" in results:
+        lo = results["locomo"]
+        print(f"LoCoMo turn-level, {lo['questions_scored']} questions (categories 1-4), {lo['conversations']} conversations")
+        print(f"{'':14}{'R@1':>7}{'R@5':>7}{'R@10':>7}{'NDCG@10':>9}{'n':>6}")
+        for name, row in [("overall", lo["overall"]), *lo["categories"].items(), ("adversarial", lo["adversarial"])]:
+            print(f"{name:14}{row['R@1']:>7.3f}{row['R@5']:>7.3f}{row['R@10']:>7.3f}{row['NDCG@10']:>9.3f}"
+                  f"{row.get('n', lo['questions_scored']):>6}")
+        d = lo["score_distribution"]
+        print(f"top-1 score when relevant {d['top1_relevant']}, when not {d['top1_irrelevant']}")
+        print(f"top-1 score of unrelated queries: {d['unrelated_queries_top1']}")
+        print(f"recall latency p50 {lo['recall_ms']['p50']} ms, p95 {lo['recall_ms']['p95']} ms; ingest {lo['ingest_seconds']} s")
+    c = results["coding_set"]
+    print(f"coding set: {c['queries']} queries R@1 {c['R@1']:.3f} R@5 {c['R@5']:.3f} NDCG@10 {c['NDCG@10']:.3f}; "
+          f"not first: {c['not_first']}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"wrote {out} in {results['seconds']} s")
+
+
+if __name__ == "__main__":
+    main()
