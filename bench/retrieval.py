@@ -77,7 +77,10 @@ def run_locomo(data: Path, conversations: int | None) -> dict:
     for turn in sorted(turns, key=lambda t: (t["thread_id"], t["timestamp"], t["order"])):
         when = utc(turn["timestamp"]) + timedelta(seconds=turn["order"])
         stored = service.remember(
-            f"{turn['speaker']}: {turn['content']}", thread=turn["thread_id"].replace("/", "-"), created_at=when
+            f"{turn['speaker']}: {turn['content']}",
+            kind="turn",  # what these are: turns of a conversation, not standalone statements
+            thread=turn["thread_id"].replace("/", "-"),
+            created_at=when,
         )
         ids[turn["id"]] = stored.id
     service.embedder.wait_ready(600)

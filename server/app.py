@@ -317,7 +317,7 @@ def build_server(service: MemoryService, *, start_background: bool = True) -> MC
     async def curate_memory(
         action: Annotated[
             Literal["promote", "dedupe", "supersede", "compress", "restore", "retention", "pin", "unpin",
-                    "forget-list", "purge", "stats", "export", "import"],
+                    "forget-list", "forget-matching", "purge", "stats", "export", "import"],
             Field(description=(
                 "promote: copy durable memories into MEMORY.md (by retention score). "
                 "dedupe: mark near-duplicates in a thread superseded by the newest wording. "
@@ -325,6 +325,8 @@ def build_server(service: MemoryService, *, start_background: bool = True) -> MC
                 "compress: shorten memories by age (7-30 d key points, 30-365 d summary, >1 y metadata; originals archived). "
                 "restore: undo forget, compression or supersede for ids. "
                 "retention: importance scores. pin/unpin: ids. forget-list: forgotten memories. "
+                "forget-matching: forget everything written in a time window (since/until) or by one client "
+                "(origin) or source. "
                 "purge: erase forgotten memories for good (ids or older_than_days). "
                 "stats: counts and health. export/import: JSON archive in the archives folder."
             )),
@@ -335,17 +337,19 @@ def build_server(service: MemoryService, *, start_background: bool = True) -> MC
         thread: Annotated[str | None, Field(description="Limit to one thread ('global' for global memories); omit for all threads.")] = None,
         older_than_days: Annotated[int | None, Field(ge=0, description="purge: erase memories forgotten more than this many days ago.")] = None,
         threshold: Annotated[float | None, Field(gt=0, le=1, description="dedupe: cosine similarity counted as duplicate; default 0.92 (MEMVAULT_DEDUPE_THRESHOLD).")] = None,
-        since: Annotated[str | None, Field(description="export: memories created at or after this ISO-8601 date.")] = None,
-        until: Annotated[str | None, Field(description="export: memories created at or before this ISO-8601 date.")] = None,
+        since: Annotated[str | None, Field(description="export, forget-matching: memories created at or after this ISO-8601 date/time.")] = None,
+        until: Annotated[str | None, Field(description="export, forget-matching: memories created at or before this ISO-8601 date/time.")] = None,
         split_by_month: Annotated[bool | None, Field(description="export: one archive file per month of creation.")] = None,
         archive: Annotated[str | None, Field(description="import: archive file name inside the archives folder, as export reported it.")] = None,
+        origin: Annotated[str | None, Field(description="forget-matching: only memories written by this client (the `origin` recall shows).")] = None,
+        source: Annotated[str | None, Field(description="forget-matching: only memories that arrived this way (remember, import).")] = None,
         limit: Annotated[int, Field(ge=1, le=1000, description="Most detail rows in the reply.")] = 50,
     ) -> CurateResult:
         """Keep long-term memory small and true. Every action previews by default (dry_run=true) and reports counts and ids; call again with dry_run=false to apply. Nothing is lost: dedupe/supersede only link memories, compress archives the original, restore undoes them; only purge erases, and only forgotten memories. Applied changes are logged in today's daily file."""
         return await call(
             curator.run, action, dry_run=dry_run, limit=limit, ids=ids, replacement_id=replacement_id,
             thread=thread, older_than_days=older_than_days, threshold=threshold, since=since, until=until,
-            split_by_month=split_by_month, archive=archive,
+            split_by_month=split_by_month, archive=archive, origin=origin, source=source,
         )
 
     return mcp

@@ -48,11 +48,11 @@ log = logging.getLogger(__name__)
 
 ACTIONS = (
     "promote", "dedupe", "supersede", "compress", "restore", "retention", "pin", "unpin",
-    "forget-list", "purge", "stats", "export", "import",
+    "forget-list", "forget-matching", "purge", "stats", "export", "import",
 )
 KIND_WEIGHT = {
     "decision": 1.0, "preference": 1.0, "fact": 0.7, "summary": 0.6,
-    "snippet": 0.5, "task": 0.4, "note": 0.4, "event": 0.3,
+    "snippet": 0.5, "task": 0.4, "note": 0.4, "event": 0.3, "turn": 0.3,
 }
 IMPORTANT = 0.9
 DAY_MS = 86_400_000
@@ -67,6 +67,7 @@ PARAMS = {
     "pin": {"ids"},
     "unpin": {"ids"},
     "forget-list": {"thread"},
+    "forget-matching": {"thread", "since", "until", "origin", "source"},
     "purge": {"ids", "older_than_days"},
     "stats": set(),
     "export": {"thread", "since", "until", "split_by_month"},
@@ -436,6 +437,43 @@ class Curator:
         ]
         return Plan({"forgotten": len(rows)}, [r.id for r in rows], details,
                     f"{len(rows)} forgotten memories (restore brings one back; purge erases)")
+
+    def _forget_matching(
+        self,
+        thread: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        origin: str | None = None,
+        source: str | None = None,
+    ) -> Plan:
+        """Everything written in a time window and/or by one client or way in (e.g. after a poisoning)."""
+        if since is None and until is None and origin is None and source is None:
+            raise InvalidInput("forget-matching needs since/until (a time window), origin (a client) or source")
+        start, end = check.timestamp(since, "since"), check.timestamp(until, "until")
+        with self.db.read() as conn:
+            rows = self.store.rows(
+                conn, self._thread(thread), deleted=False,
+                since=to_millis(start) if start else None, until=to_millis(end) if end else None,
+            )
+        rows = [
+            r for r in rows
+            if (origin is None or r.origin == origin) and (source is None or r.source == source)
+            and not r.source.startswith("file:")  # a file's bullets go by editing the file
+        ]
+        details = [
+            {"id": r.id, "thread": r.thread or None, "created_at": iso(r.created_at), "origin": r.origin,
+             "source": r.source, "preview": r.content[:120]}
+            for r in rows
+        ]
+
+        def apply() -> None:
+            now = self._now()
+            with self.db.write() as conn:
+                for r in rows:
+                    self.store.soft_delete(conn, r.id, now)
+
+        return Plan({"forgotten": len(rows)}, [r.id for r in rows], details,
+                    f"forgot {_list([r.id for r in rows])} (restore brings them back; purge erases)", apply)
 
     def _purge(self, ids: list[int] | None = None, older_than_days: int | None = None) -> Plan:
         if (ids is None) == (older_than_days is None):

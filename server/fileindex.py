@@ -17,6 +17,7 @@ from pathlib import Path
 
 from server.clock import Clock, to_millis
 from server.memfiles import DAILY_DIR, MEMORY_FILE, SOUL_FILE, MemoryFiles, parse_daily, parse_markdown_units
+from server.redact import redact
 from server.store import GLOBAL, NewMemory, Store
 from server.textindex import index_text
 
@@ -104,7 +105,8 @@ class FileIndex:
                     if (line, section) != (unit.line, unit.section):
                         self.store.move_file_unit(conn, memory_id, unit.line, unit.section)
                     continue
-                content = unit_content(unit.text)
+                # The person's file is theirs; the index never holds a secret from it.
+                content = redact(unit_content(unit.text)).text
                 content = content.encode("utf-8", "replace")[: self.max_unit_bytes].decode("utf-8", "ignore")
                 self.store.insert_memory(
                     conn,

@@ -18,7 +18,7 @@ Design notes
   140 ms, and its regexes give no reliable offsets for the keyword plugin and
   have loose boundaries for a few providers (Twilio's ``AC[a-z0-9]{32}`` would
   fire inside identifiers). detect-secrets is not a runtime dependency of
-  memvault either. So this module uses only :mod:`re` (import ~1 ms) and the
+  memvault either. So this module uses only the standard library and the
   test suite cross-checks that every sample detect-secrets' *pattern* plugins
   flag is also redacted here, and that its pattern plugins find nothing left in
   our output. Entropy plugins are deliberately not used: they flag ordinary
@@ -38,18 +38,27 @@ Design notes
 * **Stripe publishable keys (``pk_live_``/``pk_test_``) are not redacted**: they
   are designed to be embedded in public web pages. ``sk_``/``rk_`` (secret and
   restricted keys, live or test) and ``whsec_`` webhook secrets are.
-* **Idempotent**: markers already in the text are never matched again, every
-  boundary check treats ``]`` before and ``[`` after a candidate as a
-  word-character, so a second pass never finds anything new.
-* **Linear time**: every pattern starts with a literal or with a look-behind that
-  allows only the start of a run, has bounded or possessive-by-construction
-  repeats, and the private-key block is found with ``str.find`` rather than a
-  lazy ``.*?``. A cheap substring pre-check skips patterns whose trigger text is
-  absent, so a typical 2 KB memory costs tens of microseconds.
+* **Idempotent**: markers already in the text are never matched again, and the
+  output is re-scanned until nothing new is found (a candidate can become
+  visible only once a neighbour is replaced), so
+  ``redact(redact(x).text) == redact(x)`` holds by construction (up to 8
+  re-scans; in practice one, and only for texts that had a secret).
+* **Linear time**: each pattern starts with a literal (the regex engine's fast
+  search) and rejects a start glued to a word with a look-behind placed after
+  that literal; variable-length bodies are greedy with nothing after them that
+  can fail, so a failed candidate is never rescanned; key=value values are
+  measured with cached searches; the private-key END is found with
+  ``str.find``. 1 MB adversarial inputs take at most a few seconds and scale
+  linearly (tested); a typical 2 KB memory costs ~0.1-0.3 ms. Patterns are
+  compiled on first use, so ``import`` stays at a few milliseconds.
 
 Limits: secrets with no recognisable prefix and no keyword nearby (a bare
-random password in a sentence) are not found; values split across lines are
-not joined; a JWT whose header does not decode to JSON is left alone.
+random password in a sentence, an unlabelled AWS secret key) are not found;
+an unquoted all-letters value after a spaced ``=`` (``password = hunter``) or
+a snake_case/camelCase one (``password=db_pass``) is taken for a variable
+unless the key is an upper-case env name; values split across lines are not
+joined; fixed-length tokens glued to more word characters are not matched; a
+JWT whose header does not decode to JSON is left alone.
 """
 
 from __future__ import annotations
@@ -59,8 +68,47 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["KINDS", "Redaction", "RedactionResult", "marker", "redact"]
+
+
+class _LazyRe:
+    """A regex compiled on first use, to keep ``import`` cheap.
+
+    Compiling every pattern up front is most of this module's import time. After the
+    first call the methods are the compiled pattern's own bound methods (instance
+    attributes shadow these class functions), so there is no per-call overhead.
+    """
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern, self.flags = pattern, flags
+
+    def _compile(self) -> re.Pattern[str]:
+        p = re.compile(self.pattern, self.flags)
+        self.search, self.match, self.fullmatch, self.finditer = (  # type: ignore[method-assign]
+            p.search, p.match, p.fullmatch, p.finditer,
+        )
+        self.split, self.sub = p.split, p.sub  # type: ignore[method-assign]
+        return p
+
+    def search(self, *args: object) -> re.Match[str] | None:
+        return self._compile().search(*args)  # type: ignore[arg-type]
+
+    def match(self, *args: object) -> re.Match[str] | None:
+        return self._compile().match(*args)  # type: ignore[arg-type]
+
+    def fullmatch(self, *args: object) -> re.Match[str] | None:
+        return self._compile().fullmatch(*args)  # type: ignore[arg-type]
+
+    def finditer(self, *args: object):  # type: ignore[no-untyped-def]
+        return self._compile().finditer(*args)  # type: ignore[arg-type]
+
+    def split(self, *args: object) -> list[str]:
+        return self._compile().split(*args)  # type: ignore[arg-type]
+
+    def sub(self, *args: object) -> str:
+        return self._compile().sub(*args)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -91,16 +139,14 @@ def marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
-_MARKER = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
+_MARKER = _LazyRe(r"\[REDACTED:[a-z0-9-]{1,40}\]")
 
-# Characters that make a neighbour part of the same "word" for boundary checks.
-# ``]``/``[`` are included so that a marker next to a candidate blocks it in the
-# second pass exactly as the (word-character) secret it replaced did in the first.
-# Checked in Python on the character before a match (a leading look-behind would
-# stop the regex engine's fast literal-prefix search and cost ~100 us per 2 KB).
+# Characters that glue a neighbour to a token. For case-insensitive rules the character
+# before a match is checked in Python; other rules use a look-behind placed after their
+# literal prefix (see _tok): a look-behind at the very start would stop the regex
+# engine's fast literal search and cost ~100 us per 2 KB per pattern.
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _WORD = _ALNUM | {"_"}
-_WORD_DASH = _WORD | {"-"}
 _LA = r"(?![A-Za-z0-9_])"  # end boundary
 _LA_DASH = r"(?![A-Za-z0-9_\-])"
 
@@ -172,16 +218,19 @@ _PLACEHOLDER_WORDS = frozenset(
     """.split()
 )
 _MASK_CHARS = frozenset("*xX.#•-_?")
-_REFERENCE = re.compile(
+_REFERENCE = _LazyRe(
     r"(?:[A-Za-z_]+\.)+[A-Za-z_]+\Z"  # settings.API_KEY, self.password (no digits: ya29.a0Af.. is a token)
 )
+
+
+_CALL = _LazyRe(r"[A-Za-z_][A-Za-z_.]*[(\[]")  # getpass(), os.environ[...]
 
 
 def _is_placeholder(value: str) -> bool:
     v = value.strip()
     if not v:
         return True
-    if v[0] in "$<{%[(#!@&*" or "${" in v or "{{" in v or "(" in v or "[" in v:
+    if v[0] in "$<{%[(#!@&*" or "${" in v or "{{" in v or _CALL.match(v):
         return True
     low = v.lower()
     if low in _PLACEHOLDER_WORDS:
@@ -197,15 +246,10 @@ def _is_placeholder(value: str) -> bool:
     return False
 
 
-def _plain_word(v: str) -> bool:
-    """A dictionary-like word: letters only, lowercase or Capitalised, not long."""
-    return v.isalpha() and len(v) <= 24 and (v.islower() or (v[0].isupper() and v[1:].islower()))
-
-
 # --------------------------------------------------------------- key classification
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_SEG_SPLIT = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL = _LazyRe(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEG_SPLIT = _LazyRe(r"[^A-Za-z0-9]+")
 _KEY_QUALIFIERS = frozenset(
     """api secret access private signing sign encryption enc master auth client app
     service account db database license licence webhook admin consumer subscription
@@ -213,6 +257,7 @@ _KEY_QUALIFIERS = frozenset(
 )
 
 
+@lru_cache(maxsize=2048)
 def _key_kind(key: str) -> str | None:
     """'password' | 'secret' | 'token' | 'api-key' when the key names a credential."""
     segs = [s for s in _SEG_SPLIT.split(_CAMEL.sub("_", key).lower()) if s]
@@ -240,22 +285,36 @@ def _key_kind(key: str) -> str | None:
 # ------------------------------------------------------------------- the rule table
 
 
-@dataclass(frozen=True)
 class _Rule:
-    kind: str
-    regex: re.Pattern[str]
-    # Case-sensitive rules start with a literal, so finditer is fast (a few us per 2 KB);
-    # with gate=True the rule runs only if a trigger occurs in the text. Case-insensitive
-    # rules (ci=True): triggers are lowercase anchors found in text.lower() and the regex
-    # is matched at each.
-    triggers: tuple[str, ...]
-    before: frozenset[str] = _WORD  # characters that may not precede the match
-    group: int = 0  # the group holding the secret
-    check: Callable[[str], bool] | None = None  # validator on the secret
-    rank: int = 0  # lower wins when merged spans disagree on the kind
-    ci: bool = False
-    gate: bool = False
-    maxlen: int | None = None  # longer runs are not this kind of token
+    """One pattern. (A plain class: a third dataclass would add ~1 ms to import.)
+
+    Case-sensitive rules start with a literal, so finditer is fast (a few us per 2 KB);
+    with gate=True the rule runs only if a trigger occurs in the text. Case-insensitive
+    rules (ci=True): triggers are lowercase anchors found in text.lower() and the regex
+    is matched at each. ``before``: characters that may not precede a ci match;
+    ``group``: the group holding the secret; ``check``: a validator on the secret;
+    ``rank``: lower wins when merged spans disagree on the kind; ``maxlen``: longer
+    runs are not this kind of token.
+    """
+
+    __slots__ = ("kind", "regex", "triggers", "before", "group", "check", "rank", "ci", "gate", "maxlen")
+
+    def __init__(
+        self,
+        kind: str,
+        regex: _LazyRe,
+        triggers: tuple[str, ...],
+        before: frozenset[str] = _WORD,
+        group: int = 0,
+        check: Callable[[str], bool] | None = None,
+        rank: int = 0,
+        ci: bool = False,
+        gate: bool = False,
+        maxlen: int | None = None,
+    ) -> None:
+        self.kind, self.regex, self.triggers, self.before = kind, regex, triggers, before
+        self.group, self.check, self.rank = group, check, rank
+        self.ci, self.gate, self.maxlen = ci, gate, maxlen
 
 
 # Boundary classes for the look-behind placed right after a rule's literal prefix:
@@ -269,8 +328,9 @@ def _tok(
     kind: str, prefix: str, rest: str, before: str | None = _B_WORD, **kw: object
 ) -> _Rule:
     lit = re.escape(prefix)
-    guard = f"(?<!{before}{lit})" if before else ""
-    return _Rule(kind, re.compile(lit + guard + rest), (prefix,), before=frozenset(), **kw)  # type: ignore[arg-type]
+    # ...but a JSON/C escape like "\\nghp_..." does not glue the token to the "n".
+    guard = f"(?:(?<!{before}{lit})|(?<=\\\\[nrt]{lit}))" if before else ""
+    return _Rule(kind, _LazyRe(lit + guard + rest), (prefix,), before=frozenset(), **kw)  # type: ignore[arg-type]
 
 
 _RULES: tuple[_Rule, ...] = (
@@ -332,7 +392,7 @@ _RULES: tuple[_Rule, ...] = (
     _tok("azure-storage-key", "AccountKey=", r"([A-Za-z0-9+/]{86}==)", None, group=1),
     _Rule(
         "telegram-bot-token",
-        re.compile(r"(?<![A-Za-z0-9_])[0-9]{8,10}:AA[0-9A-Za-z_\-]{33}" + _LA_DASH),
+        _LazyRe(r"(?<![A-Za-z0-9_])[0-9]{8,10}:AA[0-9A-Za-z_\-]{33}" + _LA_DASH),
         (":AA",),
         before=frozenset(),
         gate=True,  # starts with a digit class: slow to scan, so only when ":AA" occurs
@@ -343,7 +403,7 @@ _RULES: tuple[_Rule, ...] = (
     # Case-insensitive: matched at each occurrence of the anchor in text.lower().
     _Rule(
         "bearer-token",
-        re.compile(r"(?i:bearer)[ \t]+([A-Za-z0-9\-._~+/]{12,}=*)"),
+        _LazyRe(r"(?i:bearer)[ \t]+([A-Za-z0-9\-._~+/]{12,}=*)"),
         ("bearer",),
         group=1,
         check=lambda s: _mixed(s) and not _REFERENCE.match(s),
@@ -352,7 +412,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "basic-auth",
-        re.compile(r"(?i:basic)[ \t]+([A-Za-z0-9+/]{6,}=*)"),
+        _LazyRe(r"(?i:basic)[ \t]+([A-Za-z0-9+/]{6,}=*)"),
         ("basic",),
         group=1,
         check=_basic_auth_ok,
@@ -362,15 +422,15 @@ _RULES: tuple[_Rule, ...] = (
 )
 
 # scheme://user:password@host -- found from "://", the scheme checked backwards.
-_URL_AUTH = re.compile(r"://[^\s:/?#\[\]@\"'<>`]{0,256}:([^\s/?#\[\]@\"'<>`]{1,256})@")
+_URL_AUTH = _LazyRe(r"://[^\s:/?#\[\]@\"'<>`]{0,256}:([^\s/?#\[\]@\"'<>`]{1,256})@")
 _SCHEME_CHARS = _ALNUM | set("+.-")
 
 # ``-----BEGIN ... PRIVATE KEY-----``; the end is found with str.find (linear).
-_PK_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PK_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PK_BEGIN = _LazyRe(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PK_END = _LazyRe(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 # For a block whose END is missing: the base64 lines (or long space-separated chunks)
 # right after BEGIN, plus PEM headers. Each repetition consumes a separator: linear.
-_PK_BODY = re.compile(
+_PK_BODY = _LazyRe(
     r"(?:(?:[ \t]*(?:\r?\n|\\r?\\n)[ \t]*)"
     r"(?:[A-Za-z0-9+/=]+(?=[ \t]*(?:\r?\n|\\n|\Z))|(?:Proc-Type|DEK-Info|Comment):[^\r\n\\]*)"
     r"|[ \t]+[A-Za-z0-9+/=]{16,})*"
@@ -379,7 +439,7 @@ _PK_BODY = re.compile(
 # key <sep> value, matched at the start of an identifier that contains a keyword.
 _KEY_CHARS = _ALNUM | set("_.-")
 _KEY_BEFORE = _KEY_CHARS
-_ASSIGN = re.compile(
+_ASSIGN = _LazyRe(
     r"(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?P<kq>[\"']?)\]?[ \t]*"
     r"(?P<sep>:=|=>|\?=|=(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?)"
     r"(?P<sp>[ \t]*)"
@@ -387,23 +447,24 @@ _ASSIGN = re.compile(
 )
 # An unquoted value runs to the next of these (found with a cached search, so many
 # keys sharing one long run cost linear time, not run-length each).
-_VAL_STOP = re.compile(r"[\s\"'`)}\]]")
-_FLAG_STOP = re.compile(r"[\s\"'`\[(),;]")
+_VAL_STOP = _LazyRe(r"[\s\"'`)}\]]")
+_FLAG_STOP = _LazyRe(r"[\s\"'`\[(),;]")
 _MAX_VALUE = 4096
 # An unquoted value ends at , ; & when what follows is a space, the end, or another key=
 # (query strings, connection strings, CSV); inside a value those characters are kept.
-_VALUE_CUT = re.compile(r"[,;&](?=[ \t]|\Z|[A-Za-z_][A-Za-z0-9_.\-]{0,40}=)")
+# It also ends at an escaped newline or tab ("\n") inside a JSON or C string.
+_VALUE_CUT = _LazyRe(r"[,;&](?=[ \t]|\Z|[A-Za-z_][A-Za-z0-9_.\-]{0,40}=)|\\[nrt]")
 _KEYWORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred")
 # CLI flags: --password hunter2 / --api-key=...
-_FLAG = re.compile(
+_FLAG = _LazyRe(
     r"--(?<![A-Za-z0-9_\-]--)(?P<key>(?:[A-Za-z0-9]+-){0,3}(?i:password|passwd|token|secret|api-key|apikey))"
     r"(?:[ \t]+|=)(?P<q>[\"']?)"
 )
 # <password>hunter2</password>
-_XML = re.compile(r"<(?P<tag>[A-Za-z_][A-Za-z0-9_.\-]{0,40})>(?P<val>[^<\s]{3,1024})</(?P=tag)>")
+_XML = _LazyRe(r"<(?P<tag>[A-Za-z_][A-Za-z0-9_.\-]{0,40})>(?P<val>[^<\s]{3,1024})</(?P=tag)>")
 
 _EOL_FOLLOW = frozenset("\r\n,;})")
-_VARIABLE = re.compile(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")  # db_pass, accessToken
+_VARIABLE = _LazyRe(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")  # db_pass, accessToken
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 
@@ -435,7 +496,7 @@ class _RunEnd:
 
     __slots__ = ("text", "stop", "lo", "hi")
 
-    def __init__(self, text: str, stop: re.Pattern[str]) -> None:
+    def __init__(self, text: str, stop: _LazyRe) -> None:
         self.text, self.stop, self.lo, self.hi = text, stop, -1, -1
 
     def __call__(self, pos: int) -> int:
@@ -462,6 +523,8 @@ def _keyword_starts(text: str, low: str) -> list[int]:
         if j - 1 == prev_i and prev_i >= 0 and j > 0 and text[j - 1] in _KEY_CHARS:
             j = prev_j  # same run as the previous occurrence
         prev_i, prev_j = i, j
+        if j >= 1 and text[j - 1] == "\\" and text[j] in "nrt" and i > j:
+            j += 1  # "\napi_key=..." inside an escaped string: the key starts after \n
         if i - j <= 81 and (not starts or starts[-1] != j):
             starts.append(j)
     return starts
@@ -470,16 +533,12 @@ def _keyword_starts(text: str, low: str) -> list[int]:
 def _assignments(text: str, low: str, out: list[_Cand]) -> None:
     run_end = _RunEnd(text, _VAL_STOP)
     cut_at = _RunEnd(text, _VALUE_CUT)
-    last_end = -1
     for j in _keyword_starts(text, low):
-        if j < last_end:
-            continue  # inside the previous value (keeps "password=password=..." linear)
-        if j > 0 and text[j - 1] in _KEY_BEFORE:
+        if j > 0 and text[j - 1] in _KEY_BEFORE and not (j >= 2 and text[j - 2] == "\\"):
             continue
         m = _ASSIGN.match(text, j)
         if m is None:
             continue
-        last_end = m.end()
         if text[max(0, j - 3) : j] == "://":
             continue  # URL user:password -- the url-password rule's job
         key = m.group("key")
@@ -497,7 +556,13 @@ def _assignments(text: str, low: str, out: list[_Cand]) -> None:
         else:
             vstart = m.end()
             vend = min(run_end(vstart), cut_at(vstart), vstart + _MAX_VALUE)
-            last_end = vend
+            if vend - vstart > 256:
+                # Long: not a placeholder unless it starts like one. Not sliced, so
+                # "password=password=..." stays linear.
+                head = text[vstart : vstart + 8]
+                if head[0] not in "$<{%[(#!@&*":
+                    out.append((vstart, vend, kind, 10, j))
+                continue
             value = text[vstart:vend]
             if len(value) < 3 or _is_placeholder(value):
                 continue
@@ -518,7 +583,7 @@ def _assignments(text: str, low: str, out: list[_Cand]) -> None:
             out.append(_assigned(key, kind, vstart, value, j))
 
 
-_AWS_SECRET = re.compile(r"[A-Za-z0-9/+]{40}")
+_AWS_SECRET = _LazyRe(r"[A-Za-z0-9/+]{40}")
 
 
 def _assigned(key: str, kind: str, start: int, value: str, anchor: int) -> _Cand:

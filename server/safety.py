@@ -61,6 +61,44 @@ from bisect import bisect_left, bisect_right
 
 __all__ = ["FLAGS", "instruction_flags"]
 
+
+class _LazyRe:
+    """A regex compiled on first use, to keep ``import`` cheap.
+
+    Compiling every pattern up front is most of this module's import time. After the
+    first call the methods are the compiled pattern's own bound methods (instance
+    attributes shadow these class functions), so there is no per-call overhead.
+    """
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern, self.flags = pattern, flags
+
+    def _compile(self) -> re.Pattern[str]:
+        p = re.compile(self.pattern, self.flags)
+        self.search, self.match, self.fullmatch, self.finditer = (  # type: ignore[method-assign]
+            p.search, p.match, p.fullmatch, p.finditer,
+        )
+        self.split, self.sub = p.split, p.sub  # type: ignore[method-assign]
+        return p
+
+    def search(self, *args: object) -> re.Match[str] | None:
+        return self._compile().search(*args)  # type: ignore[arg-type]
+
+    def match(self, *args: object) -> re.Match[str] | None:
+        return self._compile().match(*args)  # type: ignore[arg-type]
+
+    def fullmatch(self, *args: object) -> re.Match[str] | None:
+        return self._compile().fullmatch(*args)  # type: ignore[arg-type]
+
+    def finditer(self, *args: object):  # type: ignore[no-untyped-def]
+        return self._compile().finditer(*args)  # type: ignore[arg-type]
+
+    def split(self, *args: object) -> list[str]:
+        return self._compile().split(*args)  # type: ignore[arg-type]
+
+    def sub(self, *args: object) -> str:
+        return self._compile().sub(*args)  # type: ignore[arg-type]
+
 FLAGS = ("exfiltration", "hidden-text", "imperative-command", "override-instructions", "role-spoof")
 
 _I = re.IGNORECASE
@@ -77,51 +115,51 @@ _RULES_WORD = r"(?:instructions?|prompts?|rules|directions|directives|guidelines
 # Each pattern runs only if one of its gate words occurs in the lower-cased text: the
 # patterns start with \b and an alternation, which the regex engine has to try at every
 # position (~1 us per char for the whole set); str.__contains__ is ~100x cheaper.
-_OVERRIDE: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
-    (("ignore", "disregard", "forget", "override", "bypass", "skip", "drop"), re.compile(r"\b(?:ignore|disregard|forget|override|bypass|skip|drop)\s+" + _PRIOR + _RULES_WORD + r"\b", _I)),
-    (('ignore', 'disregard', 'forget'), re.compile(r"\b(?:ignore|disregard|forget)\s+(?:everything|all)\s+(?:you\s+(?:were|have\s+been)\s+told|above|before|previously)\b", _I)),
-    (('disregard',), re.compile(r"\bdisregard\s+(?:the\s+|your\s+)?system\s+prompt\b", _I)),
-    (('now',), re.compile(r"\byou\s+are\s+now\s+(?:an?|the|my|no\s+longer|free|unrestricted|jailbroken|DAN)\b", _I)),
-    (('now',), re.compile(r"\byou\s+are\s+now\s+in\s+\w+\s+mode\b", _I)),
-    (('mode',), re.compile(r"\b(?:enter|enable|activate)\s+(?:developer|god|admin|jailbreak|DAN|unrestricted)\s+mode\b", _I)),
-    (('now',), re.compile(r"\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant)\s+(?:must|will|should|shall|are|have\s+to)\b", _I)),
-    (('instruction',), re.compile(r"^[ \t]*(?:new|updated|real|actual|revised)\s+(?:system\s+)?instructions?[ \t]*:", _I | re.M)),
-    (('tell', 'inform', 'notify', 'alert', 'mention'), re.compile(r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert|mention\s+(?:this\s+)?to)\s+the\s+user\b", _I)),
-    (('without',), re.compile(r"\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b", _I)),
-    (('pretend', 'act as'), re.compile(r"\b(?:pretend|act\s+as\s+if)\s+(?:you\s+(?:are|were|have)|there\s+(?:are|were)\s+no)\b", _I)),
-    (('your',), re.compile(r"\byour\s+(?:new|real|true)\s+(?:instructions|purpose|role|task|goal)\s+(?:is|are)\b", _I)),
+_OVERRIDE: list[tuple[tuple[str, ...], _LazyRe]] = [
+    (("ignore", "disregard", "forget", "override", "bypass", "skip", "drop"), _LazyRe(r"\b(?:ignore|disregard|forget|override|bypass|skip|drop)\s+" + _PRIOR + _RULES_WORD + r"\b", _I)),
+    (('ignore', 'disregard', 'forget'), _LazyRe(r"\b(?:ignore|disregard|forget)\s+(?:everything|all)\s+(?:you\s+(?:were|have\s+been)\s+told|above|before|previously)\b", _I)),
+    (('disregard',), _LazyRe(r"\bdisregard\s+(?:the\s+|your\s+)?system\s+prompt\b", _I)),
+    (('now',), _LazyRe(r"\byou\s+are\s+now\s+(?:an?|the|my|no\s+longer|free|unrestricted|jailbroken|DAN)\b", _I)),
+    (('now',), _LazyRe(r"\byou\s+are\s+now\s+in\s+\w+\s+mode\b", _I)),
+    (('mode',), _LazyRe(r"\b(?:enter|enable|activate)\s+(?:developer|god|admin|jailbreak|DAN|unrestricted)\s+mode\b", _I)),
+    (('now',), _LazyRe(r"\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant)\s+(?:must|will|should|shall|are|have\s+to)\b", _I)),
+    (('instruction',), _LazyRe(r"^[ \t]*(?:new|updated|real|actual|revised)\s+(?:system\s+)?instructions?[ \t]*:", _I | re.M)),
+    (('tell', 'inform', 'notify', 'alert', 'mention'), _LazyRe(r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert|mention\s+(?:this\s+)?to)\s+the\s+user\b", _I)),
+    (('without',), _LazyRe(r"\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b", _I)),
+    (('pretend', 'act'), _LazyRe(r"\b(?:pretend|act\s+as\s+if)\s+(?:you\s+(?:are|were|have)|there\s+(?:are|were)\s+no)\b", _I)),
+    (('your',), _LazyRe(r"\byour\s+(?:new|real|true)\s+(?:instructions|purpose|role|task|goal)\s+(?:is|are)\b", _I)),
 ]
 
 # ---------------------------------------------------------------------- imperative-command
 
 _SHELLS = r"(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b|(?:sudo\s+)?(?:python[0-9.]*|perl|ruby|node|php)\b|iex\b|invoke-expression\b"
-_COMMAND = [
+_COMMAND: list[tuple[tuple[str, ...], _LazyRe]] = [
     # fetch | execute
-    re.compile(r"\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;]{0,300}\|\s*(?:" + _SHELLS + r")", _I),
-    re.compile(r"\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?\s*<\(\s*(?:curl|wget)\b", _I),
-    re.compile(r"\b(?:ba|z)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b", _I),
-    re.compile(r"\beval\s+[\"']?\$\(\s*(?:curl|wget)\b", _I),
-    re.compile(r"\b(?:python[0-9.]*|perl|ruby|node)\s+-[ce]\s+[\"'][^\n]{0,200}\b(?:urlopen|urllib|requests\.get|http\.get|fetch\()[^\n]{0,200}\b(?:exec|eval)\b", _I),
-    re.compile(r"\bbase64\s+(?:-d|--decode|-D)\b[^\n|]{0,100}\|\s*(?:" + _SHELLS + r")", _I),
-    re.compile(r"\bpowershell(?:\.exe)?\b[^\n]{0,60}\s-(?:e|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}", _I),
-    re.compile(r"\beval\s*\(\s*atob\s*\(", _I),
-    # destructive, aimed at the machine
-    re.compile(
+    (("curl", "wget", "fetch", "iwr", "irm", "invoke-"), _LazyRe(r"\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;]{0,300}\|\s*(?:" + _SHELLS + r")", _I)),
+    (("<(",), _LazyRe(r"\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?\s*<\(\s*(?:curl|wget)\b", _I)),
+    (("$(",), _LazyRe(r"\b(?:ba|z)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b", _I)),
+    (("$(",), _LazyRe(r"\beval\s+[\"']?\$\(\s*(?:curl|wget)\b", _I)),
+    (("exec", "eval"), _LazyRe(r"\b(?:python[0-9.]*|perl|ruby|node)\s+-[ce]\s+[\"'][^\n]{0,200}\b(?:urlopen|urllib|requests\.get|http\.get|fetch\()[^\n]{0,200}\b(?:exec|eval)\b", _I)),
+    (("base64",), _LazyRe(r"\bbase64\s+(?:-d|--decode|-D)\b[^\n|]{0,100}\|\s*(?:" + _SHELLS + r")", _I)),
+    (("powershell",), _LazyRe(r"\bpowershell(?:\.exe)?\b[^\n]{0,60}\s-(?:e|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}", _I)),
+    (("atob",), _LazyRe(r"\beval\s*\(\s*atob\s*\(", _I)),
+    # destructive, aimed at the machine rather than a build directory
+    (("rm ", "rm\t"), _LazyRe(
         r"\brm\s+(?:-[a-zA-Z]*\s+)*-(?:[a-zA-Z]*r[a-zA-Z]*f|[a-zA-Z]*f[a-zA-Z]*r)[a-zA-Z]*\s+(?:-[-a-zA-Z]+\s+)*"
         r"(?:--no-preserve-root\s+)?[\"']?(?:/|/\*|~/?|~/\*|\$HOME/?|\*|\.\./?|/(?:etc|usr|bin|boot|var|home|lib|opt|root|System|Users)\b/?)[\"']?(?=\s|$|[;&|)])",
-    ),
-    re.compile(r"\brm\s+(?:-[a-zA-Z]+\s+)*--no-preserve-root\b"),
-    re.compile(r"\bmkfs(?:\.\w+)?\s+/dev/"),
-    re.compile(r"\bdd\s+[^\n]{0,80}\bof=/dev/(?:sd|nvme|hd|disk|xvd|vd)"),
-    re.compile(r">\s*/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d)\b"),
-    re.compile(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"),
-    re.compile(r"\bchmod\s+-R\s+0?777\s+/(?=\s|$)"),
-    re.compile(r"\bDROP\s+(?:DATABASE|SCHEMA)\b"),
-    re.compile(r"\bformat\s+[a-zA-Z]:\s*/[qy]\b", _I),
+    )),
+    (("no-preserve-root",), _LazyRe(r"\brm\s+(?:-[a-zA-Z]+\s+)*--no-preserve-root\b")),
+    (("mkfs",), _LazyRe(r"\bmkfs(?:\.\w+)?\s+/dev/")),
+    (("of=/dev/",), _LazyRe(r"\bdd\s+[^\n]{0,80}\bof=/dev/(?:sd|nvme|hd|disk|xvd|vd)")),
+    (("/dev/",), _LazyRe(r">\s*/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d)\b")),
+    ((":(){",), _LazyRe(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:")),
+    (("777",), _LazyRe(r"\bchmod\s+-R\s+0?777\s+/(?=\s|$)")),
+    (("drop",), _LazyRe(r"\bDROP\s+(?:DATABASE|SCHEMA)\b")),
+    (("format",), _LazyRe(r"\bformat\s+[a-zA-Z]:\s*/[qy]\b", _I)),
     # covert execution
-    re.compile(r"\b(?:run|execute|exec)\b[^\n.]{0,120}\bwithout\s+(?:asking|confirmation|confirming|permission|approval|prompting|review|telling|informing)\b", _I),
-    re.compile(r"\b(?:silently|secretly|quietly|covertly)\s+(?:run|execute|install|download)\b", _I),
-    re.compile(r"\b(?:execute|run)\s+the\s+following\s+(?:code|commands?|script|payload)\s+(?:immediately|now|silently|automatically|as\s+root|with\s+sudo)\b", _I),
+    (("without",), _LazyRe(r"\b(?:run|execute|exec)\b[^\n.]{0,120}\bwithout\s+(?:asking|confirmation|confirming|permission|approval|prompting|review|telling|informing)\b", _I)),
+    (("silently", "secretly", "quietly", "covertly"), _LazyRe(r"\b(?:silently|secretly|quietly|covertly)\s+(?:run|execute|install|download)\b", _I)),
+    (("following",), _LazyRe(r"\b(?:execute|run)\s+the\s+following\s+(?:code|commands?|script|payload)\s+(?:immediately|now|silently|automatically|as\s+root|with\s+sudo)\b", _I)),
 ]
 
 # ------------------------------------------------------------------------- exfiltration
@@ -139,70 +177,110 @@ _DEST = (
     r"\bto\s+(?:this|that|my|our|the\s+following|an?\s+external|a\s+remote|the\s+attacker'?s?)\s+(?:server|url|endpoint|address|host|email|webhook|site|domain|channel)"
     r"|\b(?:\d{1,3}\.){3}\d{1,3}\b)"
 )
-_VERB = re.compile(
+_VERB = _LazyRe(
     r"\b(?:send|sends|sending|post|posts|upload|uploads|exfiltrate|transmit|forward|email|e-mail|leak|copy|pipe|submit|share|report|beacon)\b",
     _I,
 )
-_SENSITIVE_RE = re.compile(_SENSITIVE, _I)
-_DEST_RE = re.compile(_DEST, _I)
-_HTTP_TOOL = re.compile(r"\b(?:curl|wget|https?|httpie|invoke-webrequest|iwr|irm)\b", _I)
-_DATA_FLAG = re.compile(
+_SENSITIVE_RE = _LazyRe(_SENSITIVE, _I)
+_DEST_RE = _LazyRe(_DEST, _I)
+_HTTP_TOOL = _LazyRe(r"\b(?:curl|wget|https?|httpie|invoke-webrequest|iwr|irm)\b", _I)
+_DATA_FLAG = _LazyRe(
     r"(?:\s-d\b|--data[\w-]*|\s-F\b|--form\b|\s-T\b|--upload-file\b|--post-data\b|--post-file\b|--body-file\b|\s-Body\b)"
 )
-_SENSITIVE_SOURCE = re.compile(
+_SENSITIVE_SOURCE = _LazyRe(
     r"\$\(\s*(?:env|printenv|cat\s)|`\s*(?:env|printenv|cat\s)|~/\.ssh|id_rsa|id_ed25519|\.aws/credentials|"
     r"(?<![\w.])\.env\b|\.netrc|\.git-credentials|\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|PASS)\b",
     _I,
 )
 _EXFIL_SHELL = [
-    re.compile(r"\b(?:env|printenv)\s*\|\s*(?:curl|wget|nc|ncat|netcat|socat)\b", _I),
-    re.compile(
+    _LazyRe(r"\b(?:env|printenv)\s*\|\s*(?:curl|wget|nc|ncat|netcat|socat)\b", _I),
+    _LazyRe(
         r"\bcat\s+[^\n|]{0,80}(?:\.ssh/|id_rsa|id_ed25519|\.aws/credentials|\.env\b|\.netrc|\.npmrc|\.pypirc|\.git-credentials)"
         r"[^\n|]{0,80}\|\s*(?:curl|wget|nc|ncat|netcat|socat)\b",
         _I,
     ),
-    re.compile(r"\b(?:nc|ncat|netcat)\s+[^\n<]{0,60}<\s*[^\n]{0,60}(?:\.ssh/|id_rsa|\.aws/credentials|\.env\b)", _I),
+    _LazyRe(r"\b(?:nc|ncat|netcat)\s+[^\n<]{0,60}<\s*[^\n]{0,60}(?:\.ssh/|id_rsa|\.aws/credentials|\.env\b)", _I),
 ]
 
 
-def _chain(text: str, first: re.Pattern[str], second: re.Pattern[str], third: re.Pattern[str],
+def _windows(ends: list[int], width: int, limit: int) -> list[tuple[int, int]]:
+    """Union of [e, e + width) over sorted ``ends``."""
+    out: list[tuple[int, int]] = []
+    for e in ends:
+        hi = min(e + width, limit)
+        if out and e <= out[-1][1]:
+            if hi > out[-1][1]:
+                out[-1] = (out[-1][0], hi)
+        else:
+            out.append((e, hi))
+    return out
+
+
+def _chain(text: str, first: _LazyRe, second: _LazyRe, third: _LazyRe,
            gap1: int, gap2: int) -> bool:
     """first ... second ... third, in order on one line, gaps at most gap1/gap2 chars.
 
-    Each pattern is scanned once; the pairing uses sorted positions, so the cost is
-    linear (a lazy ``a.{0,80}?b.{0,120}?c`` regex would be ~10^4 steps per ``a``).
+    ``second`` and ``third`` are only searched in the (merged) windows after the
+    matches before them, so each character is scanned a bounded number of times
+    (a lazy ``a.{0,80}?b.{0,120}?c`` regex would be ~10^4 steps per ``a``).
     """
     firsts = [m.end() for m in first.finditer(text)]
     if not firsts:
         return False
-    seconds = [m.span() for m in second.finditer(text)]
-    if not seconds:
-        return False
-    thirds = [m.start() for m in third.finditer(text)]
-    if not thirds:
-        return False
+    n = len(text)
+    seconds: list[tuple[int, int]] = []
+    for lo, hi in _windows(firsts, gap1 + 1, n):
+        for m in second.finditer(text, lo, min(n, hi + 64)):
+            if m.start() >= hi:
+                break
+            seconds.append(m.span())
+    ok_seconds = []
     for s, e in seconds:
         i = bisect_right(firsts, s) - 1  # the last `first` ending at or before s
-        if i < 0 or s - firsts[i] > gap1 or "\n" in text[firsts[i] : s]:
-            continue
-        k = bisect_left(thirds, e)  # the first `third` starting at or after e
-        if k < len(thirds) and thirds[k] - e <= gap2 and "\n" not in text[e : thirds[k]]:
-            return True
+        if i >= 0 and s - firsts[i] <= gap1 and "\n" not in text[firsts[i] : s]:
+            ok_seconds.append(e)
+    if not ok_seconds:
+        return False
+    ok_seconds.sort()
+    for lo, hi in _windows(ok_seconds, gap2 + 1, n):
+        for m in third.finditer(text, lo, min(n, hi + 64)):
+            if m.start() >= hi:
+                break
+            t = m.start()
+            k = bisect_right(ok_seconds, t) - 1  # the last qualifying `second` ending by t
+            if k >= 0 and t - ok_seconds[k] <= gap2 and "\n" not in text[ok_seconds[k] : t]:
+                return True
     return False
 
 
 _SENSITIVE_FILES = (".ssh", "id_rsa", "id_ed25519", ".aws", ".env", ".netrc", ".npmrc", ".pypirc", ".git-credentials")
 
 
-def _exfiltration(text: str) -> bool:
-    if _chain(text, _VERB, _SENSITIVE_RE, _DEST_RE, 80, 120):
+_VERB_GATES = ("send", "post", "upload", "exfil", "transmit", "forward", "mail", "leak", "copy",
+                "pipe", "submit", "share", "report", "beacon")
+_SENSITIVE_GATES = ("env", "ssh", "id_rsa", "id_ed", ".aws", "netrc", "npmrc", "pypirc", "credential",
+                    "keychain", "cookie", "secret", "token", "key", "password")
+_DEST_GATES = ("http", "ftp://", "ws://", "wss://", "@", "webhook", "pastebin", "ngrok", " to ", ".")
+
+
+def _exfiltration(text: str, low: str) -> bool:
+    sensitive = any(g in low for g in _SENSITIVE_GATES)
+    if (
+        sensitive
+        and any(g in low for g in _VERB_GATES)
+        and any(g in low for g in _DEST_GATES)
+        and _chain(text, _VERB, _SENSITIVE_RE, _DEST_RE, 80, 120)
+    ):
         return True
-    if _chain(text, _HTTP_TOOL, _DATA_FLAG, _SENSITIVE_SOURCE, 200, 120):
+    if (
+        any(g in low for g in ("curl", "wget", "http", "iwr", "irm", "invoke-webrequest"))
+        and any(g in low for g in ("-d", "--data", "-f", "--form", "-t", "--upload", "--post", "--body", "-body"))
+        and _chain(text, _HTTP_TOOL, _DATA_FLAG, _SENSITIVE_SOURCE, 200, 120)
+    ):
         return True
-    if "|" in text and _EXFIL_SHELL[0].search(text):
+    if "|" in text and "env" in low and _EXFIL_SHELL[0].search(text):
         return True
     # the cat/nc patterns scan a window per occurrence: only when a credential file is named
-    low = text.lower()
     if any(f in low for f in _SENSITIVE_FILES):
         return _EXFIL_SHELL[1].search(text) is not None or _EXFIL_SHELL[2].search(text) is not None
     return False
@@ -211,14 +289,14 @@ def _exfiltration(text: str) -> bool:
 # -------------------------------------------------------------------------- hidden-text
 
 _ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u180e"
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-_TAGS = re.compile("[\U000e0000-\U000e007f]")
-_VARIATION_RUN = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]{3,}|[\U000e0100-\U000e01ef]")
+_BIDI = _LazyRe("[\u202a-\u202e\u2066-\u2069]")
+_TAGS = _LazyRe("[\U000e0000-\U000e007f]")
+_VARIATION_RUN = _LazyRe("[\ufe00-\ufe0f\U000e0100-\U000e01ef]{3,}|[\U000e0100-\U000e01ef]")
 # Next to an ASCII character: hides or splits ASCII words. (ZWJ inside emoji sequences
 # and ZWNJ inside Persian or Indic words have non-ASCII neighbours and are fine.)
-_ZW_BETWEEN = re.compile(f"[\\x20-\\x7e][{_ZERO_WIDTH}]|[{_ZERO_WIDTH}][\\x20-\\x7e]")
-_MD_COMMENT = re.compile(r"^\[//\]:[ \t]*#[ \t]*[(\"'](.{0,2000})", re.M)
-_COMMENT_INSTRUCTION = re.compile(
+_ZW_BETWEEN = _LazyRe(f"[\\x20-\\x7e][{_ZERO_WIDTH}]|[{_ZERO_WIDTH}][\\x20-\\x7e]")
+_MD_COMMENT = _LazyRe(r"^\[//\]:[ \t]*#[ \t]*[(\"'](.{0,2000})", re.M)
+_COMMENT_INSTRUCTION = _LazyRe(
     r"\b(?:ignore|disregard|instruction|instructions|assistant|system\s+prompt|prompt|you\s+(?:must|should|will|are)|"
     r"always|never|execute|run|curl|send|do\s+not\s+tell|AI|LLM|model|agent|claude|gpt|copilot)\b",
     _I,
@@ -226,14 +304,14 @@ _COMMENT_INSTRUCTION = re.compile(
 
 # --------------------------------------------------------------------------- role-spoof
 
-_ROLE_TOKENS = re.compile(
+_ROLE_TOKENS = _LazyRe(
     r"<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|fim_prefix)\|>"
     r"|\[/?INST\]|<</?SYS>>|<start_of_turn>|<end_of_turn>"
     r"|^[ \t]*#{2,4}[ \t]*(?:Instruction|Instructions|System|System[ \t]+Prompt|Response)[ \t]*:?[ \t]*$"
     r"|</?(?:system|system[-_]prompt|system[-_]reminder|instructions|admin|developer[-_]message|tool[-_]result|function[-_]results)>",
     re.M | _I,
 )
-_ROLE_LINE = re.compile(
+_ROLE_LINE = _LazyRe(
     r"^[ \t]*(?:\*\*)?(?:system|assistant|developer|human|ai)(?:\*\*)?[ \t]*:[ \t]*(?:\*\*[ \t]*)?"
     r"(?:you\b|your\b|ignore\b|disregard\b|forget\b|from\s+now\b|always\b|never\b|do\s+not\b|don't\b|"
     r"new\s+instructions\b|the\s+user\b|i\s+will\b|i'll\b|sure\b|ok(?:ay)?\b|understood\b|as\s+an\s+ai\b|execute\b|run\b)",
@@ -241,17 +319,23 @@ _ROLE_LINE = re.compile(
 )
 
 
-def _any(patterns: list[re.Pattern[str]], text: str) -> bool:
-    return any(p.search(text) for p in patterns)
+def _gated(patterns: list[tuple[tuple[str, ...], _LazyRe]], text: str, low: str) -> bool:
+    return any(any(g in low for g in gates) and p.search(text) for gates, p in patterns)
+
+
+_ROLE_GATES = ("<|", "[inst", "[/inst", "<<sys", "<</sys", "_of_turn>", "#", "<system", "</system",
+               "<instructions", "</instructions", "<admin", "</admin", "<developer", "<tool", "<function")
+_ROLE_LINE_GATES = ("system", "assistant", "developer", "human", "ai")
 
 
 def _hidden(text: str) -> bool:
-    if any(c in text for c in _ZERO_WIDTH) and _ZW_BETWEEN.search(text):
-        return True
-    if "\ufeff" in text[1:]:
-        return True
-    if _BIDI.search(text) or _TAGS.search(text) or _VARIATION_RUN.search(text):
-        return True
+    if not text.isascii():
+        if any(c in text for c in _ZERO_WIDTH) and _ZW_BETWEEN.search(text):
+            return True
+        if "\ufeff" in text[1:]:
+            return True
+        if _BIDI.search(text) or _TAGS.search(text) or _VARIATION_RUN.search(text):
+            return True
     i = text.find("<!--")
     while i != -1:  # str.find, not a lazy regex: linear even for "<!--" * 10**5
         j = text.find("-->", i + 4)
@@ -271,15 +355,18 @@ def instruction_flags(text: str) -> tuple[str, ...]:
     """Sorted labels for instruction-shaped content in ``text``; ``()`` if none."""
     if not text:
         return ()
+    low = text.lower()
     flags: list[str] = []
-    if _exfiltration(text):
+    if _exfiltration(text, low):
         flags.append("exfiltration")
     if _hidden(text):
         flags.append("hidden-text")
-    if _any(_COMMAND, text):
+    if _gated(_COMMAND, text, low):
         flags.append("imperative-command")
-    if _any(_OVERRIDE, text):
+    if _gated(_OVERRIDE, text, low):
         flags.append("override-instructions")
-    if _ROLE_TOKENS.search(text) or _ROLE_LINE.search(text):
+    if (any(g in low for g in _ROLE_GATES) and _ROLE_TOKENS.search(text)) or (
+        ":" in text and any(g in low for g in _ROLE_LINE_GATES) and _ROLE_LINE.search(text)
+    ):
         flags.append("role-spoof")
     return tuple(flags)

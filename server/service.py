@@ -30,6 +30,8 @@ from server.models import (
 from server.config import templates_dir
 from server.fileindex import FILE_SOURCE, FileIndex
 from server.memfiles import DailyEntry, MemoryFiles
+from server.redact import redact
+from server.safety import instruction_flags
 from server.search import search
 from server.store import GLOBAL, MemoryRow, NewMemory, Scope, Store
 from server.textindex import index_text
@@ -171,6 +173,9 @@ class MemoryService:
         pinned: bool = False,
     ) -> RememberResult:
         content = check.text(content, "content", self.settings.max_content_bytes)
+        # Secrets never reach the database or the daily log in plain text.
+        redaction = redact(content)
+        content = redaction.text
         kind = check.kind(kind)
         stored_thread = self._write_thread(thread)
         tag_list = check.tags(tags, self.settings)
@@ -185,6 +190,7 @@ class MemoryService:
             if existing is not None:
                 return RememberResult(
                     id=existing,
+                    redacted=list(redaction.kinds),
                     status="duplicate",
                     thread=shown_thread,
                     message=f"Already remembered as memory {existing}; nothing new stored.",
@@ -210,12 +216,16 @@ class MemoryService:
         self.indexer.notify()
         where = f"thread {stored_thread}" if stored_thread else "global memory"
         message = f"Stored as memory {memory_id} ({where})."
+        if redaction.kinds:
+            message += f" Secrets were replaced before storing: {', '.join(redaction.kinds)}."
         problem = self._log_daily(memory_id, kind, stored_thread, content)
         if problem:
             message += f" The daily log line could not be written ({problem}); it is retried at the next start."
         else:
             self.write_daily_backlog()
-        return RememberResult(id=memory_id, status="stored", thread=shown_thread, message=message)
+        return RememberResult(
+            id=memory_id, status="stored", thread=shown_thread, redacted=list(redaction.kinds), message=message
+        )
 
     # -- the daily log ----------------------------------------------------------
     def _log_daily(self, memory_id: int, kind: str, thread: str, content: str) -> str | None:
@@ -366,4 +376,6 @@ def _memory(row: MemoryRow, score: float | None = None, match: str | None = None
             else None
         ),
         label=_label(row),
+        origin=row.origin,
+        flags=list(instruction_flags(row.content)),
     )

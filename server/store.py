@@ -15,6 +15,7 @@ import numpy as np
 
 from server import ranking
 from server.db import Database
+from server.models import CONVERSATION_KIND
 from server.textindex import context_text
 
 GLOBAL = ""
@@ -191,23 +192,22 @@ class Store:
         return memory_id
 
     def fts_insert(self, conn: Any, memory_id: int, text: str) -> None:
-        """Index a memory's terms, with the memories just before it in its thread as context.
+        """Index a memory's terms; a conversation turn also gets the turns just before it as context.
 
-        Context is up to CONTEXT_PREVIOUS earlier live memories of the same thread,
-        each within CONTEXT_MAX_GAP_SECONDS of the next (a new session starts fresh).
-        File units get none: they are not turns of a conversation.
+        Context is up to CONTEXT_PREVIOUS earlier live turns of the same thread, each
+        within CONTEXT_MAX_GAP_SECONDS of the next (a new session starts fresh).
+        Other kinds are self-contained statements: their neighbours are unrelated
+        memories that happen to be written minutes apart, so they get no context.
         """
-        row = conn.execute(
-            "SELECT thread, created_at, file_key FROM memories WHERE id = ?", (memory_id,)
-        ).fetchone()
+        row = conn.execute("SELECT thread, created_at, kind FROM memories WHERE id = ?", (memory_id,)).fetchone()
         context = None
-        if row is not None and row[2] is None:
+        if row is not None and row[2] == CONVERSATION_KIND:
             thread, created_at, _ = row
             previous = conn.execute(
-                "SELECT content, created_at FROM memories WHERE namespace = ? AND thread = ? AND file_key IS NULL "
+                "SELECT content, created_at FROM memories WHERE namespace = ? AND thread = ? AND kind = ? "
                 "AND deleted_at IS NULL AND (created_at < ? OR (created_at = ? AND id < ?)) "
                 "ORDER BY created_at DESC, id DESC LIMIT ?",
-                (self.namespace, thread, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
+                (self.namespace, thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
             ).fetchall()
             chain: list[str] = []
             later = created_at
@@ -217,11 +217,17 @@ class Store:
                 chain.insert(0, content)
                 later = at
             context = context_text(chain) or None
-        conn.execute("INSERT INTO memory_fts(rowid, text, context) VALUES (?, ?, ?)", (memory_id, text, context))
+        conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (memory_id, text))
+        if context:
+            conn.execute("INSERT INTO memory_context_fts(rowid, context) VALUES (?, ?)", (memory_id, context))
+
+    def fts_delete(self, conn: Any, memory_id: int) -> None:
+        conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+        conn.execute("DELETE FROM memory_context_fts WHERE rowid = ?", (memory_id,))
 
     def delete_derived(self, conn: Any, memory_id: int) -> None:
         """Remove a memory derived from a file (the file is its record) with its index rows."""
-        conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+        self.fts_delete(conn, memory_id)
         conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
         conn.execute("DELETE FROM memories WHERE id = ? AND namespace = ? AND file_key IS NOT NULL", (memory_id, self.namespace))
 
@@ -366,7 +372,7 @@ class Store:
 
     def soft_delete(self, conn: Any, memory_id: int, now: int) -> None:
         conn.execute("UPDATE memories SET deleted_at = ?, updated_at = ? WHERE id = ?", (now, now, memory_id))
-        conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+        self.fts_delete(conn, memory_id)
         conn.execute("UPDATE memory_vectors SET deleted = 1 WHERE memory_id = ?", (memory_id,))
 
     def count(self) -> dict[str, int]:
@@ -484,17 +490,17 @@ class Store:
             return {r[0]: 1.0 - r[1] for r in rows if r[1] is not None}
 
     def neighbours(self, ids: Sequence[int]) -> dict[int, tuple[tuple[int, int] | None, tuple[int, int] | None]]:
-        """For each memory: (id, created_at) of the live memory just before and just after it in its thread."""
+        """For each conversation turn: (id, created_at) of the live turn just before and just after it."""
         if not ids:
             return {}
         around = (
             "SELECT n.id || ':' || n.created_at FROM memories n WHERE n.namespace = m.namespace AND n.thread = m.thread "
-            "AND n.deleted_at IS NULL AND n.file_key IS NULL AND "
+            "AND n.deleted_at IS NULL AND n.kind = m.kind AND "
         )
         sql = (
             f"SELECT m.id, ({around}(n.created_at, n.id) < (m.created_at, m.id) ORDER BY n.created_at DESC, n.id DESC LIMIT 1), "
             f"({around}(n.created_at, n.id) > (m.created_at, m.id) ORDER BY n.created_at, n.id LIMIT 1) "
-            f"FROM memories m WHERE m.namespace = ? AND m.file_key IS NULL AND m.id IN {_in(ids)}"
+            f"FROM memories m WHERE m.namespace = ? AND m.kind = '{CONVERSATION_KIND}' AND m.id IN {_in(ids)}"
         )
 
         def pair(text: str | None) -> tuple[int, int] | None:
@@ -514,9 +520,15 @@ class Store:
         ).fetchall()
         return [r[0] for r in rows]
 
-    def keyword(self, expression: str, limit: int, scope: Scope) -> list[tuple[int, float]]:
-        """FTS5 matches ranked by bm25 (more negative is better, as SQLite reports it)."""
-        where = ["memory_fts MATCH ?", "m.namespace = ?", "m.deleted_at IS NULL"]
+    def keyword(
+        self, expression: str, limit: int, scope: Scope, table: str = "memory_fts"
+    ) -> list[tuple[int, float]]:
+        """FTS5 matches ranked by bm25 (more negative is better, as SQLite reports it).
+
+        `table` is memory_fts (a memory's own words) or memory_context_fts (its context).
+        """
+        assert table in ("memory_fts", "memory_context_fts"), table
+        where = [f"{table} MATCH ?", "m.namespace = ?", "m.deleted_at IS NULL"]
         params: list[Any] = [expression, self.namespace]
         if scope.threads is not None:
             where.append(f"m.thread IN {_in(scope.threads)}")
@@ -534,8 +546,7 @@ class Store:
             where.append(f"m.id IN (SELECT memory_id FROM memory_tags WHERE tag IN {_in(scope.tags)})")
             params.extend(scope.tags)
         sql = (
-            f"SELECT f.rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts f "
-            "JOIN memories m ON m.id = f.rowid WHERE "
+            f"SELECT f.rowid, bm25({table}) AS rank FROM {table} f JOIN memories m ON m.id = f.rowid WHERE "
             + " AND ".join(where)
             + " ORDER BY rank LIMIT ?"
         )
@@ -552,7 +563,7 @@ class Store:
                 (now, *ids),
             )
 
-    def rows(
+    def rows(  # noqa: PLR0913
         self,
         conn: Any,
         thread: str | None = None,
@@ -612,7 +623,7 @@ class Store:
 
     def _reindex(self, conn: Any, memory_id: int, text: str) -> None:
         """New keyword terms now, a new vector from the backfill (the old one serves meanwhile)."""
-        conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+        self.fts_delete(conn, memory_id)
         self.fts_insert(conn, memory_id, text)
         conn.execute("INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)", (memory_id,))
 
@@ -653,7 +664,7 @@ class Store:
             "UPDATE memories SET superseded_by = ? WHERE superseded_by = ? AND namespace = ?",
             (successor, memory_id, self.namespace),
         )
-        conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+        self.fts_delete(conn, memory_id)
         conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
         conn.execute("DELETE FROM promotions WHERE namespace = ? AND memory_id = ?", (self.namespace, memory_id))
         # memory_tags, pending_embeddings and memory_originals go by ON DELETE CASCADE.

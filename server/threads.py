@@ -9,6 +9,7 @@ from server import validation as check
 from server.clock import Clock, iso, to_millis
 from server.config import Settings
 from server.errors import InvalidInput, NotFound
+from server.redact import redact
 from server.models import GlobalPromptInfo, GlobalPromptsResult, ThreadInfo
 from server.store import Store, Thread
 
@@ -54,7 +55,7 @@ class Threads:
             fields["title"] = check.text(title, "title", 500) if title.strip() else None
         if system_prompt is not None:
             fields["system_prompt"] = (
-                check.text(system_prompt, "system prompt", self.settings.max_content_bytes)
+                redact(check.text(system_prompt, "system prompt", self.settings.max_content_bytes)).text
                 if system_prompt.strip()
                 else None
             )
@@ -80,7 +81,8 @@ class Threads:
             content = message.get("content") if isinstance(message, dict) else getattr(message, "content", None)
             if role not in ROLES:
                 raise InvalidInput(f"message role {role!r} is not one of: {', '.join(ROLES)}")
-            turns.append((role, check.text(content, "message content", self.settings.max_content_bytes)))
+            text = check.text(content, "message content", self.settings.max_content_bytes)
+            turns.append((role, redact(text).text))
         if turns:
             now = to_millis(self.clock())
             with self.store.db.write() as conn:
@@ -108,7 +110,7 @@ class Threads:
                 if action == "set":
                     if content is None:
                         raise InvalidInput("action 'set' needs content: the prompt's text")
-                    text = check.text(content, "content", self.settings.max_content_bytes)
+                    text = redact(check.text(content, "content", self.settings.max_content_bytes)).text
                     self.store.put_global_prompt(conn, name, text, priority if priority is not None else 0, now)
                     message = f"Global prompt {name!r} saved and active."
                 elif action == "delete":

@@ -145,3 +145,27 @@ def test_a_store_made_with_another_model_fails_at_start_with_the_fix(tmp_path):
                           env={**os.environ, "MEMVAULT_HOME": str(tmp_path), "MEMVAULT_EMBEDDER": "hash"})
     assert proc.returncode == 2
     assert b"memvault reembed" in proc.stderr and proc.stdout == b""
+
+
+def test_initialize_and_tools_list_never_wait_for_torch(tmp_path):
+    """The model loads after start-up: answering initialize and tools/list imports no torch."""
+    script = f"""
+import sys, anyio
+from pathlib import Path
+from mcp import Client
+from server.config import Settings
+from server.service import MemoryService
+from server.app import build_server
+
+async def main():
+    service = MemoryService.open(Settings(home=Path({str(tmp_path)!r})))  # the real MiniLM embedder
+    async with Client(build_server(service, start_background=False)) as client:
+        assert {{t.name for t in (await client.list_tools()).tools}} >= {{"remember", "recall"}}
+    assert "torch" not in sys.modules and "sentence_transformers" not in sys.modules, "heavy import at start-up"
+    print("ok")
+
+anyio.run(main)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         cwd=str(Path(__file__).resolve().parent.parent))
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -14,7 +14,7 @@ CONTRACT = {
         "params": {"content", "kind", "thread", "tags", "importance", "created_at", "pinned"},
         "required": {"content"},
         "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
-        "output": {"id", "status", "thread", "message"},
+        "output": {"id", "status", "thread", "redacted", "message"},
     },
     "recall": {
         "params": {"query", "k", "thread", "kinds", "tags", "since", "until", "min_score"},
@@ -42,7 +42,7 @@ CONTRACT = {
     },
     "curate_memory": {
         "params": {"action", "dry_run", "ids", "replacement_id", "thread", "older_than_days", "threshold", "since",
-                   "until", "split_by_month", "archive", "limit"},
+                   "until", "split_by_month", "archive", "limit", "origin", "source"},
         "required": {"action"},
         "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
         "output": {"action", "dry_run", "counts", "ids", "details", "message"},
@@ -65,7 +65,7 @@ async def test_tool_contract_is_pinned(service):
     recall_k = tools["recall"].input_schema["properties"]["k"]
     assert (recall_k["minimum"], recall_k["maximum"], recall_k["default"]) == (1, 50, 5)
     kinds = tools["remember"].input_schema["properties"]["kind"]
-    assert set(kinds["enum"]) == {"fact", "preference", "decision", "note", "summary", "event", "task", "snippet"}
+    assert set(kinds["enum"]) == {"fact", "preference", "decision", "note", "summary", "event", "task", "snippet", "turn"}
 
 
 async def test_remember_recall_forget_round_trip(service):
@@ -79,7 +79,7 @@ async def test_remember_recall_forget_round_trip(service):
 
         dup = await client.call_tool("remember", {"content": "Billing runs on PostgreSQL 16", "thread": "billing"})
         assert dup.structured_content == {
-            "id": memory_id, "status": "duplicate", "thread": "billing",
+            "id": memory_id, "status": "duplicate", "thread": "billing", "redacted": [],
             "message": f"Already remembered as memory {memory_id}; nothing new stored.",
         }
 

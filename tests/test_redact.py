@@ -1,0 +1,549 @@
+"""Tests for server.redact: provider patterns, offsets, negatives, properties, speed.
+
+Example secrets are fake but format-valid. They are assembled from pieces at run time
+so that this file itself never contains a string a secret scanner would flag.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from server.redact import KINDS, Redaction, RedactionResult, marker, redact
+
+ALNUM = string.ascii_letters + string.digits
+HEX = "0123456789abcdef"
+
+
+def fake(n: int, alphabet: str = ALNUM, seed: int = 0) -> str:
+    """A deterministic random-looking body (always contains upper, lower and digit)."""
+    rng = random.Random(f"{seed}-{n}-{alphabet}")
+    while True:
+        s = "".join(rng.choice(alphabet) for _ in range(n))
+        classes = sum(
+            any(c in cls for c in s)
+            for cls in (string.ascii_lowercase, string.ascii_uppercase, string.digits)
+        )
+        if classes >= min(2, len({*alphabet} & {*ALNUM})) or n < 4:
+            return s
+
+
+def b64url(obj: dict) -> str:
+    return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
+
+
+AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"  # AWS's documented example key id
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"  # AWS's documented example
+GH_PAT = "gh" + "p_" + fake(36)
+GH_OAUTH = "gh" + "o_" + fake(36, seed=1)
+GH_USER = "gh" + "u_" + fake(36, seed=2)
+GH_SERVER = "gh" + "s_" + fake(36, seed=3)
+GH_REFRESH = "gh" + "r_" + fake(36, seed=4)
+GH_FINE = "github" + "_pat_" + fake(22, seed=5) + "_" + fake(59, seed=6)
+GITLAB = "gl" + "pat-" + fake(20, ALNUM + "_-", seed=7)
+OPENAI_LEGACY = "sk" + "-" + fake(20, seed=8) + "T3BlbkFJ" + fake(20, seed=9)
+OPENAI_PROJ = "sk" + "-proj-" + fake(48, ALNUM + "_-", seed=10)
+ANTHROPIC = "sk" + "-ant-api03-" + fake(93, ALNUM + "_-", seed=11) + "AA"
+SLACK_BOT = "xo" + "xb-" + "1234567890123-1234567890123-" + fake(24, seed=12)
+SLACK_USER = "xo" + "xp-" + "1234567890-1234567890-1234567890-" + fake(32, HEX, seed=13)
+SLACK_HOOK = "https://hooks.slack.com/services/" + "T0" + fake(9, string.ascii_uppercase + string.digits, 14) + "/B0" + fake(9, string.ascii_uppercase + string.digits, 15) + "/" + fake(24, seed=16)
+STRIPE_LIVE = "sk" + "_live_" + fake(24, seed=17)
+STRIPE_TEST = "sk" + "_test_" + fake(24, seed=18)
+STRIPE_RESTRICTED = "rk" + "_live_" + fake(24, seed=19)
+STRIPE_WEBHOOK = "wh" + "sec_" + fake(32, seed=20)
+STRIPE_PUBLISHABLE = "pk" + "_live_" + fake(24, seed=21)
+GOOGLE = "AI" + "za" + fake(35, ALNUM + "_-", seed=22)
+GOOGLE_OAUTH = "GOC" + "SPX-" + fake(28, ALNUM + "_-", seed=23)
+JWT = (
+    b64url({"alg": "HS256", "typ": "JWT"})
+    + "."
+    + b64url({"sub": "1234567890", "name": "Test User", "iat": 1516239022})
+    + "."
+    + fake(43, ALNUM + "_-", seed=24)
+)
+NPM = "np" + "m_" + fake(36, seed=25)
+PYPI = "py" + "pi-AgEIcHlwaS5vcmc" + fake(70, ALNUM + "_-", seed=26)
+HF = "h" + "f_" + fake(34, seed=27)
+SENDGRID = "S" + "G." + fake(22, seed=28) + "." + fake(43, seed=29)
+TWILIO = "S" + "K" + fake(32, HEX, seed=30)
+DIGITALOCEAN = "do" + "p_v1_" + fake(64, HEX, seed=31)
+AZURE = fake(86, ALNUM + "+/", seed=32) + "=="
+TELEGRAM = "123456789" + ":AA" + fake(33, ALNUM + "_-", seed=33)
+AGE = "AGE-SECRET" + "-KEY-1" + fake(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", seed=34)
+DATABRICKS = "da" + "pi" + fake(32, HEX, seed=35)
+SHOPIFY = "sh" + "pat_" + fake(32, HEX, seed=36)
+PEM_BODY = "\n".join(fake(64, ALNUM + "+/", seed=40 + i) for i in range(4)) + "\n" + fake(20, seed=45) + "=="
+PRIVATE_KEY = "-----BEGIN RSA " + "PRIVATE KEY-----\n" + PEM_BODY + "\n-----END RSA " + "PRIVATE KEY-----"
+OPENSSH_KEY = "-----BEGIN OPENSSH " + "PRIVATE KEY-----\n" + PEM_BODY + "\n-----END OPENSSH " + "PRIVATE KEY-----"
+BASIC = base64.b64encode(b"deploy:" + fake(16, seed=46).encode()).decode()
+BEARER = fake(40, ALNUM + "-._", seed=47)
+
+# (text, kind, secret): the secret must be redacted with that kind, and nothing else.
+PROVIDER_CASES = [
+    (f"aws key id {AWS_ID} in use", "aws-access-key-id", AWS_ID),
+    (f"aws_secret_access_key = {AWS_SECRET}\n", "aws-secret-access-key", AWS_SECRET),
+    (f'AWS_SECRET_ACCESS_KEY="{AWS_SECRET}"', "aws-secret-access-key", AWS_SECRET),
+    (f"export GITHUB_TOKEN={GH_PAT}", "github-token", GH_PAT),
+    (f"oauth {GH_OAUTH}.", "github-token", GH_OAUTH),
+    (f"({GH_USER})", "github-token", GH_USER),
+    (f"server token: {GH_SERVER}", "github-token", GH_SERVER),
+    (f"refresh={GH_REFRESH}", "github-token", GH_REFRESH),
+    (f"fine-grained {GH_FINE} works", "github-token", GH_FINE),
+    (f"GITLAB: {GITLAB}", "gitlab-token", GITLAB),
+    (f"OPENAI_API_KEY={OPENAI_LEGACY}", "openai-api-key", OPENAI_LEGACY),
+    (f"use {OPENAI_PROJ} for the eval run", "openai-api-key", OPENAI_PROJ),
+    (f"ANTHROPIC_API_KEY={ANTHROPIC}", "anthropic-api-key", ANTHROPIC),
+    (f"key: '{ANTHROPIC}'", "anthropic-api-key", ANTHROPIC),
+    (f"slack bot {SLACK_BOT}", "slack-token", SLACK_BOT),
+    (f"slack user {SLACK_USER}!", "slack-token", SLACK_USER),
+    (f"alerts go to {SLACK_HOOK} daily", "slack-webhook", SLACK_HOOK),
+    (f"stripe.api_key = '{STRIPE_LIVE}'", "stripe-key", STRIPE_LIVE),
+    (f"test mode {STRIPE_TEST}", "stripe-key", STRIPE_TEST),
+    (f"restricted {STRIPE_RESTRICTED}", "stripe-key", STRIPE_RESTRICTED),
+    (f"STRIPE_WEBHOOK_SECRET={STRIPE_WEBHOOK}", "stripe-key", STRIPE_WEBHOOK),
+    (f"maps key {GOOGLE} for the widget", "google-api-key", GOOGLE),
+    (f"client secret {GOOGLE_OAUTH}", "google-oauth-secret", GOOGLE_OAUTH),
+    (f"session cookie {JWT} expired", "jwt", JWT),
+    (f"//registry.npmjs.org/:_authToken={NPM}", "npm-token", NPM),
+    (f"npm token {NPM}", "npm-token", NPM),
+    (f"//npm.pkg.github.com/:_authToken=0123abcd-{fake(8, HEX)}", "npm-token", f"0123abcd-{fake(8, HEX)}"),
+    (f"password = {PYPI}", "pypi-token", PYPI),
+    (f"HF_TOKEN={HF}", "huggingface-token", HF),
+    (f"sendgrid {SENDGRID}", "sendgrid-key", SENDGRID),
+    (f"twilio {TWILIO}", "twilio-key", TWILIO),
+    (f"DO {DIGITALOCEAN}", "digitalocean-token", DIGITALOCEAN),
+    (f"DefaultEndpointsProtocol=https;AccountName=x;AccountKey={AZURE};EndpointSuffix=core.windows.net", "azure-storage-key", AZURE),
+    (f"bot {TELEGRAM}", "telegram-bot-token", TELEGRAM),
+    (f"age key {AGE}", "age-secret-key", AGE),
+    (f"databricks {DATABRICKS}", "databricks-token", DATABRICKS),
+    (f"shopify {SHOPIFY}", "shopify-token", SHOPIFY),
+    (f"deploy key:\n{PRIVATE_KEY}\nend of key", "private-key", PRIVATE_KEY),
+    (f"{OPENSSH_KEY}", "private-key", OPENSSH_KEY),
+    ("postgres://app:" + "s3cr3t-Pa55" + "@db.internal:5432/app", "url-password", "s3cr3t-Pa55"),
+    ("redis://:" + "hunter2x" + "@cache:6379/0", "url-password", "hunter2x"),
+    ("curl -H 'Authorization: Bearer " + BEARER + "' https://api.example.com", "bearer-token", BEARER),
+    ("Authorization: Basic " + BASIC, "basic-auth", BASIC),
+    ("DB_PASSWORD=" + "Tr0ub4dor&3", "password", "Tr0ub4dor&3"),
+    ("db.password: hunter2x\n", "password", "hunter2x"),
+    ('{"user": "app", "password": "correct horse battery staple"}', "password", "correct horse battery staple"),
+    ("export MYSQL_PWD=" + "n0tReal!", "password", "n0tReal!"),
+    ("PGPASSWORD='" + "abc123xyz" + "' psql -h db", "password", "abc123xyz"),
+    ("passwd: " + "swordfish9", "password", "swordfish9"),
+    ("Password: swordfish\nuser: admin", "password", "swordfish"),
+    ("JWT_SECRET=supersecret", "secret", "supersecret"),
+    ("client_secret: " + "9f8e7d6c5b4a" + "\n", "secret", "9f8e7d6c5b4a"),
+    ('"clientSecret": "' + "abcDEF123456" + '"', "secret", "abcDEF123456"),
+    ("SECRET_KEY = 'django-insecure-" + "x9a8s7d6f5" + "'", "secret", "django-insecure-x9a8s7d6f5"),
+    ("api_key=" + "a1b2c3d4e5f6", "api-key", "a1b2c3d4e5f6"),
+    ("apikey: " + "Zx9Yw8Vu7Ts6", "api-key", "Zx9Yw8Vu7Ts6"),
+    ("X-API-Key: " + "k3y-" + "0123456789", "api-key", "k3y-0123456789"),
+    ("headers = {'x-api-key': '" + "abcd1234efgh" + "'}", "api-key", "abcd1234efgh"),
+    ("access_token=" + "ya29.a0Af" + "H6SMB12345", "token", "ya29.a0AfH6SMB12345"),
+    ("https://api.example.com/v1/items?api_key=" + "q1w2e3r4t5" + "&page=2", "api-key", "q1w2e3r4t5"),
+    ("mytool --password " + "p4ssw0rd!" + " --verbose", "password", "p4ssw0rd!"),
+    ("mytool --api-key=" + "abc123def456", "api-key", "abc123def456"),
+    ("<password>" + "s3cr3tValue" + "</password>", "password", "s3cr3tValue"),
+    ("Server=db;User Id=sa;Password=" + "My$ecretPw1" + ";", "password", "My$ecretPw1"),
+    ('password: str = "' + "hunter2hunter" + '"', "password", "hunter2hunter"),
+    ("config['token'] = '" + "t0k3n-value" + "'", "token", "t0k3n-value"),
+    ("$client_secret = \"" + "abc123secret" + "\";", "secret", "abc123secret"),
+    ("'password' => '" + "laravelPw9" + "',", "password", "laravelPw9"),
+    ("SIGNING_KEY=" + "c2lnbmluZy1rZXk9" + "\n", "secret", "c2lnbmluZy1rZXk9"),
+]
+
+
+def _check_exact(text: str, kind: str, secret: str) -> None:
+    start = text.index(secret)
+    end = start + len(secret)
+    r = redact(text)
+    assert r.redactions == (Redaction(kind, start, end),), (text, r)
+    assert r.text == text[:start] + marker(kind) + text[end:]
+    assert r.kinds == (kind,)
+    assert secret not in r.text
+
+
+@pytest.mark.parametrize(("text", "kind", "secret"), PROVIDER_CASES, ids=[c[1] for c in PROVIDER_CASES])
+def test_provider_patterns(text: str, kind: str, secret: str) -> None:
+    _check_exact(text, kind, secret)
+
+
+def test_every_kind_is_covered_by_a_case() -> None:
+    covered = {kind for _, kind, _ in PROVIDER_CASES}
+    assert set(KINDS) - covered == set()
+
+
+def test_all_kinds_are_marker_safe() -> None:
+    for kind in KINDS:
+        assert marker(kind) == f"[REDACTED:{kind}]"
+        assert kind == kind.lower() and " " not in kind
+
+
+def test_url_password_keeps_user_and_host() -> None:
+    r = redact("DATABASE_URL=postgresql://svc_user:" + "Zq8!x7Lp" + "@db.example.com:5432/prod")
+    assert r.text == "DATABASE_URL=postgresql://svc_user:[REDACTED:url-password]@db.example.com:5432/prod"
+
+
+def test_github_token_in_url_credentials() -> None:
+    text = f"git clone https://x-access-token:{GH_SERVER}@github.com/org/repo.git"
+    r = redact(text)
+    assert r.text == "git clone https://x-access-token:[REDACTED:github-token]@github.com/org/repo.git"
+
+
+def test_private_key_block_is_removed_whole() -> None:
+    text = f"before\n{PRIVATE_KEY}\nafter"
+    r = redact(text)
+    assert r.text == "before\n[REDACTED:private-key]\nafter"
+    for line in PEM_BODY.splitlines():
+        assert line not in r.text
+
+
+def test_private_key_in_json_with_escaped_newlines() -> None:
+    body = PEM_BODY.replace("\n", "\\n")
+    key = "-----BEGIN " + "PRIVATE KEY-----\\n" + body + "\\n-----END " + "PRIVATE KEY-----\\n"
+    text = '{"type": "service_account", "private_key": "' + key + '", "client_email": "x@y.iam"}'
+    r = redact(text)
+    assert "[REDACTED:private-key]" in r.text
+    assert fake(64, ALNUM + "+/", seed=40) not in r.text
+    assert r.text.endswith('", "client_email": "x@y.iam"}')
+
+
+def test_truncated_private_key_redacts_the_body_only() -> None:
+    text = "-----BEGIN EC " + "PRIVATE KEY-----\n" + PEM_BODY + "\n\nThe rest was cut off."
+    r = redact(text)
+    assert r.text == "[REDACTED:private-key]\n\nThe rest was cut off."
+
+
+def test_several_secrets_offsets_and_byte_for_byte_context() -> None:
+    text = (
+        "Notes ✓ — déploiement:\n"
+        f"  GITHUB_TOKEN={GH_PAT}\n"
+        f"  aws: {AWS_ID} / {AWS_SECRET} (unlabelled secret stays: no key)\n"
+        "  url: https://bob:" + "pa55word1" + "@example.org/x 🚀\n"
+    )
+    r = redact(text)
+    kinds = [x.kind for x in r.redactions]
+    assert kinds == ["github-token", "aws-access-key-id", "url-password"]
+    # rebuild the output from the offsets: everything outside the spans is untouched
+    out, pos = [], 0
+    for x in r.redactions:
+        out.append(text[pos : x.start])
+        out.append(marker(x.kind))
+        pos = x.end
+    out.append(text[pos:])
+    assert r.text == "".join(out)
+    assert text[r.redactions[0].start : r.redactions[0].end] == GH_PAT
+    assert "Notes ✓ — déploiement:" in r.text and "🚀" in r.text
+
+
+def test_overlapping_findings_merge_with_the_specific_kind() -> None:
+    r = redact(f'token: "{GH_PAT}"')
+    assert r.text == 'token: "[REDACTED:github-token]"'
+    r = redact(f"OPENAI_API_KEY={OPENAI_PROJ}")
+    assert r.kinds == ("openai-api-key",)
+
+
+def test_stripe_publishable_keys_are_not_secrets() -> None:
+    text = f"frontend uses {STRIPE_PUBLISHABLE}"
+    assert redact(text).text == text
+
+
+def test_result_api() -> None:
+    r = redact("nothing here")
+    assert r == RedactionResult("nothing here", ())
+    assert r.kinds == () and not r.changed
+    assert redact("").text == ""
+    r = redact(f"{GH_PAT} {AWS_ID} {GH_OAUTH}")
+    assert r.kinds == ("aws-access-key-id", "github-token")
+    with pytest.raises(AttributeError):
+        r.text = "x"  # type: ignore[misc]
+
+
+# ----------------------------------------------------------------------- negatives
+
+CLEAN = [
+    "Fixed the race in indexer.py (commit 3f2a9c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c).",
+    "Reverted 3f2a9c1 and cherry-picked a1b2c3d4e5f6 onto release/1.4.",
+    "Memory id 123e4567-e89b-12d3-a456-426614174000 was merged into 9b2c1f0e-3a4d-4e5f-8a9b-0c1d2e3f4a5b.",
+    "The fixture uses the base64 blob aGVsbG8gd29ybGQgdGhpcyBpcyBhIHRlc3QgZml4dHVyZQ== as input.",
+    "Upgraded sqlite-vec from 0.1.6 to 0.1.7-alpha.2+build.15; pydantic>=2.7,<3.",
+    "Config lives in /home/dev/.config/memvault/settings.toml and ~/.cache/memvault/.",
+    r"On Windows: C:\Users\dev\AppData\Local\memvault\db.sqlite",
+    "Docs: https://github.com/org/repo/blob/main/server/search.py#L120 and https://example.com:8443/a?b=1&c=2",
+    "Remote is git@github.com:org/repo.git; mirror ssh://git@gitlab.com:22/org/repo.git",
+    "We need to reset the password flow before launch.",
+    "The token bucket limiter allows 10 requests per second.",
+    "Use a password manager; never commit secrets.",
+    "password_min_length=12, password_max_age_days=90",
+    "token_url=https://oauth2.googleapis.com/token and token_type=bearer",
+    "max_tokens=4096, num_tokens: 512, tokens_per_minute=90000",
+    "password=<your password>",
+    "token=${TOKEN}",
+    "TOKEN=$TOKEN",
+    "export GITHUB_TOKEN=$(gh auth token)",
+    "api_key = os.environ['OPENAI_API_KEY']",
+    'api_key = os.getenv("API_KEY")',
+    "token = settings.GITHUB_TOKEN",
+    "password = getpass.getpass()",
+    "conn = connect(password=password, user=user)",
+    "client = Client(token=access_token)",
+    "login(password=db_pass)",
+    "password=",
+    "password=\nuser=admin",
+    'PASSWORD=""',
+    "secret: ${{ secrets.DEPLOY_KEY }}",
+    "token: '{{ vault_token }}'",
+    "password: str",
+    "api_key: Optional[str] = None",
+    "password: string;",
+    "password: null",
+    "PASSWORD=********",
+    "password: xxxxxxxx",
+    "password: [REDACTED]",
+    "Authorization: Bearer $TOKEN",
+    "Authorization: Bearer <token>",
+    'headers["Authorization"] = f"Bearer {token}"',
+    "Bearer tokens expire after an hour.",
+    "Basic authentication is disabled in prod.",
+    "token: see the vault entry",
+    "password: must be at least 12 characters long",
+    "Token: expired",
+    "The sk-learn alias and the sk-ant prefix are just names.",
+    "AKIA prefixes mark AWS access key ids.",
+    "ghp_ tokens are classic GitHub PATs.",
+    "JWTs start with eyJ and have three parts.",
+    "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "npm i lodash@4.17.21 && pip install 'requests==2.32.3'",
+    "The key is to keep writes idempotent.",
+    "Store key=value pairs; primary_key=id; sort_key: created_at",
+    "SECRET_KEY_FILE=/run/secrets/django_key",
+    "PWD=/home/dev/project",
+    "postgres://user:password@localhost:5432/app is the local default",
+    "postgres://app@localhost/app has no password",
+    "postgresql://{user}:{password}@{host}/{db}",
+    "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ\n-----END CERTIFICATE-----",
+    "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYI\n-----END PUBLIC KEY-----",
+    "def check(password: str) -> bool: return len(password) >= 12",
+    "if password == confirm_password:",
+    "The SECRET_KEY setting must be set via env.",
+    "credentials are rotated weekly by the platform team",
+    "Run `pytest -q --token-file tests/.token` locally.",
+    "x-api-key header is required for /v1/ingest",
+    "The secret sauce: caching.",
+    "use --password-stdin with docker login",
+    "timeout: 30s; retries: 3; key: id",
+    "Kelvin K and dotted İ must not break offsets: password: ok",
+]
+
+
+@pytest.mark.parametrize("text", CLEAN)
+def test_ordinary_text_is_untouched(text: str) -> None:
+    r = redact(text)
+    assert r.text == text, r.redactions
+    assert r.redactions == ()
+
+
+# ----------------------------------------------------------------------- properties
+
+SECRETS = [s for _, _, s in PROVIDER_CASES if len(s) >= 16]
+FRAGMENTS = [
+    "password", "PASSWORD", "token", "api_key", "secret", "=", ": ", ":", " = ", '"', "'", "`",
+    " ", "\n", "\t", "[", "]", "[REDACTED:", "[REDACTED:token]", "]:", "://", "@", "user:", "-",
+    "_", ".", "$", "{", "}", "(", ")", ",", ";", "&", "?", "#", "<", ">", "Bearer ", "Basic ",
+    "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "eyJ", "sk-", "ghp_",
+    "AKIA", "aws_", "--password ", "<password>", "</password>", "abc", "x9", "Zz", "0", "é", "🚀",
+    "\\n", *SECRETS,
+]
+fragment_text = st.lists(st.sampled_from(FRAGMENTS), max_size=24).map("".join)
+mixed_text = st.one_of(st.text(max_size=300), fragment_text, st.tuples(st.text(max_size=40), fragment_text, st.text(max_size=40)).map("".join))
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mixed_text)
+def test_never_raises_and_is_idempotent(text: str) -> None:
+    first = redact(text)
+    again = redact(first.text)
+    assert again.text == first.text, (text, first.text, again.redactions)
+    assert again.redactions == ()
+
+
+@settings(max_examples=600, deadline=None)
+@given(mixed_text)
+def test_offsets_are_consistent(text: str) -> None:
+    r = redact(text)
+    out, pos = [], 0
+    for x in r.redactions:
+        assert pos <= x.start < x.end <= len(text)
+        out.append(text[pos : x.start])
+        out.append(marker(x.kind))
+        pos = x.end
+    out.append(text[pos:])
+    assert r.text == "".join(out)
+    assert all(x.kind in KINDS for x in r.redactions)
+
+
+SEPARATORS = [" ", "\n", " and ", ", ", "\t", "; ", " (", ") ", ". "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(PROVIDER_CASES), min_size=1, max_size=4),
+    st.lists(st.sampled_from(SEPARATORS), min_size=4, max_size=4),
+    st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=30),
+)
+def test_planted_secrets_never_survive(cases, seps, noise) -> None:
+    text = noise + seps[0]
+    for (case_text, _, _), sep in zip(cases, seps[1:] + seps[:1]):
+        text += case_text + sep
+    text += noise
+    out = redact(text).text
+    for _, _, secret in cases:
+        assert secret not in out, (text, out)
+
+
+def test_arbitrary_unicode_including_lone_surrogates() -> None:
+    for s in ["\ud800", "a\udfffb", "\x00password=\x00", "İ" * 100 + "password: hunter2x", "\u202e" + GH_PAT]:
+        r = redact(s)
+        assert isinstance(r.text, str)
+    assert redact("İİİ password: hunter2x").text == "İİİ password: [REDACTED:password]"
+
+
+# ---------------------------------------------------------------------- speed / ReDoS
+
+ADVERSARIAL = [
+    "a" * 1_000_000,
+    "A" * 1_000_000,
+    "0" * 1_000_000,
+    "-" * 1_000_000,
+    " " * 1_000_000,
+    "password=" * 111_112,
+    "password: " * 100_000,
+    "password" + " " * 999_990 + "x",
+    "token" * 200_000,
+    "a_" * 500_000,
+    "a." * 500_000,
+    "://" * 333_334,
+    "a://" * 250_000,
+    "x://u:" * 166_667,
+    "x://" + "u" * 999_990 + ":p",
+    "http://user:" + "p" * 999_980,
+    "-----BEGIN PRIVATE KEY-----" * 37_000,
+    "-----BEGIN PRIVATE KEY-----\n" + "A" * 999_000,
+    "-----BEGIN PRIVATE KEY-----" + "-----END CERTIFICATE-----" * 38_000,
+    "-----BEGIN PRIVATE KEY-----\n" + "AAAA\n" * 199_000 + "x",
+    "eyJ" * 333_334,
+    "eyJabcdef." * 100_000,
+    "eyJabcdefgh.abcd." * 58_000,
+    "sk-" * 333_334,
+    "sk-ant-" * 142_858,
+    "ghp_" * 250_000,
+    "AKIA" * 250_000,
+    "aws" * 333_334,
+    "aws_secret=" * 90_000,
+    "bearer " * 142_858,
+    "Basic " * 166_667,
+    "Bearer " + "a" * 999_990,
+    "1234567890:AA" * 76_000,
+    "--password " * 90_000,
+    "<password>" * 100_000,
+    "<password>aaa" * 76_000,
+    '"password": "' * 76_000,
+    "[REDACTED:x]" * 83_000,
+    "password=[" * 100_000,
+    "xoxb-" * 200_000,
+    "AIza" + "A" * 999_990,
+    "\u200b" * 1_000_000,
+    "é" * 1_000_000,
+]
+
+
+@pytest.mark.parametrize("text", ADVERSARIAL, ids=[repr(t[:16]) for t in ADVERSARIAL])
+def test_one_megabyte_adversarial_input_is_fast_and_linear(text: str) -> None:
+    tenth = text[: len(text) // 10]
+    t0 = time.perf_counter()
+    redact(tenth)
+    t_tenth = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    redact(text)
+    t_full = time.perf_counter() - t0
+    # Quadratic behaviour would make the full text ~100x slower than a tenth of it.
+    assert t_full < 5.0
+    assert t_full < 25 * t_tenth + 0.1, (t_tenth, t_full)
+
+
+def test_typical_2kb_text_under_a_millisecond() -> None:
+    rng = random.Random(7)
+    words = (
+        "the memory store uses sqlite fts5 and vector search; commit 3f2a9c1 fixed indexer.py, "
+        "see https://github.com/org/repo/pull/12 version 1.4.2 uuid 123e4567-e89b-12d3-a456-426614174000 "
+        "key password token api config prefer pytest -q before committing DB_HOST=localhost"
+    ).split()
+    texts = [" ".join(rng.choice(words) for _ in range(400))[:2048] for _ in range(200)]
+    redact(texts[0])
+    t0 = time.perf_counter()
+    for t in texts:
+        redact(t)
+    per_text = (time.perf_counter() - t0) / len(texts)
+    assert per_text < 1e-3 * 2, per_text  # budget 1 ms; x2 slack for loaded CI machines
+
+
+# ---------------------------------------------------------- cross-check: detect-secrets
+
+def _detect_secrets_pattern_plugins():
+    ds = pytest.importorskip("detect_secrets")
+    del ds
+    from detect_secrets.plugins.aws import AWSKeyDetector
+    from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+    from detect_secrets.plugins.basic_auth import BasicAuthDetector
+    from detect_secrets.plugins.github_token import GitHubTokenDetector
+    from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+    from detect_secrets.plugins.jwt import JwtTokenDetector
+    from detect_secrets.plugins.npm import NpmDetector
+    from detect_secrets.plugins.openai import OpenAIDetector
+    from detect_secrets.plugins.private_key import PrivateKeyDetector
+    from detect_secrets.plugins.pypi_token import PypiTokenDetector
+    from detect_secrets.plugins.sendgrid import SendGridDetector
+    from detect_secrets.plugins.slack import SlackDetector
+    from detect_secrets.plugins.stripe import StripeDetector
+    from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+
+    return [
+        AWSKeyDetector(), AzureStorageKeyDetector(), BasicAuthDetector(), GitHubTokenDetector(),
+        GitLabTokenDetector(), JwtTokenDetector(), NpmDetector(), OpenAIDetector(),
+        PrivateKeyDetector(), PypiTokenDetector(), SendGridDetector(), SlackDetector(),
+        StripeDetector(), TelegramBotTokenDetector(),
+    ]
+
+
+def _ds_hits(plugins, text: str) -> list[tuple[str, str]]:
+    hits = []
+    for line in text.splitlines() or [text]:
+        for p in plugins:
+            for found in p.analyze_string(line):
+                hits.append((type(p).__name__, found))
+    return hits
+
+
+def test_detect_secrets_pattern_plugins_find_nothing_after_redaction() -> None:
+    plugins = _detect_secrets_pattern_plugins()
+    flagged_before = 0
+    for text, _, _ in PROVIDER_CASES:
+        if _ds_hits(plugins, text):
+            flagged_before += 1
+        after = redact(text).text
+        assert _ds_hits(plugins, after) == [], (text, after)
+    assert flagged_before >= 15  # the cross-check really exercised their patterns
+
+
+def test_detect_secrets_pattern_plugins_agree_on_clean_text() -> None:
+    """Where detect-secrets' pattern plugins stay quiet, we mostly should too (sanity)."""
+    plugins = _detect_secrets_pattern_plugins()
+    for text in CLEAN:
+        hits = _ds_hits(plugins, text)
+        assert hits == [] or redact(text).text == text
