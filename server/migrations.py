@@ -108,15 +108,9 @@ def m001_core(conn: Any, ctx: SchemaContext) -> None:
     conn.execute(vectors_ddl(ctx.dimensions))
     # Contentless: the text lives in memories; the index only needs its terms.
     conn.execute(
-        f"CREATE VIRTUAL TABLE memory_fts USING fts5(text, content='', contentless_delete=1, "
-        f"tokenize='{FTS_TOKENIZER}')"
-    )
-    # The memories just before each one in its thread (see ranking.CONTEXT_*): a
-    # short reply is found by the words it answers. A table of its own, so that
-    # context never inflates the document frequencies of memory_fts: in a small
-    # store, shared terms would otherwise lose all weight in bm25.
-    conn.execute(
-        f"CREATE VIRTUAL TABLE memory_context_fts USING fts5(context, content='', contentless_delete=1, "
+        # `context`: for a conversation turn, the turns just before it (see
+        # ranking.CONTEXT_*), so a short reply is found by the words it answers.
+        f"CREATE VIRTUAL TABLE memory_fts USING fts5(text, context, content='', contentless_delete=1, "
         f"tokenize='{FTS_TOKENIZER}')"
     )
 

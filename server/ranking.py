@@ -5,11 +5,12 @@ The store runs two cheap queries and hands the candidates here:
 * vector: the top ``DENSE_CANDIDATES`` (50) memories by cosine similarity to
   the query embedding (vec0 KNN, ``distance_metric=cosine``; pass
   ``1 - distance``), filtered to the searched thread(s);
-* keyword: the top ``KEYWORD_CANDIDATES`` (50) rows of each of two FTS5
-  tables for ``textindex.match_expression(query)`` by bm25, merged by
-  ``combine_keyword`` (own words count 1, context ``CONTEXT_COLUMN_WEIGHT``).
+* keyword: the top ``KEYWORD_CANDIDATES`` (50) rows of the FTS5 table for
+  ``textindex.match_expression(query)``, ordered by
+  ``bm25(fts, 1.0, CONTEXT_COLUMN_WEIGHT)`` (raw value, lower = better).
 
-One FTS5 table holds ``textindex.index_text(content)``, the other
+The FTS5 table has two columns: ``text`` = ``textindex.index_text(content)``
+and, for conversation turns (kind ``turn``) only, ``context`` =
 ``textindex.context_text(...)`` of the up to
 ``CONTEXT_PREVIOUS`` (2) memories that precede it in the same thread (by
 created time), each within ``CONTEXT_MAX_GAP_SECONDS`` (30 min) of the memory
@@ -137,24 +138,6 @@ def neighbor_ids(thread_memories: "list[tuple[int, datetime]]", position: int) -
             if cur_t is None or nt is None or abs((cur_t - nt).total_seconds()) <= CONTEXT_MAX_GAP_SECONDS:
                 out.append(nid)
     return tuple(out)
-
-
-def combine_keyword(own: Mapping[int, float], context: Mapping[int, float]) -> dict[int, float]:
-    """One bm25-like value per memory (lower = better) from its own words and its context.
-
-    Each signal is scaled to its best hit; context counts CONTEXT_COLUMN_WEIGHT
-    as much as a memory's own words, so it lifts short replies without letting
-    a neighbour's words outrank a memory that says the thing itself.
-    """
-    best_own = max((-v for v in own.values()), default=0.0)
-    best_ctx = max((-v for v in context.values()), default=0.0)
-    out: dict[int, float] = {}
-    for i in set(own) | set(context):
-        score = (-own[i] / best_own if i in own and best_own > 0 else 0.0) + CONTEXT_COLUMN_WEIGHT * (
-            -context[i] / best_ctx if i in context and best_ctx > 0 else 0.0
-        )
-        out[i] = -score
-    return out
 
 
 def _cos_conf(c: float) -> float:

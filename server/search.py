@@ -27,11 +27,7 @@ class Hit:
 
 def search(store: Store, query: str, query_vector: np.ndarray | None, k: int, scope: Scope) -> list[Hit]:
     expression = match_expression(query)
-    keyword: dict[int, float] = {}
-    if expression:
-        own = dict(store.keyword(expression, ranking.KEYWORD_CANDIDATES, scope))
-        context = dict(store.keyword(expression, ranking.KEYWORD_CANDIDATES, scope, table="memory_context_fts"))
-        keyword = ranking.combine_keyword(own, context)
+    keyword = dict(store.keyword(expression, ranking.KEYWORD_CANDIDATES, scope)) if expression else {}
     dense: dict[int, float] = {}
     nearest: set[int] = set()
     if query_vector is not None and np.any(query_vector):

@@ -217,13 +217,10 @@ class Store:
                 chain.insert(0, content)
                 later = at
             context = context_text(chain) or None
-        conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (memory_id, text))
-        if context:
-            conn.execute("INSERT INTO memory_context_fts(rowid, context) VALUES (?, ?)", (memory_id, context))
+        conn.execute("INSERT INTO memory_fts(rowid, text, context) VALUES (?, ?, ?)", (memory_id, text, context))
 
     def fts_delete(self, conn: Any, memory_id: int) -> None:
         conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
-        conn.execute("DELETE FROM memory_context_fts WHERE rowid = ?", (memory_id,))
 
     def delete_derived(self, conn: Any, memory_id: int) -> None:
         """Remove a memory derived from a file (the file is its record) with its index rows."""
@@ -520,15 +517,12 @@ class Store:
         ).fetchall()
         return [r[0] for r in rows]
 
-    def keyword(
-        self, expression: str, limit: int, scope: Scope, table: str = "memory_fts"
-    ) -> list[tuple[int, float]]:
+    def keyword(self, expression: str, limit: int, scope: Scope) -> list[tuple[int, float]]:
         """FTS5 matches ranked by bm25 (more negative is better, as SQLite reports it).
 
-        `table` is memory_fts (a memory's own words) or memory_context_fts (its context).
+        A turn's context column counts CONTEXT_COLUMN_WEIGHT as much as its own words.
         """
-        assert table in ("memory_fts", "memory_context_fts"), table
-        where = [f"{table} MATCH ?", "m.namespace = ?", "m.deleted_at IS NULL"]
+        where = ["memory_fts MATCH ?", "m.namespace = ?", "m.deleted_at IS NULL"]
         params: list[Any] = [expression, self.namespace]
         if scope.threads is not None:
             where.append(f"m.thread IN {_in(scope.threads)}")
@@ -546,7 +540,8 @@ class Store:
             where.append(f"m.id IN (SELECT memory_id FROM memory_tags WHERE tag IN {_in(scope.tags)})")
             params.extend(scope.tags)
         sql = (
-            f"SELECT f.rowid, bm25({table}) AS rank FROM {table} f JOIN memories m ON m.id = f.rowid WHERE "
+            f"SELECT f.rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts f "
+            "JOIN memories m ON m.id = f.rowid WHERE "
             + " AND ".join(where)
             + " ORDER BY rank LIMIT ?"
         )
