@@ -74,10 +74,21 @@ class Settings:
             except ValueError:
                 raise SetupError(f"{key}={raw!r} is not a valid {kind.__name__}; unset it or fix the value") from None
         settings = cls(**values)  # type: ignore[arg-type]
+        for name, key in _LIMITS:
+            if getattr(settings, name) < 1:
+                raise SetupError(f"{key}={getattr(settings, name)} must be at least 1; unset it for the default")
         if settings.embedder not in ("minilm", "hash"):
             raise SetupError(f"MEMVAULT_EMBEDDER={settings.embedder!r}: use 'minilm' (default) or 'hash'")
         return settings
 
+
+_LIMITS = (
+    ("max_content_bytes", "MEMVAULT_MAX_CONTENT_BYTES"),
+    ("max_tags", "MEMVAULT_MAX_TAGS"),
+    ("max_tag_chars", "MEMVAULT_MAX_TAG_CHARS"),
+    ("max_query_chars", "MEMVAULT_MAX_QUERY_CHARS"),
+    ("max_k", "MEMVAULT_MAX_K"),
+)
 
 _ENV: tuple[tuple[str, str, type], ...] = (
     ("namespace", "MEMVAULT_NAMESPACE", str),
