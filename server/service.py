@@ -28,7 +28,7 @@ from server.models import (
     RememberResult,
 )
 from server.search import search
-from server.store import GLOBAL, MemoryRow, NewMemory, Scope, Store
+from server.store import GLOBAL, IndexDrift, MemoryRow, NewMemory, Scope, Store
 from server.textindex import index_text
 
 log = logging.getLogger(__name__)
@@ -70,6 +70,7 @@ class MemoryService:
             service = cls(db, embedder, settings, clock)
             if check_model:
                 service._check_model()
+            service.repair_index()
         except BaseException:
             db.close()
             raise
@@ -89,6 +90,24 @@ class MemoryService:
                 f"{self.embedder.model_id} ({self.embedder.dimensions}). Run `memvault reembed` to recompute "
                 "them with the configured model, or switch MEMVAULT_EMBEDDER back."
             )
+
+    def repair_index(self) -> IndexDrift:
+        """Find and fix index drift (a memory without keyword row or vector, orphan rows); logs what it fixed.
+
+        A cheap read first, so a healthy store (the usual case) never takes the
+        write lock at start-up; the check is repeated inside the write because
+        another process may be repairing the same file at the same moment.
+        """
+        with self.db.read() as conn:
+            if not self.store.index_drift(conn):
+                return IndexDrift()
+        with self.db.write() as conn:
+            drift = self.store.index_drift(conn)
+            self.store.repair_index(conn, drift, index_text)
+        if drift:
+            log.warning("index out of step with the memories table, repaired: %s", drift.describe())
+            self.indexer.notify()
+        return drift
 
     def reembed(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Recompute every vector with the configured embedder (after a model change)."""
@@ -203,11 +222,11 @@ class MemoryService:
         since: str | datetime | None = None,
         until: str | datetime | None = None,
     ) -> RecallResult:
-        query = check.text(query, "query", self.settings.max_query_chars * 4)
+        query = check.text(query, "query", self.settings.max_query_chars * 4, "MEMVAULT_MAX_QUERY_CHARS")
         if len(query) > self.settings.max_query_chars:
             raise InvalidInput(
                 f"query is {len(query)} characters, over the limit of {self.settings.max_query_chars}; "
-                "ask with the key words or a shorter sentence"
+                "ask with the key words or a shorter sentence (the limit is MEMVAULT_MAX_QUERY_CHARS)"
             )
         k = check.k(k, self.settings)
         start, end = check.timestamp(since, "since"), check.timestamp(until, "until")
