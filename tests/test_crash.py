@@ -125,6 +125,7 @@ def test_kill_9_at_random_points_loses_no_acknowledged_write(tmp_path):
         assert not report.problems(), (SEED, round_no, report.problems())
         _assert_every_ack_is_there(home / "memvault.db", acked, forgotten, attempted)
     assert sum(c for _, c in log) > KILLS, f"too few acknowledged writes to mean anything: {log} (seed {SEED})"
+    print(f"{KILLS} kills (seed {SEED}): {len(acked)} acknowledged memories, {len(forgotten)} acknowledged forgets kept")
     # A clean start afterwards resumes the embedding queue: every live memory gets its vector.
     service = MemoryService.open(Settings(home=home, embedder="hash"), embedder=HashEmbedder())
     try:

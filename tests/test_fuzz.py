@@ -226,7 +226,11 @@ async def test_every_tool_answers_hostile_arguments_with_a_result_or_a_clear_err
     # come out wrapped in an ExceptionGroup, which slows hypothesis's shrinking.
     async with Client(_server(service)) as client:
         for name, args in calls:
-            found.append(problem(name, args, await client.call_tool(name, args)))
+            try:
+                result = await client.call_tool(name, args)
+            except UnicodeEncodeError:
+                continue  # the client cannot serialise a lone surrogate here: nothing reached the server
+            found.append(problem(name, args, result))
         alive = await client.call_tool("recall", {"query": "alive", "thread": "*"})
     assert [p for p in found if p] == []
     assert not alive.is_error, f"recall over every thread fails after {_short(calls)}: a stored memory may poison recall"
