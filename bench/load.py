@@ -123,8 +123,10 @@ async def client_loop(n: int, params: StdioServerParameters, start: Start, run: 
 
     async with Client(params, read_timeout_seconds=60) as client:
         deadline = await start.ready()
+        first = True
         while time.monotonic() < deadline:
-            roll = rng.random()
+            opening, first = first, False
+            roll = 0.45 if opening else rng.random()  # every client opens by racing for one shared fact
             if roll < 0.40:
                 token = f"{rng.getrandbits(48):012x}"
                 content = f"client {n} note {token}: {' '.join(rng.sample(WORDS, 4))}"
@@ -137,7 +139,8 @@ async def client_loop(n: int, params: StdioServerParameters, start: Start, run: 
                     run.owner[out["id"]] = n
                     mine.append(out["id"])
             elif roll < 0.50:
-                content = f"shared fact {rng.randrange(SHARED_FACTS)}: the team uses {WORDS[rng.randrange(len(WORDS))]}"
+                fact = 0 if opening else rng.randrange(SHARED_FACTS)
+                content = f"shared fact {fact}: the team uses {WORDS[fact % len(WORDS)]}"
                 out = await timed("remember", {"content": content, "thread": SHARED_THREAD})
                 if out:
                     run.statuses[out["status"]] += 1

@@ -224,15 +224,21 @@ class Store:
             orphan_vectors=ids(
                 "SELECT memory_id FROM memory_vectors WHERE memory_id NOT IN (SELECT id FROM memories) ORDER BY memory_id"
             ),
-            wrong_vector_flags=ids(
-                "SELECT v.memory_id FROM memory_vectors v JOIN memories m ON m.id = v.memory_id "
-                "WHERE v.deleted != (m.deleted_at IS NOT NULL) ORDER BY v.memory_id"
-            ),
+            wrong_vector_flags=self._wrong_vector_flags(conn),
             orphan_queue=ids(
                 "SELECT memory_id FROM pending_embeddings WHERE memory_id NOT IN (SELECT id FROM memories) "
                 "ORDER BY memory_id"
             ),
         )
+
+    def _wrong_vector_flags(self, conn: Any) -> tuple[int, ...]:
+        # Joining vec0 on its metadata column reads it row by row (0.55 s for 50k
+        # vectors); two plain scans compared as sets take a fifth of that.
+        flagged = {r[0] for r in conn.execute("SELECT memory_id FROM memory_vectors WHERE deleted = 1")}
+        vectors = {r[0] for r in conn.execute("SELECT memory_id FROM memory_vectors")}
+        gone = {r[0] for r in conn.execute("SELECT id FROM memories WHERE deleted_at IS NOT NULL")}
+        live = {r[0] for r in conn.execute("SELECT id FROM memories WHERE deleted_at IS NULL")}
+        return tuple(sorted(((gone & vectors) - flagged) | (flagged & live)))
 
     def repair_index(self, conn: Any, drift: IndexDrift, text_of: Callable[[str], str]) -> None:
         """Bring the index back in step with `memories`; `text_of` turns content into indexed text."""
