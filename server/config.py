@@ -129,12 +129,23 @@ class Settings:
             raise SetupError(
                 f"MEMVAULT_NAMESPACE={settings.namespace!r}: use 1-64 letters, digits, '.', '_' or '-'"
             )
+        for name, key in _LIMITS:
+            if getattr(settings, name) < 1:
+                raise SetupError(f"{key}={getattr(settings, name)} must be at least 1; unset it for the default")
         if settings.embedder not in ("minilm", "hash"):
             raise SetupError(f"MEMVAULT_EMBEDDER={settings.embedder!r}: use 'minilm' (default) or 'hash'")
         if not 0.0 < settings.dedupe_threshold <= 1.0:
             raise SetupError(f"MEMVAULT_DEDUPE_THRESHOLD={settings.dedupe_threshold}: use a cosine similarity in (0, 1], e.g. 0.92")
         return settings
 
+
+_LIMITS = (
+    ("max_content_bytes", "MEMVAULT_MAX_CONTENT_BYTES"),
+    ("max_tags", "MEMVAULT_MAX_TAGS"),
+    ("max_tag_chars", "MEMVAULT_MAX_TAG_CHARS"),
+    ("max_query_chars", "MEMVAULT_MAX_QUERY_CHARS"),
+    ("max_k", "MEMVAULT_MAX_K"),
+)
 
 _ENV: tuple[tuple[str, str, type], ...] = (
     ("namespace", "MEMVAULT_NAMESPACE", str),

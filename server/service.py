@@ -33,7 +33,7 @@ from server.memfiles import DailyEntry, MemoryFiles
 from server.redact import redact
 from server.safety import instruction_flags
 from server.search import search
-from server.store import GLOBAL, MemoryRow, NewMemory, Scope, Store
+from server.store import GLOBAL, IndexDrift, MemoryRow, NewMemory, Scope, Store
 from server.textindex import index_text
 from server.threads import Threads
 
@@ -83,6 +83,7 @@ class MemoryService:
             service = cls(db, embedder, settings, clock)
             if check_model:
                 service._check_model()
+            service.repair_index()
         except BaseException:
             db.close()
             raise
@@ -102,6 +103,24 @@ class MemoryService:
                 f"{self.embedder.model_id} ({self.embedder.dimensions}). Run `memvault reembed` to recompute "
                 "them with the configured model, or switch MEMVAULT_EMBEDDER back."
             )
+
+    def repair_index(self) -> IndexDrift:
+        """Find and fix index drift (a memory without keyword row or vector, orphan rows); logs what it fixed.
+
+        A cheap read first, so a healthy store (the usual case) never takes the
+        write lock at start-up; the check is repeated inside the write because
+        another process may be repairing the same file at the same moment.
+        """
+        with self.db.read() as conn:
+            if not self.store.index_drift(conn):
+                return IndexDrift()
+        with self.db.write() as conn:
+            drift = self.store.index_drift(conn)
+            self.store.repair_index(conn, drift, index_text)
+        if drift:
+            log.warning("index out of step with the memories table, repaired: %s", drift.describe())
+            self.indexer.notify()
+        return drift
 
     def reembed(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Recompute every vector with the configured embedder (after a model change)."""
@@ -263,11 +282,11 @@ class MemoryService:
         until: str | datetime | None = None,
         min_score: float = 0.0,
     ) -> RecallResult:
-        query = check.text(query, "query", self.settings.max_query_chars * 4)
+        query = check.text(query, "query", self.settings.max_query_chars * 4, "MEMVAULT_MAX_QUERY_CHARS")
         if len(query) > self.settings.max_query_chars:
             raise InvalidInput(
                 f"query is {len(query)} characters, over the limit of {self.settings.max_query_chars}; "
-                "ask with the key words or a shorter sentence"
+                "ask with the key words or a shorter sentence (the limit is MEMVAULT_MAX_QUERY_CHARS)"
             )
         k = check.k(k, self.settings)
         if isinstance(min_score, bool) or not isinstance(min_score, (int, float)) or not 0.0 <= min_score <= 1.0:

@@ -15,8 +15,19 @@ from server.models import ALL_THREADS, GLOBAL_THREAD, KINDS
 _THREAD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
 
 
-def text(value: Any, what: str, max_bytes: int) -> str:
-    """A non-empty, valid-UTF-8 string without NUL bytes, stripped, within max_bytes."""
+def _show(value: Any, limit: int = 80) -> str:
+    """repr for an error message, cut short: a hostile 5 MB argument must not come back in the error."""
+    shown = repr(value)
+    if len(shown) <= limit:
+        return shown
+    return shown[:limit] + ("...'" if isinstance(value, str) else "...")
+
+
+def text(value: Any, what: str, max_bytes: int, setting: str = "MEMVAULT_MAX_CONTENT_BYTES") -> str:
+    """A non-empty, valid-UTF-8 string without NUL bytes, stripped, within max_bytes.
+
+    `setting` names the environment variable that raises the limit, for the message.
+    """
     if not isinstance(value, str):
         raise InvalidInput(f"{what} must be a string, got {type(value).__name__}")
     value = value.strip()
@@ -32,15 +43,14 @@ def text(value: Any, what: str, max_bytes: int) -> str:
         ) from None
     if size > max_bytes:
         raise InvalidInput(
-            f"{what} is {size} bytes, over the limit of {max_bytes}; split it into smaller memories "
-            "or raise MEMVAULT_MAX_CONTENT_BYTES"
+            f"{what} is {size} bytes, over the limit of {max_bytes}; send less text or raise {setting}"
         )
     return value
 
 
 def kind(value: Any) -> str:
     if value not in KINDS:
-        raise InvalidInput(f"unknown kind {value!r}; use one of: {', '.join(KINDS)}")
+        raise InvalidInput(f"unknown kind {_show(value)}; use one of: {', '.join(KINDS)}")
     return value
 
 
@@ -53,9 +63,10 @@ def kinds(values: Any) -> tuple[str, ...] | None:
 
 
 def thread_name(value: Any) -> str:
-    if not isinstance(value, str) or not _THREAD.match(value):
+    # fullmatch: with match, `$` also accepts a trailing newline ("web\n").
+    if not isinstance(value, str) or not _THREAD.fullmatch(value):
         raise InvalidInput(
-            f"invalid thread {value!r}: use 1-128 characters from letters, digits and . _ @ + - "
+            f"invalid thread {_show(value)}: use 1-128 characters from letters, digits and . _ @ + - "
             "(starting with a letter or digit), e.g. the repository name"
         )
     return value
@@ -66,19 +77,21 @@ def tags(values: Any, settings: Settings) -> tuple[str, ...]:
         return ()
     if isinstance(values, str) or not isinstance(values, Sequence):
         raise InvalidInput("tags must be a list of strings, e.g. [\"billing\", \"infra\"]")
-    out: list[str] = []
+    out: dict[str, None] = {}
     for value in values:
         if not isinstance(value, str):
-            raise InvalidInput(f"every tag must be a string; got {type(value).__name__} {value!r}")
-        tag = text(value, "a tag", settings.max_tag_chars * 4).lower()
+            raise InvalidInput(f"every tag must be a string; got {type(value).__name__} {_show(value)}")
+        tag = text(value, "a tag", settings.max_tag_chars * 4, "MEMVAULT_MAX_TAG_CHARS").lower()
         if len(tag) > settings.max_tag_chars or any(c.isspace() or not c.isprintable() for c in tag):
             raise InvalidInput(
-                f"invalid tag {value!r}: tags are single words (no spaces) of at most {settings.max_tag_chars} characters"
+                f"invalid tag {_show(value)}: tags are single words (no spaces) of at most {settings.max_tag_chars} characters"
             )
-        out.append(tag)
-    out = list(dict.fromkeys(out))
-    if len(out) > settings.max_tags:
-        raise InvalidInput(f"{len(out)} tags given; at most {settings.max_tags} are allowed")
+        out[tag] = None
+        if len(out) > settings.max_tags:  # stop at once on a hostile million-item list
+            raise InvalidInput(
+                f"more than {settings.max_tags} distinct tags given; at most {settings.max_tags} are allowed "
+                "(MEMVAULT_MAX_TAGS)"
+            )
     return tuple(out)
 
 
@@ -104,23 +117,33 @@ def timestamp(value: Any, what: str) -> datetime | None:
             parsed = datetime.fromisoformat(raw.replace("Z", "+00:00").replace("z", "+00:00"))
         except ValueError:
             raise InvalidInput(
-                f"{what} {value!r} is not an ISO-8601 date or time; use e.g. 2026-05-01 or 2026-05-01T14:30:00Z"
+                f"{what} {_show(value)} is not an ISO-8601 date or time; use e.g. 2026-05-01 or 2026-05-01T14:30:00Z"
             ) from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=timezone.utc)
-    if not 1970 <= parsed.year <= 9999:
-        raise InvalidInput(f"{what} {value!r} is out of range (1970-9999)")
-    return parsed
+    # The range applies in UTC, the zone it is stored and shown in: 9999-12-31T23:00-05:00
+    # is year 10000 in UTC, which Python cannot represent when the memory is read back.
+    try:
+        utc = parsed.astimezone(timezone.utc)
+    except OverflowError:
+        utc = None
+    if utc is None or not 1970 <= utc.year <= 9999:
+        raise InvalidInput(f"{what} {_show(value)} is out of range (1970-9999, UTC)")
+    return utc
 
 
 def k(value: Any, settings: Settings) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= settings.max_k:
-        raise InvalidInput(f"k must be a whole number from 1 to {settings.max_k}")
+        raise InvalidInput(f"k must be a whole number from 1 to {settings.max_k} (MEMVAULT_MAX_K)")
     return value
 
 
+#: SQLite's largest integer: a bigger id cannot exist, and binding it raises OverflowError.
+MAX_ID = 2**63 - 1
+
+
 def memory_id(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
         raise InvalidInput("a memory id is a positive whole number, as returned by remember or recall")
     return value
 

@@ -1,0 +1,49 @@
+"""A store health report: SQLite's integrity check plus agreement of the indexes with `memories`.
+
+Used by the crash and load tests and the benchmarks after they have stopped
+every server; safe to run while servers are up (it only reads).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from server.db import Database, integrity_errors
+from server.store import IndexDrift, Store
+
+
+@dataclass
+class Health:
+    integrity: list[str] = field(default_factory=list)
+    drift: IndexDrift = field(default_factory=IndexDrift)
+    live: int = 0
+    deleted: int = 0
+    pending: int = 0  # live memories still waiting for their vector
+
+    def problems(self, *, vectors_done: bool = False) -> list[str]:
+        """Everything wrong; with vectors_done, a memory still waiting for its vector is wrong too."""
+        out = [f"integrity_check: {e}" for e in self.integrity]
+        if self.drift:
+            out.append(f"index drift: {self.drift.describe()}")
+        if vectors_done and self.pending:
+            out.append(f"{self.pending} live memories still have no vector")
+        return out
+
+
+def check(db_path: Path | str) -> Health:
+    db = Database(db_path)
+    try:
+        with db.read() as conn:
+            health = Health(integrity=integrity_errors(conn), drift=Store(db, "").index_drift(conn))
+            health.live, health.deleted = conn.execute(
+                "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL) "
+                "FROM memories"
+            ).fetchone()
+            health.pending = conn.execute(
+                "SELECT count(*) FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id "
+                "WHERE m.deleted_at IS NULL"
+            ).fetchone()[0]
+        return health
+    finally:
+        db.close()
