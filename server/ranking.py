@@ -53,6 +53,11 @@ from server import textindex
 
 DENSE_CANDIDATES = 50
 KEYWORD_CANDIDATES = 50
+#: A query term in more than this share of the searched thread's memories is
+#: left out of the keyword search (see search.common_terms); only for scopes of
+#: at least COMMON_TERM_MIN_SCOPE memories.
+COMMON_TERM_SHARE = 0.2
+COMMON_TERM_MIN_SCOPE = 50
 CONTEXT_PREVIOUS = 2
 CONTEXT_MAX_GAP_SECONDS = 1800  # a previous memory counts as context only if
                                 # written within 30 min of the next one

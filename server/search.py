@@ -8,6 +8,8 @@ score (see its docstring for what the score means).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +17,7 @@ import numpy as np
 from server import ranking
 from server.clock import from_millis
 from server.store import Scope, Store
-from server.textindex import match_expression
+from server.textindex import match_expression, query_terms, term_expression
 
 
 @dataclass(frozen=True)
@@ -25,8 +27,47 @@ class Hit:
     match: str  # "keyword" | "semantic" | "both"
 
 
+def common_terms(store: Store, query: str, scope: Scope) -> set[str]:
+    """Query terms found in more than COMMON_TERM_SHARE of the searched memories.
+
+    bm25's IDF is computed over the whole store, but a search is scoped to a
+    thread: a name or project word that is rare in the store and in every other
+    memory of this thread would still dominate the keyword ranking while
+    telling nothing apart. Within the scope it is a stopword.
+    """
+    if scope.threads is None or ranking.COMMON_TERM_SHARE >= 1:
+        return set()
+    size = store.scope_size(scope)
+    if size < ranking.COMMON_TERM_MIN_SCOPE:
+        return set()
+    limit = ranking.COMMON_TERM_SHARE * size
+    return {t for t in query_terms(query) if _frequency(store, t, scope, size) > limit}
+
+
+# Counting a common term's matches in a thread costs milliseconds, and the same
+# terms come back query after query: cache the count for as long as the scope
+# holds the same number of memories (a changed thread is counted afresh).
+_FREQUENCIES: OrderedDict[tuple, int] = OrderedDict()
+_FREQUENCIES_LOCK = threading.Lock()
+_FREQUENCIES_MAX = 20_000
+
+
+def _frequency(store: Store, term: str, scope: Scope, size: int) -> int:
+    key = (store.db.path, store.namespace, scope.threads, term, size)
+    with _FREQUENCIES_LOCK:
+        if key in _FREQUENCIES:
+            _FREQUENCIES.move_to_end(key)
+            return _FREQUENCIES[key]
+    count = store.document_frequency(term_expression(term), scope)
+    with _FREQUENCIES_LOCK:
+        _FREQUENCIES[key] = count
+        while len(_FREQUENCIES) > _FREQUENCIES_MAX:
+            _FREQUENCIES.popitem(last=False)
+    return count
+
+
 def search(store: Store, query: str, query_vector: np.ndarray | None, k: int, scope: Scope) -> list[Hit]:
-    expression = match_expression(query)
+    expression = match_expression(query, drop=common_terms(store, query, scope))
     keyword = dict(store.keyword(expression, ranking.KEYWORD_CANDIDATES, scope)) if expression else {}
     dense: dict[int, float] = {}
     nearest: set[int] = set()

@@ -561,6 +561,29 @@ class Store:
             # A zero vector has no cosine distance (NULL): it matches nothing.
             return [(r[0], r[1]) for r in conn.execute(sql, params) if r[1] is not None]
 
+    def scope_size(self, scope: Scope) -> int:
+        """Live memories a search over `scope` covers (kind/time/tag filters ignored)."""
+        sql = "SELECT count(*) FROM memories WHERE namespace = ? AND deleted_at IS NULL"
+        params: list[Any] = [self.namespace]
+        if scope.threads is not None:
+            sql += f" AND thread IN {_in(scope.threads)}"
+            params.extend(scope.threads)
+        with self.db.read() as conn:
+            return conn.execute(sql, params).fetchone()[0]
+
+    def document_frequency(self, expression: str, scope: Scope) -> int:
+        """How many live memories in `scope` match `expression`."""
+        sql = (
+            "SELECT count(*) FROM memory_fts f JOIN memories m ON m.id = f.rowid "
+            "WHERE memory_fts MATCH ? AND m.namespace = ? AND m.deleted_at IS NULL"
+        )
+        params: list[Any] = [expression, self.namespace]
+        if scope.threads is not None:
+            sql += f" AND m.thread IN {_in(scope.threads)}"
+            params.extend(scope.threads)
+        with self.db.read() as conn:
+            return conn.execute(sql, params).fetchone()[0]
+
     def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
         """Exact cosine similarity of the query to these memories (those that have a vector)."""
         if not ids:

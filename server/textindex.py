@@ -152,13 +152,20 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def match_expression(query: str) -> str | None:
+def match_expression(query: str, drop: "set[str] | frozenset[str]" = frozenset()) -> str | None:
     """A safe FTS5 MATCH expression (quoted terms OR-ed), or None when the
-    query has nothing searchable (empty, only punctuation or stopwords)."""
+    query has nothing searchable (empty, only punctuation or stopwords).
+    Terms in ``drop`` are left out, unless that would leave nothing."""
     terms = query_terms(query)
-    if not terms:
+    kept = [t for t in terms if t not in drop] or terms
+    if not kept:
         return None
-    return " OR ".join(_quote(t) for t in terms)
+    return " OR ".join(_quote(t) for t in kept)
+
+
+def term_expression(term: str) -> str:
+    """A MATCH expression for one query term in a memory's own text (not its context)."""
+    return "text : " + _quote(term)
 
 
 def context_text(previous: "list[str] | tuple[str, ...]") -> str:
