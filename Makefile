@@ -27,4 +27,7 @@ test: install-test
 	$(BIN)/python -m pytest
 
 bench: install-test
-	$(BIN)/python bench/run_all.py --quick
+	$(BIN)/python bench/startup.py --quick
+	$(BIN)/python bench/retrieval.py --quick
+	$(BIN)/python bench/load.py --quick
+	$(BIN)/python bench/secrets_fp.py
