@@ -346,13 +346,28 @@ class Curator:
             before += len(source)
             after += len(result)
 
-        def apply() -> None:
+        def apply() -> dict[str, Any] | None:
             stamp = self._now()
+            changed = []
             with self.db.write() as conn:
                 for row, tier, text in plans:
+                    # The plan was read outside this transaction: a forget, restore or compress from
+                    # another request or process may have landed since. Compressing such a row would
+                    # re-index a forgotten memory or archive the wrong text as its original.
+                    now_row = conn.execute(
+                        "SELECT content, compression, deleted_at FROM memories WHERE id = ?", (row.id,)
+                    ).fetchone()
+                    if now_row is None or tuple(now_row) != (row.content, row.compression, None):
+                        changed.append(row.id)
+                        continue
                     original = row.content if row.compression is None else None
                     self.store.set_compressed(conn, row.id, text, tier, original, stamp, index_text(text))
             self.service.indexer.notify()
+            if not changed:
+                return None
+            return {"counts": {"compressed": len(plans) - len(changed), "skipped_changed_meanwhile": len(changed)},
+                    "details": [{"id": i, "skipped": "changed since the preview (forgotten, restored or "
+                                 "compressed meanwhile)"} for i in changed]}
 
         details = [
             {

@@ -496,6 +496,73 @@ def fingerprint(path: Path, now_ns: int | None = None) -> Fingerprint | None:
 # --------------------------------------------------------------------------- writing
 
 
+# Temp files of atomic writes: ".<name>.<mkstemp's 8 characters>.tmp" beside the target.
+_TEMP_NAME = re.compile(r"\..+\.[A-Za-z0-9_]{8}\.tmp")
+#: Without POSIX locks a live writer cannot be told from a dead one: only this old is swept.
+_TEMP_MAX_AGE_S = 3600
+
+
+def _temp_file(path: Path) -> tuple[int, str]:
+    """A new temp file beside ``path``, held under an exclusive lock (POSIX) until it is closed.
+
+    The lock is how ``sweep_temp_files`` tells a write in progress (in any process) from one
+    whose process was killed: the kernel drops the lock when the process dies.
+    """
+    while True:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        if fcntl is None:
+            return fd, tmp
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # waits only while a sweep is looking at this very file
+        except OSError:  # no locks on this file system: the sweep leaves unlocked files alone
+            return fd, tmp
+        try:
+            if os.stat(tmp).st_ino == os.fstat(fd).st_ino:
+                return fd, tmp
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # a sweep removed it between mkstemp and the lock: take another name
+
+
+def sweep_temp_files(root: Path) -> list[Path]:
+    """Remove the temp files that atomic writes under ``root`` left when their process died.
+
+    A kill -9 (or power loss) between creating the temp file and renaming it over the target
+    leaves ``.MEMORY.md.xxxxxxxx.tmp`` behind: the target itself is intact (old or new), the
+    temp file is garbage. A writer holds a lock on its temp file, so a file we can lock has no
+    writer any more; files another process is writing right now are left alone.
+    """
+    removed: list[Path] = []
+    root = Path(root)
+    if not root.is_dir():
+        return removed
+    for path in root.rglob(".*.tmp"):
+        if not _TEMP_NAME.fullmatch(path.name) or path.is_symlink() or not path.is_file():
+            continue
+        if fcntl is None:  # pragma: no cover - Windows
+            with suppress(OSError):
+                if time.time() - path.stat().st_mtime > _TEMP_MAX_AGE_S:
+                    path.unlink()
+                    removed.append(path)
+            continue
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # a live writer holds it (or locks are unsupported): leave it
+                continue
+            with suppress(FileNotFoundError):
+                if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                    path.unlink()
+                    removed.append(path)
+        finally:
+            os.close(fd)
+    return removed
+
+
 def _fsync_dir(folder: Path) -> None:
     if os.name != "posix":
         return  # Windows cannot open a directory for fsync; os.replace is durable enough there
@@ -515,7 +582,7 @@ def atomic_write(path: Path, text: str) -> None:
     and fsyncs the directory (POSIX). An existing file keeps its permission bits.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_file(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(text.encode("utf-8"))
@@ -550,7 +617,7 @@ def _create_once(path: Path, data: bytes) -> bool:
     nothing is overwritten and a crash never leaves a half-written file that would then be
     "kept" forever. Where hard links are unsupported, falls back to an exclusive create.
     """
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_file(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -587,11 +654,9 @@ def backup(path: Path, when: datetime) -> Path:
     stamp = when.strftime("%Y-%m-%dT%H%M%S")  # no ':' so the name is valid on Windows
     for n in itertools.count(1):
         target = folder / f"{path.stem}.{stamp}{'' if n == 1 else f'-{n}'}{path.suffix}"
-        try:
-            _write_new(target, data)
-        except FileExistsError:
-            continue
-        return target
+        # Complete or absent, never half a copy (a kill -9 mid-copy leaves only a temp file).
+        if _create_once(target, data):
+            return target
     raise AssertionError("unreachable")
 
 

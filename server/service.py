@@ -29,7 +29,7 @@ from server.models import (
 )
 from server.config import templates_dir
 from server.fileindex import FILE_SOURCE, FileIndex
-from server.memfiles import DailyEntry, MemoryFiles
+from server.memfiles import DailyEntry, MemoryFiles, sweep_temp_files
 from server.redact import redact
 from server.safety import instruction_flags
 from server.search import search
@@ -64,6 +64,11 @@ class MemoryService:
         self.indexer = Indexer(self.store, embedder)
         self.files = MemoryFiles(settings.files_dir, templates_dir())
         self.files.install_templates()
+        for folder in (settings.files_dir, settings.archives_dir):
+            left = sweep_temp_files(folder)  # writes cut short by a crash; the targets are intact
+            if left:
+                log.warning("removed %d temp file(s) of writes interrupted by a crash: %s", len(left),
+                            ", ".join(str(p.relative_to(folder)) for p in left[:5]))
         self.file_index = FileIndex(self.store, self.files, clock, settings.max_content_bytes)
         self.threads = Threads(self.store, settings, clock)
 
