@@ -456,6 +456,16 @@ def archive_files(folder: Path) -> list[Path]:
 
 def import_file(service: MemoryService, path: Path, commit: bool = True, progress: Progress | None = None) -> dict[str, Any]:
     """Validate, import (or preview) and verify one archive file; the report as plain data."""
+    limit = service.settings.max_archive_bytes
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ArchiveError(f"cannot read {path.name}: {exc.strerror}; nothing was imported") from None
+    if size > limit:
+        raise ArchiveError(
+            f"{path.name} is {size} bytes, over the import limit of {limit}; split the export by month "
+            "(--split-by-month) or raise MEMVAULT_MAX_ARCHIVE_BYTES; nothing was imported"
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:

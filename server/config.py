@@ -67,6 +67,8 @@ class Settings:
     max_k: int = 50
     # Recent-message window kept per thread (thread_prompt's short-term memory).
     window_size: int = 20
+    # Largest archive `import` reads (bytes): a bigger file is refused before it is read.
+    max_archive_bytes: int = 512 * 1024 * 1024
     # Resources larger than this are served cut, with a marker saying how to see the rest.
     max_resource_chars: int = 40_000
     # thread_prompt's default budget, in estimated tokens.
@@ -141,6 +143,8 @@ class Settings:
 
 _LIMITS = (
     ("max_content_bytes", "MEMVAULT_MAX_CONTENT_BYTES"),
+    ("max_archive_bytes", "MEMVAULT_MAX_ARCHIVE_BYTES"),
+    ("max_resource_chars", "MEMVAULT_MAX_RESOURCE_CHARS"),
     ("max_tags", "MEMVAULT_MAX_TAGS"),
     ("max_tag_chars", "MEMVAULT_MAX_TAG_CHARS"),
     ("max_query_chars", "MEMVAULT_MAX_QUERY_CHARS"),
@@ -157,6 +161,7 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("max_k", "MEMVAULT_MAX_K", int),
     ("window_size", "MEMVAULT_WINDOW", int),
     ("max_resource_chars", "MEMVAULT_MAX_RESOURCE_CHARS", int),
+    ("max_archive_bytes", "MEMVAULT_MAX_ARCHIVE_BYTES", int),
     ("token_budget", "MEMVAULT_TOKEN_BUDGET", int),
     ("model_wait_seconds", "MEMVAULT_MODEL_WAIT", float),
     ("embedder", "MEMVAULT_EMBEDDER", str),

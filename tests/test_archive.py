@@ -229,3 +229,16 @@ def test_the_cli_exports_and_imports(filled, tmp_path, monkeypatch, capsys, sett
     (tmp_path / "bad.json").write_text("{}")
     assert cli.main(["import", str(tmp_path / "bad.json")]) == 2
     assert "not a memvault archive" in capsys.readouterr().err
+
+
+def test_an_archive_over_the_size_limit_is_refused_before_it_is_read(filled, tmp_path, settings, clock):
+    path = tmp_path / "big.json"
+    archive.write(archive.export(filled), path)
+    small = MemoryService.open(settings.with_(home=tmp_path / "small", max_archive_bytes=100), embedder=HashEmbedder(),
+                               clock=clock)
+    try:
+        with pytest.raises(ArchiveError, match="MEMVAULT_MAX_ARCHIVE_BYTES; nothing was imported"):
+            archive.import_file(small, path)
+        assert small.store.count()["live"] == 0
+    finally:
+        small.close()
