@@ -38,6 +38,10 @@ from server.threads import thread_info
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+#: Seconds between start-up and the model load, so the host's initialize and
+#: tools/list are answered before the multi-second import takes the GIL. A recall
+#: arriving sooner starts the load at once.
+MODEL_LOAD_DELAY = 0.5
 
 INSTRUCTIONS = """\
 memvault is your long-term memory across sessions. Call `recall` at the start of a task and \
@@ -96,7 +100,7 @@ def build_server(service: MemoryService, *, start_background: bool = True) -> MC
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[MemoryService]:
         if start_background:
-            service.start_background()
+            service.start_background(model_delay=MODEL_LOAD_DELAY)
             if service.settings.curate_on_start:  # opt-in (MEMVAULT_CURATE_ON_START); off by default
                 threading.Thread(target=_scheduled, args=(curator,), name="memvault-curate", daemon=True).start()
         try:

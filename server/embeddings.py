@@ -89,20 +89,26 @@ class MiniLMEmbedder:
         self.threads = threads
         self._model = None
         self._ready = threading.Event()
+        self._go = threading.Event()
         self._started = False
         self._start_lock = threading.Lock()
         self._encode_lock = threading.Lock()
         self.error: str | None = None
         self.load_seconds: float | None = None
 
-    def start(self) -> None:
+    def start(self, delay: float = 0.0) -> None:
+        """Load in the background, after `delay` seconds (a caller waiting in embed() starts it at once)."""
         with self._start_lock:
             if self._started:
                 return
             self._started = True
-        threading.Thread(target=self._load, name="memvault-model-load", daemon=True).start()
+        threading.Thread(target=self._load, args=(delay,), name="memvault-model-load", daemon=True).start()
 
-    def _load(self) -> None:
+    def _load(self, delay: float = 0.0) -> None:
+        if delay:
+            # The import holds the GIL for seconds; let the host's first requests
+            # (initialize, tools/list) be answered first.
+            self._go.wait(delay)
         started = time.perf_counter()
         try:
             for key, value in (
@@ -134,6 +140,7 @@ class MiniLMEmbedder:
 
     def wait_ready(self, timeout: float) -> bool:
         self.start()
+        self._go.set()  # someone needs the model now: no more waiting
         return self._ready.wait(timeout) and self._model is not None
 
     def embed(self, texts: list[str]) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 
 from server import ranking
 from server.clock import from_millis
-from server.store import Scope, Store
+from server.store import MemoryRow, Scope, Store
 from server.textindex import match_expression, query_terms, term_expression
 
 
@@ -25,6 +25,7 @@ class Hit:
     memory_id: int
     score: float
     match: str  # "keyword" | "semantic" | "both"
+    row: MemoryRow
 
 
 def common_terms(store: Store, query: str, scope: Scope) -> set[str]:
@@ -104,6 +105,7 @@ def search(store: Store, query: str, query_vector: np.ndarray | None, k: int, sc
             mid,
             round(score, 4),
             "both" if mid in nearest and mid in keyword else ("keyword" if mid in keyword else "semantic"),
+            rows[mid],
         )
         for mid, score in ranked
     ]

@@ -143,12 +143,12 @@ class MemoryService:
                 progress(done, total)
         return done
 
-    def start_background(self) -> None:
+    def start_background(self, model_delay: float = 0.0) -> None:
         """Begin loading the model, backfilling vectors and the daily log; returns at once."""
         self.write_daily_backlog(older_than_ms=0)
         start = getattr(self.embedder, "start", None)
         if start is not None:
-            start()
+            start(delay=model_delay)
         self.indexer.start()
 
     def close(self) -> None:
@@ -317,12 +317,7 @@ class MemoryService:
             reason = getattr(self.embedder, "error", None) or "the embedding model is still loading"
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
         hits = search(self.store, query, vector, k, scope)
-        rows = self.store.get([h.memory_id for h in hits])
-        memories = [
-            _memory(rows[h.memory_id], score=h.score, match=h.match)
-            for h in hits
-            if h.memory_id in rows and h.score >= min_score
-        ]
+        memories = [_memory(h.row, score=h.score, match=h.match) for h in hits if h.score >= min_score]
         if memories:
             with self.db.write() as conn:
                 self.store.mark_recalled(conn, [m.id for m in memories], to_millis(self.clock()))
