@@ -59,45 +59,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
+from server.lazyre import LazyRe as _LazyRe
+
 __all__ = ["FLAGS", "instruction_flags"]
 
 
-class _LazyRe:
-    """A regex compiled on first use, to keep ``import`` cheap.
-
-    Compiling every pattern up front is most of this module's import time. After the
-    first call the methods are the compiled pattern's own bound methods (instance
-    attributes shadow these class functions), so there is no per-call overhead.
-    """
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self.pattern, self.flags = pattern, flags
-
-    def _compile(self) -> re.Pattern[str]:
-        p = re.compile(self.pattern, self.flags)
-        self.search, self.match, self.fullmatch, self.finditer = (  # type: ignore[method-assign]
-            p.search, p.match, p.fullmatch, p.finditer,
-        )
-        self.split, self.sub = p.split, p.sub  # type: ignore[method-assign]
-        return p
-
-    def search(self, *args: object) -> re.Match[str] | None:
-        return self._compile().search(*args)  # type: ignore[arg-type]
-
-    def match(self, *args: object) -> re.Match[str] | None:
-        return self._compile().match(*args)  # type: ignore[arg-type]
-
-    def fullmatch(self, *args: object) -> re.Match[str] | None:
-        return self._compile().fullmatch(*args)  # type: ignore[arg-type]
-
-    def finditer(self, *args: object):  # type: ignore[no-untyped-def]
-        return self._compile().finditer(*args)  # type: ignore[arg-type]
-
-    def split(self, *args: object) -> list[str]:
-        return self._compile().split(*args)  # type: ignore[arg-type]
-
-    def sub(self, *args: object) -> str:
-        return self._compile().sub(*args)  # type: ignore[arg-type]
 
 FLAGS = ("exfiltration", "hidden-text", "imperative-command", "override-instructions", "role-spoof")
 

@@ -150,6 +150,22 @@ def _in(values: Sequence[Any]) -> str:
     return "(" + ",".join("?" * len(values)) + ")"
 
 
+def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any]) -> None:
+    """Thread, kind and time conditions of `scope` on columns named `prefix + column`."""
+    if scope.threads is not None:
+        where.append(f"{prefix}thread IN {_in(scope.threads)}")
+        params.extend(scope.threads)
+    if scope.kinds:
+        where.append(f"{prefix}kind IN {_in(scope.kinds)}")
+        params.extend(scope.kinds)
+    if scope.since is not None:
+        where.append(f"{prefix}created_at >= ?")
+        params.append(scope.since)
+    if scope.until is not None:
+        where.append(f"{prefix}created_at <= ?")
+        params.append(scope.until)
+
+
 class Store:
     def __init__(self, db: Database, namespace: str) -> None:
         self.db = db
@@ -536,18 +552,7 @@ class Store:
         """Nearest live memories by cosine distance, every filter applied inside the vec0 scan."""
         where = ["embedding MATCH ?", "k = ?", "namespace = ?", "deleted = 0"]
         params: list[Any] = [np.ascontiguousarray(vector, dtype=np.float32), k, self.namespace]
-        if scope.threads is not None:
-            where.append(f"thread IN {_in(scope.threads)}")
-            params.extend(scope.threads)
-        if scope.kinds:
-            where.append(f"kind IN {_in(scope.kinds)}")
-            params.extend(scope.kinds)
-        if scope.since is not None:
-            where.append("created_at >= ?")
-            params.append(scope.since)
-        if scope.until is not None:
-            where.append("created_at <= ?")
-            params.append(scope.until)
+        _scope_filters(scope, "", where, params)
         with self.db.read() as conn:
             if scope.tags:
                 # Tags are many-valued, so they cannot be a vec0 column; the tagged
@@ -635,18 +640,7 @@ class Store:
         """
         where = ["memory_fts MATCH ?", "m.namespace = ?", "m.deleted_at IS NULL"]
         params: list[Any] = [expression, self.namespace]
-        if scope.threads is not None:
-            where.append(f"m.thread IN {_in(scope.threads)}")
-            params.extend(scope.threads)
-        if scope.kinds:
-            where.append(f"m.kind IN {_in(scope.kinds)}")
-            params.extend(scope.kinds)
-        if scope.since is not None:
-            where.append("m.created_at >= ?")
-            params.append(scope.since)
-        if scope.until is not None:
-            where.append("m.created_at <= ?")
-            params.append(scope.until)
+        _scope_filters(scope, "m.", where, params)
         if scope.tags:
             where.append(f"m.id IN (SELECT memory_id FROM memory_tags WHERE tag IN {_in(scope.tags)})")
             params.extend(scope.tags)
