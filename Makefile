@@ -9,15 +9,18 @@ TORCH ?= torch==2.13.0
 
 .PHONY: serve install install-test test bench
 
+# stdout of `make serve` is the MCP channel: make's echo and pip's chatter go to stderr.
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	@echo "$(PYTHON) -m venv $(VENV)" >&2
+	@$(PYTHON) -m venv $(VENV) >&2
 
 install: $(BIN)/python
-	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH)
-	$(BIN)/pip install --quiet --disable-pip-version-check .
+	@echo "installing memvault into $(VENV)" >&2
+	@$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH) >&2
+	@$(BIN)/pip install --quiet --disable-pip-version-check . >&2
 
 serve: install
-	$(BIN)/memvault serve
+	@exec $(BIN)/memvault serve
 
 install-test: $(BIN)/python
 	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH)
