@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from server import ranking
 from server.budget import fit, start_context_parts
 from server.clock import iso
 from server.errors import InvalidInput
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from server.service import MemoryService
 
 RELEVANT_K = 10
-WEAK_MATCH = 0.3  # as service.WEAK_MATCH: below it a recalled memory is likely unrelated
 _PROMOTED = re.compile(r"memvault:id=(\d+)")
 _SPACE = re.compile(r"\s+")
 
@@ -62,7 +62,7 @@ def build_thread_prompt(
     skip_sources = {FILE_SOURCE + MEMORY_FILE, FILE_SOURCE + SOUL_FILE}
     if query is not None and query.strip():
         # Only real matches: a weak top hit is noise that would crowd the budget.
-        found = service.recall(query, k=RELEVANT_K, thread=thread, min_score=WEAK_MATCH).memories
+        found = service.recall(query, k=RELEVANT_K, thread=thread, min_score=ranking.WEAK_MATCH).memories
     else:
         found = service.recent(named, RELEVANT_K) if named else []
     relevant = [

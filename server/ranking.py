@@ -67,6 +67,9 @@ NEIGHBOR_WEIGHT = 0.2
 SUPERSEDED_FACTOR = 0.5
 COS_FLOOR = 0.15
 COS_CEIL = 0.60
+#: A top score below this means no memory matches the query well: unrelated
+#: queries score about 0.0-0.35, answered ones mostly 0.8 and above.
+WEAK_MATCH = 0.3
 
 
 @dataclass

@@ -82,16 +82,15 @@ def search(store: Store, query: str, query_vector: np.ndarray | None, k: int, sc
         return []
     rows = store.get(candidates)
     around = store.neighbours(candidates)
-    gap = ranking.CONTEXT_MAX_GAP_SECONDS * 1000
     docs: dict[int, ranking.Doc] = {}
     for mid in candidates:
         row = rows.get(mid)
         if row is None:
             continue
         created = row.created_at
-        near = tuple(
-            n[0] for n in around.get(mid, (None, None)) if n is not None and abs(n[1] - created) <= gap
-        )
+        before, after = around.get(mid, (None, None))
+        sequence = [n for n in (before, (mid, created), after) if n is not None]
+        near = ranking.neighbor_ids([(i, from_millis(at)) for i, at in sequence], 1 if before else 0)
         docs[mid] = ranking.Doc(
             content=row.content,
             created_at=from_millis(created),

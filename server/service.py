@@ -30,6 +30,7 @@ from server.models import (
 from server.config import templates_dir
 from server.fileindex import FILE_SOURCE, FileIndex
 from server.memfiles import DailyEntry, MemoryFiles, sweep_temp_files
+from server import ranking
 from server.redact import redact
 from server.safety import instruction_flags
 from server.search import search
@@ -43,9 +44,7 @@ log = logging.getLogger(__name__)
 #: find what was just remembered; a bigger backlog (an import) stays with the
 #: backfill thread and is keyword-searchable meanwhile.
 RECALL_DRAIN_LIMIT = 128
-#: A top score below this means no memory matches the query well (see ranking.py):
-#: unrelated queries score 0.00-0.10, answered ones mostly 0.4 and above.
-WEAK_MATCH = 0.3
+WEAK_MATCH = ranking.WEAK_MATCH
 
 
 def content_hash(content: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from server import ranking
+from server.clock import from_millis
 from server.db import Database
 from server.models import CONVERSATION_KIND
 from server.textindex import context_text
@@ -253,13 +254,10 @@ class Store:
                 "ORDER BY created_at DESC, id DESC LIMIT ?",
                 (self.namespace, thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
             ).fetchall()
-            chain: list[str] = []
-            later = created_at
-            for content, at in previous:
-                if later - at > ranking.CONTEXT_MAX_GAP_SECONDS * 1000:
-                    break
-                chain.insert(0, content)
-                later = at
+            # ranking owns the rule (how many turns, what gap breaks a session)
+            rows = list(reversed(previous))  # oldest first, then this memory
+            order = [(n, from_millis(at)) for n, (_, at) in enumerate(rows)] + [(len(rows), from_millis(created_at))]
+            chain = [rows[n][0] for n in ranking.context_ids(order, len(rows))]
             context = context_text(chain) or None
         conn.execute("INSERT INTO memory_fts(rowid, text, context) VALUES (?, ?, ?)", (memory_id, text, context))
 
