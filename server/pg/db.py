@@ -1,0 +1,144 @@
+"""Connections to PostgreSQL: a small pool, one transaction per read()/write(), the tenant set in each.
+
+Row-level security (forced, see migrations.py) confines every statement to the rows
+whose `tenant` equals the transaction-local setting `app.tenant`. It is set with
+`set_config(..., true)` at the start of every transaction, so it ends with the
+transaction and a pooled connection never carries one tenant into the next
+borrower's work; with no tenant set, every query returns nothing (fail closed).
+
+The service layer was written against SQLite's one-writer-at-a-time transactions
+(read, decide, write: dedupe by content hash, compress what has not changed). A
+write transaction here takes a transaction-level advisory lock on its tenant, so the
+writers of one tenant are serialised the same way and other tenants never wait.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from server.config import Settings
+from server.errors import SetupError
+
+log = logging.getLogger(__name__)
+
+#: What a connection string may not contain for the pool to stay safe: the tenant is
+#: chosen per transaction, never per connection.
+APP_NAME = "memvault"
+
+
+def redact_url(url: str) -> str:
+    """The URL without its password, for logs and cache keys."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _import_driver() -> tuple[Any, Any, Any]:
+    try:
+        import psycopg
+        import psycopg_pool
+        from pgvector.psycopg import register_vector
+    except ImportError as exc:
+        raise SetupError(
+            f"MEMVAULT_DATABASE_URL is set but the PostgreSQL driver is missing ({exc}); "
+            "install it with `pip install 'memvault[postgres]'` or unset MEMVAULT_DATABASE_URL."
+        ) from None
+    return psycopg, psycopg_pool, register_vector
+
+
+class PgDatabase:
+    """A pool of connections as the application role; tenant-scoped transactions."""
+
+    backend = "postgres"
+
+    def __init__(self, url: str, tenant: str, pool_size: int = 4, ef_search: int = 100) -> None:
+        psycopg, psycopg_pool, register_vector = _import_driver()
+        self.url = url
+        self.path = redact_url(url)
+        self.tenant = tenant
+        self.ef_search = int(ef_search)
+        self.errors = psycopg.errors
+        self._local = threading.local()
+
+        def configure(conn: Any) -> None:
+            try:
+                register_vector(conn)
+            except psycopg.ProgrammingError:
+                # `vector` type not installed yet (a database `memvault db init` has not set up):
+                # require_current() says what to do; the pool must still open to let it ask.
+                pass
+
+        def reset(conn: Any) -> None:
+            # Belt and braces: every tenant setting is transaction-local already.
+            conn.execute("SELECT set_config('app.tenant', '', false)")
+
+        try:
+            self.pool = psycopg_pool.ConnectionPool(
+                url,
+                min_size=1,
+                max_size=max(1, pool_size),
+                # autocommit: transactions are explicit (conn.transaction()), nothing idles in one.
+                # prepare_threshold None: a generic plan would ignore how selective a thread filter is.
+                kwargs={"autocommit": True, "prepare_threshold": None, "application_name": APP_NAME},
+                configure=configure,
+                reset=reset,
+                open=True,
+                timeout=30,
+                name="memvault",
+            )
+            self.pool.wait(timeout=15)
+        except psycopg_pool.PoolTimeout as exc:
+            raise SetupError(
+                f"Could not connect to PostgreSQL at {self.path} ({exc}); check MEMVAULT_DATABASE_URL, "
+                "that the server is running and that the role may log in."
+            ) from None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> PgDatabase:
+        assert settings.database_url
+        return cls(settings.database_url, settings.namespace, settings.pg_pool_size, settings.pg_ef_search)
+
+    # -- transactions ---------------------------------------------------------
+    def _begin(self, conn: Any, write: bool) -> None:
+        if not write:
+            # A consistent snapshot across the statements of one read (like SQLite's).
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        conn.execute("SELECT set_config('app.tenant', %s, true)", (self.tenant,))
+        # Every vector query is filtered (RLS adds the tenant): without iterative scans
+        # a selective filter can leave HNSW with fewer than k rows, even none.
+        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        conn.execute(f"SET LOCAL hnsw.ef_search = {self.ef_search}")
+        if write:
+            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 7))", ("memvault:" + self.tenant,))
+
+    @contextmanager
+    def _transaction(self, write: bool) -> Iterator[Any]:
+        current = getattr(self._local, "conn", None)
+        if current is not None:
+            # Nested: join the open transaction of this thread (as SQLite's Database does).
+            yield current
+            return
+        with self.pool.connection() as conn:
+            with conn.transaction():
+                self._begin(conn, write)
+                self._local.conn = conn
+                try:
+                    yield conn
+                finally:
+                    self._local.conn = None
+
+    def write(self) -> Any:
+        return self._transaction(write=True)
+
+    def read(self) -> Any:
+        return self._transaction(write=False)
+
+    def close(self) -> None:
+        self.pool.close()
