@@ -56,6 +56,12 @@ def _row(values: Sequence[Any]) -> MemoryRow:
     return MemoryRow(*values)
 
 
+def _array(value: Any) -> np.ndarray:
+    """A stored vector as float32 (pgvector's adapter hands back numpy arrays or Vector objects)."""
+    to_numpy = getattr(value, "to_numpy", None)
+    return np.asarray(to_numpy() if to_numpy else value, dtype=np.float32)
+
+
 def _tsquery_text(expression: str) -> tuple[str, bool]:
     """The terms of a textindex MATCH expression as websearch_to_tsquery text; True if own text only.
 
@@ -186,11 +192,11 @@ class PgStore:
     def insert_memory(self, conn: Any, new: NewMemory) -> int:
         """Insert the memory and its keyword text; embed_pending queues it for the backfill."""
         (memory_id,) = conn.execute(
-            "INSERT INTO memories(tenant, user_id, agent, thread, content, kind, source, origin, importance, tags, "
+            "INSERT INTO memories(id, tenant, user_id, agent, thread, content, kind, source, origin, importance, tags, "
             "content_hash, created_at, updated_at, file_key, file_line, file_section, pinned) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
             (
-                self.namespace, new.user, new.agent, new.thread, new.content, new.kind, new.source, new.origin,
+                self._next_id(conn), self.namespace, new.user, new.agent, new.thread, new.content, new.kind, new.source, new.origin,
                 new.importance, list(new.tags), new.content_hash, new.created_at, new.updated_at, new.file_key,
                 new.file_line, new.file_section, bool(new.pinned),
             ),
@@ -202,6 +208,25 @@ class PgStore:
                 (self.namespace, memory_id, new.updated_at),
             )
         return memory_id
+
+    def _next_id(self, conn: Any, at_least: int | None = None) -> int:
+        """The tenant's next memory id, or `at_least` itself (an archived id) with the counter moved past it.
+
+        Like SQLite's AUTOINCREMENT, per tenant: never an id handed out before. The
+        counter row is locked until commit, so concurrent writers cannot take one id twice.
+        """
+        if at_least is None:
+            sql = (
+                "INSERT INTO tenant_counters(tenant, name, value) VALUES (%s, 'memories', 1) "
+                "ON CONFLICT (tenant, name) DO UPDATE SET value = tenant_counters.value + 1 RETURNING value"
+            )
+            return conn.execute(sql, (self.namespace,)).fetchone()[0]
+        conn.execute(
+            "INSERT INTO tenant_counters(tenant, name, value) VALUES (%s, 'memories', %s) "
+            "ON CONFLICT (tenant, name) DO UPDATE SET value = greatest(tenant_counters.value, excluded.value)",
+            (self.namespace, at_least),
+        )
+        return at_least
 
     def fts_insert(self, conn: Any, memory_id: int, text: str) -> None:
         """Index a memory's terms; a conversation turn also gets the turns just before it (see store.py)."""
@@ -417,7 +442,7 @@ class PgStore:
             rows = conn.execute(
                 "SELECT id, embedding FROM memories WHERE id = ANY(%s) AND embedding IS NOT NULL", (list(ids),)
             ).fetchall()
-        return {r[0]: float(np.asarray(r[1], dtype=np.float32) @ query) for r in rows}
+        return {r[0]: float(_array(r[1]) @ query) for r in rows}
 
     def neighbours(self, ids: Sequence[int]) -> dict[int, tuple[tuple[int, int] | None, tuple[int, int] | None]]:
         if not ids:
@@ -485,7 +510,7 @@ class PgStore:
         rows = conn.execute(
             "SELECT id, embedding FROM memories WHERE id = ANY(%s) AND embedding IS NOT NULL", (list(ids),)
         )
-        return {r[0]: np.asarray(r[1], dtype=np.float32) for r in rows}
+        return {r[0]: _array(r[1]) for r in rows}
 
     # -- index consistency and health ----------------------------------------------
     def index_drift(self, conn: Any) -> IndexDrift:
@@ -682,19 +707,12 @@ class PgStore:
             list(row.tags), row.content_hash, row.created_at, row.updated_at, row.deleted_at, None,
             row.recall_count, row.last_recalled_at, bool(row.pinned), row.compression,
         ]
-        if memory_id is not None:
-            columns = "id, " + columns
-            values.insert(0, memory_id)
+        columns = "id, " + columns
+        values.insert(0, self._next_id(conn, at_least=memory_id))
         marks = ", ".join(["%s"] * len(values))
         (new_id,) = conn.execute(
             f"INSERT INTO memories({columns}) VALUES ({marks}) RETURNING id", values
         ).fetchone()
-        if memory_id is not None:
-            # Like AUTOINCREMENT: ids handed out later stay above every id in use.
-            conn.execute(
-                "SELECT setval('memories_id_seq', %s) WHERE %s > (SELECT last_value FROM memories_id_seq)",
-                (memory_id, memory_id),
-            )
         if row.deleted_at is None:
             self.fts_insert(conn, new_id, text)
         if original is not None:
