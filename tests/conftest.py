@@ -51,10 +51,7 @@ def service(settings: Settings, clock: FrozenClock) -> Iterator[MemoryService]:
 # up as a real deployment is: `memvault db init` as the superuser, then the tests
 # connect as the application role. Each test gets a tenant of its own, which is a
 # fresh, empty store (every row is tenant-scoped).
-import itertools  # noqa: E402
 import os  # noqa: E402
-
-_tenants = itertools.count()
 
 
 @pytest.fixture(scope="session")
@@ -84,4 +81,7 @@ def pg_url(pg_server) -> str:
 
 @pytest.fixture
 def pg_settings(settings: Settings, pg_url: str) -> Settings:
-    return settings.with_(database_url=pg_url, namespace=f"t{os.getpid()}x{next(_tenants)}")
+    """The test's settings on PostgreSQL, as a tenant of its own (a fresh, empty store)."""
+    from pgharness import tenant_settings
+
+    return tenant_settings(settings, pg_url)

@@ -168,3 +168,16 @@ class ThrowawayPG:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+_tenants = __import__("itertools").count()
+
+
+def tenant_settings(settings, url: str):
+    """`settings` on PostgreSQL at `url` as a fresh tenant (= an empty store), with the
+    empty SOUL.md and MEMORY.md the tests' base settings have."""
+    pg = settings.with_(database_url=url, namespace=f"t{os.getpid()}n{next(_tenants)}")
+    pg.files_dir.mkdir(parents=True, exist_ok=True)
+    for name in ("SOUL", "MEMORY"):
+        (pg.files_dir / f"{name}.md").write_text(f"# {name}\n")
+    return pg

@@ -6,7 +6,7 @@ security adds `tenant = app.tenant` to every statement (see db.py), so a query
 cannot forget it. Inserts name the tenant, and the policy's WITH CHECK refuses any
 other. Differences that show:
 
-* keyword ranks are `-ts_rank(tsv, query)` with the context weighted
+* keyword ranks are `-ts_rank_cd(tsv, query)` with the context weighted
   CONTEXT_COLUMN_WEIGHT (SQLite: bm25). Both are "more negative is better" and
   ranking.fuse only uses each rank's ratio to the best, so ranking works the same;
   the absolute values differ, and stemming is PostgreSQL's English snowball stemmer
@@ -46,7 +46,7 @@ from server.textindex import context_text
 
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
 _THREAD_COLUMNS = "id, title, system_prompt, archived, created_at, last_active_at"
-# Weights of ts_rank for labels {D, C, B, A}: own text is A, a turn's context D.
+# Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
 _WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
 
 
@@ -374,7 +374,7 @@ class PgStore:
 
     # -- search -------------------------------------------------------------
     def keyword(self, expression: str, limit: int, scope: Scope) -> list[tuple[int, float]]:
-        """Full-text matches as (id, -ts_rank): more negative is better, like SQLite's bm25."""
+        """Full-text matches as (id, -ts_rank_cd): more negative is better, like SQLite's bm25."""
         text, own_only = _tsquery_text(expression)
         if not text:
             return []
@@ -382,9 +382,10 @@ class PgStore:
         where = [f"{vector} @@ q", "deleted_at IS NULL"]
         params: list[Any] = [text]
         _scope_filters(scope, "", where, params)
-        # ts_rank normalisation 1 divides by 1 + log(length): longer texts do not win by size (bm25 does the same).
+        # ts_rank_cd counts every occurrence (like bm25's term frequency); normalisation 1 divides by
+        # 1 + log(length) so long texts do not win by size alone (bm25 normalises length too).
         sql = (
-            f"SELECT id, -ts_rank('{_WEIGHTS}', {vector}, q, 1) AS rank "
+            f"SELECT id, -ts_rank_cd('{_WEIGHTS}', {vector}, q, 1) AS rank "
             "FROM memories, websearch_to_tsquery('english', %s) AS q WHERE " + " AND ".join(where)
             + " ORDER BY rank, id LIMIT %s"
         )
