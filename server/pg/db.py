@@ -75,10 +75,6 @@ class PgDatabase:
                 # require_current() says what to do; the pool must still open to let it ask.
                 pass
 
-        def reset(conn: Any) -> None:
-            # Belt and braces: every tenant setting is transaction-local already.
-            conn.execute("SELECT set_config('app.tenant', '', false)")
-
         try:
             self.pool = psycopg_pool.ConnectionPool(
                 url,
@@ -87,8 +83,9 @@ class PgDatabase:
                 # autocommit: transactions are explicit (conn.transaction()), nothing idles in one.
                 # prepare_threshold None: a generic plan would ignore how selective a thread filter is.
                 kwargs={"autocommit": True, "prepare_threshold": None, "application_name": APP_NAME},
+                # No reset callback: the tenant is only ever set transaction-locally, so a
+                # connection back in the pool holds none (and a reset costs a round trip per use).
                 configure=configure,
-                reset=reset,
                 open=True,
                 timeout=30,
                 name="memvault",
@@ -106,18 +103,6 @@ class PgDatabase:
         return cls(settings.database_url, settings.namespace, settings.pg_pool_size, settings.pg_ef_search)
 
     # -- transactions ---------------------------------------------------------
-    def _begin(self, conn: Any, write: bool) -> None:
-        if not write:
-            # A consistent snapshot across the statements of one read (like SQLite's).
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        conn.execute("SELECT set_config('app.tenant', %s, true)", (self.tenant,))
-        # Every vector query is filtered (RLS adds the tenant): without iterative scans
-        # a selective filter can leave HNSW with fewer than k rows, even none.
-        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        conn.execute(f"SET LOCAL hnsw.ef_search = {self.ef_search}")
-        if write:
-            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 7))", ("memvault:" + self.tenant,))
-
     @contextmanager
     def _transaction(self, write: bool) -> Iterator[Any]:
         current = getattr(self._local, "conn", None)
@@ -126,13 +111,29 @@ class PgDatabase:
             yield current
             return
         with self.pool.connection() as conn:
-            with conn.transaction():
-                self._begin(conn, write)
-                self._local.conn = conn
-                try:
-                    yield conn
-                finally:
-                    self._local.conn = None
+            with conn.pipeline():  # BEGIN and the settings in one round trip
+                # Reads get one snapshot for all their statements, as SQLite's do.
+                conn.execute("BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ")
+                # The tenant (transaction-local, so it ends with the transaction); iterative
+                # HNSW scans (every vector query is filtered: RLS adds the tenant, and without
+                # them a selective filter can leave fewer than k rows, even none); the candidate
+                # list size; and for a write the tenant's writer lock.
+                conn.execute(
+                    "SELECT set_config('app.tenant', %s, true), "
+                    "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+                    "set_config('hnsw.ef_search', %s, true)"
+                    + (", pg_advisory_xact_lock(hashtextextended(%s, 7))" if write else ""),
+                    (self.tenant, str(self.ef_search), *(("memvault:" + self.tenant,) if write else ())),
+                )
+            self._local.conn = conn
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            finally:
+                self._local.conn = None
+            conn.execute("COMMIT")
 
     def write(self) -> Any:
         return self._transaction(write=True)

@@ -191,17 +191,20 @@ class PgStore:
 
     def insert_memory(self, conn: Any, new: NewMemory) -> int:
         """Insert the memory and its keyword text; embed_pending queues it for the backfill."""
+        turn = new.kind == CONVERSATION_KIND
         (memory_id,) = conn.execute(
             "INSERT INTO memories(id, tenant, user_id, agent, thread, content, kind, source, origin, importance, tags, "
-            "content_hash, created_at, updated_at, file_key, file_line, file_section, pinned) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+            "content_hash, created_at, updated_at, file_key, file_line, file_section, pinned, search_text) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
             (
-                self._next_id(conn), self.namespace, new.user, new.agent, new.thread, new.content, new.kind, new.source, new.origin,
-                new.importance, list(new.tags), new.content_hash, new.created_at, new.updated_at, new.file_key,
-                new.file_line, new.file_section, bool(new.pinned),
+                self._next_id(conn), self.namespace, new.user, new.agent, new.thread, new.content, new.kind,
+                new.source, new.origin, new.importance, list(new.tags), new.content_hash, new.created_at,
+                new.updated_at, new.file_key, new.file_line, new.file_section, bool(new.pinned),
+                None if turn else new.index_text,  # only a turn needs its neighbours read for context
             ),
         ).fetchone()
-        self.fts_insert(conn, memory_id, new.index_text)
+        if turn:
+            self.fts_insert(conn, memory_id, new.index_text)
         if new.log_daily:
             conn.execute(
                 "INSERT INTO daily_log_queue(tenant, memory_id, queued_at) VALUES (%s, %s, %s)",
@@ -320,8 +323,11 @@ class PgStore:
         columns = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
         with self.db.read() as conn:
             rows = conn.execute(
-                f"SELECT {columns} FROM daily_log_queue q JOIN memories m ON m.tenant = q.tenant AND m.id = q.memory_id "
-                "WHERE q.queued_at <= %s ORDER BY q.memory_id LIMIT %s",
+                # The queue first (usually empty, but full of dead rows between vacuums): joined the
+                # other way round, a fresh table without statistics got a nested loop over memories.
+                "WITH q AS MATERIALIZED (SELECT memory_id FROM daily_log_queue WHERE queued_at <= %s "
+                f"ORDER BY memory_id LIMIT %s) SELECT {columns} FROM q JOIN memories m ON m.id = q.memory_id "
+                "ORDER BY q.memory_id",
                 (queued_before, limit),
             ).fetchall()
         return [_row(r) for r in rows]
