@@ -97,6 +97,15 @@ class PgDatabase:
                 "that the server is running and that the role may log in."
             ) from None
 
+    def for_tenant(self, tenant: str) -> PgDatabase:
+        """The same pool, confined to another tenant: one per authenticated principal of a
+        multi-tenant transport (HTTP with tokens), so requests never share a tenant by accident."""
+        view = object.__new__(PgDatabase)
+        view.__dict__.update(self.__dict__)
+        view.tenant = tenant
+        view._local = threading.local()
+        return view
+
     @classmethod
     def from_settings(cls, settings: Settings) -> PgDatabase:
         assert settings.database_url

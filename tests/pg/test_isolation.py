@@ -222,3 +222,19 @@ def test_a_database_without_the_schema_says_how_to_initialise_it(settings, clock
     bare = settings.with_(database_url=settings.database_url.replace("/memvault?", "/bare?"))
     with pytest.raises(SetupError, match="memvault db init"):
         _open(bare, clock)
+
+
+def test_tenant_views_share_one_pool_and_see_only_their_tenant(settings, clock):
+    service = _open(settings, clock)
+    try:
+        service.remember("owned by the first tenant")
+        other = service.db.for_tenant(settings.namespace + "-other")
+        assert other.pool is service.db.pool
+        from server.pg.store import PgStore
+
+        theirs = PgStore(other, other.tenant)
+        assert theirs.count() == {"live": 0, "deleted": 0, "pending_embeddings": 0}
+        assert theirs.get([1]) == {}
+        assert service.store.count()["live"] == 1
+    finally:
+        service.close()
