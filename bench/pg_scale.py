@@ -154,6 +154,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("-n", type=int)
+    parser.add_argument("--out", type=Path, help="where to write the JSON (default: bench/results/)")
     parser.add_argument("--queries", type=int)
     parser.add_argument("--m", type=int, default=16)
     parser.add_argument("--ef-construction", type=int, default=64)
@@ -198,7 +199,7 @@ def main() -> int:
               f"{r['recall_at_10']:10.3f}{r['p50_ms']:10.2f}{r['p95_ms']:10.2f}")
     s = results["sqlite"]
     print(f"{'SQLite vec0 (exact)':28}{s['recall_at_10']:10.3f}{s['p50_ms']:10.2f}{s['p95_ms']:10.2f}")
-    out = HERE / "results" / ("pg_scale-quick.json" if args.quick else f"pg_scale-{n}.json")
+    out = args.out or HERE / "results" / ("pg_scale-quick.json" if args.quick else f"pg_scale-{n}.json")
     out.write_text(json.dumps(results, indent=2) + "\n")
     return 0
 

@@ -112,6 +112,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("-n", type=int)
+    parser.add_argument("--out", type=Path, help="where to write the JSON (default: bench/results/)")
     args = parser.parse_args()
     n = args.n or (300 if args.quick else 5000)
     texts = memories(n)
@@ -151,7 +152,7 @@ def main() -> int:
         print(f"{key:24}{results['sqlite'][key]:12.2f}{results['postgres'][key]:12.2f}")
     for mode, r in results["postgres_keyword_rls"].items():
         print(f"PG keyword under RLS, ts_match_vq {mode:10}: p50 {r['p50_ms']:.2f} ms, p95 {r['p95_ms']:.2f} ms, plan {r['plan']}")
-    out = HERE / "results" / ("pg_store-quick.json" if args.quick else "pg_store.json")
+    out = args.out or HERE / "results" / ("pg_store-quick.json" if args.quick else "pg_store.json")
     out.write_text(json.dumps(results, indent=2) + "\n")
     return 0
 
