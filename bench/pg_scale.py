@@ -1,8 +1,9 @@
 """Vector search at scale: PostgreSQL's HNSW index against SQLite's exact vec0 scan, same vectors.
 
-N synthetic 384-d unit vectors in clusters (like sentence embeddings: topics with
-spread; isotropic random vectors are the worst case of any graph index and unlike real
-data). Queries are stored vectors plus noise. Ground truth is an exact numpy top-10.
+N synthetic 384-d unit vectors (--shape topics: topics and subtopics, as sentence embeddings
+have; --shape clusters: broad clusters of isotropic noise, a hard case for any graph index,
+since inside a cluster every point is about equally far). Queries are stored vectors plus
+noise. Ground truth is an exact numpy top-10.
 
   * PostgreSQL: rows loaded with binary COPY (as the superuser: a bulk load, not the
     product's write path), then the HNSW index built with the configured m and
@@ -46,6 +47,23 @@ def clustered(n: int, seed: int = 11, centres: int = 500) -> np.ndarray:
         out[start:stop] = c[pick] + 0.9 * rng.standard_normal((stop - start, DIM)).astype(np.float32)
     out /= np.linalg.norm(out, axis=1, keepdims=True)
     return out
+
+
+def topics(n: int, seed: int = 11, count: int = 200, subtopics: int = 100) -> np.ndarray:
+    """Two levels, as sentence embeddings have: broad topics, narrower subtopics, then each text."""
+    rng = np.random.default_rng(seed)
+    t = rng.standard_normal((count, DIM)).astype(np.float32)
+    sub = 0.5 * rng.standard_normal((count * subtopics, DIM)).astype(np.float32)
+    out = np.empty((n, DIM), dtype=np.float32)
+    for start in range(0, n, 100_000):
+        stop = min(n, start + 100_000)
+        pick = rng.integers(0, count * subtopics, stop - start)
+        out[start:stop] = t[pick // subtopics] + sub[pick] + 0.25 * rng.standard_normal((stop - start, DIM)).astype(np.float32)
+    out /= np.linalg.norm(out, axis=1, keepdims=True)
+    return out
+
+
+SHAPES = {"clusters": clustered, "topics": topics}
 
 
 def exact_top(vectors: np.ndarray, queries: np.ndarray, k: int) -> list[list[int]]:
@@ -156,6 +174,10 @@ def main() -> int:
     parser.add_argument("-n", type=int)
     parser.add_argument("--out", type=Path, help="where to write the JSON (default: bench/results/)")
     parser.add_argument("--queries", type=int)
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="topics",
+                        help="topics: topics and subtopics (like sentence embeddings); clusters: 500 broad clusters of "
+                        "isotropic noise (a hard case: within a cluster every point is about equally far)")
+    parser.add_argument("--ef", type=int, nargs="+", default=[40, 100, 200, 400])
     parser.add_argument("--m", type=int, default=16)
     parser.add_argument("--ef-construction", type=int, default=64)
     args = parser.parse_args()
@@ -166,7 +188,7 @@ def main() -> int:
     from server.cli import main as cli
     from server.pg.bootstrap import InitPlan, app_url
 
-    vectors = clustered(n)
+    vectors = SHAPES[args.shape](n)
     rng = np.random.default_rng(5)
     queries = vectors[rng.integers(0, n, nq)] + 0.05 * rng.standard_normal((nq, DIM)).astype(np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
@@ -182,15 +204,15 @@ def main() -> int:
         finally:
             sys.stdout = stdout
         url = app_url(pg.uri, InitPlan())
-        results: dict = {"n": n, "queries": nq, "m": args.m, "ef_construction": args.ef_construction}
+        results: dict = {"n": n, "shape": args.shape, "queries": nq, "m": args.m, "ef_construction": args.ef_construction}
         results["postgres_load"] = load_postgres(pg.uri, vectors, args.m, args.ef_construction)
-        results["postgres"] = [query_postgres(url, queries, truth, ef) for ef in (40, 100, 200)]
+        results["postgres"] = [query_postgres(url, queries, truth, ef) for ef in args.ef]
     finally:
         pg.stop()
     results["sqlite"] = sqlite_figures(vectors, queries, truth)
 
     load = results["postgres_load"]
-    print(f"{n:,} clustered 384-d vectors, {nq} queries, top-10; HNSW m={args.m} ef_construction={args.ef_construction}")
+    print(f"{n:,} 384-d vectors ({args.shape}), {nq} queries, top-10; HNSW m={args.m} ef_construction={args.ef_construction}")
     print(f"PostgreSQL: COPY {load['copy_s']:.1f} s, HNSW build {load['hnsw_build_s']:.1f} s ({load['hnsw_mb']:.0f} MB); "
           f"SQLite vec0 insert {results['sqlite']['insert_s']:.1f} s")
     print(f"{'store':28}{'recall@10':>10}{'p50 ms':>10}{'p95 ms':>10}")
@@ -199,7 +221,7 @@ def main() -> int:
               f"{r['recall_at_10']:10.3f}{r['p50_ms']:10.2f}{r['p95_ms']:10.2f}")
     s = results["sqlite"]
     print(f"{'SQLite vec0 (exact)':28}{s['recall_at_10']:10.3f}{s['p50_ms']:10.2f}{s['p95_ms']:10.2f}")
-    out = args.out or HERE / "results" / ("pg_scale-quick.json" if args.quick else f"pg_scale-{n}.json")
+    out = args.out or HERE / "results" / ("pg_scale-quick.json" if args.quick else f"pg_scale-{n}-{args.shape}.json")
     out.write_text(json.dumps(results, indent=2) + "\n")
     return 0
 

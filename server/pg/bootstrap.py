@@ -21,6 +21,9 @@ class InitPlan:
     owner_role: str = "memvault_owner"
     app_role: str = "memvault_app"
     app_password: str | None = None
+    # Mark `@@` LEAKPROOF so keyword search can use the GIN index under row-level security
+    # (docs/postgres.md): a cluster-wide catalog change, off unless asked for.
+    leakproof_fts: bool = False
 
 
 def _literal(text: str) -> str:
@@ -48,7 +51,7 @@ def database_sql(plan: InitPlan, ctx: PgSchemaContext) -> list[str]:
         f"GRANT CONNECT ON DATABASE {quote_ident(plan.database)} TO {quote_ident(plan.app_role)}",
         f"GRANT USAGE ON SCHEMA public TO {quote_ident(plan.app_role)}",
         f"GRANT CREATE, USAGE ON SCHEMA public TO {quote_ident(plan.owner_role)}",
-    ]
+    ] + (["ALTER FUNCTION ts_match_vq(tsvector, tsquery) LEAKPROOF"] if plan.leakproof_fts else [])
 
 
 def print_sql(plan: InitPlan, ctx: PgSchemaContext) -> str:

@@ -29,10 +29,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         if name == "init":
             p.add_argument("--app-password", help="password for a newly created application role")
             p.add_argument("--print-sql", action="store_true", help="print the SQL instead of running it")
+            p.add_argument("--leakproof-fts", action="store_true",
+                           help="mark ts_match_vq LEAKPROOF so keyword search uses its GIN index under row-level "
+                           "security (cluster-wide; see docs/postgres.md)")
 
 
 def run(settings: Settings, args: argparse.Namespace) -> int:
-    plan = InitPlan(args.database, args.owner_role, args.app_role, getattr(args, "app_password", None))
+    plan = InitPlan(args.database, args.owner_role, args.app_role, getattr(args, "app_password", None),
+                    getattr(args, "leakproof_fts", False))
     ctx = PgSchemaContext(
         app_role=args.app_role,
         dimensions=HashEmbedder().dimensions if settings.embedder == "hash" else 384,

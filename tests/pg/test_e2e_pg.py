@@ -41,6 +41,9 @@ def test_db_init_is_idempotent_and_print_sql_is_the_same_schema(pg_server, pg_ur
     with psycopg.connect(by_hand, autocommit=True) as conn:
         conn.execute(script)
         assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] == 2
+    assert "LEAKPROOF" not in sql  # a cluster-wide change only on request
+    assert "ALTER FUNCTION ts_match_vq(tsvector, tsquery) LEAKPROOF;" in _run(
+        tmp_path, "db", "init", "--print-sql", "--leakproof-fts").stdout
     missing = _run(tmp_path, "db", "init")
     assert missing.returncode == 2 and "--admin-url" in missing.stderr
 
