@@ -335,3 +335,22 @@ def test_memory_rows_compare_equal_field_by_field(svc):
     assert row.tags == ("b", "a") and row.pinned is True and row.recall_count == 0
     assert replace(row, tags=("b", "a")) == row
     json.dumps(row.__dict__)  # every field is plain data
+
+
+def test_both_stores_implement_the_whole_interface_with_the_same_signatures():
+    import inspect
+
+    from server import storage
+    from server.pg.db import PgDatabase
+    from server.pg.store import PgStore
+    from server.db import Database
+    from server.store import Store
+
+    for protocol, implementations in ((storage.Store, (Store, PgStore)), (storage.Database, (Database, PgDatabase))):
+        names = [n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_")]
+        assert len(names) >= 3
+        for name in names:
+            wanted = list(inspect.signature(getattr(protocol, name)).parameters)
+            for cls in implementations:
+                assert hasattr(cls, name), f"{cls.__name__} lacks {name}"
+                assert list(inspect.signature(getattr(cls, name)).parameters) == wanted, (cls.__name__, name)
