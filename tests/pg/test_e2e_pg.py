@@ -7,12 +7,13 @@ import os
 import subprocess
 import sys
 
-import psycopg
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from spawn import ROOT, command, server_env
+
+psycopg = pytest.importorskip("psycopg", reason="the test extra installs it")
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

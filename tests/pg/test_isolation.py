@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import psycopg
 import pytest
 from mcp import Client
 
@@ -13,6 +12,8 @@ from pgharness import tenant_settings
 from server.app import build_server
 from server.embeddings import HashEmbedder
 from server.service import MemoryService
+
+psycopg = pytest.importorskip("psycopg", reason="the test extra installs it")
 
 pytestmark = pytest.mark.anyio
 
