@@ -101,7 +101,7 @@ class Settings:
     # builds it; ef_search is the candidate list per query (higher: better recall, slower).
     pg_hnsw_m: int = 16
     pg_hnsw_ef_construction: int = 64
-    pg_ef_search: int = 100
+    pg_ef_search: int = 200
     # Connections each process keeps to PostgreSQL (a small pool: writers of a tenant queue anyway).
     pg_pool_size: int = 4
 

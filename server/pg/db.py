@@ -58,7 +58,7 @@ class PgDatabase:
 
     backend = "postgres"
 
-    def __init__(self, url: str, tenant: str, pool_size: int = 4, ef_search: int = 100) -> None:
+    def __init__(self, url: str, tenant: str, pool_size: int = 4, ef_search: int = 200) -> None:
         psycopg, psycopg_pool, register_vector = _import_driver()
         self.url = url
         self.path = redact_url(url)
