@@ -34,3 +34,5 @@ bench: install-test
 	$(BIN)/python bench/retrieval.py --quick
 	$(BIN)/python bench/load.py --quick
 	$(BIN)/python bench/secrets_fp.py
+	$(BIN)/python bench/pg_store.py --quick
+	$(BIN)/python bench/pg_scale.py --quick

@@ -388,7 +388,7 @@ def restore(service: MemoryService, payload: _Payload, commit: bool, progress: P
                     if target is None and store.get([m.superseded_by]):
                         target = m.superseded_by  # a subset archive: the replacement is already here
                     if target is not None:
-                        conn.execute("UPDATE memories SET superseded_by = ? WHERE id = ?", (target, new_id))
+                        store.link_superseded(conn, new_id, target)
                         links += relinked
             threads = sum(store.put_thread(conn, t.model_dump()) for t in payload.threads)
             prompts = sum(store.import_global_prompt(conn, p.model_dump()) for p in payload.global_prompts)

@@ -72,7 +72,7 @@ def _info(settings: Settings) -> int:
         info = {
             "version": __version__,
             "home": str(settings.home),
-            "database": str(settings.db_path),
+            "database": service.db.path if settings.database_url else str(settings.db_path),
             "namespace": settings.namespace,
             "embedding_model": service.store.get_meta("embedding_model"),
             **service.store.count(),
@@ -168,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     im = sub.add_parser("import", help="restore a JSON archive (idempotent; verified after import)")
     im.add_argument("file")
     im.add_argument("--dry-run", action="store_true", help="check the archive and report what would be imported")
+    from server.pg import commands as db_commands  # imports no driver until a db command runs
+
+    db_commands.add_parser(sub)
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()
@@ -179,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     handler = {
         "serve": _serve, "reembed": _reembed, "info": _info,
         "export": lambda s: _export(s, args), "import": lambda s: _import(s, args),
+        "db": lambda s: db_commands.run(s, args),
     }[command]
     try:
         code = handler(settings)

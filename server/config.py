@@ -91,6 +91,19 @@ class Settings:
     promote_min_score: float = 0.65
     # Curation actions run once a day at start-up, e.g. "compress,dedupe"; empty = never.
     curate_on_start: str = ""
+    # Who writes (server.identity.Principal); recorded on new memories, optional.
+    user: str | None = None
+    agent: str | None = None
+    # postgresql://... switches the store to PostgreSQL + pgvector (see docs/postgres.md);
+    # unset, memvault uses the SQLite file under home.
+    database_url: str | None = None
+    # pgvector HNSW parameters: m and ef_construction shape the index when `memvault db init`
+    # builds it; ef_search is the candidate list per query (higher: better recall, slower).
+    pg_hnsw_m: int = 16
+    pg_hnsw_ef_construction: int = 64
+    pg_ef_search: int = 200
+    # Connections each process keeps to PostgreSQL (a small pool: writers of a tenant queue anyway).
+    pg_pool_size: int = 4
 
     @property
     def db_path(self) -> Path:
@@ -134,6 +147,10 @@ class Settings:
         for name, key in _LIMITS:
             if getattr(settings, name) < 1:
                 raise SetupError(f"{key}={getattr(settings, name)} must be at least 1; unset it for the default")
+        if settings.database_url and not settings.database_url.startswith(("postgresql://", "postgres://")):
+            raise SetupError(
+                "MEMVAULT_DATABASE_URL must be a postgresql://user@host/dbname URL; unset it to use the SQLite file"
+            )
         if settings.embedder not in ("minilm", "hash"):
             raise SetupError(f"MEMVAULT_EMBEDDER={settings.embedder!r}: use 'minilm' (default) or 'hash'")
         if not 0.0 < settings.dedupe_threshold <= 1.0:
@@ -149,6 +166,10 @@ _LIMITS = (
     ("max_tag_chars", "MEMVAULT_MAX_TAG_CHARS"),
     ("max_query_chars", "MEMVAULT_MAX_QUERY_CHARS"),
     ("max_k", "MEMVAULT_MAX_K"),
+    ("pg_hnsw_m", "MEMVAULT_PG_HNSW_M"),
+    ("pg_hnsw_ef_construction", "MEMVAULT_PG_HNSW_EF_CONSTRUCTION"),
+    ("pg_ef_search", "MEMVAULT_PG_EF_SEARCH"),
+    ("pg_pool_size", "MEMVAULT_PG_POOL_SIZE"),
 )
 
 _ENV: tuple[tuple[str, str, type], ...] = (
@@ -171,4 +192,11 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("memory_max_chars", "MEMVAULT_MEMORY_MAX_CHARS", int),
     ("promote_min_score", "MEMVAULT_PROMOTE_MIN_SCORE", float),
     ("curate_on_start", "MEMVAULT_CURATE_ON_START", str),
+    ("user", "MEMVAULT_USER", str),
+    ("agent", "MEMVAULT_AGENT", str),
+    ("database_url", "MEMVAULT_DATABASE_URL", str),
+    ("pg_hnsw_m", "MEMVAULT_PG_HNSW_M", int),
+    ("pg_hnsw_ef_construction", "MEMVAULT_PG_HNSW_EF_CONSTRUCTION", int),
+    ("pg_ef_search", "MEMVAULT_PG_EF_SEARCH", int),
+    ("pg_pool_size", "MEMVAULT_PG_POOL_SIZE", int),
 )

@@ -354,10 +354,8 @@ class Curator:
                     # The plan was read outside this transaction: a forget, restore or compress from
                     # another request or process may have landed since. Compressing such a row would
                     # re-index a forgotten memory or archive the wrong text as its original.
-                    now_row = conn.execute(
-                        "SELECT content, compression, deleted_at FROM memories WHERE id = ?", (row.id,)
-                    ).fetchone()
-                    if now_row is None or tuple(now_row) != (row.content, row.compression, None):
+                    now_row = self.store.memory_state(conn, row.id)
+                    if now_row is None or now_row != (row.content, row.compression, None):
                         changed.append(row.id)
                         continue
                     original = row.content if row.compression is None else None
@@ -536,7 +534,7 @@ class Curator:
         with self.db.read() as conn:
             figures = self.store.stats(conn)
             rows = self.store.rows(conn)
-            problems = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall() if r[0] != "ok"]
+            problems = self.store.integrity_errors(conn)
         current = [r for r in rows if r.superseded_by is None]
         seen: dict[tuple[str, str], int] = {}
         for r in current:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from server.db import Database, integrity_errors
-from server.store import IndexDrift, Store
+from server.backend import open_location
+from server.store import IndexDrift
 
 
 @dataclass
@@ -31,19 +31,13 @@ class Health:
         return out
 
 
-def check(db_path: Path | str) -> Health:
-    db = Database(db_path)
+def check(db_path: Path | str, namespace: str = "") -> Health:
+    """Health of a SQLite file (every namespace) or a PostgreSQL URL (the namespace's tenant only)."""
+    db, store = open_location(str(db_path), namespace)
     try:
         with db.read() as conn:
-            health = Health(integrity=integrity_errors(conn), drift=Store(db, "").index_drift(conn))
-            health.live, health.deleted = conn.execute(
-                "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL) "
-                "FROM memories"
-            ).fetchone()
-            health.pending = conn.execute(
-                "SELECT count(*) FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id "
-                "WHERE m.deleted_at IS NULL"
-            ).fetchone()[0]
+            health = Health(integrity=store.integrity_errors(conn, quick=False), drift=store.index_drift(conn))
+            health.live, health.deleted, health.pending = store.health_counts(conn)
         return health
     finally:
         db.close()

@@ -175,7 +175,21 @@ def m003_curator(conn: Any, ctx: SchemaContext) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (m001_core, m002_files_threads, m003_curator)
+def m006_principal(conn: Any, ctx: SchemaContext) -> None:
+    # Who wrote a memory (server.identity.Principal: MEMVAULT_USER / MEMVAULT_AGENT, or a
+    # token's identity over HTTP). Nullable: older memories and unset settings have none.
+    # Numbered 006 because 004 and 005 were taken by work merged alongside; it checks the
+    # columns first so it is safe whatever position it ends up at in MIGRATIONS.
+    have = {r[1] for r in conn.execute("PRAGMA table_info(memories)").fetchall()}
+    for column in ("user_id", "agent"):
+        if column not in have:
+            conn.execute(f"ALTER TABLE memories ADD COLUMN {column} TEXT")
+
+
+# m004 and m005 go between m003_curator and m006_principal when merged.
+MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (
+    m001_core, m002_files_threads, m003_curator, m006_principal,
+)
 
 
 def migrate(db: Database, ctx: SchemaContext) -> int:

@@ -14,11 +14,10 @@ from datetime import datetime
 from server import validation as check
 from server.clock import Clock, iso, system_clock, to_millis
 from server.config import Settings
-from server.db import Database
+from server.storage import Database
 from server.embeddings import Embedder, make_embedder
 from server.errors import InvalidInput, ModelMismatch, NotFound
 from server.indexer import Indexer
-from server.migrations import SchemaContext, migrate
 from server.models import (
     ALL_THREADS,
     GLOBAL_THREAD,
@@ -34,7 +33,9 @@ from server import ranking
 from server.redact import redact
 from server.safety import instruction_flags
 from server.search import search
-from server.store import GLOBAL, IndexDrift, MemoryRow, NewMemory, Scope, Store
+from server.backend import make_store, open_database
+from server.identity import Principal
+from server.store import GLOBAL, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
 from server.threads import Threads
 
@@ -59,7 +60,8 @@ class MemoryService:
         self.embedder = embedder
         self.settings = settings
         self.clock = clock
-        self.store = Store(db, settings.namespace)
+        self.principal = Principal.from_settings(settings)
+        self.store = make_store(db, settings.namespace)
         self.indexer = Indexer(self.store, embedder)
         self.files = MemoryFiles(settings.files_dir, templates_dir())
         self.files.install_templates()
@@ -81,9 +83,8 @@ class MemoryService:
     ) -> MemoryService:
         """Open (creating if needed) the store under settings.home and check its model."""
         embedder = embedder or make_embedder(settings.embedder, settings.embed_threads)
-        db = Database(settings.db_path)
+        db = open_database(settings, embedder.dimensions)
         try:
-            migrate(db, SchemaContext(dimensions=embedder.dimensions))
             service = cls(db, embedder, settings, clock)
             if check_model:
                 service._check_model()
@@ -233,6 +234,8 @@ class MemoryService:
                     updated_at=now,
                     index_text=index_text(content),
                     pinned=bool(pinned),
+                    user=self.principal.user,
+                    agent=self.principal.agent,
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))
@@ -337,12 +340,10 @@ class MemoryService:
         memory_id = check.memory_id(memory_id)
         now = to_millis(self.clock())
         with self.db.write() as conn:
-            row = conn.execute(
-                "SELECT deleted_at FROM memories WHERE id = ? AND namespace = ?", (memory_id, self.store.namespace)
-            ).fetchone()
-            if row is None:
+            state = self.store.memory_state(conn, memory_id)
+            if state is None:
                 raise NotFound(f"No memory {memory_id}; use recall to find current memory ids.")
-            if row[0] is not None:
+            if state[2] is not None:
                 return ForgetResult(
                     id=memory_id, status="already_forgotten", message=f"Memory {memory_id} was already forgotten."
                 )

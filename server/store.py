@@ -78,6 +78,9 @@ class NewMemory:
     # Whether the memory still needs its line in the daily log.
     log_daily: bool = True
     pinned: bool = False
+    # Who wrote it (server.identity.Principal); None when not configured.
+    user: str | None = None
+    agent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -206,8 +209,8 @@ class Store:
         """Insert the memory, its tags and keyword terms; its vector is queued for the backfill."""
         cur = conn.execute(
             "INSERT INTO memories(namespace, thread, content, kind, source, origin, importance, tags, "
-            "content_hash, created_at, updated_at, file_key, file_line, file_section, pinned) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "content_hash, created_at, updated_at, file_key, file_line, file_section, pinned, user_id, agent) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 self.namespace,
                 new.thread,
@@ -224,6 +227,8 @@ class Store:
                 new.file_line,
                 new.file_section,
                 int(new.pinned),
+                new.user,
+                new.agent,
             ),
         )
         memory_id = cur.lastrowid
@@ -884,3 +889,34 @@ class Store:
              prompt["created_at"], prompt["updated_at"]),
         )
         return cur.rowcount == 1
+
+    # -- backend-neutral helpers (the service layer runs no SQL of its own) ----
+    def memory_state(self, conn: Any, memory_id: int) -> tuple[str, str | None, int | None] | None:
+        """(content, compression, deleted_at) of a memory of this namespace, None if there is none."""
+        row = conn.execute(
+            "SELECT content, compression, deleted_at FROM memories WHERE id = ? AND namespace = ?",
+            (memory_id, self.namespace),
+        ).fetchone()
+        return (row[0], row[1], row[2]) if row else None
+
+    def link_superseded(self, conn: Any, memory_id: int, by: int | None) -> None:
+        """Point a memory at its replacement without touching updated_at (restoring an archived link)."""
+        conn.execute(
+            "UPDATE memories SET superseded_by = ? WHERE id = ? AND namespace = ?", (by, memory_id, self.namespace)
+        )
+
+    def integrity_errors(self, conn: Any, quick: bool = True) -> list[str]:
+        """What SQLite's own check finds wrong with the file (empty when healthy)."""
+        rows = conn.execute("PRAGMA quick_check" if quick else "PRAGMA integrity_check").fetchall()
+        return [r[0] for r in rows if r[0] != "ok"]
+
+    def health_counts(self, conn: Any) -> tuple[int, int, int]:
+        """(live, forgotten, live still waiting for a vector) over every namespace of the file."""
+        live, deleted = conn.execute(
+            "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL) "
+            "FROM memories"
+        ).fetchone()
+        pending = conn.execute(
+            "SELECT count(*) FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id WHERE m.deleted_at IS NULL"
+        ).fetchone()[0]
+        return live, deleted, pending

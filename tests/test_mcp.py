@@ -128,7 +128,8 @@ async def test_bad_input_gets_a_clear_error_and_nothing_is_stored(service, tool,
         # the server keeps serving
         ok = await client.call_tool("remember", {"content": "still alive"})
         assert not ok.is_error
-    rows = service.db.conn.execute("SELECT content FROM memories").fetchall()
+    with service.db.read() as conn:  # through the store: the same test runs on PostgreSQL
+        rows = [(r.content,) for r in service.store.rows(conn, deleted=None)]
     assert rows == [("still alive",)]
 
 
@@ -150,4 +151,6 @@ async def test_origin_of_a_memory_is_the_client_that_wrote_it(service):
 
     async with Client(build_server(service), client_info=Implementation(name="test-host", version="9.9")) as client:
         await client.call_tool("remember", {"content": "provenance is recorded"})
-    assert service.db.conn.execute("SELECT origin, source FROM memories").fetchone() == ("test-host 9.9", "remember")
+    with service.db.read() as conn:
+        (row,) = service.store.rows(conn, deleted=None)
+    assert (row.origin, row.source) == ("test-host 9.9", "remember")

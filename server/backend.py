@@ -1,0 +1,60 @@
+"""The one place that picks the storage backend: SQLite by default, PostgreSQL when
+MEMVAULT_DATABASE_URL is set. Everything above talks to server.storage's protocols."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.config import Settings
+
+
+def is_postgres(location: object) -> bool:
+    return str(location).startswith(("postgresql://", "postgres://"))
+
+
+def open_database(settings: Settings, dimensions: int) -> Any:
+    """Open the configured store, schema up to date (SQLite migrates itself; PostgreSQL must be initialised)."""
+    if settings.database_url:
+        from server.pg.db import PgDatabase
+        from server.pg.migrations import require_current
+
+        db = PgDatabase.from_settings(settings)
+        try:
+            require_current(db, dimensions)
+        except BaseException:
+            db.close()
+            raise
+        return db
+    from server.db import Database
+    from server.migrations import SchemaContext, migrate
+
+    db = Database(settings.db_path)
+    try:
+        migrate(db, SchemaContext(dimensions=dimensions))
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def make_store(db: Any, namespace: str) -> Any:
+    if getattr(db, "backend", "sqlite") == "postgres":
+        from server.pg.store import PgStore
+
+        return PgStore(db, namespace)
+    from server.store import Store
+
+    return Store(db, namespace)
+
+
+def open_location(location: str, namespace: str = "") -> tuple[Any, Any]:
+    """(database, store) for a path or URL, for read-only checks (health)."""
+    if is_postgres(location):
+        from server.pg.db import PgDatabase
+
+        db = PgDatabase(location, tenant=namespace, pool_size=1)
+        return db, make_store(db, namespace)
+    from server.db import Database
+
+    db = Database(location)
+    return db, make_store(db, namespace)

@@ -1,0 +1,1 @@
+"""PostgreSQL + pgvector backend (MEMVAULT_DATABASE_URL); see docs/postgres.md."""

@@ -1,0 +1,154 @@
+"""Connections to PostgreSQL: a small pool, one transaction per read()/write(), the tenant set in each.
+
+Row-level security (forced, see migrations.py) confines every statement to the rows
+whose `tenant` equals the transaction-local setting `app.tenant`. It is set with
+`set_config(..., true)` at the start of every transaction, so it ends with the
+transaction and a pooled connection never carries one tenant into the next
+borrower's work; with no tenant set, every query returns nothing (fail closed).
+
+The service layer was written against SQLite's one-writer-at-a-time transactions
+(read, decide, write: dedupe by content hash, compress what has not changed). A
+write transaction here takes a transaction-level advisory lock on its tenant, so the
+writers of one tenant are serialised the same way and other tenants never wait.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from server.config import Settings
+from server.errors import SetupError
+
+log = logging.getLogger(__name__)
+
+#: What a connection string may not contain for the pool to stay safe: the tenant is
+#: chosen per transaction, never per connection.
+APP_NAME = "memvault"
+
+
+def redact_url(url: str) -> str:
+    """The URL without its password, for logs and cache keys."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _import_driver() -> tuple[Any, Any, Any]:
+    try:
+        import psycopg
+        import psycopg_pool
+        from pgvector.psycopg import register_vector
+    except ImportError as exc:
+        raise SetupError(
+            f"MEMVAULT_DATABASE_URL is set but the PostgreSQL driver is missing ({exc}); "
+            "install it with `pip install 'memvault[postgres]'` or unset MEMVAULT_DATABASE_URL."
+        ) from None
+    return psycopg, psycopg_pool, register_vector
+
+
+class PgDatabase:
+    """A pool of connections as the application role; tenant-scoped transactions."""
+
+    backend = "postgres"
+
+    def __init__(self, url: str, tenant: str, pool_size: int = 4, ef_search: int = 200) -> None:
+        psycopg, psycopg_pool, register_vector = _import_driver()
+        self.url = url
+        self.path = redact_url(url)
+        self.tenant = tenant
+        self.ef_search = int(ef_search)
+        self.errors = psycopg.errors
+        self._local = threading.local()
+
+        def configure(conn: Any) -> None:
+            try:
+                register_vector(conn)
+            except psycopg.ProgrammingError:
+                # `vector` type not installed yet (a database `memvault db init` has not set up):
+                # require_current() says what to do; the pool must still open to let it ask.
+                pass
+
+        try:
+            self.pool = psycopg_pool.ConnectionPool(
+                url,
+                min_size=1,
+                max_size=max(1, pool_size),
+                # autocommit: transactions are explicit (conn.transaction()), nothing idles in one.
+                # prepare_threshold None: a generic plan would ignore how selective a thread filter is.
+                kwargs={"autocommit": True, "prepare_threshold": None, "application_name": APP_NAME},
+                # No reset callback: the tenant is only ever set transaction-locally, so a
+                # connection back in the pool holds none (and a reset costs a round trip per use).
+                configure=configure,
+                open=True,
+                timeout=30,
+                name="memvault",
+            )
+            self.pool.wait(timeout=15)
+        except psycopg_pool.PoolTimeout as exc:
+            raise SetupError(
+                f"Could not connect to PostgreSQL at {self.path} ({exc}); check MEMVAULT_DATABASE_URL, "
+                "that the server is running and that the role may log in."
+            ) from None
+
+    def for_tenant(self, tenant: str) -> PgDatabase:
+        """The same pool, confined to another tenant: one per authenticated principal of a
+        multi-tenant transport (HTTP with tokens), so requests never share a tenant by accident."""
+        view = object.__new__(PgDatabase)
+        view.__dict__.update(self.__dict__)
+        view.tenant = tenant
+        view._local = threading.local()
+        return view
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> PgDatabase:
+        assert settings.database_url
+        return cls(settings.database_url, settings.namespace, settings.pg_pool_size, settings.pg_ef_search)
+
+    # -- transactions ---------------------------------------------------------
+    @contextmanager
+    def _transaction(self, write: bool) -> Iterator[Any]:
+        current = getattr(self._local, "conn", None)
+        if current is not None:
+            # Nested: join the open transaction of this thread (as SQLite's Database does).
+            yield current
+            return
+        with self.pool.connection() as conn:
+            with conn.pipeline():  # BEGIN and the settings in one round trip
+                # Reads get one snapshot for all their statements, as SQLite's do.
+                conn.execute("BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ")
+                # The tenant (transaction-local, so it ends with the transaction); iterative
+                # HNSW scans (every vector query is filtered: RLS adds the tenant, and without
+                # them a selective filter can leave fewer than k rows, even none); the candidate
+                # list size; and for a write the tenant's writer lock.
+                conn.execute(
+                    "SELECT set_config('app.tenant', %s, true), "
+                    "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+                    "set_config('hnsw.ef_search', %s, true)"
+                    + (", pg_advisory_xact_lock(hashtextextended(%s, 7))" if write else ""),
+                    (self.tenant, str(self.ef_search), *(("memvault:" + self.tenant,) if write else ())),
+                )
+            self._local.conn = conn
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            finally:
+                self._local.conn = None
+            conn.execute("COMMIT")
+
+    def write(self) -> Any:
+        return self._transaction(write=True)
+
+    def read(self) -> Any:
+        return self._transaction(write=False)
+
+    def close(self) -> None:
+        self.pool.close()

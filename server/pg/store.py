@@ -1,0 +1,730 @@
+"""The PostgreSQL implementation of server.storage.Store (the SQLite one is server/store.py).
+
+Method for method the same behaviour as the SQLite store; the contract tests in
+tests/contract/ run both. Reads carry no tenant condition of their own: row-level
+security adds `tenant = app.tenant` to every statement (see db.py), so a query
+cannot forget it. Inserts name the tenant, and the policy's WITH CHECK refuses any
+other. Differences that show:
+
+* keyword ranks are `-ts_rank_cd(tsv, query)` with the context weighted
+  CONTEXT_COLUMN_WEIGHT (SQLite: bm25). Both are "more negative is better" and
+  ranking.fuse only uses each rank's ratio to the best, so ranking works the same;
+  the absolute values differ, and stemming is PostgreSQL's English snowball stemmer
+  without diacritics folding (SQLite: porter over unicode61 with diacritics removed);
+* vectors come from an HNSW index with iterative scans (approximate, like any ANN;
+  exact for small or thread-scoped sets, where the planner scans the btree instead);
+* index drift has no orphan vectors or queue rows to find: vectors and the queue are
+  columns of `memories`, so they cannot outlive their memory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from server import ranking
+from server.clock import from_millis
+from server.errors import SetupError
+from server.models import CONVERSATION_KIND
+from server.pg.db import PgDatabase
+from server.pg.migrations import LATEST
+from server.store import (
+    GLOBAL,
+    MEMORY_COLUMNS,
+    GlobalPrompt,
+    IndexDrift,
+    MemoryRow,
+    Message,
+    NewMemory,
+    Scope,
+    Thread,
+)
+from server.textindex import context_text
+
+_QUOTED = re.compile(r'"((?:[^"]|"")*)"')
+_THREAD_COLUMNS = "id, title, system_prompt, archived, created_at, last_active_at"
+# Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
+_WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
+
+
+def _row(values: Sequence[Any]) -> MemoryRow:
+    values = list(values)
+    values[7] = tuple(values[7])
+    return MemoryRow(*values)
+
+
+def _array(value: Any) -> np.ndarray:
+    """A stored vector as float32 (pgvector's adapter hands back numpy arrays or Vector objects)."""
+    to_numpy = getattr(value, "to_numpy", None)
+    return np.asarray(to_numpy() if to_numpy else value, dtype=np.float32)
+
+
+def _tsquery_text(expression: str) -> tuple[str, bool]:
+    """The terms of a textindex MATCH expression as websearch_to_tsquery text; True if own text only.
+
+    textindex quotes every term and ORs them (`"a" OR "b"`), or prefixes one term with
+    `text : ` for a memory's own text. Terms are runs of word characters, so joined
+    with ` or ` they cannot form any other websearch syntax.
+    """
+    own_only = expression.startswith("text :")
+    terms = [t.replace('""', '"') for t in _QUOTED.findall(expression)]
+    return " or ".join(t for t in terms if t), own_only
+
+
+def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any]) -> None:
+    if scope.threads is not None:
+        where.append(f"{prefix}thread = ANY(%s)")
+        params.append(list(scope.threads))
+    if scope.kinds:
+        where.append(f"{prefix}kind = ANY(%s)")
+        params.append(list(scope.kinds))
+    if scope.since is not None:
+        where.append(f"{prefix}created_at >= %s")
+        params.append(scope.since)
+    if scope.until is not None:
+        where.append(f"{prefix}created_at <= %s")
+        params.append(scope.until)
+    if scope.tags:
+        where.append(f"{prefix}tags && %s::text[]")
+        params.append(list(scope.tags))
+
+
+class PgStore:
+    def __init__(self, db: PgDatabase, namespace: str) -> None:
+        self.db = db
+        self.namespace = namespace
+
+    # -- meta ---------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        with self.db.read() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, conn: Any, key: str, value: str) -> None:
+        conn.execute(
+            "INSERT INTO meta(tenant, key, value) VALUES (%s, %s, %s) "
+            "ON CONFLICT (tenant, key) DO UPDATE SET value = excluded.value",
+            (self.namespace, key, value),
+        )
+
+    # -- threads ------------------------------------------------------------
+    def touch_thread(self, conn: Any, thread: str, now: int) -> None:
+        if thread == GLOBAL:
+            return
+        conn.execute(
+            "INSERT INTO threads(tenant, id, created_at, last_active_at) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (tenant, id) DO UPDATE SET last_active_at = "
+            "greatest(threads.last_active_at, excluded.last_active_at)",
+            (self.namespace, thread, now, now),
+        )
+
+    def get_thread(self, thread: str) -> Thread | None:
+        with self.db.read() as conn:
+            row = conn.execute(f"SELECT {_THREAD_COLUMNS} FROM threads WHERE id = %s", (thread,)).fetchone()
+        return Thread(row[0], row[1], row[2], bool(row[3]), row[4], row[5]) if row else None
+
+    def list_threads(self, include_archived: bool = False) -> list[Thread]:
+        sql = f"SELECT {_THREAD_COLUMNS} FROM threads"
+        if not include_archived:
+            sql += " WHERE NOT archived"
+        with self.db.read() as conn:
+            rows = conn.execute(sql + " ORDER BY last_active_at DESC, id").fetchall()
+        return [Thread(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
+
+    def update_thread(self, conn: Any, thread: str, **fields: Any) -> None:
+        allowed = {"title", "system_prompt", "archived"}
+        assert set(fields) <= allowed, fields
+        if "archived" in fields:
+            fields["archived"] = bool(fields["archived"])
+        if fields:
+            sets = ", ".join(f"{name} = %s" for name in fields)
+            conn.execute(f"UPDATE threads SET {sets} WHERE id = %s", (*fields.values(), thread))
+
+    def threads(self, conn: Any, only: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT id, title, system_prompt, archived::int, created_at, last_active_at FROM threads"
+        params: list[Any] = []
+        if only is not None:
+            sql += " WHERE id = %s"
+            params.append(only)
+        keys = ("id", "title", "system_prompt", "archived", "created_at", "last_active_at")
+        return [dict(zip(keys, r)) for r in conn.execute(sql + " ORDER BY id", params)]
+
+    def put_thread(self, conn: Any, thread: dict[str, Any]) -> bool:
+        cur = conn.execute(
+            "INSERT INTO threads(tenant, id, title, system_prompt, archived, created_at, last_active_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            (self.namespace, thread["id"], thread["title"], thread["system_prompt"], bool(thread["archived"]),
+             thread["created_at"], thread["last_active_at"]),
+        )
+        return cur.rowcount == 1
+
+    def add_messages(self, conn: Any, thread: str, messages: Sequence[tuple[str, str]], now: int, keep: int) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO thread_messages(tenant, thread, role, content, created_at) VALUES (%s, %s, %s, %s, %s)",
+                [(self.namespace, thread, role, content, now) for role, content in messages],
+            )
+        conn.execute(
+            "DELETE FROM thread_messages WHERE thread = %s AND id NOT IN "
+            "(SELECT id FROM thread_messages WHERE thread = %s ORDER BY id DESC LIMIT %s)",
+            (thread, thread, keep),
+        )
+
+    def recent_messages(self, thread: str, limit: int) -> list[Message]:
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, role, content, created_at FROM thread_messages WHERE thread = %s ORDER BY id DESC LIMIT %s",
+                (thread, limit),
+            ).fetchall()
+        return [Message(*r) for r in reversed(rows)]
+
+    # -- memories -----------------------------------------------------------
+    def find_live(self, conn: Any, thread: str, content_hash: str) -> int | None:
+        row = conn.execute(
+            "SELECT id FROM memories WHERE thread = %s AND content_hash = %s AND deleted_at IS NULL",
+            (thread, content_hash),
+        ).fetchone()
+        return row[0] if row else None
+
+    def insert_memory(self, conn: Any, new: NewMemory) -> int:
+        """Insert the memory and its keyword text; embed_pending queues it for the backfill."""
+        turn = new.kind == CONVERSATION_KIND
+        (memory_id,) = conn.execute(
+            "INSERT INTO memories(id, tenant, user_id, agent, thread, content, kind, source, origin, importance, tags, "
+            "content_hash, created_at, updated_at, file_key, file_line, file_section, pinned, search_text) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+            (
+                self._next_id(conn), self.namespace, new.user, new.agent, new.thread, new.content, new.kind,
+                new.source, new.origin, new.importance, list(new.tags), new.content_hash, new.created_at,
+                new.updated_at, new.file_key, new.file_line, new.file_section, bool(new.pinned),
+                None if turn else new.index_text,  # only a turn needs its neighbours read for context
+            ),
+        ).fetchone()
+        if turn:
+            self.fts_insert(conn, memory_id, new.index_text)
+        if new.log_daily:
+            conn.execute(
+                "INSERT INTO daily_log_queue(tenant, memory_id, queued_at) VALUES (%s, %s, %s)",
+                (self.namespace, memory_id, new.updated_at),
+            )
+        return memory_id
+
+    def _next_id(self, conn: Any, at_least: int | None = None) -> int:
+        """The tenant's next memory id, or `at_least` itself (an archived id) with the counter moved past it.
+
+        Like SQLite's AUTOINCREMENT, per tenant: never an id handed out before. The
+        counter row is locked until commit, so concurrent writers cannot take one id twice.
+        """
+        if at_least is None:
+            sql = (
+                "INSERT INTO tenant_counters(tenant, name, value) VALUES (%s, 'memories', 1) "
+                "ON CONFLICT (tenant, name) DO UPDATE SET value = tenant_counters.value + 1 RETURNING value"
+            )
+            return conn.execute(sql, (self.namespace,)).fetchone()[0]
+        conn.execute(
+            "INSERT INTO tenant_counters(tenant, name, value) VALUES (%s, 'memories', %s) "
+            "ON CONFLICT (tenant, name) DO UPDATE SET value = greatest(tenant_counters.value, excluded.value)",
+            (self.namespace, at_least),
+        )
+        return at_least
+
+    def fts_insert(self, conn: Any, memory_id: int, text: str) -> None:
+        """Index a memory's terms; a conversation turn also gets the turns just before it (see store.py)."""
+        row = conn.execute("SELECT thread, created_at, kind FROM memories WHERE id = %s", (memory_id,)).fetchone()
+        context = None
+        if row is not None and row[2] == CONVERSATION_KIND:
+            thread, created_at, _ = row
+            previous = conn.execute(
+                "SELECT content, created_at FROM memories WHERE thread = %s AND kind = %s "
+                "AND deleted_at IS NULL AND (created_at < %s OR (created_at = %s AND id < %s)) "
+                "ORDER BY created_at DESC, id DESC LIMIT %s",
+                (thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
+            ).fetchall()
+            rows = list(reversed(previous))
+            order = [(n, from_millis(at)) for n, (_, at) in enumerate(rows)] + [(len(rows), from_millis(created_at))]
+            chain = [rows[n][0] for n in ranking.context_ids(order, len(rows))]
+            context = context_text(chain) or None
+        conn.execute(
+            "UPDATE memories SET search_text = %s, search_context = %s WHERE id = %s", (text, context, memory_id)
+        )
+
+    def fts_delete(self, conn: Any, memory_id: int) -> None:
+        conn.execute("UPDATE memories SET search_text = NULL, search_context = NULL WHERE id = %s", (memory_id,))
+
+    def delete_derived(self, conn: Any, memory_id: int) -> None:
+        conn.execute("DELETE FROM memories WHERE id = %s AND file_key IS NOT NULL", (memory_id,))
+
+    def get(self, ids: Iterable[int], include_deleted: bool = True) -> dict[int, MemoryRow]:
+        ids = list(ids)
+        if not ids:
+            return {}
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ANY(%s)"
+        if not include_deleted:
+            sql += " AND deleted_at IS NULL"
+        with self.db.read() as conn:
+            return {r[0]: _row(r) for r in conn.execute(sql, (ids,))}
+
+    def recent_memories(self, thread: str, limit: int) -> list[MemoryRow]:
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE thread = %s AND deleted_at IS NULL "
+                "AND file_key IS NULL ORDER BY created_at DESC, id DESC LIMIT %s",
+                (thread, limit),
+            ).fetchall()
+        return [_row(r) for r in rows]
+
+    def soft_delete(self, conn: Any, memory_id: int, now: int) -> None:
+        conn.execute("UPDATE memories SET deleted_at = %s, updated_at = %s WHERE id = %s", (now, now, memory_id))
+        self.fts_delete(conn, memory_id)
+
+    def count(self) -> dict[str, int]:
+        with self.db.read() as conn:
+            live, deleted, pending = conn.execute(
+                "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL), "
+                "count(*) FILTER (WHERE embed_pending) FROM memories"
+            ).fetchone()
+        return {"live": live, "deleted": deleted, "pending_embeddings": pending}
+
+    def memory_state(self, conn: Any, memory_id: int) -> tuple[str, str | None, int | None] | None:
+        row = conn.execute(
+            "SELECT content, compression, deleted_at FROM memories WHERE id = %s", (memory_id,)
+        ).fetchone()
+        return (row[0], row[1], row[2]) if row else None
+
+    def link_superseded(self, conn: Any, memory_id: int, by: int | None) -> None:
+        conn.execute("UPDATE memories SET superseded_by = %s WHERE id = %s", (by, memory_id))
+
+    # -- memory files -------------------------------------------------------
+    def file_units(self, conn: Any, source: str) -> dict[str, tuple[int, int | None, str | None]]:
+        rows = conn.execute(
+            "SELECT file_key, id, file_line, file_section FROM memories WHERE source = %s AND file_key IS NOT NULL",
+            (source,),
+        ).fetchall()
+        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+    def file_sources(self, conn: Any) -> list[str]:
+        rows = conn.execute("SELECT DISTINCT source FROM memories WHERE file_key IS NOT NULL").fetchall()
+        return [r[0] for r in rows]
+
+    def move_file_unit(self, conn: Any, memory_id: int, line: int, section: str) -> None:
+        conn.execute(
+            "UPDATE memories SET file_line = %s, file_section = %s WHERE id = %s", (line, section, memory_id)
+        )
+
+    # -- daily log queue ------------------------------------------------------
+    def unqueue_daily(self, memory_id: int) -> None:
+        with self.db.write() as conn:
+            conn.execute("DELETE FROM daily_log_queue WHERE memory_id = %s", (memory_id,))
+
+    def daily_backlog(self, queued_before: int, limit: int = 500) -> list[MemoryRow]:
+        columns = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
+        with self.db.read() as conn:
+            rows = conn.execute(
+                # The queue first (usually empty, but full of dead rows between vacuums): joined the
+                # other way round, a fresh table without statistics got a nested loop over memories.
+                "WITH q AS MATERIALIZED (SELECT memory_id FROM daily_log_queue WHERE queued_at <= %s "
+                f"ORDER BY memory_id LIMIT %s) SELECT {columns} FROM q JOIN memories m ON m.id = q.memory_id "
+                "ORDER BY q.memory_id",
+                (queued_before, limit),
+            ).fetchall()
+        return [_row(r) for r in rows]
+
+    # -- global prompts -------------------------------------------------------
+    def global_prompts(self, active_only: bool) -> list[GlobalPrompt]:
+        sql = "SELECT name, content, active, priority, created_at, updated_at FROM global_prompts"
+        if active_only:
+            sql += " WHERE active"
+        with self.db.read() as conn:
+            rows = conn.execute(sql + " ORDER BY priority DESC, name").fetchall()
+        return [GlobalPrompt(r[0], r[1], bool(r[2]), r[3], r[4], r[5]) for r in rows]
+
+    def put_global_prompt(self, conn: Any, name: str, content: str, priority: int, now: int) -> None:
+        conn.execute(
+            "INSERT INTO global_prompts(tenant, name, content, active, priority, created_at, updated_at) "
+            "VALUES (%s, %s, %s, true, %s, %s, %s) ON CONFLICT (tenant, name) DO UPDATE SET "
+            "content = excluded.content, priority = excluded.priority, updated_at = excluded.updated_at",
+            (self.namespace, name, content, priority, now, now),
+        )
+
+    def set_global_prompt(self, conn: Any, name: str, now: int, **fields: Any) -> bool:
+        assert set(fields) <= {"active", "priority"}, fields
+        if "active" in fields:
+            fields["active"] = bool(fields["active"])
+        sets = ", ".join(f"{k} = %s" for k in fields)
+        cur = conn.execute(
+            f"UPDATE global_prompts SET {sets}, updated_at = %s WHERE name = %s", (*fields.values(), now, name)
+        )
+        return cur.rowcount > 0
+
+    def delete_global_prompt(self, conn: Any, name: str) -> bool:
+        return conn.execute("DELETE FROM global_prompts WHERE name = %s", (name,)).rowcount > 0
+
+    def export_global_prompts(self, conn: Any) -> list[dict[str, Any]]:
+        keys = ("name", "content", "active", "priority", "created_at", "updated_at")
+        rows = conn.execute(
+            "SELECT name, content, active::int, priority, created_at, updated_at FROM global_prompts ORDER BY name"
+        )
+        return [dict(zip(keys, r)) for r in rows]
+
+    def import_global_prompt(self, conn: Any, prompt: dict[str, Any]) -> bool:
+        cur = conn.execute(
+            "INSERT INTO global_prompts(tenant, name, content, active, priority, created_at, updated_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            (self.namespace, prompt["name"], prompt["content"], bool(prompt["active"]), prompt["priority"],
+             prompt["created_at"], prompt["updated_at"]),
+        )
+        return cur.rowcount == 1
+
+    # -- search -------------------------------------------------------------
+    def keyword(self, expression: str, limit: int, scope: Scope) -> list[tuple[int, float]]:
+        """Full-text matches as (id, -ts_rank_cd): more negative is better, like SQLite's bm25."""
+        text, own_only = _tsquery_text(expression)
+        if not text:
+            return []
+        vector = "ts_filter(tsv, '{a}')" if own_only else "tsv"
+        where = [f"{vector} @@ q", "deleted_at IS NULL"]
+        params: list[Any] = [text]
+        _scope_filters(scope, "", where, params)
+        # ts_rank_cd counts every occurrence (like bm25's term frequency); normalisation 1 divides by
+        # 1 + log(length) so long texts do not win by size alone (bm25 normalises length too).
+        sql = (
+            f"SELECT id, -ts_rank_cd('{_WEIGHTS}', {vector}, q, 1) AS rank "
+            "FROM memories, websearch_to_tsquery('english', %s) AS q WHERE " + " AND ".join(where)
+            + " ORDER BY rank, id LIMIT %s"
+        )
+        params.append(limit)
+        with self.db.read() as conn:
+            return [(r[0], float(r[1])) for r in conn.execute(sql, params)]
+
+    def knn(self, vector: np.ndarray, k: int, scope: Scope) -> list[tuple[int, float]]:
+        """Nearest live memories by cosine distance (HNSW, iterative scan so filters never starve it)."""
+        where = ["deleted_at IS NULL", "embedding IS NOT NULL"]
+        params: list[Any] = [np.ascontiguousarray(vector, dtype=np.float32)]
+        _scope_filters(scope, "", where, params)
+        params.append(k)
+        # relaxed_order may return slightly out of order: sort the k again outside
+        # (`+ 0` stops the planner reusing the inner ordering).
+        sql = (
+            "WITH r AS MATERIALIZED (SELECT id, embedding <=> %s AS dist FROM memories WHERE "
+            + " AND ".join(where)
+            + " ORDER BY dist LIMIT %s) SELECT id, dist FROM r ORDER BY dist + 0, id"
+        )
+        with self.db.read() as conn:
+            # A zero vector has no cosine distance (NaN): it matches nothing.
+            return [(r[0], float(r[1])) for r in conn.execute(sql, params) if r[1] is not None and r[1] == r[1]]
+
+    def scope_size(self, scope: Scope) -> int:
+        sql = "SELECT count(*) FROM memories WHERE deleted_at IS NULL"
+        params: list[Any] = []
+        if scope.threads is not None:
+            sql += " AND thread = ANY(%s)"
+            params.append(list(scope.threads))
+        with self.db.read() as conn:
+            return conn.execute(sql, params).fetchone()[0]
+
+    def document_frequency(self, expression: str, scope: Scope) -> int:
+        text, own_only = _tsquery_text(expression)
+        if not text:
+            return 0
+        vector = "ts_filter(tsv, '{a}')" if own_only else "tsv"
+        sql = (
+            f"SELECT count(*) FROM memories, websearch_to_tsquery('english', %s) AS q "
+            f"WHERE {vector} @@ q AND deleted_at IS NULL"
+        )
+        params: list[Any] = [text]
+        if scope.threads is not None:
+            sql += " AND thread = ANY(%s)"
+            params.append(list(scope.threads))
+        with self.db.read() as conn:
+            return conn.execute(sql, params).fetchone()[0]
+
+    def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
+        if not ids:
+            return {}
+        query = np.asarray(vector, dtype=np.float32)
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, embedding FROM memories WHERE id = ANY(%s) AND embedding IS NOT NULL", (list(ids),)
+            ).fetchall()
+        return {r[0]: float(_array(r[1]) @ query) for r in rows}
+
+    def neighbours(self, ids: Sequence[int]) -> dict[int, tuple[tuple[int, int] | None, tuple[int, int] | None]]:
+        if not ids:
+            return {}
+        around = (
+            "SELECT n.id::text || ':' || n.created_at::text FROM memories n WHERE n.thread = m.thread "
+            "AND n.deleted_at IS NULL AND n.kind = m.kind AND "
+        )
+        sql = (
+            f"SELECT m.id, ({around}(n.created_at, n.id) < (m.created_at, m.id) "
+            "ORDER BY n.created_at DESC, n.id DESC LIMIT 1), "
+            f"({around}(n.created_at, n.id) > (m.created_at, m.id) ORDER BY n.created_at, n.id LIMIT 1) "
+            "FROM memories m WHERE m.kind = %s AND m.id = ANY(%s)"
+        )
+
+        def pair(text: str | None) -> tuple[int, int] | None:
+            if text is None:
+                return None
+            a, b = text.split(":")
+            return int(a), int(b)
+
+        with self.db.read() as conn:
+            return {r[0]: (pair(r[1]), pair(r[2])) for r in conn.execute(sql, (CONVERSATION_KIND, list(ids)))}
+
+    # -- vectors and the embedding queue -----------------------------------------
+    def pending(self, limit: int) -> list[tuple[int, str]]:
+        """This tenant's memories still waiting for a vector (RLS: a backfill serves its own tenant)."""
+        with self.db.read() as conn:
+            return [tuple(r) for r in conn.execute(
+                "SELECT id, content FROM memories WHERE embed_pending ORDER BY id LIMIT %s", (limit,)
+            )]
+
+    def has_pending(self) -> bool:
+        with self.db.read() as conn:
+            return conn.execute("SELECT 1 FROM memories WHERE embed_pending LIMIT 1").fetchone() is not None
+
+    def store_vectors(self, items: Sequence[tuple[int, np.ndarray]]) -> int:
+        """Write vectors of memories still waiting for one (idempotent, like the SQLite store)."""
+        written = 0
+        with self.db.write() as conn:
+            for memory_id, vector in items:
+                cur = conn.execute(
+                    "UPDATE memories SET embedding = %s, embed_pending = false WHERE id = %s AND embed_pending",
+                    (np.ascontiguousarray(vector, dtype=np.float32), memory_id),
+                )
+                written += cur.rowcount
+        return written
+
+    def reset_vectors(self, conn: Any, dimensions: int) -> int:
+        """Clear every vector of the tenant and queue every memory again."""
+        (have,) = conn.execute(
+            "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'memories'::regclass AND attname = 'embedding'"
+        ).fetchone()
+        if have != dimensions:
+            raise SetupError(
+                f"The database's vector column holds {have} dimensions, the embedder makes {dimensions}: "
+                "changing it is a schema change for the database owner (a new migration), not a re-embed."
+            )
+        conn.execute("UPDATE memories SET embedding = NULL, embed_pending = true")
+        return conn.execute("SELECT count(*) FROM memories WHERE embed_pending").fetchone()[0]
+
+    def vectors(self, conn: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        if not ids:
+            return {}
+        rows = conn.execute(
+            "SELECT id, embedding FROM memories WHERE id = ANY(%s) AND embedding IS NOT NULL", (list(ids),)
+        )
+        return {r[0]: _array(r[1]) for r in rows}
+
+    # -- index consistency and health ----------------------------------------------
+    def index_drift(self, conn: Any) -> IndexDrift:
+        """Keyword text and queue against `memories` (this tenant: RLS)."""
+
+        def ids(where: str) -> tuple[int, ...]:
+            return tuple(r[0] for r in conn.execute(f"SELECT id FROM memories WHERE {where} ORDER BY id"))
+
+        return IndexDrift(
+            missing_text=ids("deleted_at IS NULL AND search_text IS NULL"),
+            stale_text=ids("deleted_at IS NOT NULL AND search_text IS NOT NULL"),
+            unqueued=ids("deleted_at IS NULL AND embedding IS NULL AND NOT embed_pending"),
+        )
+
+    def repair_index(self, conn: Any, drift: IndexDrift, text_of: Callable[[str], str]) -> None:
+        for memory_id in drift.missing_text:
+            (content,) = conn.execute("SELECT content FROM memories WHERE id = %s", (memory_id,)).fetchone()
+            self.fts_insert(conn, memory_id, text_of(content))
+        for memory_id in drift.stale_text:
+            self.fts_delete(conn, memory_id)
+        if drift.unqueued:
+            conn.execute("UPDATE memories SET embed_pending = true WHERE id = ANY(%s)", (list(drift.unqueued),))
+
+    def integrity_errors(self, conn: Any, quick: bool = True) -> list[str]:
+        """PostgreSQL checks its own pages; what can be wrong for us is an index left invalid
+        (a failed CREATE INDEX CONCURRENTLY) or a schema behind this version."""
+        problems = [
+            f"index {r[0]} is invalid; rebuild it (REINDEX INDEX {r[0]})"
+            for r in conn.execute(
+                "SELECT i.indexrelid::regclass::text FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid "
+                "WHERE c.relname = ANY(%s) AND NOT (i.indisvalid AND i.indisready)",
+                (["memories", "threads", "thread_messages", "global_prompts", "memory_originals"],),
+            )
+        ]
+        version = conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+        if version != LATEST:
+            problems.append(f"schema version {version}, expected {LATEST}")
+        return problems
+
+    def health_counts(self, conn: Any) -> tuple[int, int, int]:
+        return conn.execute(
+            "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND embed_pending) FROM memories"
+        ).fetchone()
+
+    # -- curation ---------------------------------------------------------------
+    def mark_recalled(self, conn: Any, ids: Sequence[int], now: int) -> None:
+        if ids:
+            conn.execute(
+                "UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = %s WHERE id = ANY(%s)",
+                (now, list(ids)),
+            )
+
+    def rows(  # noqa: PLR0913
+        self,
+        conn: Any,
+        thread: str | None = None,
+        deleted: bool | None = False,
+        since: int | None = None,
+        until: int | None = None,
+    ) -> list[MemoryRow]:
+        where, params = ["true"], []
+        if thread is not None:
+            where.append("thread = %s")
+            params.append(thread)
+        if deleted is not None:
+            where.append("deleted_at IS NOT NULL" if deleted else "deleted_at IS NULL")
+        if since is not None:
+            where.append("created_at >= %s")
+            params.append(since)
+        if until is not None:
+            where.append("created_at <= %s")
+            params.append(until)
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
+        return [_row(r) for r in conn.execute(sql, params)]
+
+    def set_superseded(self, conn: Any, memory_id: int, by: int | None, now: int) -> None:
+        conn.execute(
+            "UPDATE memories SET superseded_by = %s, updated_at = %s WHERE id = %s", (by, now, memory_id)
+        )
+
+    def set_pinned(self, conn: Any, memory_id: int, pinned: bool, now: int) -> None:
+        conn.execute("UPDATE memories SET pinned = %s, updated_at = %s WHERE id = %s", (bool(pinned), now, memory_id))
+
+    def originals(self, conn: Any, ids: Sequence[int]) -> dict[int, tuple[str, int]]:
+        if not ids:
+            return {}
+        rows = conn.execute(
+            "SELECT memory_id, content, compressed_at FROM memory_originals WHERE memory_id = ANY(%s)", (list(ids),)
+        )
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def _reindex(self, conn: Any, memory_id: int, text: str) -> None:
+        """New keyword terms now, a new vector from the backfill (the old one serves meanwhile)."""
+        self.fts_insert(conn, memory_id, text)
+        conn.execute("UPDATE memories SET embed_pending = true WHERE id = %s", (memory_id,))
+
+    def set_compressed(
+        self, conn: Any, memory_id: int, content: str, tier: str, original: str | None, now: int, text: str
+    ) -> None:
+        if original is not None:
+            conn.execute(
+                "INSERT INTO memory_originals(tenant, memory_id, content, compressed_at) VALUES (%s, %s, %s, %s)",
+                (self.namespace, memory_id, original, now),
+            )
+        conn.execute(
+            "UPDATE memories SET content = %s, compression = %s, updated_at = %s WHERE id = %s",
+            (content, tier, now, memory_id),
+        )
+        self._reindex(conn, memory_id, text)
+
+    def set_restored(self, conn: Any, memory_id: int, original: str, now: int, text: str) -> None:
+        conn.execute(
+            "UPDATE memories SET content = %s, compression = NULL, updated_at = %s WHERE id = %s",
+            (original, now, memory_id),
+        )
+        conn.execute("DELETE FROM memory_originals WHERE memory_id = %s", (memory_id,))
+        self._reindex(conn, memory_id, text)
+
+    def undelete(self, conn: Any, memory_id: int, now: int, text: str) -> None:
+        conn.execute("UPDATE memories SET deleted_at = NULL, updated_at = %s WHERE id = %s", (now, memory_id))
+        self.fts_insert(conn, memory_id, text)
+        conn.execute("UPDATE memories SET embed_pending = true WHERE id = %s AND embedding IS NULL", (memory_id,))
+
+    def hard_delete(self, conn: Any, memory_id: int, successor: int | None) -> None:
+        conn.execute("UPDATE memories SET superseded_by = %s WHERE superseded_by = %s", (successor, memory_id))
+        conn.execute("DELETE FROM promotions WHERE memory_id = %s", (memory_id,))
+        # daily_log_queue and memory_originals go by ON DELETE CASCADE; the vector is a column.
+        conn.execute("DELETE FROM memories WHERE id = %s", (memory_id,))
+
+    def promoted(self, conn: Any) -> set[int]:
+        return {r[0] for r in conn.execute("SELECT memory_id FROM promotions")}
+
+    def record_promotion(self, conn: Any, memory_id: int, section: str, now: int) -> None:
+        conn.execute(
+            "INSERT INTO promotions(tenant, memory_id, section, promoted_at) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING",
+            (self.namespace, memory_id, section, now),
+        )
+
+    def stats(self, conn: Any) -> dict[str, Any]:
+        one = lambda sql: conn.execute(sql).fetchone()  # noqa: E731
+        live, deleted, superseded, pinned, compressed, oldest, newest, pending = one(
+            "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND superseded_by IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND pinned), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND compression IS NOT NULL), "
+            "min(created_at) FILTER (WHERE deleted_at IS NULL), max(created_at) FILTER (WHERE deleted_at IS NULL), "
+            "count(*) FILTER (WHERE embed_pending) FROM memories"
+        )
+        group = lambda col: dict(conn.execute(  # noqa: E731
+            f"SELECT {col}, count(*) FROM memories WHERE deleted_at IS NULL GROUP BY 1 ORDER BY 1"
+        ).fetchall())
+        return {
+            "live": live, "deleted": deleted, "superseded": superseded, "pinned": pinned, "compressed": compressed,
+            "oldest": oldest, "newest": newest, "pending_embeddings": pending,
+            "by_kind": group("kind"), "by_thread": group("thread"), "by_compression": group("compression"),
+            # The whole database (every tenant): PostgreSQL has no per-tenant size.
+            "database_bytes": one("SELECT pg_database_size(current_database())")[0],
+        }
+
+    # -- archive ------------------------------------------------------------
+    def archived_originals(self, conn: Any, thread: str | None = None) -> dict[int, tuple[str, int]]:
+        sql = (
+            "SELECT o.memory_id, o.content, o.compressed_at FROM memory_originals o "
+            "JOIN memories m ON m.tenant = o.tenant AND m.id = o.memory_id"
+        )
+        params: list[Any] = []
+        if thread is not None:
+            sql += " WHERE m.thread = %s"
+            params.append(thread)
+        return {r[0]: (r[1], r[2]) for r in conn.execute(sql, params)}
+
+    def find_identity(self, conn: Any, thread: str, content_hash: str, created_at: int) -> int | None:
+        row = conn.execute(
+            "SELECT id FROM memories WHERE thread = %s AND content_hash = %s AND created_at = %s ORDER BY id LIMIT 1",
+            (thread, content_hash, created_at),
+        ).fetchone()
+        return row[0] if row else None
+
+    def id_taken(self, conn: Any, memory_id: int) -> bool:
+        # Ids are unique per tenant (primary key (tenant, id)): another tenant's id is no clash.
+        return conn.execute("SELECT 1 FROM memories WHERE id = %s", (memory_id,)).fetchone() is not None
+
+    def insert_archived(
+        self, conn: Any, memory_id: int | None, row: MemoryRow, original: tuple[str, int] | None, text: str
+    ) -> int:
+        columns = (
+            "tenant, thread, content, kind, source, origin, importance, tags, content_hash, created_at, updated_at, "
+            "deleted_at, superseded_by, recall_count, last_recalled_at, pinned, compression"
+        )
+        values: list[Any] = [
+            self.namespace, row.thread, row.content, row.kind, row.source, row.origin, row.importance,
+            list(row.tags), row.content_hash, row.created_at, row.updated_at, row.deleted_at, None,
+            row.recall_count, row.last_recalled_at, bool(row.pinned), row.compression,
+        ]
+        columns = "id, " + columns
+        values.insert(0, self._next_id(conn, at_least=memory_id))
+        marks = ", ".join(["%s"] * len(values))
+        (new_id,) = conn.execute(
+            f"INSERT INTO memories({columns}) VALUES ({marks}) RETURNING id", values
+        ).fetchone()
+        if row.deleted_at is None:
+            self.fts_insert(conn, new_id, text)
+        if original is not None:
+            conn.execute(
+                "INSERT INTO memory_originals(tenant, memory_id, content, compressed_at) VALUES (%s, %s, %s, %s)",
+                (self.namespace, new_id, original[0], original[1]),
+            )
+        return new_id

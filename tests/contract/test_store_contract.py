@@ -1,0 +1,356 @@
+"""One contract, two stores: every behaviour here runs on SQLite and on PostgreSQL and must agree.
+
+The service layer only talks to server.storage's protocols; these tests pin what
+those methods do (through the service where the service is the caller, directly
+where the store is), so a change to one backend that the other does not follow fails.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from server import archive, health
+from server.curator import Curator
+from server.embeddings import HashEmbedder
+from server.service import MemoryService
+from server.store import IndexDrift, Scope
+from server.textindex import index_text, match_expression, term_expression
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend_settings(request, settings):
+    if request.param == "postgres":
+        return request.getfixturevalue("pg_settings")
+    return settings
+
+
+@pytest.fixture
+def svc(backend_settings, clock):
+    service = MemoryService.open(backend_settings, embedder=HashEmbedder(), clock=clock)
+    yield service
+    service.close()
+
+
+def _fresh(svc, tmp_path, clock):
+    """Another empty store of the same backend (a new SQLite home, or a new PostgreSQL tenant)."""
+    settings = svc.settings.with_(home=tmp_path / "other")
+    if settings.database_url:
+        from pgharness import tenant_settings
+
+        settings = tenant_settings(settings, settings.database_url)
+    else:
+        settings.files_dir.mkdir(parents=True)
+        (settings.files_dir / "SOUL.md").write_text("# SOUL\n")
+        (settings.files_dir / "MEMORY.md").write_text("# MEMORY\n")
+    return MemoryService.open(settings, embedder=HashEmbedder(), clock=clock)
+
+
+def _rows(svc, **kw):
+    with svc.db.read() as conn:
+        return svc.store.rows(conn, **kw)
+
+
+def test_ids_start_at_one_and_dedupe_is_per_thread(svc):
+    a = svc.remember("Deploys go through the blue-green pipeline", thread="ops", tags=["deploy", "ci"])
+    again = svc.remember("Deploys go through the blue-green pipeline", thread="ops")
+    other = svc.remember("Deploys go through the blue-green pipeline", thread="web")
+    assert (a.id, a.status) == (1, "stored")
+    assert (again.id, again.status) == (1, "duplicate")
+    assert (other.id, other.status) == (2, "stored")
+    row = svc.store.get([1])[1]
+    assert (row.thread, row.tags, row.kind, row.importance, row.source) == (
+        "ops", ("deploy", "ci"), "note", 0.5, "remember")
+    assert svc.store.count() == {"live": 2, "deleted": 0, "pending_embeddings": 2}
+
+
+def test_user_and_agent_are_recorded_on_new_memories(backend_settings, clock):
+    settings = backend_settings.with_(user="ana", agent="ci-bot")
+    service = MemoryService.open(settings, embedder=HashEmbedder(), clock=clock)
+    try:
+        memory_id = service.remember("The staging cluster is in eu-west-1").id
+        with service.db.read() as conn:
+            if settings.database_url:
+                row = conn.execute("SELECT user_id, agent FROM memories WHERE id = %s", (memory_id,)).fetchone()
+            else:
+                row = conn.execute("SELECT user_id, agent FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        assert tuple(row) == ("ana", "ci-bot")
+    finally:
+        service.close()
+
+
+def test_keyword_search_ranks_better_matches_more_negative(svc):
+    svc.remember("Redis caches the session tokens", thread="api")
+    svc.remember("Redis, redis everywhere: redis caches sessions and redis queues jobs", thread="api")
+    svc.remember("Postgres holds the orders", thread="api")
+    hits = svc.store.keyword(match_expression("redis"), 10, Scope(threads=("api",)))
+    assert [mid for mid, _ in hits] == [2, 1]
+    assert hits[0][1] < hits[1][1] < 0
+    assert svc.store.keyword(match_expression("kafka"), 10, Scope()) == []
+    # own text only (term_expression) vs any indexed text
+    assert svc.store.document_frequency(term_expression("redis"), Scope(threads=("api",))) == 2
+    assert svc.store.scope_size(Scope(threads=("api",))) == 3
+
+
+def test_a_reply_is_found_by_the_words_of_the_turn_before_it(svc):
+    svc.remember("How do we rotate the signing keys?", kind="turn", thread="chat")
+    svc.remember("Every ninety days, by the cron job.", kind="turn", thread="chat")
+    ids = [mid for mid, _ in svc.store.keyword(match_expression("signing keys"), 10, Scope())]
+    assert ids[0] == 1 and 2 in ids  # the reply matches through its context, ranked below
+    only_own = svc.store.document_frequency(term_expression("signing"), Scope(threads=("chat",)))
+    assert only_own == 1
+    assert svc.store.neighbours([1, 2]) == {1: (None, (2, svc.store.get([2])[2].created_at)),
+                                            2: ((1, svc.store.get([1])[1].created_at), None)}
+
+
+def test_scope_filters_apply_to_keyword_and_vector_search(svc):
+    svc.remember("alpha deploy note", kind="note", thread="a", tags=["x"], created_at="2026-01-01")
+    svc.remember("alpha deploy decision", kind="decision", thread="a", tags=["y"], created_at="2026-03-01")
+    svc.remember("alpha deploy elsewhere", kind="note", thread="b", tags=["x"], created_at="2026-03-01")
+    svc.indexer.run_once(limit=10)
+    vector = svc.embedder.embed(["alpha deploy"])[0]
+    cases = [
+        (Scope(threads=("a",)), {1, 2}),
+        (Scope(kinds=("decision",)), {2}),
+        (Scope(tags=("x",)), {1, 3}),
+        (Scope(since=svc.store.get([2])[2].created_at), {2, 3}),
+        (Scope(until=svc.store.get([1])[1].created_at), {1}),
+        (Scope(threads=("a",), tags=("x",)), {1}),
+    ]
+    for scope, expected in cases:
+        assert {m for m, _ in svc.store.keyword(match_expression("alpha"), 10, scope)} == expected, scope
+        assert {m for m, _ in svc.store.knn(vector, 10, scope)} == expected, scope
+
+
+def test_knn_distances_are_cosine_and_cosines_are_exact(svc):
+    svc.remember("the cat sat on the mat")
+    svc.remember("quantum chromodynamics lecture notes")
+    assert svc.store.has_pending()
+    assert svc.indexer.run_once(limit=10) == 2
+    assert not svc.store.has_pending()
+    query = svc.embedder.embed(["the cat sat on the mat"])[0]
+    nearest = svc.store.knn(query, 2, Scope())
+    assert nearest[0][0] == 1 and abs(nearest[0][1]) < 1e-5
+    assert nearest[0][1] <= nearest[1][1]
+    cos = svc.store.cosines(query, [1, 2, 99])
+    assert set(cos) == {1, 2} and abs(cos[1] - 1.0) < 1e-5
+    with svc.db.read() as conn:
+        stored = svc.store.vectors(conn, [1, 2])
+    assert np.allclose(stored[1], query, atol=1e-6)
+    # a zero query vector has no cosine distance: it matches nothing
+    assert svc.store.knn(np.zeros_like(query), 5, Scope()) == []
+
+
+def test_store_vectors_is_idempotent(svc):
+    svc.remember("one fact")
+    [(mid, text)] = svc.store.pending(10)
+    vector = svc.embedder.embed([text])[0]
+    assert svc.store.store_vectors([(mid, vector)]) == 1
+    assert svc.store.store_vectors([(mid, vector)]) == 0  # another process already wrote it
+
+
+def test_forget_hides_from_both_searches_and_undelete_brings_it_back(svc):
+    memory_id = svc.remember("the wifi password rotates monthly").id
+    svc.indexer.run_once(limit=10)
+    vector = svc.embedder.embed(["wifi password"])[0]
+    assert svc.forget(memory_id).status == "forgotten"
+    assert svc.forget(memory_id).status == "already_forgotten"
+    assert svc.store.keyword(match_expression("wifi"), 5, Scope()) == []
+    assert svc.store.knn(vector, 5, Scope()) == []
+    assert svc.store.get([memory_id], include_deleted=False) == {}
+    with svc.db.write() as conn:
+        assert svc.store.memory_state(conn, memory_id)[2] is not None
+        svc.store.undelete(conn, memory_id, 5, index_text("the wifi password rotates monthly"))
+    assert [m for m, _ in svc.store.keyword(match_expression("wifi"), 5, Scope())] == [memory_id]
+    assert [m for m, _ in svc.store.knn(vector, 5, Scope())] == [memory_id]
+    with svc.db.read() as conn:
+        assert svc.store.memory_state(conn, 999) is None
+
+
+def test_compress_and_restore_round_trip_through_the_curator(svc):
+    long = ("We decided to move the build to GitHub Actions because the old Jenkins box kept running out of "
+            "disk. " * 6).strip()
+    memory_id = svc.remember(long, created_at="2025-01-01").id
+    curator = Curator(svc)
+    result = curator.run("compress", dry_run=False)
+    assert result.counts.get("compressed") == 1, result
+    row = svc.store.get([memory_id])[memory_id]
+    assert row.compression is not None and len(row.content) < len(long)
+    with svc.db.read() as conn:
+        assert svc.store.originals(conn, [memory_id])[memory_id][0] == long
+        assert svc.store.archived_originals(conn)[memory_id][0] == long
+    curator.run("restore", ids=[memory_id], dry_run=False)
+    row = svc.store.get([memory_id])[memory_id]
+    assert (row.content, row.compression) == (long, None)
+
+
+def test_supersede_purge_and_relinking(svc):
+    a = svc.remember("Jobs run on Celery").id
+    b = svc.remember("Jobs run on RQ").id
+    c = svc.remember("Jobs run on Dramatiq").id
+    curator = Curator(svc)
+    curator.run("supersede", ids=[a], replacement_id=b, dry_run=False)
+    curator.run("supersede", ids=[b], replacement_id=c, dry_run=False)
+    with svc.db.write() as conn:
+        svc.store.hard_delete(conn, b, c)
+    rows = {r.id: r for r in _rows(svc, deleted=None)}
+    assert set(rows) == {a, c} and rows[a].superseded_by == c
+    with svc.db.write() as conn:
+        svc.store.link_superseded(conn, a, None)
+        svc.store.set_pinned(conn, c, True, 7)
+    rows = {r.id: r for r in _rows(svc)}
+    assert rows[a].superseded_by is None and rows[c].pinned and rows[c].updated_at == 7
+    assert svc.remember("Jobs run on Huey").id == 4  # a purged id is never handed out again
+
+
+def test_threads_messages_and_global_prompts(svc):
+    svc.threads.configure("api", title="API", system_prompt="Be terse.")
+    svc.threads.add_messages("api", [{"role": "user", "content": f"m{i}"} for i in range(25)])
+    assert [m.content for m in svc.store.recent_messages("api", 100)] == [f"m{i}" for i in range(5, 25)]
+    thread = svc.store.get_thread("api")
+    assert (thread.title, thread.system_prompt, thread.archived) == ("API", "Be terse.", False)
+    svc.threads.configure("api", archived=True)
+    assert svc.store.list_threads() == [] and len(svc.store.list_threads(include_archived=True)) == 1
+    with svc.db.write() as conn:
+        svc.store.put_global_prompt(conn, "style", "Be brief.", 1, 10)
+        svc.store.put_global_prompt(conn, "lang", "English.", 5, 10)
+        assert svc.store.set_global_prompt(conn, "style", 11, active=False)
+        assert not svc.store.delete_global_prompt(conn, "nope")
+    assert [p.name for p in svc.store.global_prompts(active_only=False)] == ["lang", "style"]
+    assert [p.name for p in svc.store.global_prompts(active_only=True)] == ["lang"]
+    with svc.db.read() as conn:
+        exported = svc.store.export_global_prompts(conn)
+        threads = svc.store.threads(conn)
+    assert exported[1] == {"name": "style", "content": "Be brief.", "active": 0, "priority": 1,
+                           "created_at": 10, "updated_at": 11}
+    assert threads[0]["id"] == "api" and threads[0]["archived"] == 1
+
+
+def test_meta_and_the_daily_log_queue(svc, clock):
+    with svc.db.write() as conn:
+        svc.store.set_meta(conn, "k", "v1")
+        svc.store.set_meta(conn, "k", "v2")
+    assert svc.store.get_meta("k") == "v2" and svc.store.get_meta("missing") is None
+    memory_id = svc.remember("a line for today's log").id
+    assert svc.store.daily_backlog(queued_before=2**62) == []  # written at once, so unqueued
+    with svc.db.write() as conn:
+        from server.store import NewMemory
+
+        new = NewMemory("", "queued line", "note", "remember", None, 0.5, (), "h", 1, 1, "queued line")
+        queued = svc.store.insert_memory(conn, new)
+    assert [r.id for r in svc.store.daily_backlog(queued_before=2**62)] == [queued]
+    svc.store.unqueue_daily(queued)
+    assert svc.store.daily_backlog(queued_before=2**62) == [] and memory_id != queued
+
+
+def test_memory_file_bullets_are_indexed_and_follow_edits(svc):
+    (svc.settings.files_dir / "MEMORY.md").write_text("# MEMORY\n\n## Stack\n- The API is written in Go\n")
+    found = svc.recall("which language is the API written in")
+    assert found.memories and found.memories[0].location == "MEMORY.md:4 (Stack)"
+    (svc.settings.files_dir / "MEMORY.md").write_text("# MEMORY\n\n## Stack\n\n- The API is written in Rust\n")
+    found = svc.recall("API written in")
+    assert [m.content for m in found.memories if m.source.startswith("file:")] == ["The API is written in Rust"]
+    with svc.db.read() as conn:
+        assert svc.store.file_sources(conn) == ["file:MEMORY.md"]
+
+
+def test_index_drift_is_found_and_repaired(svc):
+    a = svc.remember("drift alpha").id
+    b = svc.remember("drift beta").id
+    svc.indexer.run_once(limit=10)
+    with svc.db.write() as conn:
+        assert not svc.store.index_drift(conn)
+        svc.store.fts_delete(conn, a)  # keyword row lost
+        svc.store.soft_delete(conn, b, 1)
+        svc.store.fts_insert(conn, b, "drift beta")  # a forgotten memory still indexed
+        drift = svc.store.index_drift(conn)
+    assert (drift.missing_text, drift.stale_text) == ((a,), (b,))
+    repaired = svc.repair_index()
+    assert repaired.missing_text == (a,)
+    with svc.db.read() as conn:
+        assert svc.store.index_drift(conn) == IndexDrift()
+    assert [m for m, _ in svc.store.keyword(match_expression("drift"), 5, Scope())] == [a]
+
+
+def test_reembed_recomputes_every_vector(svc):
+    for text in ("one", "two", "three"):
+        svc.remember(f"fact number {text}")
+    svc.indexer.run_once(limit=10)
+    assert svc.reembed() == 3
+    assert svc.store.count()["pending_embeddings"] == 0
+
+
+def test_stats_and_health_have_the_same_shape(svc):
+    svc.remember("healthy memory")
+    with svc.db.read() as conn:
+        stats = svc.store.stats(conn)
+        assert svc.store.integrity_errors(conn) == []
+        assert svc.store.health_counts(conn) == (1, 0, 1)
+    assert set(stats) == {"live", "deleted", "superseded", "pinned", "compressed", "oldest", "newest",
+                          "pending_embeddings", "by_kind", "by_thread", "by_compression", "database_bytes"}
+    assert stats["by_kind"] == {"note": 1} and stats["database_bytes"] > 0
+    location = svc.settings.database_url or svc.settings.db_path
+    report = health.check(location, svc.settings.namespace)
+    assert (report.live, report.pending, report.problems()) == (1, 1, [])
+
+
+def test_export_import_round_trips_every_field_into_an_empty_store(svc, tmp_path, clock):
+    a = svc.remember("Jobs run on Celery", kind="decision", thread="api", tags=["queue"], created_at="2025-12-01").id
+    b = svc.remember("Jobs run on Dramatiq", kind="decision", thread="api", tags=["queue", "infra"]).id
+    gone = svc.remember("Old VPN is vpn.example.com").id
+    svc.remember("Never deploy on Fridays", pinned=True, importance=0.9)
+    svc.remember("A long memory about the build " * 20, created_at="2025-06-01")
+    svc.recall("Dramatiq")
+    svc.forget(gone)
+    curator = Curator(svc)
+    curator.run("supersede", ids=[a], replacement_id=b, dry_run=False)
+    curator.run("compress", dry_run=False)
+    svc.threads.configure("api", title="API")
+    [doc] = archive.export(svc).values()
+    path = tmp_path / "a.json"
+    archive.write({"archive.json": doc}, path)
+    other = _fresh(svc, tmp_path, clock)
+    try:
+        report = archive.import_file(other, path)
+        assert report["counts"]["imported"] == 5 and report["counts"]["verified"] == 5
+        assert _rows(other, deleted=None) == _rows(svc, deleted=None)
+        with other.db.read() as conn, svc.db.read() as conn2:
+            assert other.store.archived_originals(conn) == svc.store.archived_originals(conn2)
+            assert other.store.threads(conn) == svc.store.threads(conn2)
+        again = archive.import_file(other, path)
+        assert again["counts"]["imported"] == 0 and again["counts"]["already_present"] == 5
+        assert other.remember("after the import").id == 6  # ids continue above the imported ones
+    finally:
+        other.close()
+
+
+def test_memory_rows_compare_equal_field_by_field(svc):
+    """MemoryRow types are the same on both: ints for times, a tuple of tags, floats, bools."""
+    svc.remember("typed", tags=["b", "a"], importance=0.7, pinned=True)
+    [row] = _rows(svc)
+    assert isinstance(row.created_at, int) and isinstance(row.importance, float) and row.importance == 0.7
+    assert row.tags == ("b", "a") and row.pinned is True and row.recall_count == 0
+    assert replace(row, tags=("b", "a")) == row
+    json.dumps(row.__dict__)  # every field is plain data
+
+
+def test_both_stores_implement_the_whole_interface_with_the_same_signatures():
+    import inspect
+
+    from server import storage
+    from server.pg.db import PgDatabase
+    from server.pg.store import PgStore
+    from server.db import Database
+    from server.store import Store
+
+    for protocol, implementations in ((storage.Store, (Store, PgStore)), (storage.Database, (Database, PgDatabase))):
+        names = [n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_")]
+        assert len(names) >= 3
+        for name in names:
+            wanted = list(inspect.signature(getattr(protocol, name)).parameters)
+            for cls in implementations:
+                assert hasattr(cls, name), f"{cls.__name__} lacks {name}"
+                assert list(inspect.signature(getattr(cls, name)).parameters) == wanted, (cls.__name__, name)
