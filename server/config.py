@@ -91,6 +91,18 @@ class Settings:
     promote_min_score: float = 0.65
     # Curation actions run once a day at start-up, e.g. "compress,dedupe"; empty = never.
     curate_on_start: str = ""
+    # `memvault serve --http` (server/http.py). Loopback by default; another address
+    # is refused unless bearer tokens are required (http_auth = "tokens").
+    http_host: str = "127.0.0.1"
+    http_port: int = 8765
+    # "tokens" (bearer tokens from `memvault token create`) or "none" (loopback only).
+    http_auth: str = "tokens"
+    # Extra Host / Origin header values accepted besides loopback ones, comma-separated:
+    # "memvault.internal:8765,memvault.internal" / "https://app.example.com".
+    http_allowed_hosts: str = ""
+    http_allowed_origins: str = ""
+    # Largest HTTP request body; bigger ones get 413 before they are read.
+    http_max_body_bytes: int = 1024 * 1024
 
     @property
     def db_path(self) -> Path:
@@ -105,7 +117,11 @@ class Settings:
 
     @property
     def archives_dir(self) -> Path:
-        return self.home / "archives"
+        # Per namespace like the memory files: `curate_memory(action="import")` takes a
+        # file name in this folder, so a shared folder would let one tenant import another's export.
+        if self.namespace == "default":
+            return self.home / "archives"
+        return self.home / "namespaces" / self.namespace / "archives"
 
     def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -136,6 +152,10 @@ class Settings:
                 raise SetupError(f"{key}={getattr(settings, name)} must be at least 1; unset it for the default")
         if settings.embedder not in ("minilm", "hash"):
             raise SetupError(f"MEMVAULT_EMBEDDER={settings.embedder!r}: use 'minilm' (default) or 'hash'")
+        if settings.http_auth not in ("tokens", "none"):
+            raise SetupError(f"MEMVAULT_HTTP_AUTH={settings.http_auth!r}: use 'tokens' (default) or 'none'")
+        if not 0 <= settings.http_port <= 65535:
+            raise SetupError(f"MEMVAULT_HTTP_PORT={settings.http_port}: use a port from 1 to 65535")
         if not 0.0 < settings.dedupe_threshold <= 1.0:
             raise SetupError(f"MEMVAULT_DEDUPE_THRESHOLD={settings.dedupe_threshold}: use a cosine similarity in (0, 1], e.g. 0.92")
         return settings
@@ -149,6 +169,7 @@ _LIMITS = (
     ("max_tag_chars", "MEMVAULT_MAX_TAG_CHARS"),
     ("max_query_chars", "MEMVAULT_MAX_QUERY_CHARS"),
     ("max_k", "MEMVAULT_MAX_K"),
+    ("http_max_body_bytes", "MEMVAULT_HTTP_MAX_BODY_BYTES"),
 )
 
 _ENV: tuple[tuple[str, str, type], ...] = (
@@ -171,4 +192,10 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("memory_max_chars", "MEMVAULT_MEMORY_MAX_CHARS", int),
     ("promote_min_score", "MEMVAULT_PROMOTE_MIN_SCORE", float),
     ("curate_on_start", "MEMVAULT_CURATE_ON_START", str),
+    ("http_host", "MEMVAULT_HTTP_HOST", str),
+    ("http_port", "MEMVAULT_HTTP_PORT", int),
+    ("http_auth", "MEMVAULT_HTTP_AUTH", str),
+    ("http_allowed_hosts", "MEMVAULT_HTTP_ALLOWED_HOSTS", str),
+    ("http_allowed_origins", "MEMVAULT_HTTP_ALLOWED_ORIGINS", str),
+    ("http_max_body_bytes", "MEMVAULT_HTTP_MAX_BODY_BYTES", int),
 )

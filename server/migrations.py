@@ -175,7 +175,35 @@ def m003_curator(conn: Any, ctx: SchemaContext) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (m001_core, m002_files_threads, m003_curator)
+def m004_reserved(conn: Any, ctx: SchemaContext) -> None:
+    # Number 4 belongs to a migration of another line of work; this placeholder
+    # keeps m005 at version 5 until that migration takes its place.
+    pass
+
+
+def m005_api_tokens(conn: Any, ctx: SchemaContext) -> None:
+    # Bearer tokens of the HTTP transport (server/tokens.py). Only a hash of each
+    # token is kept; the token itself is shown once, when it is created. Not
+    # namespaced: a token *selects* the namespace (its tenant).
+    conn.execute(
+        """CREATE TABLE IF NOT EXISTS api_tokens (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            token_hash TEXT NOT NULL UNIQUE,
+            tenant TEXT NOT NULL,
+            user_name TEXT,              -- "user" is a reserved word in PostgreSQL
+            agent_name TEXT,
+            label TEXT,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER,
+            revoked_at INTEGER,
+            last_used_at INTEGER
+        )"""
+    )
+
+
+MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (
+    m001_core, m002_files_threads, m003_curator, m004_reserved, m005_api_tokens,
+)
 
 
 def migrate(db: Database, ctx: SchemaContext) -> int:
