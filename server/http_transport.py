@@ -198,6 +198,20 @@ def build_app(tenants: Tenants, settings: Settings, host: str, port: int) -> ASG
     return BodyLimit(app, settings.http_max_body_bytes)
 
 
+def _uvicorn_server() -> type:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # SIGTERM/SIGINT is the normal way to stop a service: shut down gracefully,
+            # close the store and exit 0. (uvicorn re-raises the signal after its
+            # shutdown, which would kill the process before the store is closed.)
+            super().handle_exit(sig, frame)
+            self._captured_signals.clear()
+
+    return Server
+
+
 def serve(settings: Settings, host: str, port: int) -> None:
     """Run until SIGINT/SIGTERM. Logs `listening on http://HOST:PORT/mcp` once it accepts connections."""
     import uvicorn
@@ -216,7 +230,7 @@ def serve(settings: Settings, host: str, port: int) -> None:
         # log_config=None: uvicorn logs through ours (stderr); access lines only at DEBUG.
         config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False,
                                 log_level=settings.log_level.lower(), lifespan="on")
-        server = uvicorn.Server(config)
+        server = _uvicorn_server()(config)
 
         async def announce() -> None:
             while not server.started:
