@@ -15,6 +15,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -239,7 +240,9 @@ def serve(settings: Settings, host: str, port: int) -> None:
                 for sock in listener.sockets:
                     name = sock.getsockname()
                     shown = f"[{name[0]}]" if ":" in name[0] else name[0]
-                    log.info("listening on http://%s:%d%s (auth: %s)", shown, name[1], PATH, settings.http_auth)
+                    # Printed whatever the log level: scripts and tests wait for this line (--port 0).
+                    print(f"memvault: listening on http://{shown}:{name[1]}{PATH} (auth: {settings.http_auth})",
+                          file=sys.stderr, flush=True)
 
         async def main() -> None:
             async with anyio.create_task_group() as tg:
