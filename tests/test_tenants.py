@@ -127,3 +127,10 @@ def test_binding_beyond_loopback_needs_tokens_and_named_hosts(settings):
     open_bind = transport_security(settings.with_(http_allowed_hosts="mem.internal:8765"), "10.0.0.5")
     assert open_bind.enable_dns_rebinding_protection
     assert {"10.0.0.5:*", "mem.internal:8765", "127.0.0.1:*"} <= set(open_bind.allowed_hosts)
+
+
+def test_a_memvault_token_pasted_into_a_memory_is_redacted(tokens, service):
+    token, _ = tokens.create("acme")
+    stored = service.remember(f"the CI uses MEMVAULT token {token} for the team server")
+    assert stored.redacted == ["memvault-token"]
+    assert token not in service.get(stored.id).content
