@@ -201,8 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     sv.add_argument("--http", action="store_true", help="serve MCP over streamable HTTP at http://HOST:PORT/mcp")
     sv.add_argument("--host", help="with --http: address to bind (default 127.0.0.1, MEMVAULT_HTTP_HOST)")
     sv.add_argument("--port", type=int, help="with --http: port (default 8765, MEMVAULT_HTTP_PORT; 0 = any free port)")
-    sv.add_argument("--auth", choices=("tokens", "none"),
-                    help="with --http: require bearer tokens (default, MEMVAULT_HTTP_AUTH) or none (loopback only)")
+    sv.add_argument("--auth", choices=("tokens", "oauth", "none"),
+                    help="with --http: bearer tokens (default, MEMVAULT_HTTP_AUTH), oauth (an identity provider) or none (loopback only)")
     tk = sub.add_parser("token", help="create, list or revoke bearer tokens for `serve --http`")
     tks = tk.add_subparsers(dest="token_command", required=True)
     tc = tks.add_parser("create", help="create a token (printed once on stdout; only its hash is stored)")

@@ -95,7 +95,8 @@ class Settings:
     # is refused unless bearer tokens are required (http_auth = "tokens").
     http_host: str = "127.0.0.1"
     http_port: int = 8765
-    # "tokens" (bearer tokens from `memvault token create`) or "none" (loopback only).
+    # "tokens" (bearer tokens from `memvault token create`), "oauth" (an identity
+    # provider's tokens, see server/oauth.py) or "none" (loopback only).
     http_auth: str = "tokens"
     # Extra Host / Origin header values accepted besides loopback ones, comma-separated:
     # "memvault.internal:8765,memvault.internal" / "https://app.example.com".
@@ -103,6 +104,17 @@ class Settings:
     http_allowed_origins: str = ""
     # Largest HTTP request body; bigger ones get 413 before they are read.
     http_max_body_bytes: int = 1024 * 1024
+    # OAuth resource-server mode (http_auth = "oauth"): this server's MCP URL as clients
+    # reach it (the token audience), the authorization server, its introspection endpoint
+    # and the credentials memvault introspects with, the claim naming the tenant, and
+    # scopes every token must carry (comma-separated, optional).
+    http_public_url: str = ""
+    oauth_issuer: str = ""
+    oauth_introspection_url: str = ""
+    oauth_client_id: str = ""
+    oauth_client_secret: str = field(default="", repr=False)
+    oauth_tenant_claim: str = "tenant"
+    oauth_scopes: str = ""
 
     @property
     def db_path(self) -> Path:
@@ -152,8 +164,8 @@ class Settings:
                 raise SetupError(f"{key}={getattr(settings, name)} must be at least 1; unset it for the default")
         if settings.embedder not in ("minilm", "hash"):
             raise SetupError(f"MEMVAULT_EMBEDDER={settings.embedder!r}: use 'minilm' (default) or 'hash'")
-        if settings.http_auth not in ("tokens", "none"):
-            raise SetupError(f"MEMVAULT_HTTP_AUTH={settings.http_auth!r}: use 'tokens' (default) or 'none'")
+        if settings.http_auth not in ("tokens", "oauth", "none"):
+            raise SetupError(f"MEMVAULT_HTTP_AUTH={settings.http_auth!r}: use 'tokens' (default), 'oauth' or 'none'")
         if not 0 <= settings.http_port <= 65535:
             raise SetupError(f"MEMVAULT_HTTP_PORT={settings.http_port}: use a port from 1 to 65535")
         if not 0.0 < settings.dedupe_threshold <= 1.0:
@@ -198,4 +210,11 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("http_allowed_hosts", "MEMVAULT_HTTP_ALLOWED_HOSTS", str),
     ("http_allowed_origins", "MEMVAULT_HTTP_ALLOWED_ORIGINS", str),
     ("http_max_body_bytes", "MEMVAULT_HTTP_MAX_BODY_BYTES", int),
+    ("http_public_url", "MEMVAULT_HTTP_PUBLIC_URL", str),
+    ("oauth_issuer", "MEMVAULT_OAUTH_ISSUER", str),
+    ("oauth_introspection_url", "MEMVAULT_OAUTH_INTROSPECTION_URL", str),
+    ("oauth_client_id", "MEMVAULT_OAUTH_CLIENT_ID", str),
+    ("oauth_client_secret", "MEMVAULT_OAUTH_CLIENT_SECRET", str),
+    ("oauth_tenant_claim", "MEMVAULT_OAUTH_TENANT_CLAIM", str),
+    ("oauth_scopes", "MEMVAULT_OAUTH_SCOPES", str),
 )

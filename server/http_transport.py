@@ -57,11 +57,11 @@ def check_bind(settings: Settings, host: str) -> None:
     """Refuse configurations that would expose memory to the network unprotected."""
     if is_loopback(host):
         return
-    if settings.http_auth != "tokens":
+    if settings.http_auth == "none":
         raise SetupError(
             f"refusing to serve {host} without authentication: anyone who can reach it could read and "
             "change every memory. Keep MEMVAULT_HTTP_AUTH=tokens (the default) and create tokens with "
-            "`memvault token create --tenant NAME`, or bind to 127.0.0.1."
+            "`memvault token create --tenant NAME` (or use MEMVAULT_HTTP_AUTH=oauth), or bind to 127.0.0.1."
         )
     if host in ("0.0.0.0", "::", "") and not settings.http_allowed_hosts:
         raise SetupError(
@@ -76,6 +76,10 @@ def transport_security(settings: Settings, host: str) -> TransportSecuritySettin
     hosts = list(LOOPBACK_HOSTS)
     if not is_loopback(host) and host not in ("0.0.0.0", "::", ""):
         hosts += [f"{host}:*", host]
+    if settings.http_public_url:  # the name clients reach the server by (OAuth mode's audience)
+        from urllib.parse import urlparse
+
+        hosts.append(urlparse(settings.http_public_url).netloc)
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=hosts + _listed(settings.http_allowed_hosts),
@@ -188,6 +192,16 @@ def build_app(tenants: Tenants, settings: Settings, host: str, port: int) -> ASG
         # Static bearer tokens, no OAuth: no resource_server_url, so no protected-resource
         # metadata is advertised. issuer_url is required by the model but unused without it.
         auth = AuthSettings(issuer_url=f"http://{host}:{port or 80}", resource_server_url=None)
+    elif settings.http_auth == "oauth":
+        from server.oauth import IntrospectionVerifier
+
+        verifier = IntrospectionVerifier(settings)
+        # resource_server_url: served as protected-resource metadata (RFC 9728), named in
+        # WWW-Authenticate, and every token's audience must be it (validate_token_resource).
+        auth = AuthSettings(
+            issuer_url=settings.oauth_issuer, resource_server_url=settings.http_public_url,
+            required_scopes=_listed(settings.oauth_scopes) or None, validate_token_resource=True,
+        )
     mcp = build_server(tenants, token_verifier=verifier, auth=auth)
     mcp.middleware.append(identity_middleware)
     app = mcp.streamable_http_app(
@@ -220,8 +234,12 @@ def serve(settings: Settings, host: str, port: int) -> None:
     from server.service import MemoryService
 
     check_bind(settings, host)
+    if settings.http_auth == "oauth":
+        from server.oauth import check_settings
+
+        check_settings(settings)
     base = MemoryService.open(settings)
-    tenants = Tenants(base, require_identity=settings.http_auth == "tokens")
+    tenants = Tenants(base, require_identity=settings.http_auth != "none")
     try:
         now = to_millis(base.clock())
         if settings.http_auth == "tokens" and not any(t.state(now) == "active" for t in TokenStore(base.db).list()):
