@@ -228,7 +228,7 @@ def _uvicorn_server() -> type:
 
 
 def serve(settings: Settings, host: str, port: int) -> None:
-    """Run until SIGINT/SIGTERM. Logs `listening on http://HOST:PORT/mcp` once it accepts connections."""
+    """Run until SIGINT/SIGTERM. Prints `listening on http://HOST:PORT/mcp` once it accepts connections."""
     import uvicorn
 
     from server.service import MemoryService
@@ -246,7 +246,7 @@ def serve(settings: Settings, host: str, port: int) -> None:
             log.warning("no tokens yet: every request will get 401. Create one with "
                         "`memvault token create --tenant NAME`")
         app = build_app(tenants, settings, host, port)
-        # log_config=None: uvicorn logs through ours (stderr); access lines only at DEBUG.
+        # log_config=None: uvicorn logs through ours (stderr); no line per request.
         config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False,
                                 log_level=settings.log_level.lower(), lifespan="on")
         server = _uvicorn_server()(config)
@@ -262,12 +262,21 @@ def serve(settings: Settings, host: str, port: int) -> None:
                     print(f"memvault: listening on http://{shown}:{name[1]}{PATH} (auth: {settings.http_auth})",
                           file=sys.stderr, flush=True)
 
-        async def main() -> None:
+        async def main() -> bool:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(announce)
-                await server.serve()
-                tg.cancel_scope.cancel()
+                try:
+                    await server.serve()
+                except SystemExit:  # uvicorn's answer to a failed bind, after logging the OS error
+                    return False
+                finally:
+                    tg.cancel_scope.cancel()
+            return True
 
-        anyio.run(main)
+        if not anyio.run(main):
+            raise SetupError(
+                f"could not listen on {host}:{port} (see the error above); if the port is taken, "
+                "pick another with --port or MEMVAULT_HTTP_PORT"
+            )
     finally:
         tenants.close()

@@ -250,3 +250,14 @@ async def test_loopback_without_auth_serves_the_configured_namespace(tmp_path):
         assert post(url, Host="evil.example").status_code == 421  # still protected against DNS rebinding
     finally:
         assert srv.stop() == 0
+
+
+def test_a_taken_port_is_reported_with_what_to_do(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        srv = HttpServer(tmp_path / "home", "--port", str(taken.getsockname()[1]))
+        assert srv.wait_exit() == 2
+    assert "could not listen" in srv.stderr.decode() and "--port" in srv.stderr.decode()
