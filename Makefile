@@ -33,6 +33,7 @@ bench: install-test
 	$(BIN)/python bench/startup.py --quick
 	$(BIN)/python bench/retrieval.py --quick
 	$(BIN)/python bench/load.py --quick
+	$(BIN)/python bench/http_load.py --quick
 	$(BIN)/python bench/secrets_fp.py
 	$(BIN)/python bench/pg_store.py --quick
 	$(BIN)/python bench/pg_scale.py --quick

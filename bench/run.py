@@ -38,6 +38,7 @@ SUITE = (
     Bench("startup", "startup.py", needs_model=True),
     Bench("retrieval", "retrieval.py", needs_model=True),
     Bench("load", "load.py"),
+    Bench("http_load", "http_load.py"),
     Bench("secrets_fp", "secrets_fp.py", quick=()),
 )
 

@@ -47,6 +47,48 @@ def _serve(settings: Settings) -> int:
     return 0
 
 
+def _serve_http(settings: Settings, args: argparse.Namespace) -> int:
+    from server import http_transport
+
+    if args.auth:
+        settings = settings.with_(http_auth=args.auth)
+    host = args.host if args.host is not None else settings.http_host
+    port = args.port if args.port is not None else settings.http_port
+    http_transport.serve(settings, host, port)
+    return 0
+
+
+def _token(settings: Settings, args: argparse.Namespace) -> int:
+    from server.clock import system_clock, to_millis
+    from server.db import Database
+    from server.embeddings import make_embedder
+    from server.migrations import SchemaContext, migrate
+    from server.tokens import TokenStore
+
+    db = Database(settings.db_path)
+    try:
+        # A first command on a fresh home creates the store as the server would.
+        migrate(db, SchemaContext(dimensions=make_embedder(settings.embedder, settings.embed_threads).dimensions))
+        tokens = TokenStore(db)
+        now = to_millis(system_clock())
+        if args.token_command == "create":
+            token, info = tokens.create(args.tenant, args.user, args.agent, args.label, args.expires)
+            print(
+                f"created token {info.id} for tenant {info.tenant} (user {info.user or '-'}, agent "
+                f"{info.agent or '-'}, expires {info.as_dict(now)['expires_at'] or 'never'}). It is shown only "
+                "now: store it where your MCP client reads it (Authorization: Bearer <token>).",
+                file=sys.stderr,
+            )
+            print(token)
+        elif args.token_command == "list":
+            print(json.dumps([t.as_dict(now) for t in tokens.list()], indent=2))
+        else:
+            print(json.dumps(tokens.revoke(args.id).as_dict(now), indent=2))
+    finally:
+        db.close()
+    return 0
+
+
 def _reembed(settings: Settings) -> int:
     from server.service import MemoryService
 
@@ -155,7 +197,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memvault", description="Long-term memory for coding assistants (MCP).")
     parser.add_argument("--version", action="version", version=f"memvault {__version__}")
     sub = parser.add_subparsers(dest="command")
-    sub.add_parser("serve", help="run the MCP server on stdio (the default)")
+    sv = sub.add_parser("serve", help="run the MCP server on stdio (the default), or over HTTP with --http")
+    sv.add_argument("--http", action="store_true", help="serve MCP over streamable HTTP at http://HOST:PORT/mcp")
+    sv.add_argument("--host", help="with --http: address to bind (default 127.0.0.1, MEMVAULT_HTTP_HOST)")
+    sv.add_argument("--port", type=int, help="with --http: port (default 8765, MEMVAULT_HTTP_PORT; 0 = any free port)")
+    sv.add_argument("--auth", choices=("tokens", "oauth", "none"),
+                    help="with --http: bearer tokens (default, MEMVAULT_HTTP_AUTH), oauth (an identity provider) or none (loopback only)")
+    tk = sub.add_parser("token", help="create, list or revoke bearer tokens for `serve --http`")
+    tks = tk.add_subparsers(dest="token_command", required=True)
+    tc = tks.add_parser("create", help="create a token (printed once on stdout; only its hash is stored)")
+    tc.add_argument("--tenant", required=True, help="the tenant (namespace) whose memories the token reads and writes")
+    tc.add_argument("--user", help="the person it is for (recorded as the origin of what it writes)")
+    tc.add_argument("--agent", help="the assistant or bot using it, e.g. claude-code or ci")
+    tc.add_argument("--expires", help="lifetime (30d, 12h, 2w, 1y) or an ISO-8601 date; default: never")
+    tc.add_argument("--label", help="a note for `token list`, e.g. 'laptop'")
+    tks.add_parser("list", help="list tokens (ids, tenants, states; never the tokens themselves)")
+    tr = tks.add_parser("revoke", help="revoke a token at once (running servers refuse it from the next request)")
+    tr.add_argument("id", type=int, help="the token id from `token list`")
     sub.add_parser("reembed", help="recompute every vector with the configured embedding model")
     sub.add_parser("info", help="print where the data lives and how many memories it holds")
     ex = sub.add_parser("export", help="write the store (or a thread / date range) to a JSON archive")
@@ -179,8 +237,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     _configure_logging(settings.log_level)
     command = args.command or "serve"
+    if command == "serve" and not getattr(args, "http", False):
+        if any(getattr(args, name, None) is not None for name in ("host", "port", "auth")):
+            print("memvault: --host, --port and --auth apply to `serve --http` only", file=sys.stderr)
+            return 2
     handler = {
-        "serve": _serve, "reembed": _reembed, "info": _info,
+        "serve": (lambda s: _serve_http(s, args)) if getattr(args, "http", False) else _serve,
+        "reembed": _reembed, "info": _info, "token": lambda s: _token(s, args),
         "export": lambda s: _export(s, args), "import": lambda s: _import(s, args),
         "db": lambda s: db_commands.run(s, args),
     }[command]

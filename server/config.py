@@ -104,6 +104,30 @@ class Settings:
     pg_ef_search: int = 200
     # Connections each process keeps to PostgreSQL (a small pool: writers of a tenant queue anyway).
     pg_pool_size: int = 4
+    # `memvault serve --http` (server/http.py). Loopback by default; another address
+    # is refused unless bearer tokens are required (http_auth = "tokens").
+    http_host: str = "127.0.0.1"
+    http_port: int = 8765
+    # "tokens" (bearer tokens from `memvault token create`), "oauth" (an identity
+    # provider's tokens, see server/oauth.py) or "none" (loopback only).
+    http_auth: str = "tokens"
+    # Extra Host / Origin header values accepted besides loopback ones, comma-separated:
+    # "memvault.internal:8765,memvault.internal" / "https://app.example.com".
+    http_allowed_hosts: str = ""
+    http_allowed_origins: str = ""
+    # Largest HTTP request body; bigger ones get 413 before they are read.
+    http_max_body_bytes: int = 1024 * 1024
+    # OAuth resource-server mode (http_auth = "oauth"): this server's MCP URL as clients
+    # reach it (the token audience), the authorization server, its introspection endpoint
+    # and the credentials memvault introspects with, the claim naming the tenant, and
+    # scopes every token must carry (comma-separated, optional).
+    http_public_url: str = ""
+    oauth_issuer: str = ""
+    oauth_introspection_url: str = ""
+    oauth_client_id: str = ""
+    oauth_client_secret: str = field(default="", repr=False)
+    oauth_tenant_claim: str = "tenant"
+    oauth_scopes: str = ""
 
     @property
     def db_path(self) -> Path:
@@ -118,7 +142,11 @@ class Settings:
 
     @property
     def archives_dir(self) -> Path:
-        return self.home / "archives"
+        # Per namespace like the memory files: `curate_memory(action="import")` takes a
+        # file name in this folder, so a shared folder would let one tenant import another's export.
+        if self.namespace == "default":
+            return self.home / "archives"
+        return self.home / "namespaces" / self.namespace / "archives"
 
     def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -153,6 +181,10 @@ class Settings:
             )
         if settings.embedder not in ("minilm", "hash"):
             raise SetupError(f"MEMVAULT_EMBEDDER={settings.embedder!r}: use 'minilm' (default) or 'hash'")
+        if settings.http_auth not in ("tokens", "oauth", "none"):
+            raise SetupError(f"MEMVAULT_HTTP_AUTH={settings.http_auth!r}: use 'tokens' (default), 'oauth' or 'none'")
+        if not 0 <= settings.http_port <= 65535:
+            raise SetupError(f"MEMVAULT_HTTP_PORT={settings.http_port}: use a port from 1 to 65535")
         if not 0.0 < settings.dedupe_threshold <= 1.0:
             raise SetupError(f"MEMVAULT_DEDUPE_THRESHOLD={settings.dedupe_threshold}: use a cosine similarity in (0, 1], e.g. 0.92")
         return settings
@@ -170,6 +202,7 @@ _LIMITS = (
     ("pg_hnsw_ef_construction", "MEMVAULT_PG_HNSW_EF_CONSTRUCTION"),
     ("pg_ef_search", "MEMVAULT_PG_EF_SEARCH"),
     ("pg_pool_size", "MEMVAULT_PG_POOL_SIZE"),
+    ("http_max_body_bytes", "MEMVAULT_HTTP_MAX_BODY_BYTES"),
 )
 
 _ENV: tuple[tuple[str, str, type], ...] = (
@@ -199,4 +232,17 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("pg_hnsw_ef_construction", "MEMVAULT_PG_HNSW_EF_CONSTRUCTION", int),
     ("pg_ef_search", "MEMVAULT_PG_EF_SEARCH", int),
     ("pg_pool_size", "MEMVAULT_PG_POOL_SIZE", int),
+    ("http_host", "MEMVAULT_HTTP_HOST", str),
+    ("http_port", "MEMVAULT_HTTP_PORT", int),
+    ("http_auth", "MEMVAULT_HTTP_AUTH", str),
+    ("http_allowed_hosts", "MEMVAULT_HTTP_ALLOWED_HOSTS", str),
+    ("http_allowed_origins", "MEMVAULT_HTTP_ALLOWED_ORIGINS", str),
+    ("http_max_body_bytes", "MEMVAULT_HTTP_MAX_BODY_BYTES", int),
+    ("http_public_url", "MEMVAULT_HTTP_PUBLIC_URL", str),
+    ("oauth_issuer", "MEMVAULT_OAUTH_ISSUER", str),
+    ("oauth_introspection_url", "MEMVAULT_OAUTH_INTROSPECTION_URL", str),
+    ("oauth_client_id", "MEMVAULT_OAUTH_CLIENT_ID", str),
+    ("oauth_client_secret", "MEMVAULT_OAUTH_CLIENT_SECRET", str),
+    ("oauth_tenant_claim", "MEMVAULT_OAUTH_TENANT_CLAIM", str),
+    ("oauth_scopes", "MEMVAULT_OAUTH_SCOPES", str),
 )

@@ -175,20 +175,43 @@ def m003_curator(conn: Any, ctx: SchemaContext) -> None:
     )
 
 
+def m004_reserved(conn: Any, ctx: SchemaContext) -> None:
+    # Number 4 belongs to a migration of another line of work; this placeholder
+    # keeps m005 at version 5 until that migration takes its place.
+    pass
+
+
+def m005_api_tokens(conn: Any, ctx: SchemaContext) -> None:
+    # Bearer tokens of the HTTP transport (server/tokens.py). Only a hash of each
+    # token is kept; the token itself is shown once, when it is created. Not
+    # namespaced: a token *selects* the namespace (its tenant).
+    conn.execute(
+        """CREATE TABLE IF NOT EXISTS api_tokens (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            token_hash TEXT NOT NULL UNIQUE,
+            tenant TEXT NOT NULL,
+            user_name TEXT,              -- "user" is a reserved word in PostgreSQL
+            agent_name TEXT,
+            label TEXT,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER,
+            revoked_at INTEGER,
+            last_used_at INTEGER
+        )"""
+    )
+
+
 def m006_principal(conn: Any, ctx: SchemaContext) -> None:
     # Who wrote a memory (server.identity.Principal: MEMVAULT_USER / MEMVAULT_AGENT, or a
     # token's identity over HTTP). Nullable: older memories and unset settings have none.
-    # Numbered 006 because 004 and 005 were taken by work merged alongside; it checks the
-    # columns first so it is safe whatever position it ends up at in MIGRATIONS.
     have = {r[1] for r in conn.execute("PRAGMA table_info(memories)").fetchall()}
     for column in ("user_id", "agent"):
         if column not in have:
             conn.execute(f"ALTER TABLE memories ADD COLUMN {column} TEXT")
 
 
-# m004 and m005 go between m003_curator and m006_principal when merged.
 MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (
-    m001_core, m002_files_threads, m003_curator, m006_principal,
+    m001_core, m002_files_threads, m003_curator, m004_reserved, m005_api_tokens, m006_principal,
 )
 
 

@@ -350,6 +350,8 @@ _RULES: tuple[_Rule, ...] = (
         check=lambda s: not _is_placeholder(s),
     ),
     _tok("pypi-token", "pypi-AgE", r"[A-Za-z0-9_\-]{50,}"),
+    # memvault's own bearer tokens (server/tokens.py: "mvt_" + 43 base64url characters).
+    _tok("memvault-token", "mvt_", r"[A-Za-z0-9_\-]{43}" + _LA_DASH, _B_WORD_DASH),
     _tok("huggingface-token", "hf_", r"[A-Za-z0-9]{34,}", check=_mixed, maxlen=43),
     _tok("sendgrid-key", "SG.", r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _LA_DASH),
     # Twilio API key SIDs; AC... account SIDs are identifiers, not secrets.

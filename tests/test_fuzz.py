@@ -265,13 +265,12 @@ def _lone_surrogate(text: str) -> bool:
 
 
 def _fill(template: str, values: list[str]) -> str:
-    out, i = template, 0
-    while "{" in out and "}" in out[out.index("{"):]:
-        start = out.index("{")
-        end = out.index("}", start)
-        out = out[:start] + values[i % len(values)] + out[end + 1 :]
-        i += 1
-    return out
+    # Only the template's own placeholders: a hostile value that itself contains "{}"
+    # must not be substituted again (that looped forever).
+    import re
+
+    count = itertools.count()
+    return re.sub(r"\{[^{}]*\}", lambda _: values[next(count) % len(values)], template)
 
 
 @FUZZ

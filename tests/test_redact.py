@@ -71,6 +71,7 @@ JWT = (
 NPM = "np" + "m_" + fake(36, seed=25)
 PYPI = "py" + "pi-AgEIcHlwaS5vcmc" + fake(70, ALNUM + "_-", seed=26)
 HF = "h" + "f_" + fake(34, seed=27)
+MVT = "mv" + "t_" + fake(43, ALNUM + "_-", seed=28)
 SENDGRID = "S" + "G." + fake(22, seed=28) + "." + fake(43, seed=29)
 TWILIO = "S" + "K" + fake(32, HEX, seed=30)
 DIGITALOCEAN = "do" + "p_v1_" + fake(64, HEX, seed=31)
@@ -115,6 +116,7 @@ PROVIDER_CASES = [
     (f"npm token {NPM}", "npm-token", NPM),
     (f"//npm.pkg.github.com/:_authToken=0123abcd-{fake(8, HEX)}", "npm-token", f"0123abcd-{fake(8, HEX)}"),
     (f"password = {PYPI}", "pypi-token", PYPI),
+    (f"Authorization: Bearer {MVT}", "memvault-token", MVT),
     (f"HF_TOKEN={HF}", "huggingface-token", HF),
     (f"sendgrid {SENDGRID}", "sendgrid-key", SENDGRID),
     (f"twilio {TWILIO}", "twilio-key", TWILIO),

@@ -1,0 +1,282 @@
+"""`memvault serve --http`: MCP over the SDK's streamable HTTP transport, with bearer tokens.
+
+What each request passes through, outermost first:
+  BodyLimit            a body over MEMVAULT_HTTP_MAX_BODY_BYTES gets 413 before it is read
+  SDK bearer auth      TokenStore.verify; a missing, wrong, expired or revoked token gets
+                       401 with WWW-Authenticate (the SDK's RequireAuthMiddleware)
+  SDK transport        Host / Origin validation (DNS-rebinding protection), sessions bound
+                       to the token that opened them
+  identity middleware  the token's (tenant, user, agent) becomes `current_identity` for the
+                       message, so every tool, resource and prompt works on that tenant only
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.clock import to_millis
+from server.config import Settings
+from server.errors import SetupError
+from server.tenants import Identity, Tenants, current_identity
+from server.tokens import TokenStore
+
+log = logging.getLogger(__name__)
+
+PATH = "/mcp"
+LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
+LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _listed(raw: str) -> list[str]:
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def check_bind(settings: Settings, host: str) -> None:
+    """Refuse configurations that would expose memory to the network unprotected."""
+    if is_loopback(host):
+        return
+    if settings.http_auth == "none":
+        raise SetupError(
+            f"refusing to serve {host} without authentication: anyone who can reach it could read and "
+            "change every memory. Keep MEMVAULT_HTTP_AUTH=tokens (the default) and create tokens with "
+            "`memvault token create --tenant NAME` (or use MEMVAULT_HTTP_AUTH=oauth), or bind to 127.0.0.1."
+        )
+    if host in ("0.0.0.0", "::", "") and not settings.http_allowed_hosts:
+        raise SetupError(
+            f"serving on every interface ({host}) needs the names clients reach this server by: set "
+            "MEMVAULT_HTTP_ALLOWED_HOSTS, e.g. 'memvault.internal:8765,10.0.0.5:8765' (Host headers "
+            "not listed are refused, which stops DNS-rebinding attacks)."
+        )
+
+
+def transport_security(settings: Settings, host: str) -> TransportSecuritySettings:
+    """Host/Origin validation, always on: the SDK turns it off for non-loopback binds left at None."""
+    hosts = list(LOOPBACK_HOSTS)
+    if not is_loopback(host) and host not in ("0.0.0.0", "::", ""):
+        hosts += [f"{host}:*", host]
+    if settings.http_public_url:  # the name clients reach the server by (OAuth mode's audience)
+        from urllib.parse import urlparse
+
+        hosts.append(urlparse(settings.http_public_url).netloc)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts + _listed(settings.http_allowed_hosts),
+        allowed_origins=LOOPBACK_ORIGINS + _listed(settings.http_allowed_origins),
+    )
+
+
+class StoredTokenVerifier:
+    """The SDK's TokenVerifier over TokenStore: an AccessToken carries the token's tenant, user and agent."""
+
+    def __init__(self, tokens: TokenStore) -> None:
+        self.tokens = tokens
+        self._limiter = anyio.CapacityLimiter(4)
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        info = await anyio.to_thread.run_sync(self.tokens.verify, token, limiter=self._limiter)
+        if info is None:
+            return None
+        return AccessToken(
+            # The raw token is not kept in memory beyond this call; sessions are bound to client_id.
+            token=f"token-{info.id}",
+            client_id=f"token-{info.id}",
+            scopes=[],
+            expires_at=None if info.expires_at is None else info.expires_at // 1000,
+            subject=info.user,
+            claims={"tenant": info.tenant, "user": info.user, "agent": info.agent, "token_id": info.id},
+        )
+
+
+async def identity_middleware(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Bind the message's token identity to `current_identity` while its handler runs.
+
+    Read from the HTTP request that carried *this* message (not from the session),
+    so each message is attributed to the token it was sent with.
+    """
+    request = getattr(ctx, "request", None)
+    user = request.scope.get("user") if request is not None else None
+    if not isinstance(user, AuthenticatedUser) or not user.access_token.claims:
+        return await call_next(ctx)
+    claims = user.access_token.claims
+    reset = current_identity.set(Identity(tenant=claims["tenant"], user=claims["user"], agent=claims["agent"]))
+    try:
+        return await call_next(ctx)
+    finally:
+        current_identity.reset(reset)
+
+
+class BodyLimit:
+    """413 with a message that says what to do, for bodies over the limit (declared or streamed)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def _refuse(self, send: Send) -> None:
+        body = json.dumps({
+            "error": "request_too_large",
+            "error_description": (
+                f"The request body is over {self.max_bytes} bytes (MEMVAULT_HTTP_MAX_BODY_BYTES). Send less per "
+                "call (one memory per remember, fewer add_messages), or raise the limit on the server."
+            ),
+        }).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(send)
+            return
+        # Read the whole body (bounded) before the app sees it: a chunked body that
+        # declares no length is cut off at the limit just the same.
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                trailing: Message | None = message
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await self._refuse(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                trailing = None
+                break
+        replay: list[Message] = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+        if trailing is not None:
+            replay.append(trailing)
+
+        async def replayed() -> Message:
+            return replay.pop(0) if replay else await receive()
+
+        await self.app(scope, replayed, send)
+
+
+def build_app(tenants: Tenants, settings: Settings, host: str, port: int) -> ASGIApp:
+    """The ASGI app: MCP at /mcp behind the checks described in the module docstring."""
+    from server.app import build_server
+
+    verifier = auth = None
+    if settings.http_auth == "tokens":
+        verifier = StoredTokenVerifier(TokenStore(tenants.base.db, tenants.base.clock))
+        # Static bearer tokens, no OAuth: no resource_server_url, so no protected-resource
+        # metadata is advertised. issuer_url is required by the model but unused without it.
+        auth = AuthSettings(issuer_url=f"http://{host}:{port or 80}", resource_server_url=None)
+    elif settings.http_auth == "oauth":
+        from server.oauth import IntrospectionVerifier
+
+        verifier = IntrospectionVerifier(settings)
+        # resource_server_url: served as protected-resource metadata (RFC 9728), named in
+        # WWW-Authenticate, and every token's audience must be it (validate_token_resource).
+        auth = AuthSettings(
+            issuer_url=settings.oauth_issuer, resource_server_url=settings.http_public_url,
+            required_scopes=_listed(settings.oauth_scopes) or None, validate_token_resource=True,
+        )
+    mcp = build_server(tenants, token_verifier=verifier, auth=auth)
+    mcp.middleware.append(identity_middleware)
+    app = mcp.streamable_http_app(
+        streamable_http_path=PATH,
+        max_request_body_size=settings.http_max_body_bytes,
+        transport_security=transport_security(settings, host),
+        host=host,
+    )
+    return BodyLimit(app, settings.http_max_body_bytes)
+
+
+def _uvicorn_server() -> type:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # SIGTERM/SIGINT is the normal way to stop a service: shut down gracefully,
+            # close the store and exit 0. (uvicorn re-raises the signal after its
+            # shutdown, which would kill the process before the store is closed.)
+            super().handle_exit(sig, frame)
+            self._captured_signals.clear()
+
+    return Server
+
+
+def serve(settings: Settings, host: str, port: int) -> None:
+    """Run until SIGINT/SIGTERM. Prints `listening on http://HOST:PORT/mcp` once it accepts connections."""
+    import uvicorn
+
+    from server.service import MemoryService
+
+    check_bind(settings, host)
+    if settings.http_auth == "oauth":
+        from server.oauth import check_settings
+
+        check_settings(settings)
+    base = MemoryService.open(settings)
+    tenants = Tenants(base, require_identity=settings.http_auth != "none")
+    try:
+        now = to_millis(base.clock())
+        if settings.http_auth == "tokens" and not any(t.state(now) == "active" for t in TokenStore(base.db).list()):
+            log.warning("no tokens yet: every request will get 401. Create one with "
+                        "`memvault token create --tenant NAME`")
+        app = build_app(tenants, settings, host, port)
+        # log_config=None: uvicorn logs through ours (stderr); no line per request.
+        config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False,
+                                log_level=settings.log_level.lower(), lifespan="on")
+        server = _uvicorn_server()(config)
+
+        async def announce() -> None:
+            while not server.started:
+                await anyio.sleep(0.05)
+            for listener in server.servers:
+                for sock in listener.sockets:
+                    name = sock.getsockname()
+                    shown = f"[{name[0]}]" if ":" in name[0] else name[0]
+                    # Printed whatever the log level: scripts and tests wait for this line (--port 0).
+                    print(f"memvault: listening on http://{shown}:{name[1]}{PATH} (auth: {settings.http_auth})",
+                          file=sys.stderr, flush=True)
+
+        async def main() -> bool:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(announce)
+                try:
+                    await server.serve()
+                except SystemExit:  # uvicorn's answer to a failed bind, after logging the OS error
+                    return False
+                finally:
+                    tg.cancel_scope.cancel()
+            return True
+
+        if not anyio.run(main):
+            raise SetupError(
+                f"could not listen on {host}:{port} (see the error above); if the port is taken, "
+                "pick another with --port or MEMVAULT_HTTP_PORT"
+            )
+    finally:
+        tenants.close()

@@ -1,0 +1,100 @@
+"""One MemoryService per tenant, chosen by the identity of the request being served.
+
+A tenant is a namespace (Settings.namespace): its own rows, vec0 partition and
+memory files. Over stdio there is one identity, so `current()` is always the
+service the process was started with. Over HTTP with tokens, the transport sets
+`current_identity` for each message from its bearer token, and `current()` fails
+closed when none is set: no request can fall through to some default tenant.
+
+Services of other tenants are created on first use and share the process's one
+database connection, embedder and backfill thread (the backfill already serves
+every namespace of the file), so a tenant costs a few objects, not a model.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from server.curator import Curator
+from server.errors import MemvaultError
+from server.service import MemoryService
+from server.tokens import tenant_name
+
+log = logging.getLogger(__name__)
+
+
+class NoIdentity(MemvaultError):
+    """A tenant's data was asked for outside an authenticated request."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a request acts as: the tenant (namespace) and, for provenance, the user and agent."""
+
+    tenant: str
+    user: str | None = None
+    agent: str | None = None
+
+    @property
+    def origin(self) -> str:
+        """What `origin` records for writes: e.g. 'alice/claude-code via http'."""
+        return f"{self.user or '-'}/{self.agent or '-'} via http"
+
+
+#: Set by the transport for the duration of one message; read by the MCP handlers.
+current_identity: ContextVar[Identity | None] = ContextVar("memvault_identity", default=None)
+
+
+class Tenants:
+    def __init__(self, base: MemoryService, *, require_identity: bool = False) -> None:
+        self.base = base
+        self.require_identity = require_identity
+        self._services: dict[str, MemoryService] = {base.settings.namespace: base}
+        self._curators: dict[str, Curator] = {}
+        self._lock = threading.Lock()
+
+    def current(self) -> MemoryService:
+        """The service of the tenant the current request acts for."""
+        identity = current_identity.get()
+        if identity is None:
+            if self.require_identity:
+                raise NoIdentity("this request carries no tenant identity; authenticate with a bearer token")
+            return self.base
+        return self.get(identity.tenant)
+
+    def get(self, tenant: str) -> MemoryService:
+        service = self._services.get(tenant)
+        if service is not None:
+            return service
+        tenant = tenant_name(tenant)
+        with self._lock:
+            service = self._services.get(tenant)
+            if service is None:
+                base = self.base
+                service = MemoryService(base.db, base.embedder, base.settings.with_(namespace=tenant), base.clock)
+                # One backfill for the whole file: remember() in this tenant wakes it.
+                service.indexer = base.indexer
+                service.write_daily_backlog(older_than_ms=0)
+                self._services[tenant] = service
+                log.info("tenant %s: first request, service ready", tenant)
+        return service
+
+    def curator(self, service: MemoryService) -> Curator:
+        namespace = service.settings.namespace
+        curator = self._curators.get(namespace)
+        if curator is None:
+            curator = self._curators.setdefault(namespace, Curator(service))
+        return curator
+
+    def start_background(self, model_delay: float = 0.0) -> None:
+        self.base.start_background(model_delay=model_delay)
+
+    def stop(self) -> None:
+        self.base.indexer.stop()
+
+    def close(self) -> None:
+        """Close the shared database; every tenant's service goes with it."""
+        self.base.close()
