@@ -59,16 +59,15 @@ def _serve_http(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _token(settings: Settings, args: argparse.Namespace) -> int:
+    from server.backend import open_database
     from server.clock import system_clock, to_millis
-    from server.db import Database
     from server.embeddings import make_embedder
-    from server.migrations import SchemaContext, migrate
     from server.tokens import TokenStore
 
-    db = Database(settings.db_path)
+    # The server's own store (SQLite file or MEMVAULT_DATABASE_URL); a first command on a
+    # fresh home creates the SQLite store as the server would.
+    db = open_database(settings, make_embedder(settings.embedder, settings.embed_threads).dimensions)
     try:
-        # A first command on a fresh home creates the store as the server would.
-        migrate(db, SchemaContext(dimensions=make_embedder(settings.embedder, settings.embed_threads).dimensions))
         tokens = TokenStore(db)
         now = to_millis(system_clock())
         if args.token_command == "create":

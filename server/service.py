@@ -195,7 +195,11 @@ class MemoryService:
         source: str = "remember",
         origin: str | None = None,
         pinned: bool = False,
+        author: Principal | None = None,
     ) -> RememberResult:
+        # author: who writes, when it is not the process's own principal (a bearer
+        # token's user and agent over HTTP); recorded on the memory for provenance.
+        author = author or self.principal
         content = check.text(content, "content", self.settings.max_content_bytes)
         # Secrets never reach the database or the daily log in plain text.
         redaction = redact(content)
@@ -234,8 +238,8 @@ class MemoryService:
                     updated_at=now,
                     index_text=index_text(content),
                     pinned=bool(pinned),
-                    user=self.principal.user,
-                    agent=self.principal.agent,
+                    user=author.user,
+                    agent=author.agent,
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))

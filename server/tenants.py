@@ -16,10 +16,10 @@ from __future__ import annotations
 import logging
 import threading
 from contextvars import ContextVar
-from dataclasses import dataclass
 
 from server.curator import Curator
 from server.errors import MemvaultError
+from server.identity import Principal
 from server.service import MemoryService
 from server.tokens import tenant_name
 
@@ -30,18 +30,14 @@ class NoIdentity(MemvaultError):
     """A tenant's data was asked for outside an authenticated request."""
 
 
-@dataclass(frozen=True)
-class Identity:
-    """Who a request acts as: the tenant (namespace) and, for provenance, the user and agent."""
+#: Who a request acts as (tenant = namespace; user and agent for provenance). The
+#: same type as a stdio process's own principal, so writes record both the same way.
+Identity = Principal
 
-    tenant: str
-    user: str | None = None
-    agent: str | None = None
 
-    @property
-    def origin(self) -> str:
-        """What `origin` records for writes: e.g. 'alice/claude-code via http'."""
-        return f"{self.user or '-'}/{self.agent or '-'} via http"
+def http_origin(identity: Principal) -> str:
+    """What `origin` records for writes over HTTP: e.g. 'alice/claude-code via http'."""
+    return f"{identity.user or '-'}/{identity.agent or '-'} via http"
 
 
 #: Set by the transport for the duration of one message; read by the MCP handlers.
@@ -55,6 +51,7 @@ class Tenants:
         self._services: dict[str, MemoryService] = {base.settings.namespace: base}
         self._curators: dict[str, Curator] = {}
         self._lock = threading.Lock()
+        self._started = False
 
     def current(self) -> MemoryService:
         """The service of the tenant the current request acts for."""
@@ -74,9 +71,17 @@ class Tenants:
             service = self._services.get(tenant)
             if service is None:
                 base = self.base
-                service = MemoryService(base.db, base.embedder, base.settings.with_(namespace=tenant), base.clock)
-                # One backfill for the whole file: remember() in this tenant wakes it.
-                service.indexer = base.indexer
+                postgres = getattr(base.db, "backend", "sqlite") == "postgres"
+                # PostgreSQL: the same pool, confined to this tenant by row-level security.
+                db = base.db.for_tenant(tenant) if postgres else base.db
+                service = MemoryService(db, base.embedder, base.settings.with_(namespace=tenant), base.clock)
+                if postgres:
+                    # Row-level security shows a backfill only its own tenant's queue.
+                    if self._started:
+                        service.indexer.start()
+                else:
+                    # One backfill for the whole SQLite file: remember() in this tenant wakes it.
+                    service.indexer = base.indexer
                 service.write_daily_backlog(older_than_ms=0)
                 self._services[tenant] = service
                 log.info("tenant %s: first request, service ready", tenant)
@@ -90,10 +95,12 @@ class Tenants:
         return curator
 
     def start_background(self, model_delay: float = 0.0) -> None:
+        self._started = True
         self.base.start_background(model_delay=model_delay)
 
     def stop(self) -> None:
-        self.base.indexer.stop()
+        for service in list(self._services.values()):
+            service.indexer.stop()
 
     def close(self) -> None:
         """Close the shared database; every tenant's service goes with it."""

@@ -113,9 +113,16 @@ class TokenInfo:
 
 
 class TokenStore:
+    """Works on either backend's Database: the statements are plain SQL, written with
+    `?` placeholders and translated for PostgreSQL's driver (%s)."""
+
     def __init__(self, db: Database, clock: Clock = system_clock) -> None:
         self.db = db
         self.clock = clock
+        self._pg = getattr(db, "backend", "sqlite") == "postgres"
+
+    def _sql(self, statement: str) -> str:
+        return statement.replace("?", "%s") if self._pg else statement
 
     def create(
         self,
@@ -134,25 +141,26 @@ class TokenStore:
         expires_at = parse_expiry(expires, now)
         token = PREFIX + secrets.token_urlsafe(32)
         with self.db.write() as conn:
-            cur = conn.execute(
-                "INSERT INTO api_tokens(token_hash, tenant, user_name, agent_name, label, created_at, expires_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            row = conn.execute(
+                self._sql(
+                    "INSERT INTO api_tokens(token_hash, tenant, user_name, agent_name, label, created_at, expires_at) "
+                    f"VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {_COLUMNS}"
+                ),
                 (token_hash(token), tenant, user, agent, label, to_millis(now), expires_at),
-            )
-            row = conn.execute(f"SELECT {_COLUMNS} FROM api_tokens WHERE id = ?", (cur.lastrowid,)).fetchone()
+            ).fetchone()
         return token, TokenInfo.from_sql(row)
 
     def list(self) -> list[TokenInfo]:
         with self.db.read() as conn:
-            return [TokenInfo.from_sql(r) for r in conn.execute(f"SELECT {_COLUMNS} FROM api_tokens ORDER BY id")]
+            return [TokenInfo.from_sql(r) for r in conn.execute(self._sql(f"SELECT {_COLUMNS} FROM api_tokens ORDER BY id"))]
 
     def revoke(self, token_id: int) -> TokenInfo:
         with self.db.write() as conn:
             conn.execute(
-                "UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                self._sql("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
                 (to_millis(self.clock()), token_id),
             )
-            row = conn.execute(f"SELECT {_COLUMNS} FROM api_tokens WHERE id = ?", (token_id,)).fetchone()
+            row = conn.execute(self._sql(f"SELECT {_COLUMNS} FROM api_tokens WHERE id = ?"), (token_id,)).fetchone()
         if row is None:
             raise NotFound(f"No token {token_id}; `memvault token list` shows the ids.")
         return TokenInfo.from_sql(row)
@@ -167,7 +175,7 @@ class TokenStore:
             return None
         digest = token_hash(token)
         with self.db.read() as conn:
-            row = conn.execute(f"SELECT {_COLUMNS} FROM api_tokens WHERE token_hash = ?", (digest,)).fetchone()
+            row = conn.execute(self._sql(f"SELECT {_COLUMNS} FROM api_tokens WHERE token_hash = ?"), (digest,)).fetchone()
         if row is None:
             return None
         info = TokenInfo.from_sql(row)
@@ -176,5 +184,5 @@ class TokenStore:
             return None
         if info.last_used_at is None or now - info.last_used_at >= TOUCH_EVERY_MS:
             with self.db.write() as conn:
-                conn.execute("UPDATE api_tokens SET last_used_at = ? WHERE id = ?", (now, info.id))
+                conn.execute(self._sql("UPDATE api_tokens SET last_used_at = ? WHERE id = ?"), (now, info.id))
         return info

@@ -29,8 +29,10 @@ def token(home: Path, tenant: str, *extra: str, **env: str) -> str:
     return proc.stdout.strip()
 
 
-def cli(home: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(command(*args), capture_output=True, text=True, timeout=60, cwd=ROOT, env=server_env(home))
+def cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        command(*args), capture_output=True, text=True, timeout=60, cwd=ROOT, env=server_env(home, **env)
+    )
 
 
 class HttpServer:

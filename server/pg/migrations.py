@@ -185,9 +185,34 @@ GRANT SELECT ON schema_migrations TO {app};""")
     return "\n".join(out)
 
 
+def m003_api_tokens(ctx: PgSchemaContext) -> str:
+    # Bearer tokens of `memvault serve --http` (server/tokens.py: only SHA-256 digests).
+    # Deliberately outside the tenant policy: a request's tenant is known only after its
+    # token has been looked up. The app role may look tokens up and stamp last use; it
+    # cannot delete them. `memvault token create/revoke` run as the same role.
+    app = quote_ident(ctx.app_role)
+    return f"""
+CREATE TABLE api_tokens (
+    id bigserial PRIMARY KEY,
+    token_hash text NOT NULL UNIQUE,
+    tenant text NOT NULL CHECK (tenant <> ''),
+    user_name text,
+    agent_name text,
+    label text,
+    created_at bigint NOT NULL,
+    expires_at bigint,
+    revoked_at bigint,
+    last_used_at bigint
+);
+GRANT SELECT, INSERT, UPDATE ON api_tokens TO {app};
+GRANT USAGE ON SEQUENCE api_tokens_id_seq TO {app};
+"""
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[PgSchemaContext], str]], ...] = (
     (1, "core", m001_core),
     (2, "row_level_security", m002_row_level_security),
+    (3, "api_tokens", m003_api_tokens),
 )
 LATEST = MIGRATIONS[-1][0]
 
