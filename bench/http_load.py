@@ -291,12 +291,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--home", help="data directory (default: a new temporary folder)")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "http_load.json"))
+    parser.add_argument("--postgres", action="store_true",
+                        help="serve from a throwaway PostgreSQL + pgvector (the tests' embedded server) "
+                             "instead of SQLite")
     args = parser.parse_args(argv)
     if args.quick:
         args.seconds = min(args.seconds, 4.0)
     if args.clients < 1 or args.tenants < 2 or args.tenants > 26:
         parser.error("--clients at least 1, --tenants from 2 to 26")
-    return asyncio.run(main_async(args))
+    if not args.postgres:
+        return asyncio.run(main_async(args))
+    sys.path.insert(0, str(ROOT / "tests"))
+    from pgharness import ThrowawayPG, reap_stale
+
+    from server.pg.bootstrap import InitPlan, app_url
+
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    reap_stale(base)
+    pg = ThrowawayPG(base=base)
+    try:
+        init = subprocess.run([sys.executable, "-m", "server", "db", "init", "--admin-url", pg.uri],
+                              capture_output=True, text=True, cwd=ROOT, env=server_env(Path(tempfile.mkdtemp()), "hash"))
+        if init.returncode != 0:
+            print(init.stderr, file=sys.stderr)
+            return 1
+        # The server and the token commands inherit the URL of the application role (RLS applies).
+        os.environ["MEMVAULT_DATABASE_URL"] = app_url(pg.uri, InitPlan())
+        return asyncio.run(main_async(args))
+    finally:
+        pg.stop()
 
 
 if __name__ == "__main__":

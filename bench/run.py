@@ -39,6 +39,7 @@ SUITE = (
     Bench("retrieval", "retrieval.py", needs_model=True),
     Bench("load", "load.py"),
     Bench("http_load", "http_load.py"),
+    Bench("http_load_pg", "http_load.py", full=("--postgres",), quick=("--postgres", "--quick")),
     Bench("secrets_fp", "secrets_fp.py", quick=()),
 )
 
