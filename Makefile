@@ -29,11 +29,6 @@ install-test: $(BIN)/python
 test: install-test
 	$(BIN)/python -m pytest
 
+# The whole suite at full size (the README's figures); `bench/run.py --quick` is the CI size.
 bench: install-test
-	$(BIN)/python bench/startup.py --quick
-	$(BIN)/python bench/retrieval.py --quick
-	$(BIN)/python bench/load.py --quick
-	$(BIN)/python bench/http_load.py --quick
-	$(BIN)/python bench/secrets_fp.py
-	$(BIN)/python bench/pg_store.py --quick
-	$(BIN)/python bench/pg_scale.py --quick
+	$(BIN)/python bench/run.py

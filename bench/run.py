@@ -40,6 +40,8 @@ SUITE = (
     Bench("load", "load.py"),
     Bench("http_load", "http_load.py"),
     Bench("http_load_pg", "http_load.py", full=("--postgres",), quick=("--postgres", "--quick")),
+    Bench("pg_store", "pg_store.py"),
+    Bench("pg_scale", "pg_scale.py"),
     Bench("secrets_fp", "secrets_fp.py", quick=()),
 )
 
