@@ -83,6 +83,16 @@ def _info(settings: Settings) -> int:
     return 0
 
 
+def _model(settings: Settings, args: argparse.Namespace) -> int:
+    """`memvault model prepare`: the one-time ONNX export (this process may import torch; the server never does)."""
+    from server import modelprep
+
+    argv = ["--force"] if args.force else []
+    if settings.model_cache is not None:
+        argv += ["--cache", str(settings.model_cache)]
+    return modelprep.main(argv)
+
+
 def _progress(verb: str):  # noqa: ANN202 - a small closure
     def report(done: int, total: int) -> None:
         if total >= 500:  # small stores finish before a bar would help
@@ -168,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     im = sub.add_parser("import", help="restore a JSON archive (idempotent; verified after import)")
     im.add_argument("file")
     im.add_argument("--dry-run", action="store_true", help="check the archive and report what would be imported")
+    mo = sub.add_parser("model", help="prepare the embedding model (the one-time ONNX export)")
+    mo.add_argument("action", choices=["prepare"], help="export the model to ONNX unless a valid export exists")
+    mo.add_argument("--force", action="store_true", help="export again even if the cached export is valid")
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()
@@ -179,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     handler = {
         "serve": _serve, "reembed": _reembed, "info": _info,
         "export": lambda s: _export(s, args), "import": lambda s: _import(s, args),
+        "model": lambda s: _model(s, args),
     }[command]
     try:
         code = handler(settings)

@@ -80,7 +80,9 @@ class MemoryService:
         check_model: bool = True,
     ) -> MemoryService:
         """Open (creating if needed) the store under settings.home and check its model."""
-        embedder = embedder or make_embedder(settings.embedder, settings.embed_threads)
+        embedder = embedder or make_embedder(
+            settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache
+        )
         db = Database(settings.db_path)
         try:
             migrate(db, SchemaContext(dimensions=embedder.dimensions))
@@ -313,7 +315,11 @@ class MemoryService:
                 self.indexer.run_once(limit=RECALL_DRAIN_LIMIT)
             vector = self.embedder.embed([query])[0]
         else:
-            reason = getattr(self.embedder, "error", None) or "the embedding model is still loading"
+            reason = (
+                getattr(self.embedder, "error", None)
+                or getattr(self.embedder, "state", None)
+                or "the embedding model is still loading"
+            )
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
         hits = search(self.store, query, vector, k, scope)
         memories = [_memory(h.row, score=h.score, match=h.match) for h in hits if h.score >= min_score]
