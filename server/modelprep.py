@@ -158,13 +158,13 @@ def prepare(folder: Path | None = None, force: bool = False) -> dict:
             return {"exported": False, "reason": None, "seconds": 0.0, "path": str(folder / ONNX_FILE)}
         log.info("exporting %s to ONNX (%s)", MODEL_NAME, reason)
         started = time.perf_counter()
-        _export(folder, source)
+        _export(folder, source, started)
         seconds = time.perf_counter() - started
         log.info("exported in %.1f s to %s", seconds, folder)
         return {"exported": True, "reason": reason, "seconds": round(seconds, 1), "path": str(folder / ONNX_FILE)}
 
 
-def _export(folder: Path, source: Path) -> None:
+def _export(folder: Path, source: Path, started: float) -> None:
     for key, value in (
         ("HF_HUB_OFFLINE", "1"),
         ("TRANSFORMERS_OFFLINE", "1"),
@@ -242,6 +242,7 @@ def _export(folder: Path, source: Path) -> None:
             "torch": torch.__version__,
             "transformers": transformers.__version__,
             "exported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "export_seconds": round(time.perf_counter() - started, 1),
         }
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
@@ -269,14 +270,14 @@ def prepare_in_subprocess(folder: Path, force: bool = False, timeout: float = 90
 
     The child's output goes to export.log in the cache folder, never to our stdout.
     """
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / LOG_FILE, "ab") as out:
-        try:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / LOG_FILE, "ab") as out:
             done = subprocess.run(
                 export_command(folder, force), stdin=subprocess.DEVNULL, stdout=out, stderr=out, timeout=timeout
             )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return f"export process failed: {exc}"
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"cannot export into {folder}: {exc}"
     if done.returncode != 0:
         tail = (folder / LOG_FILE).read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
         return f"export process exited with {done.returncode}: {' '.join(tail)} (see {folder / LOG_FILE})"
