@@ -155,6 +155,10 @@ def _import(settings: Settings, args: argparse.Namespace) -> int:
                     f"verified {c['verified']}/{c['in_archive']} content hashes"
                 )
             reports.append({"archive": str(path), "dry_run": args.dry_run, **report["counts"], "files": report["files"]})
+        if not args.dry_run and not args.no_embed:
+            # Vectors now, in full batches, rather than leaving the backlog to the
+            # next server start (interrupting is safe: the queue is durable).
+            service.embed_backlog(_progress("embedded"))
     finally:
         service.close()
     print(json.dumps(reports[0] if len(reports) == 1 else reports, indent=2))
@@ -178,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     im = sub.add_parser("import", help="restore a JSON archive (idempotent; verified after import)")
     im.add_argument("file")
     im.add_argument("--dry-run", action="store_true", help="check the archive and report what would be imported")
+    im.add_argument("--no-embed", action="store_true",
+                    help="leave the vectors to the server's background backfill (keyword search works at once)")
     mo = sub.add_parser("model", help="prepare the embedding model (the one-time ONNX export)")
     mo.add_argument("action", choices=["prepare"], help="export the model to ONNX unless a valid export exists")
     mo.add_argument("--force", action="store_true", help="export again even if the cached export is valid")

@@ -196,7 +196,37 @@ class MiniLMEmbedder:
             for start in range(0, len(texts), self._max_batch):
                 rows = order[start : start + self._max_batch]
                 out[rows] = self._run([texts[i] for i in rows])  # type: ignore[misc]
+            if len(texts) > 1:
+                _release_freed_memory()
         return normalise(out)
+
+
+def _trimmer() -> Callable[[], object] | None:
+    """glibc's malloc_trim, where there is one (Linux); None elsewhere."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return lambda: trim(0)
+
+
+_TRIM: list[Callable[[], object] | None] = []
+
+
+def _release_freed_memory() -> None:
+    """Hand the freed activation buffers of a batch back to the OS.
+
+    A batch of 32 leaves ~100 MB of freed-but-resident heap behind in glibc's
+    arenas, for every server process; a trim (about a millisecond) returns it.
+    """
+    if not _TRIM:
+        _TRIM.append(_trimmer())
+    if _TRIM[0] is not None:
+        _TRIM[0]()
 
 
 def _torch_runner(threads: int) -> Callable[[list[str]], np.ndarray]:

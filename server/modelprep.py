@@ -176,13 +176,15 @@ def _export(folder: Path, source: Path, started: float) -> None:
     import warnings
 
     try:
+        import onnx  # noqa: F401 - torch.onnx.export writes through it
         import torch
         import transformers
         from transformers import AutoModel
     except ImportError as exc:
         raise ExportError(
-            f"the ONNX export needs torch and transformers ({exc}); install them "
-            "(`pip install torch==2.13.0 sentence-transformers`, CPU build) or set MEMVAULT_EMBED_RUNTIME=numpy"
+            f"the ONNX export needs torch, transformers and onnx ({exc}); install them "
+            "(`pip install torch==2.13.0 sentence-transformers onnx`, CPU torch first) "
+            "or set MEMVAULT_EMBED_RUNTIME=numpy"
         ) from None
 
     torch.set_num_threads(1)

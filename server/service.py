@@ -144,6 +144,24 @@ class MemoryService:
                 progress(done, total)
         return done
 
+    def embed_backlog(self, progress: Callable[[int, int], None] | None = None, model_wait: float = 600.0) -> int:
+        """Embed every memory still waiting for a vector, now (after an import); returns how many.
+
+        Each batch commits on its own, so an interrupted run keeps what it did and
+        the rest stays queued for the server's backfill.
+        """
+        if not self.embedder.wait_ready(model_wait):
+            return 0
+        total = self.store.count()["pending_embeddings"]
+        done = 0
+        while True:
+            count = self.indexer.run_once(limit=512)
+            if not count:
+                return done
+            done += count
+            if progress:
+                progress(done, max(total, done))
+
     def start_background(self, model_delay: float = 0.0) -> None:
         """Begin loading the model, backfilling vectors and the daily log; returns at once."""
         self.write_daily_backlog(older_than_ms=0)
