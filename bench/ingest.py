@@ -8,10 +8,13 @@ Three ways of getting N memories of about 200 characters into a store with vecto
   * remember - N `remember` calls one after another while the background backfill
               embeds behind them; timed until every vector is present.
 
+Also one-query embedding latency (p50/p95), and, with --compare (default in full
+mode), raw throughput and query latency of the other runtimes in the same run.
+
 Each rate is memories/s and its ratio to raw (target >= 0.8). The model is loaded
 once before timing; every store is fresh.
 
-    python bench/ingest.py            # 2,000 memories
+    python bench/ingest.py            # 1,000 memories, 2 rounds, torch beside
     python bench/ingest.py --quick    # CI: 200 memories
     python bench/ingest.py --runtime torch   # the same with sentence-transformers
 """
@@ -31,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from corpus import memories  # noqa: E402
+from corpus import QUERIES, memories  # noqa: E402
 
 from server import archive  # noqa: E402
 from server.config import Settings  # noqa: E402
@@ -61,6 +64,21 @@ def raw(embedder: MiniLMEmbedder, items: list[str]) -> float:
     seconds = time.perf_counter() - started
     assert vectors.shape == (len(items), 384)
     return seconds
+
+
+def query_ms(embedder: MiniLMEmbedder, rounds: int) -> list[float]:
+    out = []
+    for _ in range(rounds):
+        for q in QUERIES:
+            started = time.perf_counter()
+            embedder.embed([q])
+            out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def make_archive(items: list[str], folder: Path) -> Path:
@@ -109,14 +127,15 @@ def ingest_remember(embedder: MiniLMEmbedder, items: list[str], home: Path) -> t
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="200 memories, one round (CI)")
-    parser.add_argument("-n", type=int, help="memories per run (default 2000, quick 200)")
-    parser.add_argument("--rounds", type=int, help="runs of each, alternating (default 3, quick 1)")
+    parser.add_argument("-n", type=int, help="memories per run (default 1000, quick 200)")
+    parser.add_argument("--rounds", type=int, help="runs of each, alternating (default 2, quick 1)")
     parser.add_argument("--batch", type=int, default=32, help="embedding batch size B (default 32)")
     parser.add_argument("--runtime", default="onnx", choices=["onnx", "numpy", "torch"])
+    parser.add_argument("--compare", help="other runtimes for raw and query figures (default: torch; quick: none)")
     parser.add_argument("--out", default=str(HERE / "results" / "ingest.json"))
     args = parser.parse_args()
-    n = args.n or (200 if args.quick else 2000)
-    rounds = args.rounds or (1 if args.quick else 3)
+    n = args.n or (200 if args.quick else 1000)
+    rounds = args.rounds or (1 if args.quick else 2)
     os.environ.setdefault("MEMVAULT_LOG_LEVEL", "WARNING")
 
     items = texts(n)
@@ -124,15 +143,40 @@ def main() -> int:
     assert embedder.wait_ready(900), embedder.error
     embedder.embed(items[:64])  # warm up
     results: dict[str, list[float]] = {"raw": [], "import": [], "remember": [], "remember_calls": []}
+    # CPU seconds of this process (every thread): steadier than wall time on a
+    # shared machine, and the same work either way.
+    cpu: dict[str, list[float]] = {"raw": [], "import": [], "remember": []}
+
+    def run(key: str, fn, *fargs):  # noqa: ANN001, ANN202
+        before = time.process_time()
+        out = fn(*fargs)
+        cpu[key].append(time.process_time() - before)
+        return out
+
     with tempfile.TemporaryDirectory(prefix="memvault-ingest-") as tmp:
         path = make_archive(items, Path(tmp))
         for r in range(rounds):
             # Alternate, so drifting load on a shared machine hits all three alike.
-            results["raw"].append(raw(embedder, items))
-            results["import"].append(ingest_import(embedder, path, Path(tmp) / f"import-{r}", n))
-            total, calls = ingest_remember(embedder, items, Path(tmp) / f"remember-{r}")
+            results["raw"].append(run("raw", raw, embedder, items))
+            results["import"].append(run("import", ingest_import, embedder, path, Path(tmp) / f"import-{r}", n))
+            total, calls = run("remember", ingest_remember, embedder, items, Path(tmp) / f"remember-{r}")
             results["remember"].append(total)
             results["remember_calls"].append(calls)
+
+    queries = {embedder.runtime: query_ms(embedder, 3 if args.quick else 10)}
+    compare = (args.compare if args.compare is not None else ("" if args.quick else "torch")).split(",")
+    others: dict[str, dict] = {}
+    for runtime in [r for r in compare if r and r != embedder.runtime]:
+        other = MiniLMEmbedder(batch_size=args.batch, runtime=runtime)
+        assert other.wait_ready(900), other.error
+        other.embed(items[:64])
+        raws = []
+        for _ in range(rounds):  # alternate with the main runtime so load drift hits both
+            raws.append(raw(other, items))
+            results["raw"].append(run("raw", raw, embedder, items))
+            queries.setdefault(runtime, []).extend(query_ms(other, 3 if args.quick else 10))
+            queries[embedder.runtime].extend(query_ms(embedder, 3 if args.quick else 10))
+        others[runtime] = {"raw_seconds": [round(x, 3) for x in raws], "raw_per_second": round(n / statistics.median(raws), 1)}
 
     seconds = {k: statistics.median(v) for k, v in results.items()}
     rate = {k: n / s for k, s in seconds.items()}
@@ -143,17 +187,29 @@ def main() -> int:
     ]
     print(f"ingest of {n} memories (~{statistics.mean(len(t) for t in items):.0f} chars), batch {args.batch}, "
           f"runtime {embedder.runtime}, median of {rounds}")
-    print(f"{'path':34} {'seconds':>8} {'memories/s':>11} {'x raw':>6}")
+    cpu_ms = {k: statistics.median(v) * 1000 / n for k, v in cpu.items()}
+    print(f"{'path':34} {'seconds':>8} {'memories/s':>11} {'x raw':>6} {'CPU ms/memory':>14} {'x raw (CPU)':>12}")
     for label, key in rows:
-        print(f"{label:34} {seconds[key]:8.2f} {rate[key]:11.1f} {rate[key] / rate['raw']:6.2f}")
+        print(f"{label:34} {seconds[key]:8.2f} {rate[key]:11.1f} {rate[key] / rate['raw']:6.2f} "
+              f"{cpu_ms[key]:14.1f} {cpu_ms['raw'] / cpu_ms[key]:12.2f}")
     print(f"{'(remember calls alone)':34} {seconds['remember_calls']:8.2f} {rate['remember_calls']:11.1f}")
+    for runtime, o in others.items():
+        print(f"{f'raw embed, runtime {runtime}':34} {n / o['raw_per_second']:8.2f} {o['raw_per_second']:11.1f} "
+              f"{o['raw_per_second'] / rate['raw']:6.2f}")
+    print(f"\none-query embedding, ms: " + "   ".join(
+        f"{r} p50 {statistics.median(v):.1f} p95 {pct(v, 0.95):.1f}" for r, v in queries.items()))
     out = {
         "n": n, "mean_chars": round(statistics.mean(len(t) for t in items), 1), "batch": args.batch,
         "runtime": embedder.runtime, "rounds": rounds, "quick": args.quick,
         "seconds": {k: [round(x, 3) for x in v] for k, v in results.items()},
         "per_second": {k: round(v, 1) for k, v in rate.items()},
         "ratio_to_raw": {k: round(rate[k] / rate["raw"], 3) for k in ("import", "remember")},
+        "cpu_ms_per_memory": {k: round(v, 2) for k, v in cpu_ms.items()},
+        "ratio_to_raw_cpu": {k: round(cpu_ms["raw"] / cpu_ms[k], 3) for k in ("import", "remember")},
         "target_ratio": 0.8,
+        "other_runtimes": others,
+        "query_ms": {r: {"p50": round(statistics.median(v), 2), "p95": round(pct(v, 0.95), 2), "n": len(v)}
+                     for r, v in queries.items()},
         "machine": {"cpus": os.cpu_count(), "load_avg": os.getloadavg()},
     }
     target = Path(args.out)
