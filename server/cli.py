@@ -75,12 +75,25 @@ def _info(settings: Settings) -> int:
             "database": str(settings.db_path),
             "namespace": settings.namespace,
             "embedding_model": service.store.get_meta("embedding_model"),
+            "embedding_runtime": settings.embed_runtime if settings.embedder == "minilm" else settings.embedder,
+            "onnx_export": _onnx_export_state(settings),
             **service.store.count(),
         }
     finally:
         service.close()
     print(json.dumps(info, indent=2))
     return 0
+
+
+def _onnx_export_state(settings: Settings) -> str:
+    from server import modelprep
+
+    folder = modelprep.cache_dir({"MEMVAULT_MODEL_CACHE": str(settings.model_cache)} if settings.model_cache else None)
+    try:
+        problem = modelprep.problem(folder, thorough=False)
+    except Exception as exc:  # noqa: BLE001 - info must print even when the weights are missing
+        problem = f"{type(exc).__name__}: {exc}"
+    return f"ready: {folder / modelprep.ONNX_FILE}" if problem is None else f"{problem} ({folder}; run `memvault model prepare`)"
 
 
 def _model(settings: Settings, args: argparse.Namespace) -> int:

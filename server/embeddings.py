@@ -161,22 +161,32 @@ class MiniLMEmbedder:
             return minilm.NumpyRunner(source)
         folder = modelprep.cache_dir({"MEMVAULT_MODEL_CACHE": str(self.cache)} if self.cache else None)
         reason = modelprep.problem(folder, source, thorough=False)
-        for attempt in (1, 2):
-            if reason is not None:
-                self.state = "the embedding model is being prepared (a one-time ONNX export, about a minute)"
-                log.info("ONNX model not ready (%s): exporting it in a separate process", reason)
-                failure = modelprep.prepare_in_subprocess(folder, force=attempt == 2)
-                reason = failure or modelprep.problem(folder, source, thorough=False)
+        if reason is not None:
+            reason = self._export(folder, source, reason, force=False)
+        if reason is None:
+            try:
+                return minilm.OnnxRunner(folder / modelprep.ONNX_FILE, source, self.threads)
+            except Exception as exc:  # noqa: BLE001 - a file ORT cannot load is exported again, once
+                reason = self._export(folder, source, f"ONNX Runtime could not load it: {exc}", force=True)
             if reason is None:
                 try:
                     return minilm.OnnxRunner(folder / modelprep.ONNX_FILE, source, self.threads)
-                except Exception as exc:  # noqa: BLE001 - a file ORT cannot load is exported again once
-                    reason = f"ONNX Runtime could not load it: {type(exc).__name__}: {exc}"
+                except Exception as exc:  # noqa: BLE001
+                    reason = f"ONNX Runtime could not load a fresh export: {type(exc).__name__}: {exc}"
         log.warning(
             "ONNX model unavailable (%s); embedding with the NumPy runtime instead (same vectors, slower). "
             "Run `memvault model prepare` to see why the export fails.", reason,
         )
         return minilm.NumpyRunner(source)
+
+    def _export(self, folder: Path, source: Path, why: str, force: bool) -> str | None:
+        """Export in a child process (torch stays out of this one); None once a valid export is there."""
+        from server import modelprep
+
+        self.state = "the embedding model is being prepared (a one-time ONNX export, about a minute)"
+        log.info("ONNX model not ready (%s): exporting it in a separate process", why)
+        failure = modelprep.prepare_in_subprocess(folder, force=force)
+        return failure or modelprep.problem(folder, source, thorough=False)
 
     def wait_ready(self, timeout: float) -> bool:
         self.start()
