@@ -45,6 +45,17 @@ def onnx_embedder(model_cache: Path) -> MiniLMEmbedder:
     return embedder
 
 
+def test_runtime_and_cache_come_from_the_environment_and_a_bad_runtime_stops_start_up(tmp_path):
+    from server.config import Settings
+    from server.errors import SetupError
+
+    settings = Settings.from_env({"MEMVAULT_EMBED_RUNTIME": "numpy", "MEMVAULT_MODEL_CACHE": str(tmp_path)})
+    assert (settings.embed_runtime, settings.model_cache) == ("numpy", tmp_path)
+    assert Settings.from_env({}).embed_runtime == "onnx"
+    with pytest.raises(SetupError, match="MEMVAULT_EMBED_RUNTIME='cuda'.*'onnx'"):
+        Settings.from_env({"MEMVAULT_EMBED_RUNTIME": "cuda"})
+
+
 def test_the_reference_covers_the_tokenizer_traps():
     """Texts past 128 and past 256 tokens, empty, CJK, emoji and code are all in the reference set."""
     from server.minilm import tokenizer
