@@ -207,7 +207,7 @@ def main() -> int:
         print(f"{f'raw embed, runtime {runtime}':34} {n / o['raw_per_second']:8.2f} {o['raw_per_second']:11.1f} "
               f"{o['speed_vs_main_runtime']:6.2f} {o['cpu_ms_per_memory']:14.1f} "
               f"{cpu_ms['raw'] / o['cpu_ms_per_memory']:12.2f}   (x raw: against {embedder.runtime} runs beside it)")
-    print(f"\none-query embedding, ms: " + "   ".join(
+    print("\none-query embedding, ms: " + "   ".join(
         f"{r} p50 {statistics.median(v):.1f} p95 {pct(v, 0.95):.1f}" for r, v in queries.items()))
     out = {
         "n": n, "mean_chars": round(statistics.mean(len(t) for t in items), 1), "batch": args.batch,

@@ -144,7 +144,8 @@ class MiniLMEmbedder:
                 self.runtime = "torch"
             else:
                 runner = self._torch_free_runner()
-                self._run, self._max_batch, self.runtime = runner, min(self.batch_size, runner.max_batch), runner.runtime
+                self._run, self.runtime = runner, runner.runtime
+                self._max_batch = min(self.batch_size, runner.max_batch)
             self.load_seconds = time.perf_counter() - started
             log.info("embedding model loaded in %.1f s (runtime: %s)", self.load_seconds, self.runtime)
         except Exception as exc:  # noqa: BLE001 - reported to callers through `error`

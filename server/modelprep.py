@@ -100,7 +100,8 @@ def problem(folder: Path, source: Path | None = None, thorough: bool = True) -> 
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         return "manifest of another export format"
     weights = source / "model.safetensors"
-    if (thorough or _stamp(weights) != manifest.get("source_stamp")) and manifest.get("source_sha256") != sha256(weights):
+    weights_moved = thorough or _stamp(weights) != manifest.get("source_stamp")
+    if weights_moved and manifest.get("source_sha256") != sha256(weights):
         return "made from other weights than the installed ones"
     onnx = folder / ONNX_FILE
     try:
@@ -264,7 +265,8 @@ def _export(folder: Path, source: Path, started: float) -> None:
 
 
 def export_command(folder: Path, force: bool = False) -> list[str]:
-    return [sys.executable, "-m", "server.modelprep", "--cache", str(folder.parent), "--quiet"] + (["--force"] if force else [])
+    command = [sys.executable, "-m", "server.modelprep", "--cache", str(folder.parent), "--quiet"]
+    return command + (["--force"] if force else [])
 
 
 def prepare_in_subprocess(folder: Path, force: bool = False, timeout: float = 900.0) -> str | None:

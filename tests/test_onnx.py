@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from spawn import ROOT, RawSession, call, handshake
 
 from server import modelprep
 from server.embeddings import MiniLMEmbedder
-from spawn import ROOT, RawSession, call, handshake
 
 pytestmark = pytest.mark.model
 
