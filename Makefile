@@ -19,7 +19,10 @@ install: $(BIN)/python
 	@$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH) >&2
 	@$(BIN)/pip install --quiet --disable-pip-version-check . >&2
 
+# The one-time ONNX export of the model (seconds; nothing when already done), so the
+# first start is instant. A failure is not fatal: the server then embeds with NumPy.
 serve: install
+	@-$(BIN)/memvault model prepare >&2
 	@exec $(BIN)/memvault serve
 
 install-test: $(BIN)/python

@@ -66,7 +66,7 @@ def _token(settings: Settings, args: argparse.Namespace) -> int:
 
     # The server's own store (SQLite file or MEMVAULT_DATABASE_URL); a first command on a
     # fresh home creates the SQLite store as the server would.
-    db = open_database(settings, make_embedder(settings.embedder, settings.embed_threads).dimensions)
+    db = open_database(settings, make_embedder(settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache).dimensions)
     try:
         tokens = TokenStore(db)
         now = to_millis(system_clock())
@@ -116,12 +116,35 @@ def _info(settings: Settings) -> int:
             "database": service.db.path if settings.database_url else str(settings.db_path),
             "namespace": settings.namespace,
             "embedding_model": service.store.get_meta("embedding_model"),
+            "embedding_runtime": settings.embed_runtime if settings.embedder == "minilm" else settings.embedder,
+            "onnx_export": _onnx_export_state(settings),
             **service.store.count(),
         }
     finally:
         service.close()
     print(json.dumps(info, indent=2))
     return 0
+
+
+def _onnx_export_state(settings: Settings) -> str:
+    from server import modelprep
+
+    folder = modelprep.cache_dir({"MEMVAULT_MODEL_CACHE": str(settings.model_cache)} if settings.model_cache else None)
+    try:
+        problem = modelprep.problem(folder, thorough=False)
+    except Exception as exc:  # noqa: BLE001 - info must print even when the weights are missing
+        problem = f"{type(exc).__name__}: {exc}"
+    return f"ready: {folder / modelprep.ONNX_FILE}" if problem is None else f"{problem} ({folder}; run `memvault model prepare`)"
+
+
+def _model(settings: Settings, args: argparse.Namespace) -> int:
+    """`memvault model prepare`: the one-time ONNX export (this process may import torch; the server never does)."""
+    from server import modelprep
+
+    argv = ["--force"] if args.force else []
+    if settings.model_cache is not None:
+        argv += ["--cache", str(settings.model_cache)]
+    return modelprep.main(argv)
 
 
 def _progress(verb: str):  # noqa: ANN202 - a small closure
@@ -186,6 +209,10 @@ def _import(settings: Settings, args: argparse.Namespace) -> int:
                     f"verified {c['verified']}/{c['in_archive']} content hashes"
                 )
             reports.append({"archive": str(path), "dry_run": args.dry_run, **report["counts"], "files": report["files"]})
+        if not args.dry_run and not args.no_embed:
+            # Vectors now, in full batches, rather than leaving the backlog to the
+            # next server start (interrupting is safe: the queue is durable).
+            service.embed_backlog(_progress("embedded"))
     finally:
         service.close()
     print(json.dumps(reports[0] if len(reports) == 1 else reports, indent=2))
@@ -228,6 +255,11 @@ def main(argv: list[str] | None = None) -> int:
     from server.pg import commands as db_commands  # imports no driver until a db command runs
 
     db_commands.add_parser(sub)
+    im.add_argument("--no-embed", action="store_true",
+                    help="leave the vectors to the server's background backfill (keyword search works at once)")
+    mo = sub.add_parser("model", help="prepare the embedding model (the one-time ONNX export)")
+    mo.add_argument("action", choices=["prepare"], help="export the model to ONNX unless a valid export exists")
+    mo.add_argument("--force", action="store_true", help="export again even if the cached export is valid")
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()
@@ -245,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         "reembed": _reembed, "info": _info, "token": lambda s: _token(s, args),
         "export": lambda s: _export(s, args), "import": lambda s: _import(s, args),
         "db": lambda s: db_commands.run(s, args),
+        "model": lambda s: _model(s, args),
     }[command]
     try:
         code = handler(settings)

@@ -79,8 +79,13 @@ class Settings:
     # "minilm" (the real model) or "hash" (a light lexical embedder for tests and
     # machines without torch).
     embedder: str = "minilm"
-    # Threads torch may use for embedding (see embeddings.MiniLMEmbedder).
+    # Threads the embedding runtime may use (see embeddings.MiniLMEmbedder).
     embed_threads: int = 1
+    # How "minilm" runs: "onnx" (default; ONNX Runtime on a one-time export, no torch
+    # in the server), "numpy" (no export needed, slower) or "torch" (sentence-transformers).
+    embed_runtime: str = "onnx"
+    # Root of the ONNX export cache (MEMVAULT_MODEL_CACHE); None = the user cache dir.
+    model_cache: Path | None = None
     log_level: str = "INFO"
     # Curation (see curator.py). Cosine similarity at or above which two memories of one
     # thread count as duplicates.
@@ -157,6 +162,8 @@ class Settings:
         values: dict[str, object] = {}
         if env.get("MEMVAULT_HOME"):
             values["home"] = Path(env["MEMVAULT_HOME"]).expanduser()
+        if env.get("MEMVAULT_MODEL_CACHE"):
+            values["model_cache"] = Path(env["MEMVAULT_MODEL_CACHE"]).expanduser()
         for name, key, kind in _ENV:
             raw = env.get(key)
             if raw is None or raw == "":
@@ -185,6 +192,8 @@ class Settings:
             raise SetupError(f"MEMVAULT_HTTP_AUTH={settings.http_auth!r}: use 'tokens' (default), 'oauth' or 'none'")
         if not 0 <= settings.http_port <= 65535:
             raise SetupError(f"MEMVAULT_HTTP_PORT={settings.http_port}: use a port from 1 to 65535")
+        if settings.embed_runtime not in ("onnx", "numpy", "torch"):
+            raise SetupError(f"MEMVAULT_EMBED_RUNTIME={settings.embed_runtime!r}: use 'onnx' (default), 'numpy' or 'torch'")
         if not 0.0 < settings.dedupe_threshold <= 1.0:
             raise SetupError(f"MEMVAULT_DEDUPE_THRESHOLD={settings.dedupe_threshold}: use a cosine similarity in (0, 1], e.g. 0.92")
         return settings
@@ -220,6 +229,7 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("model_wait_seconds", "MEMVAULT_MODEL_WAIT", float),
     ("embedder", "MEMVAULT_EMBEDDER", str),
     ("embed_threads", "MEMVAULT_EMBED_THREADS", int),
+    ("embed_runtime", "MEMVAULT_EMBED_RUNTIME", str),
     ("log_level", "MEMVAULT_LOG_LEVEL", str),
     ("dedupe_threshold", "MEMVAULT_DEDUPE_THRESHOLD", float),
     ("memory_max_chars", "MEMVAULT_MEMORY_MAX_CHARS", int),

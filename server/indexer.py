@@ -52,9 +52,12 @@ class Indexer:
         )
         self._thread.start()
 
-    def stop(self) -> None:
+    def stop(self, wait: float = 0.0) -> None:
+        """Ask the backfill to stop; with `wait`, give its current batch that long to finish."""
         self._stop.set()
         self._wake.set()
+        if wait and self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(wait)
 
     def _loop(self, model_wait: float) -> None:
         if not self.embedder.wait_ready(model_wait):

@@ -82,7 +82,9 @@ class MemoryService:
         check_model: bool = True,
     ) -> MemoryService:
         """Open (creating if needed) the store under settings.home and check its model."""
-        embedder = embedder or make_embedder(settings.embedder, settings.embed_threads)
+        embedder = embedder or make_embedder(
+            settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache
+        )
         db = open_database(settings, embedder.dimensions)
         try:
             service = cls(db, embedder, settings, clock)
@@ -142,6 +144,24 @@ class MemoryService:
             if progress:
                 progress(done, total)
         return done
+
+    def embed_backlog(self, progress: Callable[[int, int], None] | None = None, model_wait: float = 600.0) -> int:
+        """Embed every memory still waiting for a vector, now (after an import); returns how many.
+
+        Each batch commits on its own, so an interrupted run keeps what it did and
+        the rest stays queued for the server's backfill.
+        """
+        if not self.embedder.wait_ready(model_wait):
+            return 0
+        total = self.store.count()["pending_embeddings"]
+        done = 0
+        while True:
+            count = self.indexer.run_once(limit=512)
+            if not count:
+                return done
+            done += count
+            if progress:
+                progress(done, max(total, done))
 
     def start_background(self, model_delay: float = 0.0) -> None:
         """Begin loading the model, backfilling vectors and the daily log; returns at once."""
@@ -320,7 +340,11 @@ class MemoryService:
                 self.indexer.run_once(limit=RECALL_DRAIN_LIMIT)
             vector = self.embedder.embed([query])[0]
         else:
-            reason = getattr(self.embedder, "error", None) or "the embedding model is still loading"
+            reason = (
+                getattr(self.embedder, "error", None)
+                or getattr(self.embedder, "state", None)
+                or "the embedding model is still loading"
+            )
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
         hits = search(self.store, query, vector, k, scope)
         memories = [_memory(h.row, score=h.score, match=h.match) for h in hits if h.score >= min_score]

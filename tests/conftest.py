@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -14,6 +17,30 @@ from server.embeddings import HashEmbedder
 from server.service import MemoryService
 
 T0 = datetime(2026, 5, 4, 9, 30, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One ONNX export cache for the whole session (and every server it spawns), so the model is exported once.
+
+    MEMVAULT_MODEL_CACHE from the environment wins: a developer can keep one across runs.
+    """
+    if not os.environ.get("MEMVAULT_MODEL_CACHE"):
+        os.environ["MEMVAULT_MODEL_CACHE"] = str(tmp_path_factory.mktemp("model-cache"))
+    return Path(os.environ["MEMVAULT_MODEL_CACHE"])
+
+
+_SESSION_START = time.time()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say how long the session's ONNX export took (CI's export cost, seen in every log)."""
+    from server.modelprep import MANIFEST_FILE, cache_dir
+
+    manifest = cache_dir() / MANIFEST_FILE
+    if os.environ.get("MEMVAULT_MODEL_CACHE") and manifest.exists() and manifest.stat().st_mtime >= _SESSION_START:
+        seconds = json.loads(manifest.read_text(encoding="utf-8")).get("export_seconds")
+        terminalreporter.write_line(f"ONNX model export in this session: {seconds} s ({manifest.parent})")
 
 
 @pytest.fixture

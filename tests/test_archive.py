@@ -242,3 +242,22 @@ def test_an_archive_over_the_size_limit_is_refused_before_it_is_read(filled, tmp
         assert small.store.count()["live"] == 0
     finally:
         small.close()
+
+
+def test_the_cli_import_computes_the_vectors_unless_told_not_to(filled, tmp_path, monkeypatch, capsys, settings):
+    """`memvault import` leaves no embedding backlog behind; with --no-embed the server's backfill gets it all."""
+    from server import cli
+
+    monkeypatch.setenv("MEMVAULT_EMBEDDER", "hash")
+    path = tmp_path / "a.json"
+    archive.write(archive.export(filled), path)
+    for flags, pending in (([], 0), (["--no-embed"], 5)):
+        home = tmp_path / f"home{len(flags)}"
+        monkeypatch.setenv("MEMVAULT_HOME", str(home))
+        assert cli.main(["import", str(path), *flags]) == 0
+        assert json.loads(capsys.readouterr().out)["imported"] == 5
+        svc = MemoryService.open(settings.with_(home=home), embedder=HashEmbedder())
+        try:
+            assert svc.store.count()["pending_embeddings"] == pending
+        finally:
+            svc.close()

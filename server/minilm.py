@@ -1,0 +1,165 @@
+"""all-MiniLM-L6-v2 without torch: the tokenizer plus ONNX Runtime, or plain NumPy.
+
+Both runners reproduce sentence-transformers' pipeline (max_seq_length 256, mean
+pooling over real tokens, L2 normalisation) and return one float32 row per text.
+They are cheap to import; only the caller decides when to build one (on the
+model-load thread, never at module import).
+
+NumPy is the fallback when no ONNX export can be made (no torch to export with):
+the same vectors to ~1e-7 from the safetensors weights memory-mapped, about 3x
+slower in bulk, so its batches are capped at 16 to bound temporary buffers.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from server.modelprep import MAX_SEQ_LENGTH
+
+DIMENSIONS = 384
+
+
+def tokenizer(source: Path):  # noqa: ANN201 - tokenizers.Tokenizer, imported lazily
+    """The shipped tokenizer, set up the way sentence-transformers uses it.
+
+    The shipped tokenizer.json truncates *and pads* to 128 tokens;
+    sentence-transformers overrides that with max_seq_length 256 and padding to
+    the longest text of the batch. Taking the file as-is would change the vectors
+    of texts over 128 tokens and waste compute on padding.
+    """
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(source / "tokenizer.json"))
+    tok.enable_truncation(max_length=MAX_SEQ_LENGTH)
+    tok.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tok
+
+
+def _encode(tok, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    encodings = tok.encode_batch(texts)
+    ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
+    mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
+    return ids, mask
+
+
+class OnnxRunner:
+    """An ONNX Runtime session on the exported graph (pooling and normalising inside it)."""
+
+    runtime = "onnx"
+    max_batch = 32
+
+    def __init__(self, onnx_path: Path, source: Path, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        self.tok = tokenizer(source)
+        options = ort.SessionOptions()
+        # One thread each: several memvault processes, the host and the editor share
+        # the cores, and spinning pool threads cost far more than they gain here.
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        # The arena keeps the largest batch's buffers for the process's life.
+        options.enable_cpu_mem_arena = False
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(onnx_path), sess_options=options, providers=["CPUExecutionProvider"])
+        self.inputs = {i.name for i in self.session.get_inputs()}
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        ids, mask = _encode(self.tok, texts)
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        return self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
+
+
+def _safetensors(path: Path) -> dict[str, np.ndarray]:
+    """Tensors of a safetensors file as read-only memory maps (shared between processes by the page cache)."""
+    kinds = {"F32": np.float32, "I64": np.int64}
+    with open(path, "rb") as f:
+        size = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(size))
+    mapped = np.memmap(path, dtype=np.uint8, mode="r")
+    out = {}
+    for name, spec in header.items():
+        if name == "__metadata__":
+            continue
+        start, end = spec["data_offsets"]
+        out[name] = mapped[8 + size + start : 8 + size + end].view(kinds[spec["dtype"]]).reshape(spec["shape"])
+    return out
+
+
+def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float = 1e-12) -> np.ndarray:
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w + b
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """BERT's exact (erf) GELU; numpy has no erf, so a float64 rational approximation (|error| < 1.2e-7)."""
+    x64 = x.astype(np.float64)
+    z = x64 / np.sqrt(2.0)
+    t = 1.0 / (1.0 + 0.5 * np.abs(z))
+    poly = -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
+        0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+    erf = 1 - t * np.exp(poly)
+    erf = np.where(z >= 0, erf, -erf)
+    return (0.5 * x64 * (1.0 + erf)).astype(np.float32)
+
+
+class NumpyRunner:
+    """The BERT forward pass in NumPy from the memory-mapped safetensors weights."""
+
+    runtime = "numpy"
+    max_batch = 16
+    layers = 6
+    heads = 12
+
+    def __init__(self, source: Path) -> None:
+        self.tok = tokenizer(source)
+        self.w = _safetensors(source / "model.safetensors")
+        # Linear weights transposed once, contiguous for BLAS (~21 MB).
+        self.linear = []
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}."
+            qkv = [self.w[p + f"attention.self.{n}.weight"] for n in ("query", "key", "value")]
+            self.linear.append({
+                "qkv_w": np.ascontiguousarray(np.concatenate(qkv, 0).T),
+                "qkv_b": np.concatenate([self.w[p + f"attention.self.{n}.bias"] for n in ("query", "key", "value")]),
+                "o_w": np.ascontiguousarray(self.w[p + "attention.output.dense.weight"].T),
+                "i_w": np.ascontiguousarray(self.w[p + "intermediate.dense.weight"].T),
+                "f_w": np.ascontiguousarray(self.w[p + "output.dense.weight"].T),
+            })
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        ids, mask = _encode(self.tok, texts)
+        w = self.w
+        batch, length = ids.shape
+        heads, head_dim = self.heads, DIMENSIONS // self.heads
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:length][None]
+            + w["embeddings.token_type_embeddings.weight"][0][None, None]
+        )
+        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        bias = (1.0 - mask[:, None, None, :].astype(np.float32)) * np.finfo(np.float32).min
+        for i, lin in enumerate(self.linear):
+            p = f"encoder.layer.{i}."
+            qkv = (x @ lin["qkv_w"] + lin["qkv_b"]).reshape(batch, length, 3, heads, head_dim).transpose(2, 0, 3, 1, 4)
+            scores = qkv[0] @ qkv[1].transpose(0, 1, 3, 2) / np.sqrt(head_dim) + bias
+            scores = np.exp(scores - scores.max(-1, keepdims=True))
+            scores /= scores.sum(-1, keepdims=True)
+            context = (scores @ qkv[2]).transpose(0, 2, 1, 3).reshape(batch, length, DIMENSIONS)
+            x = _layer_norm(
+                context @ lin["o_w"] + w[p + "attention.output.dense.bias"] + x,
+                w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"],
+            )
+            hidden = _gelu(x @ lin["i_w"] + w[p + "intermediate.dense.bias"])
+            x = _layer_norm(
+                hidden @ lin["f_w"] + w[p + "output.dense.bias"] + x,
+                w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"],
+            )
+        m = mask[..., None].astype(np.float32)
+        pooled = (x * m).sum(1) / np.maximum(m.sum(1), 1e-9)
+        return (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)

