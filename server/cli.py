@@ -151,6 +151,12 @@ def _import(settings: Settings, args: argparse.Namespace) -> int:
     return 0 if all(r.get("verify_failed", 0) == 0 for r in reports) else 1
 
 
+def _migrate(args: argparse.Namespace) -> int:
+    from server import migrate
+
+    return migrate.main(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memvault", description="Long-term memory for coding assistants (MCP).")
     parser.add_argument("--version", action="version", version=f"memvault {__version__}")
@@ -168,6 +174,15 @@ def main(argv: list[str] | None = None) -> int:
     im = sub.add_parser("import", help="restore a JSON archive (idempotent; verified after import)")
     im.add_argument("file")
     im.add_argument("--dry-run", action="store_true", help="check the archive and report what would be imported")
+    mg = sub.add_parser("migrate", help="copy a store to another backend (SQLite <-> PostgreSQL), resumable, verified")
+    mg.add_argument("--from", dest="source", required=True, help="SQLite file or postgresql:// URL to copy from")
+    mg.add_argument("--to", dest="target", required=True, help="SQLite file or postgresql:// URL (application role) "
+                    "to copy into; run the same command again to resume an interrupted copy")
+    mg.add_argument("--namespace", action="append", help="copy only this namespace (tenant); repeatable. "
+                    "Default: every namespace of the source")
+    mg.add_argument("--admin-url", help="a superuser's postgresql:// URL, only to list a PostgreSQL source's tenants "
+                    "(row-level security hides them from the application role)")
+    mg.add_argument("--batch-size", type=int, default=500, help="memories per transaction (default 500)")
     from server.pg import commands as db_commands  # imports no driver until a db command runs
 
     db_commands.add_parser(sub)
@@ -183,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         "serve": _serve, "reembed": _reembed, "info": _info,
         "export": lambda s: _export(s, args), "import": lambda s: _import(s, args),
         "db": lambda s: db_commands.run(s, args),
+        "migrate": lambda s: _migrate(args),
     }[command]
     try:
         code = handler(settings)

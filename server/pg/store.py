@@ -728,3 +728,101 @@ class PgStore:
                 (self.namespace, new_id, original[0], original[1]),
             )
         return new_id
+
+    # -- copying a namespace between stores (server/migrate.py) ------------------
+    def namespaces(self, conn: Any) -> list[str]:
+        """Tenants holding memories, threads, messages or global prompts that this connection sees:
+        under row-level security at most its own (listing every tenant needs an administrator)."""
+        rows = conn.execute(
+            "SELECT tenant FROM memories UNION SELECT tenant FROM threads "
+            "UNION SELECT tenant FROM thread_messages UNION SELECT tenant FROM global_prompts ORDER BY 1"
+        )
+        return [r[0] for r in rows]
+
+    def dump_memories(self, conn: Any, after: int, limit: int) -> list[dict[str, Any]]:
+        """Up to `limit` memories with ids above `after`, in id order, every stored field (see store.py)."""
+        columns = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
+        rows = conn.execute(
+            f"SELECT {columns}, m.user_id, m.agent, m.file_key, m.embed_pending, q.queued_at, "
+            "o.content, o.compressed_at FROM memories m "
+            "LEFT JOIN daily_log_queue q ON q.tenant = m.tenant AND q.memory_id = m.id "
+            "LEFT JOIN memory_originals o ON o.tenant = m.tenant AND o.memory_id = m.id "
+            "WHERE m.id > %s ORDER BY m.id LIMIT %s",
+            (after, limit),
+        ).fetchall()
+        return [
+            {
+                **_row(r[:19]).__dict__, "user": r[19], "agent": r[20], "file_key": r[21], "queued": bool(r[22]),
+                "daily_queued_at": r[23], "original": None if r[24] is None else (r[24], r[25]),
+            }
+            for r in rows
+        ]
+
+    def load_memories(self, conn: Any, memories: Sequence[dict[str, Any]], texts: Sequence[str | None]) -> None:
+        """Insert dump_memories' rows with their own ids (see store.py); the tenant's id counter moves past them."""
+        if not memories:
+            return
+        self._next_id(conn, at_least=max(m["id"] for m in memories))
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO memories(id, tenant, user_id, agent, thread, content, kind, source, origin, importance, "
+                "tags, content_hash, created_at, updated_at, deleted_at, recall_count, last_recalled_at, file_key, "
+                "file_line, file_section, pinned, compression, search_text) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [
+                    (m["id"], self.namespace, m["user"], m["agent"], m["thread"], m["content"], m["kind"], m["source"],
+                     m["origin"], m["importance"], list(m["tags"]), m["content_hash"], m["created_at"],
+                     m["updated_at"], m["deleted_at"], m["recall_count"], m["last_recalled_at"], m["file_key"],
+                     m["file_line"], m["file_section"], bool(m["pinned"]), m["compression"],
+                     None if m["kind"] == CONVERSATION_KIND else text)
+                    for m, text in zip(memories, texts)
+                ],
+            )
+            cur.executemany(
+                "INSERT INTO daily_log_queue(tenant, memory_id, queued_at) VALUES (%s, %s, %s)",
+                [(self.namespace, m["id"], m["daily_queued_at"]) for m in memories if m["daily_queued_at"] is not None],
+            )
+            cur.executemany(
+                "INSERT INTO memory_originals(tenant, memory_id, content, compressed_at) VALUES (%s, %s, %s, %s)",
+                [(self.namespace, m["id"], *m["original"]) for m in memories if m["original"] is not None],
+            )
+        for m, text in zip(memories, texts):
+            if text is not None and m["kind"] == CONVERSATION_KIND:  # only a turn reads its neighbours
+                self.fts_insert(conn, m["id"], text)
+
+    def set_queued(self, conn: Any, ids: Sequence[int], queued: bool) -> None:
+        if ids:
+            conn.execute("UPDATE memories SET embed_pending = %s WHERE id = ANY(%s)", (bool(queued), list(ids)))
+
+    def ids_taken(self, conn: Any, ids: Sequence[int]) -> set[int]:
+        """Which of these ids this tenant already uses (ids are per tenant here)."""
+        if not ids:
+            return set()
+        return {r[0] for r in conn.execute("SELECT id FROM memories WHERE id = ANY(%s)", (list(ids),))}
+
+    def id_high_water(self, conn: Any) -> int:
+        row = conn.execute("SELECT value FROM tenant_counters WHERE name = 'memories'").fetchone()
+        return row[0] if row else 0
+
+    def raise_id_high_water(self, conn: Any, value: int) -> None:
+        if value > 0:
+            self._next_id(conn, at_least=value)
+
+    def dump_messages(self, conn: Any) -> list[tuple[str, str, str, int]]:
+        rows = conn.execute("SELECT thread, role, content, created_at FROM thread_messages ORDER BY id")
+        return [tuple(r) for r in rows]
+
+    def load_messages(self, conn: Any, messages: Sequence[tuple[str, str, str, int]]) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO thread_messages(tenant, thread, role, content, created_at) VALUES (%s, %s, %s, %s, %s)",
+                [(self.namespace, *m) for m in messages],
+            )
+
+    def promotions(self, conn: Any) -> list[tuple[int, str, int]]:
+        rows = conn.execute("SELECT memory_id, section, promoted_at FROM promotions ORDER BY memory_id")
+        return [tuple(r) for r in rows]
+
+    def meta_items(self, conn: Any) -> dict[str, str]:
+        """Every meta key of this tenant."""
+        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
