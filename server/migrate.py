@@ -498,9 +498,9 @@ def run(
         report["memories_per_second"] = round(total / max(copy_seconds, 1e-9))
         if failures:
             raise VerificationFailed(
-                "the copy differs from its source: " + "; ".join(failures) + ". Was the source written to during "
-                "the migration? Stop every memvault that uses it, empty the target (a new SQLite file, or a fresh "
-                "PostgreSQL database) and migrate again."
+                "the copy differs from its source: " + "; ".join(failures) + ". Was either store written to "
+                "during or after the migration? Stop every memvault that uses them, empty the target (a new "
+                "SQLite file, or a fresh PostgreSQL database) and migrate again."
             )
         report["verified"] = True
         return report

@@ -958,9 +958,9 @@ class Store:
         store_vectors takes it) and superseded_by is left empty: link_superseded sets it once
         its target exists. The caller then stores vectors and sets the queue (set_queued)."""
         conn.executemany(
-            "INSERT INTO memories(id, namespace, thread, content, kind, source, origin, importance, tags, content_hash, "
-            "created_at, updated_at, deleted_at, recall_count, last_recalled_at, file_key, file_line, file_section, "
-            "pinned, compression, user_id, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO memories(id, namespace, thread, content, kind, source, origin, importance, tags, "
+            "content_hash, created_at, updated_at, deleted_at, recall_count, last_recalled_at, file_key, file_line, "
+            "file_section, pinned, compression, user_id, agent) VALUES (" + ", ".join("?" * 22) + ")",
             [
                 (m["id"], self.namespace, m["thread"], m["content"], m["kind"], m["source"], m["origin"],
                  m["importance"], json.dumps(list(m["tags"]), ensure_ascii=False), m["content_hash"], m["created_at"],
@@ -1011,7 +1011,8 @@ class Store:
 
     def raise_id_high_water(self, conn: Any, value: int) -> None:
         """Never hand out an id up to `value` (a copied store keeps its purged ids retired)."""
-        if conn.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'memories'", (value,)).rowcount == 0:
+        raised = conn.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'memories'", (value,))
+        if raised.rowcount == 0:
             conn.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('memories', ?)", (value,))
 
     def dump_messages(self, conn: Any) -> list[tuple[str, str, str, int]]:

@@ -241,7 +241,7 @@ def test_refusals_say_what_to_do(pg_url, tmp_path):
     changed = _migrate(tmp_path, "--from", str(source), "--to", pg_url)
     assert changed.returncode == 1, changed.stderr
     assert "verification failed" in changed.stderr
-    assert f"namespace '{names[1]}': memories: 3 in the source, 3 in the target (hashes differ)" in changed.stderr
+    assert f"namespace '{names[1]}': memories: 1 in the source, 1 in the target (hashes differ)" in changed.stderr
     assert f"namespace '{names[1]}': pinned: 0 in the source, 1 in the target (counts differ)" in changed.stderr
 
 
