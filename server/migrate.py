@@ -318,13 +318,7 @@ def copy_namespace(plan: Plan, source_identity: str, batch: int, progress: Progr
         if not rows:
             break
         with dst.db.write() as conn:
-            dst.load_memories(conn, rows, [_text(r) for r in rows])
-            written = dst.store_vectors(list(vectors.items()))
-            if written != len(vectors):
-                raise VerificationFailed(f"{ns}: {len(vectors) - written} vectors were not written; nothing of "
-                                         "this batch was kept. Run the same command again.")
-            dst.set_queued(conn, [r["id"] for r in rows if not r["queued"]], False)
-            dst.set_queued(conn, [r["id"] for r in rows if r["queued"] and r["id"] in vectors], True)
+            dst.load_memories(conn, rows, [_text(r) for r in rows], vectors)
             state["cursor"] = rows[-1]["id"]
             dst.set_meta(conn, key, json.dumps(state))
         progress.advance(ns, len(rows))

@@ -952,11 +952,14 @@ class Store:
             })
         return out
 
-    def load_memories(self, conn: Any, memories: Sequence[dict[str, Any]], texts: Sequence[str | None]) -> None:
+    def load_memories(
+        self, conn: Any, memories: Sequence[dict[str, Any]], texts: Sequence[str | None],
+        vectors: dict[int, np.ndarray],
+    ) -> None:
         """Insert dump_memories' rows with their own ids, tags, keyword text (`texts`, None for a
-        forgotten one), daily-log queue and original. Every one is queued for a vector (so
-        store_vectors takes it) and superseded_by is left empty: link_superseded sets it once
-        its target exists. The caller then stores vectors and sets the queue (set_queued)."""
+        forgotten one), daily-log queue, original, vector (as given, never re-embedded) and place
+        in the embedding queue. superseded_by is left empty: link_superseded sets it once its
+        target exists."""
         conn.executemany(
             "INSERT INTO memories(id, namespace, thread, content, kind, source, origin, importance, tags, "
             "content_hash, created_at, updated_at, deleted_at, recall_count, last_recalled_at, file_key, file_line, "
@@ -976,7 +979,17 @@ class Store:
         for m, text in zip(memories, texts):
             if text is not None:
                 self.fts_insert(conn, m["id"], text)
+        # store_vectors only takes queued memories: queue all, store, then leave queued what was.
         conn.executemany("INSERT INTO pending_embeddings(memory_id) VALUES (?)", [(m["id"],) for m in memories])
+        mine = {m["id"] for m in memories}
+        self.store_vectors([(i, v) for i, v in vectors.items() if i in mine])
+        conn.executemany(
+            "INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)",
+            [(m["id"],) for m in memories if m["queued"]],
+        )
+        conn.executemany(
+            "DELETE FROM pending_embeddings WHERE memory_id = ?", [(m["id"],) for m in memories if not m["queued"]]
+        )
         conn.executemany(
             "INSERT INTO daily_log_queue(memory_id, queued_at) VALUES (?, ?)",
             [(m["id"], m["daily_queued_at"]) for m in memories if m["daily_queued_at"] is not None],
@@ -985,15 +998,6 @@ class Store:
             "INSERT INTO memory_originals(memory_id, content, compressed_at) VALUES (?, ?, ?)",
             [(m["id"], *m["original"]) for m in memories if m["original"] is not None],
         )
-
-    def set_queued(self, conn: Any, ids: Sequence[int], queued: bool) -> None:
-        """Queue these memories for (re-)embedding, or take them off the queue."""
-        sql = (
-            "INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)"
-            if queued
-            else "DELETE FROM pending_embeddings WHERE memory_id = ?"
-        )
-        conn.executemany(sql, [(i,) for i in ids])
 
     def ids_taken(self, conn: Any, ids: Sequence[int]) -> set[int]:
         """Which of these ids a memory of this namespace could not be inserted with (SQLite numbers

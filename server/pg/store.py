@@ -488,15 +488,16 @@ class PgStore:
 
     def store_vectors(self, items: Sequence[tuple[int, np.ndarray]]) -> int:
         """Write vectors of memories still waiting for one (idempotent, like the SQLite store)."""
-        written = 0
-        with self.db.write() as conn:
-            for memory_id, vector in items:
-                cur = conn.execute(
-                    "UPDATE memories SET embedding = %s, embed_pending = false WHERE id = %s AND embed_pending",
-                    (np.ascontiguousarray(vector, dtype=np.float32), memory_id),
-                )
-                written += cur.rowcount
-        return written
+        if not items:
+            return 0
+        with self.db.write() as conn, conn.cursor() as cur:
+            # executemany pipelines the updates: one round trip per batch, not per vector
+            # (4-5x faster for a backfill batch or a migration, each update being an HNSW insert).
+            cur.executemany(
+                "UPDATE memories SET embedding = %s, embed_pending = false WHERE id = %s AND embed_pending",
+                [(np.ascontiguousarray(vector, dtype=np.float32), memory_id) for memory_id, vector in items],
+            )
+            return cur.rowcount
 
     def reset_vectors(self, conn: Any, dimensions: int) -> int:
         """Clear every vector of the tenant and queue every memory again."""
@@ -515,7 +516,8 @@ class PgStore:
         if not ids:
             return {}
         rows = conn.execute(
-            "SELECT id, embedding FROM memories WHERE id = ANY(%s) AND embedding IS NOT NULL", (list(ids),)
+            "SELECT id, embedding FROM memories WHERE id = ANY(%s) AND embedding IS NOT NULL", (list(ids),),
+            binary=True,  # pgvector's binary form is the float32 bytes; its text form is parsed number by number
         )
         return {r[0]: _array(r[1]) for r in rows}
 
@@ -758,8 +760,13 @@ class PgStore:
             for r in rows
         ]
 
-    def load_memories(self, conn: Any, memories: Sequence[dict[str, Any]], texts: Sequence[str | None]) -> None:
-        """Insert dump_memories' rows with their own ids (see store.py); the tenant's id counter moves past them."""
+    def load_memories(
+        self, conn: Any, memories: Sequence[dict[str, Any]], texts: Sequence[str | None],
+        vectors: dict[int, np.ndarray],
+    ) -> None:
+        """Insert dump_memories' rows with their own ids and vectors (see store.py); the tenant's id
+        counter moves past them. One INSERT per row with its vector: every later UPDATE of a row
+        that has a vector is another HNSW insert."""
         if not memories:
             return
         self._next_id(conn, at_least=max(m["id"] for m in memories))
@@ -767,14 +774,16 @@ class PgStore:
             cur.executemany(
                 "INSERT INTO memories(id, tenant, user_id, agent, thread, content, kind, source, origin, importance, "
                 "tags, content_hash, created_at, updated_at, deleted_at, recall_count, last_recalled_at, file_key, "
-                "file_line, file_section, pinned, compression, search_text) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                "file_line, file_section, pinned, compression, search_text, embedding, embed_pending) "
+                "VALUES (" + ", ".join(["%s"] * 25) + ")",
                 [
                     (m["id"], self.namespace, m["user"], m["agent"], m["thread"], m["content"], m["kind"], m["source"],
                      m["origin"], m["importance"], list(m["tags"]), m["content_hash"], m["created_at"],
                      m["updated_at"], m["deleted_at"], m["recall_count"], m["last_recalled_at"], m["file_key"],
                      m["file_line"], m["file_section"], bool(m["pinned"]), m["compression"],
-                     None if m["kind"] == CONVERSATION_KIND else text)
+                     None if m["kind"] == CONVERSATION_KIND else text,
+                     None if m["id"] not in vectors else np.ascontiguousarray(vectors[m["id"]], dtype=np.float32),
+                     bool(m["queued"]))
                     for m, text in zip(memories, texts)
                 ],
             )
@@ -789,10 +798,6 @@ class PgStore:
         for m, text in zip(memories, texts):
             if text is not None and m["kind"] == CONVERSATION_KIND:  # only a turn reads its neighbours
                 self.fts_insert(conn, m["id"], text)
-
-    def set_queued(self, conn: Any, ids: Sequence[int], queued: bool) -> None:
-        if ids:
-            conn.execute("UPDATE memories SET embed_pending = %s WHERE id = ANY(%s)", (bool(queued), list(ids)))
 
     def ids_taken(self, conn: Any, ids: Sequence[int]) -> set[int]:
         """Which of these ids this tenant already uses (ids are per tenant here)."""

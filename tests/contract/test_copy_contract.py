@@ -7,7 +7,6 @@ tests/pg/test_migrate.py).
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from server.curator import Curator
@@ -66,13 +65,14 @@ def test_dump_then_load_copies_every_field_and_keeps_ids(svc, empty):
     svc.remember("How do we rotate the signing keys?", kind="turn", thread="chat")
     svc.remember("Every ninety days, by the cron job.", kind="turn", thread="chat")
     svc.remember(("A long memory about moving the build off Jenkins. " * 12).strip(), created_at="2025-01-01")
-    svc.indexer.run_once(limit=4)
+    svc.indexer.run_once()
     svc.forget(gone)
     curator = Curator(svc)
     curator.run("supersede", ids=[a], replacement_id=b, dry_run=False)
     curator.run("pin", ids=[b], dry_run=False)
     curator.run("compress", dry_run=False)
     curator.run("promote", dry_run=False)
+    svc.remember("Still waiting for its vector")
     svc.threads.add_messages("api", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
     with svc.db.write() as conn:
         svc.store.hard_delete(conn, svc.remember("purged at once").id, None)  # its id stays retired
@@ -83,17 +83,15 @@ def test_dump_then_load_copies_every_field_and_keeps_ids(svc, empty):
         links = [(r.id, r.superseded_by) for r in source.rows(conn, deleted=None) if r.superseded_by]
         high = source.id_high_water(conn)
         assert svc.settings.namespace in source.namespaces(conn)
-    assert {r["id"] for r in rows if r["queued"]} and {r["id"] for r in rows if r["original"]}
+    queued = {r["id"] for r in rows if r["queued"]}
+    assert queued - set(vectors) and queued & set(vectors)  # waiting for a first vector; for a new one
+    assert {r["id"] for r in rows if r["original"]} and {r["id"] for r in rows if r["deleted_at"]}
     first, second = rows[:3], rows[3:]  # two batches, as the command copies
     with empty.db.write() as conn:
         for batch in (first, second):
             texts = [None if r["deleted_at"] else index_text(r["content"], r["file_section"] if r["file_key"] else None)
                      for r in batch]
-            dst.load_memories(conn, batch, texts)
-            mine = [(i, v) for i, v in vectors.items() if i in {r["id"] for r in batch}]
-            assert dst.store_vectors(mine) == len(mine)
-            dst.set_queued(conn, [r["id"] for r in batch if not r["queued"]], False)
-            dst.set_queued(conn, [r["id"] for r in batch if r["queued"] and r["id"] in vectors], True)
+            dst.load_memories(conn, batch, texts, {i: v for i, v in vectors.items() if i in {r["id"] for r in batch}})
         for memory_id, by in links:
             dst.link_superseded(conn, memory_id, by)
         with svc.db.read() as sconn:
@@ -118,19 +116,10 @@ def test_dump_then_load_copies_every_field_and_keeps_ids(svc, empty):
     assert empty.remember("after the copy").id == high + 1  # a purged id is never handed out again
 
 
-def test_ids_taken_and_set_queued(svc):
+def test_ids_taken_namespaces_and_meta(svc):
     kept = svc.remember("one fact").id
     with svc.db.read() as conn:
         assert svc.store.ids_taken(conn, [kept, 9999]) == {kept}
         assert svc.store.ids_taken(conn, []) == set()
-    svc.indexer.run_once()
-    assert not svc.store.has_pending()
-    with svc.db.write() as conn:
-        svc.store.set_queued(conn, [kept], True)
-    assert svc.store.pending(10) == [(kept, "one fact")]
-    with svc.db.write() as conn:
-        svc.store.set_queued(conn, [kept], False)
+        assert svc.settings.namespace in svc.store.namespaces(conn)
         assert svc.store.meta_items(conn)["embedding_dimensions"] == str(svc.embedder.dimensions)
-    assert not svc.store.has_pending()
-    with svc.db.read() as conn:
-        assert np.asarray(list(svc.store.vectors(conn, [kept]).values())).shape == (1, svc.embedder.dimensions)
