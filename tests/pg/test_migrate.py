@@ -196,6 +196,8 @@ def test_killed_mid_copy_then_resumed_is_exact(pg_url, tmp_path, direction):
     partial = _fingerprints(dst, names)[names[0]]
     assert 0 < partial["memories"]["count"] < 240
     _kill_after(args, tmp_path, 12)
+    later = _fingerprints(dst, names)[names[0]]
+    assert partial["memories"]["count"] < later["memories"]["count"] < 240
     done = _migrate(tmp_path, *args)
     assert done.returncode == 0, done.stderr
     statuses = {ns: r["status"] for ns, r in json.loads(done.stdout)["namespaces"].items()}
@@ -205,7 +207,7 @@ def test_killed_mid_copy_then_resumed_is_exact(pg_url, tmp_path, direction):
         assert _rows(dst, ns) == _rows(str(source), ns)
 
 
-def test_refusals_say_what_to_do(pg_url, tmp_path):
+def test_refusals_say_what_to_do(pg_server, pg_url, tmp_path):
     names = _ns()
     source = build_source(tmp_path / "src", names)
     wrong = _migrate(tmp_path, "--from", str(source), "--to", "mysql://u:secret@db/x")
@@ -216,6 +218,18 @@ def test_refusals_say_what_to_do(pg_url, tmp_path):
     assert down.returncode == 2 and "Could not connect to PostgreSQL at" in down.stderr and ":pw@" not in down.stderr
     hidden = _migrate(tmp_path, "--from", pg_url, "--to", str(tmp_path / "x.db"))
     assert hidden.returncode == 2 and "--namespace" in hidden.stderr and "--admin-url" in hidden.stderr
+    assert _migrate(tmp_path, "--from", str(source), "--to", pg_url).returncode == 0
+    # Every tenant (listed with a superuser's URL) into one SQLite file: a tenant written on PostgreSQL
+    # numbers its memories from 1 as the copied ones do, and ids are kept.
+    native = MemoryService.open(_settings(tmp_path / "native", names[0] + "c").with_(database_url=pg_url),
+                                embedder=HashEmbedder())
+    assert native.remember("A memory written on PostgreSQL").id == 1
+    native.close()
+    admin = pg_server.uri.replace("/postgres?", "/memvault?")
+    overlap = _migrate(tmp_path, "--from", pg_url, "--to", str(tmp_path / "x.db"), "--admin-url", admin)
+    assert overlap.returncode == 2 and "cannot share one file" in overlap.stderr, overlap.stderr
+    assert not (tmp_path / "x.db").exists() or _fingerprints(str(tmp_path / "x.db"), names)[names[0]]["memories"][
+        "count"] == 0
 
     # A target that already holds other data for the namespace is refused, and left as it was.
     other = tmp_path / "other"
@@ -228,8 +242,6 @@ def test_refusals_say_what_to_do(pg_url, tmp_path):
     assert _fingerprints(str(other / "memvault.db"), names) == before
 
     # A finished copy altered afterwards fails verification when the command is run again.
-    good = _migrate(tmp_path, "--from", str(source), "--to", pg_url)
-    assert good.returncode == 0, good.stderr
     from server.pg.db import PgDatabase
 
     argo = next(r.id for r in _rows(pg_url, names[1])[0] if r.content == "The second team deploys with Argo")
@@ -261,3 +273,21 @@ async def test_the_migrated_store_serves_recall_over_stdio(pg_url, tmp_path):
         assert dramatiq in ids  # the id it had in SQLite
         stored = await client.call_tool("remember", {"content": "Workers scale with KEDA", "thread": "api"})
         assert stored.structured_content["id"] > max(r.id for r in rows)  # ids continue above the copied ones
+
+
+def test_the_progress_bar_redraws_in_place_on_a_terminal():
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    ticks = iter([0.0, 1.0, 2.0, 4.0])
+    screen = Terminal()
+    bar = migrate.Progress(200, screen, clock=lambda: next(ticks))
+    bar.advance("acme", 50)
+    bar.advance("acme", 150)
+    assert screen.getvalue().split("\r")[1:] == [
+        "migrate acme: [#######.......................] 50/200 memories, 50/s ",
+        "migrate acme: [##############################] 200/200 memories, 100/s ",
+    ]
