@@ -93,10 +93,13 @@ def open_source(location: str) -> Side:
             f"--from {location}: no such SQLite file. Give the store file (memvault.db under MEMVAULT_HOME) "
             "or a postgresql:// URL."
         )
-    from server.db import Database
+    from server.db import Database, driver
     from server.migrations import SchemaContext, migrate
 
-    db = Database(path)
+    try:
+        db = Database(path)
+    except driver().DatabaseError as exc:
+        raise SetupError(f"--from {location}: not a memvault SQLite store ({exc}).") from None
     try:
         # Brings an older store to this version's schema, exactly as serving it would.
         migrate(db, SchemaContext(dimensions=DEFAULT_DIMENSIONS))

@@ -214,6 +214,9 @@ def test_refusals_say_what_to_do(pg_server, pg_url, tmp_path):
     assert wrong.returncode == 2 and "unknown scheme 'mysql'" in wrong.stderr and "secret" not in wrong.stderr
     missing = _migrate(tmp_path, "--from", str(tmp_path / "nope.db"), "--to", pg_url)
     assert missing.returncode == 2 and "no such SQLite file" in missing.stderr
+    (tmp_path / "notes.txt").write_text("not a database " * 100)
+    garbage = _migrate(tmp_path, "--from", str(tmp_path / "notes.txt"), "--to", pg_url)
+    assert garbage.returncode == 2 and "not a memvault SQLite store" in garbage.stderr, garbage.stderr
     down = _migrate(tmp_path, "--from", str(source), "--to", "postgresql://memvault_app:pw@127.0.0.1:9/memvault")
     assert down.returncode == 2 and "Could not connect to PostgreSQL at" in down.stderr and ":pw@" not in down.stderr
     hidden = _migrate(tmp_path, "--from", pg_url, "--to", str(tmp_path / "x.db"))
