@@ -123,3 +123,18 @@ def test_ids_taken_namespaces_and_meta(svc):
         assert svc.store.ids_taken(conn, []) == set()
         assert svc.settings.namespace in svc.store.namespaces(conn)
         assert svc.store.meta_items(conn)["embedding_dimensions"] == str(svc.embedder.dimensions)
+
+
+def test_both_stores_implement_every_method_of_the_interface_with_its_parameters():
+    import inspect
+
+    from server import storage
+    from server.pg.store import PgStore
+    from server.store import Store
+
+    methods = [n for n, v in vars(storage.Store).items() if callable(v) and not n.startswith("_")]
+    assert {"dump_memories", "load_memories", "ids_taken", "raise_id_high_water"} <= set(methods)
+    for name in methods:
+        wanted = list(inspect.signature(getattr(storage.Store, name)).parameters)
+        for cls in (Store, PgStore):
+            assert list(inspect.signature(getattr(cls, name)).parameters) == wanted, (cls.__name__, name)
