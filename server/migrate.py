@@ -123,11 +123,14 @@ def open_target(location: str, dimensions: int) -> Side:
             db.close()
             raise
         return Side(redact_url(location), redact_url(location), db, True)
-    from server.db import Database
+    from server.db import Database, driver
     from server.migrations import SchemaContext, migrate
 
     path = Path(location).expanduser().resolve()
-    db = Database(path)
+    try:
+        db = Database(path)
+    except (OSError, driver().DatabaseError) as exc:
+        raise SetupError(f"--to {location}: cannot open or create a SQLite store there ({exc}).") from None
     try:
         migrate(db, SchemaContext(dimensions=dimensions))
     except BaseException:
@@ -176,17 +179,22 @@ class Progress:
     """A bar on a terminal (redrawn in place); one line per step otherwise (logs, pipes)."""
 
     def __init__(self, total: int, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic):
-        self.total, self.done = total, 0
+        self.total, self.done, self.skipped = total, 0, 0
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.clock = clock
         self.started = clock()
         self._drawn = 0.0
 
+    def skip(self, namespace: str, count: int) -> None:
+        """Memories an earlier, interrupted run already copied: shown as done, left out of the rate."""
+        self.skipped += count
+        self.advance(namespace, count)
+
     def advance(self, namespace: str, count: int) -> None:
         self.done += count
         now = self.clock()
-        rate = self.done / max(now - self.started, 1e-9)
+        rate = (self.done - self.skipped) / max(now - self.started, 1e-9)
         if self.tty:
             if now - self._drawn < 0.1 and self.done < self.total:
                 return
@@ -305,7 +313,7 @@ def copy_namespace(plan: Plan, source_identity: str, batch: int, progress: Progr
     key = STATE_KEY.format(ns)
     state = plan.state
     if state and state["phase"] == "done":
-        progress.advance(ns, plan.total)
+        progress.skip(ns, plan.total)
         return "already copied"
     outcome = "resumed" if state else "copied"
     if state is None:
@@ -313,7 +321,7 @@ def copy_namespace(plan: Plan, source_identity: str, batch: int, progress: Progr
         with dst.db.write() as conn:
             dst.set_meta(conn, key, json.dumps(state))
     else:
-        progress.advance(ns, sum(1 for i in plan.ids if i <= state["cursor"]))
+        progress.skip(ns, sum(1 for i in plan.ids if i <= state["cursor"]))
     while True:
         with src.db.read() as conn:
             rows = src.dump_memories(conn, state["cursor"], batch)

@@ -236,20 +236,23 @@ class PgStore:
         row = conn.execute("SELECT thread, created_at, kind FROM memories WHERE id = %s", (memory_id,)).fetchone()
         context = None
         if row is not None and row[2] == CONVERSATION_KIND:
-            thread, created_at, _ = row
-            previous = conn.execute(
-                "SELECT content, created_at FROM memories WHERE thread = %s AND kind = %s "
-                "AND deleted_at IS NULL AND (created_at < %s OR (created_at = %s AND id < %s)) "
-                "ORDER BY created_at DESC, id DESC LIMIT %s",
-                (thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
-            ).fetchall()
-            rows = list(reversed(previous))
-            order = [(n, from_millis(at)) for n, (_, at) in enumerate(rows)] + [(len(rows), from_millis(created_at))]
-            chain = [rows[n][0] for n in ranking.context_ids(order, len(rows))]
-            context = context_text(chain) or None
+            context = self._turn_context(conn, row[0], row[1], memory_id)
         conn.execute(
             "UPDATE memories SET search_text = %s, search_context = %s WHERE id = %s", (text, context, memory_id)
         )
+
+    def _turn_context(self, conn: Any, thread: str, created_at: int, memory_id: int) -> str | None:
+        """The keyword context of a turn: the live turns of its thread just before it (ranking's rule)."""
+        previous = conn.execute(
+            "SELECT content, created_at FROM memories WHERE thread = %s AND kind = %s "
+            "AND deleted_at IS NULL AND (created_at < %s OR (created_at = %s AND id < %s)) "
+            "ORDER BY created_at DESC, id DESC LIMIT %s",
+            (thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
+        ).fetchall()
+        rows = list(reversed(previous))
+        order = [(n, from_millis(at)) for n, (_, at) in enumerate(rows)] + [(len(rows), from_millis(created_at))]
+        chain = [rows[n][0] for n in ranking.context_ids(order, len(rows))]
+        return context_text(chain) or None
 
     def fts_delete(self, conn: Any, memory_id: int) -> None:
         conn.execute("UPDATE memories SET search_text = NULL, search_context = NULL WHERE id = %s", (memory_id,))
@@ -770,23 +773,32 @@ class PgStore:
         if not memories:
             return
         self._next_id(conn, at_least=max(m["id"] for m in memories))
-        with conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO memories(id, tenant, user_id, agent, thread, content, kind, source, origin, importance, "
-                "tags, content_hash, created_at, updated_at, deleted_at, recall_count, last_recalled_at, file_key, "
-                "file_line, file_section, pinned, compression, search_text, embedding, embed_pending) "
-                "VALUES (" + ", ".join(["%s"] * 25) + ")",
-                [
-                    (m["id"], self.namespace, m["user"], m["agent"], m["thread"], m["content"], m["kind"], m["source"],
-                     m["origin"], m["importance"], list(m["tags"]), m["content_hash"], m["created_at"],
-                     m["updated_at"], m["deleted_at"], m["recall_count"], m["last_recalled_at"], m["file_key"],
-                     m["file_line"], m["file_section"], bool(m["pinned"]), m["compression"],
-                     None if m["kind"] == CONVERSATION_KIND else text,
-                     None if m["id"] not in vectors else np.ascontiguousarray(vectors[m["id"]], dtype=np.float32),
-                     bool(m["queued"]))
-                    for m, text in zip(memories, texts)
-                ],
+        sql = (
+            "INSERT INTO memories(id, tenant, user_id, agent, thread, content, kind, source, origin, importance, "
+            "tags, content_hash, created_at, updated_at, deleted_at, recall_count, last_recalled_at, file_key, "
+            "file_line, file_section, pinned, compression, search_text, search_context, embedding, embed_pending) "
+            "VALUES (" + ", ".join(["%s"] * 26) + ")"
+        )
+
+        def values(m: dict[str, Any], text: str | None, context: str | None) -> tuple[Any, ...]:
+            vector = vectors.get(m["id"])
+            return (
+                m["id"], self.namespace, m["user"], m["agent"], m["thread"], m["content"], m["kind"], m["source"],
+                m["origin"], m["importance"], list(m["tags"]), m["content_hash"], m["created_at"], m["updated_at"],
+                m["deleted_at"], m["recall_count"], m["last_recalled_at"], m["file_key"], m["file_line"],
+                m["file_section"], bool(m["pinned"]), m["compression"], text, context,
+                None if vector is None else np.ascontiguousarray(vector, dtype=np.float32), bool(m["queued"]),
             )
+
+        # A live turn's context is read from the turns before it, so turns go in one by one, in
+        # order, after the rest (which no context reads); each row is written once, vector included.
+        pairs = list(zip(memories, texts))
+        turns = [(m, t) for m, t in pairs if t is not None and m["kind"] == CONVERSATION_KIND]
+        turn_ids = {m["id"] for m, _ in turns}
+        with conn.cursor() as cur:
+            cur.executemany(sql, [values(m, t, None) for m, t in pairs if m["id"] not in turn_ids])
+            for m, text in turns:
+                cur.execute(sql, values(m, text, self._turn_context(conn, m["thread"], m["created_at"], m["id"])))
             cur.executemany(
                 "INSERT INTO daily_log_queue(tenant, memory_id, queued_at) VALUES (%s, %s, %s)",
                 [(self.namespace, m["id"], m["daily_queued_at"]) for m in memories if m["daily_queued_at"] is not None],
@@ -795,9 +807,6 @@ class PgStore:
                 "INSERT INTO memory_originals(tenant, memory_id, content, compressed_at) VALUES (%s, %s, %s, %s)",
                 [(self.namespace, m["id"], *m["original"]) for m in memories if m["original"] is not None],
             )
-        for m, text in zip(memories, texts):
-            if text is not None and m["kind"] == CONVERSATION_KIND:  # only a turn reads its neighbours
-                self.fts_insert(conn, m["id"], text)
 
     def ids_taken(self, conn: Any, ids: Sequence[int]) -> set[int]:
         """Which of these ids this tenant already uses (ids are per tenant here)."""
