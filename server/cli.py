@@ -174,15 +174,21 @@ def main(argv: list[str] | None = None) -> int:
     im = sub.add_parser("import", help="restore a JSON archive (idempotent; verified after import)")
     im.add_argument("file")
     im.add_argument("--dry-run", action="store_true", help="check the archive and report what would be imported")
-    mg = sub.add_parser("migrate", help="copy a store to another backend (SQLite <-> PostgreSQL), resumable, verified")
-    mg.add_argument("--from", dest="source", required=True, help="SQLite file or postgresql:// URL to copy from")
-    mg.add_argument("--to", dest="target", required=True, help="SQLite file or postgresql:// URL (application role) "
+    mg = sub.add_parser(
+        "migrate", help="copy a store to another backend (SQLite <-> PostgreSQL), resumable, verified",
+        description="Copy every namespace (or those named) exactly, ids and vectors kept; verified by counts and "
+        "hashes at the end. Exit status: 0 copied and verified, 1 the copy differs, 2 refused (nothing written "
+        "for that reason). See docs/postgres.md.",
+    )
+    mg.add_argument("--from", dest="source", required=True, metavar="SRC",
+                    help="SQLite file or postgresql:// URL to copy from")
+    mg.add_argument("--to", dest="target", required=True, metavar="DST", help="SQLite file or postgresql:// URL (application role) "
                     "to copy into; run the same command again to resume an interrupted copy")
-    mg.add_argument("--namespace", action="append", help="copy only this namespace (tenant); repeatable. "
+    mg.add_argument("--namespace", action="append", metavar="NS", help="copy only this namespace (tenant); repeatable. "
                     "Default: every namespace of the source")
-    mg.add_argument("--admin-url", help="a superuser's postgresql:// URL, only to list a PostgreSQL source's tenants "
+    mg.add_argument("--admin-url", metavar="URL", help="a superuser's postgresql:// URL, only to list a PostgreSQL source's tenants "
                     "(row-level security hides them from the application role)")
-    mg.add_argument("--batch-size", type=int, default=500, help="memories per transaction (default 500)")
+    mg.add_argument("--batch-size", type=int, default=500, metavar="N", help="memories per transaction (default 500)")
     from server.pg import commands as db_commands  # imports no driver until a db command runs
 
     db_commands.add_parser(sub)
