@@ -161,6 +161,29 @@ def test_sqlite_to_postgres_to_sqlite_is_exact(pg_url, tmp_path):
     assert {r["status"] for r in json.loads(again.stdout)["namespaces"].values()} == {"already copied"}
 
 
+def test_every_tenant_of_a_postgres_source_goes_to_another_database(pg_server, pg_url, tmp_path):
+    """With a superuser's URL to list them, every tenant is copied (here into a second database)."""
+    from server.pg.bootstrap import InitPlan, app_url
+    from server.pg.db import list_tenants
+
+    names = _ns()
+    source = build_source(tmp_path / "src", names)
+    assert _migrate(tmp_path, "--from", str(source), "--to", pg_url).returncode == 0
+    database = f"copy{os.getpid()}"
+    init = subprocess.run(command("db", "init", "--admin-url", pg_server.uri, "--database", database), cwd=ROOT,
+                          env=server_env(tmp_path / "cli"), capture_output=True, text=True, timeout=120)
+    assert init.returncode == 0, init.stderr
+    admin = pg_server.uri.replace("/postgres?", "/memvault?")
+    tenants = list_tenants(admin, migrate.TENANT_TABLES)
+    assert set(names) <= set(tenants)
+    other = app_url(pg_server.uri, InitPlan(database=database))
+    done = _migrate(tmp_path, "--from", pg_url, "--to", other, "--admin-url", admin)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert sorted(report["namespaces"]) == tenants and report["verified"] is True
+    assert _fingerprints(other, names) == _fingerprints(str(source), names)
+
+
 def _kill_after(args: list[str], tmp_path: Path, lines: int) -> str:
     """Start the command and SIGKILL it once it has reported `lines` committed batches."""
     proc = subprocess.Popen(command("migrate", *args), cwd=ROOT, env=server_env(tmp_path / "cli"),
