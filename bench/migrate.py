@@ -111,10 +111,10 @@ def main() -> int:
 
     print(f"{n} memories (5% forgotten, 10% waiting for a vector), one namespace; the spawned command end to end "
           "(open, copy, verify); PostgreSQL 18 + pgvector on tmpfs, fsync off")
-    print(f"{'direction':22}{'wall s':>10}{'rows/s':>10}{'copy rows/s':>14}")
+    print(f"{'direction':22}{'wall s':>10}{'rows/s':>10}{'before verify':>15}")
     for key in ("sqlite_to_postgres", "postgres_to_sqlite"):
         r = results[key]
-        print(f"{key:22}{r['wall_seconds']:10.2f}{r['rows_per_second']:10.0f}{r['copy_rows_per_second']:14.0f}")
+        print(f"{key:22}{r['wall_seconds']:10.2f}{r['rows_per_second']:10.0f}{r['copy_rows_per_second']:15.0f}")
     out = args.out or HERE / "results" / ("migrate-quick.json" if args.quick else "migrate.json")
     out.write_text(json.dumps(results, indent=2) + "\n")
     return 0
