@@ -219,6 +219,12 @@ def _import(settings: Settings, args: argparse.Namespace) -> int:
     return 0 if all(r.get("verify_failed", 0) == 0 for r in reports) else 1
 
 
+def _migrate(args: argparse.Namespace) -> int:
+    from server import migrate
+
+    return migrate.main(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memvault", description="Long-term memory for coding assistants (MCP).")
     parser.add_argument("--version", action="version", version=f"memvault {__version__}")
@@ -252,6 +258,21 @@ def main(argv: list[str] | None = None) -> int:
     im = sub.add_parser("import", help="restore a JSON archive (idempotent; verified after import)")
     im.add_argument("file")
     im.add_argument("--dry-run", action="store_true", help="check the archive and report what would be imported")
+    mg = sub.add_parser(
+        "migrate", help="copy a store to another backend (SQLite <-> PostgreSQL), resumable, verified",
+        description="Copy every namespace (or those named) exactly, ids and vectors kept; verified by counts and "
+        "hashes at the end. Exit status: 0 copied and verified, 1 the copy differs, 2 refused (nothing written "
+        "for that reason). See docs/postgres.md.",
+    )
+    mg.add_argument("--from", dest="source", required=True, metavar="SRC",
+                    help="SQLite file or postgresql:// URL to copy from")
+    mg.add_argument("--to", dest="target", required=True, metavar="DST", help="SQLite file or postgresql:// URL (application role) "
+                    "to copy into; run the same command again to resume an interrupted copy")
+    mg.add_argument("--namespace", action="append", metavar="NS", help="copy only this namespace (tenant); repeatable. "
+                    "Default: every namespace of the source")
+    mg.add_argument("--admin-url", metavar="URL", help="a superuser's postgresql:// URL, only to list a PostgreSQL source's tenants "
+                    "(row-level security hides them from the application role)")
+    mg.add_argument("--batch-size", type=int, default=500, metavar="N", help="memories per transaction (default 500)")
     from server.pg import commands as db_commands  # imports no driver until a db command runs
 
     db_commands.add_parser(sub)
@@ -278,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         "export": lambda s: _export(s, args), "import": lambda s: _import(s, args),
         "db": lambda s: db_commands.run(s, args),
         "model": lambda s: _model(s, args),
+        "migrate": lambda s: _migrate(args),
     }[command]
     try:
         code = handler(settings)

@@ -920,3 +920,128 @@ class Store:
             "SELECT count(*) FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id WHERE m.deleted_at IS NULL"
         ).fetchone()[0]
         return live, deleted, pending
+
+    # -- copying a namespace between stores (server/migrate.py) ------------------
+    def namespaces(self, conn: Any) -> list[str]:
+        """Namespaces of this file that hold memories, threads, messages or global prompts."""
+        rows = conn.execute(
+            "SELECT namespace FROM memories UNION SELECT namespace FROM threads "
+            "UNION SELECT namespace FROM thread_messages UNION SELECT namespace FROM global_prompts ORDER BY 1"
+        )
+        return [r[0] for r in rows]
+
+    def dump_memories(self, conn: Any, after: int, limit: int) -> list[dict[str, Any]]:
+        """Up to `limit` memories of the namespace with ids above `after`, in id order, every stored
+        field: the row (MemoryRow's fields), who wrote it, its file key, whether a vector is queued,
+        its daily-log queue time and its archived original (text, time) — forgotten ones too."""
+        columns = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
+        rows = conn.execute(
+            f"SELECT {columns}, m.user_id, m.agent, m.file_key, p.memory_id IS NOT NULL, q.queued_at, "
+            "o.content, o.compressed_at FROM memories m "
+            "LEFT JOIN pending_embeddings p ON p.memory_id = m.id LEFT JOIN daily_log_queue q ON q.memory_id = m.id "
+            "LEFT JOIN memory_originals o ON o.memory_id = m.id "
+            "WHERE m.namespace = ? AND m.id > ? ORDER BY m.id LIMIT ?",
+            (self.namespace, after, limit),
+        ).fetchall()
+        out = []
+        for r in rows:
+            row = MemoryRow.from_sql(r[:19])
+            out.append({
+                **row.__dict__, "user": r[19], "agent": r[20], "file_key": r[21], "queued": bool(r[22]),
+                "daily_queued_at": r[23], "original": None if r[24] is None else (r[24], r[25]),
+            })
+        return out
+
+    def load_memories(
+        self, conn: Any, memories: Sequence[dict[str, Any]], texts: Sequence[str | None],
+        vectors: dict[int, np.ndarray],
+    ) -> None:
+        """Insert dump_memories' rows with their own ids, tags, keyword text (`texts`, None for a
+        forgotten one), daily-log queue, original, vector (as given, never re-embedded) and place
+        in the embedding queue. superseded_by is left empty: link_superseded sets it once its
+        target exists."""
+        conn.executemany(
+            "INSERT INTO memories(id, namespace, thread, content, kind, source, origin, importance, tags, "
+            "content_hash, created_at, updated_at, deleted_at, recall_count, last_recalled_at, file_key, file_line, "
+            "file_section, pinned, compression, user_id, agent) VALUES (" + ", ".join("?" * 22) + ")",
+            [
+                (m["id"], self.namespace, m["thread"], m["content"], m["kind"], m["source"], m["origin"],
+                 m["importance"], json.dumps(list(m["tags"]), ensure_ascii=False), m["content_hash"], m["created_at"],
+                 m["updated_at"], m["deleted_at"], m["recall_count"], m["last_recalled_at"], m["file_key"],
+                 m["file_line"], m["file_section"], int(m["pinned"]), m["compression"], m["user"], m["agent"])
+                for m in memories
+            ],
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO memory_tags(memory_id, tag) VALUES (?, ?)",
+            [(m["id"], t) for m in memories for t in m["tags"]],
+        )
+        for m, text in zip(memories, texts):
+            if text is not None:
+                self.fts_insert(conn, m["id"], text)
+        # store_vectors only takes queued memories: queue all, store, then leave queued what was.
+        conn.executemany("INSERT INTO pending_embeddings(memory_id) VALUES (?)", [(m["id"],) for m in memories])
+        mine = {m["id"] for m in memories}
+        self.store_vectors([(i, v) for i, v in vectors.items() if i in mine])
+        conn.executemany(
+            "INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)",
+            [(m["id"],) for m in memories if m["queued"]],
+        )
+        conn.executemany(
+            "DELETE FROM pending_embeddings WHERE memory_id = ?", [(m["id"],) for m in memories if not m["queued"]]
+        )
+        conn.executemany(
+            "INSERT INTO daily_log_queue(memory_id, queued_at) VALUES (?, ?)",
+            [(m["id"], m["daily_queued_at"]) for m in memories if m["daily_queued_at"] is not None],
+        )
+        conn.executemany(
+            "INSERT INTO memory_originals(memory_id, content, compressed_at) VALUES (?, ?, ?)",
+            [(m["id"], *m["original"]) for m in memories if m["original"] is not None],
+        )
+
+    def ids_taken(self, conn: Any, ids: Sequence[int]) -> set[int]:
+        """Which of these ids a memory of this namespace could not be inserted with (SQLite numbers
+        memories across the whole file, so another namespace's id counts)."""
+        out: set[int] = set()
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            out.update(r[0] for r in conn.execute(f"SELECT id FROM memories WHERE id IN {_in(chunk)}", chunk))
+        return out
+
+    def id_high_water(self, conn: Any) -> int:
+        """The highest memory id ever handed out (purged ids included; for the whole file)."""
+        row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'memories'").fetchone()
+        return row[0] if row else 0
+
+    def raise_id_high_water(self, conn: Any, value: int) -> None:
+        """Never hand out an id up to `value` (a copied store keeps its purged ids retired)."""
+        raised = conn.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'memories'", (value,))
+        if raised.rowcount == 0:
+            conn.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('memories', ?)", (value,))
+
+    def dump_messages(self, conn: Any) -> list[tuple[str, str, str, int]]:
+        """Every recent-message window of the namespace as (thread, role, content, created_at), in order."""
+        rows = conn.execute(
+            "SELECT thread, role, content, created_at FROM thread_messages WHERE namespace = ? ORDER BY id",
+            (self.namespace,),
+        )
+        return [tuple(r) for r in rows]
+
+    def load_messages(self, conn: Any, messages: Sequence[tuple[str, str, str, int]]) -> None:
+        """Append dump_messages' rows in order, with their times (ids are new)."""
+        conn.executemany(
+            "INSERT INTO thread_messages(namespace, thread, role, content, created_at) VALUES (?, ?, ?, ?, ?)",
+            [(self.namespace, *m) for m in messages],
+        )
+
+    def promotions(self, conn: Any) -> list[tuple[int, str, int]]:
+        """(memory id, MEMORY.md section, time) of every memory promoted into MEMORY.md."""
+        rows = conn.execute(
+            "SELECT memory_id, section, promoted_at FROM promotions WHERE namespace = ? ORDER BY memory_id",
+            (self.namespace,),
+        )
+        return [tuple(r) for r in rows]
+
+    def meta_items(self, conn: Any) -> dict[str, str]:
+        """Every meta key (SQLite's meta is one per file, shared by its namespaces)."""
+        return dict(conn.execute("SELECT key, value FROM meta").fetchall())

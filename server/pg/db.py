@@ -152,3 +152,33 @@ class PgDatabase:
 
     def close(self) -> None:
         self.pool.close()
+
+
+def check_reachable(url: str, timeout: int = 10) -> None:
+    """Fail fast, with what to check, when the server at `url` cannot be reached or refuses the login
+    (the pool would retry for its whole timeout first)."""
+    psycopg, _, _ = _import_driver()
+    try:
+        psycopg.connect(url, connect_timeout=timeout, autocommit=True).close()
+    except psycopg.OperationalError as exc:
+        reason = " ".join(str(exc).split())
+        raise SetupError(
+            f"Could not connect to PostgreSQL at {redact_url(url)} ({reason}); check the URL, "
+            "that the server is running and that the role may log in."
+        ) from None
+
+
+def list_tenants(admin_url: str, tables: tuple[str, ...]) -> list[str]:
+    """Every tenant with rows in `tables`, read as a superuser (row-level security hides the other
+    tenants from the application role, so only an administrator can list them)."""
+    psycopg, _, _ = _import_driver()
+    check_reachable(admin_url)
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        role = conn.execute("SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user").fetchone()
+        if not (role and role[0]):
+            raise SetupError(
+                f"--admin-url {redact_url(admin_url)} is not a superuser (or BYPASSRLS role), so row-level "
+                "security hides the tenants; give a superuser's URL, or name the tenants with --namespace."
+            )
+        union = " UNION ".join(f"SELECT tenant FROM {t}" for t in tables)
+        return [r[0] for r in conn.execute(union + " ORDER BY 1")]

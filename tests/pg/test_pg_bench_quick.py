@@ -28,3 +28,9 @@ def test_pg_scale_bench_reports_recall_against_exact(tmp_path):
     assert result["sqlite"]["recall_at_10"] == 1.0  # vec0 is exact
     by_ef = {r["ef_search"]: r for r in result["postgres"]}
     assert by_ef[200]["recall_at_10"] >= 0.95
+
+
+def test_migrate_bench_copies_both_ways(tmp_path):
+    result = _bench("migrate.py", tmp_path / "migrate.json")
+    for direction in ("sqlite_to_postgres", "postgres_to_sqlite"):
+        assert result[direction]["memories"] == result["n"] > 0 and result[direction]["rows_per_second"] > 0
