@@ -144,7 +144,12 @@ class Database:
         """A consistent snapshot for several statements (joins an open write)."""
         with self._lock:
             if self._depth:
-                yield self.conn
+                # Counted, so code inside can tell it joined someone else's transaction (depth > 1).
+                self._depth += 1
+                try:
+                    yield self.conn
+                finally:
+                    self._depth -= 1
                 return
             self.conn.execute("BEGIN")
             self._depth = 1
