@@ -54,7 +54,7 @@ class MemoryRow:
     @classmethod
     def from_sql(cls, row: Sequence[Any]) -> MemoryRow:
         values = list(row)
-        values[7] = tuple(json.loads(values[7]))
+        values[7] = tuple(json.loads(values[7])) if values[7] != "[]" else ()  # most memories have no tags
         values[17] = bool(values[17])  # pinned
         return cls(*values)
 
@@ -598,6 +598,10 @@ class Store:
 
         A turn's context column counts CONTEXT_COLUMN_WEIGHT as much as its own words.
         """
+        if scope == Scope():
+            top = self._keyword_unscoped(expression, limit)
+            if top is not None:
+                return top
         where = ["memory_fts MATCH ?", "m.namespace = ?", "m.deleted_at IS NULL"]
         params: list[Any] = [expression, self.namespace]
         _scope_filters(scope, "m.", where, params)
@@ -608,11 +612,41 @@ class Store:
             f"SELECT f.rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts f "
             "JOIN memories m ON m.id = f.rowid WHERE "
             + " AND ".join(where)
-            + " ORDER BY rank LIMIT ?"
+            + " ORDER BY rank, f.rowid LIMIT ?"
         )
         params.append(limit)
         with self.db.read() as conn:
             return [(r[0], r[1]) for r in conn.execute(sql, params)]
+
+    def _keyword_unscoped(self, expression: str, limit: int) -> list[tuple[int, float]] | None:
+        """The top matches of a search over every thread, or None when the cheap plan cannot tell.
+
+        Joining `memories` to check namespace and deleted_at reads one row per match
+        (thousands for a common word), which cost as much as the full-text search
+        itself at 10k memories. Forgotten memories have no keyword row, so in a
+        one-namespace file nearly every match passes: rank the index alone, then check
+        only the best 2 x limit. If fewer than `limit` of them pass, the joined query decides.
+        """
+        fetch = 2 * limit
+        sql = (
+            f"SELECT rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts "
+            "WHERE memory_fts MATCH ? ORDER BY rank, rowid LIMIT ?"
+        )
+        with self.db.read() as conn:
+            ranked = conn.execute(sql, (expression, fetch)).fetchall()
+            if not ranked:
+                return []
+            ids = [r[0] for r in ranked]
+            passing = {
+                r[0] for r in conn.execute(
+                    f"SELECT id FROM memories WHERE id IN {_in(ids)} AND namespace = ? AND deleted_at IS NULL",
+                    (*ids, self.namespace),
+                )
+            }
+        kept = [(r[0], r[1]) for r in ranked if r[0] in passing]
+        if len(kept) >= limit or len(ranked) < fetch:
+            return kept[:limit]
+        return None
 
     # -- curation (curator.py, archive.py) ------------------------------------
     def mark_recalled(self, conn: Any, ids: Sequence[int], now: int) -> None:

@@ -195,3 +195,30 @@ def test_recall_at_10_against_exact_search_on_clustered_vectors(store):
         exact = set(ids[np.argsort(-(vectors @ query), kind="stable")[:10]])
         found += len(exact & {h[0] for h in store.knn(query, 10, Scope())})
     assert found / 500 >= 0.95
+
+
+def test_keyword_search_over_every_thread_matches_the_joined_plan(tmp_path):
+    """The index-only plan for unscoped searches returns what the joined query returns, other namespaces aside."""
+    db = Database(tmp_path / "k.db")
+    migrate(db, SchemaContext(dimensions=DIMS))
+    mine, other = Store(db, "a"), Store(db, "b")
+    rng = np.random.default_rng(3)
+    words = ["kafka", "redis", "queue", "billing", "deploy", "retry", "cache", "worker"]
+    with db.write() as conn:
+        for n in range(300):  # the other namespace holds the strongest matches
+            _insert(other, conn, "t", "kafka kafka kafka " + " ".join(rng.choice(words, 2)) + f" o{n}")
+        for n in range(120):
+            _insert(mine, conn, f"t{n % 5}", " ".join(rng.choice(words, 6)) + f" m{n}")
+        gone = _insert(mine, conn, "t0", "kafka kafka kafka forgotten")
+        mine.soft_delete(conn, gone, 5)
+    threads = tuple(f"t{n}" for n in range(5))
+    for expression in ['"kafka"', '"redis" OR "retry"', '"worker"', '"nothing"']:
+        unscoped = mine.keyword(expression, 50, Scope())
+        joined = mine.keyword(expression, 50, Scope(threads=threads))
+        assert unscoped == joined
+        assert gone not in dict(unscoped)
+    # The other namespace's 300 stronger matches fill the first page of the index: the plan falls back.
+    having = sum(1 for (c,) in db.conn.execute(
+        "SELECT content FROM memories WHERE namespace = 'a' AND deleted_at IS NULL") if "kafka" in c.split())
+    assert len(mine.keyword('"kafka"', 50, Scope())) == min(50, having) > 0
+    db.close()
