@@ -33,4 +33,5 @@ bench: install-test
 	$(BIN)/python bench/startup.py --quick
 	$(BIN)/python bench/retrieval.py --quick
 	$(BIN)/python bench/load.py --quick
+	$(BIN)/python bench/scale.py --quick
 	$(BIN)/python bench/secrets_fp.py

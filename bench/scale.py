@@ -192,7 +192,8 @@ def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
     with service.db.read() as conn:
         result["disk"] = disk(Path(settings.db_path), conn)
     result["disk"]["bytes_per_memory"] = result["disk"]["total_bytes"] / size
-    result["index_bytes_in_memory"] = store._vectors.nbytes
+    index = getattr(store, "_vectors", None)  # absent before the in-memory index (for before/after runs)
+    result["index_bytes_in_memory"] = index.nbytes if index is not None else None
     service.close()
 
     result.update({
