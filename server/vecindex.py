@@ -91,23 +91,34 @@ class VectorIndex:
         self._seq = None if in_outer_transaction else top
 
     def _load(self, conn: Any) -> None:
-        rows = conn.execute(_LOAD_SQL, (self.namespace,)).fetchall()
         self._clear(0)
-        if not rows:
+        count = conn.execute(_LOAD_SQL.replace("v.memory_id, v.embedding, m.thread, m.kind, m.created_at",
+                                               "count(*)", 1), (self.namespace,)).fetchone()[0]
+        if not count:
             return
-        dims = len(rows[0][1]) // 4
-        blob = b"".join(r[1] if len(r[1]) == dims * 4 else bytes(dims * 4) for r in rows)
-        self._dims = dims
-        self._matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dims).copy()
-        self._norms = np.linalg.norm(self._matrix, axis=1).astype(np.float32)
-        self._ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        self._threads = np.fromiter((self._code("thread", r[2]) for r in rows), dtype=np.int32, count=len(rows))
-        self._kinds = np.fromiter((self._code("kind", r[3]) for r in rows), dtype=np.int32, count=len(rows))
-        self._created = np.fromiter((r[4] for r in rows), dtype=np.int64, count=len(rows))
-        self._valid = np.ones(len(rows), dtype=bool)
-        self._n = len(rows)
-        self._slot_of = np.full(int(self._ids.max()) + 1, -1, dtype=np.int64)
-        self._slot_of[self._ids] = np.arange(len(rows))
+        # Filled block by block into one preallocated matrix: at a million vectors a
+        # list of every blob plus their joined copy would triple the peak memory.
+        self._clear(count)
+        cursor = conn.execute(_LOAD_SQL, (self.namespace,))
+        n = 0
+        while rows := cursor.fetchmany(8192):
+            if not self._dims:
+                self._dims = len(rows[0][1]) // 4
+                self._matrix = np.zeros((count, self._dims), dtype=np.float32)
+            size = self._dims * 4
+            block = b"".join(r[1] if len(r[1]) == size else bytes(size) for r in rows)  # wrong size: never matches
+            end = n + len(rows)
+            self._matrix[n:end] = np.frombuffer(block, dtype=np.float32).reshape(len(rows), self._dims)
+            self._ids[n:end] = [r[0] for r in rows]
+            self._threads[n:end] = [self._code("thread", r[2]) for r in rows]
+            self._kinds[n:end] = [self._code("kind", r[3]) for r in rows]
+            self._created[n:end] = [r[4] for r in rows]
+            n = end
+        self._n = n
+        self._valid[:n] = True
+        self._norms[:n] = np.linalg.norm(self._matrix[:n], axis=1)
+        self._slot_of = np.full(int(self._ids[:n].max()) + 1, -1, dtype=np.int64)
+        self._slot_of[self._ids[:n]] = np.arange(n)
 
     def _apply(self, conn: Any, changed: Sequence[int]) -> None:
         current: dict[int, tuple] = {}
@@ -150,11 +161,11 @@ class VectorIndex:
     def _put(self, slot: int, row: tuple) -> None:
         memory_id, blob, thread, kind, created_at = row
         vector = np.frombuffer(blob, dtype=np.float32)
-        if self._matrix.shape[1] != len(vector):
-            if self._n > 1 and self._matrix.shape[1]:
-                raise ValueError("vectors of different dimensions in one store; run `memvault reembed`")
-            self._matrix = np.zeros((len(self._ids), len(vector)), dtype=np.float32)
+        if not self._dims:
             self._dims = len(vector)
+            self._matrix = np.zeros((len(self._ids), self._dims), dtype=np.float32)
+        if len(vector) != self._dims:  # written by another model: never matches (reembed replaces it)
+            vector = np.zeros(self._dims, dtype=np.float32)
         self._matrix[slot] = vector
         self._norms[slot] = np.linalg.norm(vector)
         self._ids[slot] = memory_id

@@ -222,3 +222,15 @@ def test_keyword_search_over_every_thread_matches_the_joined_plan(tmp_path):
         "SELECT content FROM memories WHERE namespace = 'a' AND deleted_at IS NULL") if "kafka" in c.split())
     assert len(mine.keyword('"kafka"', 50, Scope())) == min(50, having) > 0
     db.close()
+
+
+def test_reembed_replaces_every_vector_in_a_loaded_index(service, monkeypatch):
+    monkeypatch.setattr(vecindex, "CHANGES_KEPT", 2)  # the reset prunes the log past what the index saw
+    ids = [service.remember(f"kafka consumer group number {n}", thread="t").id for n in range(5)]
+    service.indexer.run_once()
+    before = service.recall("kafka consumer group", thread="t", k=10).memories
+    assert {m.id for m in before} == set(ids) and service.store._vectors.size == len(ids)
+    assert service.reembed() == len(ids)
+    after = service.recall("kafka consumer group", thread="t", k=10).memories
+    assert [(m.id, m.score, m.match) for m in after] == [(m.id, m.score, m.match) for m in before]
+    assert service.store._vectors.size == len(ids)
