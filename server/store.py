@@ -403,7 +403,9 @@ class Store:
         with self.db.read() as conn:
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
-                sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? AND id IN {_in(chunk)}"
+                # `+namespace`: without ANALYZE statistics (a new store) SQLite would walk the
+                # namespace's index (every memory) instead of looking up these ids.
+                sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE +namespace = ? AND id IN {_in(chunk)}"
                 if not include_deleted:
                     sql += " AND deleted_at IS NULL"
                 for row in conn.execute(sql, (self.namespace, *chunk)):
@@ -545,14 +547,17 @@ class Store:
 
     def document_frequency(self, expression: str, scope: Scope) -> int:
         """How many live memories in `scope` match `expression`."""
-        # The scope's ids are materialised once and probed per match: cheaper than
-        # a join that reads the memories row of every match in the whole store.
-        inner = "SELECT id FROM memories WHERE namespace = ? AND deleted_at IS NULL"
-        params: list[Any] = [expression, self.namespace]
+        # The matches are materialised once (one pass over the term's doclist) and the
+        # scope's rows, read from the (namespace, thread) index, are probed against
+        # them. Written the other way round, SQLite ran one full-text query per memory
+        # of the scope: 0.24-0.6 s per term at 100k memories against 16-47 ms this way.
+        sql = "SELECT count(*) FROM memories m WHERE m.namespace = ? AND m.deleted_at IS NULL"
+        params: list[Any] = [self.namespace]
         if scope.threads is not None:
-            inner += f" AND thread IN {_in(scope.threads)}"
+            sql += f" AND m.thread IN {_in(scope.threads)}"
             params.extend(scope.threads)
-        sql = f"SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ? AND rowid IN ({inner})"
+        sql += " AND m.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?)"
+        params.append(expression)
         with self.db.read() as conn:
             return conn.execute(sql, params).fetchone()[0]
 
@@ -573,7 +578,7 @@ class Store:
         sql = (
             f"SELECT m.id, ({around}(n.created_at, n.id) < (m.created_at, m.id) ORDER BY n.created_at DESC, n.id DESC LIMIT 1), "
             f"({around}(n.created_at, n.id) > (m.created_at, m.id) ORDER BY n.created_at, n.id LIMIT 1) "
-            f"FROM memories m WHERE m.namespace = ? AND m.kind = '{CONVERSATION_KIND}' AND m.id IN {_in(ids)}"
+            f"FROM memories m WHERE +m.namespace = ? AND m.kind = '{CONVERSATION_KIND}' AND m.id IN {_in(ids)}"
         )
 
         def pair(text: str | None) -> tuple[int, int] | None:
@@ -639,7 +644,7 @@ class Store:
             ids = [r[0] for r in ranked]
             passing = {
                 r[0] for r in conn.execute(
-                    f"SELECT id FROM memories WHERE id IN {_in(ids)} AND namespace = ? AND deleted_at IS NULL",
+                    f"SELECT id FROM memories WHERE id IN {_in(ids)} AND +namespace = ? AND deleted_at IS NULL",
                     (*ids, self.namespace),
                 )
             }
