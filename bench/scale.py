@@ -204,6 +204,8 @@ def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
         "numpy_floor_ms_p50": statistics.median(floor_ms),
         "vector_vs_floor": statistics.median(knn_ms) / statistics.median(floor_ms),
         "recall_at_10_vs_exact": hits / (10 * len(queries)),
+        # Timings on a shared machine: the 1-minute load average says how shared it was.
+        "load_average_1min": os.getloadavg()[0],
     })
     if size in args.stdio_sizes:
         env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_LOG_LEVEL": "WARNING",
