@@ -221,6 +221,11 @@ CONTEXTS = [
 
 
 def main() -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="False-positive and catch rates of the secret scanner.")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "secrets_fp.json"))
+    args = ap.parse_args()
     t_start = time.perf_counter()
     clean = clean_corpus()
     fp_examples = []
@@ -300,10 +305,10 @@ def main() -> int:
     print(f"mean cost: {result['mean_us_per_clean_text']:.0f} us/clean text, "
           f"{result['mean_us_per_planted_text']:.0f} us/planted text; total {time.perf_counter() - t_start:.2f}s")
 
-    out = ROOT / "bench" / "results" / "secrets_fp.json"
+    out = Path(args.out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-    print(f"wrote {out.relative_to(ROOT)}")
+    print(f"wrote {out}")
     return 0
 
 

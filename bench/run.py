@@ -1,0 +1,79 @@
+"""Run the whole benchmark suite, one script after another, and collect their results.
+
+    python bench/run.py            # full sizes: the figures in the README (tens of minutes)
+    python bench/run.py --quick    # small sizes, every code path; CI runs this so no script rots
+    python bench/run.py startup scale   # only some of them
+
+Each script prints its own table and writes bench/results/<name>.json (quick runs write
+<name>.quick.json, so a CI-size run never overwrites the README figures). This runner
+only sequences them — one at a time, because they measure a shared 2-core machine —
+and writes bench/results/summary[.quick].json: which ran, how long, exit codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+
+@dataclass(frozen=True)
+class Bench:
+    name: str
+    script: str
+    full: tuple[str, ...] = ()
+    quick: tuple[str, ...] = ("--quick",)
+    needs_model: bool = False
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+SUITE = (
+    Bench("startup", "startup.py", needs_model=True),
+    Bench("retrieval", "retrieval.py", needs_model=True),
+    Bench("load", "load.py"),
+    Bench("scale", "scale.py", needs_model=True),  # --quick uses the hash embedder
+    Bench("profile_recall", "profile_recall.py", needs_model=True),
+    Bench("secrets_fp", "secrets_fp.py", quick=()),
+)
+
+
+def run(bench: Bench, quick: bool) -> dict:
+    suffix = ".quick.json" if quick else ".json"
+    out = RESULTS / f"{bench.name}{suffix}"
+    args = [sys.executable, str(HERE / bench.script), *(bench.quick if quick else bench.full), "--out", str(out)]
+    print(f"\n=== {bench.name}: {' '.join(args[1:])}", flush=True)
+    started = time.perf_counter()
+    code = subprocess.call(args, cwd=HERE.parent)
+    return {"name": bench.name, "exit_code": code, "seconds": round(time.perf_counter() - started, 1),
+            "results": str(out.relative_to(HERE.parent)), "wrote_results": out.exists()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("names", nargs="*", help=f"subset to run (default all): {', '.join(b.name for b in SUITE)}")
+    ap.add_argument("--quick", action="store_true", help="small sizes (CI)")
+    ap.add_argument("--skip-model", action="store_true", help="skip the benchmarks that load the embedding model")
+    args = ap.parse_args(argv)
+    unknown = set(args.names) - {b.name for b in SUITE}
+    if unknown:
+        ap.error(f"unknown benchmark(s) {sorted(unknown)}; choose from {[b.name for b in SUITE]}")
+    chosen = [b for b in SUITE if (not args.names or b.name in args.names) and not (args.skip_model and b.needs_model)]
+    RESULTS.mkdir(exist_ok=True)
+    runs = [run(b, args.quick) for b in chosen]
+    summary = {"quick": args.quick, "runs": runs, "python": sys.version.split()[0]}
+    (RESULTS / ("summary.quick.json" if args.quick else "summary.json")).write_text(json.dumps(summary, indent=2) + "\n")
+    print("\n| benchmark | exit | seconds |\n|---|---|---|")
+    for r in runs:
+        print(f"| {r['name']} | {r['exit_code']} | {r['seconds']} |")
+    return 0 if all(r["exit_code"] == 0 and r["wrote_results"] for r in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
