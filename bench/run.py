@@ -39,7 +39,6 @@ SUITE = (
     Bench("retrieval", "retrieval.py", needs_model=True),
     Bench("load", "load.py"),
     Bench("scale", "scale.py", needs_model=True),  # --quick uses the hash embedder
-    Bench("profile_recall", "profile_recall.py", needs_model=True),
     Bench("secrets_fp", "secrets_fp.py", quick=()),
 )
 
