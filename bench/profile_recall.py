@@ -17,6 +17,7 @@ import io
 import json
 import os
 import pstats
+import shutil
 import statistics
 import sys
 import tempfile
@@ -101,6 +102,8 @@ def main() -> None:
         profile.disable()
         total.append((time.perf_counter() - t) * 1000)
     service.close()
+    if not args.home:
+        shutil.rmtree(home, ignore_errors=True)
     text = io.StringIO()
     stats = pstats.Stats(profile, stream=text).strip_dirs()
     stats.sort_stats("cumulative").print_stats(30)
