@@ -25,6 +25,7 @@ class SchemaContext:
 
 
 def vectors_ddl(dimensions: int) -> str:
+    """The vec0 table of schema versions 1-3 (m004 replaces it; kept so old stores can be built in tests)."""
     # Every filter recall applies is a partition key or metadata column, so it
     # is applied inside the KNN scan rather than after the top-k cut.
     return f"""CREATE VIRTUAL TABLE memory_vectors USING vec0(
@@ -175,10 +176,47 @@ def m003_curator(conn: Any, ctx: SchemaContext) -> None:
     )
 
 
-def m004_reserved(conn: Any, ctx: SchemaContext) -> None:
-    # Number 4 belongs to a migration of another line of work; this placeholder
-    # keeps m005 at version 5 until that migration takes its place.
-    pass
+VECTORS_TABLE = (
+    # The durable record of each memory's vector (float32, little-endian). Search
+    # runs over an in-process matrix of these (vecindex.py); a point lookup by
+    # memory_id reads one row.
+    "CREATE TABLE memory_vectors (memory_id INTEGER PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE, "
+    "embedding BLOB NOT NULL)"
+)
+
+VECTOR_CHANGES = (
+    # Every change that can move a memory into, out of or within vector search, in
+    # commit order: each process's matrix applies the entries after the last one it
+    # saw. Triggers, so no write path (or other process, or older code) can forget it.
+    "CREATE TABLE vector_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, memory_id INTEGER NOT NULL)",
+    "CREATE TRIGGER vector_added AFTER INSERT ON memory_vectors BEGIN "
+    "INSERT INTO vector_changes(memory_id) VALUES (new.memory_id); END",
+    "CREATE TRIGGER vector_changed AFTER UPDATE ON memory_vectors BEGIN "
+    "INSERT INTO vector_changes(memory_id) VALUES (old.memory_id); "
+    "INSERT INTO vector_changes(memory_id) SELECT new.memory_id WHERE new.memory_id != old.memory_id; END",
+    "CREATE TRIGGER vector_removed AFTER DELETE ON memory_vectors BEGIN "
+    "INSERT INTO vector_changes(memory_id) VALUES (old.memory_id); END",
+    # recall_count and the other columns a recall touches are not search metadata:
+    # those writes leave every matrix as it is.
+    "CREATE TRIGGER memory_search_fields AFTER UPDATE OF namespace, thread, kind, created_at, deleted_at "
+    "ON memories BEGIN INSERT INTO vector_changes(memory_id) VALUES (new.id); END",
+    "CREATE TRIGGER memory_erased AFTER DELETE ON memories BEGIN "
+    "INSERT INTO vector_changes(memory_id) VALUES (old.id); END",
+)
+
+
+def m004_plain_vectors(conn: Any, ctx: SchemaContext) -> None:
+    """vec0 -> a plain table searched in memory; the existing float vectors move over as they are."""
+    conn.execute(VECTORS_TABLE.replace("memory_vectors", "memory_vectors_m004"))
+    # Vectors of memories that are gone would violate the foreign key: leave them.
+    conn.execute(
+        "INSERT INTO memory_vectors_m004(memory_id, embedding) SELECT v.memory_id, v.embedding "
+        "FROM memory_vectors v WHERE v.memory_id IN (SELECT id FROM memories)"
+    )
+    conn.execute("DROP TABLE memory_vectors")
+    conn.execute("ALTER TABLE memory_vectors_m004 RENAME TO memory_vectors")
+    for statement in VECTOR_CHANGES:
+        conn.execute(statement)
 
 
 def m005_api_tokens(conn: Any, ctx: SchemaContext) -> None:
@@ -211,7 +249,7 @@ def m006_principal(conn: Any, ctx: SchemaContext) -> None:
 
 
 MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (
-    m001_core, m002_files_threads, m003_curator, m004_reserved, m005_api_tokens, m006_principal,
+    m001_core, m002_files_threads, m003_curator, m004_plain_vectors, m005_api_tokens, m006_principal,
 )
 
 

@@ -15,7 +15,7 @@ import sys
 import pytest
 from spawn import ROOT
 
-pytestmark = [pytest.mark.e2e, pytest.mark.model]
+pytestmark = [pytest.mark.e2e, pytest.mark.model, pytest.mark.timeout(1200)]  # as long as the run it waits for
 
 
 def test_quick_suite_runs_every_benchmark(tmp_path):

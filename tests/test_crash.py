@@ -151,7 +151,6 @@ def _damaged_store(home):
     conn.execute("PRAGMA foreign_keys = OFF")
     conn.execute("DELETE FROM memories WHERE id = ?", (ids[2],))  # vector and keyword rows left behind
     conn.execute("INSERT INTO pending_embeddings(memory_id) VALUES (999)")  # queue entry of nothing
-    conn.execute("UPDATE memory_vectors SET deleted = 1 WHERE memory_id = ?", (ids[3],))  # hidden from KNN
     conn.execute("UPDATE memories SET deleted_at = 1 WHERE id = ?", (ids[4],))  # forgotten, index not told
     service.close()
     return ids
@@ -164,7 +163,6 @@ def test_start_up_finds_and_repairs_every_kind_of_index_drift(tmp_path):
     assert before.missing_text == (ids[1],)
     assert before.stale_text == (ids[2], ids[4])
     assert before.orphan_vectors == (ids[2],)
-    assert before.wrong_vector_flags == (ids[3], ids[4])
     assert before.orphan_queue == (999,)
 
     service = MemoryService.open(Settings(home=tmp_path, embedder="hash"), embedder=HashEmbedder())

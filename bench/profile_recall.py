@@ -1,0 +1,123 @@
+"""Profile of a warm recall: where the milliseconds go, by function (cProfile).
+
+Builds a store the way bench/scale.py does (or opens --home, e.g. one kept by
+`scale.py --keep`), warms it, then profiles --calls recalls over all threads and
+one thread. Prints the top functions by cumulative and by own time, and the
+wall-clock split of the recall's stages (timed around the same calls the service makes).
+
+    python bench/profile_recall.py --memories 10000
+    python bench/profile_recall.py --quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from scale import MORE_QUERIES, base_texts, base_vectors, build, synthesise  # noqa: E402
+
+
+def stages(service, query: str, thread: str) -> dict[str, float]:
+    """Wall time of each stage of one recall, calling what MemoryService.recall calls, in order."""
+    from server import ranking
+    from server.search import common_terms
+    from server.store import Scope
+    from server.textindex import match_expression
+
+    store = service.store
+    scope = Scope(threads=service._read_threads(thread))
+    out: dict[str, float] = {}
+
+    def lap(name, fn):
+        t = time.perf_counter()
+        value = fn()
+        out[name] = (time.perf_counter() - t) * 1000
+        return value
+
+    lap("file_index.sync", service.file_index.sync)
+    lap("has_pending", store.has_pending)
+    vector = lap("query embedding", lambda: service.embedder.embed([query])[0])
+    expression = lap("common terms + expression", lambda: match_expression(query, drop=common_terms(store, query, scope)))
+    keyword = lap("keyword (FTS5)", lambda: dict(store.keyword(expression, ranking.KEYWORD_CANDIDATES, scope)) if expression else {})
+    dense = lap("vector knn", lambda: {m: 1 - d for m, d in store.knn(vector, ranking.DENSE_CANDIDATES, scope)})
+    lap("cosines", lambda: store.cosines(vector, [m for m in keyword if m not in dense]))
+    candidates = list(dense.keys() | keyword.keys())
+    lap("rows", lambda: store.get(candidates))
+    lap("neighbours", lambda: store.neighbours(candidates))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--memories", type=int, default=10_000)
+    ap.add_argument("--home", default=None, help="profile this existing store instead of building one")
+    ap.add_argument("--calls", type=int, default=None)
+    ap.add_argument("--out", default=str(HERE / "results" / "profile_recall.json"))
+    args = ap.parse_args()
+    from server.config import Settings
+    from server.service import MemoryService
+
+    embedder = "hash" if args.quick else "minilm"
+    size = 1000 if args.quick else args.memories
+    calls = args.calls or (20 if args.quick else 200)
+    home = Path(args.home) if args.home else Path(tempfile.mkdtemp(prefix="memvault-profile-"))
+    service = MemoryService.open(Settings(home=home, embedder=embedder))
+    service.embedder.wait_ready(600)
+    if not args.home:
+        texts = base_texts(200 if args.quick else 3000)
+        base = base_vectors(service.embedder, texts, embedder)
+        build(service, *synthesise(size, texts, base, seed=size), threads=200)
+    for q in MORE_QUERIES:
+        service.recall(q, thread="*")
+    split: dict[str, list[float]] = {}
+    for n in range(max(1, calls // len(MORE_QUERIES))):
+        for q in MORE_QUERIES:
+            for name, ms in stages(service, q, "*" if n % 2 else f"project-{n % 200}").items():
+                split.setdefault(name, []).append(ms)
+    total = []
+    profile = cProfile.Profile()
+    for n in range(calls):
+        q = MORE_QUERIES[n % len(MORE_QUERIES)]
+        t = time.perf_counter()
+        profile.enable()
+        service.recall(q, thread="*" if n % 2 else f"project-{n % 200}")
+        profile.disable()
+        total.append((time.perf_counter() - t) * 1000)
+    service.close()
+    if not args.home:
+        shutil.rmtree(home, ignore_errors=True)
+    text = io.StringIO()
+    stats = pstats.Stats(profile, stream=text).strip_dirs()
+    stats.sort_stats("cumulative").print_stats(30)
+    stats.sort_stats("tottime").print_stats(20)
+    print(text.getvalue())
+    medians = {name: statistics.median(v) for name, v in split.items()}
+    print(f"recall p50 under the profiler {statistics.median(total):.2f} ms over {calls} calls; stages (p50, ms):")
+    for name, ms in medians.items():
+        print(f"  {name:28} {ms:7.2f}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"memories": size, "embedder": embedder, "stage_ms_p50": medians,
+                               "profiled_recall_ms_p50": statistics.median(total)}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+"""Recall latency, vector-search cost, recall@10 and disk use from 1k to 1M memories.
+
+Per size, measured in one run beside its reference:
+  * warm recall p50/p95 through the service (query embedding included), over all
+    threads and over one thread (+ the global memories); through MCP stdio for the
+    sizes in --stdio-sizes (a spawned `memvault` on the same store);
+  * the query embedding alone (p50), so the search cost can be told apart from it;
+  * vector-search time (Store.knn, top 50 over every thread) against the physical
+    floor: a NumPy float32 dot product of the query with the same vectors plus the
+    top-50 selection (argpartition), and their ratio;
+  * recall@10 of Store.knn against exact brute force over the same vectors;
+  * bytes per memory on disk (db + wal after a checkpoint) and per table (dbstat);
+  * build time.
+
+How the store is built (say so when quoting the figures): texts are ~200-character
+developer notes (two sentences of bench/corpus.py plus a serial), spread over
+`--threads` threads. Computing real MiniLM vectors for a million memories takes
+hours here (~100/s), so only BASE_TEXTS real texts are embedded with the model
+(once; cached in bench/.cache/, ignored by git) and every memory's vector is a
+normalised random mixture of 2-3 of those real vectors plus Gaussian noise (its
+text is the matching mixture of the base texts, so keyword search stays
+meaningful). Memories and vectors are inserted in bulk through Store (its
+insert_memory and store_vectors, the same SQL `remember` and the backfill run),
+not through the embedder. Queries are real questions embedded by the model.
+
+    python bench/scale.py                 # 1k, 10k, 100k (add --sizes 1000000 for 1M)
+    python bench/scale.py --quick         # CI: 500 and 2,000 memories, hash embedder, same code paths
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from corpus import QUERIES, memories  # noqa: E402
+from startup import INIT, MEMVAULT, Proc, pct  # noqa: E402
+
+BASE_TEXTS = 3000
+CACHE = HERE / ".cache"
+MORE_QUERIES = QUERIES + [
+    "who reviews pull requests on Mondays", "what is cached in Redis", "which service logs to Sentry",
+    "the payments worker retry handler", "why was the search index rewritten", "Grafana dashboards",
+    "how is the data warehouse deployed", "mypy settings", "who dislikes ORMs", "SOC 2 audit decisions",
+]
+
+
+def base_texts(n: int) -> list[str]:
+    lines = memories(2 * n, seed=11)
+    return [f"{lines[2 * i][:-len(f' (note {2 * i})')]} {lines[2 * i + 1][:-len(f' (note {2 * i + 1})')]}"
+            for i in range(n)]
+
+
+def base_vectors(embedder, texts: list[str], tag: str) -> np.ndarray:
+    path = CACHE / f"base-{tag}-{len(texts)}.npy"
+    if path.exists():
+        return np.load(path)
+    vectors = np.concatenate([embedder.embed(texts[i : i + 64]) for i in range(0, len(texts), 64)]).astype(np.float32)
+    CACHE.mkdir(exist_ok=True)
+    np.save(path, vectors)
+    return vectors
+
+
+def synthesise(n: int, texts: list[str], base: np.ndarray, seed: int) -> tuple[list[str], np.ndarray]:
+    """n (text, vector) pairs: mixtures of 2-3 real (text, vector) pairs plus noise."""
+    rng = np.random.default_rng(seed)
+    parts = rng.integers(0, len(base), size=(n, 3))
+    weights = rng.random((n, 3)).astype(np.float32) + 0.2
+    weights[rng.random(n) < 0.5, 2] = 0.0  # half the memories mix two bases, half three
+    vectors = np.einsum("nk,nkd->nd", weights, base[parts]) + 0.04 * rng.standard_normal((n, base.shape[1])).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    out = []
+    for i in range(n):
+        major = int(parts[i, np.argmax(weights[i])])
+        minor = int(parts[i, 0] if major != parts[i, 0] else parts[i, 1])
+        out.append(f"{texts[major]} {texts[minor]}"[:190] + f" (#{i})")
+    return out, vectors.astype(np.float32)
+
+
+def build(service, texts: list[str], vectors: np.ndarray, threads: int) -> float:
+    from server.store import NewMemory
+    from server.textindex import index_text
+    from server.service import content_hash
+
+    store = service.store
+    t0 = time.perf_counter()
+    now = int(time.time() * 1000) - len(texts) * 1000
+    batch = 5000
+    for start in range(0, len(texts), batch):
+        ids = []
+        with service.db.write() as conn:
+            for i in range(start, min(start + batch, len(texts))):
+                at = now + i * 1000
+                ids.append(store.insert_memory(conn, NewMemory(
+                    thread=f"project-{i % threads}", content=texts[i], kind="note", source="import", origin=None,
+                    importance=0.5, tags=(), content_hash=content_hash(texts[i]), created_at=at, updated_at=at,
+                    index_text=index_text(texts[i]), log_daily=False)))
+                store.touch_thread(conn, f"project-{i % threads}", at)
+        store.store_vectors(list(zip(ids, vectors[start : start + len(ids)])))
+    with service.db.write() as conn:
+        conn.execute("DELETE FROM daily_log_queue")
+    return time.perf_counter() - t0
+
+
+def disk(db_path: Path, conn) -> dict:
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    wal = Path(str(db_path) + "-wal")
+    total = db_path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+    tables: dict[str, int] = {}
+    try:
+        for name, size in conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"):
+            tables[name] = size
+    except Exception as exc:  # noqa: BLE001 - dbstat is optional in SQLite builds
+        tables["dbstat unavailable"] = str(exc)
+    free = conn.execute("PRAGMA freelist_count").fetchone()[0] * conn.execute("PRAGMA page_size").fetchone()[0]
+    return {"total_bytes": total, "free_bytes": free, "tables": tables}
+
+
+def timed(fn, repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
+    from server.config import Settings
+    from server.service import MemoryService
+    from server.store import Scope
+
+    home = Path(tempfile.mkdtemp(prefix=f"memvault-scale-{size}-"))
+    settings = Settings(home=home, embedder=embedder_name)
+    service = MemoryService.open(settings)
+    service.embedder.wait_ready(600)
+    if "base" not in base_cache:
+        texts = base_texts(args.base)
+        base_cache["texts"], base_cache["base"] = texts, base_vectors(service.embedder, texts, embedder_name)
+    texts, vectors = synthesise(size, base_cache["texts"], base_cache["base"], seed=size)
+    build_s = build(service, texts, vectors, args.threads)
+    result: dict = {"memories": size, "threads": args.threads, "build_s": build_s}
+    queries = MORE_QUERIES
+    qvecs = {q: service.embedder.embed([q])[0] for q in queries}
+    rounds = args.rounds
+
+    for q in queries:  # warm: model, matrix load, SQLite page cache
+        service.recall(q, thread="*")
+    lat_all, lat_one = [], []
+    for r in range(rounds):
+        for q in queries:
+            lat_all += timed(lambda: service.recall(q, thread="*"), 1)
+            lat_one += timed(lambda: service.recall(q, thread=f"project-{(r * 7) % args.threads}"), 1)
+    embed = [t for q in queries for t in timed(lambda: service.embedder.embed([q]), rounds)]
+
+    # Vector search vs the floor, on the same vectors in the same run, interleaved.
+    matrix = np.ascontiguousarray(vectors)
+    store = service.store
+    knn_ms, floor_ms, hits = [], [], 0
+    for r in range(rounds):
+        for q in queries:
+            v = np.asarray(qvecs[q], dtype=np.float32)
+            knn_ms += timed(lambda: store.knn(v, 50, Scope()), 1)
+            floor_ms += timed(lambda: np.argpartition(-(matrix @ v), 49)[:50], 1)
+    # Exact top 10 over every live vector in the file (the memory files' units included).
+    rows = service.db.conn.execute("SELECT v.memory_id, v.embedding FROM memory_vectors v JOIN memories m "
+                                   "ON m.id = v.memory_id WHERE m.deleted_at IS NULL").fetchall()
+    ids = np.asarray([r[0] for r in rows])
+    every = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    del rows
+    for q in queries:
+        v = np.asarray(qvecs[q], dtype=np.float32)
+        exact = set(ids[np.argsort(-(every @ v), kind="stable")[:10]].tolist())
+        hits += len(exact & {m for m, _ in store.knn(v, 10, Scope())})
+    del every
+    with service.db.read() as conn:
+        result["disk"] = disk(Path(settings.db_path), conn)
+    result["disk"]["bytes_per_memory"] = result["disk"]["total_bytes"] / size
+    index = getattr(store, "_vectors", None)  # absent before the in-memory index (for before/after runs)
+    result["index_bytes_in_memory"] = index.nbytes if index is not None else None
+    service.close()
+
+    result.update({
+        "recall_service_ms": {"all_threads_p50": statistics.median(lat_all), "all_threads_p95": pct(lat_all, 0.95),
+                              "one_thread_p50": statistics.median(lat_one), "one_thread_p95": pct(lat_one, 0.95)},
+        "query_embed_ms_p50": statistics.median(embed),
+        "vector_search_ms_p50": statistics.median(knn_ms),
+        "numpy_floor_ms_p50": statistics.median(floor_ms),
+        "vector_vs_floor": statistics.median(knn_ms) / statistics.median(floor_ms),
+        "recall_at_10_vs_exact": hits / (10 * len(queries)),
+        # Timings on a shared machine: the 1-minute load average says how shared it was.
+        "load_average_1min": os.getloadavg()[0],
+    })
+    if size in args.stdio_sizes:
+        env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_LOG_LEVEL": "WARNING",
+               "MEMVAULT_EMBEDDER": embedder_name}
+        proc = Proc([MEMVAULT], env)
+        proc.request("initialize", INIT)
+        proc.notify("notifications/initialized")
+        for q in queries:
+            reply = proc.request("tools/call", {"name": "recall", "arguments": {"query": q, "thread": "*"}})
+        assert reply["result"]["structuredContent"]["search"] == "hybrid", reply
+        stdio = []
+        for _ in range(rounds):
+            for q in queries:
+                stdio += timed(lambda: proc.request("tools/call", {"name": "recall",
+                                                                   "arguments": {"query": q, "thread": "*"}}), 1)
+        proc.close()
+        result["recall_stdio_ms"] = {"p50": statistics.median(stdio), "p95": pct(stdio, 0.95)}
+    if not args.keep:
+        subprocess.run(["rm", "-rf", str(home)], check=False)
+    else:
+        result["home"] = str(home)
+    return result
+
+
+def show(r: dict) -> None:
+    s = r["recall_service_ms"]
+    stdio = r.get("recall_stdio_ms")
+    print(f"{r['memories']:>9,} | {s['all_threads_p50']:7.1f} {s['all_threads_p95']:7.1f} | "
+          f"{s['one_thread_p50']:7.1f} {s['one_thread_p95']:7.1f} | "
+          + (f"{stdio['p50']:7.1f} {stdio['p95']:7.1f}" if stdio else f"{'-':>7} {'-':>7}")
+          + f" | {r['query_embed_ms_p50']:5.1f} | {r['vector_search_ms_p50']:7.2f} {r['numpy_floor_ms_p50']:7.2f} "
+          f"{r['vector_vs_floor']:5.2f}x | {r['recall_at_10_vs_exact']:5.3f} | {r['disk']['bytes_per_memory']:6.0f} | "
+          f"{r['build_s']:6.1f}", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=None)
+    ap.add_argument("--threads", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=None)
+    ap.add_argument("--base", type=int, default=None, help="real texts embedded as the basis of the vectors")
+    ap.add_argument("--stdio-sizes", type=lambda s: [int(x) for x in s.split(",")], default=None)
+    ap.add_argument("--keep", action="store_true", help="keep the built stores (their paths go into the JSON)")
+    ap.add_argument("--out", default=str(HERE / "results" / "scale.json"))
+    args = ap.parse_args()
+    args.sizes = args.sizes or ([500, 2000] if args.quick else [1000, 10_000, 100_000])
+    args.rounds = args.rounds or (2 if args.quick else 5)
+    args.base = args.base or (200 if args.quick else BASE_TEXTS)
+    args.stdio_sizes = args.stdio_sizes if args.stdio_sizes is not None else (
+        [2000] if args.quick else [s for s in args.sizes if s <= 100_000])
+    embedder = "hash" if args.quick else "minilm"
+    random.seed(0)
+    print(f"embedder {embedder}; {args.threads} threads; vectors: mixtures of {args.base} real ones (see docstring)")
+    print(f"{'memories':>9} | service all-threads | one thread      | stdio all-thr   | embed | "
+          f"knn ms  floor ms ratio  | R@10  | B/mem  | build s")
+    out = Path(args.out)
+    results = {"embedder": embedder, "sizes": [], "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+               "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                        cwd=HERE).stdout.strip(),
+               "method": "synthetic vectors: normalised mixtures of 2-3 real MiniLM vectors + noise; bulk insert "
+                         "through Store; queries embedded by the model"}
+    cache: dict = {}
+    for size in args.sizes:
+        results["sizes"].append(measure(size, args, embedder, cache))
+        show(results["sizes"][-1])
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2) + "\n")  # after every size: a long run keeps what it measured
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

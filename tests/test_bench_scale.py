@@ -1,0 +1,35 @@
+"""The scale and profile benchmarks run end to end in their --quick mode (so the scripts never rot)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def test_scale_quick_measures_every_figure(tmp_path):
+    out = tmp_path / "scale.json"
+    run = subprocess.run([sys.executable, str(BENCH / "scale.py"), "--quick", "--out", str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    sizes = json.loads(out.read_text())["sizes"]
+    assert [s["memories"] for s in sizes] == [500, 2000]
+    for s in sizes:
+        assert s["recall_at_10_vs_exact"] == 1.0  # the matrix search is exact
+        assert 0 < s["vector_search_ms_p50"] and 0 < s["numpy_floor_ms_p50"]
+        assert s["disk"]["tables"]["memory_vectors"] > s["memories"] * 384 * 4  # every vector is on disk
+        assert s["disk"]["bytes_per_memory"] < 4096
+    assert "recall_stdio_ms" in sizes[1] and "recall_stdio_ms" not in sizes[0]
+
+
+def test_profile_quick_reports_each_stage(tmp_path):
+    out = tmp_path / "profile.json"
+    run = subprocess.run([sys.executable, str(BENCH / "profile_recall.py"), "--quick", "--out", str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    stages = json.loads(out.read_text())["stage_ms_p50"]
+    assert {"query embedding", "keyword (FTS5)", "vector knn", "rows", "neighbours"} <= stages.keys()
+    assert "recall" in run.stdout  # the cProfile table was printed
