@@ -162,11 +162,16 @@ def sqlite_figures(vectors: np.ndarray, queries: np.ndarray, truth: list[list[in
             t = time.perf_counter()
             for start in range(0, len(vectors), 10_000):
                 with db.write() as conn:
+                    chunk = range(start, min(len(vectors), start + 10_000))
+                    # Bare rows (no text: only the vector search is compared) and their vectors.
                     conn.executemany(
-                        "INSERT INTO memory_vectors(memory_id, embedding, namespace, thread, kind, deleted, created_at) "
-                        "VALUES (?, ?, ?, ?, 'note', 0, ?)",
-                        [(i + 1, vectors[i], TENANT, f"t{(i + 1) % 50}", i + 1)
-                         for i in range(start, min(len(vectors), start + 10_000))],
+                        "INSERT INTO memories(id, namespace, thread, content, kind, content_hash, created_at, updated_at) "
+                        "VALUES (?, ?, ?, '', 'note', ?, ?, ?)",
+                        [(i + 1, TENANT, f"t{(i + 1) % 50}", str(i + 1), i + 1, i + 1) for i in chunk],
+                    )
+                    conn.executemany(
+                        "INSERT INTO memory_vectors(memory_id, embedding) VALUES (?, ?)",
+                        [(i + 1, np.asarray(vectors[i], dtype=np.float32).tobytes()) for i in chunk],
                     )
             load = time.perf_counter() - t
             store = Store(db, TENANT)

@@ -37,12 +37,16 @@ class Bench:
 SUITE = (
     Bench("startup", "startup.py", needs_model=True),
     Bench("retrieval", "retrieval.py", needs_model=True),
+    Bench("ingest", "ingest.py", needs_model=True),
+    Bench("memory", "memory.py", needs_model=True),
     Bench("load", "load.py"),
     Bench("scale", "scale.py", needs_model=True),  # --quick uses the hash embedder
     Bench("http_load", "http_load.py"),
     Bench("http_load_pg", "http_load.py", full=("--postgres",), quick=("--postgres", "--quick")),
     Bench("pg_store", "pg_store.py"),
     Bench("pg_scale", "pg_scale.py"),
+    Bench("migrate", "migrate.py"),
+    Bench("profile_recall", "profile_recall.py", needs_model=True),
     Bench("secrets_fp", "secrets_fp.py", quick=()),
 )
 

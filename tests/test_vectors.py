@@ -7,7 +7,7 @@ import pytest
 
 from server.db import Database
 from server.embeddings import HashEmbedder
-from server.migrations import MIGRATIONS, SchemaContext, migrate
+from server.migrations import m006_principal, MIGRATIONS, SchemaContext, migrate
 from server.service import MemoryService
 from server.config import Settings
 from server.store import GLOBAL, NewMemory, Scope, Store
@@ -38,6 +38,10 @@ def _old_store(path) -> tuple[Database, dict[int, np.ndarray], int]:
         for migration in MIGRATIONS[:3]:
             migration(conn, ctx)
         conn.execute("PRAGMA user_version = 3")
+        # Today's insert_memory (used below to write version-3 rows) also fills the two
+        # nullable columns m006 adds; m006 checks for them first, so adding them up front
+        # changes nothing about what m004, the migration under test, sees.
+        m006_principal(conn, ctx)
     store = Store(db, "default")
     vectors: dict[int, np.ndarray] = {}
     with db.write() as conn:

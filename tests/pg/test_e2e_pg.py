@@ -8,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+
+from server.pg.migrations import LATEST
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -41,7 +43,7 @@ def test_db_init_is_idempotent_and_print_sql_is_the_same_schema(pg_server, pg_ur
     by_hand = pg_server.uri.replace("/postgres?", "/by_hand?")
     with psycopg.connect(by_hand, autocommit=True) as conn:
         conn.execute(script)
-        assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] == 2
+        assert conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] == LATEST
     assert "LEAKPROOF" not in sql  # a cluster-wide change only on request
     assert "ALTER FUNCTION ts_match_vq(tsvector, tsquery) LEAKPROOF;" in _run(
         tmp_path, "db", "init", "--print-sql", "--leakproof-fts").stdout
