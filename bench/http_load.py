@@ -302,24 +302,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.postgres:
         return asyncio.run(main_async(args))
     sys.path.insert(0, str(ROOT / "tests"))
-    from pgharness import ThrowawayPG, reap_stale
+    from pgharness import initialised_server
 
-    from server.pg.bootstrap import InitPlan, app_url
-
-    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    reap_stale(base)
-    pg = ThrowawayPG(base=base)
-    try:
-        init = subprocess.run([sys.executable, "-m", "server", "db", "init", "--admin-url", pg.uri],
-                              capture_output=True, text=True, cwd=ROOT, env=server_env(Path(tempfile.mkdtemp()), "hash"))
-        if init.returncode != 0:
-            print(init.stderr, file=sys.stderr)
-            return 1
+    with initialised_server() as (_, url):
         # The server and the token commands inherit the URL of the application role (RLS applies).
-        os.environ["MEMVAULT_DATABASE_URL"] = app_url(pg.uri, InitPlan())
+        os.environ["MEMVAULT_DATABASE_URL"] = url
         return asyncio.run(main_async(args))
-    finally:
-        pg.stop()
 
 
 if __name__ == "__main__":

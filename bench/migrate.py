@@ -80,34 +80,19 @@ def main() -> int:
     args = parser.parse_args()
     n = args.n or (300 if args.quick else 10_000)
 
-    from pgharness import ThrowawayPG, reap_stale
-    from server.cli import main as cli
-    from server.pg.bootstrap import InitPlan, app_url
+    from pgharness import initialised_server
 
-    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    reap_stale(base)
-    pg = ThrowawayPG(base=base)
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            old = sys.stdout
-            sys.stdout = sys.stderr  # db init prints its JSON report; the table goes to stdout
-            try:
-                cli(["db", "init", "--admin-url", pg.uri])
-            finally:
-                sys.stdout = old
-            url = app_url(pg.uri, InitPlan())
-            t = time.perf_counter()
-            source = build(Path(tmp) / "src", n)
-            build_seconds = time.perf_counter() - t
-            results = {
-                "n": n,
-                "build_seconds": build_seconds,
-                "sqlite_to_postgres": migrate(str(source), url, Path(tmp) / "cli"),
-                "postgres_to_sqlite": migrate(url, str(Path(tmp) / "back" / "memvault.db"), Path(tmp) / "cli",
-                                              "--namespace", "default"),
-            }
-    finally:
-        pg.stop()
+    with initialised_server() as (_, url), tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        source = build(Path(tmp) / "src", n)
+        build_seconds = time.perf_counter() - t
+        results = {
+            "n": n,
+            "build_seconds": build_seconds,
+            "sqlite_to_postgres": migrate(str(source), url, Path(tmp) / "cli"),
+            "postgres_to_sqlite": migrate(url, str(Path(tmp) / "back" / "memvault.db"), Path(tmp) / "cli",
+                                          "--namespace", "default"),
+        }
 
     print(f"{n} memories (5% forgotten, 10% waiting for a vector), one namespace; the spawned command end to end "
           "(open, copy, verify); PostgreSQL 18 + pgvector on tmpfs, fsync off")

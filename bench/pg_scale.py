@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -206,9 +205,7 @@ def main() -> int:
     n = args.n or (5_000 if args.quick else 1_000_000)
     nq = args.queries or (20 if args.quick else 200)
 
-    from pgharness import ThrowawayPG, reap_stale
-    from server.cli import main as cli
-    from server.pg.bootstrap import InitPlan, app_url
+    from pgharness import initialised_server
 
     vectors = SHAPES[args.shape](n)
     rng = np.random.default_rng(5)
@@ -216,21 +213,10 @@ def main() -> int:
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     truth = exact_top(vectors, queries, 10)
 
-    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    reap_stale(base)
-    pg = ThrowawayPG(base=base)
-    try:
-        stdout, sys.stdout = sys.stdout, sys.stderr
-        try:
-            cli(["db", "init", "--admin-url", pg.uri])
-        finally:
-            sys.stdout = stdout
-        url = app_url(pg.uri, InitPlan())
+    with initialised_server() as (pg, url):
         results: dict = {"n": n, "shape": args.shape, "queries": nq, "m": args.m, "ef_construction": args.ef_construction}
         results["postgres_load"] = load_postgres(pg.uri, vectors, args.m, args.ef_construction)
         results["postgres"] = [query_postgres(url, queries, truth, ef) for ef in args.ef]
-    finally:
-        pg.stop()
     if not args.no_sqlite:
         results["sqlite"] = sqlite_figures(vectors, queries, truth)
 

