@@ -474,25 +474,10 @@ def test_one_megabyte_adversarial_input_is_fast_and_linear(text: str) -> None:
     t0 = time.perf_counter()
     redact(text)
     t_full = time.perf_counter() - t0
-    # Quadratic behaviour would make the full text ~100x slower than a tenth of it.
-    assert t_full < 5.0
+    # Quadratic behaviour would make the full text ~100x slower than a tenth of it; a
+    # ratio measured in the same run holds on a loaded machine where absolute times don't.
+    # (The cost per typical text is a benchmark figure: bench/secrets_fp.py.)
     assert t_full < 25 * t_tenth + 0.1, (t_tenth, t_full)
-
-
-def test_typical_2kb_text_under_a_millisecond() -> None:
-    rng = random.Random(7)
-    words = (
-        "the memory store uses sqlite fts5 and vector search; commit 3f2a9c1 fixed indexer.py, "
-        "see https://github.com/org/repo/pull/12 version 1.4.2 uuid 123e4567-e89b-12d3-a456-426614174000 "
-        "key password token api config prefer pytest -q before committing DB_HOST=localhost"
-    ).split()
-    texts = [" ".join(rng.choice(words) for _ in range(400))[:2048] for _ in range(200)]
-    redact(texts[0])
-    t0 = time.perf_counter()
-    for t in texts:
-        redact(t)
-    per_text = (time.perf_counter() - t0) / len(texts)
-    assert per_text < 1e-3 * 2, per_text  # budget 1 ms; x2 slack for loaded CI machines
 
 
 # ---------------------------------------------------------- cross-check: detect-secrets

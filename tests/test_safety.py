@@ -202,5 +202,5 @@ def test_one_megabyte_adversarial_input_is_fast_and_linear(text: str) -> None:
     t0 = time.perf_counter()
     instruction_flags(text)
     t_full = time.perf_counter() - t0
-    assert t_full < 5.0
+    # Linear, not quadratic: a ratio within one run (absolute times vary with the machine's load).
     assert t_full < 25 * t_tenth + 0.1, (t_tenth, t_full)
