@@ -20,15 +20,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-MEMVAULT = str(Path(sys.executable).with_name("memvault"))
-INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+sys.path.insert(0, str(HERE))
+from startup import INIT, MEMVAULT, Proc  # noqa: E402  (one stdio client for the benchmarks)
+
 TARGET_MB = 1536
 RUNTIME_LIBS = {"onnx": "onnxruntime", "numpy": "tokenizers", "torch": "libtorch"}
 
@@ -51,34 +51,17 @@ def mapped(pid: int, name: str) -> bool:
     return name in Path(f"/proc/{pid}/maps").read_text()
 
 
-class Server:
+class Server(Proc):
     """A spawned `memvault` spoken to over stdio, one request at a time."""
 
     def __init__(self, home: Path, runtime: str) -> None:
         env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_LOG_LEVEL": "WARNING",
                "MEMVAULT_EMBEDDER": "minilm", "MEMVAULT_EMBED_RUNTIME": runtime}
-        self.p = subprocess.Popen([MEMVAULT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, env=env)
-        self.next_id = 1
-
-    def request(self, method: str, params: dict | None = None) -> dict:
-        rid = self.next_id
-        self.next_id += 1
-        msg = {"jsonrpc": "2.0", "id": rid, "method": method, **({"params": params} if params is not None else {})}
-        self.p.stdin.write((json.dumps(msg) + "\n").encode())
-        self.p.stdin.flush()
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("server exited")
-            reply = json.loads(line)
-            if reply.get("id") == rid:
-                return reply
+        super().__init__([MEMVAULT], env)
 
     def initialize(self) -> None:
         self.request("initialize", INIT)
-        self.p.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        self.p.stdin.flush()
+        self.notify("notifications/initialized")
 
     def tool(self, name: str, arguments: dict) -> dict:
         return self.request("tools/call", {"name": name, "arguments": arguments})["result"]["structuredContent"]
@@ -92,10 +75,6 @@ class Server:
             if time.perf_counter() - started > timeout:
                 raise RuntimeError("the model never loaded")
             time.sleep(0.2)
-
-    def close(self) -> None:
-        self.p.stdin.close()
-        self.p.wait(timeout=30)
 
 
 def measure(runtime: str, processes: int, root: Path) -> dict:

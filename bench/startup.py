@@ -42,6 +42,8 @@ def rss_mb(pid: int) -> float:
 
 
 class Proc:
+    """A spawned MCP stdio server spoken to one request at a time (bench/memory.py uses it too)."""
+
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
         self.started = time.perf_counter()
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
@@ -54,7 +56,10 @@ class Proc:
         self.p.stdin.write((json.dumps(msg) + "\n").encode())
         self.p.stdin.flush()
         while True:
-            reply = json.loads(self.p.stdout.readline())
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError("server exited")
+            reply = json.loads(line)
             if reply.get("id") == rid:
                 return reply
 

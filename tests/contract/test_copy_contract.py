@@ -16,20 +16,6 @@ from server.store import Scope
 from server.textindex import index_text, match_expression
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def backend_settings(request, settings):
-    if request.param == "postgres":
-        return request.getfixturevalue("pg_settings")
-    return settings
-
-
-@pytest.fixture
-def svc(backend_settings, clock):
-    service = MemoryService.open(backend_settings, embedder=HashEmbedder(), clock=clock)
-    yield service
-    service.close()
-
-
 @pytest.fixture
 def empty(svc, tmp_path, clock):
     """Another empty store of the same backend (a new SQLite file, or a new PostgreSQL tenant)."""

@@ -11,7 +11,6 @@ import json
 from dataclasses import replace
 
 import numpy as np
-import pytest
 
 from server import archive, health
 from server.curator import Curator
@@ -19,20 +18,6 @@ from server.embeddings import HashEmbedder
 from server.service import MemoryService
 from server.store import IndexDrift, Scope
 from server.textindex import index_text, match_expression, term_expression
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def backend_settings(request, settings):
-    if request.param == "postgres":
-        return request.getfixturevalue("pg_settings")
-    return settings
-
-
-@pytest.fixture
-def svc(backend_settings, clock):
-    service = MemoryService.open(backend_settings, embedder=HashEmbedder(), clock=clock)
-    yield service
-    service.close()
 
 
 def _fresh(svc, tmp_path, clock):

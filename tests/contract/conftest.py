@@ -1,0 +1,22 @@
+"""Fixtures of the contract tests: every test runs once per backend (SQLite, PostgreSQL)."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.embeddings import HashEmbedder
+from server.service import MemoryService
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend_settings(request, settings):
+    if request.param == "postgres":
+        return request.getfixturevalue("pg_settings")
+    return settings
+
+
+@pytest.fixture
+def svc(backend_settings, clock):
+    service = MemoryService.open(backend_settings, embedder=HashEmbedder(), clock=clock)
+    yield service
+    service.close()
