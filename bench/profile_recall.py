@@ -37,9 +37,8 @@ from scale import MORE_QUERIES, base_texts, base_vectors, build, synthesise  # n
 def stages(service, query: str, thread: str) -> dict[str, float]:
     """Wall time of each stage of one recall, calling what MemoryService.recall calls, in order."""
     from server import ranking
-    from server.search import common_terms
+    from server.search import keyword_hits, keyword_plan
     from server.store import Scope
-    from server.textindex import match_expression
 
     store = service.store
     scope = Scope(threads=service._read_threads(thread))
@@ -54,8 +53,8 @@ def stages(service, query: str, thread: str) -> dict[str, float]:
     lap("file_index.sync", service.file_index.sync)
     lap("has_pending", store.has_pending)
     vector = lap("query embedding", lambda: service.embedder.embed([query])[0])
-    expression = lap("common terms + expression", lambda: match_expression(query, drop=common_terms(store, query, scope)))
-    keyword = lap("keyword (FTS5)", lambda: dict(store.keyword(expression, ranking.KEYWORD_CANDIDATES, scope)) if expression else {})
+    plan = lap("keyword plan (term counts)", lambda: keyword_plan(store, query, scope))
+    keyword = lap("keyword (FTS5)", lambda: keyword_hits(store, plan, scope, ranking.KEYWORD_CANDIDATES))
     dense = lap("vector knn", lambda: {m: 1 - d for m, d in store.knn(vector, ranking.DENSE_CANDIDATES, scope)})
     lap("cosines", lambda: store.cosines(vector, [m for m in keyword if m not in dense]))
     candidates = list(dense.keys() | keyword.keys())

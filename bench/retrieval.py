@@ -168,7 +168,11 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="2 conversations (CI)")
     ap.add_argument("--conversations", type=int, default=None)
     ap.add_argument("--out", default=str(HERE / "results" / "retrieval.json"))
+    ap.add_argument("--keyword-budget", type=int, default=None,
+                    help="override ranking.KEYWORD_MATCH_BUDGET (how the budget's term split affects quality)")
     args = ap.parse_args()
+    if args.keyword_budget is not None:
+        ranking.KEYWORD_MATCH_BUDGET = args.keyword_budget
     conversations = args.conversations or (2 if args.quick else None)
     started = time.perf_counter()
     results: dict = {"dataset": str(args.data)}
@@ -180,7 +184,7 @@ def main() -> None:
     results["coding_set"] = run_coding(HERE / "data" / "coding_set.json")
     results["settings"] = {
         name: getattr(ranking, name)
-        for name in ("DENSE_CANDIDATES", "KEYWORD_CANDIDATES", "CONTEXT_PREVIOUS", "CONTEXT_MAX_GAP_SECONDS",
+        for name in ("DENSE_CANDIDATES", "KEYWORD_CANDIDATES", "KEYWORD_MATCH_BUDGET", "CONTEXT_PREVIOUS", "CONTEXT_MAX_GAP_SECONDS",
                      "CONTEXT_COLUMN_WEIGHT", "W_KEYWORD", "NEIGHBOR_WEIGHT", "SUPERSEDED_FACTOR", "COS_FLOOR", "COS_CEIL")
     }
     results["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,

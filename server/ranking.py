@@ -53,6 +53,12 @@ from server import textindex
 
 DENSE_CANDIDATES = 50
 KEYWORD_CANDIDATES = 50
+#: The most full-text matches one keyword search ranks (see search.keyword_plan).
+#: FTS5 computes bm25 for every match before it can cut to the best
+#: KEYWORD_CANDIDATES, about 1 us each: at 100k memories a query of three common
+#: words matched 30-60k rows and the search cost 30-57 ms. Rarer terms carry
+#: the weight, so the commonest terms are left out until the rest fits.
+KEYWORD_MATCH_BUDGET = 20_000
 #: A query term in more than this share of the searched thread's memories is
 #: left out of the keyword search (see search.common_terms); only for scopes of
 #: at least COMMON_TERM_MIN_SCOPE memories.

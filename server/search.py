@@ -17,7 +17,7 @@ import numpy as np
 from server import ranking
 from server.clock import from_millis
 from server.store import MemoryRow, Scope, Store
-from server.textindex import match_expression, query_terms, term_expression
+from server.textindex import any_of, query_terms, term_expression, with_any_of, without_any_of
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,71 @@ class Hit:
     row: MemoryRow
 
 
+@dataclass(frozen=True)
+class KeywordPlan:
+    """What the keyword search ranks (see keyword_plan)."""
+
+    rare: tuple[str, ...] = ()  # every memory containing one of these is ranked...
+    common: tuple[str, ...] = ()  # ...with these counted in its rank; memories with only these are not
+    window: int | None = None  # rank only the newest `window` matches of each search (the rarest term alone is too common)
+
+    @property
+    def expression(self) -> str | None:
+        return any_of(list(self.rare))
+
+
+def keyword_plan(store: Store, query: str, scope: Scope) -> KeywordPlan:
+    """Split the query terms so the keyword search ranks at most ranking.KEYWORD_MATCH_BUDGET matches.
+
+    FTS5 computes bm25 for every match of an OR query before it can cut to the
+    best few (~1 us each). Each term's matches are counted up to the budget (a
+    bounded walk of its doclist, no bm25) and, rarest first, terms are `rare`
+    while their matches fit the budget. The rest (`common`) still count in the
+    rank of any memory that also has a rare term (keyword_hits), so the order of
+    those memories is exactly bm25's; only memories matching nothing but common
+    words (whose rank is small: their IDF is) are left to the vector search.
+    Below the budget, every store of up to tens of thousands of memories, all
+    terms are rare and nothing changes. When even the rarest term matches more
+    than the budget, its newest `budget` matches are ranked (ids grow with time).
+    Within a thread, thread-common rare terms are dropped (common_terms); counting
+    them costs a walk of the term's matches, so terms beyond the budget are not checked.
+    """
+    terms = query_terms(query)
+    budget = ranking.KEYWORD_MATCH_BUDGET
+    counts = {t: store.match_count(any_of([t]) or "", budget + 1) for t in terms}
+    rare: list[str] = []
+    common: list[str] = []
+    total = 0
+    for term in sorted((t for t in terms if counts[t]), key=counts.__getitem__):  # stable: query order on ties
+        if rare and total + counts[term] > budget:
+            common.append(term)
+        else:
+            rare.append(term)
+            total += counts[term]
+    if not rare:
+        return KeywordPlan()
+    window = budget if total > budget else None
+    drop = _common(store, rare, scope) if window is None else set()
+    return KeywordPlan(tuple(t for t in rare if t not in drop) or tuple(rare), tuple(common), window)
+
+
+def keyword_hits(store: Store, plan: KeywordPlan, scope: Scope, limit: int) -> dict[int, float]:
+    """The best `limit` keyword matches of the plan as {id: rank}, more negative is better.
+
+    With common terms, two searches over disjoint sets: memories with a rare and
+    a common term, ranked by all of them (bm25 sees each term once, so the rank
+    is the whole query's), and memories with rare terms only. Each search ranks
+    only its own matches, and the best `limit` of their union is the top of the
+    whole query over memories with a rare term.
+    """
+    rare, common = list(plan.rare), list(plan.common)
+    hits: dict[int, float] = {}
+    for expression in (with_any_of(rare, common), without_any_of(rare, common)):
+        if expression:
+            hits.update(store.keyword(expression, limit, scope, window=plan.window))
+    return dict(sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:limit])
+
+
 def common_terms(store: Store, query: str, scope: Scope) -> set[str]:
     """Query terms found in more than COMMON_TERM_SHARE of the searched memories.
 
@@ -36,13 +101,17 @@ def common_terms(store: Store, query: str, scope: Scope) -> set[str]:
     memory of this thread would still dominate the keyword ranking while
     telling nothing apart. Within the scope it is a stopword.
     """
+    return _common(store, query_terms(query), scope)
+
+
+def _common(store: Store, terms: list[str], scope: Scope) -> set[str]:
     if scope.threads is None or ranking.COMMON_TERM_SHARE >= 1:
         return set()
     size = store.scope_size(scope)
     if size < ranking.COMMON_TERM_MIN_SCOPE:
         return set()
     limit = ranking.COMMON_TERM_SHARE * size
-    return {t for t in query_terms(query) if _frequency(store, t, scope, size) > limit}
+    return {t for t in terms if _frequency(store, t, scope, size) > limit}
 
 
 # Counting a common term's matches in a thread costs milliseconds, and the same
@@ -68,8 +137,7 @@ def _frequency(store: Store, term: str, scope: Scope, size: int) -> int:
 
 
 def search(store: Store, query: str, query_vector: np.ndarray | None, k: int, scope: Scope) -> list[Hit]:
-    expression = match_expression(query, drop=common_terms(store, query, scope))
-    keyword = dict(store.keyword(expression, ranking.KEYWORD_CANDIDATES, scope)) if expression else {}
+    keyword = keyword_hits(store, keyword_plan(store, query, scope), scope, ranking.KEYWORD_CANDIDATES)
     dense: dict[int, float] = {}
     nearest: set[int] = set()
     if query_vector is not None and np.any(query_vector):

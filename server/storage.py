@@ -84,8 +84,14 @@ class Store(Protocol):
     def import_global_prompt(self, conn: Handle, prompt: dict[str, Any]) -> bool: ...
 
     # search
-    def keyword(self, expression: str, limit: int, scope: Scope) -> list[tuple[int, float]]:
-        """Keyword matches as (id, rank), more negative is better (bm25's sign); only ratios to the best matter."""
+    def keyword(self, expression: str, limit: int, scope: Scope, window: int | None = None) -> list[tuple[int, float]]:
+        """Keyword matches as (id, rank), more negative is better (bm25's sign); only ratios to the best matter.
+
+        With `window`, only the newest `window` matches in scope are ranked (bounded work for a very common term).
+        """
+
+    def match_count(self, expression: str, cap: int) -> int:
+        """How many index rows match `expression`, counting no further than `cap` (cost bounded by it)."""
 
     def knn(self, vector: np.ndarray, k: int, scope: Scope) -> list[tuple[int, float]]: ...
     def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]: ...

@@ -154,6 +154,17 @@ def _in(values: Sequence[Any]) -> str:
     return "(" + ",".join("?" * len(values)) + ")"
 
 
+def _windowed(sql: str, rowid: str, window: int | None) -> tuple[str, list[Any]]:
+    """`sql` (selecting a rowid and a bm25 `rank`) ordered best first, ending in `LIMIT ?`.
+
+    With a window, only the newest `window` rows are ranked: the inner query walks
+    the doclists newest first and stops, so bm25 runs `window` times at most.
+    """
+    if window is None:
+        return f"{sql} ORDER BY rank, {rowid} LIMIT ?", []
+    return f"SELECT * FROM ({sql} ORDER BY {rowid} DESC LIMIT ?) ORDER BY rank, rowid LIMIT ?", [window]
+
+
 def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any]) -> None:
     """Thread, kind and time conditions of `scope` on columns named `prefix + column`."""
     if scope.threads is not None:
@@ -603,13 +614,22 @@ class Store:
         ).fetchall()
         return [r[0] for r in rows]
 
-    def keyword(self, expression: str, limit: int, scope: Scope) -> list[tuple[int, float]]:
+    def match_count(self, expression: str, cap: int) -> int:
+        """FTS5 rows (every namespace of the file) matching `expression`, counted up to `cap`."""
+        # Without bm25 a match costs a doclist step (~0.05 us), and LIMIT stops the walk.
+        sql = "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)"
+        with self.db.read() as conn:
+            return conn.execute(sql, (expression, cap)).fetchone()[0]
+
+    def keyword(self, expression: str, limit: int, scope: Scope, window: int | None = None) -> list[tuple[int, float]]:
         """FTS5 matches ranked by bm25 (more negative is better, as SQLite reports it).
 
         A turn's context column counts CONTEXT_COLUMN_WEIGHT as much as its own words.
+        With `window`, only the newest `window` matches in scope are ranked: FTS5 walks
+        a doclist newest first natively and computes bm25 only for the rows it returns.
         """
         if scope == Scope():
-            top = self._keyword_unscoped(expression, limit)
+            top = self._keyword_unscoped(expression, limit, window)
             if top is not None:
                 return top
         where = ["memory_fts MATCH ?", "m.namespace = ?", "m.deleted_at IS NULL"]
@@ -622,13 +642,13 @@ class Store:
             f"SELECT f.rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts f "
             "JOIN memories m ON m.id = f.rowid WHERE "
             + " AND ".join(where)
-            + " ORDER BY rank, f.rowid LIMIT ?"
         )
-        params.append(limit)
+        sql, extra = _windowed(sql, "f.rowid", window)
+        params += [*extra, limit]
         with self.db.read() as conn:
             return [(r[0], r[1]) for r in conn.execute(sql, params)]
 
-    def _keyword_unscoped(self, expression: str, limit: int) -> list[tuple[int, float]] | None:
+    def _keyword_unscoped(self, expression: str, limit: int, window: int | None) -> list[tuple[int, float]] | None:
         """The top matches of a search over every thread, or None when the cheap plan cannot tell.
 
         Joining `memories` to check namespace and deleted_at reads one row per match
@@ -638,12 +658,14 @@ class Store:
         only the best 2 x limit. If fewer than `limit` of them pass, the joined query decides.
         """
         fetch = 2 * limit
-        sql = (
+        sql, extra = _windowed(
             f"SELECT rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts "
-            "WHERE memory_fts MATCH ? ORDER BY rank, rowid LIMIT ?"
+            "WHERE memory_fts MATCH ?",
+            "rowid",
+            window,
         )
         with self.db.read() as conn:
-            ranked = conn.execute(sql, (expression, fetch)).fetchall()
+            ranked = conn.execute(sql, (expression, *extra, fetch)).fetchall()
             if not ranked:
                 return []
             ids = [r[0] for r in ranked]

@@ -157,10 +157,34 @@ def match_expression(query: str, drop: "set[str] | frozenset[str]" = frozenset()
     query has nothing searchable (empty, only punctuation or stopwords).
     Terms in ``drop`` are left out, unless that would leave nothing."""
     terms = query_terms(query)
-    kept = [t for t in terms if t not in drop] or terms
-    if not kept:
+    return any_of([t for t in terms if t not in drop] or terms)
+
+
+def any_of(terms: "list[str]") -> str | None:
+    """A MATCH expression for memories containing any of these query terms (None for none)."""
+    if not terms:
         return None
-    return " OR ".join(_quote(t) for t in kept)
+    return " OR ".join(_quote(t) for t in terms)
+
+
+def with_any_of(terms: "list[str]", others: "list[str]") -> str | None:
+    """A MATCH expression for memories containing one of `terms` and one of `others`.
+
+    bm25 sees each term once, so the rank of such a memory is exactly its rank
+    for `any_of(terms + others)` (see search.keyword_hits).
+    """
+    if not terms or not others:
+        return None
+    return f"({any_of(terms)}) AND ({any_of(others)})"
+
+
+def without_any_of(terms: "list[str]", others: "list[str]") -> str | None:
+    """A MATCH expression for memories containing one of `terms` and none of `others`."""
+    if not terms:
+        return None
+    if not others:
+        return any_of(terms)
+    return f"({any_of(terms)}) NOT ({any_of(others)})"
 
 
 def term_expression(term: str) -> str:

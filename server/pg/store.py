@@ -74,6 +74,31 @@ def _tsquery_text(expression: str) -> tuple[str, bool]:
     return " or ".join(t for t in terms if t), own_only
 
 
+_COMBINED = re.compile(r"^\((.*)\) (AND|NOT) \((.*)\)$", re.S)
+_WEBSEARCH = "websearch_to_tsquery('english', %s)"
+
+
+def _tsquery(expression: str) -> tuple[str, list[str], bool] | None:
+    """A FROM item giving the tsquery `q` of a textindex MATCH expression, its parameters, and whether own text only.
+
+    Besides `_tsquery_text`'s forms, `(terms) AND (terms)` and `(terms) NOT (terms)`
+    (textindex.with_any_of / without_any_of) become `&&` and `&& !!` of two queries.
+    None when nothing is searchable.
+    """
+    combined = _COMBINED.match(expression)
+    if combined:
+        left, operator, right = combined.groups()
+        left_text, right_text = _tsquery_text(left)[0], _tsquery_text(right)[0]
+        if not left_text:
+            return None
+        if right_text:
+            negate = "!!" if operator == "NOT" else ""
+            return f"(SELECT {_WEBSEARCH} && {negate}{_WEBSEARCH} AS q) AS tsq", [left_text, right_text], False
+        expression = left
+    text, own_only = _tsquery_text(expression)
+    return (f"{_WEBSEARCH} AS q", [text], own_only) if text else None
+
+
 def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any]) -> None:
     if scope.threads is not None:
         where.append(f"{prefix}thread = ANY(%s)")
@@ -382,22 +407,43 @@ class PgStore:
         return cur.rowcount == 1
 
     # -- search -------------------------------------------------------------
-    def keyword(self, expression: str, limit: int, scope: Scope) -> list[tuple[int, float]]:
-        """Full-text matches as (id, -ts_rank_cd): more negative is better, like SQLite's bm25."""
-        text, own_only = _tsquery_text(expression)
-        if not text:
+    def match_count(self, expression: str, cap: int) -> int:
+        """Live memories of the tenant matching `expression`, counted up to `cap`."""
+        tsquery = _tsquery(expression)
+        if tsquery is None:
+            return 0
+        query, params, own_only = tsquery
+        vector = "ts_filter(tsv, '{a}')" if own_only else "tsv"
+        sql = (
+            f"SELECT count(*) FROM (SELECT 1 FROM memories, {query} "
+            f"WHERE {vector} @@ q AND deleted_at IS NULL LIMIT %s) AS hits"
+        )
+        with self.db.read() as conn:
+            return conn.execute(sql, (*params, cap)).fetchone()[0]
+
+    def keyword(self, expression: str, limit: int, scope: Scope, window: int | None = None) -> list[tuple[int, float]]:
+        """Full-text matches as (id, -ts_rank_cd): more negative is better, like SQLite's bm25.
+
+        With `window`, only the newest `window` matches in scope are ranked.
+        """
+        tsquery = _tsquery(expression)
+        if tsquery is None:
             return []
+        query, texts, own_only = tsquery
         vector = "ts_filter(tsv, '{a}')" if own_only else "tsv"
         where = [f"{vector} @@ q", "deleted_at IS NULL"]
-        params: list[Any] = [text]
+        params: list[Any] = [*texts]
         _scope_filters(scope, "", where, params)
         # ts_rank_cd counts every occurrence (like bm25's term frequency); normalisation 1 divides by
         # 1 + log(length) so long texts do not win by size alone (bm25 normalises length too).
         sql = (
             f"SELECT id, -ts_rank_cd('{_WEIGHTS}', {vector}, q, 1) AS rank "
-            "FROM memories, websearch_to_tsquery('english', %s) AS q WHERE " + " AND ".join(where)
-            + " ORDER BY rank, id LIMIT %s"
+            f"FROM memories, {query} WHERE " + " AND ".join(where)
         )
+        if window is not None:
+            sql = f"SELECT * FROM ({sql} ORDER BY id DESC LIMIT %s) AS newest"
+            params.append(window)
+        sql += " ORDER BY rank, id LIMIT %s"
         params.append(limit)
         with self.db.read() as conn:
             return [(r[0], float(r[1])) for r in conn.execute(sql, params)]
@@ -429,15 +475,13 @@ class PgStore:
             return conn.execute(sql, params).fetchone()[0]
 
     def document_frequency(self, expression: str, scope: Scope) -> int:
-        text, own_only = _tsquery_text(expression)
-        if not text:
+        tsquery = _tsquery(expression)
+        if tsquery is None:
             return 0
+        query, texts, own_only = tsquery
         vector = "ts_filter(tsv, '{a}')" if own_only else "tsv"
-        sql = (
-            f"SELECT count(*) FROM memories, websearch_to_tsquery('english', %s) AS q "
-            f"WHERE {vector} @@ q AND deleted_at IS NULL"
-        )
-        params: list[Any] = [text]
+        sql = f"SELECT count(*) FROM memories, {query} WHERE {vector} @@ q AND deleted_at IS NULL"
+        params: list[Any] = [*texts]
         if scope.threads is not None:
             sql += " AND thread = ANY(%s)"
             params.append(list(scope.threads))

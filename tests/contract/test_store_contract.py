@@ -17,7 +17,7 @@ from server.curator import Curator
 from server.embeddings import HashEmbedder
 from server.service import MemoryService
 from server.store import IndexDrift, Scope
-from server.textindex import index_text, match_expression, term_expression
+from server.textindex import any_of, index_text, match_expression, term_expression, with_any_of, without_any_of
 
 
 def _fresh(svc, tmp_path, clock):
@@ -78,6 +78,26 @@ def test_keyword_search_ranks_better_matches_more_negative(svc):
     # own text only (term_expression) vs any indexed text
     assert svc.store.document_frequency(term_expression("redis"), Scope(threads=("api",))) == 2
     assert svc.store.scope_size(Scope(threads=("api",))) == 3
+
+
+def test_bounded_keyword_search_counts_combines_terms_and_windows(svc):
+    """What search.keyword_hits builds on: capped counts, AND/NOT of two term groups, the newest window."""
+    texts = ["redis queue worker", "redis cache", "queue retries", "redis queue cache", "kafka worker"]
+    for n, text in enumerate(texts):
+        svc.remember(text, thread="api", created_at=f"2026-01-0{n + 1}")
+    assert svc.store.match_count(any_of(["redis"]), 10) == 3
+    assert svc.store.match_count(any_of(["redis"]), 2) == 2  # counting stops at the cap
+    assert svc.store.match_count(any_of(["nothing"]), 10) == 0
+
+    def ids(expression, **kw):
+        return sorted(mid for mid, _ in svc.store.keyword(expression, 10, Scope(), **kw))
+
+    assert ids(with_any_of(["redis"], ["queue", "kafka"])) == [1, 4]
+    assert ids(without_any_of(["redis"], ["queue", "kafka"])) == [2]
+    assert ids(without_any_of(["redis"], [])) == [1, 2, 4]
+    assert ids(any_of(["redis", "queue"]), window=2) == [3, 4]  # the newest two matches, ranked
+    scoped = svc.store.keyword(any_of(["redis", "worker"]), 10, Scope(threads=("api",)), window=2)
+    assert sorted(mid for mid, _ in scoped) == [4, 5]
 
 
 def test_a_reply_is_found_by_the_words_of_the_turn_before_it(svc):

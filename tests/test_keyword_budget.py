@@ -1,0 +1,111 @@
+"""The keyword budget (search.keyword_plan / keyword_hits): bounded work, bm25's order kept.
+
+A store is made where every query word is common, the budget is shrunk so it
+binds, and the bounded search is compared with the plain OR query over the same
+memories. Sizes are small; the speed-up is bench/scale.py's figure.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from mcp import Client
+
+from server import ranking
+from server.app import build_server
+from server.search import KeywordPlan, keyword_hits, keyword_plan
+from server.store import Scope
+from server.textindex import any_of, match_expression, with_any_of, without_any_of
+
+WORDS = ["redis", "queue", "worker", "deploy", "cache", "billing", "retry", "gateway"]
+#: Share of memories containing each word: common ones first, rare ones last.
+SHARE = {"redis": 0.6, "queue": 0.5, "worker": 0.4, "deploy": 0.3, "cache": 0.2, "billing": 0.05,
+         "retry": 0.03, "gateway": 0.02}
+
+
+@pytest.fixture
+def crowded(service):
+    rng = random.Random(7)
+    for n in range(400):
+        words = [w for w in WORDS if rng.random() < SHARE[w]] or ["misc"]
+        words += [w for w in words if rng.random() < 0.3]  # some repeated: term frequency varies
+        rng.shuffle(words)
+        service.remember(" ".join(words) + f" note {n}", thread=f"t{n % 4}")
+    return service
+
+
+def _counts(store, words):
+    return {w: store.match_count(any_of([w]), 10_000) for w in words}
+
+
+def test_below_the_budget_every_term_is_rare_and_nothing_changes(crowded):
+    counts = _counts(crowded.store, ["redis", "billing", "retry"])
+    plan = keyword_plan(crowded.store, "redis billing retry", Scope())
+    # rarest first; no common term, no window
+    assert plan == KeywordPlan(rare=tuple(sorted(["redis", "billing", "retry"], key=counts.__getitem__)))
+
+
+def test_terms_are_kept_rarest_first_while_their_matches_fit(crowded, monkeypatch):
+    counts = _counts(crowded.store, ["redis", "billing", "retry", "gateway"])
+    budget = counts["gateway"] + counts["retry"] + counts["billing"]
+    monkeypatch.setattr(ranking, "KEYWORD_MATCH_BUDGET", budget)
+    plan = keyword_plan(crowded.store, "redis billing retry gateway nowhere", Scope())
+    assert plan.rare == tuple(sorted(["gateway", "retry", "billing"], key=counts.__getitem__))
+    assert plan.common == ("redis",)  # "nowhere" matches nothing: left out
+    assert plan.window is None
+
+
+@pytest.mark.parametrize("query", ["redis billing", "queue worker retry", "deploy cache gateway billing",
+                                   "redis queue worker deploy cache billing retry gateway"])
+def test_the_bounded_search_ranks_exactly_like_the_whole_query(crowded, monkeypatch, query):
+    """Every memory with a rare term gets bm25's rank for the whole query, in the same order."""
+    store = crowded.store
+    whole = dict(store.keyword(match_expression(query), 1000, Scope()))
+    monkeypatch.setattr(ranking, "KEYWORD_MATCH_BUDGET", 60)
+    plan = keyword_plan(store, query, Scope())
+    assert plan.common and plan.window is None  # the budget binds
+    with_rare = {mid for mid, _ in store.keyword(plan.expression, 1000, Scope())}
+    expected = sorted(((rank, mid) for mid, rank in whole.items() if mid in with_rare))[:20]
+    got = keyword_hits(store, plan, Scope(), 20)
+    assert list(got) == [mid for _, mid in expected]
+    assert list(got.values()) == pytest.approx([rank for rank, _ in expected])
+    assert sum(_counts(store, list(plan.rare)).values()) <= 60  # the work stayed in budget
+
+
+def test_a_term_too_common_alone_ranks_its_newest_matches(crowded, monkeypatch):
+    store = crowded.store
+    monkeypatch.setattr(ranking, "KEYWORD_MATCH_BUDGET", 30)
+    plan = keyword_plan(store, "queue redis", Scope())
+    # Both counts stop at the cap (31), so they tie and keep the query's order.
+    assert plan == KeywordPlan(rare=("queue",), common=("redis",), window=30)
+    hits = keyword_hits(store, plan, Scope(), 50)
+
+    def newest(expression):
+        return set(sorted((mid for mid, _ in store.keyword(expression, 1000, Scope())), reverse=True)[:30])
+
+    # Memories with both words and with "queue" only are ranked among the newest 30 of each.
+    windows = newest(with_any_of(["queue"], ["redis"])) | newest(without_any_of(["queue"], ["redis"]))
+    assert set(hits) <= windows and len(hits) == 50
+    assert min(hits) > min(mid for mid, _ in store.keyword(any_of(["queue"]), 1000, Scope()))  # older ones left out
+
+
+def test_thread_common_rare_terms_are_still_dropped_in_a_thread(service):
+    for n in range(60):
+        service.remember(f"acme invoice {n}" + (" billing" if n % 10 == 0 else ""), thread="acme")
+    plan = keyword_plan(service.store, "acme billing", Scope(threads=("acme", "")))
+    assert plan.rare == ("billing",)  # "acme" is in every memory of the thread
+
+
+@pytest.mark.anyio
+async def test_recall_over_mcp_finds_the_rare_identifier_under_a_tight_budget(crowded, monkeypatch):
+    """Through the MCP client: a unique identifier among hundreds of common-word memories."""
+    async with Client(build_server(crowded)) as client:
+        stored = await client.call_tool(
+            "remember", {"content": "the flaky_gateway_retry handler retries redis queue jobs", "thread": "t1"})
+        crowded.indexer.run_once(limit=1000)
+        monkeypatch.setattr(ranking, "KEYWORD_MATCH_BUDGET", 25)
+        found = await client.call_tool("recall", {"query": "why does flaky_gateway_retry touch redis queue",
+                                                  "thread": "*", "k": 3})
+    assert found.structured_content["memories"][0]["id"] == stored.structured_content["id"]
+    assert keyword_plan(crowded.store, "flaky_gateway_retry redis queue", Scope()).common  # the budget bound
