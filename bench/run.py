@@ -41,6 +41,7 @@ SUITE = (
     Bench("memory", "memory.py", needs_model=True),
     Bench("load", "load.py"),
     Bench("scale", "scale.py", needs_model=True),  # --quick uses the hash embedder
+    Bench("prescan", "prescan.py", needs_model=True),  # --quick uses the hash embedder
     Bench("http_load", "http_load.py"),
     Bench("http_load_pg", "http_load.py", full=("--postgres",), quick=("--postgres", "--quick")),
     Bench("pg_store", "pg_store.py"),

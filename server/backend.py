@@ -37,14 +37,17 @@ def open_database(settings: Settings, dimensions: int) -> Any:
     return db
 
 
-def make_store(db: Any, namespace: str) -> Any:
+def make_store(db: Any, namespace: str, vector_prescan_from: int | None = None) -> Any:
+    """The store of `namespace` on `db`; `vector_prescan_from` tunes SQLite's in-process vector search."""
     if getattr(db, "backend", "sqlite") == "postgres":
         from server.pg.store import PgStore
 
-        return PgStore(db, namespace)
+        return PgStore(db, namespace)  # pgvector's HNSW index decides for itself
     from server.store import Store
 
-    return Store(db, namespace)
+    if vector_prescan_from is None:
+        return Store(db, namespace)
+    return Store(db, namespace, vector_prescan_from=vector_prescan_from)
 
 
 def open_location(location: str, namespace: str = "") -> tuple[Any, Any]:

@@ -61,7 +61,7 @@ class MemoryService:
         self.settings = settings
         self.clock = clock
         self.principal = Principal.from_settings(settings)
-        self.store = make_store(db, settings.namespace)
+        self.store = make_store(db, settings.namespace, vector_prescan_from=settings.vector_prescan_from)
         self.indexer = Indexer(self.store, embedder)
         self.files = MemoryFiles(settings.files_dir, templates_dir())
         self.files.install_templates()

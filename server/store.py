@@ -18,7 +18,7 @@ from server.clock import from_millis
 from server.db import Database
 from server.models import CONVERSATION_KIND
 from server.textindex import context_text
-from server.vecindex import VectorIndex, prune_changes
+from server.vecindex import DEFAULT_PRESCAN_FROM, VectorIndex, prune_changes
 
 GLOBAL = ""
 
@@ -182,10 +182,10 @@ def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any
 
 
 class Store:
-    def __init__(self, db: Database, namespace: str) -> None:
+    def __init__(self, db: Database, namespace: str, vector_prescan_from: int = DEFAULT_PRESCAN_FROM) -> None:
         self.db = db
         self.namespace = namespace
-        self._vectors = VectorIndex(namespace)
+        self._vectors = VectorIndex(namespace, prescan_from=vector_prescan_from)
 
     # -- meta ---------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:

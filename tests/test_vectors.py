@@ -10,7 +10,7 @@ from server.embeddings import HashEmbedder
 from server.migrations import m006_principal, MIGRATIONS, SchemaContext, migrate
 from server.service import MemoryService
 from server.config import Settings
-from server.store import GLOBAL, NewMemory, Scope, Store
+from server.store import NewMemory, Scope, Store
 from server import vecindex
 
 DIMS = 16
@@ -238,3 +238,74 @@ def test_reembed_replaces_every_vector_in_a_loaded_index(service, monkeypatch):
     after = service.recall("kafka consumer group", thread="t", k=10).memories
     assert [(m.id, m.score, m.match) for m in after] == [(m.id, m.score, m.match) for m in before]
     assert service.store._vectors.size == len(ids)
+
+
+@pytest.fixture
+def prescanned(tmp_path, monkeypatch):
+    """3,000 vectors of 64 dimensions near a 12-dimension subspace, like embeddings; pre-scan from 1,000."""
+    monkeypatch.setattr(vecindex, "PRESCAN_DIMS", 16)
+    monkeypatch.setattr(vecindex, "PRESCAN_MIN", 40)
+    monkeypatch.setattr(vecindex, "PRESCAN_SHARE", 0.02)
+    db = Database(tmp_path / "p.db")
+    migrate(db, SchemaContext(dimensions=64))
+    store = Store(db, "default", vector_prescan_from=1000)
+    rng = np.random.default_rng(7)
+    basis = rng.standard_normal((12, 64)).astype(np.float32)
+    vectors = rng.standard_normal((3000, 12)).astype(np.float32) @ basis
+    vectors += 0.3 * rng.standard_normal(vectors.shape).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with db.write() as conn:
+        ids = [_insert(store, conn, f"t{n % 5}", f"m{n}") for n in range(len(vectors))]
+    store.store_vectors(list(zip(ids, vectors)))
+    yield store, np.asarray(ids), vectors, rng
+    db.close()
+
+
+def test_the_prescan_keeps_recall_at_10_and_scores_exactly(prescanned):
+    store, ids, vectors, rng = prescanned
+    found = 0
+    for _ in range(50):
+        query = vectors[rng.integers(0, len(vectors))] + 0.3 * rng.standard_normal(64).astype(np.float32)
+        cosine = vectors @ query / np.linalg.norm(query)
+        exact = set(ids[np.argsort(-cosine, kind="stable")[:10]])
+        hits = store.knn(query, 10, Scope())
+        found += len(exact & {h[0] for h in hits})
+        by_id = dict(zip(ids.tolist(), cosine.tolist()))
+        assert [d for _, d in hits] == pytest.approx([1 - by_id[m] for m, _ in hits], abs=1e-5)  # re-scored exactly
+    index = store._vectors
+    assert index._basis is not None and index._basis.shape == (64, 16)  # the pre-scan ran
+    assert found / 500 >= 0.95
+
+
+def test_the_prescan_sees_writes_made_after_it_was_fitted(prescanned):
+    store, ids, vectors, rng = prescanned
+    store.knn(vectors[0], 10, Scope())  # fits the projection
+    fitted = store._vectors._basis
+    newcomer = _add(store, "t0", -vectors[0])  # far from everything it was fitted on
+    assert store.knn(-vectors[0], 1, Scope())[0][0] == newcomer
+    with store.db.write() as conn:
+        store.soft_delete(conn, newcomer, 9)
+        store.soft_delete(conn, int(ids[0]), 9)
+    assert {h[0] for h in store.knn(vectors[0], 10, Scope())}.isdisjoint({newcomer, int(ids[0])})
+    assert store._vectors._basis is fitted  # no refit until the rows double
+
+
+def test_below_the_limit_and_for_narrow_filters_search_stays_exact(prescanned, tmp_path):
+    store, ids, vectors, rng = prescanned
+    query = vectors[3]
+    one_thread = store.knn(query, 10, Scope(threads=("t3",)))  # a fifth of the rows: gathered, exact
+    in_thread = ids[3::5]
+    exact = in_thread[np.argsort(-(vectors[3::5] @ query), kind="stable")[:10]]
+    assert [h[0] for h in one_thread] == exact.tolist()
+    exact_store = Store(store.db, "default", vector_prescan_from=0)
+    assert [h[0] for h in exact_store.knn(query, 10, Scope())] == ids[np.argsort(-(vectors @ query), kind="stable")[:10]].tolist()
+    assert exact_store._vectors._basis is None
+
+
+def test_the_prescan_limit_is_a_setting():
+    from server.errors import SetupError
+
+    assert Settings.from_env({"MEMVAULT_VECTOR_PRESCAN_FROM": "0"}).vector_prescan_from == 0
+    assert Settings.from_env({}).vector_prescan_from == vecindex.DEFAULT_PRESCAN_FROM
+    with pytest.raises(SetupError, match="MEMVAULT_VECTOR_PRESCAN_FROM"):
+        Settings.from_env({"MEMVAULT_VECTOR_PRESCAN_FROM": "-5"})
