@@ -80,7 +80,9 @@ def main() -> None:
     home = Path(args.home) if args.home else Path(tempfile.mkdtemp(prefix="memvault-profile-"))
     service = MemoryService.open(Settings(home=home, embedder=embedder))
     service.embedder.wait_ready(600)
-    if not args.home:
+    if args.home:
+        size = service.store.count()["live"]  # what the kept store holds, not --memories
+    else:
         texts = base_texts(200 if args.quick else 3000)
         base = base_vectors(service.embedder, texts, embedder)
         build(service, *synthesise(size, texts, base, seed=size), threads=200)
