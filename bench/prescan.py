@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from scale import CACHE, MORE_QUERIES, base_texts, base_vectors  # noqa: E402
+from scale import MORE_QUERIES, base_texts, base_vectors, embed_cached  # noqa: E402
 
 SHARES = (0.002, 0.004, 0.01, 0.02)
 
@@ -44,16 +44,6 @@ def locomo(data: Path, every: int) -> tuple[list[str], list[str]]:
         return [], []
     lines = lambda name: (json.loads(x) for x in (data / name).read_text().splitlines() if x.strip())  # noqa: E731
     return [t["content"] for t in lines("memories.jsonl")], [q["question"] for q in lines("queries.jsonl")][::every]
-
-
-def embed_cached(embedder, texts: list[str], tag: str) -> np.ndarray:
-    path = CACHE / f"prescan-{tag}-{len(texts)}.npy"
-    if path.exists():
-        return np.load(path)
-    vectors = np.concatenate([embedder.embed(texts[i : i + 64]) for i in range(0, len(texts), 64)]).astype(np.float32)
-    CACHE.mkdir(exist_ok=True)
-    np.save(path, vectors)
-    return vectors
 
 
 def main() -> None:
@@ -74,8 +64,8 @@ def main() -> None:
     notes = base_texts(1500 if args.quick else 3000)
     turns, questions = ([], []) if args.quick else locomo(Path(args.data), every=5)
     vectors = np.concatenate([base_vectors(embedder, notes, name)]
-                             + ([embed_cached(embedder, turns, f"{name}-turns")] if turns else []))
-    queries = embed_cached(embedder, questions + MORE_QUERIES, f"{name}-queries")
+                             + ([embed_cached(embedder, turns, f"prescan-{name}-turns")] if turns else []))
+    queries = embed_cached(embedder, questions + MORE_QUERIES, f"prescan-{name}-queries")
     home = Path(tempfile.mkdtemp(prefix="memvault-prescan-"))
     db = Database(home / "v.db")
     migrate(db, SchemaContext(dimensions=vectors.shape[1]))

@@ -68,7 +68,12 @@ def base_texts(n: int) -> list[str]:
 
 
 def base_vectors(embedder, texts: list[str], tag: str) -> np.ndarray:
-    path = CACHE / f"base-{tag}-{len(texts)}.npy"
+    return embed_cached(embedder, texts, f"base-{tag}")
+
+
+def embed_cached(embedder, texts: list[str], tag: str) -> np.ndarray:
+    """The texts' vectors, embedded once and kept in bench/.cache (ignored by git) under `tag`."""
+    path = CACHE / f"{tag}-{len(texts)}.npy"
     if path.exists():
         return np.load(path)
     vectors = np.concatenate([embedder.embed(texts[i : i + 64]) for i in range(0, len(texts), 64)]).astype(np.float32)

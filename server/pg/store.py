@@ -99,6 +99,16 @@ def _tsquery(expression: str) -> tuple[str, list[str], bool] | None:
     return (f"{_WEBSEARCH} AS q", [text], own_only) if text else None
 
 
+def _matching(expression: str) -> tuple[str, str, list[Any]] | None:
+    """(the tsvector searched, `FROM ... WHERE ...` of live memories matching `expression`, its parameters)."""
+    tsquery = _tsquery(expression)
+    if tsquery is None:
+        return None
+    query, params, own_only = tsquery
+    vector = "ts_filter(tsv, '{a}')" if own_only else "tsv"
+    return vector, f"FROM memories, {query} WHERE {vector} @@ q AND deleted_at IS NULL", list(params)
+
+
 def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any]) -> None:
     if scope.threads is not None:
         where.append(f"{prefix}thread = ANY(%s)")
@@ -409,37 +419,27 @@ class PgStore:
     # -- search -------------------------------------------------------------
     def match_count(self, expression: str, cap: int) -> int:
         """Live memories of the tenant matching `expression`, counted up to `cap`."""
-        tsquery = _tsquery(expression)
-        if tsquery is None:
+        matching = _matching(expression)
+        if matching is None:
             return 0
-        query, params, own_only = tsquery
-        vector = "ts_filter(tsv, '{a}')" if own_only else "tsv"
-        sql = (
-            f"SELECT count(*) FROM (SELECT 1 FROM memories, {query} "
-            f"WHERE {vector} @@ q AND deleted_at IS NULL LIMIT %s) AS hits"
-        )
+        _, live, params = matching
         with self.db.read() as conn:
-            return conn.execute(sql, (*params, cap)).fetchone()[0]
+            return conn.execute(f"SELECT count(*) FROM (SELECT 1 {live} LIMIT %s) AS hits", (*params, cap)).fetchone()[0]
 
     def keyword(self, expression: str, limit: int, scope: Scope, window: int | None = None) -> list[tuple[int, float]]:
         """Full-text matches as (id, -ts_rank_cd): more negative is better, like SQLite's bm25.
 
         With `window`, only the newest `window` matches in scope are ranked.
         """
-        tsquery = _tsquery(expression)
-        if tsquery is None:
+        matching = _matching(expression)
+        if matching is None:
             return []
-        query, texts, own_only = tsquery
-        vector = "ts_filter(tsv, '{a}')" if own_only else "tsv"
-        where = [f"{vector} @@ q", "deleted_at IS NULL"]
-        params: list[Any] = [*texts]
+        vector, live, params = matching
+        where: list[str] = []
         _scope_filters(scope, "", where, params)
         # ts_rank_cd counts every occurrence (like bm25's term frequency); normalisation 1 divides by
         # 1 + log(length) so long texts do not win by size alone (bm25 normalises length too).
-        sql = (
-            f"SELECT id, -ts_rank_cd('{_WEIGHTS}', {vector}, q, 1) AS rank "
-            f"FROM memories, {query} WHERE " + " AND ".join(where)
-        )
+        sql = f"SELECT id, -ts_rank_cd('{_WEIGHTS}', {vector}, q, 1) AS rank {live}" + "".join(f" AND {w}" for w in where)
         if window is not None:
             sql = f"SELECT * FROM ({sql} ORDER BY id DESC LIMIT %s) AS newest"
             params.append(window)
@@ -475,13 +475,11 @@ class PgStore:
             return conn.execute(sql, params).fetchone()[0]
 
     def document_frequency(self, expression: str, scope: Scope) -> int:
-        tsquery = _tsquery(expression)
-        if tsquery is None:
+        matching = _matching(expression)
+        if matching is None:
             return 0
-        query, texts, own_only = tsquery
-        vector = "ts_filter(tsv, '{a}')" if own_only else "tsv"
-        sql = f"SELECT count(*) FROM memories, {query} WHERE {vector} @@ q AND deleted_at IS NULL"
-        params: list[Any] = [*texts]
+        _, live, params = matching
+        sql = f"SELECT count(*) {live}"
         if scope.threads is not None:
             sql += " AND thread = ANY(%s)"
             params.append(list(scope.threads))
