@@ -138,7 +138,7 @@ async def test_an_unexpected_failure_is_an_error_result_and_the_server_keeps_ser
         raise RuntimeError("disk on fire")
 
     async with Client(build_server(service)) as client:
-        monkeypatch.setattr(service.store, "match_count", boom)  # the first store call of every recall
+        monkeypatch.setattr(service.store, "match_count", boom)  # every recall with a searchable word counts its matches
         failed = await client.call_tool("recall", {"query": "anything"})
         assert failed.is_error and "recall" in failed.content[0].text
         assert "disk on fire" not in failed.content[0].text  # internals stay in the server log
