@@ -133,20 +133,27 @@ def query_postgres(url: str, queries: np.ndarray, truth: list[list[int]], ef: in
     store = PgStore(db, TENANT)
     try:
         store.knn(queries[0], 10, Scope())  # warm
-        times, hits = [], 0
         with db.read() as conn:
             plan = "\n".join(r[0] for r in conn.execute(
                 "EXPLAIN SELECT id FROM memories WHERE deleted_at IS NULL AND embedding IS NOT NULL "
                 "ORDER BY embedding <=> %s LIMIT 10", (queries[0],)))
-        for q, want in zip(queries, truth):
-            t = time.perf_counter()
-            got = [i for i, _ in store.knn(q, 10, Scope())]
-            times.append((time.perf_counter() - t) * 1000)
-            hits += len(set(got) & set(want))
+        figures = timed_knn(store, queries, truth)
     finally:
         db.close()
-    return {"ef_search": ef, "recall_at_10": hits / (10 * len(queries)), "p50_ms": statistics.median(times),
-            "p95_ms": pct(times, 95), "plan": "hnsw" if "memories_embedding" in plan else "scan"}
+    return {"ef_search": ef, **figures, "plan": "hnsw" if "memories_embedding" in plan else "scan"}
+
+
+def timed_knn(store, queries: np.ndarray, truth: list[list[int]]) -> dict:
+    """recall@10 against `truth` and p50/p95 of Store.knn over the queries."""
+    from server.store import Scope
+
+    times, hits = [], 0
+    for q, want in zip(queries, truth):
+        t = time.perf_counter()
+        got = [i for i, _ in store.knn(q, 10, Scope())]
+        times.append((time.perf_counter() - t) * 1000)
+        hits += len(set(got) & set(want))
+    return {"recall_at_10": hits / (10 * len(queries)), "p50_ms": statistics.median(times), "p95_ms": pct(times, 95)}
 
 
 def sqlite_figures(vectors: np.ndarray, queries: np.ndarray, truth: list[list[int]]) -> dict:
@@ -175,16 +182,10 @@ def sqlite_figures(vectors: np.ndarray, queries: np.ndarray, truth: list[list[in
             load = time.perf_counter() - t
             store = Store(db, TENANT)
             store.knn(queries[0], 10, Scope())
-            times, hits = [], 0
-            for q, want in zip(queries, truth):
-                t = time.perf_counter()
-                got = [i for i, _ in store.knn(q, 10, Scope())]
-                times.append((time.perf_counter() - t) * 1000)
-                hits += len(set(got) & set(want))
+            figures = timed_knn(store, queries, truth)
         finally:
             db.close()
-    return {"insert_s": load, "recall_at_10": hits / (10 * len(queries)), "p50_ms": statistics.median(times),
-            "p95_ms": pct(times, 95)}
+    return {"insert_s": load, **figures}
 
 
 def main() -> int:

@@ -50,12 +50,7 @@ def run_backend(settings, texts: list[str], queries: list[str]) -> dict:
             service.remember(text, thread=f"project-{i % 20}")
             writes.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        embedded = 0
-        while True:
-            n = service.indexer.run_once(limit=512)
-            if not n:
-                break
-            embedded += n
+        embedded = service.embed_backlog()
         backfill = embedded / (time.perf_counter() - t)
         service.recall(queries[0])  # warm caches
         every, one = [], []

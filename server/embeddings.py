@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import re
 import threading
 import time
@@ -130,15 +129,9 @@ class MiniLMEmbedder:
             self._go.wait(delay)
         started = time.perf_counter()
         try:
-            for key, value in (
-                ("HF_HUB_OFFLINE", "1"),
-                ("TRANSFORMERS_OFFLINE", "1"),
-                ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
-                ("HF_HUB_DISABLE_TELEMETRY", "1"),
-                ("TRANSFORMERS_VERBOSITY", "error"),
-                ("TOKENIZERS_PARALLELISM", "false"),
-            ):
-                os.environ.setdefault(key, value)
+            from server.modelprep import go_offline
+
+            go_offline()
             if self.requested_runtime == "torch":
                 self._run, self._max_batch = _torch_runner(self.threads), self.batch_size
                 self.runtime = "torch"

@@ -165,15 +165,21 @@ def prepare(folder: Path | None = None, force: bool = False) -> dict:
         return {"exported": True, "reason": reason, "seconds": round(seconds, 1), "path": str(folder / ONNX_FILE)}
 
 
-def _export(folder: Path, source: Path, started: float) -> None:
+def go_offline() -> None:
+    """Keep Hugging Face libraries off the network and quiet (the weights are on disk), unless set otherwise."""
     for key, value in (
         ("HF_HUB_OFFLINE", "1"),
         ("TRANSFORMERS_OFFLINE", "1"),
         ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
         ("HF_HUB_DISABLE_TELEMETRY", "1"),
         ("TRANSFORMERS_VERBOSITY", "error"),
+        ("TOKENIZERS_PARALLELISM", "false"),
     ):
         os.environ.setdefault(key, value)
+
+
+def _export(folder: Path, source: Path, started: float) -> None:
+    go_offline()
     import warnings
 
     try:

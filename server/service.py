@@ -135,15 +135,7 @@ class MemoryService:
             total = self.store.reset_vectors(conn, self.embedder.dimensions)
             self.store.set_meta(conn, "embedding_model", self.embedder.model_id)
             self.store.set_meta(conn, "embedding_dimensions", str(self.embedder.dimensions))
-        done = 0
-        while True:
-            count = self.indexer.run_once(limit=512)
-            if not count:
-                break
-            done += count
-            if progress:
-                progress(done, total)
-        return done
+        return self._drain_queue(total, progress)
 
     def embed_backlog(self, progress: Callable[[int, int], None] | None = None, model_wait: float = 600.0) -> int:
         """Embed every memory still waiting for a vector, now (after an import); returns how many.
@@ -153,15 +145,16 @@ class MemoryService:
         """
         if not self.embedder.wait_ready(model_wait):
             return 0
-        total = self.store.count()["pending_embeddings"]
+        return self._drain_queue(self.store.count()["pending_embeddings"], progress)
+
+    def _drain_queue(self, total: int, progress: Callable[[int, int], None] | None) -> int:
+        """Embed the queue batch by batch until it is empty; returns how many were embedded."""
         done = 0
-        while True:
-            count = self.indexer.run_once(limit=512)
-            if not count:
-                return done
+        while count := self.indexer.run_once(limit=512):
             done += count
             if progress:
                 progress(done, max(total, done))
+        return done
 
     def start_background(self, model_delay: float = 0.0) -> None:
         """Begin loading the model, backfilling vectors and the daily log; returns at once."""

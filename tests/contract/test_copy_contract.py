@@ -17,16 +17,9 @@ from server.textindex import index_text, match_expression
 
 
 @pytest.fixture
-def empty(svc, tmp_path, clock):
+def empty(other_settings, clock):
     """Another empty store of the same backend (a new SQLite file, or a new PostgreSQL tenant)."""
-    settings = svc.settings.with_(home=tmp_path / "other")
-    if settings.database_url:
-        from pgharness import tenant_settings
-
-        settings = tenant_settings(settings, settings.database_url)
-    else:
-        settings.files_dir.mkdir(parents=True)
-    service = MemoryService.open(settings, embedder=HashEmbedder(), clock=clock, check_model=False)
+    service = MemoryService.open(other_settings, embedder=HashEmbedder(), clock=clock, check_model=False)
     yield service
     service.close()
 

@@ -20,20 +20,6 @@ from server.store import IndexDrift, Scope
 from server.textindex import any_of, index_text, match_expression, term_expression, with_any_of, without_any_of
 
 
-def _fresh(svc, tmp_path, clock):
-    """Another empty store of the same backend (a new SQLite home, or a new PostgreSQL tenant)."""
-    settings = svc.settings.with_(home=tmp_path / "other")
-    if settings.database_url:
-        from pgharness import tenant_settings
-
-        settings = tenant_settings(settings, settings.database_url)
-    else:
-        settings.files_dir.mkdir(parents=True)
-        (settings.files_dir / "SOUL.md").write_text("# SOUL\n")
-        (settings.files_dir / "MEMORY.md").write_text("# MEMORY\n")
-    return MemoryService.open(settings, embedder=HashEmbedder(), clock=clock)
-
-
 def _rows(svc, **kw):
     with svc.db.read() as conn:
         return svc.store.rows(conn, **kw)
@@ -302,7 +288,7 @@ def test_stats_and_health_have_the_same_shape(svc):
     assert (report.live, report.pending, report.problems()) == (1, 1, [])
 
 
-def test_export_import_round_trips_every_field_into_an_empty_store(svc, tmp_path, clock):
+def test_export_import_round_trips_every_field_into_an_empty_store(svc, tmp_path, clock, other_settings):
     a = svc.remember("Jobs run on Celery", kind="decision", thread="api", tags=["queue"], created_at="2025-12-01").id
     b = svc.remember("Jobs run on Dramatiq", kind="decision", thread="api", tags=["queue", "infra"]).id
     gone = svc.remember("Old VPN is vpn.example.com").id
@@ -317,7 +303,10 @@ def test_export_import_round_trips_every_field_into_an_empty_store(svc, tmp_path
     [doc] = archive.export(svc).values()
     path = tmp_path / "a.json"
     archive.write({"archive.json": doc}, path)
-    other = _fresh(svc, tmp_path, clock)
+    if not other_settings.database_url:
+        (other_settings.files_dir / "SOUL.md").write_text("# SOUL\n")
+        (other_settings.files_dir / "MEMORY.md").write_text("# MEMORY\n")
+    other = MemoryService.open(other_settings, embedder=HashEmbedder(), clock=clock)
     try:
         report = archive.import_file(other, path)
         assert report["counts"]["imported"] == 5 and report["counts"]["verified"] == 5
