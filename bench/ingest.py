@@ -38,9 +38,9 @@ sys.path.insert(0, str(HERE))
 
 from corpus import QUERIES, memories  # noqa: E402
 
-from server import archive  # noqa: E402
+from server.curation import archive  # noqa: E402
 from server.config import Settings  # noqa: E402
-from server.embeddings import HashEmbedder, MiniLMEmbedder  # noqa: E402
+from server.embedding.embedders import HashEmbedder, MiniLMEmbedder  # noqa: E402
 from server.service import MemoryService  # noqa: E402
 
 

@@ -43,9 +43,9 @@ sys.path.insert(0, str(ROOT))
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
-from server import health  # noqa: E402
+from server.storage import health  # noqa: E402
 from server.config import Settings  # noqa: E402
-from server.db import Database  # noqa: E402
+from server.storage.sqlite.db import Database  # noqa: E402
 from server.service import MemoryService  # noqa: E402
 
 SHARED_THREAD = "shared"

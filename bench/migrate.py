@@ -35,8 +35,8 @@ from corpus import memories  # noqa: E402
 
 def build(home: Path, n: int) -> Path:
     from server.config import Settings
-    from server.curator import Curator
-    from server.embeddings import HashEmbedder
+    from server.curation.curator import Curator
+    from server.embedding.embedders import HashEmbedder
     from server.service import MemoryService
 
     settings = Settings(home=home, embedder="hash")
@@ -53,7 +53,7 @@ def build(home: Path, n: int) -> Path:
             curator.run("supersede", ids=[old], replacement_id=new, dry_run=False)
         svc.threads.configure("project-1", title="Project 1", system_prompt="Prefer small diffs.")
         svc.threads.add_messages("project-1", [{"role": "user", "content": f"message {i}"} for i in range(20)])
-        svc.threads.global_prompts("set", name="style", content="Be brief.", priority=3)
+        svc.global_prompts.run("set", name="style", content="Be brief.", priority=3)
     finally:
         svc.close()
     return home / "memvault.db"

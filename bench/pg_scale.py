@@ -125,9 +125,9 @@ def load_postgres(admin_uri: str, vectors: np.ndarray, m: int, ef_construction: 
 
 
 def query_postgres(url: str, queries: np.ndarray, truth: list[list[int]], ef: int) -> dict:
-    from server.pg.db import PgDatabase
-    from server.pg.store import PgStore
-    from server.store import Scope
+    from server.storage.pg.db import PgDatabase
+    from server.storage.pg.store import PgStore
+    from server.storage.sqlite.store import Scope
 
     db = PgDatabase(url, TENANT, pool_size=1, ef_search=ef)
     store = PgStore(db, TENANT)
@@ -145,7 +145,7 @@ def query_postgres(url: str, queries: np.ndarray, truth: list[list[int]], ef: in
 
 def timed_knn(store, queries: np.ndarray, truth: list[list[int]]) -> dict:
     """recall@10 against `truth` and p50/p95 of Store.knn over the queries."""
-    from server.store import Scope
+    from server.storage.sqlite.store import Scope
 
     times, hits = [], 0
     for q, want in zip(queries, truth):
@@ -157,9 +157,9 @@ def timed_knn(store, queries: np.ndarray, truth: list[list[int]]) -> dict:
 
 
 def sqlite_figures(vectors: np.ndarray, queries: np.ndarray, truth: list[list[int]]) -> dict:
-    from server.db import Database
-    from server.migrations import SchemaContext, migrate
-    from server.store import Scope, Store
+    from server.storage.sqlite.db import Database
+    from server.storage.sqlite.migrations import SchemaContext, migrate
+    from server.storage.sqlite.store import Scope, Store
 
     with tempfile.TemporaryDirectory() as home:
         db = Database(Path(home) / "scale.db")

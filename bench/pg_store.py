@@ -39,7 +39,7 @@ def pct(values: list[float], p: float) -> float:
 
 
 def run_backend(settings, texts: list[str], queries: list[str]) -> dict:
-    from server.embeddings import HashEmbedder
+    from server.embedding.embedders import HashEmbedder
     from server.service import MemoryService
 
     service = MemoryService.open(settings, embedder=HashEmbedder())
@@ -76,7 +76,7 @@ def keyword_under_rls(pg, app_url: str, tenant: str, queries: list[str]) -> dict
 
     from server.textindex import match_expression
 
-    from server.pg.store import _tsquery_text
+    from server.storage.pg.store import _tsquery_text
 
     sql = ("SELECT id FROM memories, websearch_to_tsquery('english', %s) AS q "
            "WHERE tsv @@ q AND deleted_at IS NULL ORDER BY -ts_rank_cd(tsv, q, 1) LIMIT 50")

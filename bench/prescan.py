@@ -52,11 +52,11 @@ def main() -> None:
     ap.add_argument("--data", default=str(HERE.parent.parent / "shared" / "data" / "locomo"))
     ap.add_argument("--out", default=str(HERE / "results" / "prescan.json"))
     args = ap.parse_args()
-    from server import vecindex
-    from server.db import Database
-    from server.embeddings import make_embedder
-    from server.migrations import SchemaContext, migrate
-    from server.store import NewMemory, Scope, Store
+    from server.storage.sqlite import vectors as vecindex
+    from server.storage.sqlite.db import Database
+    from server.embedding.embedders import make_embedder
+    from server.storage.sqlite.migrations import SchemaContext, migrate
+    from server.storage.sqlite.store import NewMemory, Scope, Store
 
     name = "hash" if args.quick else "minilm"
     embedder = make_embedder(name)

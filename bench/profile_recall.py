@@ -38,7 +38,7 @@ def stages(service, query: str, thread: str) -> dict[str, float]:
     """Wall time of each stage of one recall, calling what MemoryService.recall calls, in order."""
     from server import ranking
     from server.search import keyword_hits, keyword_plan
-    from server.store import Scope
+    from server.storage.sqlite.store import Scope
 
     store = service.store
     scope = Scope(threads=service._read_threads(thread))

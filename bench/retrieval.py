@@ -138,7 +138,7 @@ def _quantiles(values: list[float]) -> dict[str, float]:
 
 
 def run_coding(path: Path) -> dict:
-    from server.curator import Curator
+    from server.curation.curator import Curator
 
     spec = json.loads(path.read_text())
     service = open_service(Path(tempfile.mkdtemp(prefix="memvault-coding-")))

@@ -99,7 +99,7 @@ def synthesise(n: int, texts: list[str], base: np.ndarray, seed: int) -> tuple[l
 
 
 def build(service, texts: list[str], vectors: np.ndarray, threads: int) -> float:
-    from server.store import NewMemory
+    from server.storage.sqlite.store import NewMemory
     from server.textindex import index_text
     from server.service import content_hash
 
@@ -149,7 +149,7 @@ def timed(fn, repeat: int) -> list[float]:
 def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
     from server.config import Settings
     from server.service import MemoryService
-    from server.store import Scope
+    from server.storage.sqlite.store import Scope
 
     home = Path(tempfile.mkdtemp(prefix=f"memvault-scale-{size}-"))
     settings = Settings(home=home, embedder=embedder_name)

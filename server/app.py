@@ -22,11 +22,13 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from server import __version__
-from server.context import build_thread_prompt
+from server.thread_prompt import build_thread_prompt
 from server.errors import InvalidInput, MemvaultError, NotFound
-from server.memfiles import bounded, safe_day
-from server.curator import Curator
+from server.budget import bounded
+from server.files.days import safe_day
+from server.curation.curator import Curator
 from server.models import (
+    Principal,
     CurateResult,
     ForgetResult,
     GlobalPromptsResult,
@@ -36,8 +38,7 @@ from server.models import (
     ThreadPromptResult,
 )
 from server.service import MemoryService
-from server.identity import Principal
-from server.tenants import Tenants, current_identity, http_origin
+from server.http.tenants import Tenants, current_identity, http_origin
 from server.threads import thread_info
 
 log = logging.getLogger(__name__)
@@ -251,7 +252,7 @@ def build_server(
         priority: Annotated[int | None, Field(ge=-1000, le=1000, description="Higher comes first in thread_prompt; default 0.")] = None,
     ) -> GlobalPromptsResult:
         """Manage global prompts: standing instructions included in every thread's context (thread_prompt), highest priority first. Returns all prompts after the change."""
-        return await call(current().threads.global_prompts, action, name, content, priority)
+        return await call(current().global_prompts.run, action, name, content, priority)
 
     # -- resources --------------------------------------------------------------
     @mcp.resource("memory://soul", name="SOUL.md", mime_type="text/markdown",

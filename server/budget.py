@@ -1,4 +1,4 @@
-"""Fitting a conversation's start context into a token budget.
+"""Fitting text into limits: a conversation's start context into a token budget (`fit`), a resource into a character cap (`bounded`).
 
 The server assembles the context from parts in a fixed order — SOUL.md, the active global
 prompts (by priority), the thread's system prompt, MEMORY.md, the memories relevant to the
@@ -344,3 +344,43 @@ def start_context_parts(
         Part("Relevant memories", priority=10, items=tuple(memories), noun="memories"),
         Part("Recent messages", priority=20, items=tuple(messages), drop="first", noun="messages"),
     ]
+
+
+def bounded(text: str, max_chars: int, how_to_see_more: str) -> str:
+    """``text`` if it fits in ``max_chars``; otherwise its head, cut at a line end, plus a marker.
+
+    The marker says how many characters and lines were left out, from which line, and
+    ``how_to_see_more`` (e.g. "call read_memory with offset=120"). The result never exceeds
+    ``max_chars`` unless even the bare marker does not fit, in which case only the marker
+    is returned (so the reader still learns that there is something to fetch). A first line
+    longer than the limit is cut at a space (or, with none, mid-word), and the marker says so.
+    """
+    if max_chars < 0:
+        raise ValueError("max_chars must be 0 or more")
+    if len(text) <= max_chars:
+        return text
+
+    def marker(chars: int, lines: int, from_line: int, partial: bool) -> str:
+        where = f"from the middle of line {from_line}" if partial else f"from line {from_line}"
+        return f"[… {chars} more characters in {lines} more lines not shown, {where}; {how_to_see_more}]"
+
+    total_lines = _count_lines(text)
+    # Reserve room for the widest marker this text could need (numbers only get smaller).
+    room = max_chars - len(marker(len(text), total_lines, total_lines, True)) - 1
+    if room <= 0:
+        return marker(len(text), total_lines, 1, False)
+    cut = text.rfind("\n", 0, room + 1)
+    partial = cut < 0
+    if partial:  # not even one whole line fits: cut at a space, else anywhere
+        space = max(text.rfind(" ", 0, room + 1), text.rfind("\t", 0, room + 1))
+        cut = space if space > 0 else room
+    kept, rest = text[:cut], text[cut:]
+    if not partial:
+        rest = rest[1:]  # the newline we cut at
+    from_line = kept.count("\n") + 1 + (0 if partial else 1)
+    note = marker(len(rest), _count_lines(rest), from_line, partial)
+    return f"{kept}\n{note}" if kept else note
+
+
+def _count_lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)

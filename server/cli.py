@@ -48,7 +48,7 @@ def _serve(settings: Settings) -> int:
 
 
 def _serve_http(settings: Settings, args: argparse.Namespace) -> int:
-    from server import http_transport
+    from server.http import transport as http_transport
 
     if args.auth:
         settings = settings.with_(http_auth=args.auth)
@@ -59,10 +59,10 @@ def _serve_http(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _token(settings: Settings, args: argparse.Namespace) -> int:
-    from server.backend import open_database
+    from server.storage.opener import open_database
     from server.clock import system_clock, to_millis
-    from server.embeddings import make_embedder
-    from server.tokens import TokenStore
+    from server.embedding.embedders import make_embedder
+    from server.http.tokens import TokenStore
 
     # The server's own store (SQLite file or MEMVAULT_DATABASE_URL); a first command on a
     # fresh home creates the SQLite store as the server would.
@@ -127,7 +127,7 @@ def _info(settings: Settings) -> int:
 
 
 def _onnx_export_state(settings: Settings) -> str:
-    from server import modelprep
+    from server.embedding import export as modelprep
 
     folder = modelprep.cache_dir({"MEMVAULT_MODEL_CACHE": str(settings.model_cache)} if settings.model_cache else None)
     try:
@@ -139,7 +139,7 @@ def _onnx_export_state(settings: Settings) -> str:
 
 def _model(settings: Settings, args: argparse.Namespace) -> int:
     """`memvault model prepare`: the one-time ONNX export (this process may import torch; the server never does)."""
-    from server import modelprep
+    from server.embedding import export as modelprep
 
     argv = ["--force"] if args.force else []
     if settings.model_cache is not None:
@@ -158,8 +158,8 @@ def _progress(verb: str):  # noqa: ANN202 - a small closure
 def _export(settings: Settings, args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from server import archive
-    from server.curator import Curator
+    from server.curation import archive
+    from server.curation.curator import Curator
     from server.service import MemoryService
 
     if args.output == "-" and args.split_by_month:
@@ -188,8 +188,8 @@ def _export(settings: Settings, args: argparse.Namespace) -> int:
 def _import(settings: Settings, args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from server import archive
-    from server.curator import Curator
+    from server.curation import archive
+    from server.curation.curator import Curator
     from server.service import MemoryService
 
     target = Path(args.file)
@@ -220,7 +220,7 @@ def _import(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _migrate(args: argparse.Namespace) -> int:
-    from server import migrate
+    from server.storage import copy as migrate
 
     return migrate.main(args)
 
@@ -273,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     mg.add_argument("--admin-url", metavar="URL", help="a superuser's postgresql:// URL, only to list a PostgreSQL source's tenants "
                     "(row-level security hides them from the application role)")
     mg.add_argument("--batch-size", type=int, default=500, metavar="N", help="memories per transaction (default 500)")
-    from server.pg import commands as db_commands  # imports no driver until a db command runs
+    from server.storage.pg import commands as db_commands  # imports no driver until a db command runs
 
     db_commands.add_parser(sub)
     im.add_argument("--no-embed", action="store_true",

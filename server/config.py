@@ -100,7 +100,7 @@ class Settings:
     promote_min_score: float = 0.65
     # Curation actions run once a day at start-up, e.g. "compress,dedupe"; empty = never.
     curate_on_start: str = ""
-    # Who writes (server.identity.Principal); recorded on new memories, optional.
+    # Who writes (server.models.Principal); recorded on new memories, optional.
     user: str | None = None
     agent: str | None = None
     # postgresql://... switches the store to PostgreSQL + pgvector (see docs/postgres.md);

@@ -3,6 +3,7 @@
     MemvaultError
     ├── InvalidInput        the caller's arguments are wrong; the message says how to fix them
     ├── NotFound            an id or name that does not exist (or no longer does)
+    │   └── MissingFile         a memory file or a day's log is not there (also a FileNotFoundError)
     └── SetupError          the installation or the store cannot be used as it is
         ├── DriverUnavailable   no SQLite driver here can load extensions
         └── ModelMismatch       the store was embedded with another model
@@ -21,6 +22,10 @@ class InvalidInput(MemvaultError):
 
 class NotFound(MemvaultError):
     """The memory, thread or prompt asked for does not exist."""
+
+
+class MissingFile(NotFound, FileNotFoundError):
+    """A memory file (or a day's log) does not exist. Also a FileNotFoundError, for file-handling callers."""
 
 
 class SetupError(MemvaultError):

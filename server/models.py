@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from server.config import Settings
 
 KINDS = ("fact", "preference", "decision", "note", "summary", "event", "task", "snippet", "turn")
 Kind = Literal["fact", "preference", "decision", "note", "summary", "event", "task", "snippet", "turn"]
@@ -16,6 +20,24 @@ CONVERSATION_KIND = "turn"
 GLOBAL_THREAD = "global"
 #: In recall, the thread name that means "search every thread".
 ALL_THREADS = "*"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: the tenant a store is confined to, and the user and agent behind a write.
+
+    Over stdio there is one principal per process: tenant = MEMVAULT_NAMESPACE, user and
+    agent from MEMVAULT_USER / MEMVAULT_AGENT (both optional). A multi-tenant transport
+    (HTTP with bearer tokens) maps each request's token to a Principal instead.
+    """
+
+    tenant: str
+    user: str | None = None
+    agent: str | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Principal:
+        return cls(tenant=settings.namespace, user=settings.user, agent=settings.agent)
 
 
 class Memory(BaseModel):

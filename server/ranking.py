@@ -45,7 +45,7 @@ matches in our tests) and the others are scaled relative to it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable, Mapping
 

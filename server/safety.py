@@ -57,7 +57,7 @@ prompt injection will be flagged too, which is the safe direction.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 
 from server.lazyre import LazyRe as _LazyRe
 

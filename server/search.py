@@ -16,7 +16,7 @@ import numpy as np
 
 from server import ranking
 from server.clock import from_millis
-from server.store import MemoryRow, Scope, Store
+from server.storage.sqlite.store import MemoryRow, Scope, Store
 from server.textindex import any_of, query_terms, term_expression, with_any_of, without_any_of
 
 

@@ -14,11 +14,12 @@ from datetime import datetime
 from server import validation as check
 from server.clock import Clock, iso, system_clock, to_millis
 from server.config import Settings
-from server.storage import Database
-from server.embeddings import Embedder, make_embedder
+from server.storage.protocol import Database
+from server.embedding.embedders import Embedder, make_embedder
 from server.errors import InvalidInput, ModelMismatch, NotFound
-from server.indexer import Indexer
+from server.embedding.backfill import Indexer
 from server.models import (
+    Principal,
     ALL_THREADS,
     GLOBAL_THREAD,
     ForgetResult,
@@ -27,16 +28,18 @@ from server.models import (
     RememberResult,
 )
 from server.config import templates_dir
-from server.fileindex import FILE_SOURCE, FileIndex
-from server.memfiles import DailyEntry, MemoryFiles, sweep_temp_files
+from server.files.index import FILE_SOURCE, FileIndex
+from server.files.dailylog import DailyEntry
+from server.files.folder import MemoryFiles
+from server.files.atomic import sweep_temp_files
 from server import ranking
 from server.redact import redact
 from server.safety import instruction_flags
 from server.search import search
-from server.backend import make_store, open_database
-from server.identity import Principal
-from server.store import GLOBAL, IndexDrift, MemoryRow, NewMemory, Scope
+from server.storage.opener import make_store, open_database
+from server.storage.sqlite.store import GLOBAL, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
+from server.global_prompts import GlobalPrompts
 from server.threads import Threads
 
 log = logging.getLogger(__name__)
@@ -72,6 +75,7 @@ class MemoryService:
                             ", ".join(str(p.relative_to(folder)) for p in left[:5]))
         self.file_index = FileIndex(self.store, self.files, clock, settings.max_content_bytes)
         self.threads = Threads(self.store, settings, clock)
+        self.global_prompts = GlobalPrompts(self.store, settings, clock)
 
     @classmethod
     def open(

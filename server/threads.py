@@ -1,4 +1,4 @@
-"""Threads (title, system prompt, archive, recent-message window) and global prompts."""
+"""Threads: title, system prompt, archived flag and the recent-message window."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ from server.clock import Clock, iso, to_millis
 from server.config import Settings
 from server.errors import InvalidInput, NotFound
 from server.redact import redact
-from server.models import GlobalPromptInfo, GlobalPromptsResult, ThreadInfo
-from server.store import Store, Thread
+from server.models import ThreadInfo
+from server.storage.sqlite.store import Store, Thread
 
 ROLES = ("user", "assistant", "system", "tool")
 MAX_MESSAGES_PER_CALL = 50
-PROMPT_ACTIONS = ("list", "set", "activate", "deactivate", "delete")
 
 
 def thread_info(thread: Thread) -> ThreadInfo:
@@ -89,43 +88,3 @@ class Threads:
                 self.store.touch_thread(conn, thread, now)
                 self.store.add_messages(conn, thread, turns, now, keep=self.settings.window_size)
         return len(turns)
-
-    # -- global prompts -------------------------------------------------------
-    def global_prompts(
-        self, action: str, name: str | None = None, content: str | None = None, priority: int | None = None
-    ) -> GlobalPromptsResult:
-        if action not in PROMPT_ACTIONS:
-            raise InvalidInput(f"unknown action {action!r}; use one of: {', '.join(PROMPT_ACTIONS)}")
-        if priority is not None and (
-            isinstance(priority, bool) or not isinstance(priority, int) or not -1000 <= priority <= 1000
-        ):
-            raise InvalidInput("priority must be a whole number from -1000 to 1000 (higher comes first)")
-        message = "Global prompts, highest priority first."
-        if action != "list":
-            if name is None:
-                raise InvalidInput(f"action {action!r} needs the prompt's name")
-            name = check.thread_name(name)
-            now = to_millis(self.clock())
-            with self.store.db.write() as conn:
-                if action == "set":
-                    if content is None:
-                        raise InvalidInput("action 'set' needs content: the prompt's text")
-                    text = redact(check.text(content, "content", self.settings.max_content_bytes)).text
-                    self.store.put_global_prompt(conn, name, text, priority if priority is not None else 0, now)
-                    message = f"Global prompt {name!r} saved and active."
-                elif action == "delete":
-                    if not self.store.delete_global_prompt(conn, name):
-                        raise NotFound(f"No global prompt {name!r}; action 'list' shows them.")
-                    message = f"Global prompt {name!r} deleted."
-                else:
-                    fields: dict[str, int] = {"active": int(action == "activate")}
-                    if priority is not None:
-                        fields["priority"] = priority
-                    if not self.store.set_global_prompt(conn, name, now, **fields):
-                        raise NotFound(f"No global prompt {name!r}; action 'list' shows them.")
-                    message = f"Global prompt {name!r} {action}d."
-        prompts = [
-            GlobalPromptInfo(name=p.name, content=p.content, active=p.active, priority=p.priority)
-            for p in self.store.global_prompts(active_only=False)
-        ]
-        return GlobalPromptsResult(prompts=prompts, message=message)

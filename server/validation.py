@@ -13,6 +13,8 @@ from server.errors import InvalidInput
 from server.models import ALL_THREADS, GLOBAL_THREAD, KINDS
 
 _THREAD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
+#: A tenant is a namespace: the same rule as MEMVAULT_NAMESPACE (config.Settings.from_env).
+_TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 def _show(value: Any, limit: int = 80) -> str:
@@ -150,3 +152,9 @@ def memory_id(value: Any) -> int:
 
 def is_reserved_thread(value: str) -> bool:
     return value in (GLOBAL_THREAD, ALL_THREADS)
+
+
+def tenant_name(value: str) -> str:
+    if not isinstance(value, str) or not _TENANT.match(value):
+        raise InvalidInput(f"tenant {value!r}: use 1-64 letters, digits, '.', '_' or '-' (it names a namespace)")
+    return value

@@ -13,7 +13,7 @@ import pytest
 
 from server.clock import FrozenClock
 from server.config import Settings
-from server.embeddings import HashEmbedder
+from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
 
 T0 = datetime(2026, 5, 4, 9, 30, tzinfo=timezone.utc)
@@ -35,7 +35,7 @@ _SESSION_START = time.time()
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Say how long the session's ONNX export took (CI's export cost, seen in every log)."""
-    from server.modelprep import MANIFEST_FILE, cache_dir
+    from server.embedding.export import MANIFEST_FILE, cache_dir
 
     manifest = cache_dir() / MANIFEST_FILE
     if os.environ.get("MEMVAULT_MODEL_CACHE") and manifest.exists() and manifest.stat().st_mtime >= _SESSION_START:
@@ -78,7 +78,6 @@ def service(settings: Settings, clock: FrozenClock) -> Iterator[MemoryService]:
 # up as a real deployment is: `memvault db init` as the superuser, then the tests
 # connect as the application role. Each test gets a tenant of its own, which is a
 # fresh, empty store (every row is tenant-scoped).
-import os  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -102,7 +101,7 @@ def pg_url(pg_server) -> str:
     from server.cli import main
 
     assert main(["db", "init", "--admin-url", pg_server.uri]) == 0
-    from server.pg.bootstrap import InitPlan, app_url
+    from server.storage.pg.bootstrap import InitPlan, app_url
 
     return app_url(pg_server.uri, InitPlan())
 

@@ -189,7 +189,7 @@ def initialised_server(base: str | None = "/dev/shm"):
     """A throwaway server with memvault's database made by `memvault db init`, as an
     administrator would: yields (server, the application role's URL). For benchmarks and
     scripts; the tests use the session fixtures in conftest.py."""
-    from server.pg.bootstrap import InitPlan, app_url
+    from server.storage.pg.bootstrap import InitPlan, app_url
 
     base = base if base and os.path.isdir(base) else None
     reap_stale(base)

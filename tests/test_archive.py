@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from server import archive
-from server.archive import ArchiveError
-from server.curator import Curator
-from server.embeddings import HashEmbedder
+from server.curation import archive
+from server.curation.archive import ArchiveError
+from server.curation.curator import Curator
+from server.embedding.embedders import HashEmbedder
 from server.errors import InvalidInput
 from server.service import MemoryService
 

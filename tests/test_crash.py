@@ -16,10 +16,10 @@ import time
 import pytest
 from spawn import call, handshake, spawn
 
-from server import health
+from server.storage import health
 from server.config import Settings
-from server.db import Database
-from server.embeddings import HashEmbedder
+from server.storage.sqlite.db import Database
+from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
 
 pytestmark = pytest.mark.e2e

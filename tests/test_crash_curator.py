@@ -22,11 +22,12 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from spawn import call, handshake, spawn
 
-from server import archive, health
+from server.curation import archive
+from server.storage import health
 from server.config import Settings
-from server.curator import Curator
-from server.db import Database
-from server.embeddings import HashEmbedder
+from server.curation.curator import Curator
+from server.storage.sqlite.db import Database
+from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService, content_hash
 
 pytestmark = pytest.mark.e2e
@@ -268,7 +269,7 @@ def test_kill_9_during_import_compress_and_promote(tmp_path):
 _HOLD = """
 import sys, time
 from pathlib import Path
-from server.memfiles import _temp_file
+from server.files.atomic import _temp_file
 fd, tmp = _temp_file(Path(sys.argv[1]))
 import os
 os.write(fd, b"half a MEMORY.md")
@@ -281,7 +282,7 @@ def test_temp_file_of_a_killed_write_is_swept_but_a_live_one_is_kept(tmp_path):
     import subprocess
     import sys
 
-    from server.memfiles import sweep_temp_files
+    from server.files.atomic import sweep_temp_files
     from spawn import server_env
 
     files = tmp_path / "files"

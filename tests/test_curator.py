@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from server.compress import compress, tier_for_age
-from server.curator import Curator, retention_score
+from server.curation.compress import compress, tier_for_age
+from server.curation.curator import Curator, retention_score
 from server.errors import InvalidInput, NotFound
-from server.memfiles import parse_curation
+from server.files.dailylog import parse_curation
 from server.service import content_hash
 
 LONG = (
@@ -247,7 +247,7 @@ def test_promotion_stops_at_the_size_cap_and_says_so(service, settings, clock):
 
 
 def test_the_source_daily_line_is_named_when_the_memory_has_one(service, curator, clock):
-    from server.memfiles import DailyEntry
+    from server.files.dailylog import DailyEntry
 
     memory_id = service.remember("Prefers pytest", kind="preference").id
     curator.files.append_daily(clock(), DailyEntry("preference", "Prefers pytest", id=memory_id))

@@ -7,8 +7,8 @@ import os
 import pytest
 
 from server.config import Settings, templates_dir
-from server.embeddings import HashEmbedder
-from server.memfiles import parse_daily
+from server.embedding.embedders import HashEmbedder
+from server.files.dailylog import parse_daily
 from server.service import MemoryService
 
 
@@ -111,6 +111,6 @@ def test_bad_daily_names_never_become_paths(service, day):
     from server.errors import InvalidInput
 
     with pytest.raises(InvalidInput):
-        from server.memfiles import safe_day
+        from server.files.days import safe_day
 
         safe_day(day)

@@ -13,8 +13,8 @@ import httpx2
 import pytest
 from http_spawn import HttpServer, cli, connect, token
 
-from server.db import Database
-from server.tokens import TokenStore
+from server.storage.sqlite.db import Database
+from server.http.tokens import TokenStore
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

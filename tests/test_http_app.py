@@ -12,9 +12,9 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from server.http_transport import build_app
-from server.tenants import Tenants
-from server.tokens import TokenStore
+from server.http.transport import build_app
+from server.http.tenants import Tenants
+from server.http.tokens import TokenStore
 
 pytestmark = pytest.mark.anyio
 BASE = "http://127.0.0.1:8765"

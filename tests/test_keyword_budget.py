@@ -15,7 +15,7 @@ from mcp import Client
 from server import ranking
 from server.app import build_server
 from server.search import KeywordPlan, keyword_hits, keyword_plan
-from server.store import Scope
+from server.storage.sqlite.store import Scope
 from server.textindex import any_of, match_expression, with_any_of, without_any_of
 
 WORDS = ["redis", "queue", "worker", "deploy", "cache", "billing", "retry", "gateway"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.config import Settings
-from server.embeddings import HashEmbedder
+from server.embedding.embedders import HashEmbedder
 from server.errors import InvalidInput, SetupError
 from server.service import MemoryService
 from server.validation import MAX_ID

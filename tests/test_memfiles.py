@@ -18,23 +18,16 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # so the tests also run without an installed package
     sys.path.insert(0, str(ROOT))
 
-from server import memfiles  # noqa: E402
-from server.errors import InvalidInput, SetupError  # noqa: E402
+from server.budget import bounded  # noqa: E402
+from server.errors import InvalidInput, MissingFile, SetupError  # noqa: E402
 from server.errors import NotFound as MemvaultNotFound  # noqa: E402
-from server.memfiles import (  # noqa: E402
-    DailyEntry,
-    MemoryFiles,
-    NotFound,
-    atomic_write,
-    backup,
-    bounded,
-    fingerprint,
-    format_daily_line,
-    parse_daily,
-    parse_markdown_units,
-    safe_day,
-    strip_comments,
-)
+from server.files import atomic, folder  # noqa: E402
+from server.files.atomic import atomic_write, backup  # noqa: E402
+from server.files.changes import fingerprint  # noqa: E402
+from server.files.dailylog import DailyEntry, format_daily_line, parse_daily  # noqa: E402
+from server.files.days import safe_day  # noqa: E402
+from server.files.folder import MemoryFiles  # noqa: E402
+from server.files.markdown import parse_markdown_units, strip_comments  # noqa: E402
 
 TEMPLATES = ROOT / "memory-files"
 
@@ -103,7 +96,7 @@ def test_templates_have_the_promised_shape() -> None:
 
 def test_missing_files_raise_not_found_that_says_what_to_do(tmp_path: Path) -> None:
     mf = MemoryFiles(tmp_path / "files", TEMPLATES)
-    with pytest.raises(NotFound, match="install_templates"):
+    with pytest.raises(MissingFile, match="install_templates"):
         mf.read_soul()
     with pytest.raises(FileNotFoundError):
         mf.read_memory()
@@ -435,8 +428,8 @@ def test_changed_only_stats_a_file_that_has_been_quiet(files: MemoryFiles, monke
     old = time.time_ns() - 3600 * 10**9
     os.utime(path, ns=(old, old))
     hashed = []
-    real = memfiles._hash_file
-    monkeypatch.setattr(memfiles, "_hash_file", lambda p: hashed.append(p) or real(p))
+    real = folder.hash_file
+    monkeypatch.setattr(folder, "hash_file", lambda p: hashed.append(p) or real(p))
     assert files.changed(path) is True
     assert files.changed(path) is False
     assert hashed == []
@@ -485,7 +478,7 @@ def test_atomic_write_failure_keeps_the_old_file(tmp_path: Path, monkeypatch: py
     def boom(src: str, dst: str) -> None:
         raise OSError("disk on fire")
 
-    monkeypatch.setattr(memfiles.os, "replace", boom)
+    monkeypatch.setattr(atomic.os, "replace", boom)
     with pytest.raises(OSError, match="disk on fire"):
         atomic_write(path, "new\n")
     assert path.read_text(encoding="utf-8") == "old\n"
@@ -499,7 +492,7 @@ def test_backup_writes_dated_copies_that_never_collide(files: MemoryFiles) -> No
     assert first == files.root / "backups" / "MEMORY.2026-01-02T030405.md"
     assert second == files.root / "backups" / "MEMORY.2026-01-02T030405-2.md"
     assert first.read_bytes() == second.read_bytes() == files.memory_path.read_bytes()
-    with pytest.raises(NotFound):
+    with pytest.raises(MissingFile):
         backup(files.root / "nope.md", when)
 
 

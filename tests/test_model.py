@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from server.embeddings import MiniLMEmbedder
+from server.embedding.embedders import MiniLMEmbedder
 from server.service import MemoryService
 
 pytestmark = pytest.mark.model
@@ -71,7 +71,7 @@ def test_reembed_moves_a_store_to_another_model(tmp_path):
     env = {**os.environ, "MEMVAULT_HOME": str(tmp_path), "MEMVAULT_EMBEDDER": "hash"}
     subprocess.run([memvault], input=b"", env=env, check=True, capture_output=True, timeout=60)
     from server.config import Settings
-    from server.embeddings import HashEmbedder
+    from server.embedding.embedders import HashEmbedder
 
     svc = MemoryService.open(Settings(home=tmp_path, embedder="hash"), embedder=HashEmbedder())
     svc.remember("we settled on PostgreSQL for billing")

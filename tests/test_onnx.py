@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from spawn import ROOT, RawSession, call, handshake
 
-from server import modelprep
-from server.embeddings import MiniLMEmbedder
+from server.embedding import export as modelprep
+from server.embedding.embedders import MiniLMEmbedder
 
 pytestmark = pytest.mark.model
 
@@ -58,7 +58,7 @@ def test_runtime_and_cache_come_from_the_environment_and_a_bad_runtime_stops_sta
 
 def test_the_reference_covers_the_tokenizer_traps():
     """Texts past 128 and past 256 tokens, empty, CJK, emoji and code are all in the reference set."""
-    from server.minilm import tokenizer
+    from server.embedding.minilm import tokenizer
 
     texts, _ = reference()
     tok = tokenizer(modelprep.source_dir())
@@ -168,7 +168,7 @@ def test_a_same_size_corruption_is_found_by_the_thorough_check(copied_export):
 def test_prepare_exports_a_corrupt_file_again(copied_export):
     (copied_export / modelprep.ONNX_FILE).write_bytes(b"\0" * 1000)
     done = subprocess.run(
-        [sys.executable, "-m", "server.modelprep", "--cache", str(copied_export.parent)],
+        [sys.executable, "-m", "server.embedding.export", "--cache", str(copied_export.parent)],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -176,7 +176,7 @@ def test_prepare_exports_a_corrupt_file_again(copied_export):
     assert modelprep.problem(copied_export) is None
     # and a second run finds it valid: nothing exported
     again = subprocess.run(
-        [sys.executable, "-m", "server.modelprep", "--cache", str(copied_export.parent)],
+        [sys.executable, "-m", "server.embedding.export", "--cache", str(copied_export.parent)],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
     )
     assert again.returncode == 0 and "already prepared" in again.stderr
@@ -215,7 +215,7 @@ def test_two_servers_and_a_prepare_on_an_empty_cache_make_one_export(tmp_path):
     prepare_log = tmp_path / "prepare.log"
     with open(prepare_log, "wb") as out:
         prepare = subprocess.Popen(
-            [sys.executable, "-m", "server.modelprep", "--cache", str(cache)], stderr=out, cwd=ROOT
+            [sys.executable, "-m", "server.embedding.export", "--cache", str(cache)], stderr=out, cwd=ROOT
         )
     try:
         for s in sessions:

@@ -100,7 +100,7 @@ def test_malformed_lines_never_stop_the_server_and_stdout_stays_json_rpc(tmp_pat
     assert replies, "no output at all"
     # nothing but newline-delimited JSON-RPC on stdout; logs went to stderr
     assert all(line.endswith(b"\n") for line in session.stdout)
-    from server import health
+    from server.storage import health
 
     report = health.check(tmp_path / "memvault.db")
     assert not report.problems()
@@ -125,7 +125,7 @@ def test_exit_on_stdin_eof_is_prompt_even_with_requests_in_flight(tmp_path):
 
 def test_a_host_that_vanishes_mid_reply_does_not_corrupt_the_store(tmp_path):
     """The host dies (its end of stdout closed) while the server answers: the server exits, the store stays whole."""
-    from server import health
+    from server.storage import health
 
     proc = spawn(tmp_path, MEMVAULT_LOG_LEVEL="WARNING")
     try:

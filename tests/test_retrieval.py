@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from server.curator import Curator
-from server.embeddings import MiniLMEmbedder
+from server.curation.curator import Curator
+from server.embedding.embedders import MiniLMEmbedder
 from server.service import MemoryService
 
 pytestmark = pytest.mark.model

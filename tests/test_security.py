@@ -8,10 +8,10 @@ import pytest
 from mcp import Client
 
 from server.app import build_server
-from server.archive import export
-from server.context import build_thread_prompt
-from server.curator import Curator
-from server.embeddings import HashEmbedder
+from server.curation.archive import export
+from server.thread_prompt import build_thread_prompt
+from server.curation.curator import Curator
+from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -35,7 +35,7 @@ def test_secrets_are_redacted_before_the_database_and_the_daily_log(service):
     assert "[REDACTED:github-token]" in hit.content and TOKEN not in hit.content
     service.threads.add_messages("ops", [{"role": "user", "content": f"my token is {TOKEN}"}])
     service.threads.configure("ops", system_prompt=f"Deploy with {TOKEN}")
-    service.threads.global_prompts("set", "creds", f"AWS key {AWS}")
+    service.global_prompts.run("set", "creds", f"AWS key {AWS}")
     disk = _bytes_on_disk(service)
     assert TOKEN.encode() not in disk and AWS.encode() not in disk  # db, wal and every memory file
 
@@ -86,7 +86,7 @@ def two_namespaces(settings, clock):
         a.remember(f"Secret roadmap item {i}: launch the billing v{i} redesign", thread="roadmap", kind="decision")
         b.remember(f"Roadmap item {i}: launch the billing v{i} redesign", thread="roadmap", kind="decision")
     a.remember("Team A global note about billing redesign", thread="global")
-    a.threads.global_prompts("set", "a-only", "Team A prompt about billing")
+    a.global_prompts.run("set", "a-only", "Team A prompt about billing")
     a.threads.configure("roadmap", system_prompt="Team A system prompt")
     yield a, b
     a.close()

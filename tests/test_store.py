@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from server.db import Database, integrity_errors
+from server.storage.sqlite.db import Database, integrity_errors
 from server.errors import ModelMismatch, SetupError
-from server.embeddings import HashEmbedder
-from server.migrations import MIGRATIONS, SchemaContext, migrate
+from server.embedding.embedders import HashEmbedder
+from server.storage.sqlite.migrations import MIGRATIONS, SchemaContext, migrate
 from server.service import MemoryService
-from server.store import GLOBAL, NewMemory, Scope, Store
+from server.storage.sqlite.store import GLOBAL, NewMemory, Scope, Store
 
 
 def _tables(db: Database) -> set[str]:

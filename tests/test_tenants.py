@@ -9,9 +9,10 @@ from mcp import Client
 
 from server.app import build_server
 from server.errors import InvalidInput, NotFound, SetupError
-from server.http_transport import StoredTokenVerifier, check_bind, transport_security
-from server.tenants import Identity, NoIdentity, Tenants, current_identity
-from server.tokens import TokenStore, token_hash
+from server.http.transport import StoredTokenVerifier, check_bind, transport_security
+from server.http.tenants import NoIdentity, Tenants, current_identity
+from server.models import Principal
+from server.http.tokens import TokenStore, token_hash
 
 
 @pytest.fixture
@@ -99,7 +100,7 @@ async def test_in_process_clients_of_two_tenants_see_only_their_own_memories(ser
     server = build_server(tenants, start_background=False)
     results = {}
     for tenant, marker in (("a", "ALPHA"), ("b", "BETA")):
-        reset = current_identity.set(Identity(tenant, user=f"{tenant}-user", agent="test"))
+        reset = current_identity.set(Principal(tenant, user=f"{tenant}-user", agent="test"))
         try:
             async with Client(server, raise_exceptions=True) as client:
                 for i in range(5):

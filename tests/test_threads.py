@@ -56,7 +56,7 @@ def test_archive_hides_a_thread_from_the_list_and_keeps_it(service):
 
 
 def test_global_prompts_order_by_priority_and_only_active_ones_count(service):
-    gp = service.threads.global_prompts
+    gp = service.global_prompts.run
     gp("set", "style", "Be terse.", priority=1)
     gp("set", "safety", "Never commit secrets.", priority=10)
     gp("set", "lang", "Use British spelling.")
@@ -137,7 +137,7 @@ async def test_thread_prompt_bad_input_is_an_error(service):
 async def test_every_resource_reads(service, clock):
     service.remember("We tag releases as vYYYY.MM", thread="web")
     service.threads.configure("web", title="Website", system_prompt="You work on the website.")
-    service.threads.global_prompts("set", "style", "Be terse.", priority=3)
+    service.global_prompts.run("set", "style", "Be terse.", priority=3)
     day = clock().astimezone().date().isoformat()
     async with Client(build_server(service)) as client:
         listed = {str(r.uri) for r in (await client.list_resources()).resources}
@@ -184,7 +184,7 @@ async def test_bad_and_hostile_resource_uris_are_not_found(service, uri):
 
 
 async def test_large_memory_md_is_served_with_a_truncation_marker(settings, clock):
-    from server.embeddings import HashEmbedder
+    from server.embedding.embedders import HashEmbedder
     from server.service import MemoryService
 
     svc = MemoryService.open(settings.with_(max_resource_chars=2000), embedder=HashEmbedder(), clock=clock)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from server.db import Database
-from server.embeddings import HashEmbedder
-from server.migrations import m006_principal, MIGRATIONS, SchemaContext, migrate
+from server.storage.sqlite.db import Database
+from server.embedding.embedders import HashEmbedder
+from server.storage.sqlite.migrations import m006_principal, MIGRATIONS, SchemaContext, migrate
 from server.service import MemoryService
 from server.config import Settings
-from server.store import NewMemory, Scope, Store
-from server import vecindex
+from server.storage.sqlite.store import NewMemory, Scope, Store
+from server.storage.sqlite import vectors as vecindex
 
 DIMS = 16
 

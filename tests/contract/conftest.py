@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.embeddings import HashEmbedder
+from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from server.curator import Curator
-from server.embeddings import HashEmbedder
+from server.curation.curator import Curator
+from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
-from server.store import Scope
+from server.storage.sqlite.store import Scope
 from server.textindex import index_text, match_expression
 
 
@@ -107,9 +107,9 @@ def test_ids_taken_namespaces_and_meta(svc):
 def test_both_stores_implement_every_method_of_the_interface_with_its_parameters():
     import inspect
 
-    from server import storage
-    from server.pg.store import PgStore
-    from server.store import Store
+    from server.storage import protocol as storage
+    from server.storage.pg.store import PgStore
+    from server.storage.sqlite.store import Store
 
     methods = [n for n, v in vars(storage.Store).items() if callable(v) and not n.startswith("_")]
     assert {"dump_memories", "load_memories", "ids_taken", "raise_id_high_water"} <= set(methods)

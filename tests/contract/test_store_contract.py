@@ -1,6 +1,6 @@
 """One contract, two stores: every behaviour here runs on SQLite and on PostgreSQL and must agree.
 
-The service layer only talks to server.storage's protocols; these tests pin what
+The service layer only talks to server.storage.protocol's protocols; these tests pin what
 those methods do (through the service where the service is the caller, directly
 where the store is), so a change to one backend that the other does not follow fails.
 """
@@ -12,11 +12,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from server import archive, health
-from server.curator import Curator
-from server.embeddings import HashEmbedder
+from server.curation import archive
+from server.storage import health
+from server.curation.curator import Curator
+from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
-from server.store import IndexDrift, Scope
+from server.storage.sqlite.store import IndexDrift, Scope
 from server.textindex import any_of, index_text, match_expression, term_expression, with_any_of, without_any_of
 
 
@@ -228,7 +229,7 @@ def test_meta_and_the_daily_log_queue(svc, clock):
     memory_id = svc.remember("a line for today's log").id
     assert svc.store.daily_backlog(queued_before=2**62) == []  # written at once, so unqueued
     with svc.db.write() as conn:
-        from server.store import NewMemory
+        from server.storage.sqlite.store import NewMemory
 
         new = NewMemory("", "queued line", "note", "remember", None, 0.5, (), "h", 1, 1, "queued line")
         queued = svc.store.insert_memory(conn, new)
@@ -334,11 +335,11 @@ def test_memory_rows_compare_equal_field_by_field(svc):
 def test_both_stores_implement_the_whole_interface_with_the_same_signatures():
     import inspect
 
-    from server import storage
-    from server.pg.db import PgDatabase
-    from server.pg.store import PgStore
-    from server.db import Database
-    from server.store import Store
+    from server.storage import protocol as storage
+    from server.storage.pg.db import PgDatabase
+    from server.storage.pg.store import PgStore
+    from server.storage.sqlite.db import Database
+    from server.storage.sqlite.store import Store
 
     for protocol, implementations in ((storage.Store, (Store, PgStore)), (storage.Database, (Database, PgDatabase))):
         names = [n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_")]

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from server.pg.migrations import LATEST
+from server.storage.pg.migrations import LATEST
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 

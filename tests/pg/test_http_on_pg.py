@@ -45,7 +45,7 @@ async def test_two_tenants_over_http_on_postgres_never_see_each_other(home, pg_u
         assert srv.stop() == 0, srv.stderr.decode(errors="replace")[-3000:]
     import psycopg
 
-    from server.pg.bootstrap import InitPlan
+    from server.storage.pg.bootstrap import InitPlan
 
     with psycopg.connect(pg_server.uri.replace("/postgres?", f"/{InitPlan().database}?")) as admin:
         rows = admin.execute(

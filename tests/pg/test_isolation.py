@@ -10,7 +10,7 @@ from mcp import Client
 
 from pgharness import tenant_settings
 from server.app import build_server
-from server.embeddings import HashEmbedder
+from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
 
 psycopg = pytest.importorskip("psycopg", reason="the test extra installs it")
@@ -231,7 +231,7 @@ def test_tenant_views_share_one_pool_and_see_only_their_tenant(settings, clock):
         service.remember("owned by the first tenant")
         other = service.db.for_tenant(settings.namespace + "-other")
         assert other.pool is service.db.pool
-        from server.pg.store import PgStore
+        from server.storage.pg.store import PgStore
 
         theirs = PgStore(other, other.tenant)
         assert theirs.count() == {"live": 0, "deleted": 0, "pending_embeddings": 0}

@@ -19,12 +19,12 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from server import migrate
-from server.backend import make_store
+from server.storage import copy as migrate
+from server.storage.opener import make_store
 from server.config import Settings
-from server.curator import Curator
-from server.db import Database
-from server.embeddings import HashEmbedder
+from server.curation.curator import Curator
+from server.storage.sqlite.db import Database
+from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
 from spawn import ROOT, command, server_env
 
@@ -79,9 +79,9 @@ def build_source(home: Path, namespaces: tuple[str, str], extra: int = 0) -> Pat
         curator.run("promote", dry_run=False)
         svc.threads.configure("api", title="API", system_prompt="Answer with code first.")
         svc.threads.add_messages("api", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
-        svc.threads.global_prompts("set", name="style", content="Be brief.", priority=5)
-        svc.threads.global_prompts("set", name="off", content="Unused.")
-        svc.threads.global_prompts("deactivate", name="off")
+        svc.global_prompts.run("set", name="style", content="Be brief.", priority=5)
+        svc.global_prompts.run("set", name="off", content="Unused.")
+        svc.global_prompts.run("deactivate", name="off")
         svc.remember("Staging lives in eu-west-1", thread="ops")  # still waiting for its vector
         daily = svc.settings.files_dir / "daily"
         daily.rename(daily.with_name("daily.away"))
@@ -101,7 +101,7 @@ def _migrate(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProc
 
 def _fingerprints(location: str, namespaces: tuple[str, ...]) -> dict[str, dict]:
     if location.startswith("postgresql"):
-        from server.pg.db import PgDatabase
+        from server.storage.pg.db import PgDatabase
 
         db = PgDatabase(location, tenant="", pool_size=1)
         try:
@@ -118,7 +118,7 @@ def _fingerprints(location: str, namespaces: tuple[str, ...]) -> dict[str, dict]
 def _rows(location: str, ns: str) -> tuple[list, dict, list]:
     """Every memory row (all fields), every vector and the thread list, read without the migrate module."""
     if location.startswith("postgresql"):
-        from server.pg.db import PgDatabase
+        from server.storage.pg.db import PgDatabase
 
         db = PgDatabase(location, tenant=ns, pool_size=1)
     else:
@@ -163,8 +163,8 @@ def test_sqlite_to_postgres_to_sqlite_is_exact(pg_url, tmp_path):
 
 def test_every_tenant_of_a_postgres_source_goes_to_another_database(pg_server, pg_url, tmp_path):
     """With a superuser's URL to list them, every tenant is copied (here into a second database)."""
-    from server.pg.bootstrap import InitPlan, app_url
-    from server.pg.db import list_tenants
+    from server.storage.pg.bootstrap import InitPlan, app_url
+    from server.storage.pg.db import list_tenants
 
     names = _ns()
     source = build_source(tmp_path / "src", names)
@@ -270,7 +270,7 @@ def test_refusals_say_what_to_do(pg_server, pg_url, tmp_path):
     assert _fingerprints(str(other / "memvault.db"), names) == before
 
     # A finished copy altered afterwards fails verification when the command is run again.
-    from server.pg.db import PgDatabase
+    from server.storage.pg.db import PgDatabase
 
     argo = next(r.id for r in _rows(pg_url, names[1])[0] if r.content == "The second team deploys with Argo")
     db = PgDatabase(pg_url, tenant=names[1], pool_size=1)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import logging
 import threading
 
-from server.embeddings import Embedder
-from server.store import Store
+from server.embedding.embedders import Embedder
+from server.storage.sqlite.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from server.modelprep import MAX_SEQ_LENGTH
+from server.embedding.export import MAX_SEQ_LENGTH
 
 DIMENSIONS = 384
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from server.errors import SetupError
-from server.pg.migrations import PgSchemaContext, migrate, quote_ident, script
+from server.storage.pg.migrations import PgSchemaContext, migrate, quote_ident, script
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from server.clock import to_millis
 from server.config import Settings
 from server.errors import SetupError
-from server.tenants import Identity, Tenants, current_identity
-from server.tokens import TokenStore
+from server.http.tenants import Tenants, current_identity
+from server.models import Principal
+from server.http.tokens import TokenStore
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +121,7 @@ async def identity_middleware(ctx: Any, call_next: Callable[[Any], Awaitable[Any
     if not isinstance(user, AuthenticatedUser) or not user.access_token.claims:
         return await call_next(ctx)
     claims = user.access_token.claims
-    reset = current_identity.set(Identity(tenant=claims["tenant"], user=claims["user"], agent=claims["agent"]))
+    reset = current_identity.set(Principal(tenant=claims["tenant"], user=claims["user"], agent=claims["agent"]))
     try:
         return await call_next(ctx)
     finally:
@@ -193,7 +194,7 @@ def build_app(tenants: Tenants, settings: Settings, host: str, port: int) -> ASG
         # metadata is advertised. issuer_url is required by the model but unused without it.
         auth = AuthSettings(issuer_url=f"http://{host}:{port or 80}", resource_server_url=None)
     elif settings.http_auth == "oauth":
-        from server.oauth import IntrospectionVerifier
+        from server.http.oauth import IntrospectionVerifier
 
         verifier = IntrospectionVerifier(settings)
         # resource_server_url: served as protected-resource metadata (RFC 9728), named in
@@ -235,7 +236,7 @@ def serve(settings: Settings, host: str, port: int) -> None:
 
     check_bind(settings, host)
     if settings.http_auth == "oauth":
-        from server.oauth import check_settings
+        from server.http.oauth import check_settings
 
         check_settings(settings)
     base = MemoryService.open(settings)

@@ -7,7 +7,7 @@ ONNX graph is made here, offline, by torch from the very weights
 the graph: the vectors are those of sentence-transformers (cosine >= 0.9999998),
 so stores made with either need no re-embedding.
 
-Run as `memvault model prepare` or `python -m server.modelprep` — always in a
+Run as `memvault model prepare` or `python -m server.embedding.export` — always in a
 process of its own, because it imports torch. The export is written under an
 exclusive file lock, to temporary names then `os.replace`d, with a manifest
 (sha256 of source weights and of the ONNX file, opset, library versions); a
@@ -271,7 +271,7 @@ def _export(folder: Path, source: Path, started: float) -> None:
 
 
 def export_command(folder: Path, force: bool = False) -> list[str]:
-    command = [sys.executable, "-m", "server.modelprep", "--cache", str(folder.parent), "--quiet"]
+    command = [sys.executable, "-m", "server.embedding.export", "--cache", str(folder.parent), "--quiet"]
     return command + (["--force"] if force else [])
 
 
@@ -296,7 +296,7 @@ def prepare_in_subprocess(folder: Path, force: bool = False, timeout: float = 90
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m server.modelprep", description=f"Export {MODEL_NAME} to ONNX for the memvault server."
+        prog="python -m server.embedding.export", description=f"Export {MODEL_NAME} to ONNX for the memvault server."
     )
     parser.add_argument("--cache", help="cache root (default: MEMVAULT_MODEL_CACHE or the user cache dir)")
     parser.add_argument("--force", action="store_true", help="export again even if the cached file is valid")

@@ -7,10 +7,10 @@ import json
 import sys
 
 from server.config import Settings
-from server.embeddings import HashEmbedder
-from server.pg.bootstrap import InitPlan, init, migrate_database, print_sql
-from server.pg.db import redact_url
-from server.pg.migrations import PgSchemaContext
+from server.embedding.embedders import HashEmbedder
+from server.storage.pg.bootstrap import InitPlan, init, migrate_database, print_sql
+from server.storage.pg.db import redact_url
+from server.storage.pg.migrations import PgSchemaContext
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -19,7 +19,7 @@ from mcp.server.auth.provider import AccessToken
 
 from server.config import Settings
 from server.errors import InvalidInput, SetupError
-from server.tokens import tenant_name
+from server import validation as check
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ class IntrospectionVerifier:
         if data.get("active") is not True:
             return None
         try:
-            tenant = tenant_name(str(data.get(self.tenant_claim, "")))
+            tenant = check.tenant_name(str(data.get(self.tenant_claim, "")))
         except InvalidInput:
             log.warning("an active token has no usable %r claim; refused (it names no tenant)", self.tenant_claim)
             return None

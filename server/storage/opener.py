@@ -1,5 +1,5 @@
 """The one place that picks the storage backend: SQLite by default, PostgreSQL when
-MEMVAULT_DATABASE_URL is set. Everything above talks to server.storage's protocols."""
+MEMVAULT_DATABASE_URL is set. Everything above talks to server.storage.protocol's protocols."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ def is_postgres(location: object) -> bool:
 def open_database(settings: Settings, dimensions: int) -> Any:
     """Open the configured store, schema up to date (SQLite migrates itself; PostgreSQL must be initialised)."""
     if settings.database_url:
-        from server.pg.db import PgDatabase
-        from server.pg.migrations import require_current
+        from server.storage.pg.db import PgDatabase
+        from server.storage.pg.migrations import require_current
 
         db = PgDatabase.from_settings(settings)
         try:
@@ -25,8 +25,8 @@ def open_database(settings: Settings, dimensions: int) -> Any:
             db.close()
             raise
         return db
-    from server.db import Database
-    from server.migrations import SchemaContext, migrate
+    from server.storage.sqlite.db import Database
+    from server.storage.sqlite.migrations import SchemaContext, migrate
 
     db = Database(settings.db_path)
     try:
@@ -40,10 +40,10 @@ def open_database(settings: Settings, dimensions: int) -> Any:
 def make_store(db: Any, namespace: str, vector_prescan_from: int | None = None) -> Any:
     """The store of `namespace` on `db`; `vector_prescan_from` tunes SQLite's in-process vector search."""
     if getattr(db, "backend", "sqlite") == "postgres":
-        from server.pg.store import PgStore
+        from server.storage.pg.store import PgStore
 
         return PgStore(db, namespace)  # pgvector's HNSW index decides for itself
-    from server.store import Store
+    from server.storage.sqlite.store import Store
 
     if vector_prescan_from is None:
         return Store(db, namespace)
@@ -53,11 +53,11 @@ def make_store(db: Any, namespace: str, vector_prescan_from: int | None = None) 
 def open_location(location: str, namespace: str = "") -> tuple[Any, Any]:
     """(database, store) for a path or URL, for read-only checks (health)."""
     if is_postgres(location):
-        from server.pg.db import PgDatabase
+        from server.storage.pg.db import PgDatabase
 
         db = PgDatabase(location, tenant=namespace, pool_size=1)
         return db, make_store(db, namespace)
-    from server.db import Database
+    from server.storage.sqlite.db import Database
 
     db = Database(location)
     return db, make_store(db, namespace)

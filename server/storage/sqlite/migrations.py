@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from server.db import Database
+from server.storage.sqlite.db import Database
 from server.textindex import FTS_TOKENIZER
 
 log = logging.getLogger(__name__)
@@ -118,7 +118,7 @@ def m001_core(conn: Any, ctx: SchemaContext) -> None:
 
 def m002_files_threads(conn: Any, ctx: SchemaContext) -> None:
     # Bullets of SOUL.md / MEMORY.md and a person's own notes in daily logs are
-    # indexed as memories (source 'file:<name>'), keyed by memfiles.Unit.key so an
+    # indexed as memories (source 'file:<name>'), keyed by files.markdown.Unit.key so an
     # edit re-indexes only what changed.
     conn.execute("ALTER TABLE memories ADD COLUMN file_key TEXT")
     conn.execute("ALTER TABLE memories ADD COLUMN file_line INTEGER")
@@ -240,7 +240,7 @@ def m005_api_tokens(conn: Any, ctx: SchemaContext) -> None:
 
 
 def m006_principal(conn: Any, ctx: SchemaContext) -> None:
-    # Who wrote a memory (server.identity.Principal: MEMVAULT_USER / MEMVAULT_AGENT, or a
+    # Who wrote a memory (server.models.Principal: MEMVAULT_USER / MEMVAULT_AGENT, or a
     # token's identity over HTTP). Nullable: older memories and unset settings have none.
     have = {r[1] for r in conn.execute("PRAGMA table_info(memories)").fetchall()}
     for column in ("user_id", "agent"):

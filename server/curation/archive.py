@@ -39,14 +39,14 @@ from server import __version__
 from server import validation as check
 from server.clock import iso, to_millis
 from server.errors import InvalidInput, NotFound
-from server.memfiles import atomic_write
+from server.files.atomic import atomic_write
 from server.models import KINDS
 from server.service import MemoryService, content_hash
-from server.store import MemoryRow
+from server.storage.sqlite.store import MemoryRow
 from server.textindex import index_text
 
 if TYPE_CHECKING:
-    from server.curator import Curator, Plan
+    from server.curation.curator import Curator, Plan
 
 FORMAT = "memvault-archive"
 VERSION = 1
@@ -487,7 +487,7 @@ def import_file(service: MemoryService, path: Path, commit: bool = True, progres
 
 
 def export_plan(curator: Curator, thread: str | None, since: str | None, until: str | None, split: bool) -> Plan:
-    from server.curator import Plan
+    from server.curation.curator import Plan
 
     service = curator.service
     documents = export(service, thread, since, until, split)
@@ -514,7 +514,7 @@ def export_plan(curator: Curator, thread: str | None, since: str | None, until: 
 
 
 def import_plan(curator: Curator, path: Path) -> Plan:
-    from server.curator import Plan
+    from server.curation.curator import Plan
 
     service = curator.service
     name = str(path.relative_to(service.settings.archives_dir.resolve()))

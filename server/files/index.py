@@ -16,9 +16,11 @@ import re
 from pathlib import Path
 
 from server.clock import Clock, to_millis
-from server.memfiles import DAILY_DIR, MEMORY_FILE, SOUL_FILE, MemoryFiles, parse_daily, parse_markdown_units
+from server.files.folder import DAILY_DIR, MEMORY_FILE, SOUL_FILE, MemoryFiles
+from server.files.dailylog import parse_daily
+from server.files.markdown import parse_markdown_units
 from server.redact import redact
-from server.store import GLOBAL, NewMemory, Store
+from server.storage.sqlite.store import GLOBAL, NewMemory, Store
 from server.textindex import index_text
 
 log = logging.getLogger(__name__)

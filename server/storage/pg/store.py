@@ -29,9 +29,9 @@ from server import ranking
 from server.clock import from_millis
 from server.errors import SetupError
 from server.models import CONVERSATION_KIND
-from server.pg.db import PgDatabase
-from server.pg.migrations import LATEST
-from server.store import (
+from server.storage.pg.db import PgDatabase
+from server.storage.pg.migrations import LATEST
+from server.storage.sqlite.store import (
     GLOBAL,
     MEMORY_COLUMNS,
     GlobalPrompt,

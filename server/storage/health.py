@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from server.backend import open_location
-from server.store import IndexDrift
+from server.storage.opener import open_location
+from server.storage.sqlite.store import IndexDrift
 
 
 @dataclass

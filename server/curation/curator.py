@@ -32,16 +32,17 @@ from typing import Any
 
 import numpy as np
 
-from server import compress as tiers
-from server import promote
+from server.curation import compress as tiers
+from server.files import promote
 from server import validation as check
 from server.clock import from_millis, iso, to_millis
 from server.config import templates_dir
 from server.errors import InvalidInput, NotFound
-from server.memfiles import MemoryFiles, backup, atomic_write
+from server.files.folder import MemoryFiles
+from server.files.atomic import backup, atomic_write
 from server.models import CurateResult
 from server.service import MemoryService, content_hash
-from server.store import MemoryRow
+from server.storage.sqlite.store import MemoryRow
 from server.textindex import index_text
 
 log = logging.getLogger(__name__)
@@ -638,12 +639,12 @@ class Curator:
     # -- archive --------------------------------------------------------------
     def _export(self, thread: str | None = None, since: str | None = None, until: str | None = None,
                 split_by_month: bool | None = None) -> Plan:
-        from server import archive
+        from server.curation import archive
 
         return archive.export_plan(self, thread, since, until, bool(split_by_month))
 
     def _import(self, archive: str | None = None) -> Plan:
-        from server import archive as archives
+        from server.curation import archive as archives
 
         if not archive:
             raise InvalidInput("import needs archive: a file name in the archives folder, as export reported it")

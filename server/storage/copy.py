@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from server.backend import is_postgres, make_store
+from server.storage.opener import is_postgres, make_store
 from server.errors import MemvaultError, SetupError
-from server.fingerprint import MODEL_KEYS, compare, fingerprint
+from server.storage.fingerprint import MODEL_KEYS, compare, fingerprint
 from server.textindex import index_text
 
 #: meta key in the target that records a namespace's copy (source, cursor, phase)
@@ -79,7 +79,7 @@ def _check_scheme(location: str, flag: str) -> None:
 def open_source(location: str) -> Side:
     _check_scheme(location, "--from")
     if is_postgres(location):
-        from server.pg.db import PgDatabase, check_reachable, redact_url
+        from server.storage.pg.db import PgDatabase, check_reachable, redact_url
 
         check_reachable(location)
         return Side(redact_url(location), redact_url(location), PgDatabase(location, tenant="", pool_size=2), True)
@@ -89,8 +89,8 @@ def open_source(location: str) -> Side:
             f"--from {location}: no such SQLite file. Give the store file (memvault.db under MEMVAULT_HOME) "
             "or a postgresql:// URL."
         )
-    from server.db import Database, driver
-    from server.migrations import SchemaContext, migrate
+    from server.storage.sqlite.db import Database, driver
+    from server.storage.sqlite.migrations import SchemaContext, migrate
 
     try:
         db = Database(path)
@@ -108,8 +108,8 @@ def open_source(location: str) -> Side:
 def open_target(location: str, dimensions: int) -> Side:
     _check_scheme(location, "--to")
     if is_postgres(location):
-        from server.pg.db import PgDatabase, check_reachable, redact_url
-        from server.pg.migrations import require_current
+        from server.storage.pg.db import PgDatabase, check_reachable, redact_url
+        from server.storage.pg.migrations import require_current
 
         check_reachable(location)
         db = PgDatabase(location, tenant="", pool_size=2)
@@ -119,8 +119,8 @@ def open_target(location: str, dimensions: int) -> Side:
             db.close()
             raise
         return Side(redact_url(location), redact_url(location), db, True)
-    from server.db import Database, driver
-    from server.migrations import SchemaContext, migrate
+    from server.storage.sqlite.db import Database, driver
+    from server.storage.sqlite.migrations import SchemaContext, migrate
 
     path = Path(location).expanduser().resolve()
     try:
@@ -158,7 +158,7 @@ def source_namespaces(source: Side, wanted: Sequence[str] | None, admin_url: str
                 "tenants to copy with --namespace (repeatable), or give --admin-url postgresql://<superuser>@"
                 "<host>/<database> to copy every tenant."
             )
-        from server.pg.db import list_tenants
+        from server.storage.pg.db import list_tenants
 
         names = list_tenants(admin_url, TENANT_TABLES)
     else:
@@ -378,7 +378,7 @@ def run(
             meta = source.store(names[0]).meta_items(conn)
         dimensions = int(meta.get("embedding_dimensions") or DEFAULT_DIMENSIONS)
         if source.postgres:
-            from server.pg.migrations import require_current
+            from server.storage.pg.migrations import require_current
 
             require_current(source.db, dimensions)
         target = open_target(target_location, dimensions)

@@ -1,8 +1,8 @@
 """What the service layer needs from a storage backend, as typing Protocols.
 
-Two implementations: `server.store.Store` over `server.db.Database` (SQLite, the
-default) and `server.pg.store.PgStore` over `server.pg.db.PgDatabase` (PostgreSQL
-+ pgvector, chosen by MEMVAULT_DATABASE_URL; see `server.backend`). The service
+Two implementations: `server.storage.sqlite.store.Store` over `server.storage.sqlite.db.Database` (SQLite, the
+default) and `server.storage.pg.store.PgStore` over `server.storage.pg.db.PgDatabase` (PostgreSQL
++ pgvector, chosen by MEMVAULT_DATABASE_URL; see `server.storage.opener`). The service
 modules (service, search, indexer, fileindex, threads, context, curator, compress,
 promote, archive, health, cli) use nothing else: a method they need goes here and
 into both stores, so the contract tests in tests/contract/ can hold both to it.
@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from server.store import GlobalPrompt, IndexDrift, MemoryRow, Message, NewMemory, Scope, Thread
+from server.storage.sqlite.store import GlobalPrompt, IndexDrift, MemoryRow, Message, NewMemory, Scope, Thread
 
 Handle = Any
 

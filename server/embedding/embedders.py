@@ -129,7 +129,7 @@ class MiniLMEmbedder:
             self._go.wait(delay)
         started = time.perf_counter()
         try:
-            from server.modelprep import go_offline
+            from server.embedding.export import go_offline
 
             go_offline()
             if self.requested_runtime == "torch":
@@ -148,7 +148,8 @@ class MiniLMEmbedder:
             self._ready.set()
 
     def _torch_free_runner(self):  # noqa: ANN202 - OnnxRunner or NumpyRunner
-        from server import minilm, modelprep
+        from server.embedding import minilm
+        from server.embedding import export as modelprep
 
         source = modelprep.source_dir()
         if self.requested_runtime == "numpy":
@@ -175,7 +176,7 @@ class MiniLMEmbedder:
 
     def _export(self, folder: Path, source: Path, why: str, force: bool) -> str | None:
         """Export in a child process (torch stays out of this one); None once a valid export is there."""
-        from server import modelprep
+        from server.embedding import export as modelprep
 
         self.state = "the embedding model is being prepared (a one-time ONNX export, about a minute)"
         log.info("ONNX model not ready (%s): exporting it in a separate process", why)

@@ -17,8 +17,9 @@ from server import ranking
 from server.budget import fit, start_context_parts
 from server.clock import iso
 from server.errors import InvalidInput
-from server.fileindex import FILE_SOURCE, unit_content
-from server.memfiles import MEMORY_FILE, SOUL_FILE, parse_markdown_units, strip_comments
+from server.files.index import FILE_SOURCE, unit_content
+from server.files.folder import MEMORY_FILE, SOUL_FILE
+from server.files.markdown import parse_markdown_units, strip_comments
 from server.models import ContextPart, Memory, ThreadPromptResult
 
 if TYPE_CHECKING:

@@ -15,10 +15,10 @@ import numpy as np
 
 from server import ranking
 from server.clock import from_millis
-from server.db import Database
+from server.storage.sqlite.db import Database
 from server.models import CONVERSATION_KIND
 from server.textindex import context_text
-from server.vecindex import DEFAULT_PRESCAN_FROM, VectorIndex, prune_changes
+from server.storage.sqlite.vectors import DEFAULT_PRESCAN_FROM, VectorIndex, prune_changes
 
 GLOBAL = ""
 
@@ -79,7 +79,7 @@ class NewMemory:
     # Whether the memory still needs its line in the daily log.
     log_daily: bool = True
     pinned: bool = False
-    # Who wrote it (server.identity.Principal); None when not configured.
+    # Who wrote it (server.models.Principal); None when not configured.
     user: str | None = None
     agent: str | None = None
 

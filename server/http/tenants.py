@@ -17,11 +17,11 @@ import logging
 import threading
 from contextvars import ContextVar
 
-from server.curator import Curator
+from server.curation.curator import Curator
 from server.errors import MemvaultError
-from server.identity import Principal
+from server.models import Principal
 from server.service import MemoryService
-from server.tokens import tenant_name
+from server import validation as check
 
 log = logging.getLogger(__name__)
 
@@ -30,18 +30,15 @@ class NoIdentity(MemvaultError):
     """A tenant's data was asked for outside an authenticated request."""
 
 
-#: Who a request acts as (tenant = namespace; user and agent for provenance). The
-#: same type as a stdio process's own principal, so writes record both the same way.
-Identity = Principal
-
-
 def http_origin(identity: Principal) -> str:
     """What `origin` records for writes over HTTP: e.g. 'alice/claude-code via http'."""
     return f"{identity.user or '-'}/{identity.agent or '-'} via http"
 
 
-#: Set by the transport for the duration of one message; read by the MCP handlers.
-current_identity: ContextVar[Identity | None] = ContextVar("memvault_identity", default=None)
+#: Who the message being served acts as (tenant = namespace; user and agent for
+#: provenance): the same type as a stdio process's own principal, so writes record both
+#: the same way. Set by the transport for the duration of one message; read by the MCP handlers.
+current_identity: ContextVar[Principal | None] = ContextVar("memvault_identity", default=None)
 
 
 class Tenants:
@@ -66,7 +63,7 @@ class Tenants:
         service = self._services.get(tenant)
         if service is not None:
             return service
-        tenant = tenant_name(tenant)
+        tenant = check.tenant_name(tenant)
         with self._lock:
             service = self._services.get(tenant)
             if service is None:

@@ -20,14 +20,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from server import validation as check
 from server.clock import Clock, iso, system_clock, to_millis
-from server.db import Database
+from server.storage.sqlite.db import Database
 from server.errors import InvalidInput, NotFound
 
 #: Recognisable prefix: secret scanners and people can tell a memvault token apart.
 PREFIX = "mvt_"
-#: The tenant is a namespace: the same rule as MEMVAULT_NAMESPACE.
-_TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 _DURATION = re.compile(r"^(\d{1,6})([mhdwy])$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -41,12 +40,6 @@ _COLUMNS = "id, tenant, user_name, agent_name, label, created_at, expires_at, re
 def token_hash(token: str) -> str:
     """SHA-256 of the token, with a domain prefix so the digest is useless anywhere else."""
     return hashlib.sha256(b"memvault-token:" + token.encode("utf-8")).hexdigest()
-
-
-def tenant_name(value: str) -> str:
-    if not isinstance(value, str) or not _TENANT.match(value):
-        raise InvalidInput(f"tenant {value!r}: use 1-64 letters, digits, '.', '_' or '-' (it names a namespace)")
-    return value
 
 
 def _name(value: str | None, what: str) -> str | None:
@@ -133,7 +126,7 @@ class TokenStore:
         expires: str | None = None,
     ) -> tuple[str, TokenInfo]:
         """A new token and its record; the token is returned here and never again."""
-        tenant = tenant_name(tenant)
+        tenant = check.tenant_name(tenant)
         user, agent = _name(user, "user"), _name(agent, "agent")
         if label is not None and (len(label) > 200 or "\x00" in label):
             raise InvalidInput("label: up to 200 characters, no NUL")
