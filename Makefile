@@ -6,6 +6,14 @@ BIN := $(VENV)/bin
 # `torch` requirement pulls a multi-gigabyte CUDA build on Linux. Elsewhere use e.g.
 #   make serve TORCH="torch --index-url https://download.pytorch.org/whl/cpu"
 TORCH ?= torch==2.13.0
+PIP := $(BIN)/pip install --quiet --disable-pip-version-check
+
+# memvault is installed as a package (not editable): reinstall only when its sources changed,
+# so a second `make serve` reaches `initialize` in about a second instead of re-running pip.
+SOURCES := pyproject.toml $(shell find server memory-files -type f -not -name '*.pyc' 2>/dev/null)
+INSTALLED := $(VENV)/.installed
+TEST_INSTALLED := $(VENV)/.installed-test
+MODEL_READY := $(VENV)/.model-ready
 
 .PHONY: serve install install-test test bench
 
@@ -14,20 +22,28 @@ $(BIN)/python:
 	@echo "$(PYTHON) -m venv $(VENV)" >&2
 	@$(PYTHON) -m venv $(VENV) >&2
 
-install: $(BIN)/python
+$(INSTALLED): $(BIN)/python $(SOURCES)
 	@echo "installing memvault into $(VENV)" >&2
-	@$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH) >&2
-	@$(BIN)/pip install --quiet --disable-pip-version-check . >&2
+	@$(PIP) $(TORCH) >&2
+	@$(PIP) . >&2
+	@touch $@
+
+install: $(INSTALLED)
 
 # The one-time ONNX export of the model (seconds; nothing when already done), so the
 # first start is instant. A failure is not fatal: the server then embeds with NumPy.
-serve: install
-	@-$(BIN)/memvault model prepare >&2
+$(MODEL_READY): $(INSTALLED)
+	@-$(BIN)/memvault model prepare >&2 && touch $@
+
+serve: install $(MODEL_READY)
 	@exec $(BIN)/memvault serve
 
-install-test: $(BIN)/python
-	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH)
-	$(BIN)/pip install --quiet --disable-pip-version-check ".[test]"
+$(TEST_INSTALLED): $(BIN)/python $(SOURCES)
+	$(PIP) $(TORCH)
+	$(PIP) ".[test]"
+	@touch $@ $(INSTALLED)
+
+install-test: $(TEST_INSTALLED)
 
 test: install-test
 	$(BIN)/python -m pytest
