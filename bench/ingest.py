@@ -102,7 +102,7 @@ def ingest_import(embedder: MiniLMEmbedder, path: Path, home: Path, n: int) -> f
         report = archive.import_file(service, path)
         service.embed_backlog()
         seconds = time.perf_counter() - started
-        assert report["counts"]["imported"] == n, report["counts"]
+        assert report.counts.imported == n, report.counts
         assert service.store.count()["pending_embeddings"] == 0
         return seconds
     finally:

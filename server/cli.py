@@ -202,13 +202,15 @@ def _import(settings: Settings, args: argparse.Namespace) -> int:
     try:
         for path in paths:
             report = archive.import_file(service, path, commit=not args.dry_run, progress=_progress("imported"))
+            c = report.counts
             if not args.dry_run:
-                c = report["counts"]
                 Curator(service).log(
-                    f"import: {c['imported']} memories from {path.name}, {c['already_present']} already present; "
-                    f"verified {c['verified']}/{c['in_archive']} content hashes"
+                    f"import: {c.imported} memories from {path.name}, {c.already_present} already present; "
+                    f"verified {c.verified}/{c.in_archive} content hashes"
                 )
-            reports.append({"archive": str(path), "dry_run": args.dry_run, **report["counts"], "files": report["files"]})
+            reports.append(
+                {"archive": str(path), "dry_run": args.dry_run, **c.as_dict(), "files": report.files.as_dict()}
+            )
         if not args.dry_run and not args.no_embed:
             # Vectors now, in full batches, rather than leaving the backlog to the
             # next server start (interrupting is safe: the queue is durable).

@@ -91,7 +91,7 @@ class Settings:
     # Root of the ONNX export cache (MEMVAULT_MODEL_CACHE); None = the user cache dir.
     model_cache: Path | None = None
     log_level: str = "INFO"
-    # Curation (see curator.py). Cosine similarity at or above which two memories of one
+    # Curation (see server/curation/). Cosine similarity at or above which two memories of one
     # thread count as duplicates.
     dedupe_threshold: float = 0.92
     # MEMORY.md is read into prompts: promotion stops before the file grows past this.

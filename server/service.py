@@ -40,7 +40,7 @@ from server.storage.opener import make_store, open_database
 from server.storage.sqlite.store import GLOBAL, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
 from server.global_prompts import GlobalPrompts
-from server.threads import Threads
+from server.threads import Threads, thread_scope
 
 log = logging.getLogger(__name__)
 
@@ -175,15 +175,11 @@ class MemoryService:
     # -- threads --------------------------------------------------------------
     def _write_thread(self, thread: str | None) -> str:
         """The stored thread for a write: '' for global, the default thread when none is named."""
-        if thread is None:
-            thread = self.settings.default_thread
-            if thread is None:
-                return GLOBAL
-        if thread == GLOBAL_THREAD:
-            return GLOBAL
-        if thread == ALL_THREADS:
+        default = self.settings.default_thread
+        stored = thread_scope(thread, default=GLOBAL_THREAD if default is None else default)
+        if stored is None:
             raise InvalidInput(f"{ALL_THREADS!r} only works in recall; name a thread, or {GLOBAL_THREAD!r}")
-        return check.thread_name(thread)
+        return stored
 
     def resolve_thread(self, thread: str | None) -> str | None:
         """The one thread a call is about (None: no thread, only global context)."""
@@ -192,13 +188,10 @@ class MemoryService:
 
     def _read_threads(self, thread: str | None) -> tuple[str, ...] | None:
         """Threads a recall searches: a thread plus the global memories, or everything."""
-        if thread is None:
-            thread = self.settings.default_thread or ALL_THREADS
-        if thread == ALL_THREADS:
+        stored = thread_scope(thread, default=self.settings.default_thread or ALL_THREADS)
+        if stored is None:
             return None
-        if thread == GLOBAL_THREAD:
-            return (GLOBAL,)
-        return (check.thread_name(thread), GLOBAL)
+        return (GLOBAL,) if stored == GLOBAL else (stored, GLOBAL)
 
     # -- remember -------------------------------------------------------------
     def remember(

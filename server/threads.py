@@ -1,4 +1,5 @@
-"""Threads: title, system prompt, archived flag and the recent-message window."""
+"""Threads: what a caller's thread word means, and a thread's title, system prompt, archived
+flag and recent-message window."""
 
 from __future__ import annotations
 
@@ -10,11 +11,28 @@ from server.clock import Clock, iso, to_millis
 from server.config import Settings
 from server.errors import InvalidInput, NotFound
 from server.redact import redact
-from server.models import ThreadInfo
-from server.storage.sqlite.store import Store, Thread
+from server.models import ALL_THREADS, GLOBAL_THREAD, ThreadInfo
+from server.storage.sqlite.store import GLOBAL, Store, Thread
 
 ROLES = ("user", "assistant", "system", "tool")
 MAX_MESSAGES_PER_CALL = 50
+
+
+def thread_scope(thread: str | None, default: str = ALL_THREADS) -> str | None:
+    """The stored thread a caller's thread word names: None for every thread ('*'), GLOBAL ('')
+    for the global memories ('global'), else the validated thread name.
+
+    `default` stands for an omitted thread: the service passes its default thread,
+    curation and export mean every thread. Each caller decides what a scope it
+    cannot use means (remember refuses '*'; recall adds the global memories).
+    """
+    if thread is None:
+        thread = default
+    if thread == ALL_THREADS:
+        return None
+    if thread == GLOBAL_THREAD:
+        return GLOBAL
+    return check.thread_name(thread)
 
 
 def thread_info(thread: Thread) -> ThreadInfo:

@@ -57,7 +57,7 @@ def test_export_then_import_into_an_empty_store_round_trips_every_field(filled, 
     other = _fresh(tmp_path, settings, clock)
     try:
         report = archive.import_file(other, path)
-        assert report["counts"]["imported"] == 5 and report["counts"]["verified"] == 5
+        assert report.counts.imported == 5 and report.counts.verified == 5
         assert _all(other) == _all(filled)
         threads = "SELECT id, title, system_prompt, archived, created_at, last_active_at FROM threads"
         prompts = "SELECT * FROM global_prompts"
@@ -67,7 +67,7 @@ def test_export_then_import_into_an_empty_store_round_trips_every_field(filled, 
         assert (other.settings.files_dir / "daily").is_dir()  # the curation log came along
         # the same archive again: nothing new
         again = archive.import_file(other, path)
-        assert (again["counts"]["imported"], again["counts"]["already_present"], again["counts"]["verified"]) == (0, 5, 5)
+        assert (again.counts.imported, again.counts.already_present, again.counts.verified) == (0, 5, 5)
         assert _all(other) == _all(filled)
     finally:
         other.close()
@@ -90,7 +90,7 @@ def test_importing_into_the_same_store_adds_nothing(filled, tmp_path):
     path = tmp_path / "a.json"
     archive.write(archive.export(filled), path)
     before = _all(filled)
-    assert archive.import_file(filled, path)["counts"]["imported"] == 0
+    assert archive.import_file(filled, path).counts.imported == 0
     assert _all(filled) == before
 
 
@@ -102,10 +102,10 @@ def test_ids_taken_by_other_memories_get_new_ids_and_links_follow(filled, tmp_pa
         for i in range(3):
             other.remember(f"unrelated {i}")
         report = archive.import_file(other, path)
-        assert report["counts"]["new_ids"] == 5 and report["counts"]["verified"] == 5
+        assert report.counts.new_ids == 5 and report.counts.verified == 5
         celery = other.db.conn.execute("SELECT superseded_by FROM memories WHERE content = 'Jobs run on Celery'").fetchone()[0]
         assert other.get(celery).content == "Jobs run on Dramatiq"
-        assert archive.import_file(other, path)["counts"]["imported"] == 0
+        assert archive.import_file(other, path).counts.imported == 0
     finally:
         other.close()
 
@@ -208,7 +208,7 @@ def test_a_changed_memory_file_is_kept_and_the_archived_copy_saved_beside(filled
     memory_md.write_text("# MEMORY\n\nmy newer edit\n")
     report = archive.import_file(filled, path)
     assert memory_md.read_text() == "# MEMORY\n\nmy newer edit\n"
-    [kept] = report["files"]["kept_existing"]
+    [kept] = report.files.kept_existing
     assert kept.startswith("MEMORY.md (archived copy: imported/")
 
 

@@ -11,6 +11,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from server.app import build_server
+from server.curation.curator import ACTIONS
 
 pytestmark = pytest.mark.anyio
 WORKTREE = Path(__file__).resolve().parent.parent
@@ -39,6 +40,16 @@ async def test_export_and_import_by_archive_name(service):
         imported = await client.call_tool("curate_memory", {"action": "import", "archive": detail["archive"], "dry_run": False})
         counts = imported.structured_content["counts"]
         assert (counts["imported"], counts["already_present"], counts["verified"]) == (0, 1, 1)
+
+
+async def test_the_tool_offers_exactly_the_curators_actions_and_their_parameters(service):
+    """The tool's schema and the curator's table name the same actions, in the same order."""
+    async with Client(build_server(service, start_background=False)) as client:
+        [tool] = [t for t in (await client.list_tools()).tools if t.name == "curate_memory"]
+    schema = tool.input_schema["properties"]
+    assert schema["action"]["enum"] == list(ACTIONS)
+    for name, action in ACTIONS.items():
+        assert action.params <= set(schema) - {"action", "dry_run", "limit"}, name
 
 
 @pytest.mark.parametrize(

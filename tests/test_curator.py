@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from server.curation.compress import compress, tier_for_age
-from server.curation.curator import Curator, retention_score
+from server.curation.curator import Curator
+from server.curation.scoring import retention_score
 from server.errors import InvalidInput, NotFound
 from server.files.dailylog import parse_curation
 from server.service import content_hash

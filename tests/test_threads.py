@@ -15,6 +15,8 @@ from mcp.shared.exceptions import MCPError
 from server.app import build_server
 from server.config import repo_thread
 from server.errors import InvalidInput, NotFound
+from server.thread_prompt import update_and_build
+from server.threads import thread_scope
 
 pytestmark = pytest.mark.anyio
 
@@ -29,6 +31,26 @@ def test_default_thread_is_the_git_repository_the_server_starts_in(tmp_path):
     weird.mkdir()
     (weird / ".git").write_text("gitdir: elsewhere\n")  # a worktree or submodule
     assert repo_thread(weird) == "My-Project-v2"
+
+
+def test_a_thread_word_names_one_stored_scope():
+    assert (thread_scope(None), thread_scope("*"), thread_scope("global"), thread_scope("web")) == (None, None, "", "web")
+    assert (thread_scope(None, default="api"), thread_scope(None, default="global")) == ("api", "")
+    assert thread_scope("web", default="api") == "web"
+    with pytest.raises(InvalidInput, match="invalid thread"):
+        thread_scope("../etc")
+
+
+def test_thread_prompt_sets_the_thread_up_first_and_refuses_without_a_thread(service):
+    with pytest.raises(InvalidInput, match="name the thread"):
+        update_and_build(service, None, title="Nowhere", messages=[{"role": "user", "content": "hi"}])
+    assert service.store.list_threads() == []  # refused whole: nothing stored
+    result = update_and_build(
+        service, "web", title="Website", system_prompt="You work on the website.",
+        messages=[{"role": "user", "content": "Ship the footer today"}],
+    )
+    assert (result.thread, service.threads.get("web").title) == ("web", "Website")
+    assert "You work on the website." in result.text and "Ship the footer today" in result.text
 
 
 def test_window_keeps_only_the_last_n_messages_newest_last(service):

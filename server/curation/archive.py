@@ -1,4 +1,8 @@
-"""The JSON archive: export a store (or a thread / date range) and import it back exactly.
+"""The JSON archive format: export a store (or a thread / date range) and import it back exactly.
+
+This module is the format only (documents, writing, loading and validation, restore
+into a store, verification); the CLI and curate_memory's export/import actions
+(curation.curator) drive it. An import reports what it did as an ``ImportReport``.
 
 Format (``format: "memvault-archive"``, ``version: 1``), indented UTF-8 JSON::
 
@@ -29,9 +33,10 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
@@ -44,9 +49,7 @@ from server.models import KINDS
 from server.service import MemoryService, content_hash
 from server.storage.sqlite.store import MemoryRow
 from server.textindex import index_text
-
-if TYPE_CHECKING:
-    from server.curation.curator import Curator, Plan
+from server.threads import thread_scope
 
 FORMAT = "memvault-archive"
 VERSION = 1
@@ -58,6 +61,57 @@ Progress = Callable[[int, int], None]
 
 class ArchiveError(InvalidInput):
     """The archive cannot be imported (damaged, newer, or not an archive); nothing was imported."""
+
+
+@dataclass(frozen=True)
+class ImportCounts:
+    """The figures of one import (or its preview), in the order the CLI and curate_memory show them."""
+
+    in_archive: int = 0
+    imported: int = 0
+    already_present: int = 0  # the same thread, text and creation time, or the same live text
+    merged_same_text: int = 0  # of those, a live memory with the same text but another creation time
+    new_ids: int = 0  # imported under a new id: the archived one was taken by another memory
+    threads_added: int = 0
+    prompts_added: int = 0
+    links_restored: int = 0  # supersede links made for memories already present (split archives)
+    files_written: int = 0
+    files_kept_existing: int = 0
+    verified: int = 0  # content hashes checked against the store
+    verify_failed: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FileReport:
+    """What became of the archive's memory files (paths relative to the files folder)."""
+
+    written: list[str] = field(default_factory=list)  # were missing: written
+    unchanged: list[str] = field(default_factory=list)  # already the same
+    kept_existing: list[str] = field(default_factory=list)  # differ: kept, "path (archived copy: imported/...)"
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Restored:
+    """What `restore` put into the store, or would put (a preview is rolled back)."""
+
+    mapping: dict[int, int]  # archived id -> id in the store, for every memory of the archive
+    inserted: list[int]  # store ids of the memories added
+    counts: ImportCounts  # the store's figures; files and verification still 0
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """One archive file imported (or previewed) and verified."""
+
+    counts: ImportCounts
+    inserted: list[int]  # store ids of the memories added (a preview: those that would be)
+    files: FileReport
 
 
 def _ms(text: str | None) -> int | None:
@@ -130,7 +184,7 @@ def export(
     progress: Progress | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Archive documents by relative file name: one, or one per month plus shared.json."""
-    stored_thread = None if thread in (None, "*") else ("" if thread == "global" else check.thread_name(thread))
+    stored_thread = thread_scope(thread)
     start, end = check.timestamp(since, "since"), check.timestamp(until, "until")
     lo, hi = (to_millis(start) if start else None), (to_millis(end) if end else None)
     store = service.store
@@ -336,7 +390,11 @@ def archive_path(folder: Path, name: str) -> Path:
 
 
 class _DryRun(Exception):
-    """Raised inside the import transaction to roll a preview back."""
+    """Raised inside the import transaction to roll a preview back; carries the preview out."""
+
+    def __init__(self, preview: Restored) -> None:
+        super().__init__("preview rolled back")
+        self.preview = preview
 
 
 def _row(m: _Memory) -> MemoryRow:
@@ -349,10 +407,9 @@ def _row(m: _Memory) -> MemoryRow:
     )
 
 
-def restore(service: MemoryService, payload: _Payload, commit: bool, progress: Progress | None = None) -> dict[str, Any]:
+def restore(service: MemoryService, payload: _Payload, commit: bool, progress: Progress | None = None) -> Restored:
     """Insert what is missing, in one transaction (rolled back when `commit` is False)."""
     store = service.store
-    report: dict[str, Any] = {}
     try:
         with service.db.write() as conn:
             mapping: dict[int, int] = {}
@@ -392,23 +449,26 @@ def restore(service: MemoryService, payload: _Payload, commit: bool, progress: P
                         links += relinked
             threads = sum(store.put_thread(conn, t.model_dump()) for t in payload.threads)
             prompts = sum(store.import_global_prompt(conn, p.model_dump()) for p in payload.global_prompts)
-            report = {
-                "mapping": mapping, "inserted": [i for i, _ in inserted],
-                "counts": {"in_archive": total, "imported": len(inserted), "already_present": present,
-                           "merged_same_text": merged, "new_ids": remapped, "threads_added": threads,
-                           "prompts_added": prompts, "links_restored": links},
-            }
+            report = Restored(
+                mapping=mapping,
+                inserted=[i for i, _ in inserted],
+                counts=ImportCounts(
+                    in_archive=total, imported=len(inserted), already_present=present, merged_same_text=merged,
+                    new_ids=remapped, threads_added=threads, prompts_added=prompts, links_restored=links,
+                ),
+            )
             if not commit:
-                raise _DryRun
-    except _DryRun:
-        pass
-    if commit and report["inserted"]:
+                raise _DryRun(report)
+    except _DryRun as rolled_back:
+        return rolled_back.preview
+    if report.inserted:
         service.indexer.notify()
     return report
 
 
-def verify(service: MemoryService, payload: _Payload, mapping: dict[int, int]) -> dict[str, int]:
-    """Content hashes of the archive's memories (those in `mapping`) checked against the store."""
+def verify(service: MemoryService, payload: _Payload, mapping: dict[int, int]) -> tuple[int, int]:
+    """Content hashes of the archive's memories (those in `mapping`) checked against the store:
+    (how many match, how many do not)."""
     rows = service.store.get(list(mapping.values()))
     with service.db.read() as conn:
         originals = service.store.originals(conn, [r.id for r in rows.values() if r.compression])
@@ -422,25 +482,26 @@ def verify(service: MemoryService, payload: _Payload, mapping: dict[int, int]) -
             ok += 1
         else:
             bad += 1
-    return {"verified": ok, "verify_failed": bad}
+    return ok, bad
 
 
-def restore_files(service: MemoryService, payload: _Payload, commit: bool) -> dict[str, list[str]]:
+def restore_files(service: MemoryService, payload: _Payload, commit: bool) -> FileReport:
+    """Write the archive's memory files where missing; a differing file is kept, the copy saved beside."""
     root = service.settings.files_dir
-    out: dict[str, list[str]] = {"written": [], "unchanged": [], "kept_existing": []}
+    out = FileReport()
     stamp = service.clock().strftime("%Y-%m-%dT%H%M%S")
     for f in payload.files:
         target = root / f.path
         if not target.exists():
-            out["written"].append(f.path)
+            out.written.append(f.path)
             if commit:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(target, f.text)
         elif target.read_text(encoding="utf-8", errors="replace") == f.text:
-            out["unchanged"].append(f.path)
+            out.unchanged.append(f.path)
         else:
             copy = root / "imported" / stamp / f.path
-            out["kept_existing"].append(f"{f.path} (archived copy: {copy.relative_to(root)})")
+            out.kept_existing.append(f"{f.path} (archived copy: {copy.relative_to(root)})")
             if commit:
                 copy.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(copy, f.text)
@@ -454,8 +515,8 @@ def archive_files(folder: Path) -> list[Path]:
     return shared + months
 
 
-def import_file(service: MemoryService, path: Path, commit: bool = True, progress: Progress | None = None) -> dict[str, Any]:
-    """Validate, import (or preview) and verify one archive file; the report as plain data."""
+def import_file(service: MemoryService, path: Path, commit: bool = True, progress: Progress | None = None) -> ImportReport:
+    """Validate, import (or preview) and verify one archive file."""
     limit = service.settings.max_archive_bytes
     try:
         size = path.stat().st_size
@@ -471,67 +532,14 @@ def import_file(service: MemoryService, path: Path, commit: bool = True, progres
     except UnicodeDecodeError:
         raise ArchiveError(f"{path.name} is damaged: not UTF-8 text; nothing was imported") from None
     payload = load(text, path.name)
-    report = restore(service, payload, commit, progress)
+    restored = restore(service, payload, commit, progress)
     files = restore_files(service, payload, commit)
-    counts = dict(report["counts"])
-    counts["files_written"] = len(files["written"])
-    counts["files_kept_existing"] = len(files["kept_existing"])
-    inserted = set(report["inserted"])
+    inserted = set(restored.inserted)
     # A preview can only check what is already there; after a commit, everything is checked.
-    mapping = report["mapping"] if commit else {k: v for k, v in report["mapping"].items() if v not in inserted}
-    counts.update(verify(service, payload, mapping))
-    return {"counts": counts, "inserted": report["inserted"], "files": files}
-
-
-# -- through curate_memory ----------------------------------------------------------
-
-
-def export_plan(curator: Curator, thread: str | None, since: str | None, until: str | None, split: bool) -> Plan:
-    from server.curation.curator import Plan
-
-    service = curator.service
-    documents = export(service, thread, since, until, split)
-    stamp = service.clock().strftime("%Y-%m-%dT%H%M%S")
-    folder = service.settings.archives_dir
-    name = f"memvault-{stamp}" + ("" if split else ".json")
-    n = 2
-    while (folder / name).exists():
-        name = f"memvault-{stamp}-{n}" + ("" if split else ".json")
-        n += 1
-    ids = sorted(m["id"] for d in documents.values() for m in d["payload"]["memories"])
-    names = [name] if not split else [f"{name}/{k}" for k in documents]
-    counts = {"memories": len(ids), "archives": len(documents),
-              "threads": sum(d["counts"]["threads"] for d in documents.values()),
-              "files": sum(d["counts"]["files"] for d in documents.values())}
-    details = [{"archive": k, "memories": d["counts"]["memories"]} for k, d in zip(names, documents.values())]
-
-    def apply() -> dict[str, Any]:
-        write(documents, folder / name)
-        return {}
-
-    summary = f"{len(ids)} memories to archives/{name}" + (" (one file per month)" if split else "")
-    return Plan(counts, ids, details, summary, apply, changes=len(documents))
-
-
-def import_plan(curator: Curator, path: Path) -> Plan:
-    from server.curation.curator import Plan
-
-    service = curator.service
-    name = str(path.relative_to(service.settings.archives_dir.resolve()))
-    preview = import_file(service, path, commit=False)
-    changes = preview["counts"]["imported"] + preview["counts"]["threads_added"] + \
-        preview["counts"]["prompts_added"] + preview["counts"]["files_written"] + preview["counts"]["files_kept_existing"]
-
-    def apply() -> dict[str, Any]:
-        done = import_file(service, path, commit=True)
-        c = done["counts"]
-        return {
-            "counts": c,
-            "details": [{"files": done["files"]}],
-            "summary": f"{c['imported']} memories imported from archives/{name}, {c['already_present']} already present; "
-                       f"verified {c['verified']}/{c['in_archive']} content hashes",
-        }
-
-    c = preview["counts"]
-    summary = f"{c['imported']} of {c['in_archive']} memories from archives/{name} are new, {c['already_present']} already present"
-    return Plan(dict(c), list(preview["inserted"]), [{"files": preview["files"]}], summary, apply, changes=changes)
+    mapping = restored.mapping if commit else {k: v for k, v in restored.mapping.items() if v not in inserted}
+    verified, failed = verify(service, payload, mapping)
+    counts = replace(
+        restored.counts, files_written=len(files.written), files_kept_existing=len(files.kept_existing),
+        verified=verified, verify_failed=failed,
+    )
+    return ImportReport(counts=counts, inserted=restored.inserted, files=files)

@@ -310,13 +310,13 @@ def test_export_import_round_trips_every_field_into_an_empty_store(svc, tmp_path
     other = MemoryService.open(other_settings, embedder=HashEmbedder(), clock=clock)
     try:
         report = archive.import_file(other, path)
-        assert report["counts"]["imported"] == 5 and report["counts"]["verified"] == 5
+        assert report.counts.imported == 5 and report.counts.verified == 5
         assert _rows(other, deleted=None) == _rows(svc, deleted=None)
         with other.db.read() as conn, svc.db.read() as conn2:
             assert other.store.archived_originals(conn) == svc.store.archived_originals(conn2)
             assert other.store.threads(conn) == svc.store.threads(conn2)
         again = archive.import_file(other, path)
-        assert again["counts"]["imported"] == 0 and again["counts"]["already_present"] == 5
+        assert again.counts.imported == 0 and again.counts.already_present == 5
         assert other.remember("after the import").id == 6  # ids continue above the imported ones
     finally:
         other.close()

@@ -1,0 +1,130 @@
+"""Linking memories instead of deleting them: ``supersede`` (named older memories are replaced
+by a newer one) and ``dedupe`` (near-copies in one thread are superseded by the newest wording).
+
+Both only set ``superseded_by``: the older memory stays, ranks below its replacement,
+and ``restore`` unlinks it. Pinned and important memories are never deduped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from server import validation as check
+from server.curation.plan import Plan, existing, listing, live, memory_ids, now
+from server.curation.scoring import exempt, normalised_hash
+from server.errors import InvalidInput
+from server.service import MemoryService
+from server.storage.sqlite.store import MemoryRow
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """An older memory dedupe would supersede by a newer one of the same thread."""
+
+    older: int
+    survivor: int
+    similarity: float
+    reason: str  # "same text" (equal up to case, spacing, final punctuation) or "similar"
+
+
+def supersede(service: MemoryService, ids: list[int] | None = None, replacement_id: int | None = None) -> Plan:
+    if replacement_id is None:
+        raise InvalidInput("supersede needs replacement_id (the newer memory) and ids (the memories it replaces)")
+    old = memory_ids(ids, "supersede")
+    new = check.memory_id(replacement_id)
+    rows = existing(service, [*old, new])
+    if new in old:
+        raise InvalidInput(f"memory {new} cannot replace itself; list only the older memories in ids")
+    for memory_id in [new, *old]:
+        if rows[memory_id].deleted_at is not None:
+            raise InvalidInput(f"memory {memory_id} is forgotten; restore it first or pick a live memory")
+    # Following the replacement's own chain must not lead back to a memory it replaces.
+    seen, cursor = {new}, rows[new].superseded_by
+    while cursor is not None and cursor not in seen:
+        if cursor in old:
+            raise InvalidInput(f"memory {cursor} already (indirectly) replaces {new}; that would make a cycle")
+        seen.add(cursor)
+        step = service.store.get([cursor]).get(cursor)
+        cursor = step.superseded_by if step else None
+    change = [i for i in old if rows[i].superseded_by != new]
+
+    def apply() -> None:
+        at = now(service)
+        with service.db.write() as conn:
+            for memory_id in change:
+                service.store.set_superseded(conn, memory_id, new, at)
+
+    details = [{"id": i, "superseded_by": new, "was": rows[i].superseded_by} for i in change]
+    return Plan({"superseded": len(change)}, change, details, f"{listing(change)} superseded by {new}", apply)
+
+
+def dedupe(service: MemoryService, thread: str | None = None, threshold: float | None = None) -> Plan:
+    limit = service.settings.dedupe_threshold if threshold is None else threshold
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0.0 < limit <= 1.0:
+        raise InvalidInput("threshold is a cosine similarity in (0, 1], e.g. 0.92")
+    rows = [r for r in live(service, thread) if r.superseded_by is None]
+    by_thread: dict[str, list[MemoryRow]] = {}
+    for row in rows:
+        by_thread.setdefault(row.thread, []).append(row)
+    pairs: list[Duplicate] = []
+    for group in by_thread.values():
+        pairs += duplicates(service, group, float(limit))
+    ids = [d.older for d in pairs]
+
+    def apply() -> None:
+        at = now(service)
+        with service.db.write() as conn:
+            for d in pairs:
+                service.store.set_superseded(conn, d.older, d.survivor, at)
+
+    details = [
+        {"id": d.older, "superseded_by": d.survivor, "similarity": round(d.similarity, 4), "reason": d.reason}
+        for d in pairs
+    ]
+    survivors = len({d.survivor for d in pairs})
+    counts = {"checked": len(rows), "superseded": len(pairs), "survivors": survivors, "threshold": float(limit)}
+    summary = f"{len(pairs)} duplicates in {survivors} groups" + (
+        f" superseded by the newest wording ({_arrows(pairs)})" if pairs else ""
+    )
+    return Plan(counts, ids, details, summary, apply)
+
+
+def duplicates(service: MemoryService, group: list[MemoryRow], threshold: float) -> list[Duplicate]:
+    """Newest first: each memory not yet claimed keeps older near-copies as its duplicates."""
+    if len(group) < 2:
+        return []
+    group = sorted(group, key=lambda r: (-r.created_at, -r.id))
+    with service.db.read() as conn:
+        stored = service.store.vectors(conn, [r.id for r in group])
+    missing = [r for r in group if r.id not in stored]
+    if missing:  # not embedded yet: compute here, without storing
+        for row, vector in zip(missing, service.embedder.embed([r.content for r in missing])):
+            stored[row.id] = vector
+    matrix = np.stack([np.asarray(stored[r.id], dtype=np.float32) for r in group])
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix = matrix / np.where(norms == 0, 1, norms)
+    hashes = [normalised_hash(r.content) for r in group]
+    claimed: set[int] = set()
+    out = []
+    for i, survivor in enumerate(group):
+        if i in claimed:
+            continue
+        sims = matrix[i + 1 :] @ matrix[i]
+        for offset, sim in enumerate(sims):
+            j = i + 1 + offset
+            if j in claimed or exempt(group[j]):
+                continue
+            if hashes[j] == hashes[i]:
+                out.append(Duplicate(group[j].id, survivor.id, 1.0, "same text"))
+            elif sim >= threshold:
+                out.append(Duplicate(group[j].id, survivor.id, float(sim), "similar"))
+            else:
+                continue
+            claimed.add(j)
+    return out
+
+
+def _arrows(pairs: list[Duplicate]) -> str:
+    return ", ".join(f"{d.older}→{d.survivor}" for d in pairs)

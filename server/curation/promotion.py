@@ -1,0 +1,91 @@
+"""``promote``: which memories earn a line in MEMORY.md, within its size cap.
+
+Candidates are live, not superseded and not yet promoted (by the store's record or
+by an id already in the file); pinned ones and those scoring at least
+MEMVAULT_PROMOTE_MIN_SCORE go in, best first, until MEMVAULT_MEMORY_MAX_CHARS. The
+lines themselves and where they go in the file are files.promote's (text in, text out).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from server.clock import from_millis, to_millis
+from server.curation.plan import Plan, listing, now
+from server.curation.scoring import retention_score
+from server.files import promote as memory_md
+from server.files.atomic import atomic_write, backup
+from server.service import MemoryService
+from server.storage.sqlite.store import MemoryRow
+from server.threads import thread_scope
+
+
+def promote(service: MemoryService, thread: str | None = None) -> Plan:
+    at = now(service)
+    files, store, settings = service.files, service.store, service.settings
+    files.install_templates()
+    text = files.read_memory()
+    in_file = memory_md.promoted_ids(text)
+    with service.db.read() as conn:
+        done = store.promoted(conn)
+        rows = store.rows(conn, thread_scope(thread))
+        candidates = [r for r in rows if r.superseded_by is None and r.id not in done and r.id not in in_file]
+        originals = store.originals(conn, [r.id for r in candidates if r.compression])
+    scored = [(retention_score(r, at), r) for r in candidates]
+    chosen = sorted(
+        ((s, r) for s, r in scored if r.pinned or s >= settings.promote_min_score),
+        key=lambda p: (-p[0], p[1].created_at, p[1].id),
+    )
+    cap = settings.memory_max_chars
+    size = len(text)
+    entries: dict[str, list[str]] = {}
+    picked: list[tuple[MemoryRow, str, str]] = []
+    left_out: list[int] = []
+    for score, row in chosen:
+        section = memory_md.section_for(row.kind, row.thread)
+        body = originals[row.id][0] if row.id in originals else row.content
+        day = from_millis(row.created_at).date().isoformat() if row.kind == "decision" else None
+        line = memory_md.entry(body, row.id, daily_source(service, row), day)
+        grow = len(line) + 1 + (0 if section in entries or f"## {section}" in text else len(section) + 6)
+        if size + grow > cap:
+            left_out.append(row.id)
+            continue
+        size += grow
+        entries.setdefault(section, []).append(line)
+        picked.append((row, section, line))
+
+    def apply() -> None:
+        stamp = service.clock()
+        current = files.read_memory()
+        # Re-check the file: a person may have added entries since the preview.
+        fresh = {s: [l for l in ls if not (memory_md.promoted_ids(l) & memory_md.promoted_ids(current))]
+                 for s, ls in entries.items()}
+        backup(files.memory_path, stamp)
+        atomic_write(files.memory_path, memory_md.insert(current, fresh, stamp.date().isoformat()))
+        with service.db.write() as conn:
+            for row, section, _ in picked:
+                store.record_promotion(conn, row.id, section, to_millis(stamp))
+
+    details = [{"id": r.id, "section": s, "entry": line} for r, s, line in picked]
+    details += [{"id": i, "skipped": f"MEMORY.md would exceed {cap} characters"} for i in left_out]
+    counts = {"promoted": len(picked), "candidates": len(chosen), "left_out_by_size_cap": len(left_out),
+              "memory_md_chars": size}
+    summary = f"{len(picked)} memories into MEMORY.md ({listing([r.id for r, _, _ in picked])})"
+    if left_out:
+        summary += (f"; size cap of {cap} characters reached, {len(left_out)} candidates left out "
+                    "(raise MEMVAULT_MEMORY_MAX_CHARS or tidy MEMORY.md)")
+    return Plan(counts, [r.id for r, _, _ in picked], details, summary, apply)
+
+
+def daily_source(service: MemoryService, row: MemoryRow) -> str | None:
+    """`daily/<day>.md:<line>` of the memory's line in the daily log, when there is one."""
+    created = from_millis(row.created_at)
+    for day in (created.date(), (created - timedelta(days=1)).date(), (created + timedelta(days=1)).date()):
+        try:
+            entries = service.files.daily_entries(day)
+        except FileNotFoundError:
+            continue
+        for e in entries:
+            if e.id == row.id:
+                return f"daily/{day.isoformat()}.md:{e.line}"
+    return None
