@@ -42,7 +42,7 @@ from server.errors import InvalidInput, NotFound
 from server.files.atomic import atomic_write
 from server.models import KINDS
 from server.service import MemoryService, content_hash
-from server.storage.sqlite.store import MemoryRow
+from server.storage.protocol import MemoryRow, Original
 from server.textindex import index_text
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def checksum(payload: dict[str, Any]) -> str:
 # -- export ----------------------------------------------------------------------
 
 
-def _memory_record(row: MemoryRow, original: tuple[str, int] | None) -> dict[str, Any]:
+def _memory_record(row: MemoryRow, original: Original | None) -> dict[str, Any]:
     return {
         "id": row.id, "thread": row.thread or None, "content": row.content, "kind": row.kind,
         "source": row.source, "origin": row.origin, "importance": row.importance, "tags": list(row.tags),
@@ -90,7 +90,7 @@ def _memory_record(row: MemoryRow, original: tuple[str, int] | None) -> dict[str
         "deleted_at": _iso(row.deleted_at), "superseded_by": row.superseded_by,
         "recall_count": row.recall_count, "last_recalled_at": _iso(row.last_recalled_at),
         "pinned": row.pinned, "compression": row.compression,
-        "original": None if original is None else {"content": original[0], "compressed_at": iso(original[1])},
+        "original": None if original is None else {"content": original.content, "compressed_at": iso(original.compressed_at)},
     }
 
 
@@ -374,7 +374,7 @@ def restore(service: MemoryService, payload: _Payload, commit: bool, progress: P
                 else:
                     wanted = None if store.id_taken(conn, m.id) else m.id
                     remapped += wanted is None
-                    original = None if m.original is None else (m.original.content, _ms(m.original.compressed_at))
+                    original = None if m.original is None else Original(m.original.content, _ms(m.original.compressed_at))  # type: ignore[arg-type]
                     mapping[m.id] = store.insert_archived(conn, wanted, row, original, index_text(row.content))  # type: ignore[arg-type]
                     inserted.append((mapping[m.id], m))
                 if progress and (n % 500 == 0 or n == total):
@@ -417,7 +417,7 @@ def verify(service: MemoryService, payload: _Payload, mapping: dict[int, int]) -
         if m.id not in mapping:
             continue
         row = rows.get(mapping[m.id])
-        text = None if row is None else (originals[row.id][0] if row.id in originals else row.content)
+        text = None if row is None else (originals[row.id].content if row.id in originals else row.content)
         if text is not None and content_hash(text) == m.content_hash == row.content_hash:  # type: ignore[union-attr]
             ok += 1
         else:

@@ -42,7 +42,7 @@ from server.files.folder import MemoryFiles
 from server.files.atomic import backup, atomic_write
 from server.models import CurateResult
 from server.service import MemoryService, content_hash
-from server.storage.sqlite.store import MemoryRow
+from server.storage.protocol import MemoryRow, MemoryState
 from server.textindex import index_text
 
 log = logging.getLogger(__name__)
@@ -338,7 +338,7 @@ class Curator:
             if exempt(row):
                 skipped["exempt"] += 1
                 continue
-            source = originals[row.id][0] if row.id in originals else row.content
+            source = originals[row.id].content if row.id in originals else row.content
             result = tiers.compress(source, tier, row.kind, row.created_at)
             if result is None or len(result) >= len(row.content):
                 skipped["too_short"] += 1
@@ -356,7 +356,7 @@ class Curator:
                     # another request or process may have landed since. Compressing such a row would
                     # re-index a forgotten memory or archive the wrong text as its original.
                     now_row = self.store.memory_state(conn, row.id)
-                    if now_row is None or now_row != (row.content, row.compression, None):
+                    if now_row is None or now_row != MemoryState(row.content, row.compression, None):
                         changed.append(row.id)
                         continue
                     original = row.content if row.compression is None else None
@@ -370,8 +370,9 @@ class Curator:
 
         details = [
             {
-                "id": r.id, "tier": t, "chars_before": len(originals[r.id][0] if r.id in originals else r.content),
-                "chars_after": len(text), "ratio": round(len(text) / max(1, len(originals.get(r.id, (r.content,))[0])), 3),
+                "id": r.id, "tier": t, "chars_before": len(originals[r.id].content if r.id in originals else r.content),
+                "chars_after": len(text),
+                "ratio": round(len(text) / max(1, len(originals[r.id].content if r.id in originals else r.content)), 3),
                 "text": text,
             }
             for r, t, text in plans
@@ -404,7 +405,7 @@ class Curator:
                     continue
                 todo.append("undeleted")
             if row.compression is not None:
-                original = originals[memory_id][0]
+                original = originals[memory_id].content
                 if content_hash(original) != row.content_hash:
                     raise InvalidInput(f"the archived original of memory {memory_id} does not match its hash; not restored")
                 todo.append("original text back")
@@ -420,7 +421,7 @@ class Curator:
             now = self._now()
             with self.db.write() as conn:
                 for row, _ in steps:
-                    text = originals[row.id][0] if row.compression is not None else row.content
+                    text = originals[row.id].content if row.compression is not None else row.content
                     if row.compression is not None:
                         self.store.set_restored(conn, row.id, text, now, index_text(text))
                     if row.deleted_at is not None:
@@ -590,7 +591,7 @@ class Curator:
         left_out: list[int] = []
         for score, row in chosen:
             section = promote.section_for(row.kind, row.thread)
-            body = originals[row.id][0] if row.id in originals else row.content
+            body = originals[row.id].content if row.id in originals else row.content
             day = from_millis(row.created_at).date().isoformat() if row.kind == "decision" else None
             line = promote.entry(body, row.id, self._daily_source(row), day)
             grow = len(line) + 1 + (0 if section in entries or f"## {section}" in text else len(section) + 6)

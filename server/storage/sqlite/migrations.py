@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from server.storage.sqlite.db import Database
-from server.textindex import FTS_TOKENIZER
 
 log = logging.getLogger(__name__)
+
+#: The keyword index's tokenizer: porter stemming over unicode61, diacritics folded ("café" == "cafe").
+#: textindex prepares the text it reads (identifier parts); query terms are words it tokenises alike.
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 
 @dataclass(frozen=True)
