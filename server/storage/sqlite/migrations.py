@@ -223,7 +223,7 @@ def m004_plain_vectors(conn: Any, ctx: SchemaContext) -> None:
 
 
 def m005_api_tokens(conn: Any, ctx: SchemaContext) -> None:
-    # Bearer tokens of the HTTP transport (server/tokens.py). Only a hash of each
+    # Bearer tokens of the HTTP transport (server/http/tokens.py; SQL in tokens.py). Only a hash of each
     # token is kept; the token itself is shown once, when it is created. Not
     # namespaced: a token *selects* the namespace (its tenant).
     conn.execute(
