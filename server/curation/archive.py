@@ -42,7 +42,7 @@ from server.errors import InvalidInput, NotFound
 from server.files.atomic import atomic_write
 from server.models import KINDS
 from server.service import MemoryService, content_hash
-from server.storage.protocol import MemoryRow, Original
+from server.storage.protocol import Curation, MemoryRow, Original
 from server.textindex import index_text
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def export(
     stored_thread = None if thread in (None, "*") else ("" if thread == "global" else check.thread_name(thread))
     start, end = check.timestamp(since, "since"), check.timestamp(until, "until")
     lo, hi = (to_millis(start) if start else None), (to_millis(end) if end else None)
-    store = service.store
+    store: Curation = service.store
     with service.db.read() as conn:
         rows = store.rows(conn, stored_thread, deleted=None, since=lo, until=hi)
         originals = store.archived_originals(conn, stored_thread)
@@ -351,7 +351,7 @@ def _row(m: _Memory) -> MemoryRow:
 
 def restore(service: MemoryService, payload: _Payload, commit: bool, progress: Progress | None = None) -> dict[str, Any]:
     """Insert what is missing, in one transaction (rolled back when `commit` is False)."""
-    store = service.store
+    store: Curation = service.store
     report: dict[str, Any] = {}
     try:
         with service.db.write() as conn:

@@ -42,7 +42,7 @@ from server.files.folder import MemoryFiles
 from server.files.atomic import backup, atomic_write
 from server.models import CurateResult
 from server.service import MemoryService, content_hash
-from server.storage.protocol import MemoryRow, MemoryState
+from server.storage.protocol import Curation, MemoryRow, MemoryState
 from server.textindex import index_text
 
 log = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ class Plan:
 class Curator:
     def __init__(self, service: MemoryService) -> None:
         self.service = service
-        self.store = service.store
+        self.store: Curation = service.store
         self.db = service.db
         self.settings = service.settings
         self.files = MemoryFiles(service.settings.files_dir, templates_dir())

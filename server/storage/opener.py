@@ -47,7 +47,7 @@ def prepare_schema(db: Database, dimensions: int) -> None:
     if db.backend == "postgres":
         from server.storage.pg.migrations import require_current
 
-        require_current(db, dimensions)  # type: ignore[arg-type]
+        require_current(db, dimensions)
     else:
         from server.storage.sqlite.migrations import SchemaContext, migrate
 

@@ -69,10 +69,12 @@ Handle = Any
 
 
 class Database(Protocol):
-    #: Which implementation this is; for the few decisions that differ (how ids are numbered, who lists tenants).
-    backend: Literal["sqlite", "postgres"]
     #: A stable name of the store (a file path or a URL without password): a cache key.
     path: str
+
+    @property
+    def backend(self) -> Literal["sqlite", "postgres"]:
+        """Which implementation this is, for the few decisions that differ (how ids are numbered, who lists tenants)."""
 
     def write(self) -> AbstractContextManager[Handle]:
         """A write transaction; nested calls join the outer one. Writers of one namespace are serialised."""
@@ -90,8 +92,10 @@ class Database(Protocol):
 class Namespaced(Protocol):
     """What every role shares: its database and the namespace (PostgreSQL: tenant) it is confined to."""
 
-    db: Database
-    namespace: str
+    @property
+    def db(self) -> Database: ...
+    @property
+    def namespace(self) -> str: ...
 
 
 class Meta(Namespaced, Protocol):

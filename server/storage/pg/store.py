@@ -607,7 +607,8 @@ class PgStore:
         since: int | None = None,
         until: int | None = None,
     ) -> list[MemoryRow]:
-        where, params = ["true"], []
+        where: list[str] = ["true"]
+        params: list[Any] = []
         if thread is not None:
             where.append("thread = %s")
             params.append(thread)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
 from server.errors import DriverUnavailable
 
@@ -98,7 +98,7 @@ class Database:
     another process writes, because SQLite skips the busy handler there.
     """
 
-    backend = "sqlite"
+    backend: Literal["sqlite"] = "sqlite"
 
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)

@@ -685,7 +685,8 @@ class Store:
         until: int | None = None,
     ) -> list[MemoryRow]:
         """Memories of the namespace, oldest first; `deleted` None means live and forgotten alike."""
-        where, params = ["namespace = ?"], [self.namespace]
+        where: list[str] = ["namespace = ?"]
+        params: list[Any] = [self.namespace]
         if thread is not None:
             where.append("thread = ?")
             params.append(thread)
