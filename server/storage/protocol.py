@@ -17,7 +17,8 @@ each the part of a store one kind of caller uses:
 A role that needs another's methods extends it (a search returns rows read through
 Memories). `Store` is the union; each backend has one class implementing it, with its
 methods in the order they are declared here (tests/contract holds both to that).
-The records they speak are in `records.py` (re-exported here): import both from here.
+The records they speak are in `records.py`, kept apart so this file reads as the list of
+roles and methods; they are re-exported here, so callers and backends import both from here.
 
 `Handle` is the backend's connection inside a transaction. Callers never run SQL on
 it; they pass it back to store methods so several calls share one transaction.
