@@ -127,7 +127,7 @@ def load_postgres(admin_uri: str, vectors: np.ndarray, m: int, ef_construction: 
 def query_postgres(url: str, queries: np.ndarray, truth: list[list[int]], ef: int) -> dict:
     from server.storage.pg.db import PgDatabase
     from server.storage.pg.store import PgStore
-    from server.storage.sqlite.store import Scope
+    from server.storage.protocol import Scope
 
     db = PgDatabase(url, TENANT, pool_size=1, ef_search=ef)
     store = PgStore(db, TENANT)
@@ -145,12 +145,12 @@ def query_postgres(url: str, queries: np.ndarray, truth: list[list[int]], ef: in
 
 def timed_knn(store, queries: np.ndarray, truth: list[list[int]]) -> dict:
     """recall@10 against `truth` and p50/p95 of Store.knn over the queries."""
-    from server.storage.sqlite.store import Scope
+    from server.storage.protocol import Scope
 
     times, hits = [], 0
     for q, want in zip(queries, truth):
         t = time.perf_counter()
-        got = [i for i, _ in store.knn(q, 10, Scope())]
+        got = list(store.knn(q, 10, Scope()))
         times.append((time.perf_counter() - t) * 1000)
         hits += len(set(got) & set(want))
     return {"recall_at_10": hits / (10 * len(queries)), "p50_ms": statistics.median(times), "p95_ms": pct(times, 95)}
@@ -159,7 +159,8 @@ def timed_knn(store, queries: np.ndarray, truth: list[list[int]]) -> dict:
 def sqlite_figures(vectors: np.ndarray, queries: np.ndarray, truth: list[list[int]]) -> dict:
     from server.storage.sqlite.db import Database
     from server.storage.sqlite.migrations import SchemaContext, migrate
-    from server.storage.sqlite.store import Scope, Store
+    from server.storage.protocol import Scope
+    from server.storage.sqlite.store import Store
 
     with tempfile.TemporaryDirectory() as home:
         db = Database(Path(home) / "scale.db")

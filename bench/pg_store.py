@@ -74,9 +74,8 @@ def run_backend(settings, texts: list[str], queries: list[str]) -> dict:
 def keyword_under_rls(pg, app_url: str, tenant: str, queries: list[str]) -> dict:
     import psycopg
 
-    from server.textindex import match_expression
-
-    from server.storage.pg.store import _tsquery_text
+    from server.storage.pg.store import websearch_text
+    from server.textindex import query_terms
 
     sql = ("SELECT id FROM memories, websearch_to_tsquery('english', %s) AS q "
            "WHERE tsv @@ q AND deleted_at IS NULL ORDER BY -ts_rank_cd(tsv, q, 1) LIMIT 50")
@@ -87,7 +86,7 @@ def keyword_under_rls(pg, app_url: str, tenant: str, queries: list[str]) -> dict
         times, plans = [], set()
         with psycopg.connect(app_url) as conn:
             for q in queries * 3:
-                text, _ = _tsquery_text(match_expression(q) or "")
+                text = websearch_text(query_terms(q))
                 conn.execute("SELECT set_config('app.tenant', %s, true)", (tenant,))
                 plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql, (text,)))
                 plans.add("gin" if "memories_tsv" in plan else "scan")

@@ -56,7 +56,8 @@ def main() -> None:
     from server.storage.sqlite.db import Database
     from server.embedding.embedders import make_embedder
     from server.storage.sqlite.migrations import SchemaContext, migrate
-    from server.storage.sqlite.store import NewMemory, Scope, Store
+    from server.storage.protocol import NewMemory, Scope
+    from server.storage.sqlite.store import Store
 
     name = "hash" if args.quick else "minilm"
     embedder = make_embedder(name)
@@ -75,7 +76,7 @@ def main() -> None:
             thread="t", content=f"v{n}", kind="note", source="bench", origin=None, importance=0.5, tags=(),
             content_hash=f"v{n}", created_at=n, updated_at=n, index_text=f"v{n}", log_daily=False))
             for n in range(len(vectors))]
-    store.store_vectors(list(zip(ids, vectors)))
+    store.store_vectors(dict(zip(ids, vectors)))
     ids = np.asarray(ids)
     unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     exact = [set(ids[np.argsort(-(unit @ q), kind="stable")[:10]].tolist()) for q in queries]
@@ -84,7 +85,7 @@ def main() -> None:
     for share in SHARES:
         vecindex.PRESCAN_SHARE = share
         started = time.perf_counter()
-        found = sum(len(e & {m for m, _ in store.knn(q, 10, Scope())}) for q, e in zip(queries, exact))
+        found = sum(len(e & set(store.knn(q, 10, Scope()))) for q, e in zip(queries, exact))
         rows.append({"share": share, "candidates": max(10, int(share * len(ids))),
                      "recall_at_10": found / (10 * len(queries)),
                      "ms_per_query": (time.perf_counter() - started) * 1000 / len(queries)})

@@ -38,7 +38,7 @@ def stages(service, query: str, thread: str) -> dict[str, float]:
     """Wall time of each stage of one recall, calling what MemoryService.recall calls, in order."""
     from server import ranking
     from server.search import keyword_hits, keyword_plan
-    from server.storage.sqlite.store import Scope
+    from server.storage.protocol import Scope
 
     store = service.store
     scope = Scope(threads=service._read_threads(thread))
@@ -55,7 +55,7 @@ def stages(service, query: str, thread: str) -> dict[str, float]:
     vector = lap("query embedding", lambda: service.embedder.embed([query])[0])
     plan = lap("keyword plan (term counts)", lambda: keyword_plan(store, query, scope))
     keyword = lap("keyword (FTS5)", lambda: keyword_hits(store, plan, scope, ranking.KEYWORD_CANDIDATES))
-    dense = lap("vector knn", lambda: {m: 1 - d for m, d in store.knn(vector, ranking.DENSE_CANDIDATES, scope)})
+    dense = lap("vector knn", lambda: {m: 1 - d for m, d in store.knn(vector, ranking.DENSE_CANDIDATES, scope).items()})
     lap("cosines", lambda: store.cosines(vector, [m for m in keyword if m not in dense]))
     candidates = list(dense.keys() | keyword.keys())
     lap("rows", lambda: store.get(candidates))

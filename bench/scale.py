@@ -99,7 +99,7 @@ def synthesise(n: int, texts: list[str], base: np.ndarray, seed: int) -> tuple[l
 
 
 def build(service, texts: list[str], vectors: np.ndarray, threads: int) -> float:
-    from server.storage.sqlite.store import NewMemory
+    from server.storage.protocol import NewMemory
     from server.textindex import index_text
     from server.service import content_hash
 
@@ -117,7 +117,7 @@ def build(service, texts: list[str], vectors: np.ndarray, threads: int) -> float
                     importance=0.5, tags=(), content_hash=content_hash(texts[i]), created_at=at, updated_at=at,
                     index_text=index_text(texts[i]), log_daily=False)))
                 store.touch_thread(conn, f"project-{i % threads}", at)
-        store.store_vectors(list(zip(ids, vectors[start : start + len(ids)])))
+        store.store_vectors(dict(zip(ids, vectors[start : start + len(ids)])))
     with service.db.write() as conn:
         conn.execute("DELETE FROM daily_log_queue")
     return time.perf_counter() - t0
@@ -149,7 +149,7 @@ def timed(fn, repeat: int) -> list[float]:
 def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
     from server.config import Settings
     from server.service import MemoryService
-    from server.storage.sqlite.store import Scope
+    from server.storage.protocol import Scope
 
     home = Path(tempfile.mkdtemp(prefix=f"memvault-scale-{size}-"))
     settings = Settings(home=home, embedder=embedder_name)
@@ -192,7 +192,7 @@ def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
     for q in queries:
         v = np.asarray(qvecs[q], dtype=np.float32)
         exact = set(ids[np.argsort(-(every @ v), kind="stable")[:10]].tolist())
-        hits += len(exact & {m for m, _ in store.knn(v, 10, Scope())})
+        hits += len(exact & set(store.knn(v, 10, Scope())))
     del every
     with service.db.read() as conn:
         result["disk"] = disk(Path(settings.db_path), conn)

@@ -88,6 +88,13 @@ def _token(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def _dimensions(settings: Settings) -> int:
+    """The configured embedder's vector size, without loading a model (MiniLM: 384)."""
+    from server.embedding.embedders import HashEmbedder
+
+    return HashEmbedder().dimensions if settings.embedder == "hash" else 384
+
+
 def _reembed(settings: Settings) -> int:
     from server.service import MemoryService
 
@@ -275,9 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     mg.add_argument("--admin-url", metavar="URL", help="a superuser's postgresql:// URL, only to list a PostgreSQL source's tenants "
                     "(row-level security hides them from the application role)")
     mg.add_argument("--batch-size", type=int, default=500, metavar="N", help="memories per transaction (default 500)")
-    from server.storage.pg import commands as db_commands  # imports no driver until a db command runs
+    from server.storage import opener  # imports no driver until a db command runs
 
-    db_commands.add_parser(sub)
+    opener.add_database_commands(sub)
     im.add_argument("--no-embed", action="store_true",
                     help="leave the vectors to the server's background backfill (keyword search works at once)")
     mo = sub.add_parser("model", help="prepare the embedding model (the one-time ONNX export)")
@@ -299,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         "serve": (lambda s: _serve_http(s, args)) if getattr(args, "http", False) else _serve,
         "reembed": _reembed, "info": _info, "token": lambda s: _token(s, args),
         "export": lambda s: _export(s, args), "import": lambda s: _import(s, args),
-        "db": lambda s: db_commands.run(s, args),
+        "db": lambda s: opener.run_database_command(s, args, _dimensions(s)),
         "model": lambda s: _model(s, args),
         "migrate": lambda s: _migrate(args),
     }[command]

@@ -80,7 +80,7 @@ class Settings:
     # machines without torch).
     embedder: str = "minilm"
     # Above this many vectors in a namespace, searches over most of them pre-scan a
-    # 96-dimension projection and score the best 1% exactly (server/vecindex.py);
+    # 96-dimension projection and score the best 1% exactly (server/storage/sqlite/vectors.py);
     # 0 keeps every search exact.
     vector_prescan_from: int = 300_000
     # Threads the embedding runtime may use (see embeddings.MiniLMEmbedder).

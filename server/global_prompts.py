@@ -8,13 +8,13 @@ from server.config import Settings
 from server.errors import InvalidInput, NotFound
 from server.models import GlobalPromptInfo, GlobalPromptsResult
 from server.redact import redact
-from server.storage.protocol import Store
+from server.storage.protocol import ThreadsAndPrompts
 
 ACTIONS = ("list", "set", "activate", "deactivate", "delete")
 
 
 class GlobalPrompts:
-    def __init__(self, store: Store, settings: Settings, clock: Clock) -> None:
+    def __init__(self, store: ThreadsAndPrompts, settings: Settings, clock: Clock) -> None:
         self.store = store
         self.settings = settings
         self.clock = clock

@@ -5,11 +5,12 @@ The store runs two cheap queries and hands the candidates here:
 * vector: the top ``DENSE_CANDIDATES`` (50) memories by cosine similarity to
   the query embedding (vec0 KNN, ``distance_metric=cosine``; pass
   ``1 - distance``), filtered to the searched thread(s);
-* keyword: the top ``KEYWORD_CANDIDATES`` (50) rows of the FTS5 table for
-  ``textindex.match_expression(query)``, ordered by
-  ``bm25(fts, 1.0, CONTEXT_COLUMN_WEIGHT)`` (raw value, lower = better).
+* keyword: the top ``KEYWORD_CANDIDATES`` (50) matches of the query's terms
+  (``textindex.query_terms``, ORed within search.keyword_plan's budget), ranked
+  as SQLite's ``bm25(fts, 1.0, CONTEXT_COLUMN_WEIGHT)`` (raw value, lower = better;
+  PostgreSQL: ``-ts_rank_cd`` with the same weights).
 
-The FTS5 table has two columns: ``text`` = ``textindex.index_text(content)``
+The keyword index has two columns: ``text`` = ``textindex.index_text(content)``
 and, for conversation turns (kind ``turn``) only, ``context`` =
 ``textindex.context_text(...)`` of the up to
 ``CONTEXT_PREVIOUS`` (2) memories that precede it in the same thread (by

@@ -16,8 +16,8 @@ import numpy as np
 
 from server import ranking
 from server.clock import from_millis
-from server.storage.sqlite.store import MemoryRow, Scope, Store
-from server.textindex import any_of, query_terms, term_expression, with_any_of, without_any_of
+from server.storage.protocol import KeywordQuery, MemoryRow, Scope, SearchIndex, TurnRef
+from server.textindex import query_terms
 
 
 @dataclass(frozen=True)
@@ -36,12 +36,23 @@ class KeywordPlan:
     common: tuple[str, ...] = ()  # ...with these counted in its rank; memories with only these are not
     window: int | None = None  # rank only the newest `window` matches of each search (the rarest term alone is too common)
 
-    @property
-    def expression(self) -> str | None:
-        return any_of(list(self.rare))
+    def queries(self) -> list[KeywordQuery]:
+        """The searches keyword_hits runs: memories with a rare and a common term, and with rare terms only."""
+        if not self.rare:
+            return []
+        rare_only = KeywordQuery(self.rare, excluded=self.common, newest=self.window)
+        if not self.common:
+            return [rare_only]
+        return [KeywordQuery(self.rare, also=self.common, newest=self.window), rare_only]
 
 
-def keyword_plan(store: Store, query: str, scope: Scope) -> KeywordPlan:
+def keyword_query(query: str) -> KeywordQuery | None:
+    """The whole query as one keyword search (every term ORed, no budget), None when nothing in it is searchable."""
+    terms = query_terms(query)
+    return KeywordQuery(tuple(terms)) if terms else None
+
+
+def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
     """Split the query terms so the keyword search ranks at most ranking.KEYWORD_MATCH_BUDGET matches.
 
     FTS5 computes bm25 for every match of an OR query before it can cut to the
@@ -59,7 +70,7 @@ def keyword_plan(store: Store, query: str, scope: Scope) -> KeywordPlan:
     """
     terms = query_terms(query)
     budget = ranking.KEYWORD_MATCH_BUDGET
-    counts = {t: store.match_count(any_of([t]) or "", budget + 1) for t in terms}
+    counts = {t: store.match_count(KeywordQuery((t,)), budget + 1) for t in terms}
     rare: list[str] = []
     common: list[str] = []
     total = 0
@@ -76,7 +87,7 @@ def keyword_plan(store: Store, query: str, scope: Scope) -> KeywordPlan:
     return KeywordPlan(tuple(t for t in rare if t not in drop) or tuple(rare), tuple(common), window)
 
 
-def keyword_hits(store: Store, plan: KeywordPlan, scope: Scope, limit: int) -> dict[int, float]:
+def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int) -> dict[int, float]:
     """The best `limit` keyword matches of the plan as {id: rank}, more negative is better.
 
     With common terms, two searches over disjoint sets: memories with a rare and
@@ -85,15 +96,13 @@ def keyword_hits(store: Store, plan: KeywordPlan, scope: Scope, limit: int) -> d
     only its own matches, and the best `limit` of their union is the top of the
     whole query over memories with a rare term.
     """
-    rare, common = list(plan.rare), list(plan.common)
     hits: dict[int, float] = {}
-    for expression in (with_any_of(rare, common), without_any_of(rare, common)):
-        if expression:
-            hits.update(store.keyword(expression, limit, scope, window=plan.window))
+    for query in plan.queries():
+        hits.update(store.keyword(query, limit, scope))
     return dict(sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:limit])
 
 
-def common_terms(store: Store, query: str, scope: Scope) -> set[str]:
+def common_terms(store: SearchIndex, query: str, scope: Scope) -> set[str]:
     """Query terms found in more than COMMON_TERM_SHARE of the searched memories.
 
     bm25's IDF is computed over the whole store, but a search is scoped to a
@@ -104,7 +113,7 @@ def common_terms(store: Store, query: str, scope: Scope) -> set[str]:
     return _common(store, query_terms(query), scope)
 
 
-def _common(store: Store, terms: list[str], scope: Scope) -> set[str]:
+def _common(store: SearchIndex, terms: list[str], scope: Scope) -> set[str]:
     if scope.threads is None or ranking.COMMON_TERM_SHARE >= 1:
         return set()
     size = store.scope_size(scope)
@@ -122,13 +131,13 @@ _FREQUENCIES_LOCK = threading.Lock()
 _FREQUENCIES_MAX = 20_000
 
 
-def _frequency(store: Store, term: str, scope: Scope, size: int) -> int:
+def _frequency(store: SearchIndex, term: str, scope: Scope, size: int) -> int:
     key = (store.db.path, store.namespace, scope.threads, term, size)
     with _FREQUENCIES_LOCK:
         if key in _FREQUENCIES:
             _FREQUENCIES.move_to_end(key)
             return _FREQUENCIES[key]
-    count = store.document_frequency(term_expression(term), scope)
+    count = store.document_frequency(KeywordQuery((term,), own_text_only=True), scope)
     with _FREQUENCIES_LOCK:
         _FREQUENCIES[key] = count
         while len(_FREQUENCIES) > _FREQUENCIES_MAX:
@@ -136,12 +145,12 @@ def _frequency(store: Store, term: str, scope: Scope, size: int) -> int:
     return count
 
 
-def search(store: Store, query: str, query_vector: np.ndarray | None, k: int, scope: Scope) -> list[Hit]:
+def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: int, scope: Scope) -> list[Hit]:
     keyword = keyword_hits(store, keyword_plan(store, query, scope), scope, ranking.KEYWORD_CANDIDATES)
     dense: dict[int, float] = {}
     nearest: set[int] = set()
     if query_vector is not None and np.any(query_vector):
-        dense = {mid: 1.0 - dist for mid, dist in store.knn(query_vector, ranking.DENSE_CANDIDATES, scope)}
+        dense = {mid: 1.0 - dist for mid, dist in store.knn(query_vector, ranking.DENSE_CANDIDATES, scope).items()}
         nearest = set(dense)
         # Keyword hits the KNN did not reach still get their true cosine.
         dense.update(store.cosines(query_vector, [mid for mid in keyword if mid not in dense]))
@@ -156,9 +165,10 @@ def search(store: Store, query: str, query_vector: np.ndarray | None, k: int, sc
         if row is None:
             continue
         created = row.created_at
-        before, after = around.get(mid, (None, None))
-        sequence = [n for n in (before, (mid, created), after) if n is not None]
-        near = ranking.neighbor_ids([(i, from_millis(at)) for i, at in sequence], 1 if before else 0)
+        turns = around.get(mid)
+        before, after = (turns.before, turns.after) if turns else (None, None)
+        sequence = [n for n in (before, TurnRef(mid, created), after) if n is not None]
+        near = ranking.neighbor_ids([(t.id, from_millis(t.created_at)) for t in sequence], 1 if before else 0)
         docs[mid] = ranking.Doc(
             content=row.content,
             created_at=from_millis(created),

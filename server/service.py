@@ -14,7 +14,6 @@ from datetime import datetime
 from server import validation as check
 from server.clock import Clock, iso, system_clock, to_millis
 from server.config import Settings
-from server.storage.protocol import Database
 from server.embedding.embedders import Embedder, make_embedder
 from server.errors import InvalidInput, ModelMismatch, NotFound
 from server.embedding.backfill import Indexer
@@ -37,7 +36,7 @@ from server.redact import redact
 from server.safety import instruction_flags
 from server.search import search
 from server.storage.opener import make_store, open_database
-from server.storage.sqlite.store import GLOBAL, IndexDrift, MemoryRow, NewMemory, Scope
+from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
 from server.global_prompts import GlobalPrompts
 from server.threads import Threads, thread_scope
@@ -361,7 +360,7 @@ class MemoryService:
             state = self.store.memory_state(conn, memory_id)
             if state is None:
                 raise NotFound(f"No memory {memory_id}; use recall to find current memory ids.")
-            if state[2] is not None:
+            if state.deleted_at is not None:
                 return ForgetResult(
                     id=memory_id, status="already_forgotten", message=f"Memory {memory_id} was already forgotten."
                 )

@@ -1,28 +1,24 @@
-"""Text preparation for the FTS5 keyword index.
+"""Text preparation for the keyword index, the same for both backends.
 
-Pure standard library.  Three things live here:
+Pure standard library.  Two things live here:
 
-* ``FTS_TOKENIZER`` -- the ``tokenize=`` argument of the FTS5 table.
-* ``index_text(content, context)`` -- what goes into the FTS5 column(s) for a
+* ``index_text(content, context)`` -- what the keyword index holds for a
   memory: the content, plus the parts of any code identifiers it contains
   (``parse_config`` -> ``parse config``, ``parseConfig`` -> ``parse config``,
   ``server/store.py`` -> ``server store py``), so that both the exact
-  identifier and its words can match.
-* ``match_expression(query)`` -- a safe FTS5 MATCH expression for any user
-  query: every term is double-quoted (so FTS5 operators and punctuation in the
-  query are inert), stopwords are dropped, and terms are OR-ed so that BM25
-  ranks by how many and how rare the matched terms are.
+  identifier and its words can match; ``context_text`` for a turn's context.
+* ``query_terms(query)`` -- the searchable terms of any user query: words,
+  lower-cased, stopwords dropped, identifier parts added. A search is built
+  from them as a ``KeywordQuery`` (server.search), which each backend renders
+  in its own dialect (FTS5 MATCH, tsquery); no query syntax is made here.
 """
 from __future__ import annotations
 
 import re
 import unicodedata
 
-# porter stemming over unicode61; diacritics folded ("café" == "cafe").
-FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
-
 # Longest query we turn into terms; beyond this the tail is ignored so that a
-# pasted document cannot make a MATCH expression with thousands of terms.
+# pasted document cannot make a keyword query with thousands of terms.
 MAX_QUERY_TERMS = 32
 
 STOPWORDS = frozenset(
@@ -97,7 +93,7 @@ def identifier_parts(text: str) -> list[str]:
 
 
 def index_text(content: str, context: str | None = None) -> str:
-    """Text to store in the FTS5 column for a memory.
+    """Text the keyword index holds for a memory.
 
     ``content`` plus identifier parts; ``context`` (e.g. the previous turn in
     the same thread) is appended after a newline when given.
@@ -148,52 +144,8 @@ def query_terms(query: str) -> list[str]:
     return terms[:MAX_QUERY_TERMS]
 
 
-def _quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
-def match_expression(query: str, drop: "set[str] | frozenset[str]" = frozenset()) -> str | None:
-    """A safe FTS5 MATCH expression (quoted terms OR-ed), or None when the
-    query has nothing searchable (empty, only punctuation or stopwords).
-    Terms in ``drop`` are left out, unless that would leave nothing."""
-    terms = query_terms(query)
-    return any_of([t for t in terms if t not in drop] or terms)
-
-
-def any_of(terms: "list[str]") -> str | None:
-    """A MATCH expression for memories containing any of these query terms (None for none)."""
-    if not terms:
-        return None
-    return " OR ".join(_quote(t) for t in terms)
-
-
-def with_any_of(terms: "list[str]", others: "list[str]") -> str | None:
-    """A MATCH expression for memories containing one of `terms` and one of `others`.
-
-    bm25 sees each term once, so the rank of such a memory is exactly its rank
-    for `any_of(terms + others)` (see search.keyword_hits).
-    """
-    if not terms or not others:
-        return None
-    return f"({any_of(terms)}) AND ({any_of(others)})"
-
-
-def without_any_of(terms: "list[str]", others: "list[str]") -> str | None:
-    """A MATCH expression for memories containing one of `terms` and none of `others`."""
-    if not terms:
-        return None
-    if not others:
-        return any_of(terms)
-    return f"({any_of(terms)}) NOT ({any_of(others)})"
-
-
-def term_expression(term: str) -> str:
-    """A MATCH expression for one query term in a memory's own text (not its context)."""
-    return "text : " + _quote(term)
-
-
 def context_text(previous: "list[str] | tuple[str, ...]") -> str:
-    """Text for the FTS5 ``context`` column of a memory: the contents of the
+    """Text for the keyword index's ``context`` of a memory: the contents of the
     memories just before it in the same thread (oldest first), each prepared
     like ``index_text``."""
     return "\n".join(index_text(p) for p in previous if p)

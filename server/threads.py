@@ -12,7 +12,7 @@ from server.config import Settings
 from server.errors import InvalidInput, NotFound
 from server.redact import redact
 from server.models import ALL_THREADS, GLOBAL_THREAD, ThreadInfo
-from server.storage.sqlite.store import GLOBAL, Store, Thread
+from server.storage.protocol import GLOBAL, NewMessage, Thread, ThreadsAndPrompts
 
 ROLES = ("user", "assistant", "system", "tool")
 MAX_MESSAGES_PER_CALL = 50
@@ -47,7 +47,7 @@ def thread_info(thread: Thread) -> ThreadInfo:
 
 
 class Threads:
-    def __init__(self, store: Store, settings: Settings, clock: Clock) -> None:
+    def __init__(self, store: ThreadsAndPrompts, settings: Settings, clock: Clock) -> None:
         self.store = store
         self.settings = settings
         self.clock = clock
@@ -99,7 +99,7 @@ class Threads:
             if role not in ROLES:
                 raise InvalidInput(f"message role {role!r} is not one of: {', '.join(ROLES)}")
             text = check.text(content, "message content", self.settings.max_content_bytes)
-            turns.append((role, redact(text).text))
+            turns.append(NewMessage(role, redact(text).text))
         if turns:
             now = to_millis(self.clock())
             with self.store.db.write() as conn:

@@ -14,9 +14,8 @@ from mcp import Client
 
 from server import ranking
 from server.app import build_server
-from server.search import KeywordPlan, keyword_hits, keyword_plan
-from server.storage.sqlite.store import Scope
-from server.textindex import any_of, match_expression, with_any_of, without_any_of
+from server.search import KeywordPlan, keyword_hits, keyword_plan, keyword_query
+from server.storage.protocol import KeywordQuery, Scope
 
 WORDS = ["redis", "queue", "worker", "deploy", "cache", "billing", "retry", "gateway"]
 #: Share of memories containing each word: common ones first, rare ones last.
@@ -36,7 +35,7 @@ def crowded(service):
 
 
 def _counts(store, words):
-    return {w: store.match_count(any_of([w]), 10_000) for w in words}
+    return {w: store.match_count(KeywordQuery((w,)), 10_000) for w in words}
 
 
 def test_below_the_budget_every_term_is_rare_and_nothing_changes(crowded):
@@ -61,11 +60,11 @@ def test_terms_are_kept_rarest_first_while_their_matches_fit(crowded, monkeypatc
 def test_the_bounded_search_ranks_exactly_like_the_whole_query(crowded, monkeypatch, query):
     """Every memory with a rare term gets bm25's rank for the whole query, in the same order."""
     store = crowded.store
-    whole = dict(store.keyword(match_expression(query), 1000, Scope()))
+    whole = store.keyword(keyword_query(query), 1000, Scope())
     monkeypatch.setattr(ranking, "KEYWORD_MATCH_BUDGET", 60)
     plan = keyword_plan(store, query, Scope())
     assert plan.common and plan.window is None  # the budget binds
-    with_rare = {mid for mid, _ in store.keyword(plan.expression, 1000, Scope())}
+    with_rare = set(store.keyword(KeywordQuery(plan.rare), 1000, Scope()))
     expected = sorted(((rank, mid) for mid, rank in whole.items() if mid in with_rare))[:20]
     got = keyword_hits(store, plan, Scope(), 20)
     assert list(got) == [mid for _, mid in expected]
@@ -81,13 +80,16 @@ def test_a_term_too_common_alone_ranks_its_newest_matches(crowded, monkeypatch):
     assert plan == KeywordPlan(rare=("queue",), common=("redis",), window=30)
     hits = keyword_hits(store, plan, Scope(), 50)
 
-    def newest(expression):
-        return set(sorted((mid for mid, _ in store.keyword(expression, 1000, Scope())), reverse=True)[:30])
+    assert plan.queries() == [KeywordQuery(("queue",), also=("redis",), newest=30),
+                              KeywordQuery(("queue",), excluded=("redis",), newest=30)]
+
+    def newest(query):
+        return set(sorted(store.keyword(query, 1000, Scope()), reverse=True)[:30])
 
     # Memories with both words and with "queue" only are ranked among the newest 30 of each.
-    windows = newest(with_any_of(["queue"], ["redis"])) | newest(without_any_of(["queue"], ["redis"]))
+    windows = newest(KeywordQuery(("queue",), also=("redis",))) | newest(KeywordQuery(("queue",), excluded=("redis",)))
     assert set(hits) <= windows and len(hits) == 50
-    assert min(hits) > min(mid for mid, _ in store.keyword(any_of(["queue"]), 1000, Scope()))  # older ones left out
+    assert min(hits) > min(store.keyword(KeywordQuery(("queue",)), 1000, Scope()))  # older ones left out
 
 
 def test_thread_common_rare_terms_are_still_dropped_in_a_thread(service):

@@ -10,7 +10,8 @@ from server.errors import ModelMismatch, SetupError
 from server.embedding.embedders import HashEmbedder
 from server.storage.sqlite.migrations import MIGRATIONS, SchemaContext, migrate
 from server.service import MemoryService
-from server.storage.sqlite.store import GLOBAL, NewMemory, Scope, Store
+from server.storage.protocol import GLOBAL, NewMemory, Scope
+from server.storage.sqlite.store import Store
 
 
 def _tables(db: Database) -> set[str]:
@@ -87,7 +88,7 @@ def _add(store: Store, thread: str, vector: np.ndarray, kind: str = "note", crea
                       origin=None, importance=0.5, tags=tuple(tags), content_hash=str(vector.tobytes()) + thread,
                       created_at=created, updated_at=created, index_text="x"),
         )
-    store.store_vectors([(mid, vector)])
+    store.store_vectors({mid: vector})
     return mid
 
 
@@ -96,8 +97,8 @@ def test_knn_never_returns_a_nearer_memory_from_another_thread(store):
     near_other = _add(store, "other", query)  # identical vector, wrong thread
     mine = [_add(store, "mine", _unit(100 + i)) for i in range(3)]
     hits = store.knn(query, k=3, scope=Scope(threads=("mine", GLOBAL)))
-    assert near_other not in [h[0] for h in hits]
-    assert sorted(h[0] for h in hits) == sorted(mine)
+    assert near_other not in hits
+    assert sorted(hits) == sorted(mine)
 
 
 def test_knn_returns_k_results_when_other_threads_are_closer(store):
@@ -106,7 +107,7 @@ def test_knn_returns_k_results_when_other_threads_are_closer(store):
         _add(store, "noise", query + 0.01 * _unit(200 + i))
     mine = [_add(store, "mine", _unit(300 + i)) for i in range(5)]
     hits = store.knn(query, k=5, scope=Scope(threads=("mine",)))
-    assert sorted(h[0] for h in hits) == sorted(mine)
+    assert sorted(hits) == sorted(mine)
 
 
 def test_knn_filters_kind_time_tags_and_deleted_inside_the_scan(store):
@@ -114,18 +115,18 @@ def test_knn_filters_kind_time_tags_and_deleted_inside_the_scan(store):
     decision = _add(store, "t", query + 0.05 * _unit(1), kind="decision", created=5000, tags=("db",))
     _add(store, "t", query, kind="note", created=5000)
     old = _add(store, "t", query + 0.01 * _unit(2), kind="decision", created=10)
-    assert [h[0] for h in store.knn(query, 5, Scope(kinds=("decision",), since=1000))] == [decision]
-    assert [h[0] for h in store.knn(query, 5, Scope(until=100))] == [old]
-    assert [h[0] for h in store.knn(query, 5, Scope(tags=("db",)))] == [decision]
+    assert list(store.knn(query, 5, Scope(kinds=("decision",), since=1000))) == [decision]
+    assert list(store.knn(query, 5, Scope(until=100))) == [old]
+    assert list(store.knn(query, 5, Scope(tags=("db",)))) == [decision]
     with store.db.write() as conn:
         store.soft_delete(conn, decision, 9999)
-    assert decision not in [h[0] for h in store.knn(query, 5, Scope())]
-    assert store.knn(query, 5, Scope(tags=("db",))) == []
+    assert decision not in store.knn(query, 5, Scope())
+    assert store.knn(query, 5, Scope(tags=("db",))) == {}
 
 
 def test_store_vectors_is_idempotent(store):
     mid = _add(store, "t", _unit(3))
-    assert store.store_vectors([(mid, _unit(4))]) == 0  # no longer pending: left alone
+    assert store.store_vectors({mid: _unit(4)}) == 0  # no longer pending: left alone
     assert store.db.conn.execute("SELECT count(*) FROM memory_vectors").fetchone()[0] == 1
 
 
@@ -135,7 +136,7 @@ def test_namespaces_never_see_each_other(tmp_path):
     a, b = Store(db, "a"), Store(db, "b")
     query = _unit(5)
     in_a = _add(a, GLOBAL, query)
-    assert b.knn(query, 5, Scope()) == []
-    assert [h[0] for h in a.knn(query, 5, Scope())] == [in_a]
+    assert b.knn(query, 5, Scope()) == {}
+    assert list(a.knn(query, 5, Scope())) == [in_a]
     assert b.get([in_a]) == {}
     db.close()

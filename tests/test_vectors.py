@@ -10,7 +10,8 @@ from server.embedding.embedders import HashEmbedder
 from server.storage.sqlite.migrations import m006_principal, MIGRATIONS, SchemaContext, migrate
 from server.service import MemoryService
 from server.config import Settings
-from server.storage.sqlite.store import NewMemory, Scope, Store
+from server.storage.protocol import KeywordQuery, NewMemory, Scope
+from server.storage.sqlite.store import Store
 from server.storage.sqlite import vectors as vecindex
 
 DIMS = 16
@@ -78,9 +79,8 @@ def test_migration_moves_vec0_vectors_over_without_reembedding(tmp_path):
     assert not store.index_drift(conn)
     # Search finds the moved vectors at once; the forgotten memory stays out.
     target = list(vectors)[7]
-    assert store.knn(vectors[target], 1, Scope())[0][0] == target
-    assert store.knn(vectors[forgotten], 40, Scope())[0][0] != forgotten
-    assert forgotten not in dict(store.knn(vectors[forgotten], 40, Scope()))
+    assert list(store.knn(vectors[target], 1, Scope())) == [target]
+    assert forgotten not in store.knn(vectors[forgotten], 40, Scope())
     db.close()
 
 
@@ -110,7 +110,7 @@ def store(tmp_path):
 def _add(store: Store, thread: str, vector: np.ndarray, **kw) -> int:
     with store.db.write() as conn:
         mid = _insert(store, conn, thread, f"{thread} {vector.tobytes().hex()[:24]} {kw}", **kw)
-    assert store.store_vectors([(mid, vector)]) == 1
+    assert store.store_vectors({mid: vector}) == 1
     return mid
 
 
@@ -122,10 +122,10 @@ def test_a_selective_filter_still_returns_k(store):
         _add(store, "mine", query + 0.02 * _unit(3000 + i), created=10)
     far = [_add(store, "mine", _unit(10 + i)) for i in range(12)]
     hits = store.knn(query, 10, Scope(threads=("mine",), kinds=("note",), since=500))
-    assert len(hits) == 10 and set(h[0] for h in hits) <= set(far)
+    assert len(hits) == 10 and set(hits) <= set(far)
     tagged = _add(store, "elsewhere", _unit(99), tags=("db",))
-    assert [h[0] for h in store.knn(query, 10, Scope(tags=("db",)))] == [tagged]
-    assert store.knn(query, 10, Scope(threads=("nobody",))) == []
+    assert list(store.knn(query, 10, Scope(tags=("db",)))) == [tagged]
+    assert store.knn(query, 10, Scope(threads=("nobody",))) == {}
 
 
 def test_other_processes_writes_are_seen_at_the_next_search(tmp_path):
@@ -134,24 +134,24 @@ def test_other_processes_writes_are_seen_at_the_next_search(tmp_path):
     migrate(first, SchemaContext(dimensions=DIMS))
     a, b = Store(first, "default"), Store(second, "default")
     query = _unit(5)
-    assert a.knn(query, 5, Scope()) == []  # a's matrix is loaded (empty)
+    assert a.knn(query, 5, Scope()) == {}  # a's matrix is loaded (empty)
     written = _add(b, "t", query)
-    assert [h[0] for h in a.knn(query, 5, Scope())] == [written]
+    assert list(a.knn(query, 5, Scope())) == [written]
     with second.write() as conn:
         b.soft_delete(conn, written, 9)
-    assert a.knn(query, 5, Scope()) == []
+    assert a.knn(query, 5, Scope()) == {}
     with second.write() as conn:
         b.undelete(conn, written, 10, "text")
-    assert [h[0] for h in a.knn(query, 5, Scope())] == [written]
+    assert list(a.knn(query, 5, Scope())) == [written]
     # A changed vector (a compressed memory re-embedded) replaces the old one.
     with second.write() as conn:
         conn.execute("INSERT INTO pending_embeddings(memory_id) VALUES (?)", (written,))
-    b.store_vectors([(written, -query)])
-    assert a.knn(query, 1, Scope())[0][1] == pytest.approx(2.0, abs=1e-5)
+    b.store_vectors({written: -query})
+    assert list(a.knn(query, 1, Scope()).values()) == [pytest.approx(2.0, abs=1e-5)]
     assert a.cosines(query, [written]) == {written: pytest.approx(-1.0, abs=1e-5)}
     with second.write() as conn:
         b.hard_delete(conn, written, None)
-    assert a.knn(query, 5, Scope()) == [] and a.cosines(query, [written]) == {}
+    assert a.knn(query, 5, Scope()) == {} and a.cosines(query, [written]) == {}
     first.close()
     second.close()
 
@@ -162,10 +162,10 @@ def test_a_reader_that_fell_behind_the_pruned_log_reloads(tmp_path, monkeypatch)
     first, second = Database(path), Database(path)
     migrate(first, SchemaContext(dimensions=DIMS))
     a, b = Store(first, "default"), Store(second, "default")
-    assert a.knn(_unit(0), 5, Scope()) == []
+    assert a.knn(_unit(0), 5, Scope()) == {}
     ids = [_add(b, "t", _unit(n)) for n in range(20)]
     assert first.conn.execute("SELECT count(*) FROM vector_changes").fetchone()[0] <= 4
-    assert sorted(h[0] for h in a.knn(_unit(0), 50, Scope())) == sorted(ids)
+    assert sorted(a.knn(_unit(0), 50, Scope())) == sorted(ids)
     first.close()
     second.close()
 
@@ -173,12 +173,12 @@ def test_a_reader_that_fell_behind_the_pruned_log_reloads(tmp_path, monkeypatch)
 def test_a_search_inside_a_rolled_back_transaction_leaves_no_trace(store):
     query = _unit(3)
     kept = _add(store, "t", query)
-    assert store.knn(query, 5, Scope())[0][0] == kept
+    assert next(iter(store.knn(query, 5, Scope()))) == kept
     with pytest.raises(RuntimeError), store.db.write() as conn:
         store.soft_delete(conn, kept, 9)
-        assert store.knn(query, 5, Scope()) == []  # the transaction sees its own change
+        assert store.knn(query, 5, Scope()) == {}  # the transaction sees its own change
         raise RuntimeError("roll back")
-    assert store.knn(query, 5, Scope())[0][0] == kept
+    assert next(iter(store.knn(query, 5, Scope()))) == kept
 
 
 def test_recall_at_10_against_exact_search_on_clustered_vectors(store):
@@ -191,13 +191,13 @@ def test_recall_at_10_against_exact_search_on_clustered_vectors(store):
     with store.db.write() as conn:
         for n in range(len(vectors)):
             ids.append(_insert(store, conn, f"t{n % 200}", f"m{n}"))
-    store.store_vectors(list(zip(ids, vectors)))
+    store.store_vectors(dict(zip(ids, vectors)))
     ids = np.asarray(ids)
     found = 0
     for q in range(50):
         query = vectors[rng.integers(0, 2000)] + 0.2 * rng.standard_normal(DIMS).astype(np.float32)
         exact = set(ids[np.argsort(-(vectors @ query), kind="stable")[:10]])
-        found += len(exact & {h[0] for h in store.knn(query, 10, Scope())})
+        found += len(exact & set(store.knn(query, 10, Scope())))
     assert found / 500 >= 0.95
 
 
@@ -216,15 +216,15 @@ def test_keyword_search_over_every_thread_matches_the_joined_plan(tmp_path):
         gone = _insert(mine, conn, "t0", "kafka kafka kafka forgotten")
         mine.soft_delete(conn, gone, 5)
     threads = tuple(f"t{n}" for n in range(5))
-    for expression in ['"kafka"', '"redis" OR "retry"', '"worker"', '"nothing"']:
-        unscoped = mine.keyword(expression, 50, Scope())
-        joined = mine.keyword(expression, 50, Scope(threads=threads))
-        assert unscoped == joined
-        assert gone not in dict(unscoped)
+    for terms in (("kafka",), ("redis", "retry"), ("worker",), ("nothing",)):
+        unscoped = mine.keyword(KeywordQuery(terms), 50, Scope())
+        joined = mine.keyword(KeywordQuery(terms), 50, Scope(threads=threads))
+        assert list(unscoped.items()) == list(joined.items())  # the same matches, ranks and order
+        assert gone not in unscoped
     # The other namespace's 300 stronger matches fill the first page of the index: the plan falls back.
     having = sum(1 for (c,) in db.conn.execute(
         "SELECT content FROM memories WHERE namespace = 'a' AND deleted_at IS NULL") if "kafka" in c.split())
-    assert len(mine.keyword('"kafka"', 50, Scope())) == min(50, having) > 0
+    assert len(mine.keyword(KeywordQuery(("kafka",)), 50, Scope())) == min(50, having) > 0
     db.close()
 
 
@@ -256,7 +256,7 @@ def prescanned(tmp_path, monkeypatch):
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     with db.write() as conn:
         ids = [_insert(store, conn, f"t{n % 5}", f"m{n}") for n in range(len(vectors))]
-    store.store_vectors(list(zip(ids, vectors)))
+    store.store_vectors(dict(zip(ids, vectors)))
     yield store, np.asarray(ids), vectors, rng
     db.close()
 
@@ -269,9 +269,9 @@ def test_the_prescan_keeps_recall_at_10_and_scores_exactly(prescanned):
         cosine = vectors @ query / np.linalg.norm(query)
         exact = set(ids[np.argsort(-cosine, kind="stable")[:10]])
         hits = store.knn(query, 10, Scope())
-        found += len(exact & {h[0] for h in hits})
+        found += len(exact & set(hits))
         by_id = dict(zip(ids.tolist(), cosine.tolist()))
-        assert [d for _, d in hits] == pytest.approx([1 - by_id[m] for m, _ in hits], abs=1e-5)  # re-scored exactly
+        assert list(hits.values()) == pytest.approx([1 - by_id[m] for m in hits], abs=1e-5)  # re-scored exactly
     index = store._vectors
     assert index._basis is not None and index._basis.shape == (64, 16)  # the pre-scan ran
     assert found / 500 >= 0.95
@@ -282,11 +282,11 @@ def test_the_prescan_sees_writes_made_after_it_was_fitted(prescanned):
     store.knn(vectors[0], 10, Scope())  # fits the projection
     fitted = store._vectors._basis
     newcomer = _add(store, "t0", -vectors[0])  # far from everything it was fitted on
-    assert store.knn(-vectors[0], 1, Scope())[0][0] == newcomer
+    assert list(store.knn(-vectors[0], 1, Scope())) == [newcomer]
     with store.db.write() as conn:
         store.soft_delete(conn, newcomer, 9)
         store.soft_delete(conn, int(ids[0]), 9)
-    assert {h[0] for h in store.knn(vectors[0], 10, Scope())}.isdisjoint({newcomer, int(ids[0])})
+    assert set(store.knn(vectors[0], 10, Scope())).isdisjoint({newcomer, int(ids[0])})
     assert store._vectors._basis is fitted  # no refit until the rows double
 
 
@@ -296,9 +296,9 @@ def test_below_the_limit_and_for_narrow_filters_search_stays_exact(prescanned, t
     one_thread = store.knn(query, 10, Scope(threads=("t3",)))  # a fifth of the rows: gathered, exact
     in_thread = ids[3::5]
     exact = in_thread[np.argsort(-(vectors[3::5] @ query), kind="stable")[:10]]
-    assert [h[0] for h in one_thread] == exact.tolist()
+    assert list(one_thread) == exact.tolist()
     exact_store = Store(store.db, "default", vector_prescan_from=0)
-    assert [h[0] for h in exact_store.knn(query, 10, Scope())] == ids[np.argsort(-(vectors @ query), kind="stable")[:10]].tolist()
+    assert list(exact_store.knn(query, 10, Scope())) == ids[np.argsort(-(vectors @ query), kind="stable")[:10]].tolist()
     assert exact_store._vectors._basis is None
 
 

@@ -47,7 +47,7 @@ from server.errors import InvalidInput, NotFound
 from server.files.atomic import atomic_write
 from server.models import KINDS
 from server.service import MemoryService, content_hash
-from server.storage.sqlite.store import MemoryRow
+from server.storage.protocol import Curation, MemoryRow, Original
 from server.textindex import index_text
 from server.threads import thread_scope
 
@@ -136,7 +136,7 @@ def checksum(payload: dict[str, Any]) -> str:
 # -- export ----------------------------------------------------------------------
 
 
-def _memory_record(row: MemoryRow, original: tuple[str, int] | None) -> dict[str, Any]:
+def _memory_record(row: MemoryRow, original: Original | None) -> dict[str, Any]:
     return {
         "id": row.id, "thread": row.thread or None, "content": row.content, "kind": row.kind,
         "source": row.source, "origin": row.origin, "importance": row.importance, "tags": list(row.tags),
@@ -144,7 +144,7 @@ def _memory_record(row: MemoryRow, original: tuple[str, int] | None) -> dict[str
         "deleted_at": _iso(row.deleted_at), "superseded_by": row.superseded_by,
         "recall_count": row.recall_count, "last_recalled_at": _iso(row.last_recalled_at),
         "pinned": row.pinned, "compression": row.compression,
-        "original": None if original is None else {"content": original[0], "compressed_at": iso(original[1])},
+        "original": None if original is None else {"content": original.content, "compressed_at": iso(original.compressed_at)},
     }
 
 
@@ -187,7 +187,7 @@ def export(
     stored_thread = thread_scope(thread)
     start, end = check.timestamp(since, "since"), check.timestamp(until, "until")
     lo, hi = (to_millis(start) if start else None), (to_millis(end) if end else None)
-    store = service.store
+    store: Curation = service.store
     with service.db.read() as conn:
         rows = store.rows(conn, stored_thread, deleted=None, since=lo, until=hi)
         originals = store.archived_originals(conn, stored_thread)
@@ -409,7 +409,7 @@ def _row(m: _Memory) -> MemoryRow:
 
 def restore(service: MemoryService, payload: _Payload, commit: bool, progress: Progress | None = None) -> Restored:
     """Insert what is missing, in one transaction (rolled back when `commit` is False)."""
-    store = service.store
+    store: Curation = service.store
     try:
         with service.db.write() as conn:
             mapping: dict[int, int] = {}
@@ -431,7 +431,7 @@ def restore(service: MemoryService, payload: _Payload, commit: bool, progress: P
                 else:
                     wanted = None if store.id_taken(conn, m.id) else m.id
                     remapped += wanted is None
-                    original = None if m.original is None else (m.original.content, _ms(m.original.compressed_at))
+                    original = None if m.original is None else Original(m.original.content, _ms(m.original.compressed_at))  # type: ignore[arg-type]
                     mapping[m.id] = store.insert_archived(conn, wanted, row, original, index_text(row.content))  # type: ignore[arg-type]
                     inserted.append((mapping[m.id], m))
                 if progress and (n % 500 == 0 or n == total):
@@ -477,7 +477,7 @@ def verify(service: MemoryService, payload: _Payload, mapping: dict[int, int]) -
         if m.id not in mapping:
             continue
         row = rows.get(mapping[m.id])
-        text = None if row is None else (originals[row.id][0] if row.id in originals else row.content)
+        text = None if row is None else (originals[row.id].content if row.id in originals else row.content)
         if text is not None and content_hash(text) == m.content_hash == row.content_hash:  # type: ignore[union-attr]
             ok += 1
         else:

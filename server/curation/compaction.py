@@ -13,7 +13,7 @@ from server.curation.plan import Outcome, Plan, existing, listing, live, memory_
 from server.curation.scoring import exempt
 from server.errors import InvalidInput
 from server.service import MemoryService, content_hash
-from server.storage.sqlite.store import MemoryRow
+from server.storage.protocol import MemoryRow, MemoryState
 from server.textindex import index_text
 
 
@@ -36,7 +36,7 @@ def compress(service: MemoryService, thread: str | None = None, ids: list[int] |
         if exempt(row):
             skipped["exempt"] += 1
             continue
-        source = originals[row.id][0] if row.id in originals else row.content
+        source = originals[row.id].content if row.id in originals else row.content
         result = tiers.compress(source, tier, row.kind, row.created_at)
         if result is None or len(result) >= len(row.content):
             skipped["too_short"] += 1
@@ -54,7 +54,7 @@ def compress(service: MemoryService, thread: str | None = None, ids: list[int] |
                 # another request or process may have landed since. Compressing such a row would
                 # re-index a forgotten memory or archive the wrong text as its original.
                 now_row = store.memory_state(conn, row.id)
-                if now_row is None or now_row != (row.content, row.compression, None):
+                if now_row is None or now_row != MemoryState(row.content, row.compression, None):
                     changed.append(row.id)
                     continue
                 original = row.content if row.compression is None else None
@@ -70,8 +70,9 @@ def compress(service: MemoryService, thread: str | None = None, ids: list[int] |
 
     details = [
         {
-            "id": r.id, "tier": t, "chars_before": len(originals[r.id][0] if r.id in originals else r.content),
-            "chars_after": len(text), "ratio": round(len(text) / max(1, len(originals.get(r.id, (r.content,))[0])), 3),
+            "id": r.id, "tier": t, "chars_before": len(originals[r.id].content if r.id in originals else r.content),
+            "chars_after": len(text),
+            "ratio": round(len(text) / max(1, len(originals[r.id].content if r.id in originals else r.content)), 3),
             "text": text,
         }
         for r, t, text in plans
@@ -106,7 +107,7 @@ def restore(service: MemoryService, ids: list[int] | None = None) -> Plan:
                 continue
             todo.append("undeleted")
         if row.compression is not None:
-            original = originals[memory_id][0]
+            original = originals[memory_id].content
             if content_hash(original) != row.content_hash:
                 raise InvalidInput(f"the archived original of memory {memory_id} does not match its hash; not restored")
             todo.append("original text back")
@@ -122,7 +123,7 @@ def restore(service: MemoryService, ids: list[int] | None = None) -> Plan:
         at = now(service)
         with db.write() as conn:
             for row, _ in steps:
-                text = originals[row.id][0] if row.compression is not None else row.content
+                text = originals[row.id].content if row.compression is not None else row.content
                 if row.compression is not None:
                     store.set_restored(conn, row.id, text, at, index_text(text))
                 if row.deleted_at is not None:

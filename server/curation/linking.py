@@ -16,7 +16,7 @@ from server.curation.plan import Plan, existing, listing, live, memory_ids, now
 from server.curation.scoring import exempt, normalised_hash
 from server.errors import InvalidInput
 from server.service import MemoryService
-from server.storage.sqlite.store import MemoryRow
+from server.storage.protocol import MemoryRow
 
 
 @dataclass(frozen=True)

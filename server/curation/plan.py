@@ -17,7 +17,7 @@ from server import validation as check
 from server.clock import to_millis
 from server.errors import InvalidInput, NotFound
 from server.service import MemoryService
-from server.storage.sqlite.store import MemoryRow
+from server.storage.protocol import MemoryRow
 from server.threads import thread_scope
 
 #: One figure of a reply, e.g. {"superseded": 2, "ratio": 0.43}: CurateResult.counts.

@@ -16,7 +16,7 @@ from server.curation.scoring import retention_score
 from server.files import promote as memory_md
 from server.files.atomic import atomic_write, backup
 from server.service import MemoryService
-from server.storage.sqlite.store import MemoryRow
+from server.storage.protocol import MemoryRow
 from server.threads import thread_scope
 
 
@@ -43,7 +43,7 @@ def promote(service: MemoryService, thread: str | None = None) -> Plan:
     left_out: list[int] = []
     for score, row in chosen:
         section = memory_md.section_for(row.kind, row.thread)
-        body = originals[row.id][0] if row.id in originals else row.content
+        body = originals[row.id].content if row.id in originals else row.content
         day = from_millis(row.created_at).date().isoformat() if row.kind == "decision" else None
         line = memory_md.entry(body, row.id, daily_source(service, row), day)
         grow = len(line) + 1 + (0 if section in entries or f"## {section}" in text else len(section) + 6)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import math
 
-from server.storage.sqlite.store import MemoryRow
+from server.storage.protocol import MemoryRow
 
 KIND_WEIGHT = {
     "decision": 1.0, "preference": 1.0, "fact": 0.7, "summary": 0.6,

@@ -12,13 +12,13 @@ import logging
 import threading
 
 from server.embedding.embedders import Embedder
-from server.storage.sqlite.store import Store
+from server.storage.protocol import SearchIndex
 
 log = logging.getLogger(__name__)
 
 
 class Indexer:
-    def __init__(self, store: Store, embedder: Embedder, batch_size: int = 64) -> None:
+    def __init__(self, store: SearchIndex, embedder: Embedder, batch_size: int = 64) -> None:
         self.store = store
         self.embedder = embedder
         self.batch_size = batch_size
@@ -36,8 +36,8 @@ class Indexer:
                 batch = self.store.pending(size)
                 if not batch:
                     break
-                vectors = self.embedder.embed([content for _, content in batch])
-                self.store.store_vectors([(mid, vec) for (mid, _), vec in zip(batch, vectors)])
+                vectors = self.embedder.embed([item.content for item in batch])
+                self.store.store_vectors({item.memory_id: vec for item, vec in zip(batch, vectors)})
                 done += len(batch)
         return done
 

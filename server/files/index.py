@@ -20,7 +20,7 @@ from server.files.folder import DAILY_DIR, MEMORY_FILE, SOUL_FILE, MemoryFiles
 from server.files.dailylog import parse_daily
 from server.files.markdown import parse_markdown_units
 from server.redact import redact
-from server.storage.sqlite.store import GLOBAL, NewMemory, Store
+from server.storage.protocol import GLOBAL, FileUnits, NewMemory
 from server.textindex import index_text
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ def kind_for(section: str) -> str:
 
 
 class FileIndex:
-    def __init__(self, store: Store, files: MemoryFiles, clock: Clock, max_unit_bytes: int) -> None:
+    def __init__(self, store: FileUnits, files: MemoryFiles, clock: Clock, max_unit_bytes: int) -> None:
         self.store = store
         self.files = files
         self.clock = clock
@@ -103,9 +103,9 @@ class FileIndex:
             for unit in units:
                 seen.add(unit.key)
                 if unit.key in existing:
-                    memory_id, line, section = existing[unit.key]
-                    if (line, section) != (unit.line, unit.section):
-                        self.store.move_file_unit(conn, memory_id, unit.line, unit.section)
+                    known = existing[unit.key]
+                    if (known.line, known.section) != (unit.line, unit.section):
+                        self.store.move_file_unit(conn, known.id, unit.line, unit.section)
                     continue
                 # The person's file is theirs; the index never holds a secret from it.
                 content = redact(unit_content(unit.text)).text
@@ -131,9 +131,9 @@ class FileIndex:
                     ),
                 )
                 changes += 1
-            for key, (memory_id, _, _) in existing.items():
+            for key, known in existing.items():
                 if key not in seen:
-                    self.store.delete_derived(conn, memory_id)
+                    self.store.delete_derived(conn, known.id)
                     changes += 1
         if changes:
             log.info("re-indexed %s: %d unit(s) changed", name, changes)

@@ -68,17 +68,16 @@ class Tenants:
             service = self._services.get(tenant)
             if service is None:
                 base = self.base
-                postgres = getattr(base.db, "backend", "sqlite") == "postgres"
                 # PostgreSQL: the same pool, confined to this tenant by row-level security.
-                db = base.db.for_tenant(tenant) if postgres else base.db
+                # SQLite: the same database (each store's statements name its namespace).
+                db = base.db.for_tenant(tenant)
                 service = MemoryService(db, base.embedder, base.settings.with_(namespace=tenant), base.clock)
-                if postgres:
-                    # Row-level security shows a backfill only its own tenant's queue.
-                    if self._started:
-                        service.indexer.start()
-                else:
-                    # One backfill for the whole SQLite file: remember() in this tenant wakes it.
+                if db is base.db:
+                    # One backfill for the whole file: remember() in this tenant wakes it.
                     service.indexer = base.indexer
+                elif self._started:
+                    # Row-level security shows a backfill only its own tenant's queue.
+                    service.indexer.start()
                 service.write_daily_backlog(older_than_ms=0)
                 self._services[tenant] = service
                 log.info("tenant %s: first request, service ready", tenant)

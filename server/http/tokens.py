@@ -8,7 +8,7 @@ or brute-force a 256-bit random value whatever the hash speed, while a slow hash
 would add ~100 ms of CPU to every HTTP request. Lookup by hash also means no
 comparison of secrets in Python whose timing could leak anything useful.
 
-All SQL for the `api_tokens` table (migration m005) lives in TokenStore.
+The `api_tokens` table itself (its SQL, per backend) is storage's: opener.token_table.
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from server import validation as check
-from server.clock import Clock, iso, system_clock, to_millis
-from server.storage.sqlite.db import Database
+from server.clock import Clock, system_clock, to_millis
 from server.errors import InvalidInput, NotFound
+from server.storage.opener import token_table
+from server.storage.protocol import Database, TokenInfo
 
 #: Recognisable prefix: secret scanners and people can tell a memvault token apart.
 PREFIX = "mvt_"
@@ -33,8 +32,6 @@ _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 #: last_used_at is written at most this often per token, so a busy client does not
 #: turn every request into a write transaction.
 TOUCH_EVERY_MS = 60_000
-
-_COLUMNS = "id, tenant, user_name, agent_name, label, created_at, expires_at, revoked_at, last_used_at"
 
 
 def token_hash(token: str) -> str:
@@ -69,53 +66,13 @@ def parse_expiry(value: str | None, now: datetime) -> int | None:
     return to_millis(when)
 
 
-@dataclass(frozen=True)
-class TokenInfo:
-    """A token's record: never the token itself."""
-
-    id: int
-    tenant: str
-    user: str | None
-    agent: str | None
-    label: str | None
-    created_at: int
-    expires_at: int | None
-    revoked_at: int | None
-    last_used_at: int | None
-
-    @classmethod
-    def from_sql(cls, row: Any) -> TokenInfo:
-        return cls(*row)
-
-    def state(self, now_ms: int) -> str:
-        if self.revoked_at is not None:
-            return "revoked"
-        if self.expires_at is not None and self.expires_at <= now_ms:
-            return "expired"
-        return "active"
-
-    def as_dict(self, now_ms: int) -> dict[str, Any]:
-        def when(ms: int | None) -> str | None:
-            return None if ms is None else iso(ms)
-
-        return {
-            "id": self.id, "tenant": self.tenant, "user": self.user, "agent": self.agent, "label": self.label,
-            "state": self.state(now_ms), "created_at": when(self.created_at), "expires_at": when(self.expires_at),
-            "revoked_at": when(self.revoked_at), "last_used_at": when(self.last_used_at),
-        }
-
-
 class TokenStore:
-    """Works on either backend's Database: the statements are plain SQL, written with
-    `?` placeholders and translated for PostgreSQL's driver (%s)."""
+    """Tokens over either backend's database: the policy here, the table in storage (opener.token_table)."""
 
     def __init__(self, db: Database, clock: Clock = system_clock) -> None:
         self.db = db
         self.clock = clock
-        self._pg = getattr(db, "backend", "sqlite") == "postgres"
-
-    def _sql(self, statement: str) -> str:
-        return statement.replace("?", "%s") if self._pg else statement
+        self.table = token_table(db)
 
     def create(
         self,
@@ -133,30 +90,17 @@ class TokenStore:
         now = self.clock()
         expires_at = parse_expiry(expires, now)
         token = PREFIX + secrets.token_urlsafe(32)
-        with self.db.write() as conn:
-            row = conn.execute(
-                self._sql(
-                    "INSERT INTO api_tokens(token_hash, tenant, user_name, agent_name, label, created_at, expires_at) "
-                    f"VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {_COLUMNS}"
-                ),
-                (token_hash(token), tenant, user, agent, label, to_millis(now), expires_at),
-            ).fetchone()
-        return token, TokenInfo.from_sql(row)
+        info = self.table.add(token_hash(token), tenant, user, agent, label, to_millis(now), expires_at)
+        return token, info
 
     def list(self) -> list[TokenInfo]:
-        with self.db.read() as conn:
-            return [TokenInfo.from_sql(r) for r in conn.execute(self._sql(f"SELECT {_COLUMNS} FROM api_tokens ORDER BY id"))]
+        return self.table.all()
 
     def revoke(self, token_id: int) -> TokenInfo:
-        with self.db.write() as conn:
-            conn.execute(
-                self._sql("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
-                (to_millis(self.clock()), token_id),
-            )
-            row = conn.execute(self._sql(f"SELECT {_COLUMNS} FROM api_tokens WHERE id = ?"), (token_id,)).fetchone()
-        if row is None:
+        info = self.table.revoke(token_id, to_millis(self.clock()))
+        if info is None:
             raise NotFound(f"No token {token_id}; `memvault token list` shows the ids.")
-        return TokenInfo.from_sql(row)
+        return info
 
     def verify(self, token: str) -> TokenInfo | None:
         """The record of an active token; None for an unknown, revoked or expired one.
@@ -166,16 +110,12 @@ class TokenStore:
         """
         if not token.startswith(PREFIX) or len(token) > 200:
             return None
-        digest = token_hash(token)
-        with self.db.read() as conn:
-            row = conn.execute(self._sql(f"SELECT {_COLUMNS} FROM api_tokens WHERE token_hash = ?"), (digest,)).fetchone()
-        if row is None:
+        info = self.table.find(token_hash(token))
+        if info is None:
             return None
-        info = TokenInfo.from_sql(row)
         now = to_millis(self.clock())
         if info.state(now) != "active":
             return None
         if info.last_used_at is None or now - info.last_used_at >= TOUCH_EVERY_MS:
-            with self.db.write() as conn:
-                conn.execute(self._sql("UPDATE api_tokens SET last_used_at = ? WHERE id = ?"), (now, info.id))
+            self.table.touch(info.id, now)
         return info

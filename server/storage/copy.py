@@ -1,7 +1,7 @@
 """`memvault migrate`: copy a store into another, SQLite <-> PostgreSQL, resumable and verified.
 
-Per namespace (= PostgreSQL tenant) everything is copied through the store interface
-(server/storage.py), never re-derived: memories with every field (forgotten ones,
+Per namespace (= PostgreSQL tenant) everything is copied through the store's Copying role
+(server/storage/protocol.py), never re-derived: memories with every field (forgotten ones,
 pins, tags, supersede links, compression tier, who wrote them, file units), archived
 originals of compressed memories, the daily-log queue, vectors exactly as stored
 (never re-embedded; a memory waiting for its vector stays waiting), threads with their
@@ -35,9 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from server.storage.opener import is_postgres, make_store
 from server.errors import MemvaultError, SetupError
+from server.storage import opener
 from server.storage.fingerprint import MODEL_KEYS, compare, fingerprint
+from server.storage.protocol import Copying, Database, MemoryDump
 from server.textindex import index_text
 
 #: meta key in the target that records a namespace's copy (source, cursor, phase)
@@ -56,19 +57,21 @@ class Side:
 
     location: str  # as shown to people (no password)
     identity: str  # what a resumed migration must match: absolute path or URL without password
-    db: Any
-    postgres: bool
+    db: Database
 
-    def store(self, namespace: str) -> Any:
-        db = self.db.for_tenant(namespace) if self.postgres else self.db
-        return make_store(db, namespace)
+    @property
+    def postgres(self) -> bool:
+        return self.db.backend == "postgres"
+
+    def store(self, namespace: str) -> Copying:
+        return opener.make_store(self.db.for_tenant(namespace), namespace)
 
     def close(self) -> None:
         self.db.close()
 
 
 def _check_scheme(location: str, flag: str) -> None:
-    if "://" in location and not is_postgres(location):
+    if "://" in location and not opener.is_postgres(location):
         scheme = location.split("://", 1)[0]
         raise SetupError(
             f"{flag} {location.split('@')[-1]!r}: unknown scheme {scheme!r}. Give a SQLite file path "
@@ -76,63 +79,47 @@ def _check_scheme(location: str, flag: str) -> None:
         )
 
 
+def _side(db: Database, dimensions: int | None) -> Side:
+    """The opened end, its schema prepared when `dimensions` is known (closed again if that fails)."""
+    try:
+        if dimensions is not None:
+            opener.prepare_schema(db, dimensions)
+    except BaseException:
+        db.close()
+        raise
+    return Side(db.path, db.path, db)  # path: a resolved file path, or the URL without its password
+
+
 def open_source(location: str) -> Side:
     _check_scheme(location, "--from")
-    if is_postgres(location):
-        from server.storage.pg.db import PgDatabase, check_reachable, redact_url
-
-        check_reachable(location)
-        return Side(redact_url(location), redact_url(location), PgDatabase(location, tenant="", pool_size=2), True)
+    if opener.is_postgres(location):
+        # The schema is checked once the source's own meta gives its dimensions (run()).
+        return _side(opener.connect(location, pool_size=2, check_reachable=True), None)
     path = Path(location).expanduser().resolve()
     if not path.is_file():
         raise SetupError(
             f"--from {location}: no such SQLite file. Give the store file (memvault.db under MEMVAULT_HOME) "
             "or a postgresql:// URL."
         )
-    from server.storage.sqlite.db import Database, driver
-    from server.storage.sqlite.migrations import SchemaContext, migrate
-
     try:
-        db = Database(path)
-    except driver().DatabaseError as exc:
+        db = opener.connect(str(path))
+    except opener.NotAStore as exc:
         raise SetupError(f"--from {location}: not a memvault SQLite store ({exc}).") from None
-    try:
-        # Brings an older store to this version's schema, exactly as serving it would.
-        migrate(db, SchemaContext(dimensions=DEFAULT_DIMENSIONS))
-    except BaseException:
-        db.close()
-        raise
-    return Side(str(path), str(path), db, False)
+    # Brings an older store to this version's schema, exactly as serving it would.
+    return _side(db, DEFAULT_DIMENSIONS)
 
 
 def open_target(location: str, dimensions: int) -> Side:
     _check_scheme(location, "--to")
-    if is_postgres(location):
-        from server.storage.pg.db import PgDatabase, check_reachable, redact_url
-        from server.storage.pg.migrations import require_current
-
-        check_reachable(location)
-        db = PgDatabase(location, tenant="", pool_size=2)
-        try:
-            require_current(db, dimensions)  # initialised, current, and an application role under RLS
-        except BaseException:
-            db.close()
-            raise
-        return Side(redact_url(location), redact_url(location), db, True)
-    from server.storage.sqlite.db import Database, driver
-    from server.storage.sqlite.migrations import SchemaContext, migrate
-
+    if opener.is_postgres(location):
+        # initialised, current, and an application role under RLS
+        return _side(opener.connect(location, pool_size=2, check_reachable=True), dimensions)
     path = Path(location).expanduser().resolve()
     try:
-        db = Database(path)
-    except (OSError, driver().DatabaseError) as exc:
+        db = opener.connect(str(path))
+    except (OSError, opener.NotAStore) as exc:
         raise SetupError(f"--to {location}: cannot open or create a SQLite store there ({exc}).") from None
-    try:
-        migrate(db, SchemaContext(dimensions=dimensions))
-    except BaseException:
-        db.close()
-        raise
-    return Side(str(path), str(path), db, False)
+    return _side(db, dimensions)
 
 
 def source_namespaces(source: Side, wanted: Sequence[str] | None, admin_url: str | None) -> list[str]:
@@ -158,9 +145,7 @@ def source_namespaces(source: Side, wanted: Sequence[str] | None, admin_url: str
                 "tenants to copy with --namespace (repeatable), or give --admin-url postgresql://<superuser>@"
                 "<host>/<database> to copy every tenant."
             )
-        from server.storage.pg.db import list_tenants
-
-        names = list_tenants(admin_url, TENANT_TABLES)
+        names = opener.list_tenants(admin_url, TENANT_TABLES)
     else:
         store = source.store("default")
         with store.db.read() as conn:
@@ -211,14 +196,14 @@ class Progress:
 
 
 # -- copying --------------------------------------------------------------------
-def _text(memory: dict[str, Any]) -> str | None:
+def _text(memory: MemoryDump) -> str | None:
     """The keyword-index text every write gives a memory (a file unit's section is part of it)."""
-    if memory["deleted_at"] is not None:
+    if memory.deleted_at is not None:
         return None
-    return index_text(memory["content"], (memory["file_section"] or None) if memory["file_key"] else None)
+    return index_text(memory.content, (memory.file_section or None) if memory.file_key else None)
 
 
-def _state(store: Any, namespace: str) -> dict[str, Any] | None:
+def _state(store: Copying, namespace: str) -> dict[str, Any] | None:
     raw = store.get_meta(STATE_KEY.format(namespace))
     return json.loads(raw) if raw else None
 
@@ -226,8 +211,8 @@ def _state(store: Any, namespace: str) -> dict[str, Any] | None:
 @dataclass
 class Plan:
     namespace: str
-    src: Any
-    dst: Any
+    src: Copying
+    dst: Copying
     state: dict[str, Any] | None
     total: int
     ids: list[int] = field(default_factory=list)
@@ -296,10 +281,10 @@ def _ids_text(ids: set[int]) -> str:
     return ", ".join(map(str, shown[:10])) + (f", ... ({len(shown)} in all)" if len(shown) > 10 else "")
 
 
-def _all_ids(store: Any, conn: Any, page: int = 5000) -> list[int]:
+def _all_ids(store: Copying, conn: Any, page: int = 5000) -> list[int]:
     ids: list[int] = []
     while rows := store.dump_memories(conn, ids[-1] if ids else 0, page):
-        ids.extend(r["id"] for r in rows)
+        ids.extend(r.id for r in rows)
     return ids
 
 
@@ -321,12 +306,12 @@ def copy_namespace(plan: Plan, source_identity: str, batch: int, progress: Progr
     while True:
         with src.db.read() as conn:
             rows = src.dump_memories(conn, state["cursor"], batch)
-            vectors = src.vectors(conn, [r["id"] for r in rows])
+            vectors = src.vectors(conn, [r.id for r in rows])
         if not rows:
             break
         with dst.db.write() as conn:
             dst.load_memories(conn, rows, [_text(r) for r in rows], vectors)
-            state["cursor"] = rows[-1]["id"]
+            state["cursor"] = rows[-1].id
             dst.set_meta(conn, key, json.dumps(state))
         progress.advance(ns, len(rows))
     progress.note(f"{ns}: links, threads, messages, prompts, promotions")
@@ -346,8 +331,8 @@ def copy_namespace(plan: Plan, source_identity: str, batch: int, progress: Progr
         dst.load_messages(conn, messages)
         for prompt in prompts:
             dst.import_global_prompt(conn, prompt)
-        for memory_id, section, at in promotions:
-            dst.record_promotion(conn, memory_id, section, at)
+        for promotion in promotions:
+            dst.record_promotion(conn, promotion.memory_id, promotion.section, promotion.promoted_at)
         for k, v in meta.items():
             dst.set_meta(conn, k, v)
         dst.raise_id_high_water(conn, high_water)
@@ -378,9 +363,7 @@ def run(
             meta = source.store(names[0]).meta_items(conn)
         dimensions = int(meta.get("embedding_dimensions") or DEFAULT_DIMENSIONS)
         if source.postgres:
-            from server.storage.pg.migrations import require_current
-
-            require_current(source.db, dimensions)
+            opener.prepare_schema(source.db, dimensions)
         target = open_target(target_location, dimensions)
         plans = preflight(source, target, names)
         progress = Progress(sum(p.total for p in plans), stream)

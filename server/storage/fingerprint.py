@@ -12,6 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from server.storage.protocol import Copying
+
+#: fields of a dumped memory that are not the memory's own (each is its own kind below)
+_QUEUES = ("queued", "daily_queued_at", "original")
+
 #: meta keys whose values must agree (the model that made the vectors)
 MODEL_KEYS = ("embedding_model", "embedding_dimensions")
 
@@ -57,7 +62,7 @@ KINDS = (
 )
 
 
-def fingerprint(store: Any, page: int = 2000) -> dict[str, dict[str, Any]]:
+def fingerprint(store: Copying, page: int = 2000) -> dict[str, dict[str, Any]]:
     """Count and SHA-256 of each kind of data of the store's namespace, read in one snapshot."""
     d = _Digest()
     for kind in KINDS:
@@ -66,36 +71,36 @@ def fingerprint(store: Any, page: int = 2000) -> dict[str, dict[str, Any]]:
         after = 0
         while rows := store.dump_memories(conn, after, page):
             for r in rows:
-                d.add("memories", {k: v for k, v in r.items() if k not in ("queued", "daily_queued_at", "original")})
-                if r["deleted_at"] is not None:
-                    d.add("forgotten", r["id"])
-                if r["superseded_by"] is not None:
-                    d.add("superseded", [r["id"], r["superseded_by"]])
-                if r["pinned"]:
-                    d.add("pinned", r["id"])
-                for tag in r["tags"]:
-                    d.add("tags", [r["id"], tag])
-                if r["original"] is not None:
-                    d.add("originals", [r["id"], *r["original"]])
-                if r["queued"]:
-                    d.add("pending_embeddings", r["id"])
-                if r["daily_queued_at"] is not None:
-                    d.add("daily_log_queue", [r["id"], r["daily_queued_at"]])
-            vectors = store.vectors(conn, [r["id"] for r in rows])
+                d.add("memories", {k: v for k, v in r.__dict__.items() if k not in _QUEUES})
+                if r.deleted_at is not None:
+                    d.add("forgotten", r.id)
+                if r.superseded_by is not None:
+                    d.add("superseded", [r.id, r.superseded_by])
+                if r.pinned:
+                    d.add("pinned", r.id)
+                for tag in r.tags:
+                    d.add("tags", [r.id, tag])
+                if r.original is not None:
+                    d.add("originals", [r.id, r.original.content, r.original.compressed_at])
+                if r.queued:
+                    d.add("pending_embeddings", r.id)
+                if r.daily_queued_at is not None:
+                    d.add("daily_log_queue", [r.id, r.daily_queued_at])
+            vectors = store.vectors(conn, [r.id for r in rows])
             for memory_id in sorted(vectors):
                 raw = np.ascontiguousarray(vectors[memory_id], dtype=np.float32).tobytes()
                 d.add("vectors", [memory_id, hashlib.sha256(raw).hexdigest()])
-            after = rows[-1]["id"]
+            after = rows[-1].id
         for thread in sorted(store.threads(conn), key=lambda t: t["id"]):
             d.add("threads", thread)
             if thread["system_prompt"]:
                 d.add("system_prompts", [thread["id"], thread["system_prompt"]])
         for message in store.dump_messages(conn):
-            d.add("messages", message)
+            d.add("messages", [message.thread, message.role, message.content, message.created_at])
         for prompt in sorted(store.export_global_prompts(conn), key=lambda p: p["name"]):
             d.add("global_prompts", prompt)
         for promotion in store.promotions(conn):
-            d.add("promotions", promotion)
+            d.add("promotions", [promotion.memory_id, promotion.section, promotion.promoted_at])
         meta = store.meta_items(conn)
         d.add("model", [meta.get(k) for k in MODEL_KEYS])
     return d.result()

@@ -1,4 +1,4 @@
-"""A store health report: SQLite's integrity check plus agreement of the indexes with `memories`.
+"""A store health report: the backend's integrity check plus agreement of the indexes with `memories`.
 
 Used by the crash and load tests and the benchmarks after they have stopped
 every server; safe to run while servers are up (it only reads).
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from server.storage.opener import open_location
-from server.storage.sqlite.store import IndexDrift
+from server.storage.protocol import IndexDrift, Integrity
 
 
 @dataclass
@@ -31,13 +31,20 @@ class Health:
         return out
 
 
+def report(store: Integrity) -> Health:
+    """Health of what `store` can see, read in one snapshot."""
+    with store.db.read() as conn:
+        counts = store.health_counts(conn)
+        return Health(
+            integrity=store.integrity_errors(conn, quick=False), drift=store.index_drift(conn),
+            live=counts.live, deleted=counts.deleted, pending=counts.pending,
+        )
+
+
 def check(db_path: Path | str, namespace: str = "") -> Health:
     """Health of a SQLite file (every namespace) or a PostgreSQL URL (the namespace's tenant only)."""
     db, store = open_location(str(db_path), namespace)
     try:
-        with db.read() as conn:
-            health = Health(integrity=store.integrity_errors(conn, quick=False), drift=store.index_drift(conn))
-            health.live, health.deleted, health.pending = store.health_counts(conn)
-        return health
+        return report(store)
     finally:
         db.close()

@@ -1,63 +1,125 @@
-"""The one place that picks the storage backend: SQLite by default, PostgreSQL when
-MEMVAULT_DATABASE_URL is set. Everything above talks to server.storage.protocol's protocols."""
+"""The one place that picks and builds a storage backend: SQLite by default, PostgreSQL when
+MEMVAULT_DATABASE_URL (or a location) is a postgresql:// URL. Everything above talks to the
+protocols of server.storage.protocol; the backend packages are imported here only, and lazily
+(a SQLite user never needs the PostgreSQL driver)."""
 
 from __future__ import annotations
 
-from typing import Any
+import argparse
+from typing import TYPE_CHECKING
 
 from server.config import Settings
+from server.errors import SetupError
+
+if TYPE_CHECKING:
+    from server.storage.protocol import Database, Store, TokenTable
+
+
+class NotAStore(SetupError):
+    """A SQLite location that cannot be read as a database (not a memvault store, or damaged)."""
 
 
 def is_postgres(location: object) -> bool:
     return str(location).startswith(("postgresql://", "postgres://"))
 
 
-def open_database(settings: Settings, dimensions: int) -> Any:
+def open_database(settings: Settings, dimensions: int) -> Database:
     """Open the configured store, schema up to date (SQLite migrates itself; PostgreSQL must be initialised)."""
     if settings.database_url:
         from server.storage.pg.db import PgDatabase
-        from server.storage.pg.migrations import require_current
 
-        db = PgDatabase.from_settings(settings)
-        try:
-            require_current(db, dimensions)
-        except BaseException:
-            db.close()
-            raise
-        return db
-    from server.storage.sqlite.db import Database
-    from server.storage.sqlite.migrations import SchemaContext, migrate
+        db: Database = PgDatabase.from_settings(settings)
+    else:
+        from server.storage.sqlite.db import Database as SqliteDatabase
 
-    db = Database(settings.db_path)
+        db = SqliteDatabase(settings.db_path)
     try:
-        migrate(db, SchemaContext(dimensions=dimensions))
+        prepare_schema(db, dimensions)
     except BaseException:
         db.close()
         raise
     return db
 
 
-def make_store(db: Any, namespace: str, vector_prescan_from: int | None = None) -> Any:
+def prepare_schema(db: Database, dimensions: int) -> None:
+    """SQLite: migrate the file to this version's schema, as serving it would. PostgreSQL: require it
+    initialised and current (`memvault db init` / `db migrate` change it, with the owner's rights)."""
+    if db.backend == "postgres":
+        from server.storage.pg.migrations import require_current
+
+        require_current(db, dimensions)
+    else:
+        from server.storage.sqlite.migrations import SchemaContext, migrate
+
+        migrate(db, SchemaContext(dimensions=dimensions))  # type: ignore[arg-type]
+
+
+def make_store(db: Database, namespace: str, vector_prescan_from: int | None = None) -> Store:
     """The store of `namespace` on `db`; `vector_prescan_from` tunes SQLite's in-process vector search."""
-    if getattr(db, "backend", "sqlite") == "postgres":
+    if db.backend == "postgres":
         from server.storage.pg.store import PgStore
 
-        return PgStore(db, namespace)  # pgvector's HNSW index decides for itself
-    from server.storage.sqlite.store import Store
+        return PgStore(db, namespace)  # type: ignore[arg-type]  # pgvector's HNSW index decides for itself
+    from server.storage.sqlite.store import Store as SqliteStore
 
     if vector_prescan_from is None:
-        return Store(db, namespace)
-    return Store(db, namespace, vector_prescan_from=vector_prescan_from)
+        return SqliteStore(db, namespace)  # type: ignore[arg-type]
+    return SqliteStore(db, namespace, vector_prescan_from=vector_prescan_from)  # type: ignore[arg-type]
 
 
-def open_location(location: str, namespace: str = "") -> tuple[Any, Any]:
-    """(database, store) for a path or URL, for read-only checks (health)."""
+def connect(location: str, namespace: str = "", pool_size: int = 1, check_reachable: bool = False) -> Database:
+    """A path or URL opened as it is (no schema change). PostgreSQL: confined to the tenant
+    `namespace`; with `check_reachable`, an unreachable server or a refused login fails at once
+    with what to check (the pool would retry for its whole timeout). SQLite: a file that is not
+    a database raises NotAStore."""
     if is_postgres(location):
-        from server.storage.pg.db import PgDatabase
+        from server.storage.pg import db as pg
 
-        db = PgDatabase(location, tenant=namespace, pool_size=1)
-        return db, make_store(db, namespace)
-    from server.storage.sqlite.db import Database
+        if check_reachable:
+            pg.check_reachable(location)
+        return pg.PgDatabase(location, tenant=namespace, pool_size=pool_size)
+    from server.storage.sqlite.db import Database as SqliteDatabase, driver
 
-    db = Database(location)
+    try:
+        return SqliteDatabase(location)
+    except driver().DatabaseError as exc:
+        raise NotAStore(str(exc)) from None
+
+
+def open_location(location: str, namespace: str = "") -> tuple[Database, Store]:
+    """(database, store) for a path or URL, for read-only checks (health)."""
+    db = connect(location, namespace)
     return db, make_store(db, namespace)
+
+
+def list_tenants(admin_url: str, tables: tuple[str, ...]) -> list[str]:
+    """Every tenant with rows in `tables` of a PostgreSQL database, read with a superuser's URL
+    (row-level security hides the other tenants from the application role)."""
+    from server.storage.pg.db import list_tenants as pg_list_tenants
+
+    return pg_list_tenants(admin_url, tables)
+
+
+def add_database_commands(sub: argparse._SubParsersAction) -> None:
+    """The arguments of `memvault db init|migrate` (PostgreSQL set-up); imports no driver."""
+    from server.storage.pg import commands
+
+    commands.add_parser(sub)
+
+
+def run_database_command(settings: Settings, args: argparse.Namespace, dimensions: int) -> int:
+    """`memvault db init|migrate`, for vectors of `dimensions`."""
+    from server.storage.pg import commands
+
+    return commands.run(settings, args, dimensions)
+
+
+def token_table(db: Database) -> TokenTable:
+    """The bearer tokens of the HTTP transport, in `db`."""
+    if db.backend == "postgres":
+        from server.storage.pg.tokens import PgTokens
+
+        return PgTokens(db)  # type: ignore[arg-type]
+    from server.storage.sqlite.tokens import SqliteTokens
+
+    return SqliteTokens(db)  # type: ignore[arg-type]

@@ -1,25 +1,70 @@
-"""What the service layer needs from a storage backend, as typing Protocols.
+"""The storage contract: what the layers above need from a backend, as typing Protocols.
 
-Two implementations: `server.storage.sqlite.store.Store` over `server.storage.sqlite.db.Database` (SQLite, the
-default) and `server.storage.pg.store.PgStore` over `server.storage.pg.db.PgDatabase` (PostgreSQL
-+ pgvector, chosen by MEMVAULT_DATABASE_URL; see `server.storage.opener`). The service
-modules (service, search, indexer, fileindex, threads, context, curator, compress,
-promote, archive, health, cli) use nothing else: a method they need goes here and
-into both stores, so the contract tests in tests/contract/ can hold both to it.
+Two implementations, one per SQL dialect: `server.storage.sqlite` (the default) and
+`server.storage.pg` (PostgreSQL + pgvector, chosen by MEMVAULT_DATABASE_URL); only
+`server.storage.opener` builds them. Everything else is typed against the roles below,
+each the part of a store one kind of caller uses:
 
-`Handle` is the backend's connection inside a transaction. Callers never run SQL
-on it; they pass it back to store methods so several calls share one transaction.
+    Meta              key/value settings of the store (the embedding model)
+    Memories          the memories themselves: write, read, forget, the daily-log queue
+    FileUnits         memories that index the units of the memory files (files/index.py)
+    ThreadsAndPrompts threads, their recent-message windows, global prompts
+    SearchIndex       keyword and vector search, turn neighbours, the embedding queue
+    Integrity         whether the indexes agree with the memories, and repair
+    Curation          what curate_memory and the archive change and read (curation/)
+    Copying           every stored field in and out, ids kept (`memvault migrate`)
+
+A role that needs another's methods extends it (a search returns rows read through
+Memories). `Store` is the union; each backend has one class implementing it, with its
+methods in the order they are declared here (tests/contract holds both to that).
+The records they speak are in `records.py`, kept apart so this file reads as the list of
+roles and methods; they are re-exported here, so callers and backends import both from here.
+
+`Handle` is the backend's connection inside a transaction. Callers never run SQL on
+it; they pass it back to store methods so several calls share one transaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from server.storage.sqlite.store import GlobalPrompt, IndexDrift, MemoryRow, Message, NewMemory, Scope, Thread
+from server.storage.records import (
+    GLOBAL,
+    FileUnit,
+    GlobalPrompt,
+    HealthCounts,
+    IndexDrift,
+    KeywordQuery,
+    MemoryDump,
+    MemoryRow,
+    MemoryState,
+    Message,
+    Neighbours,
+    NewMemory,
+    NewMessage,
+    Original,
+    PendingEmbedding,
+    Promotion,
+    PromptExport,
+    Scope,
+    Thread,
+    ThreadExport,
+    ThreadMessage,
+    TokenInfo,
+    TurnRef,
+)
+
+__all__ = [
+    "GLOBAL", "FileUnit", "GlobalPrompt", "HealthCounts", "IndexDrift", "KeywordQuery", "MemoryDump", "MemoryRow",
+    "MemoryState", "Message", "Neighbours", "NewMemory", "NewMessage", "Original", "PendingEmbedding", "Promotion",
+    "PromptExport", "Scope", "Thread", "ThreadExport", "ThreadMessage", "TokenInfo", "TurnRef",
+    "Handle", "Database", "Namespaced", "Meta", "Memories", "FileUnits", "ThreadsAndPrompts", "SearchIndex",
+    "Integrity", "Curation", "Copying", "Store", "ROLES", "TokenTable",
+]
 
 Handle = Any
 
@@ -28,99 +73,144 @@ class Database(Protocol):
     #: A stable name of the store (a file path or a URL without password): a cache key.
     path: str
 
+    @property
+    def backend(self) -> Literal["sqlite", "postgres"]:
+        """Which implementation this is, for the few decisions that differ (how ids are numbered, who lists tenants)."""
+
     def write(self) -> AbstractContextManager[Handle]:
         """A write transaction; nested calls join the outer one. Writers of one namespace are serialised."""
 
     def read(self) -> AbstractContextManager[Handle]:
         """A consistent snapshot for several statements (joins an open write)."""
 
+    def for_tenant(self, tenant: str) -> Database:
+        """The database as seen by another tenant: PostgreSQL confines the same pool to it (row-level
+        security); SQLite returns itself (a store's namespace confines every statement)."""
+
     def close(self) -> None: ...
 
 
-class Store(Protocol):
-    db: Database
-    namespace: str
+class Namespaced(Protocol):
+    """What every role shares: its database and the namespace (PostgreSQL: tenant) it is confined to."""
 
-    # meta
+    @property
+    def db(self) -> Database: ...
+    @property
+    def namespace(self) -> str: ...
+
+
+class Meta(Namespaced, Protocol):
     def get_meta(self, key: str) -> str | None: ...
     def set_meta(self, conn: Handle, key: str, value: str) -> None: ...
+    def meta_items(self, conn: Handle) -> dict[str, str]:
+        """Every meta key (SQLite's meta is one per file, shared by its namespaces)."""
 
-    # threads
+
+class Memories(Namespaced, Protocol):
+    def find_live(self, conn: Handle, thread: str, content_hash: str) -> int | None: ...
+    def insert_memory(self, conn: Handle, new: NewMemory) -> int:
+        """Insert the memory, its tags and keyword text; its vector is queued for the backfill."""
+
+    def get(self, ids: Iterable[int], include_deleted: bool = True) -> dict[int, MemoryRow]: ...
+    def recent_memories(self, thread: str, limit: int) -> list[MemoryRow]:
+        """The thread's newest live memories (not file units), newest first."""
+
+    def memory_state(self, conn: Handle, memory_id: int) -> MemoryState | None:
+        """A memory of this namespace as it is now, None if there is none."""
+
+    def soft_delete(self, conn: Handle, memory_id: int, now: int) -> None: ...
+    def link_superseded(self, conn: Handle, memory_id: int, by: int | None) -> None:
+        """Point a memory at its replacement without touching updated_at (restoring an archived link)."""
+
+    def mark_recalled(self, conn: Handle, ids: Sequence[int], now: int) -> None: ...
+    def count(self) -> dict[str, int]: ...
+    def vectors(self, conn: Handle, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The stored vectors of these memories (those that have one)."""
+
+    def unqueue_daily(self, memory_id: int) -> None: ...
+    def daily_backlog(self, queued_before: int, limit: int = 500) -> list[MemoryRow]:
+        """Memories whose daily-log line was never written (oldest first)."""
+
+
+class FileUnits(Memories, Protocol):
+    def file_units(self, conn: Handle, source: str) -> dict[str, FileUnit]:
+        """The indexed units of one file by unit key."""
+
+    def file_sources(self, conn: Handle) -> list[str]: ...
+    def move_file_unit(self, conn: Handle, memory_id: int, line: int, section: str) -> None: ...
+    def delete_derived(self, conn: Handle, memory_id: int) -> None:
+        """Remove a memory derived from a file (the file is its record) with its index rows."""
+
+
+class ThreadsAndPrompts(Namespaced, Protocol):
     def touch_thread(self, conn: Handle, thread: str, now: int) -> None: ...
     def get_thread(self, thread: str) -> Thread | None: ...
     def list_threads(self, include_archived: bool = False) -> list[Thread]: ...
     def update_thread(self, conn: Handle, thread: str, **fields: Any) -> None: ...
-    def threads(self, conn: Handle, only: str | None = None) -> list[dict[str, Any]]: ...
-    def put_thread(self, conn: Handle, thread: dict[str, Any]) -> bool: ...
-    def add_messages(self, conn: Handle, thread: str, messages: Sequence[tuple[str, str]], now: int, keep: int) -> None: ...
-    def recent_messages(self, thread: str, limit: int) -> list[Message]: ...
+    def add_messages(self, conn: Handle, thread: str, messages: Sequence[NewMessage], now: int, keep: int) -> None:
+        """Append to the thread's recent-message window, keeping its last `keep` messages."""
 
-    # memories
-    def find_live(self, conn: Handle, thread: str, content_hash: str) -> int | None: ...
-    def insert_memory(self, conn: Handle, new: NewMemory) -> int: ...
-    def delete_derived(self, conn: Handle, memory_id: int) -> None: ...
-    def get(self, ids: Iterable[int], include_deleted: bool = True) -> dict[int, MemoryRow]: ...
-    def recent_memories(self, thread: str, limit: int) -> list[MemoryRow]: ...
-    def soft_delete(self, conn: Handle, memory_id: int, now: int) -> None: ...
-    def count(self) -> dict[str, int]: ...
-    def memory_state(self, conn: Handle, memory_id: int) -> tuple[str, str | None, int | None] | None: ...
-    def link_superseded(self, conn: Handle, memory_id: int, by: int | None) -> None: ...
+    def recent_messages(self, thread: str, limit: int) -> list[Message]:
+        """The last `limit` messages of the thread, oldest first."""
 
-    # memory files
-    def file_units(self, conn: Handle, source: str) -> dict[str, tuple[int, int | None, str | None]]: ...
-    def file_sources(self, conn: Handle) -> list[str]: ...
-    def move_file_unit(self, conn: Handle, memory_id: int, line: int, section: str) -> None: ...
-
-    # daily log queue
-    def unqueue_daily(self, memory_id: int) -> None: ...
-    def daily_backlog(self, queued_before: int, limit: int = 500) -> list[MemoryRow]: ...
-
-    # global prompts
     def global_prompts(self, active_only: bool) -> list[GlobalPrompt]: ...
     def put_global_prompt(self, conn: Handle, name: str, content: str, priority: int, now: int) -> None: ...
     def set_global_prompt(self, conn: Handle, name: str, now: int, **fields: Any) -> bool: ...
     def delete_global_prompt(self, conn: Handle, name: str) -> bool: ...
-    def export_global_prompts(self, conn: Handle) -> list[dict[str, Any]]: ...
-    def import_global_prompt(self, conn: Handle, prompt: dict[str, Any]) -> bool: ...
 
-    # search
-    def keyword(self, expression: str, limit: int, scope: Scope, window: int | None = None) -> list[tuple[int, float]]:
-        """Keyword matches as (id, rank), more negative is better (bm25's sign); only ratios to the best matter.
 
-        With `window`, only the newest `window` matches in scope are ranked (bounded work for a very common term).
-        """
+class SearchIndex(Memories, Protocol):
+    def match_count(self, query: KeywordQuery, cap: int) -> int:
+        """How many index rows match `query`, counting no further than `cap` (cost bounded by it)."""
 
-    def match_count(self, expression: str, cap: int) -> int:
-        """How many index rows match `expression`, counting no further than `cap` (cost bounded by it)."""
+    def keyword(self, query: KeywordQuery, limit: int, scope: Scope) -> dict[int, float]:
+        """Keyword matches as {id: rank}, best first; more negative is better (bm25's sign) and only
+        ratios to the best matter. With `query.newest`, only the newest matches in scope are ranked."""
 
-    def knn(self, vector: np.ndarray, k: int, scope: Scope) -> list[tuple[int, float]]: ...
-    def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]: ...
-    def scope_size(self, scope: Scope) -> int: ...
-    def document_frequency(self, expression: str, scope: Scope) -> int: ...
-    def neighbours(self, ids: Sequence[int]) -> dict[int, tuple[tuple[int, int] | None, tuple[int, int] | None]]: ...
+    def document_frequency(self, query: KeywordQuery, scope: Scope) -> int:
+        """How many live memories in `scope` match `query`."""
 
-    # vectors and the embedding queue
-    def pending(self, limit: int) -> list[tuple[int, str]]: ...
+    def scope_size(self, scope: Scope) -> int:
+        """Live memories a search over `scope` covers (kind/time/tag filters ignored)."""
+
+    def knn(self, vector: np.ndarray, k: int, scope: Scope) -> dict[int, float]:
+        """The nearest live memories as {id: cosine distance}, nearest first, every filter applied before the cut."""
+
+    def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
+        """Exact cosine similarity of the query to these live memories (those that have a vector)."""
+
+    def neighbours(self, ids: Sequence[int]) -> dict[int, Neighbours]:
+        """For each of these that is a conversation turn: the live turns around it in its thread."""
+
+    # the embedding queue
+    def pending(self, limit: int) -> list[PendingEmbedding]: ...
     def has_pending(self) -> bool: ...
-    def store_vectors(self, items: Sequence[tuple[int, np.ndarray]]) -> int: ...
-    def reset_vectors(self, conn: Handle, dimensions: int) -> int: ...
-    def vectors(self, conn: Handle, ids: Sequence[int]) -> dict[int, np.ndarray]: ...
+    def store_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
+        """Write the vectors of memories still waiting for one; how many were written (idempotent)."""
 
-    # index consistency and health
+    def reset_vectors(self, conn: Handle, dimensions: int) -> int:
+        """Drop every vector and queue every memory again; how many are queued."""
+
+
+class Integrity(Namespaced, Protocol):
     def index_drift(self, conn: Handle) -> IndexDrift: ...
     def repair_index(self, conn: Handle, drift: IndexDrift, text_of: Callable[[str], str]) -> None: ...
     def integrity_errors(self, conn: Handle, quick: bool = True) -> list[str]: ...
-    def health_counts(self, conn: Handle) -> tuple[int, int, int]: ...
+    def health_counts(self, conn: Handle) -> HealthCounts: ...
 
-    # curation
-    def mark_recalled(self, conn: Handle, ids: Sequence[int], now: int) -> None: ...
+
+class Curation(Memories, Meta, Integrity, Protocol):
     def rows(
         self, conn: Handle, thread: str | None = None, deleted: bool | None = False,
         since: int | None = None, until: int | None = None,
-    ) -> list[MemoryRow]: ...
+    ) -> list[MemoryRow]:
+        """Memories of the namespace, oldest first; `deleted` None means live and forgotten alike."""
+
     def set_superseded(self, conn: Handle, memory_id: int, by: int | None, now: int) -> None: ...
     def set_pinned(self, conn: Handle, memory_id: int, pinned: bool, now: int) -> None: ...
-    def originals(self, conn: Handle, ids: Sequence[int]) -> dict[int, tuple[str, int]]: ...
+    def originals(self, conn: Handle, ids: Sequence[int]) -> dict[int, Original]:
+        """The archived originals of these compressed memories."""
+
     def set_compressed(
         self, conn: Handle, memory_id: int, content: str, tier: str, original: str | None, now: int, text: str
     ) -> None: ...
@@ -131,27 +221,61 @@ class Store(Protocol):
     def record_promotion(self, conn: Handle, memory_id: int, section: str, now: int) -> None: ...
     def stats(self, conn: Handle) -> dict[str, Any]: ...
 
-    # archive
-    def archived_originals(self, conn: Handle, thread: str | None = None) -> dict[int, tuple[str, int]]: ...
+    # the JSON archive
+    def archived_originals(self, conn: Handle, thread: str | None = None) -> dict[int, Original]: ...
+    def threads(self, conn: Handle, only: str | None = None) -> list[ThreadExport]: ...
+    def export_global_prompts(self, conn: Handle) -> list[PromptExport]: ...
     def find_identity(self, conn: Handle, thread: str, content_hash: str, created_at: int) -> int | None: ...
     def id_taken(self, conn: Handle, memory_id: int) -> bool: ...
     def insert_archived(
-        self, conn: Handle, memory_id: int | None, row: MemoryRow, original: tuple[str, int] | None, text: str
+        self, conn: Handle, memory_id: int | None, row: MemoryRow, original: Original | None, text: str
     ) -> int: ...
+    def put_thread(self, conn: Handle, thread: ThreadExport) -> bool: ...
+    def import_global_prompt(self, conn: Handle, prompt: PromptExport) -> bool: ...
 
-    # copying a namespace between stores (server/migrate.py): every stored field, ids kept
+
+class Copying(Curation, Protocol):
     def namespaces(self, conn: Handle) -> list[str]:
         """Namespaces holding data that this connection may see (PostgreSQL: at most its tenant)."""
 
-    def dump_memories(self, conn: Handle, after: int, limit: int) -> list[dict[str, Any]]: ...
+    def dump_memories(self, conn: Handle, after: int, limit: int) -> list[MemoryDump]:
+        """Up to `limit` memories with ids above `after`, in id order, every stored field."""
+
     def load_memories(
-        self, conn: Handle, memories: Sequence[dict[str, Any]], texts: Sequence[str | None],
-        vectors: dict[int, np.ndarray],
-    ) -> None: ...
+        self, conn: Handle, memories: Sequence[MemoryDump], texts: Sequence[str | None],
+        vectors: Mapping[int, np.ndarray],
+    ) -> None:
+        """Insert dumped memories with their ids, keyword text (`texts`, None for a forgotten one) and vectors."""
+
     def ids_taken(self, conn: Handle, ids: Sequence[int]) -> set[int]: ...
     def id_high_water(self, conn: Handle) -> int: ...
     def raise_id_high_water(self, conn: Handle, value: int) -> None: ...
-    def dump_messages(self, conn: Handle) -> list[tuple[str, str, str, int]]: ...
-    def load_messages(self, conn: Handle, messages: Sequence[tuple[str, str, str, int]]) -> None: ...
-    def promotions(self, conn: Handle) -> list[tuple[int, str, int]]: ...
-    def meta_items(self, conn: Handle) -> dict[str, str]: ...
+    def dump_messages(self, conn: Handle) -> list[ThreadMessage]: ...
+    def load_messages(self, conn: Handle, messages: Sequence[ThreadMessage]) -> None: ...
+    def promotions(self, conn: Handle) -> list[Promotion]: ...
+
+
+class Store(FileUnits, ThreadsAndPrompts, SearchIndex, Copying, Protocol):
+    """Every role: what each backend's store class implements (the service holds one)."""
+
+
+#: The roles in the order both store classes implement them.
+ROLES: tuple[type, ...] = (
+    Meta, Memories, FileUnits, ThreadsAndPrompts, SearchIndex, Integrity, Curation, Copying,
+)
+
+
+class TokenTable(Protocol):
+    """The bearer tokens of the HTTP transport (every tenant's: a request's tenant is known only
+    after its token is found). Hashes only; the policy is server.http.tokens'."""
+
+    def add(
+        self, token_hash: str, tenant: str, user: str | None, agent: str | None, label: str | None,
+        created_at: int, expires_at: int | None,
+    ) -> TokenInfo: ...
+    def all(self) -> list[TokenInfo]: ...
+    def find(self, token_hash: str) -> TokenInfo | None: ...
+    def revoke(self, token_id: int, now: int) -> TokenInfo | None:
+        """Revoke the token unless it already is; its record, None if there is no such token."""
+
+    def touch(self, token_id: int, now: int) -> None: ...

@@ -12,8 +12,9 @@ import pytest
 from server.curation.curator import Curator
 from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
-from server.storage.sqlite.store import Scope
-from server.textindex import index_text, match_expression
+from server.search import keyword_query
+from server.storage.protocol import Original, Promotion, Scope, ThreadMessage
+from server.textindex import index_text
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def _everything(service):
         memories = store.dump_memories(conn, 0, 1000)
         return {
             "memories": memories,
-            "vectors": {k: v.tolist() for k, v in store.vectors(conn, [m["id"] for m in memories]).items()},
+            "vectors": {k: v.tolist() for k, v in store.vectors(conn, [m.id for m in memories]).items()},
             "messages": store.dump_messages(conn),
             "promotions": store.promotions(conn),
             "threads": store.threads(conn),
@@ -58,19 +59,23 @@ def test_dump_then_load_copies_every_field_and_keeps_ids(svc, empty):
     source, dst = svc.store, empty.store
     with svc.db.read() as conn:
         rows = source.dump_memories(conn, 0, 1000)
-        vectors = source.vectors(conn, [r["id"] for r in rows])
+        vectors = source.vectors(conn, [r.id for r in rows])
         links = [(r.id, r.superseded_by) for r in source.rows(conn, deleted=None) if r.superseded_by]
         high = source.id_high_water(conn)
         assert svc.settings.namespace in source.namespaces(conn)
-    queued = {r["id"] for r in rows if r["queued"]}
+    queued = {r.id for r in rows if r.queued}
     assert queued - set(vectors) and queued & set(vectors)  # waiting for a first vector; for a new one
-    assert {r["id"] for r in rows if r["original"]} and {r["id"] for r in rows if r["deleted_at"]}
+    [compressed] = [r for r in rows if r.original]
+    assert compressed.original == Original(compressed.original.content, compressed.updated_at)
+    assert compressed.original.content == ("A long memory about moving the build off Jenkins. " * 12).strip()
+    assert len(compressed.content) < len(compressed.original.content)
+    assert {r.id for r in rows if r.deleted_at}
     first, second = rows[:3], rows[3:]  # two batches, as the command copies
     with empty.db.write() as conn:
         for batch in (first, second):
-            texts = [None if r["deleted_at"] else index_text(r["content"], r["file_section"] if r["file_key"] else None)
+            texts = [None if r.deleted_at else index_text(r.content, r.file_section if r.file_key else None)
                      for r in batch]
-            dst.load_memories(conn, batch, texts, {i: v for i, v in vectors.items() if i in {r["id"] for r in batch}})
+            dst.load_memories(conn, batch, texts, {i: v for i, v in vectors.items() if i in {r.id for r in batch}})
         for memory_id, by in links:
             dst.link_superseded(conn, memory_id, by)
         with svc.db.read() as sconn:
@@ -78,17 +83,19 @@ def test_dump_then_load_copies_every_field_and_keeps_ids(svc, empty):
         for thread in threads:
             dst.put_thread(conn, thread)
         dst.load_messages(conn, messages)
-        for memory_id, section, at in promotions:
-            dst.record_promotion(conn, memory_id, section, at)
+        for promotion in promotions:
+            dst.record_promotion(conn, promotion.memory_id, promotion.section, promotion.promoted_at)
         dst.raise_id_high_water(conn, high)
     assert _everything(empty) == _everything(svc)
-    assert promotions and messages and len(messages) == 2
+    assert [(m.thread, m.role, m.content) for m in messages] == [("api", "user", "hi"), ("api", "assistant", "hello")]
+    assert all(isinstance(m, ThreadMessage) for m in messages)
+    assert promotions and all(isinstance(p, Promotion) and p.memory_id in {r.id for r in rows} for p in promotions)
     # Searches see the copy as they see the original.
     vector = svc.embedder.embed(["Dramatiq jobs"])[0]
     for query in ("signing keys", "Dramatiq", "Jenkins build"):
-        found = [m for m, _ in dst.keyword(match_expression(query), 10, Scope())]
-        assert found == [m for m, _ in source.keyword(match_expression(query), 10, Scope())] and found, query
-    assert [m for m, _ in dst.knn(vector, 5, Scope())] == [m for m, _ in source.knn(vector, 5, Scope())]
+        found = list(dst.keyword(keyword_query(query), 10, Scope()))
+        assert found == list(source.keyword(keyword_query(query), 10, Scope())) and found, query
+    assert list(dst.knn(vector, 5, Scope())) == list(source.knn(vector, 5, Scope()))
     with empty.db.read() as conn:
         assert dst.id_high_water(conn) >= high
         assert not dst.index_drift(conn)
@@ -102,18 +109,3 @@ def test_ids_taken_namespaces_and_meta(svc):
         assert svc.store.ids_taken(conn, []) == set()
         assert svc.settings.namespace in svc.store.namespaces(conn)
         assert svc.store.meta_items(conn)["embedding_dimensions"] == str(svc.embedder.dimensions)
-
-
-def test_both_stores_implement_every_method_of_the_interface_with_its_parameters():
-    import inspect
-
-    from server.storage import protocol as storage
-    from server.storage.pg.store import PgStore
-    from server.storage.sqlite.store import Store
-
-    methods = [n for n, v in vars(storage.Store).items() if callable(v) and not n.startswith("_")]
-    assert {"dump_memories", "load_memories", "ids_taken", "raise_id_high_water"} <= set(methods)
-    for name in methods:
-        wanted = list(inspect.signature(getattr(storage.Store, name)).parameters)
-        for cls in (Store, PgStore):
-            assert list(inspect.signature(getattr(cls, name)).parameters) == wanted, (cls.__name__, name)

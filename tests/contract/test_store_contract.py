@@ -17,8 +17,12 @@ from server.storage import health
 from server.curation.curator import Curator
 from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
-from server.storage.sqlite.store import IndexDrift, Scope
-from server.textindex import any_of, index_text, match_expression, term_expression, with_any_of, without_any_of
+from server.search import keyword_query
+from server.storage.protocol import (
+    FileUnit, HealthCounts, IndexDrift, KeywordQuery, MemoryState, Neighbours, NewMemory, Original,
+    PendingEmbedding, Scope, TurnRef,
+)
+from server.textindex import index_text
 
 
 def _rows(svc, **kw):
@@ -58,12 +62,13 @@ def test_keyword_search_ranks_better_matches_more_negative(svc):
     svc.remember("Redis caches the session tokens", thread="api")
     svc.remember("Redis, redis everywhere: redis caches sessions and redis queues jobs", thread="api")
     svc.remember("Postgres holds the orders", thread="api")
-    hits = svc.store.keyword(match_expression("redis"), 10, Scope(threads=("api",)))
-    assert [mid for mid, _ in hits] == [2, 1]
-    assert hits[0][1] < hits[1][1] < 0
-    assert svc.store.keyword(match_expression("kafka"), 10, Scope()) == []
-    # own text only (term_expression) vs any indexed text
-    assert svc.store.document_frequency(term_expression("redis"), Scope(threads=("api",))) == 2
+    hits = svc.store.keyword(keyword_query("redis"), 10, Scope(threads=("api",)))
+    assert list(hits) == [2, 1]
+    assert hits[2] < hits[1] < 0
+    assert svc.store.keyword(keyword_query("kafka"), 10, Scope()) == {}
+    assert svc.store.keyword(KeywordQuery(()), 10, Scope()) == {}  # no terms: nothing matches
+    # own text only vs any indexed text
+    assert svc.store.document_frequency(KeywordQuery(("redis",), own_text_only=True), Scope(threads=("api",))) == 2
     assert svc.store.scope_size(Scope(threads=("api",))) == 3
 
 
@@ -72,30 +77,47 @@ def test_bounded_keyword_search_counts_combines_terms_and_windows(svc):
     texts = ["redis queue worker", "redis cache", "queue retries", "redis queue cache", "kafka worker"]
     for n, text in enumerate(texts):
         svc.remember(text, thread="api", created_at=f"2026-01-0{n + 1}")
-    assert svc.store.match_count(any_of(["redis"]), 10) == 3
-    assert svc.store.match_count(any_of(["redis"]), 2) == 2  # counting stops at the cap
-    assert svc.store.match_count(any_of(["nothing"]), 10) == 0
+    assert svc.store.match_count(KeywordQuery(("redis",)), 10) == 3
+    assert svc.store.match_count(KeywordQuery(("redis",)), 2) == 2  # counting stops at the cap
+    assert svc.store.match_count(KeywordQuery(("nothing",)), 10) == 0
+    assert svc.store.match_count(KeywordQuery(()), 10) == 0
 
-    def ids(expression, **kw):
-        return sorted(mid for mid, _ in svc.store.keyword(expression, 10, Scope(), **kw))
+    def ids(query):
+        return sorted(svc.store.keyword(query, 10, Scope()))
 
-    assert ids(with_any_of(["redis"], ["queue", "kafka"])) == [1, 4]
-    assert ids(without_any_of(["redis"], ["queue", "kafka"])) == [2]
-    assert ids(without_any_of(["redis"], [])) == [1, 2, 4]
-    assert ids(any_of(["redis", "queue"]), window=2) == [3, 4]  # the newest two matches, ranked
-    scoped = svc.store.keyword(any_of(["redis", "worker"]), 10, Scope(threads=("api",)), window=2)
-    assert sorted(mid for mid, _ in scoped) == [4, 5]
+    assert ids(KeywordQuery(("redis",), also=("queue", "kafka"))) == [1, 4]
+    assert ids(KeywordQuery(("redis",), excluded=("queue", "kafka"))) == [2]
+    assert ids(KeywordQuery(("redis",))) == [1, 2, 4]
+    assert ids(KeywordQuery(("redis", "queue"), newest=2)) == [3, 4]  # the newest two matches, ranked
+    assert ids(KeywordQuery(("redis", "cache"), also=("queue",), excluded=("worker",))) == [4]
+    scoped = svc.store.keyword(KeywordQuery(("redis", "worker"), newest=2), 10, Scope(threads=("api",)))
+    assert sorted(scoped) == [4, 5]
+
+
+def test_terms_that_look_like_query_syntax_are_only_words(svc):
+    """Whatever a KeywordQuery's terms hold, no backend fails or reads them as its own syntax."""
+    svc.remember("a note about NEAR operators and quoted words")
+    odd = ('"', "NEAR(a", "\x00", "-x", "a:b", "OR", "*", "text : y", "'; drop table memories; --", "")
+    for query in (KeywordQuery(odd), KeywordQuery(("note",), also=odd),
+                  KeywordQuery(("note",), excluded=odd, own_text_only=True, newest=5)):
+        svc.store.keyword(query, 10, Scope())
+        svc.store.match_count(query, 10)
+        svc.store.document_frequency(query, Scope(threads=("",)))
+    assert list(svc.store.keyword(KeywordQuery(("quoted", "nothing")), 10, Scope())) == [1]
+    assert svc.store.count()["live"] == 1
 
 
 def test_a_reply_is_found_by_the_words_of_the_turn_before_it(svc):
     svc.remember("How do we rotate the signing keys?", kind="turn", thread="chat")
     svc.remember("Every ninety days, by the cron job.", kind="turn", thread="chat")
-    ids = [mid for mid, _ in svc.store.keyword(match_expression("signing keys"), 10, Scope())]
+    ids = list(svc.store.keyword(keyword_query("signing keys"), 10, Scope()))
     assert ids[0] == 1 and 2 in ids  # the reply matches through its context, ranked below
-    only_own = svc.store.document_frequency(term_expression("signing"), Scope(threads=("chat",)))
+    only_own = svc.store.document_frequency(KeywordQuery(("signing",), own_text_only=True), Scope(threads=("chat",)))
     assert only_own == 1
-    assert svc.store.neighbours([1, 2]) == {1: (None, (2, svc.store.get([2])[2].created_at)),
-                                            2: ((1, svc.store.get([1])[1].created_at), None)}
+    assert svc.store.match_count(KeywordQuery(("signing",), own_text_only=True), 10) == 1
+    assert list(svc.store.keyword(KeywordQuery(("signing",), own_text_only=True), 10, Scope())) == [1]
+    first, second = (TurnRef(i, svc.store.get([i])[i].created_at) for i in (1, 2))
+    assert svc.store.neighbours([1, 2]) == {1: Neighbours(None, second), 2: Neighbours(first, None)}
 
 
 def test_scope_filters_apply_to_keyword_and_vector_search(svc):
@@ -113,8 +135,8 @@ def test_scope_filters_apply_to_keyword_and_vector_search(svc):
         (Scope(threads=("a",), tags=("x",)), {1}),
     ]
     for scope, expected in cases:
-        assert {m for m, _ in svc.store.keyword(match_expression("alpha"), 10, scope)} == expected, scope
-        assert {m for m, _ in svc.store.knn(vector, 10, scope)} == expected, scope
+        assert set(svc.store.keyword(keyword_query("alpha"), 10, scope)) == expected, scope
+        assert set(svc.store.knn(vector, 10, scope)) == expected, scope
 
 
 def test_knn_distances_are_cosine_and_cosines_are_exact(svc):
@@ -125,23 +147,25 @@ def test_knn_distances_are_cosine_and_cosines_are_exact(svc):
     assert not svc.store.has_pending()
     query = svc.embedder.embed(["the cat sat on the mat"])[0]
     nearest = svc.store.knn(query, 2, Scope())
-    assert nearest[0][0] == 1 and abs(nearest[0][1]) < 1e-5
-    assert nearest[0][1] <= nearest[1][1]
+    assert list(nearest) == [1, 2] and abs(nearest[1]) < 1e-5
+    assert nearest[1] <= nearest[2]
     cos = svc.store.cosines(query, [1, 2, 99])
     assert set(cos) == {1, 2} and abs(cos[1] - 1.0) < 1e-5
     with svc.db.read() as conn:
         stored = svc.store.vectors(conn, [1, 2])
     assert np.allclose(stored[1], query, atol=1e-6)
     # a zero query vector has no cosine distance: it matches nothing
-    assert svc.store.knn(np.zeros_like(query), 5, Scope()) == []
+    assert svc.store.knn(np.zeros_like(query), 5, Scope()) == {}
 
 
 def test_store_vectors_is_idempotent(svc):
     svc.remember("one fact")
-    [(mid, text)] = svc.store.pending(10)
-    vector = svc.embedder.embed([text])[0]
-    assert svc.store.store_vectors([(mid, vector)]) == 1
-    assert svc.store.store_vectors([(mid, vector)]) == 0  # another process already wrote it
+    [pending] = svc.store.pending(10)
+    assert pending == PendingEmbedding(1, "one fact")
+    vector = svc.embedder.embed([pending.content])[0]
+    assert svc.store.store_vectors({pending.memory_id: vector}) == 1
+    assert svc.store.store_vectors({pending.memory_id: vector}) == 0  # another process already wrote it
+    assert svc.store.pending(10) == []
 
 
 def test_forget_hides_from_both_searches_and_undelete_brings_it_back(svc):
@@ -150,15 +174,18 @@ def test_forget_hides_from_both_searches_and_undelete_brings_it_back(svc):
     vector = svc.embedder.embed(["wifi password"])[0]
     assert svc.forget(memory_id).status == "forgotten"
     assert svc.forget(memory_id).status == "already_forgotten"
-    assert svc.store.keyword(match_expression("wifi"), 5, Scope()) == []
-    assert svc.store.knn(vector, 5, Scope()) == []
+    assert svc.store.keyword(keyword_query("wifi"), 5, Scope()) == {}
+    assert svc.store.knn(vector, 5, Scope()) == {}
     assert svc.store.get([memory_id], include_deleted=False) == {}
+    forgotten_at = svc.store.get([memory_id])[memory_id].deleted_at
     with svc.db.write() as conn:
-        assert svc.store.memory_state(conn, memory_id)[2] is not None
+        assert svc.store.memory_state(conn, memory_id) == MemoryState(
+            "the wifi password rotates monthly", None, forgotten_at) and forgotten_at is not None
         svc.store.undelete(conn, memory_id, 5, index_text("the wifi password rotates monthly"))
-    assert [m for m, _ in svc.store.keyword(match_expression("wifi"), 5, Scope())] == [memory_id]
-    assert [m for m, _ in svc.store.knn(vector, 5, Scope())] == [memory_id]
+    assert list(svc.store.keyword(keyword_query("wifi"), 5, Scope())) == [memory_id]
+    assert list(svc.store.knn(vector, 5, Scope())) == [memory_id]
     with svc.db.read() as conn:
+        assert svc.store.memory_state(conn, memory_id) == MemoryState("the wifi password rotates monthly", None, None)
         assert svc.store.memory_state(conn, 999) is None
 
 
@@ -171,9 +198,11 @@ def test_compress_and_restore_round_trip_through_the_curator(svc):
     assert result.counts.get("compressed") == 1, result
     row = svc.store.get([memory_id])[memory_id]
     assert row.compression is not None and len(row.content) < len(long)
+    compressed_at = row.updated_at  # the original is archived by the write that compresses
     with svc.db.read() as conn:
-        assert svc.store.originals(conn, [memory_id])[memory_id][0] == long
-        assert svc.store.archived_originals(conn)[memory_id][0] == long
+        assert svc.store.originals(conn, [memory_id]) == {memory_id: Original(long, compressed_at)}
+        assert svc.store.archived_originals(conn) == {memory_id: Original(long, compressed_at)}
+        assert svc.store.archived_originals(conn, thread="elsewhere") == {}
     curator.run("restore", ids=[memory_id], dry_run=False)
     row = svc.store.get([memory_id])[memory_id]
     assert (row.content, row.compression) == (long, None)
@@ -229,8 +258,6 @@ def test_meta_and_the_daily_log_queue(svc, clock):
     memory_id = svc.remember("a line for today's log").id
     assert svc.store.daily_backlog(queued_before=2**62) == []  # written at once, so unqueued
     with svc.db.write() as conn:
-        from server.storage.sqlite.store import NewMemory
-
         new = NewMemory("", "queued line", "note", "remember", None, 0.5, (), "h", 1, 1, "queued line")
         queued = svc.store.insert_memory(conn, new)
     assert [r.id for r in svc.store.daily_backlog(queued_before=2**62)] == [queued]
@@ -247,6 +274,8 @@ def test_memory_file_bullets_are_indexed_and_follow_edits(svc):
     assert [m.content for m in found.memories if m.source.startswith("file:")] == ["The API is written in Rust"]
     with svc.db.read() as conn:
         assert svc.store.file_sources(conn) == ["file:MEMORY.md"]
+        [(key, unit)] = svc.store.file_units(conn, "file:MEMORY.md").items()
+    assert unit == FileUnit(unit.id, 5, "Stack") and svc.store.get([unit.id])[unit.id].content == "The API is written in Rust"
 
 
 def test_index_drift_is_found_and_repaired(svc):
@@ -264,7 +293,7 @@ def test_index_drift_is_found_and_repaired(svc):
     assert repaired.missing_text == (a,)
     with svc.db.read() as conn:
         assert svc.store.index_drift(conn) == IndexDrift()
-    assert [m for m, _ in svc.store.keyword(match_expression("drift"), 5, Scope())] == [a]
+    assert list(svc.store.keyword(keyword_query("drift"), 5, Scope())) == [a]
 
 
 def test_reembed_recomputes_every_vector(svc):
@@ -280,7 +309,7 @@ def test_stats_and_health_have_the_same_shape(svc):
     with svc.db.read() as conn:
         stats = svc.store.stats(conn)
         assert svc.store.integrity_errors(conn) == []
-        assert svc.store.health_counts(conn) == (1, 0, 1)
+        assert svc.store.health_counts(conn) == HealthCounts(live=1, deleted=0, pending=1)
     assert set(stats) == {"live", "deleted", "superseded", "pinned", "compressed", "oldest", "newest",
                           "pending_embeddings", "by_kind", "by_thread", "by_compression", "database_bytes"}
     assert stats["by_kind"] == {"note": 1} and stats["database_bytes"] > 0
@@ -332,20 +361,53 @@ def test_memory_rows_compare_equal_field_by_field(svc):
     json.dumps(row.__dict__)  # every field is plain data
 
 
-def test_both_stores_implement_the_whole_interface_with_the_same_signatures():
+def _declared(protocol):
+    """The methods a protocol class declares itself, in its order."""
+    return [n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_")]
+
+
+def test_both_stores_implement_every_role_with_the_same_signatures_in_the_protocols_order():
+    """Each store class implements every method of every role, with the protocol's parameters,
+    and lists them in the order the protocol declares them (roles in ROLES order)."""
     import inspect
 
     from server.storage import protocol as storage
     from server.storage.pg.db import PgDatabase
     from server.storage.pg.store import PgStore
+    from server.storage.pg.tokens import PgTokens
     from server.storage.sqlite.db import Database
     from server.storage.sqlite.store import Store
+    from server.storage.sqlite.tokens import SqliteTokens
 
-    for protocol, implementations in ((storage.Store, (Store, PgStore)), (storage.Database, (Database, PgDatabase))):
-        names = [n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_")]
-        assert len(names) >= 3
+    order = [name for role in storage.ROLES for name in _declared(role)]
+    assert len(order) == len(set(order)), "a method is declared by two roles"
+    every_role = {name for cls in storage.Store.__mro__ if cls.__module__ == storage.__name__ for name in _declared(cls)}
+    assert set(order) == every_role and {"keyword", "dump_memories", "stats", "get_meta"} <= every_role
+    for protocol, implementations, names in (
+        (storage.Store, (Store, PgStore), order),
+        (storage.Database, (Database, PgDatabase), _declared(storage.Database)),
+        (storage.TokenTable, (SqliteTokens, PgTokens), _declared(storage.TokenTable)),
+    ):
+        assert len(names) >= 4
         for name in names:
             wanted = list(inspect.signature(getattr(protocol, name)).parameters)
             for cls in implementations:
                 assert hasattr(cls, name), f"{cls.__name__} lacks {name}"
                 assert list(inspect.signature(getattr(cls, name)).parameters) == wanted, (cls.__name__, name)
+    for cls in (Store, PgStore):
+        assert [n for n in vars(cls) if n in every_role] == order, f"{cls.__name__} is not in the protocol's order"
+    assert Database.backend == "sqlite" and PgDatabase.backend == "postgres"
+
+
+def test_a_database_seen_by_another_tenant(svc):
+    """SQLite's database is the same for every namespace; PostgreSQL's is the same pool confined to the tenant."""
+    from server.storage.opener import make_store
+
+    svc.remember("only in the first namespace")
+    other = svc.db.for_tenant("someone-else")
+    if svc.db.backend == "sqlite":
+        assert other is svc.db
+    else:
+        assert other is not svc.db and other.pool is svc.db.pool and other.path == svc.db.path
+    assert make_store(other, "someone-else").count()["live"] == 0
+    assert make_store(svc.db.for_tenant(svc.settings.namespace), svc.settings.namespace).count()["live"] == 1

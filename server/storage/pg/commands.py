@@ -1,4 +1,6 @@
-"""`memvault db init|migrate`: set up or upgrade a PostgreSQL database (administrator rights)."""
+"""`memvault db init|migrate`: set up or upgrade a PostgreSQL database (administrator rights).
+
+Reached through server.storage.opener (the CLI imports no backend)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,6 @@ import json
 import sys
 
 from server.config import Settings
-from server.embedding.embedders import HashEmbedder
 from server.storage.pg.bootstrap import InitPlan, init, migrate_database, print_sql
 from server.storage.pg.db import redact_url
 from server.storage.pg.migrations import PgSchemaContext
@@ -34,12 +35,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                            "security (cluster-wide; see docs/postgres.md)")
 
 
-def run(settings: Settings, args: argparse.Namespace) -> int:
+def run(settings: Settings, args: argparse.Namespace, dimensions: int) -> int:
+    """Run `memvault db ...`; `dimensions`: of the configured embedder's vectors (the column's size)."""
     plan = InitPlan(args.database, args.owner_role, args.app_role, getattr(args, "app_password", None),
                     getattr(args, "leakproof_fts", False))
     ctx = PgSchemaContext(
         app_role=args.app_role,
-        dimensions=HashEmbedder().dimensions if settings.embedder == "hash" else 384,
+        dimensions=dimensions,
         hnsw_m=settings.pg_hnsw_m,
         hnsw_ef_construction=settings.pg_hnsw_ef_construction,
     )

@@ -18,7 +18,7 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from server.config import Settings
@@ -56,7 +56,7 @@ def _import_driver() -> tuple[Any, Any, Any]:
 class PgDatabase:
     """A pool of connections as the application role; tenant-scoped transactions."""
 
-    backend = "postgres"
+    backend: Literal["postgres"] = "postgres"
 
     def __init__(self, url: str, tenant: str, pool_size: int = 4, ef_search: int = 200) -> None:
         psycopg, psycopg_pool, register_vector = _import_driver()

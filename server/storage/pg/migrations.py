@@ -186,7 +186,7 @@ GRANT SELECT ON schema_migrations TO {app};""")
 
 
 def m003_api_tokens(ctx: PgSchemaContext) -> str:
-    # Bearer tokens of `memvault serve --http` (server/tokens.py: only SHA-256 digests).
+    # Bearer tokens of `memvault serve --http` (server/http/tokens.py, SQL in tokens.py: SHA-256 digests only).
     # Deliberately outside the tenant policy: a request's tenant is known only after its
     # token has been looked up. The app role may look tokens up and stamp last use; it
     # cannot delete them. `memvault token create/revoke` run as the same role.

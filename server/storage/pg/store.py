@@ -1,10 +1,10 @@
-"""The PostgreSQL implementation of server.storage.Store (the SQLite one is server/store.py).
+"""The PostgreSQL implementation of server.storage.protocol.Store (the SQLite one is sqlite/store.py).
 
-Method for method the same behaviour as the SQLite store; the contract tests in
-tests/contract/ run both. Reads carry no tenant condition of their own: row-level
-security adds `tenant = app.tenant` to every statement (see db.py), so a query
-cannot forget it. Inserts name the tenant, and the policy's WITH CHECK refuses any
-other. Differences that show:
+Method for method the same behaviour as the SQLite store, in the same order; the
+contract tests in tests/contract/ run both. Reads carry no tenant condition of their
+own: row-level security adds `tenant = app.tenant` to every statement (see db.py), so
+a query cannot forget it. Inserts name the tenant, and the policy's WITH CHECK refuses
+any other. Differences that show:
 
 * keyword ranks are `-ts_rank_cd(tsv, query)` with the context weighted
   CONTEXT_COLUMN_WEIGHT (SQLite: bm25). Both are "more negative is better" and
@@ -19,8 +19,7 @@ other. Differences that show:
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,26 +30,45 @@ from server.errors import SetupError
 from server.models import CONVERSATION_KIND
 from server.storage.pg.db import PgDatabase
 from server.storage.pg.migrations import LATEST
-from server.storage.sqlite.store import (
+from server.storage.protocol import (
     GLOBAL,
-    MEMORY_COLUMNS,
+    FileUnit,
     GlobalPrompt,
+    HealthCounts,
     IndexDrift,
+    KeywordQuery,
+    MemoryDump,
     MemoryRow,
+    MemoryState,
     Message,
+    Neighbours,
     NewMemory,
+    NewMessage,
+    Original,
+    PendingEmbedding,
+    Promotion,
+    PromptExport,
     Scope,
     Thread,
+    ThreadExport,
+    ThreadMessage,
+    TurnRef,
 )
 from server.textindex import context_text
 
-_QUOTED = re.compile(r'"((?:[^"]|"")*)"')
+MEMORY_COLUMNS = (
+    "id, thread, content, kind, source, origin, importance, tags, content_hash, "
+    "created_at, updated_at, deleted_at, superseded_by, recall_count, last_recalled_at, "
+    "file_line, file_section, pinned, compression"
+)
+_MEMORY_COLUMN_COUNT = len(MEMORY_COLUMNS.split(","))
 _THREAD_COLUMNS = "id, title, system_prompt, archived, created_at, last_active_at"
 # Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
 _WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
 
 
 def _row(values: Sequence[Any]) -> MemoryRow:
+    """A row selected as MEMORY_COLUMNS (tags are a text[])."""
     values = list(values)
     values[7] = tuple(values[7])
     return MemoryRow(*values)
@@ -62,51 +80,44 @@ def _array(value: Any) -> np.ndarray:
     return np.asarray(to_numpy() if to_numpy else value, dtype=np.float32)
 
 
-def _tsquery_text(expression: str) -> tuple[str, bool]:
-    """The terms of a textindex MATCH expression as websearch_to_tsquery text; True if own text only.
-
-    textindex quotes every term and ORs them (`"a" OR "b"`), or prefixes one term with
-    `text : ` for a memory's own text. Terms are runs of word characters, so joined
-    with ` or ` they cannot form any other websearch syntax.
-    """
-    own_only = expression.startswith("text :")
-    terms = [t.replace('""', '"') for t in _QUOTED.findall(expression)]
-    return " or ".join(t for t in terms if t), own_only
-
-
-_COMBINED = re.compile(r"^\((.*)\) (AND|NOT) \((.*)\)$", re.S)
 _WEBSEARCH = "websearch_to_tsquery('english', %s)"
 
 
-def _tsquery(expression: str) -> tuple[str, list[str], bool] | None:
-    """A FROM item giving the tsquery `q` of a textindex MATCH expression, its parameters, and whether own text only.
+def websearch_text(terms: Sequence[str]) -> str:
+    """Terms ORed as websearch_to_tsquery text ('' for none). Query terms are runs of word
+    characters, so joined with ` or ` they cannot form any other websearch syntax (and whatever
+    a term holds, websearch_to_tsquery never fails: it is a parameter, read as words)."""
+    terms = [t.replace("\x00", "") for t in terms]  # PostgreSQL text cannot hold NUL
+    return " or ".join(t for t in terms if t)
 
-    Besides `_tsquery_text`'s forms, `(terms) AND (terms)` and `(terms) NOT (terms)`
-    (textindex.with_any_of / without_any_of) become `&&` and `&& !!` of two queries.
-    None when nothing is searchable.
+
+def _tsquery(query: KeywordQuery) -> tuple[str, list[str]] | None:
+    """A FROM item giving the tsquery `q` of `query`, and its parameters; None when it has no terms.
+
+    `also` and `excluded` become `&&` and `&& !!` of a second websearch query.
     """
-    combined = _COMBINED.match(expression)
-    if combined:
-        left, operator, right = combined.groups()
-        left_text, right_text = _tsquery_text(left)[0], _tsquery_text(right)[0]
-        if not left_text:
-            return None
-        if right_text:
-            negate = "!!" if operator == "NOT" else ""
-            return f"(SELECT {_WEBSEARCH} && {negate}{_WEBSEARCH} AS q) AS tsq", [left_text, right_text], False
-        expression = left
-    text, own_only = _tsquery_text(expression)
-    return (f"{_WEBSEARCH} AS q", [text], own_only) if text else None
+    text = websearch_text(query.terms)
+    if not text:
+        return None
+    item, params = _WEBSEARCH, [text]
+    for group, negate in ((query.also, ""), (query.excluded, "!!")):
+        other = websearch_text(group)
+        if other:
+            item += f" && {negate}{_WEBSEARCH}"
+            params.append(other)
+    if len(params) == 1:
+        return f"{item} AS q", params
+    return f"(SELECT {item} AS q) AS tsq", params
 
 
-def _matching(expression: str) -> tuple[str, str, list[Any]] | None:
-    """(the tsvector searched, `FROM ... WHERE ...` of live memories matching `expression`, its parameters)."""
-    tsquery = _tsquery(expression)
+def _matching(query: KeywordQuery) -> tuple[str, str, list[Any]] | None:
+    """(the tsvector searched, `FROM ... WHERE ...` of live memories matching `query`, its parameters)."""
+    tsquery = _tsquery(query)
     if tsquery is None:
         return None
-    query, params, own_only = tsquery
-    vector = "ts_filter(tsv, '{a}')" if own_only else "tsv"
-    return vector, f"FROM memories, {query} WHERE {vector} @@ q AND deleted_at IS NULL", list(params)
+    from_item, params = tsquery
+    vector = "ts_filter(tsv, '{a}')" if query.own_text_only else "tsv"
+    return vector, f"FROM memories, {from_item} WHERE {vector} @@ q AND deleted_at IS NULL", list(params)
 
 
 def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any]) -> None:
@@ -132,7 +143,7 @@ class PgStore:
         self.db = db
         self.namespace = namespace
 
-    # -- meta ---------------------------------------------------------------
+    # -- meta ---------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
         with self.db.read() as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
@@ -145,78 +156,11 @@ class PgStore:
             (self.namespace, key, value),
         )
 
-    # -- threads ------------------------------------------------------------
-    def touch_thread(self, conn: Any, thread: str, now: int) -> None:
-        if thread == GLOBAL:
-            return
-        conn.execute(
-            "INSERT INTO threads(tenant, id, created_at, last_active_at) VALUES (%s, %s, %s, %s) "
-            "ON CONFLICT (tenant, id) DO UPDATE SET last_active_at = "
-            "greatest(threads.last_active_at, excluded.last_active_at)",
-            (self.namespace, thread, now, now),
-        )
+    def meta_items(self, conn: Any) -> dict[str, str]:
+        """Every meta key of this tenant."""
+        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
 
-    def get_thread(self, thread: str) -> Thread | None:
-        with self.db.read() as conn:
-            row = conn.execute(f"SELECT {_THREAD_COLUMNS} FROM threads WHERE id = %s", (thread,)).fetchone()
-        return Thread(row[0], row[1], row[2], bool(row[3]), row[4], row[5]) if row else None
-
-    def list_threads(self, include_archived: bool = False) -> list[Thread]:
-        sql = f"SELECT {_THREAD_COLUMNS} FROM threads"
-        if not include_archived:
-            sql += " WHERE NOT archived"
-        with self.db.read() as conn:
-            rows = conn.execute(sql + " ORDER BY last_active_at DESC, id").fetchall()
-        return [Thread(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
-
-    def update_thread(self, conn: Any, thread: str, **fields: Any) -> None:
-        allowed = {"title", "system_prompt", "archived"}
-        assert set(fields) <= allowed, fields
-        if "archived" in fields:
-            fields["archived"] = bool(fields["archived"])
-        if fields:
-            sets = ", ".join(f"{name} = %s" for name in fields)
-            conn.execute(f"UPDATE threads SET {sets} WHERE id = %s", (*fields.values(), thread))
-
-    def threads(self, conn: Any, only: str | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT id, title, system_prompt, archived::int, created_at, last_active_at FROM threads"
-        params: list[Any] = []
-        if only is not None:
-            sql += " WHERE id = %s"
-            params.append(only)
-        keys = ("id", "title", "system_prompt", "archived", "created_at", "last_active_at")
-        return [dict(zip(keys, r)) for r in conn.execute(sql + " ORDER BY id", params)]
-
-    def put_thread(self, conn: Any, thread: dict[str, Any]) -> bool:
-        cur = conn.execute(
-            "INSERT INTO threads(tenant, id, title, system_prompt, archived, created_at, last_active_at) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-            (self.namespace, thread["id"], thread["title"], thread["system_prompt"], bool(thread["archived"]),
-             thread["created_at"], thread["last_active_at"]),
-        )
-        return cur.rowcount == 1
-
-    def add_messages(self, conn: Any, thread: str, messages: Sequence[tuple[str, str]], now: int, keep: int) -> None:
-        with conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO thread_messages(tenant, thread, role, content, created_at) VALUES (%s, %s, %s, %s, %s)",
-                [(self.namespace, thread, role, content, now) for role, content in messages],
-            )
-        conn.execute(
-            "DELETE FROM thread_messages WHERE thread = %s AND id NOT IN "
-            "(SELECT id FROM thread_messages WHERE thread = %s ORDER BY id DESC LIMIT %s)",
-            (thread, thread, keep),
-        )
-
-    def recent_messages(self, thread: str, limit: int) -> list[Message]:
-        with self.db.read() as conn:
-            rows = conn.execute(
-                "SELECT id, role, content, created_at FROM thread_messages WHERE thread = %s ORDER BY id DESC LIMIT %s",
-                (thread, limit),
-            ).fetchall()
-        return [Message(*r) for r in reversed(rows)]
-
-    # -- memories -----------------------------------------------------------
+    # -- memories -----------------------------------------------------------------
     def find_live(self, conn: Any, thread: str, content_hash: str) -> int | None:
         row = conn.execute(
             "SELECT id FROM memories WHERE thread = %s AND content_hash = %s AND deleted_at IS NULL",
@@ -292,9 +236,6 @@ class PgStore:
     def fts_delete(self, conn: Any, memory_id: int) -> None:
         conn.execute("UPDATE memories SET search_text = NULL, search_context = NULL WHERE id = %s", (memory_id,))
 
-    def delete_derived(self, conn: Any, memory_id: int) -> None:
-        conn.execute("DELETE FROM memories WHERE id = %s AND file_key IS NOT NULL", (memory_id,))
-
     def get(self, ids: Iterable[int], include_deleted: bool = True) -> dict[int, MemoryRow]:
         ids = list(ids)
         if not ids:
@@ -314,9 +255,25 @@ class PgStore:
             ).fetchall()
         return [_row(r) for r in rows]
 
+    def memory_state(self, conn: Any, memory_id: int) -> MemoryState | None:
+        row = conn.execute(
+            "SELECT content, compression, deleted_at FROM memories WHERE id = %s", (memory_id,)
+        ).fetchone()
+        return MemoryState(row[0], row[1], row[2]) if row else None
+
     def soft_delete(self, conn: Any, memory_id: int, now: int) -> None:
         conn.execute("UPDATE memories SET deleted_at = %s, updated_at = %s WHERE id = %s", (now, now, memory_id))
         self.fts_delete(conn, memory_id)
+
+    def link_superseded(self, conn: Any, memory_id: int, by: int | None) -> None:
+        conn.execute("UPDATE memories SET superseded_by = %s WHERE id = %s", (by, memory_id))
+
+    def mark_recalled(self, conn: Any, ids: Sequence[int], now: int) -> None:
+        if ids:
+            conn.execute(
+                "UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = %s WHERE id = ANY(%s)",
+                (now, list(ids)),
+            )
 
     def count(self) -> dict[str, int]:
         with self.db.read() as conn:
@@ -326,33 +283,15 @@ class PgStore:
             ).fetchone()
         return {"live": live, "deleted": deleted, "pending_embeddings": pending}
 
-    def memory_state(self, conn: Any, memory_id: int) -> tuple[str, str | None, int | None] | None:
-        row = conn.execute(
-            "SELECT content, compression, deleted_at FROM memories WHERE id = %s", (memory_id,)
-        ).fetchone()
-        return (row[0], row[1], row[2]) if row else None
-
-    def link_superseded(self, conn: Any, memory_id: int, by: int | None) -> None:
-        conn.execute("UPDATE memories SET superseded_by = %s WHERE id = %s", (by, memory_id))
-
-    # -- memory files -------------------------------------------------------
-    def file_units(self, conn: Any, source: str) -> dict[str, tuple[int, int | None, str | None]]:
+    def vectors(self, conn: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        if not ids:
+            return {}
         rows = conn.execute(
-            "SELECT file_key, id, file_line, file_section FROM memories WHERE source = %s AND file_key IS NOT NULL",
-            (source,),
-        ).fetchall()
-        return {r[0]: (r[1], r[2], r[3]) for r in rows}
-
-    def file_sources(self, conn: Any) -> list[str]:
-        rows = conn.execute("SELECT DISTINCT source FROM memories WHERE file_key IS NOT NULL").fetchall()
-        return [r[0] for r in rows]
-
-    def move_file_unit(self, conn: Any, memory_id: int, line: int, section: str) -> None:
-        conn.execute(
-            "UPDATE memories SET file_line = %s, file_section = %s WHERE id = %s", (line, section, memory_id)
+            "SELECT id, embedding FROM memories WHERE id = ANY(%s) AND embedding IS NOT NULL", (list(ids),),
+            binary=True,  # pgvector's binary form is the float32 bytes; its text form is parsed number by number
         )
+        return {r[0]: _array(r[1]) for r in rows}
 
-    # -- daily log queue ------------------------------------------------------
     def unqueue_daily(self, memory_id: int) -> None:
         with self.db.write() as conn:
             conn.execute("DELETE FROM daily_log_queue WHERE memory_id = %s", (memory_id,))
@@ -370,7 +309,79 @@ class PgStore:
             ).fetchall()
         return [_row(r) for r in rows]
 
-    # -- global prompts -------------------------------------------------------
+    # -- memory files -------------------------------------------------------------
+    def file_units(self, conn: Any, source: str) -> dict[str, FileUnit]:
+        rows = conn.execute(
+            "SELECT file_key, id, file_line, file_section FROM memories WHERE source = %s AND file_key IS NOT NULL",
+            (source,),
+        ).fetchall()
+        return {r[0]: FileUnit(r[1], r[2], r[3]) for r in rows}
+
+    def file_sources(self, conn: Any) -> list[str]:
+        rows = conn.execute("SELECT DISTINCT source FROM memories WHERE file_key IS NOT NULL").fetchall()
+        return [r[0] for r in rows]
+
+    def move_file_unit(self, conn: Any, memory_id: int, line: int, section: str) -> None:
+        conn.execute(
+            "UPDATE memories SET file_line = %s, file_section = %s WHERE id = %s", (line, section, memory_id)
+        )
+
+    def delete_derived(self, conn: Any, memory_id: int) -> None:
+        conn.execute("DELETE FROM memories WHERE id = %s AND file_key IS NOT NULL", (memory_id,))
+
+    # -- threads and prompts ------------------------------------------------------
+    def touch_thread(self, conn: Any, thread: str, now: int) -> None:
+        if thread == GLOBAL:
+            return
+        conn.execute(
+            "INSERT INTO threads(tenant, id, created_at, last_active_at) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (tenant, id) DO UPDATE SET last_active_at = "
+            "greatest(threads.last_active_at, excluded.last_active_at)",
+            (self.namespace, thread, now, now),
+        )
+
+    def get_thread(self, thread: str) -> Thread | None:
+        with self.db.read() as conn:
+            row = conn.execute(f"SELECT {_THREAD_COLUMNS} FROM threads WHERE id = %s", (thread,)).fetchone()
+        return Thread(row[0], row[1], row[2], bool(row[3]), row[4], row[5]) if row else None
+
+    def list_threads(self, include_archived: bool = False) -> list[Thread]:
+        sql = f"SELECT {_THREAD_COLUMNS} FROM threads"
+        if not include_archived:
+            sql += " WHERE NOT archived"
+        with self.db.read() as conn:
+            rows = conn.execute(sql + " ORDER BY last_active_at DESC, id").fetchall()
+        return [Thread(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
+
+    def update_thread(self, conn: Any, thread: str, **fields: Any) -> None:
+        allowed = {"title", "system_prompt", "archived"}
+        assert set(fields) <= allowed, fields
+        if "archived" in fields:
+            fields["archived"] = bool(fields["archived"])
+        if fields:
+            sets = ", ".join(f"{name} = %s" for name in fields)
+            conn.execute(f"UPDATE threads SET {sets} WHERE id = %s", (*fields.values(), thread))
+
+    def add_messages(self, conn: Any, thread: str, messages: Sequence[NewMessage], now: int, keep: int) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO thread_messages(tenant, thread, role, content, created_at) VALUES (%s, %s, %s, %s, %s)",
+                [(self.namespace, thread, m.role, m.content, now) for m in messages],
+            )
+        conn.execute(
+            "DELETE FROM thread_messages WHERE thread = %s AND id NOT IN "
+            "(SELECT id FROM thread_messages WHERE thread = %s ORDER BY id DESC LIMIT %s)",
+            (thread, thread, keep),
+        )
+
+    def recent_messages(self, thread: str, limit: int) -> list[Message]:
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, role, content, created_at FROM thread_messages WHERE thread = %s ORDER BY id DESC LIMIT %s",
+                (thread, limit),
+            ).fetchall()
+        return [Message(*r) for r in reversed(rows)]
+
     def global_prompts(self, active_only: bool) -> list[GlobalPrompt]:
         sql = "SELECT name, content, active, priority, created_at, updated_at FROM global_prompts"
         if active_only:
@@ -400,55 +411,60 @@ class PgStore:
     def delete_global_prompt(self, conn: Any, name: str) -> bool:
         return conn.execute("DELETE FROM global_prompts WHERE name = %s", (name,)).rowcount > 0
 
-    def export_global_prompts(self, conn: Any) -> list[dict[str, Any]]:
-        keys = ("name", "content", "active", "priority", "created_at", "updated_at")
-        rows = conn.execute(
-            "SELECT name, content, active::int, priority, created_at, updated_at FROM global_prompts ORDER BY name"
-        )
-        return [dict(zip(keys, r)) for r in rows]
-
-    def import_global_prompt(self, conn: Any, prompt: dict[str, Any]) -> bool:
-        cur = conn.execute(
-            "INSERT INTO global_prompts(tenant, name, content, active, priority, created_at, updated_at) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-            (self.namespace, prompt["name"], prompt["content"], bool(prompt["active"]), prompt["priority"],
-             prompt["created_at"], prompt["updated_at"]),
-        )
-        return cur.rowcount == 1
-
-    # -- search -------------------------------------------------------------
-    def match_count(self, expression: str, cap: int) -> int:
-        """Live memories of the tenant matching `expression`, counted up to `cap`."""
-        matching = _matching(expression)
+    # -- search index -------------------------------------------------------------
+    def match_count(self, query: KeywordQuery, cap: int) -> int:
+        """Live memories of the tenant matching `query`, counted up to `cap`."""
+        matching = _matching(query)
         if matching is None:
             return 0
         _, live, params = matching
         with self.db.read() as conn:
             return conn.execute(f"SELECT count(*) FROM (SELECT 1 {live} LIMIT %s) AS hits", (*params, cap)).fetchone()[0]
 
-    def keyword(self, expression: str, limit: int, scope: Scope, window: int | None = None) -> list[tuple[int, float]]:
-        """Full-text matches as (id, -ts_rank_cd): more negative is better, like SQLite's bm25.
+    def keyword(self, query: KeywordQuery, limit: int, scope: Scope) -> dict[int, float]:
+        """Full-text matches as {id: -ts_rank_cd}: more negative is better, like SQLite's bm25.
 
-        With `window`, only the newest `window` matches in scope are ranked.
+        With `query.newest`, only the newest matches in scope are ranked.
         """
-        matching = _matching(expression)
+        matching = _matching(query)
         if matching is None:
-            return []
+            return {}
         vector, live, params = matching
         where: list[str] = []
         _scope_filters(scope, "", where, params)
         # ts_rank_cd counts every occurrence (like bm25's term frequency); normalisation 1 divides by
         # 1 + log(length) so long texts do not win by size alone (bm25 normalises length too).
         sql = f"SELECT id, -ts_rank_cd('{_WEIGHTS}', {vector}, q, 1) AS rank {live}" + "".join(f" AND {w}" for w in where)
-        if window is not None:
+        if query.newest is not None:
             sql = f"SELECT * FROM ({sql} ORDER BY id DESC LIMIT %s) AS newest"
-            params.append(window)
+            params.append(query.newest)
         sql += " ORDER BY rank, id LIMIT %s"
         params.append(limit)
         with self.db.read() as conn:
-            return [(r[0], float(r[1])) for r in conn.execute(sql, params)]
+            return {r[0]: float(r[1]) for r in conn.execute(sql, params)}
 
-    def knn(self, vector: np.ndarray, k: int, scope: Scope) -> list[tuple[int, float]]:
+    def document_frequency(self, query: KeywordQuery, scope: Scope) -> int:
+        matching = _matching(query)
+        if matching is None:
+            return 0
+        _, live, params = matching
+        sql = f"SELECT count(*) {live}"
+        if scope.threads is not None:
+            sql += " AND thread = ANY(%s)"
+            params.append(list(scope.threads))
+        with self.db.read() as conn:
+            return conn.execute(sql, params).fetchone()[0]
+
+    def scope_size(self, scope: Scope) -> int:
+        sql = "SELECT count(*) FROM memories WHERE deleted_at IS NULL"
+        params: list[Any] = []
+        if scope.threads is not None:
+            sql += " AND thread = ANY(%s)"
+            params.append(list(scope.threads))
+        with self.db.read() as conn:
+            return conn.execute(sql, params).fetchone()[0]
+
+    def knn(self, vector: np.ndarray, k: int, scope: Scope) -> dict[int, float]:
         """Nearest live memories by cosine distance (HNSW, iterative scan so filters never starve it)."""
         where = ["deleted_at IS NULL", "embedding IS NOT NULL"]
         params: list[Any] = [np.ascontiguousarray(vector, dtype=np.float32)]
@@ -463,28 +479,7 @@ class PgStore:
         )
         with self.db.read() as conn:
             # A zero vector has no cosine distance (NaN): it matches nothing.
-            return [(r[0], float(r[1])) for r in conn.execute(sql, params) if r[1] is not None and r[1] == r[1]]
-
-    def scope_size(self, scope: Scope) -> int:
-        sql = "SELECT count(*) FROM memories WHERE deleted_at IS NULL"
-        params: list[Any] = []
-        if scope.threads is not None:
-            sql += " AND thread = ANY(%s)"
-            params.append(list(scope.threads))
-        with self.db.read() as conn:
-            return conn.execute(sql, params).fetchone()[0]
-
-    def document_frequency(self, expression: str, scope: Scope) -> int:
-        matching = _matching(expression)
-        if matching is None:
-            return 0
-        _, live, params = matching
-        sql = f"SELECT count(*) {live}"
-        if scope.threads is not None:
-            sql += " AND thread = ANY(%s)"
-            params.append(list(scope.threads))
-        with self.db.read() as conn:
-            return conn.execute(sql, params).fetchone()[0]
+            return {r[0]: float(r[1]) for r in conn.execute(sql, params) if r[1] is not None and r[1] == r[1]}
 
     def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
         if not ids:
@@ -496,7 +491,7 @@ class PgStore:
             ).fetchall()
         return {r[0]: float(_array(r[1]) @ query) for r in rows}
 
-    def neighbours(self, ids: Sequence[int]) -> dict[int, tuple[tuple[int, int] | None, tuple[int, int] | None]]:
+    def neighbours(self, ids: Sequence[int]) -> dict[int, Neighbours]:
         if not ids:
             return {}
         around = (
@@ -510,20 +505,21 @@ class PgStore:
             "FROM memories m WHERE m.kind = %s AND m.id = ANY(%s)"
         )
 
-        def pair(text: str | None) -> tuple[int, int] | None:
+        def turn(text: str | None) -> TurnRef | None:
             if text is None:
                 return None
             a, b = text.split(":")
-            return int(a), int(b)
+            return TurnRef(int(a), int(b))
 
         with self.db.read() as conn:
-            return {r[0]: (pair(r[1]), pair(r[2])) for r in conn.execute(sql, (CONVERSATION_KIND, list(ids)))}
+            return {
+                r[0]: Neighbours(turn(r[1]), turn(r[2])) for r in conn.execute(sql, (CONVERSATION_KIND, list(ids)))
+            }
 
-    # -- vectors and the embedding queue -----------------------------------------
-    def pending(self, limit: int) -> list[tuple[int, str]]:
+    def pending(self, limit: int) -> list[PendingEmbedding]:
         """This tenant's memories still waiting for a vector (RLS: a backfill serves its own tenant)."""
         with self.db.read() as conn:
-            return [tuple(r) for r in conn.execute(
+            return [PendingEmbedding(r[0], r[1]) for r in conn.execute(
                 "SELECT id, content FROM memories WHERE embed_pending ORDER BY id LIMIT %s", (limit,)
             )]
 
@@ -531,16 +527,16 @@ class PgStore:
         with self.db.read() as conn:
             return conn.execute("SELECT 1 FROM memories WHERE embed_pending LIMIT 1").fetchone() is not None
 
-    def store_vectors(self, items: Sequence[tuple[int, np.ndarray]]) -> int:
+    def store_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
         """Write vectors of memories still waiting for one (idempotent, like the SQLite store)."""
-        if not items:
+        if not vectors:
             return 0
         with self.db.write() as conn, conn.cursor() as cur:
             # executemany pipelines the updates: one round trip per batch, not per vector
             # (4-5x faster for a backfill batch or a migration, each update being an HNSW insert).
             cur.executemany(
                 "UPDATE memories SET embedding = %s, embed_pending = false WHERE id = %s AND embed_pending",
-                [(np.ascontiguousarray(vector, dtype=np.float32), memory_id) for memory_id, vector in items],
+                [(np.ascontiguousarray(vector, dtype=np.float32), memory_id) for memory_id, vector in vectors.items()],
             )
             return cur.rowcount
 
@@ -557,16 +553,7 @@ class PgStore:
         conn.execute("UPDATE memories SET embedding = NULL, embed_pending = true")
         return conn.execute("SELECT count(*) FROM memories WHERE embed_pending").fetchone()[0]
 
-    def vectors(self, conn: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
-        if not ids:
-            return {}
-        rows = conn.execute(
-            "SELECT id, embedding FROM memories WHERE id = ANY(%s) AND embedding IS NOT NULL", (list(ids),),
-            binary=True,  # pgvector's binary form is the float32 bytes; its text form is parsed number by number
-        )
-        return {r[0]: _array(r[1]) for r in rows}
-
-    # -- index consistency and health ----------------------------------------------
+    # -- integrity ----------------------------------------------------------------
     def index_drift(self, conn: Any) -> IndexDrift:
         """Keyword text and queue against `memories` (this tenant: RLS)."""
 
@@ -604,20 +591,14 @@ class PgStore:
             problems.append(f"schema version {version}, expected {LATEST}")
         return problems
 
-    def health_counts(self, conn: Any) -> tuple[int, int, int]:
-        return conn.execute(
+    def health_counts(self, conn: Any) -> HealthCounts:
+        live, deleted, pending = conn.execute(
             "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL), "
             "count(*) FILTER (WHERE deleted_at IS NULL AND embed_pending) FROM memories"
         ).fetchone()
+        return HealthCounts(live, deleted, pending)
 
-    # -- curation ---------------------------------------------------------------
-    def mark_recalled(self, conn: Any, ids: Sequence[int], now: int) -> None:
-        if ids:
-            conn.execute(
-                "UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = %s WHERE id = ANY(%s)",
-                (now, list(ids)),
-            )
-
+    # -- curation (curation/: curator, archive) -----------------------------------
     def rows(  # noqa: PLR0913
         self,
         conn: Any,
@@ -626,7 +607,8 @@ class PgStore:
         since: int | None = None,
         until: int | None = None,
     ) -> list[MemoryRow]:
-        where, params = ["true"], []
+        where: list[str] = ["true"]
+        params: list[Any] = []
         if thread is not None:
             where.append("thread = %s")
             params.append(thread)
@@ -649,13 +631,13 @@ class PgStore:
     def set_pinned(self, conn: Any, memory_id: int, pinned: bool, now: int) -> None:
         conn.execute("UPDATE memories SET pinned = %s, updated_at = %s WHERE id = %s", (bool(pinned), now, memory_id))
 
-    def originals(self, conn: Any, ids: Sequence[int]) -> dict[int, tuple[str, int]]:
+    def originals(self, conn: Any, ids: Sequence[int]) -> dict[int, Original]:
         if not ids:
             return {}
         rows = conn.execute(
             "SELECT memory_id, content, compressed_at FROM memory_originals WHERE memory_id = ANY(%s)", (list(ids),)
         )
-        return {r[0]: (r[1], r[2]) for r in rows}
+        return {r[0]: Original(r[1], r[2]) for r in rows}
 
     def _reindex(self, conn: Any, memory_id: int, text: str) -> None:
         """New keyword terms now, a new vector from the backfill (the old one serves meanwhile)."""
@@ -726,8 +708,7 @@ class PgStore:
             "database_bytes": one("SELECT pg_database_size(current_database())")[0],
         }
 
-    # -- archive ------------------------------------------------------------
-    def archived_originals(self, conn: Any, thread: str | None = None) -> dict[int, tuple[str, int]]:
+    def archived_originals(self, conn: Any, thread: str | None = None) -> dict[int, Original]:
         sql = (
             "SELECT o.memory_id, o.content, o.compressed_at FROM memory_originals o "
             "JOIN memories m ON m.tenant = o.tenant AND m.id = o.memory_id"
@@ -736,7 +717,27 @@ class PgStore:
         if thread is not None:
             sql += " WHERE m.thread = %s"
             params.append(thread)
-        return {r[0]: (r[1], r[2]) for r in conn.execute(sql, params)}
+        return {r[0]: Original(r[1], r[2]) for r in conn.execute(sql, params)}
+
+    def threads(self, conn: Any, only: str | None = None) -> list[ThreadExport]:
+        sql = "SELECT id, title, system_prompt, archived::int, created_at, last_active_at FROM threads"
+        params: list[Any] = []
+        if only is not None:
+            sql += " WHERE id = %s"
+            params.append(only)
+        return [
+            ThreadExport(id=r[0], title=r[1], system_prompt=r[2], archived=r[3], created_at=r[4], last_active_at=r[5])
+            for r in conn.execute(sql + " ORDER BY id", params)
+        ]
+
+    def export_global_prompts(self, conn: Any) -> list[PromptExport]:
+        rows = conn.execute(
+            "SELECT name, content, active::int, priority, created_at, updated_at FROM global_prompts ORDER BY name"
+        )
+        return [
+            PromptExport(name=r[0], content=r[1], active=r[2], priority=r[3], created_at=r[4], updated_at=r[5])
+            for r in rows
+        ]
 
     def find_identity(self, conn: Any, thread: str, content_hash: str, created_at: int) -> int | None:
         row = conn.execute(
@@ -750,7 +751,7 @@ class PgStore:
         return conn.execute("SELECT 1 FROM memories WHERE id = %s", (memory_id,)).fetchone() is not None
 
     def insert_archived(
-        self, conn: Any, memory_id: int | None, row: MemoryRow, original: tuple[str, int] | None, text: str
+        self, conn: Any, memory_id: int | None, row: MemoryRow, original: Original | None, text: str
     ) -> int:
         columns = (
             "tenant, thread, content, kind, source, origin, importance, tags, content_hash, created_at, updated_at, "
@@ -772,11 +773,29 @@ class PgStore:
         if original is not None:
             conn.execute(
                 "INSERT INTO memory_originals(tenant, memory_id, content, compressed_at) VALUES (%s, %s, %s, %s)",
-                (self.namespace, new_id, original[0], original[1]),
+                (self.namespace, new_id, original.content, original.compressed_at),
             )
         return new_id
 
-    # -- copying a namespace between stores (server/migrate.py) ------------------
+    def put_thread(self, conn: Any, thread: ThreadExport) -> bool:
+        cur = conn.execute(
+            "INSERT INTO threads(tenant, id, title, system_prompt, archived, created_at, last_active_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            (self.namespace, thread["id"], thread["title"], thread["system_prompt"], bool(thread["archived"]),
+             thread["created_at"], thread["last_active_at"]),
+        )
+        return cur.rowcount == 1
+
+    def import_global_prompt(self, conn: Any, prompt: PromptExport) -> bool:
+        cur = conn.execute(
+            "INSERT INTO global_prompts(tenant, name, content, active, priority, created_at, updated_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            (self.namespace, prompt["name"], prompt["content"], bool(prompt["active"]), prompt["priority"],
+             prompt["created_at"], prompt["updated_at"]),
+        )
+        return cur.rowcount == 1
+
+    # -- copying a namespace between stores (storage/copy.py) ---------------------
     def namespaces(self, conn: Any) -> list[str]:
         """Tenants holding memories, threads, messages or global prompts that this connection sees:
         under row-level security at most its own (listing every tenant needs an administrator)."""
@@ -786,8 +805,8 @@ class PgStore:
         )
         return [r[0] for r in rows]
 
-    def dump_memories(self, conn: Any, after: int, limit: int) -> list[dict[str, Any]]:
-        """Up to `limit` memories with ids above `after`, in id order, every stored field (see store.py)."""
+    def dump_memories(self, conn: Any, after: int, limit: int) -> list[MemoryDump]:
+        """Up to `limit` memories with ids above `after`, in id order, every stored field (see sqlite/store.py)."""
         columns = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
         rows = conn.execute(
             f"SELECT {columns}, m.user_id, m.agent, m.file_key, m.embed_pending, q.queued_at, "
@@ -797,24 +816,25 @@ class PgStore:
             "WHERE m.id > %s ORDER BY m.id LIMIT %s",
             (after, limit),
         ).fetchall()
+        n = _MEMORY_COLUMN_COUNT
         return [
-            {
-                **_row(r[:19]).__dict__, "user": r[19], "agent": r[20], "file_key": r[21], "queued": bool(r[22]),
-                "daily_queued_at": r[23], "original": None if r[24] is None else (r[24], r[25]),
-            }
+            MemoryDump(
+                **_row(r[:n]).__dict__, user=r[n], agent=r[n + 1], file_key=r[n + 2], queued=bool(r[n + 3]),
+                daily_queued_at=r[n + 4], original=None if r[n + 5] is None else Original(r[n + 5], r[n + 6]),
+            )
             for r in rows
         ]
 
     def load_memories(
-        self, conn: Any, memories: Sequence[dict[str, Any]], texts: Sequence[str | None],
-        vectors: dict[int, np.ndarray],
+        self, conn: Any, memories: Sequence[MemoryDump], texts: Sequence[str | None],
+        vectors: Mapping[int, np.ndarray],
     ) -> None:
-        """Insert dump_memories' rows with their own ids and vectors (see store.py); the tenant's id
+        """Insert dump_memories' rows with their own ids and vectors (see sqlite/store.py); the tenant's id
         counter moves past them. One INSERT per row with its vector: every later UPDATE of a row
         that has a vector is another HNSW insert."""
         if not memories:
             return
-        self._next_id(conn, at_least=max(m["id"] for m in memories))
+        self._next_id(conn, at_least=max(m.id for m in memories))
         sql = (
             "INSERT INTO memories(id, tenant, user_id, agent, thread, content, kind, source, origin, importance, "
             "tags, content_hash, created_at, updated_at, deleted_at, recall_count, last_recalled_at, file_key, "
@@ -822,32 +842,33 @@ class PgStore:
             "VALUES (" + ", ".join(["%s"] * 26) + ")"
         )
 
-        def values(m: dict[str, Any], text: str | None, context: str | None) -> tuple[Any, ...]:
-            vector = vectors.get(m["id"])
+        def values(m: MemoryDump, text: str | None, context: str | None) -> tuple[Any, ...]:
+            vector = vectors.get(m.id)
             return (
-                m["id"], self.namespace, m["user"], m["agent"], m["thread"], m["content"], m["kind"], m["source"],
-                m["origin"], m["importance"], list(m["tags"]), m["content_hash"], m["created_at"], m["updated_at"],
-                m["deleted_at"], m["recall_count"], m["last_recalled_at"], m["file_key"], m["file_line"],
-                m["file_section"], bool(m["pinned"]), m["compression"], text, context,
-                None if vector is None else np.ascontiguousarray(vector, dtype=np.float32), bool(m["queued"]),
+                m.id, self.namespace, m.user, m.agent, m.thread, m.content, m.kind, m.source,
+                m.origin, m.importance, list(m.tags), m.content_hash, m.created_at, m.updated_at,
+                m.deleted_at, m.recall_count, m.last_recalled_at, m.file_key, m.file_line,
+                m.file_section, bool(m.pinned), m.compression, text, context,
+                None if vector is None else np.ascontiguousarray(vector, dtype=np.float32), bool(m.queued),
             )
 
         # A live turn's context is read from the turns before it, so turns go in one by one, in
         # order, after the rest (which no context reads); each row is written once, vector included.
         pairs = list(zip(memories, texts))
-        turns = [(m, t) for m, t in pairs if t is not None and m["kind"] == CONVERSATION_KIND]
-        turn_ids = {m["id"] for m, _ in turns}
+        turns = [(m, t) for m, t in pairs if t is not None and m.kind == CONVERSATION_KIND]
+        turn_ids = {m.id for m, _ in turns}
         with conn.cursor() as cur:
-            cur.executemany(sql, [values(m, t, None) for m, t in pairs if m["id"] not in turn_ids])
+            cur.executemany(sql, [values(m, t, None) for m, t in pairs if m.id not in turn_ids])
             for m, text in turns:
-                cur.execute(sql, values(m, text, self._turn_context(conn, m["thread"], m["created_at"], m["id"])))
+                cur.execute(sql, values(m, text, self._turn_context(conn, m.thread, m.created_at, m.id)))
             cur.executemany(
                 "INSERT INTO daily_log_queue(tenant, memory_id, queued_at) VALUES (%s, %s, %s)",
-                [(self.namespace, m["id"], m["daily_queued_at"]) for m in memories if m["daily_queued_at"] is not None],
+                [(self.namespace, m.id, m.daily_queued_at) for m in memories if m.daily_queued_at is not None],
             )
             cur.executemany(
                 "INSERT INTO memory_originals(tenant, memory_id, content, compressed_at) VALUES (%s, %s, %s, %s)",
-                [(self.namespace, m["id"], *m["original"]) for m in memories if m["original"] is not None],
+                [(self.namespace, m.id, m.original.content, m.original.compressed_at)
+                 for m in memories if m.original is not None],
             )
 
     def ids_taken(self, conn: Any, ids: Sequence[int]) -> set[int]:
@@ -864,21 +885,17 @@ class PgStore:
         if value > 0:
             self._next_id(conn, at_least=value)
 
-    def dump_messages(self, conn: Any) -> list[tuple[str, str, str, int]]:
+    def dump_messages(self, conn: Any) -> list[ThreadMessage]:
         rows = conn.execute("SELECT thread, role, content, created_at FROM thread_messages ORDER BY id")
-        return [tuple(r) for r in rows]
+        return [ThreadMessage(r[0], r[1], r[2], r[3]) for r in rows]
 
-    def load_messages(self, conn: Any, messages: Sequence[tuple[str, str, str, int]]) -> None:
+    def load_messages(self, conn: Any, messages: Sequence[ThreadMessage]) -> None:
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO thread_messages(tenant, thread, role, content, created_at) VALUES (%s, %s, %s, %s, %s)",
-                [(self.namespace, *m) for m in messages],
+                [(self.namespace, m.thread, m.role, m.content, m.created_at) for m in messages],
             )
 
-    def promotions(self, conn: Any) -> list[tuple[int, str, int]]:
+    def promotions(self, conn: Any) -> list[Promotion]:
         rows = conn.execute("SELECT memory_id, section, promoted_at FROM promotions ORDER BY memory_id")
-        return [tuple(r) for r in rows]
-
-    def meta_items(self, conn: Any) -> dict[str, str]:
-        """Every meta key of this tenant."""
-        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        return [Promotion(r[0], r[1], r[2]) for r in rows]

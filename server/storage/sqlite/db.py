@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 
 from server.errors import DriverUnavailable
 
@@ -98,6 +98,8 @@ class Database:
     another process writes, because SQLite skips the busy handler there.
     """
 
+    backend: Literal["sqlite"] = "sqlite"
+
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
         if self.path != ":memory:":
@@ -120,6 +122,10 @@ class Database:
         self.conn.execute("PRAGMA foreign_keys = ON")
         self._lock = threading.RLock()
         self._depth = 0
+
+    def for_tenant(self, tenant: str) -> Database:
+        """Itself: every namespace lives in the one file, and each store's statements name theirs."""
+        return self
 
     @contextmanager
     def write(self) -> Iterator[Any]:

@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from server.storage.sqlite.db import Database
-from server.textindex import FTS_TOKENIZER
 
 log = logging.getLogger(__name__)
+
+#: The keyword index's tokenizer: porter stemming over unicode61, diacritics folded ("café" == "cafe").
+#: textindex prepares the text it reads (identifier parts); query terms are words it tokenises alike.
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 
 @dataclass(frozen=True)
@@ -220,7 +223,7 @@ def m004_plain_vectors(conn: Any, ctx: SchemaContext) -> None:
 
 
 def m005_api_tokens(conn: Any, ctx: SchemaContext) -> None:
-    # Bearer tokens of the HTTP transport (server/tokens.py). Only a hash of each
+    # Bearer tokens of the HTTP transport (server/http/tokens.py; SQL in tokens.py). Only a hash of each
     # token is kept; the token itself is shown once, when it is created. Not
     # namespaced: a token *selects* the namespace (its tenant).
     conn.execute(

@@ -1,153 +1,93 @@
-"""The only module that writes SQL: memories, threads, tags, vectors and the keyword index.
+"""The SQLite implementation of server.storage.protocol.Store: the only SQL in SQLite's dialect.
 
 Every query is confined to one namespace (`Store.namespace`), the isolation unit
-above threads. Threads are stored as text, '' meaning a global memory.
+above threads. Threads are stored as text, '' meaning a global memory. Keyword
+search is FTS5 (`memory_fts`: a memory's own text and, for a conversation turn, the
+turns before it as context), ranked by bm25; vectors are searched in-process
+(vectors.py). Methods come in the order of the protocol's roles.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from server import ranking
 from server.clock import from_millis
-from server.storage.sqlite.db import Database
 from server.models import CONVERSATION_KIND
-from server.textindex import context_text
+from server.storage.protocol import (
+    GLOBAL,
+    FileUnit,
+    GlobalPrompt,
+    HealthCounts,
+    IndexDrift,
+    KeywordQuery,
+    MemoryDump,
+    MemoryRow,
+    MemoryState,
+    Message,
+    Neighbours,
+    NewMemory,
+    NewMessage,
+    Original,
+    PendingEmbedding,
+    Promotion,
+    PromptExport,
+    Scope,
+    Thread,
+    ThreadExport,
+    ThreadMessage,
+    TurnRef,
+)
+from server.storage.sqlite.db import Database
 from server.storage.sqlite.vectors import DEFAULT_PRESCAN_FROM, VectorIndex, prune_changes
-
-GLOBAL = ""
+from server.textindex import context_text
 
 MEMORY_COLUMNS = (
     "id, thread, content, kind, source, origin, importance, tags, content_hash, "
     "created_at, updated_at, deleted_at, superseded_by, recall_count, last_recalled_at, "
     "file_line, file_section, pinned, compression"
 )
+_MEMORY_COLUMN_COUNT = len(MEMORY_COLUMNS.split(","))
 
 
-@dataclass(frozen=True)
-class MemoryRow:
-    id: int
-    thread: str
-    content: str
-    kind: str
-    source: str
-    origin: str | None
-    importance: float
-    tags: tuple[str, ...]
-    content_hash: str
-    created_at: int
-    updated_at: int
-    deleted_at: int | None
-    superseded_by: int | None
-    recall_count: int
-    last_recalled_at: int | None
-    file_line: int | None = None
-    file_section: str | None = None
-    pinned: bool = False
-    compression: str | None = None  # None = full text; else the tier (see compress.py)
-
-    @classmethod
-    def from_sql(cls, row: Sequence[Any]) -> MemoryRow:
-        values = list(row)
-        values[7] = tuple(json.loads(values[7])) if values[7] != "[]" else ()  # most memories have no tags
-        values[17] = bool(values[17])  # pinned
-        return cls(*values)
+def _memory_row(row: Sequence[Any]) -> MemoryRow:
+    """A row selected as MEMORY_COLUMNS: tags are a JSON list, pinned an integer."""
+    values = list(row)
+    values[7] = tuple(json.loads(values[7])) if values[7] != "[]" else ()  # most memories have no tags
+    values[17] = bool(values[17])  # pinned
+    return MemoryRow(*values)
 
 
-@dataclass(frozen=True)
-class NewMemory:
-    thread: str
-    content: str
-    kind: str
-    source: str
-    origin: str | None
-    importance: float
-    tags: tuple[str, ...]
-    content_hash: str
-    created_at: int
-    updated_at: int
-    index_text: str
-    # Set for a unit of a memory file (SOUL.md, MEMORY.md, a daily log).
-    file_key: str | None = None
-    file_line: int | None = None
-    file_section: str | None = None
-    # Whether the memory still needs its line in the daily log.
-    log_daily: bool = True
-    pinned: bool = False
-    # Who wrote it (server.models.Principal); None when not configured.
-    user: str | None = None
-    agent: str | None = None
+def _quote(term: str) -> str:
+    # FTS5 reads its query as a C string: a NUL would end it inside the quotes.
+    return '"' + term.replace("\x00", "").replace('"', '""') + '"'
 
 
-@dataclass(frozen=True)
-class Thread:
-    id: str
-    title: str | None
-    system_prompt: str | None
-    archived: bool
-    created_at: int
-    last_active_at: int
+def _any_of(terms: Sequence[str], column: str) -> str:
+    return " OR ".join(column + _quote(t) for t in terms)
 
 
-@dataclass(frozen=True)
-class GlobalPrompt:
-    name: str
-    content: str
-    active: bool
-    priority: int
-    created_at: int
-    updated_at: int
+def fts5_match(query: KeywordQuery) -> str | None:
+    """`query` as an FTS5 MATCH expression; None when it has no terms (nothing can match).
 
-
-@dataclass(frozen=True)
-class Message:
-    id: int
-    role: str
-    content: str
-    created_at: int
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Which memories a search may return. `threads=None` means every thread."""
-
-    threads: tuple[str, ...] | None = None
-    kinds: tuple[str, ...] | None = None
-    tags: tuple[str, ...] | None = None
-    since: int | None = None
-    until: int | None = None
-
-
-@dataclass(frozen=True)
-class IndexDrift:
-    """Where the keyword index, the vectors or the embedding queue disagree with `memories`.
-
-    Every write keeps them in step inside one transaction, so drift means a store
-    edited by hand, restored from a partial copy, or written by a buggy version.
+    Every term is double-quoted, so FTS5 operators and punctuation in it are inert. The
+    groups are ORs of terms: `"a" OR "b"`, `("a" OR "b") AND ("c")`, `("a") NOT ("c")`;
+    own text only puts each term in the `text` column (`text : "a"`). bm25 sees each term
+    once, so the rank of a memory matching `terms AND also` is its rank for all of them.
     """
-
-    missing_text: tuple[int, ...] = ()  # live memories without a keyword-index row
-    stale_text: tuple[int, ...] = ()  # keyword-index rows of forgotten or missing memories
-    unqueued: tuple[int, ...] = ()  # live memories with neither a vector nor a queued embedding
-    orphan_vectors: tuple[int, ...] = ()  # vectors whose memory is gone
-    orphan_queue: tuple[int, ...] = ()  # queued embeddings whose memory is gone
-
-    def __bool__(self) -> bool:
-        return any(getattr(self, f.name) for f in fields(self))
-
-    def describe(self) -> str:
-        parts = []
-        for f in fields(self):
-            ids = getattr(self, f.name)
-            if ids:
-                shown = ", ".join(map(str, ids[:10])) + (", ..." if len(ids) > 10 else "")
-                parts.append(f"{f.name.replace('_', ' ')}: {len(ids)} (ids {shown})")
-        return "; ".join(parts) or "none"
+    if not query.terms:
+        return None
+    column = "text : " if query.own_text_only else ""
+    expression = _any_of(query.terms, column)
+    if query.also:
+        expression = f"({expression}) AND ({_any_of(query.also, column)})"
+    if query.excluded:
+        expression = f"({expression}) NOT ({_any_of(query.excluded, column)})"
+    return expression
 
 
 def _in(values: Sequence[Any]) -> str:
@@ -187,7 +127,7 @@ class Store:
         self.namespace = namespace
         self._vectors = VectorIndex(namespace, prescan_from=vector_prescan_from)
 
-    # -- meta ---------------------------------------------------------------
+    # -- meta ---------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
         with self.db.read() as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -199,17 +139,11 @@ class Store:
             (key, value),
         )
 
-    # -- threads ------------------------------------------------------------
-    def touch_thread(self, conn: Any, thread: str, now: int) -> None:
-        if thread == GLOBAL:
-            return
-        conn.execute(
-            "INSERT INTO threads(namespace, id, created_at, last_active_at) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT(namespace, id) DO UPDATE SET last_active_at = max(last_active_at, excluded.last_active_at)",
-            (self.namespace, thread, now, now),
-        )
+    def meta_items(self, conn: Any) -> dict[str, str]:
+        """Every meta key (SQLite's meta is one per file, shared by its namespaces)."""
+        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
 
-    # -- memories -----------------------------------------------------------
+    # -- memories -----------------------------------------------------------------
     def find_live(self, conn: Any, thread: str, content_hash: str) -> int | None:
         row = conn.execute(
             "SELECT id FROM memories WHERE namespace = ? AND thread = ? AND content_hash = ? AND deleted_at IS NULL",
@@ -281,32 +215,82 @@ class Store:
     def fts_delete(self, conn: Any, memory_id: int) -> None:
         conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
 
-    def delete_derived(self, conn: Any, memory_id: int) -> None:
-        """Remove a memory derived from a file (the file is its record) with its index rows."""
+    def get(self, ids: Iterable[int], include_deleted: bool = True) -> dict[int, MemoryRow]:
+        ids = list(ids)
+        if not ids:
+            return {}
+        out: dict[int, MemoryRow] = {}
+        with self.db.read() as conn:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                # `+namespace`: without ANALYZE statistics (a new store) SQLite would walk the
+                # namespace's index (every memory) instead of looking up these ids.
+                sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE +namespace = ? AND id IN {_in(chunk)}"
+                if not include_deleted:
+                    sql += " AND deleted_at IS NULL"
+                for row in conn.execute(sql, (self.namespace, *chunk)):
+                    out[row[0]] = _memory_row(row)
+        return out
+
+    def recent_memories(self, thread: str, limit: int) -> list[MemoryRow]:
+        """The thread's newest live memories (not file units), newest first."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? AND thread = ? AND deleted_at IS NULL "
+                "AND file_key IS NULL ORDER BY created_at DESC, id DESC LIMIT ?",
+                (self.namespace, thread, limit),
+            ).fetchall()
+        return [_memory_row(r) for r in rows]
+
+    def memory_state(self, conn: Any, memory_id: int) -> MemoryState | None:
+        row = conn.execute(
+            "SELECT content, compression, deleted_at FROM memories WHERE id = ? AND namespace = ?",
+            (memory_id, self.namespace),
+        ).fetchone()
+        return MemoryState(row[0], row[1], row[2]) if row else None
+
+    def soft_delete(self, conn: Any, memory_id: int, now: int) -> None:
+        conn.execute("UPDATE memories SET deleted_at = ?, updated_at = ? WHERE id = ?", (now, now, memory_id))
         self.fts_delete(conn, memory_id)
-        conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
-        conn.execute("DELETE FROM memories WHERE id = ? AND namespace = ? AND file_key IS NOT NULL", (memory_id, self.namespace))
+        # The vector stays (undelete reuses it); vector_changes takes it out of search.
 
-    # -- memory files -------------------------------------------------------
-    def file_units(self, conn: Any, source: str) -> dict[str, tuple[int, int | None, str | None]]:
-        """key -> (memory id, line, section) of the indexed units of one file."""
-        rows = conn.execute(
-            "SELECT file_key, id, file_line, file_section FROM memories "
-            "WHERE namespace = ? AND source = ? AND file_key IS NOT NULL",
-            (self.namespace, source),
-        ).fetchall()
-        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+    def link_superseded(self, conn: Any, memory_id: int, by: int | None) -> None:
+        """Point a memory at its replacement without touching updated_at (restoring an archived link)."""
+        conn.execute(
+            "UPDATE memories SET superseded_by = ? WHERE id = ? AND namespace = ?", (by, memory_id, self.namespace)
+        )
 
-    def file_sources(self, conn: Any) -> list[str]:
-        rows = conn.execute(
-            "SELECT DISTINCT source FROM memories WHERE namespace = ? AND file_key IS NOT NULL", (self.namespace,)
-        ).fetchall()
-        return [r[0] for r in rows]
+    def mark_recalled(self, conn: Any, ids: Sequence[int], now: int) -> None:
+        """Count a recall of these memories: the retention score weighs how often they are used."""
+        if ids:
+            conn.execute(
+                f"UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ? WHERE id IN {_in(ids)}",
+                (now, *ids),
+            )
 
-    def move_file_unit(self, conn: Any, memory_id: int, line: int, section: str) -> None:
-        conn.execute("UPDATE memories SET file_line = ?, file_section = ? WHERE id = ?", (line, section, memory_id))
+    def count(self) -> dict[str, int]:
+        with self.db.read() as conn:
+            live, deleted = conn.execute(
+                "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL) "
+                "FROM memories WHERE namespace = ?",
+                (self.namespace,),
+            ).fetchone()
+            pending = conn.execute(
+                "SELECT count(*) FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id WHERE m.namespace = ?",
+                (self.namespace,),
+            ).fetchone()[0]
+        return {"live": live, "deleted": deleted, "pending_embeddings": pending}
 
-    # -- daily log queue ------------------------------------------------------
+    def vectors(self, conn: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        out: dict[int, np.ndarray] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            for memory_id, blob in conn.execute(
+                f"SELECT memory_id, embedding FROM memory_vectors WHERE memory_id IN {_in(chunk)}", chunk
+            ):
+                out[memory_id] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
     def unqueue_daily(self, memory_id: int) -> None:
         with self.db.write() as conn:
             conn.execute("DELETE FROM daily_log_queue WHERE memory_id = ?", (memory_id,))
@@ -320,9 +304,42 @@ class Store:
                 "ORDER BY q.memory_id LIMIT ?",
                 (self.namespace, queued_before, limit),
             ).fetchall()
-        return [MemoryRow.from_sql(r) for r in rows]
+        return [_memory_row(r) for r in rows]
 
-    # -- threads (details) ----------------------------------------------------
+    # -- memory files -------------------------------------------------------------
+    def file_units(self, conn: Any, source: str) -> dict[str, FileUnit]:
+        rows = conn.execute(
+            "SELECT file_key, id, file_line, file_section FROM memories "
+            "WHERE namespace = ? AND source = ? AND file_key IS NOT NULL",
+            (self.namespace, source),
+        ).fetchall()
+        return {r[0]: FileUnit(r[1], r[2], r[3]) for r in rows}
+
+    def file_sources(self, conn: Any) -> list[str]:
+        rows = conn.execute(
+            "SELECT DISTINCT source FROM memories WHERE namespace = ? AND file_key IS NOT NULL", (self.namespace,)
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def move_file_unit(self, conn: Any, memory_id: int, line: int, section: str) -> None:
+        conn.execute("UPDATE memories SET file_line = ?, file_section = ? WHERE id = ?", (line, section, memory_id))
+
+    def delete_derived(self, conn: Any, memory_id: int) -> None:
+        """Remove a memory derived from a file (the file is its record) with its index rows."""
+        self.fts_delete(conn, memory_id)
+        conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+        conn.execute("DELETE FROM memories WHERE id = ? AND namespace = ? AND file_key IS NOT NULL", (memory_id, self.namespace))
+
+    # -- threads and prompts ------------------------------------------------------
+    def touch_thread(self, conn: Any, thread: str, now: int) -> None:
+        if thread == GLOBAL:
+            return
+        conn.execute(
+            "INSERT INTO threads(namespace, id, created_at, last_active_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(namespace, id) DO UPDATE SET last_active_at = max(last_active_at, excluded.last_active_at)",
+            (self.namespace, thread, now, now),
+        )
+
     _THREAD_COLUMNS = "id, title, system_prompt, archived, created_at, last_active_at"
 
     def get_thread(self, thread: str) -> Thread | None:
@@ -349,21 +366,10 @@ class Store:
                 f"UPDATE threads SET {sets} WHERE namespace = ? AND id = ?", (*fields.values(), self.namespace, thread)
             )
 
-    def recent_memories(self, thread: str, limit: int) -> list[MemoryRow]:
-        """The thread's newest live memories (not file units), newest first."""
-        with self.db.read() as conn:
-            rows = conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? AND thread = ? AND deleted_at IS NULL "
-                "AND file_key IS NULL ORDER BY created_at DESC, id DESC LIMIT ?",
-                (self.namespace, thread, limit),
-            ).fetchall()
-        return [MemoryRow.from_sql(r) for r in rows]
-
-    # -- the recent-message window -------------------------------------------
-    def add_messages(self, conn: Any, thread: str, messages: Sequence[tuple[str, str]], now: int, keep: int) -> None:
+    def add_messages(self, conn: Any, thread: str, messages: Sequence[NewMessage], now: int, keep: int) -> None:
         conn.executemany(
             "INSERT INTO thread_messages(namespace, thread, role, content, created_at) VALUES (?, ?, ?, ?, ?)",
-            [(self.namespace, thread, role, content, now) for role, content in messages],
+            [(self.namespace, thread, m.role, m.content, now) for m in messages],
         )
         conn.execute(
             "DELETE FROM thread_messages WHERE namespace = ? AND thread = ? AND id NOT IN "
@@ -381,7 +387,6 @@ class Store:
             ).fetchall()
         return [Message(*r) for r in reversed(rows)]
 
-    # -- global prompts -------------------------------------------------------
     def global_prompts(self, active_only: bool) -> list[GlobalPrompt]:
         sql = "SELECT name, content, active, priority, created_at, updated_at FROM global_prompts WHERE namespace = ?"
         if active_only:
@@ -411,42 +416,207 @@ class Store:
         cur = conn.execute("DELETE FROM global_prompts WHERE namespace = ? AND name = ?", (self.namespace, name))
         return cur.rowcount > 0
 
-    def get(self, ids: Iterable[int], include_deleted: bool = True) -> dict[int, MemoryRow]:
-        ids = list(ids)
+    # -- search index -------------------------------------------------------------
+    def match_count(self, query: KeywordQuery, cap: int) -> int:
+        """FTS5 rows (every namespace of the file) matching `query`, counted up to `cap`."""
+        expression = fts5_match(query)
+        if expression is None:
+            return 0
+        # Without bm25 a match costs a doclist step (~0.05 us), and LIMIT stops the walk.
+        sql = "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)"
+        with self.db.read() as conn:
+            return conn.execute(sql, (expression, cap)).fetchone()[0]
+
+    def keyword(self, query: KeywordQuery, limit: int, scope: Scope) -> dict[int, float]:
+        """FTS5 matches ranked by bm25 (more negative is better, as SQLite reports it).
+
+        A turn's context column counts CONTEXT_COLUMN_WEIGHT as much as its own words.
+        With `query.newest`, only the newest matches in scope are ranked: FTS5 walks
+        a doclist newest first natively and computes bm25 only for the rows it returns.
+        """
+        expression, window = fts5_match(query), query.newest
+        if expression is None:
+            return {}
+        if scope == Scope():
+            top = self._keyword_unscoped(expression, limit, window)
+            if top is not None:
+                return top
+        where = ["memory_fts MATCH ?", "m.namespace = ?", "m.deleted_at IS NULL"]
+        params: list[Any] = [expression, self.namespace]
+        _scope_filters(scope, "m.", where, params)
+        if scope.tags:
+            where.append(f"m.id IN (SELECT memory_id FROM memory_tags WHERE tag IN {_in(scope.tags)})")
+            params.extend(scope.tags)
+        sql = (
+            f"SELECT f.rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts f "
+            "JOIN memories m ON m.id = f.rowid WHERE "
+            + " AND ".join(where)
+        )
+        sql, extra = _windowed(sql, "f.rowid", window)
+        params += [*extra, limit]
+        with self.db.read() as conn:
+            return {r[0]: r[1] for r in conn.execute(sql, params)}
+
+    def _keyword_unscoped(self, expression: str, limit: int, window: int | None) -> dict[int, float] | None:
+        """The top matches of a search over every thread, or None when the cheap plan cannot tell.
+
+        Joining `memories` to check namespace and deleted_at reads one row per match
+        (thousands for a common word), which cost as much as the full-text search
+        itself at 10k memories. Forgotten memories have no keyword row, so in a
+        one-namespace file nearly every match passes: rank the index alone, then check
+        only the best 2 x limit. If fewer than `limit` of them pass, the joined query decides.
+        """
+        fetch = 2 * limit
+        sql, extra = _windowed(
+            f"SELECT rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts "
+            "WHERE memory_fts MATCH ?",
+            "rowid",
+            window,
+        )
+        with self.db.read() as conn:
+            ranked = conn.execute(sql, (expression, *extra, fetch)).fetchall()
+            if not ranked:
+                return {}
+            ids = [r[0] for r in ranked]
+            passing = {
+                r[0] for r in conn.execute(
+                    f"SELECT id FROM memories WHERE id IN {_in(ids)} AND +namespace = ? AND deleted_at IS NULL",
+                    (*ids, self.namespace),
+                )
+            }
+        kept = [(r[0], r[1]) for r in ranked if r[0] in passing]
+        if len(kept) >= limit or len(ranked) < fetch:
+            return dict(kept[:limit])
+        return None
+
+    def document_frequency(self, query: KeywordQuery, scope: Scope) -> int:
+        """How many live memories in `scope` match `query`."""
+        expression = fts5_match(query)
+        if expression is None:
+            return 0
+        # The matches are materialised once (one pass over the term's doclist) and the
+        # scope's rows, read from the (namespace, thread) index, are probed against
+        # them. Written the other way round, SQLite ran one full-text query per memory
+        # of the scope: 0.24-0.6 s per term at 100k memories against 16-47 ms this way.
+        sql = "SELECT count(*) FROM memories m WHERE m.namespace = ? AND m.deleted_at IS NULL"
+        params: list[Any] = [self.namespace]
+        if scope.threads is not None:
+            sql += f" AND m.thread IN {_in(scope.threads)}"
+            params.extend(scope.threads)
+        sql += " AND m.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?)"
+        params.append(expression)
+        with self.db.read() as conn:
+            return conn.execute(sql, params).fetchone()[0]
+
+    def scope_size(self, scope: Scope) -> int:
+        """Live memories a search over `scope` covers (kind/time/tag filters ignored)."""
+        sql = "SELECT count(*) FROM memories WHERE namespace = ? AND deleted_at IS NULL"
+        params: list[Any] = [self.namespace]
+        if scope.threads is not None:
+            sql += f" AND thread IN {_in(scope.threads)}"
+            params.extend(scope.threads)
+        with self.db.read() as conn:
+            return conn.execute(sql, params).fetchone()[0]
+
+    def knn(self, vector: np.ndarray, k: int, scope: Scope) -> dict[int, float]:
+        """Nearest live memories by cosine distance (1 - cosine), every filter applied before the top-k cut."""
+        with self.db.read() as conn:
+            self._vectors.sync(conn, in_outer_transaction=self._nested())
+            ids = None
+            if scope.tags:
+                # Tags are many-valued: the tagged ids become one more filter of the scan.
+                ids = self._tagged_ids(conn, scope.tags)
+                if not ids:
+                    return {}
+            mask = self._vectors.mask(scope.threads, scope.kinds, scope.since, scope.until, ids)
+            return dict(self._vectors.nearest(vector, k, mask))
+
+    def _nested(self) -> bool:
+        # Database.read() joins a transaction already open on this connection (its
+        # changes may still be rolled back); depth 1 is the read this call opened.
+        return self.db._depth > 1
+
+    def _tagged_ids(self, conn: Any, tags: Sequence[str]) -> list[int]:
+        rows = conn.execute(
+            f"SELECT DISTINCT t.memory_id FROM memory_tags t JOIN memories m ON m.id = t.memory_id "
+            f"WHERE t.tag IN {_in(tags)} AND m.namespace = ? AND m.deleted_at IS NULL",
+            (*tags, self.namespace),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
+        """Exact cosine similarity of the query to these live memories (those that have a vector)."""
+        with self.db.read() as conn:
+            self._vectors.sync(conn, in_outer_transaction=self._nested())
+            return self._vectors.cosines(vector, ids)
+
+    def neighbours(self, ids: Sequence[int]) -> dict[int, Neighbours]:
+        """For each conversation turn: the live turn just before and just after it."""
         if not ids:
             return {}
-        out: dict[int, MemoryRow] = {}
+        around = (
+            "SELECT n.id || ':' || n.created_at FROM memories n WHERE n.namespace = m.namespace AND n.thread = m.thread "
+            "AND n.deleted_at IS NULL AND n.kind = m.kind AND "
+        )
+        sql = (
+            f"SELECT m.id, ({around}(n.created_at, n.id) < (m.created_at, m.id) ORDER BY n.created_at DESC, n.id DESC LIMIT 1), "
+            f"({around}(n.created_at, n.id) > (m.created_at, m.id) ORDER BY n.created_at, n.id LIMIT 1) "
+            f"FROM memories m WHERE +m.namespace = ? AND m.kind = '{CONVERSATION_KIND}' AND m.id IN {_in(ids)}"
+        )
+
+        def turn(text: str | None) -> TurnRef | None:
+            if text is None:
+                return None
+            a, b = text.split(":")
+            return TurnRef(int(a), int(b))
+
         with self.db.read() as conn:
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                # `+namespace`: without ANALYZE statistics (a new store) SQLite would walk the
-                # namespace's index (every memory) instead of looking up these ids.
-                sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE +namespace = ? AND id IN {_in(chunk)}"
-                if not include_deleted:
-                    sql += " AND deleted_at IS NULL"
-                for row in conn.execute(sql, (self.namespace, *chunk)):
-                    out[row[0]] = MemoryRow.from_sql(row)
-        return out
+            return {r[0]: Neighbours(turn(r[1]), turn(r[2])) for r in conn.execute(sql, (self.namespace, *ids))}
 
-    def soft_delete(self, conn: Any, memory_id: int, now: int) -> None:
-        conn.execute("UPDATE memories SET deleted_at = ?, updated_at = ? WHERE id = ?", (now, now, memory_id))
-        self.fts_delete(conn, memory_id)
-        # The vector stays (undelete reuses it); vector_changes takes it out of search.
-
-    def count(self) -> dict[str, int]:
+    def pending(self, limit: int) -> list[PendingEmbedding]:
+        """Memories (of every namespace: the backfill serves the whole file) still without a vector."""
         with self.db.read() as conn:
-            live, deleted = conn.execute(
-                "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL) "
-                "FROM memories WHERE namespace = ?",
-                (self.namespace,),
-            ).fetchone()
-            pending = conn.execute(
-                "SELECT count(*) FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id WHERE m.namespace = ?",
-                (self.namespace,),
-            ).fetchone()[0]
-        return {"live": live, "deleted": deleted, "pending_embeddings": pending}
+            rows = conn.execute(
+                "SELECT m.id, m.content FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id "
+                "ORDER BY p.memory_id LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [PendingEmbedding(r[0], r[1]) for r in rows]
 
-    # -- index consistency ----------------------------------------------------
+    def has_pending(self) -> bool:
+        with self.db.read() as conn:
+            return conn.execute("SELECT 1 FROM pending_embeddings LIMIT 1").fetchone() is not None
+
+    def store_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
+        """Write vectors for memories that still await one; returns how many were written.
+
+        Each vector is written in the transaction that removes its queue row, so a
+        crash leaves either both or neither. Idempotent: a vector another process
+        already wrote is left alone, so two processes backfilling the same store
+        never double-insert.
+        """
+        written = 0
+        with self.db.write() as conn:
+            for memory_id, vector in vectors.items():
+                if conn.execute("DELETE FROM pending_embeddings WHERE memory_id = ?", (memory_id,)).rowcount == 0:
+                    continue
+                conn.execute(
+                    "INSERT OR REPLACE INTO memory_vectors(memory_id, embedding) VALUES (?, ?)",
+                    (memory_id, np.ascontiguousarray(vector, dtype="<f4").tobytes()),
+                )
+                written += 1
+            if written:
+                prune_changes(conn)
+        return written
+
+    def reset_vectors(self, conn: Any, dimensions: int) -> int:
+        """Drop every vector (all namespaces) and queue every memory for embedding again."""
+        conn.execute("DELETE FROM memory_vectors")
+        prune_changes(conn)  # every reader reloads: the log no longer reaches back to what it saw
+        conn.execute("INSERT OR IGNORE INTO pending_embeddings(memory_id) SELECT id FROM memories")
+        return conn.execute("SELECT count(*) FROM pending_embeddings").fetchone()[0]
+
+    # -- integrity ----------------------------------------------------------------
     def index_drift(self, conn: Any) -> IndexDrift:
         """Compare the keyword index, vectors and queue with `memories` (whole file, every namespace)."""
 
@@ -489,206 +659,23 @@ class Store:
             conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
         conn.executemany("DELETE FROM pending_embeddings WHERE memory_id = ?", [(i,) for i in drift.orphan_queue])
 
-    # -- vectors ------------------------------------------------------------
-    def pending(self, limit: int) -> list[tuple[int, str]]:
-        """Memories (of every namespace: the backfill serves the whole file) still without a vector."""
-        with self.db.read() as conn:
-            return conn.execute(
-                "SELECT m.id, m.content FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id "
-                "ORDER BY p.memory_id LIMIT ?",
-                (limit,),
-            ).fetchall()
+    def integrity_errors(self, conn: Any, quick: bool = True) -> list[str]:
+        """What SQLite's own check finds wrong with the file (empty when healthy)."""
+        rows = conn.execute("PRAGMA quick_check" if quick else "PRAGMA integrity_check").fetchall()
+        return [r[0] for r in rows if r[0] != "ok"]
 
-    def has_pending(self) -> bool:
-        with self.db.read() as conn:
-            return conn.execute("SELECT 1 FROM pending_embeddings LIMIT 1").fetchone() is not None
+    def health_counts(self, conn: Any) -> HealthCounts:
+        """Live, forgotten, and live still waiting for a vector, over every namespace of the file."""
+        live, deleted = conn.execute(
+            "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL) "
+            "FROM memories"
+        ).fetchone()
+        pending = conn.execute(
+            "SELECT count(*) FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id WHERE m.deleted_at IS NULL"
+        ).fetchone()[0]
+        return HealthCounts(live, deleted, pending)
 
-    def store_vectors(self, items: Sequence[tuple[int, np.ndarray]]) -> int:
-        """Write vectors for memories that still await one; returns how many were written.
-
-        Each vector is written in the transaction that removes its queue row, so a
-        crash leaves either both or neither. Idempotent: a vector another process
-        already wrote is left alone, so two processes backfilling the same store
-        never double-insert.
-        """
-        written = 0
-        with self.db.write() as conn:
-            for memory_id, vector in items:
-                if conn.execute("DELETE FROM pending_embeddings WHERE memory_id = ?", (memory_id,)).rowcount == 0:
-                    continue
-                conn.execute(
-                    "INSERT OR REPLACE INTO memory_vectors(memory_id, embedding) VALUES (?, ?)",
-                    (memory_id, np.ascontiguousarray(vector, dtype="<f4").tobytes()),
-                )
-                written += 1
-            if written:
-                prune_changes(conn)
-        return written
-
-    def reset_vectors(self, conn: Any, dimensions: int) -> int:
-        """Drop every vector (all namespaces) and queue every memory for embedding again."""
-        conn.execute("DELETE FROM memory_vectors")
-        prune_changes(conn)  # every reader reloads: the log no longer reaches back to what it saw
-        conn.execute("INSERT OR IGNORE INTO pending_embeddings(memory_id) SELECT id FROM memories")
-        return conn.execute("SELECT count(*) FROM pending_embeddings").fetchone()[0]
-
-    # -- search -------------------------------------------------------------
-    def knn(self, vector: np.ndarray, k: int, scope: Scope) -> list[tuple[int, float]]:
-        """Nearest live memories by cosine distance (1 - cosine), every filter applied before the top-k cut."""
-        with self.db.read() as conn:
-            self._vectors.sync(conn, in_outer_transaction=self._nested())
-            ids = None
-            if scope.tags:
-                # Tags are many-valued: the tagged ids become one more filter of the scan.
-                ids = self._tagged_ids(conn, scope.tags)
-                if not ids:
-                    return []
-            mask = self._vectors.mask(scope.threads, scope.kinds, scope.since, scope.until, ids)
-            return self._vectors.nearest(vector, k, mask)
-
-    def _nested(self) -> bool:
-        # Database.read() joins a transaction already open on this connection (its
-        # changes may still be rolled back); depth 1 is the read this call opened.
-        return self.db._depth > 1
-
-    def scope_size(self, scope: Scope) -> int:
-        """Live memories a search over `scope` covers (kind/time/tag filters ignored)."""
-        sql = "SELECT count(*) FROM memories WHERE namespace = ? AND deleted_at IS NULL"
-        params: list[Any] = [self.namespace]
-        if scope.threads is not None:
-            sql += f" AND thread IN {_in(scope.threads)}"
-            params.extend(scope.threads)
-        with self.db.read() as conn:
-            return conn.execute(sql, params).fetchone()[0]
-
-    def document_frequency(self, expression: str, scope: Scope) -> int:
-        """How many live memories in `scope` match `expression`."""
-        # The matches are materialised once (one pass over the term's doclist) and the
-        # scope's rows, read from the (namespace, thread) index, are probed against
-        # them. Written the other way round, SQLite ran one full-text query per memory
-        # of the scope: 0.24-0.6 s per term at 100k memories against 16-47 ms this way.
-        sql = "SELECT count(*) FROM memories m WHERE m.namespace = ? AND m.deleted_at IS NULL"
-        params: list[Any] = [self.namespace]
-        if scope.threads is not None:
-            sql += f" AND m.thread IN {_in(scope.threads)}"
-            params.extend(scope.threads)
-        sql += " AND m.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?)"
-        params.append(expression)
-        with self.db.read() as conn:
-            return conn.execute(sql, params).fetchone()[0]
-
-    def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
-        """Exact cosine similarity of the query to these live memories (those that have a vector)."""
-        with self.db.read() as conn:
-            self._vectors.sync(conn, in_outer_transaction=self._nested())
-            return self._vectors.cosines(vector, ids)
-
-    def neighbours(self, ids: Sequence[int]) -> dict[int, tuple[tuple[int, int] | None, tuple[int, int] | None]]:
-        """For each conversation turn: (id, created_at) of the live turn just before and just after it."""
-        if not ids:
-            return {}
-        around = (
-            "SELECT n.id || ':' || n.created_at FROM memories n WHERE n.namespace = m.namespace AND n.thread = m.thread "
-            "AND n.deleted_at IS NULL AND n.kind = m.kind AND "
-        )
-        sql = (
-            f"SELECT m.id, ({around}(n.created_at, n.id) < (m.created_at, m.id) ORDER BY n.created_at DESC, n.id DESC LIMIT 1), "
-            f"({around}(n.created_at, n.id) > (m.created_at, m.id) ORDER BY n.created_at, n.id LIMIT 1) "
-            f"FROM memories m WHERE +m.namespace = ? AND m.kind = '{CONVERSATION_KIND}' AND m.id IN {_in(ids)}"
-        )
-
-        def pair(text: str | None) -> tuple[int, int] | None:
-            if text is None:
-                return None
-            a, b = text.split(":")
-            return int(a), int(b)
-
-        with self.db.read() as conn:
-            return {r[0]: (pair(r[1]), pair(r[2])) for r in conn.execute(sql, (self.namespace, *ids))}
-
-    def _tagged_ids(self, conn: Any, tags: Sequence[str]) -> list[int]:
-        rows = conn.execute(
-            f"SELECT DISTINCT t.memory_id FROM memory_tags t JOIN memories m ON m.id = t.memory_id "
-            f"WHERE t.tag IN {_in(tags)} AND m.namespace = ? AND m.deleted_at IS NULL",
-            (*tags, self.namespace),
-        ).fetchall()
-        return [r[0] for r in rows]
-
-    def match_count(self, expression: str, cap: int) -> int:
-        """FTS5 rows (every namespace of the file) matching `expression`, counted up to `cap`."""
-        # Without bm25 a match costs a doclist step (~0.05 us), and LIMIT stops the walk.
-        sql = "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)"
-        with self.db.read() as conn:
-            return conn.execute(sql, (expression, cap)).fetchone()[0]
-
-    def keyword(self, expression: str, limit: int, scope: Scope, window: int | None = None) -> list[tuple[int, float]]:
-        """FTS5 matches ranked by bm25 (more negative is better, as SQLite reports it).
-
-        A turn's context column counts CONTEXT_COLUMN_WEIGHT as much as its own words.
-        With `window`, only the newest `window` matches in scope are ranked: FTS5 walks
-        a doclist newest first natively and computes bm25 only for the rows it returns.
-        """
-        if scope == Scope():
-            top = self._keyword_unscoped(expression, limit, window)
-            if top is not None:
-                return top
-        where = ["memory_fts MATCH ?", "m.namespace = ?", "m.deleted_at IS NULL"]
-        params: list[Any] = [expression, self.namespace]
-        _scope_filters(scope, "m.", where, params)
-        if scope.tags:
-            where.append(f"m.id IN (SELECT memory_id FROM memory_tags WHERE tag IN {_in(scope.tags)})")
-            params.extend(scope.tags)
-        sql = (
-            f"SELECT f.rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts f "
-            "JOIN memories m ON m.id = f.rowid WHERE "
-            + " AND ".join(where)
-        )
-        sql, extra = _windowed(sql, "f.rowid", window)
-        params += [*extra, limit]
-        with self.db.read() as conn:
-            return [(r[0], r[1]) for r in conn.execute(sql, params)]
-
-    def _keyword_unscoped(self, expression: str, limit: int, window: int | None) -> list[tuple[int, float]] | None:
-        """The top matches of a search over every thread, or None when the cheap plan cannot tell.
-
-        Joining `memories` to check namespace and deleted_at reads one row per match
-        (thousands for a common word), which cost as much as the full-text search
-        itself at 10k memories. Forgotten memories have no keyword row, so in a
-        one-namespace file nearly every match passes: rank the index alone, then check
-        only the best 2 x limit. If fewer than `limit` of them pass, the joined query decides.
-        """
-        fetch = 2 * limit
-        sql, extra = _windowed(
-            f"SELECT rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts "
-            "WHERE memory_fts MATCH ?",
-            "rowid",
-            window,
-        )
-        with self.db.read() as conn:
-            ranked = conn.execute(sql, (expression, *extra, fetch)).fetchall()
-            if not ranked:
-                return []
-            ids = [r[0] for r in ranked]
-            passing = {
-                r[0] for r in conn.execute(
-                    f"SELECT id FROM memories WHERE id IN {_in(ids)} AND +namespace = ? AND deleted_at IS NULL",
-                    (*ids, self.namespace),
-                )
-            }
-        kept = [(r[0], r[1]) for r in ranked if r[0] in passing]
-        if len(kept) >= limit or len(ranked) < fetch:
-            return kept[:limit]
-        return None
-
-    # -- curation (curator.py, archive.py) ------------------------------------
-    def mark_recalled(self, conn: Any, ids: Sequence[int], now: int) -> None:
-        """Count a recall of these memories: the retention score weighs how often they are used."""
-        if ids:
-            conn.execute(
-                f"UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ? WHERE id IN {_in(ids)}",
-                (now, *ids),
-            )
-
+    # -- curation (curation/: curator, archive) -----------------------------------
     def rows(  # noqa: PLR0913
         self,
         conn: Any,
@@ -698,7 +685,8 @@ class Store:
         until: int | None = None,
     ) -> list[MemoryRow]:
         """Memories of the namespace, oldest first; `deleted` None means live and forgotten alike."""
-        where, params = ["namespace = ?"], [self.namespace]
+        where: list[str] = ["namespace = ?"]
+        params: list[Any] = [self.namespace]
         if thread is not None:
             where.append("thread = ?")
             params.append(thread)
@@ -711,17 +699,7 @@ class Store:
             where.append("created_at <= ?")
             params.append(until)
         sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
-        return [MemoryRow.from_sql(r) for r in conn.execute(sql, params)]
-
-    def vectors(self, conn: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
-        out: dict[int, np.ndarray] = {}
-        for start in range(0, len(ids), 500):
-            chunk = list(ids[start : start + 500])
-            for memory_id, blob in conn.execute(
-                f"SELECT memory_id, embedding FROM memory_vectors WHERE memory_id IN {_in(chunk)}", chunk
-            ):
-                out[memory_id] = np.frombuffer(blob, dtype=np.float32)
-        return out
+        return [_memory_row(r) for r in conn.execute(sql, params)]
 
     def set_superseded(self, conn: Any, memory_id: int, by: int | None, now: int) -> None:
         conn.execute(
@@ -735,16 +713,16 @@ class Store:
             (int(pinned), now, memory_id, self.namespace),
         )
 
-    def originals(self, conn: Any, ids: Sequence[int]) -> dict[int, tuple[str, int]]:
+    def originals(self, conn: Any, ids: Sequence[int]) -> dict[int, Original]:
         """Archived original text and compression time of compressed memories."""
-        out: dict[int, tuple[str, int]] = {}
+        out: dict[int, Original] = {}
         for start in range(0, len(ids), 500):
             chunk = list(ids[start : start + 500])
             for memory_id, content, at in conn.execute(
                 f"SELECT memory_id, content, compressed_at FROM memory_originals WHERE memory_id IN {_in(chunk)}",
                 chunk,
             ):
-                out[memory_id] = (content, at)
+                out[memory_id] = Original(content, at)
         return out
 
     def _reindex(self, conn: Any, memory_id: int, text: str) -> None:
@@ -830,30 +808,35 @@ class Store:
             "database_bytes": page_size * pages,
         }
 
-    # -- archive ------------------------------------------------------------
-    def archived_originals(self, conn: Any, thread: str | None = None) -> dict[int, tuple[str, int]]:
+    def archived_originals(self, conn: Any, thread: str | None = None) -> dict[int, Original]:
         sql = "SELECT o.memory_id, o.content, o.compressed_at FROM memory_originals o JOIN memories m ON m.id = o.memory_id WHERE m.namespace = ?"
         params: list[Any] = [self.namespace]
         if thread is not None:
             sql += " AND m.thread = ?"
             params.append(thread)
-        return {r[0]: (r[1], r[2]) for r in conn.execute(sql, params)}
+        return {r[0]: Original(r[1], r[2]) for r in conn.execute(sql, params)}
 
-    def threads(self, conn: Any, only: str | None = None) -> list[dict[str, Any]]:
+    def threads(self, conn: Any, only: str | None = None) -> list[ThreadExport]:
         sql = "SELECT id, title, system_prompt, archived, created_at, last_active_at FROM threads WHERE namespace = ?"
         params: list[Any] = [self.namespace]
         if only is not None:
             sql += " AND id = ?"
             params.append(only)
-        keys = ("id", "title", "system_prompt", "archived", "created_at", "last_active_at")
-        return [dict(zip(keys, r)) for r in conn.execute(sql + " ORDER BY id", params)]
+        return [
+            ThreadExport(id=r[0], title=r[1], system_prompt=r[2], archived=r[3], created_at=r[4], last_active_at=r[5])
+            for r in conn.execute(sql + " ORDER BY id", params)
+        ]
 
-    def export_global_prompts(self, conn: Any) -> list[dict[str, Any]]:
-        keys = ("name", "content", "active", "priority", "created_at", "updated_at")
+    def export_global_prompts(self, conn: Any) -> list[PromptExport]:
         rows = conn.execute(
-            f"SELECT {', '.join(keys)} FROM global_prompts WHERE namespace = ? ORDER BY name", (self.namespace,)
+            "SELECT name, content, active, priority, created_at, updated_at FROM global_prompts WHERE namespace = ? "
+            "ORDER BY name",
+            (self.namespace,),
         )
-        return [dict(zip(keys, r)) for r in rows]
+        return [
+            PromptExport(name=r[0], content=r[1], active=r[2], priority=r[3], created_at=r[4], updated_at=r[5])
+            for r in rows
+        ]
 
     def find_identity(self, conn: Any, thread: str, content_hash: str, created_at: int) -> int | None:
         """The memory that is this one (same thread, original text and creation time), forgotten or not."""
@@ -867,7 +850,7 @@ class Store:
     def id_taken(self, conn: Any, memory_id: int) -> bool:
         return conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
 
-    def insert_archived(self, conn: Any, memory_id: int | None, row: MemoryRow, original: tuple[str, int] | None, text: str) -> int:
+    def insert_archived(self, conn: Any, memory_id: int | None, row: MemoryRow, original: Original | None, text: str) -> int:
         """Insert an archived memory with all its fields (its own id when free), queued for a vector."""
         cur = conn.execute(
             "INSERT INTO memories(id, namespace, thread, content, kind, source, origin, importance, tags, content_hash, "
@@ -888,12 +871,12 @@ class Store:
         if original is not None:
             conn.execute(
                 "INSERT INTO memory_originals(memory_id, content, compressed_at) VALUES (?, ?, ?)",
-                (new_id, original[0], original[1]),
+                (new_id, original.content, original.compressed_at),
             )
         conn.execute("INSERT INTO pending_embeddings(memory_id) VALUES (?)", (new_id,))
         return new_id
 
-    def put_thread(self, conn: Any, thread: dict[str, Any]) -> bool:
+    def put_thread(self, conn: Any, thread: ThreadExport) -> bool:
         """Insert an archived thread unless it exists; True if inserted."""
         cur = conn.execute(
             "INSERT OR IGNORE INTO threads(namespace, id, title, system_prompt, archived, created_at, last_active_at) "
@@ -903,7 +886,7 @@ class Store:
         )
         return cur.rowcount == 1
 
-    def import_global_prompt(self, conn: Any, prompt: dict[str, Any]) -> bool:
+    def import_global_prompt(self, conn: Any, prompt: PromptExport) -> bool:
         cur = conn.execute(
             "INSERT OR IGNORE INTO global_prompts(namespace, name, content, active, priority, created_at, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -912,38 +895,7 @@ class Store:
         )
         return cur.rowcount == 1
 
-    # -- backend-neutral helpers (the service layer runs no SQL of its own) ----
-    def memory_state(self, conn: Any, memory_id: int) -> tuple[str, str | None, int | None] | None:
-        """(content, compression, deleted_at) of a memory of this namespace, None if there is none."""
-        row = conn.execute(
-            "SELECT content, compression, deleted_at FROM memories WHERE id = ? AND namespace = ?",
-            (memory_id, self.namespace),
-        ).fetchone()
-        return (row[0], row[1], row[2]) if row else None
-
-    def link_superseded(self, conn: Any, memory_id: int, by: int | None) -> None:
-        """Point a memory at its replacement without touching updated_at (restoring an archived link)."""
-        conn.execute(
-            "UPDATE memories SET superseded_by = ? WHERE id = ? AND namespace = ?", (by, memory_id, self.namespace)
-        )
-
-    def integrity_errors(self, conn: Any, quick: bool = True) -> list[str]:
-        """What SQLite's own check finds wrong with the file (empty when healthy)."""
-        rows = conn.execute("PRAGMA quick_check" if quick else "PRAGMA integrity_check").fetchall()
-        return [r[0] for r in rows if r[0] != "ok"]
-
-    def health_counts(self, conn: Any) -> tuple[int, int, int]:
-        """(live, forgotten, live still waiting for a vector) over every namespace of the file."""
-        live, deleted = conn.execute(
-            "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL) "
-            "FROM memories"
-        ).fetchone()
-        pending = conn.execute(
-            "SELECT count(*) FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id WHERE m.deleted_at IS NULL"
-        ).fetchone()[0]
-        return live, deleted, pending
-
-    # -- copying a namespace between stores (server/migrate.py) ------------------
+    # -- copying a namespace between stores (storage/copy.py) ---------------------
     def namespaces(self, conn: Any) -> list[str]:
         """Namespaces of this file that hold memories, threads, messages or global prompts."""
         rows = conn.execute(
@@ -952,10 +904,10 @@ class Store:
         )
         return [r[0] for r in rows]
 
-    def dump_memories(self, conn: Any, after: int, limit: int) -> list[dict[str, Any]]:
+    def dump_memories(self, conn: Any, after: int, limit: int) -> list[MemoryDump]:
         """Up to `limit` memories of the namespace with ids above `after`, in id order, every stored
-        field: the row (MemoryRow's fields), who wrote it, its file key, whether a vector is queued,
-        its daily-log queue time and its archived original (text, time) — forgotten ones too."""
+        field: the row, who wrote it, its file key, whether a vector is queued, its daily-log queue
+        time and its archived original — forgotten ones too."""
         columns = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
         rows = conn.execute(
             f"SELECT {columns}, m.user_id, m.agent, m.file_key, p.memory_id IS NOT NULL, q.queued_at, "
@@ -965,18 +917,18 @@ class Store:
             "WHERE m.namespace = ? AND m.id > ? ORDER BY m.id LIMIT ?",
             (self.namespace, after, limit),
         ).fetchall()
-        out = []
-        for r in rows:
-            row = MemoryRow.from_sql(r[:19])
-            out.append({
-                **row.__dict__, "user": r[19], "agent": r[20], "file_key": r[21], "queued": bool(r[22]),
-                "daily_queued_at": r[23], "original": None if r[24] is None else (r[24], r[25]),
-            })
-        return out
+        n = _MEMORY_COLUMN_COUNT
+        return [
+            MemoryDump(
+                **_memory_row(r[:n]).__dict__, user=r[n], agent=r[n + 1], file_key=r[n + 2], queued=bool(r[n + 3]),
+                daily_queued_at=r[n + 4], original=None if r[n + 5] is None else Original(r[n + 5], r[n + 6]),
+            )
+            for r in rows
+        ]
 
     def load_memories(
-        self, conn: Any, memories: Sequence[dict[str, Any]], texts: Sequence[str | None],
-        vectors: dict[int, np.ndarray],
+        self, conn: Any, memories: Sequence[MemoryDump], texts: Sequence[str | None],
+        vectors: Mapping[int, np.ndarray],
     ) -> None:
         """Insert dump_memories' rows with their own ids, tags, keyword text (`texts`, None for a
         forgotten one), daily-log queue, original, vector (as given, never re-embedded) and place
@@ -987,38 +939,35 @@ class Store:
             "content_hash, created_at, updated_at, deleted_at, recall_count, last_recalled_at, file_key, file_line, "
             "file_section, pinned, compression, user_id, agent) VALUES (" + ", ".join("?" * 22) + ")",
             [
-                (m["id"], self.namespace, m["thread"], m["content"], m["kind"], m["source"], m["origin"],
-                 m["importance"], json.dumps(list(m["tags"]), ensure_ascii=False), m["content_hash"], m["created_at"],
-                 m["updated_at"], m["deleted_at"], m["recall_count"], m["last_recalled_at"], m["file_key"],
-                 m["file_line"], m["file_section"], int(m["pinned"]), m["compression"], m["user"], m["agent"])
+                (m.id, self.namespace, m.thread, m.content, m.kind, m.source, m.origin,
+                 m.importance, json.dumps(list(m.tags), ensure_ascii=False), m.content_hash, m.created_at,
+                 m.updated_at, m.deleted_at, m.recall_count, m.last_recalled_at, m.file_key,
+                 m.file_line, m.file_section, int(m.pinned), m.compression, m.user, m.agent)
                 for m in memories
             ],
         )
         conn.executemany(
             "INSERT OR IGNORE INTO memory_tags(memory_id, tag) VALUES (?, ?)",
-            [(m["id"], t) for m in memories for t in m["tags"]],
+            [(m.id, t) for m in memories for t in m.tags],
         )
         for m, text in zip(memories, texts):
             if text is not None:
-                self.fts_insert(conn, m["id"], text)
+                self.fts_insert(conn, m.id, text)
         # store_vectors only takes queued memories: queue all, store, then leave queued what was.
-        conn.executemany("INSERT INTO pending_embeddings(memory_id) VALUES (?)", [(m["id"],) for m in memories])
-        mine = {m["id"] for m in memories}
-        self.store_vectors([(i, v) for i, v in vectors.items() if i in mine])
+        conn.executemany("INSERT INTO pending_embeddings(memory_id) VALUES (?)", [(m.id,) for m in memories])
+        mine = {m.id for m in memories}
+        self.store_vectors({i: v for i, v in vectors.items() if i in mine})
         conn.executemany(
-            "INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)",
-            [(m["id"],) for m in memories if m["queued"]],
+            "INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)", [(m.id,) for m in memories if m.queued]
         )
-        conn.executemany(
-            "DELETE FROM pending_embeddings WHERE memory_id = ?", [(m["id"],) for m in memories if not m["queued"]]
-        )
+        conn.executemany("DELETE FROM pending_embeddings WHERE memory_id = ?", [(m.id,) for m in memories if not m.queued])
         conn.executemany(
             "INSERT INTO daily_log_queue(memory_id, queued_at) VALUES (?, ?)",
-            [(m["id"], m["daily_queued_at"]) for m in memories if m["daily_queued_at"] is not None],
+            [(m.id, m.daily_queued_at) for m in memories if m.daily_queued_at is not None],
         )
         conn.executemany(
             "INSERT INTO memory_originals(memory_id, content, compressed_at) VALUES (?, ?, ?)",
-            [(m["id"], *m["original"]) for m in memories if m["original"] is not None],
+            [(m.id, m.original.content, m.original.compressed_at) for m in memories if m.original is not None],
         )
 
     def ids_taken(self, conn: Any, ids: Sequence[int]) -> set[int]:
@@ -1041,29 +990,25 @@ class Store:
         if raised.rowcount == 0:
             conn.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('memories', ?)", (value,))
 
-    def dump_messages(self, conn: Any) -> list[tuple[str, str, str, int]]:
-        """Every recent-message window of the namespace as (thread, role, content, created_at), in order."""
+    def dump_messages(self, conn: Any) -> list[ThreadMessage]:
+        """Every recent-message window of the namespace, in order."""
         rows = conn.execute(
             "SELECT thread, role, content, created_at FROM thread_messages WHERE namespace = ? ORDER BY id",
             (self.namespace,),
         )
-        return [tuple(r) for r in rows]
+        return [ThreadMessage(r[0], r[1], r[2], r[3]) for r in rows]
 
-    def load_messages(self, conn: Any, messages: Sequence[tuple[str, str, str, int]]) -> None:
+    def load_messages(self, conn: Any, messages: Sequence[ThreadMessage]) -> None:
         """Append dump_messages' rows in order, with their times (ids are new)."""
         conn.executemany(
             "INSERT INTO thread_messages(namespace, thread, role, content, created_at) VALUES (?, ?, ?, ?, ?)",
-            [(self.namespace, *m) for m in messages],
+            [(self.namespace, m.thread, m.role, m.content, m.created_at) for m in messages],
         )
 
-    def promotions(self, conn: Any) -> list[tuple[int, str, int]]:
-        """(memory id, MEMORY.md section, time) of every memory promoted into MEMORY.md."""
+    def promotions(self, conn: Any) -> list[Promotion]:
+        """Every memory promoted into MEMORY.md, by id."""
         rows = conn.execute(
             "SELECT memory_id, section, promoted_at FROM promotions WHERE namespace = ? ORDER BY memory_id",
             (self.namespace,),
         )
-        return [tuple(r) for r in rows]
-
-    def meta_items(self, conn: Any) -> dict[str, str]:
-        """Every meta key (SQLite's meta is one per file, shared by its namespaces)."""
-        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        return [Promotion(r[0], r[1], r[2]) for r in rows]
