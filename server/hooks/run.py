@@ -143,8 +143,11 @@ def main(
             log_line(settings, f"{event} {hook.host} {hook.session_id}: {message} "
                                f"({(time.perf_counter() - started) * 1000:.0f} ms)")
             return 0
-        _watchdog(settings, event, hook_settings.deadline_seconds)
-        text = _inject(settings, hook_settings, hook)
+        watchdog = _watchdog(settings, event, hook_settings.deadline_seconds)
+        try:
+            text = _inject(settings, hook_settings, hook)
+        finally:
+            watchdog.cancel()  # in-process callers (the benchmark, tests) live on after the hook
         out = protocol.render(hook.host, event, text)
         if out:
             stdout.write(out + "\n")
@@ -234,7 +237,7 @@ def _short_busy_wait(service: MemoryService, deadline: float) -> None:
         conn.execute(f"PRAGMA busy_timeout = {int(deadline * 1000 * 0.6)}")
 
 
-def _watchdog(settings: Settings, event: str, seconds: float) -> None:
+def _watchdog(settings: Settings, event: str, seconds: float) -> threading.Timer:
     def expire() -> None:
         log_line(settings, f"{event}: gave up after the {seconds:g} s deadline (MEMVAULT_HOOK_DEADLINE); nothing injected")
         os._exit(0)
@@ -242,6 +245,7 @@ def _watchdog(settings: Settings, event: str, seconds: float) -> None:
     timer = threading.Timer(seconds, expire)
     timer.daemon = True
     timer.start()
+    return timer
 
 
 def _detach(event: str, host: str, raw: bytes) -> None:
