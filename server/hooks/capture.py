@@ -65,7 +65,7 @@ def capture(
             chunk = read_from(path, state.offset)
             if chunk.offset == state.offset:
                 break  # only a half-written line is left
-            found = extract(chunk.entries)
+            found = extract(chunk.entries, root=str(hook.cwd))
             report.lines += chunk.lines
             if any(wants_no_memory(p) for p in found.prompts):
                 _stop_capture(service, state)

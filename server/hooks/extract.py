@@ -208,8 +208,10 @@ class _Failure:
     edited: list[str] = field(default_factory=list)
 
 
-def extract(entries: list[Entry]) -> Extraction:
+def extract(entries: list[Entry], root: str | None = None) -> Extraction:
+    """Turns and statements of `entries`; file paths under `root` (the project) are shown relative to it."""
     out = Extraction()
+    prefix = root.rstrip("/\\") + "/" if root else None
     reply: list[str] = []
     reply_at: datetime | None = None
     calls: dict[str, tuple[str, str | None]] = {}  # tool id -> (command, purpose)
@@ -244,10 +246,13 @@ def extract(entries: list[Entry]) -> Extraction:
                 reply.append(f"[ran] {command}")
                 calls[entry.tool_id or ""] = (command, command_purpose(command))
             elif entry.tool in EDIT_TOOLS and entry.file_path:
-                reply.append(f"[edited] {entry.file_path}")
+                path = entry.file_path.replace("\\", "/")
+                if prefix and path.startswith(prefix.replace("\\", "/")):
+                    path = path[len(prefix):]
+                reply.append(f"[edited] {path}")
                 for failure in failures.values():
-                    if entry.file_path not in failure.edited:
-                        failure.edited.append(entry.file_path)
+                    if path not in failure.edited:
+                        failure.edited.append(path)
         elif entry.kind == "tool_result" and entry.tool_id in calls:
             command, purpose = calls.pop(entry.tool_id or "")
             if purpose is None:
