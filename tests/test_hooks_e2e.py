@@ -171,3 +171,40 @@ def test_hooks_install_writes_absolute_commands_that_run(host, tmp_path):
     gone = subprocess.run([MEMVAULT, "hooks", "uninstall", "--scope", "project", "--project-dir", str(project)],
                           capture_output=True, env=host["env"], timeout=60)
     assert gone.returncode == 0 and not (project / ".claude" / "settings.json").exists()
+
+
+PLUGIN = Path(__file__).resolve().parent.parent / "plugin"
+
+
+def test_the_plugin_folder_is_complete_and_its_launcher_runs_memvault(host):
+    """The Claude Code plugin: its hooks call bin/memvault with each event; the launcher finds memvault or fails open."""
+    from server.hooks.protocol import HOST_EVENTS
+
+    manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "memvault"
+    hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
+    assert set(hooks) == set(HOST_EVENTS["claude-code"])
+    for name, groups in hooks.items():
+        command = groups[0]["hooks"][0]["command"]
+        assert command == f'"${{CLAUDE_PLUGIN_ROOT}}/bin/memvault" hook {HOST_EVENTS["claude-code"][name]} --host claude-code'
+    marketplace = json.loads((PLUGIN.parent / ".claude-plugin" / "marketplace.json").read_text())
+    assert marketplace["plugins"][0]["source"] == "./plugin"
+
+    launcher = str(PLUGIN / "bin" / "memvault")
+    env = {**host["env"], "MEMVAULT_BIN": MEMVAULT, "CLAUDE_PLUGIN_ROOT": str(PLUGIN)}
+    ran = subprocess.run(["sh", "-c", hooks["Stop"][0]["hooks"][0]["command"].replace(" stop ", " stop --foreground ")],
+                         input=json.dumps(payload(host, "stop")).encode(), capture_output=True, env=env,
+                         cwd=host["repo"], timeout=60)
+    assert ran.returncode == 0 and len(stored(host["home"])) == 9
+    # A copy away from any checkout, with no memvault on PATH: hooks exit 0 silently, serve says what to do.
+    elsewhere = host["repo"].parent / "cache" / "memvault"
+    shutil.copytree(PLUGIN, elsewhere)
+    nowhere = {"PATH": "/usr/bin:/bin", "MEMVAULT_HOME": str(host["home"]), "HOME": str(host["home"])}
+    lost = subprocess.run([str(elsewhere / "bin" / "memvault"), "hook", "prompt"],
+                          input=json.dumps(payload(host, "prompt", prompt="staging host?")).encode(),
+                          capture_output=True, env=nowhere, cwd=host["repo"], timeout=60)
+    assert (lost.returncode, lost.stdout, lost.stderr) == (0, b"", b"")
+    serve = subprocess.run([str(elsewhere / "bin" / "memvault"), "serve"], capture_output=True, env=nowhere, timeout=60)
+    assert serve.returncode == 1 and b"MEMVAULT_BIN" in serve.stderr
+    found = subprocess.run([launcher, "--version"], capture_output=True, env={**nowhere, "PATH": "/usr/bin:/bin"}, timeout=60)
+    assert found.returncode == 0 and found.stdout.startswith(b"memvault ")  # the checkout's .venv, in place

@@ -68,7 +68,7 @@ def capture(
             found = extract(chunk.entries, root=str(hook.cwd))
             report.lines += chunk.lines
             if any(wants_no_memory(p) for p in found.prompts):
-                _stop_capture(service, state)
+                stop_capture(service, state)
                 report.skipped = "#nomem: capture turned off for this session"
                 return report
             if turns and thread is not None:
@@ -104,7 +104,7 @@ def _store(service: MemoryService, report: CaptureReport, state: SessionState, h
         report.kinds[kind] = report.kinds.get(kind, 0) + 1
 
 
-def _stop_capture(service: MemoryService, state: SessionState) -> None:
+def stop_capture(service: MemoryService, state: SessionState) -> None:
     """#nomem: nothing more from this session, and what it already stored is forgotten."""
     state.nomem = True
     for memory_id in state.stored:

@@ -12,7 +12,6 @@ docs/hooks.md lists the sources and what was relied on.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -60,6 +59,7 @@ def session_key(raw: str) -> str:
     """A session id usable as a file name: itself when plain, else a hash of it."""
     if _SAFE_ID.fullmatch(raw) and raw not in (".", ".."):
         return raw
+    import hashlib  # only for odd ids: OpenSSL's import is not free on every prompt
     return "h" + hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 

@@ -175,7 +175,6 @@ def _log_warnings(settings: Settings) -> None:
 
 def _inject(settings: Settings, hook_settings: HookSettings, hook: HookInput) -> str:
     from server.hooks import inject
-    from server.hooks.capture import _stop_capture
     from server.hooks.privacy import strip_private, wants_no_memory
     from server.hooks.sessions import Sessions
 
@@ -197,7 +196,9 @@ def _inject(settings: Settings, hook_settings: HookSettings, hook: HookInput) ->
             else:
                 prompt = strip_private(hook.prompt or "")
                 if wants_no_memory(prompt) and not state.nomem and hook_settings.enabled("capture"):
-                    _stop_capture(service, state)
+                    from server.hooks.capture import stop_capture  # rare: kept off the per-prompt imports
+
+                    stop_capture(service, state)
                 found = inject.prompt_context(
                     service, thread, prompt, hook_settings.prompt_tokens, hook_settings.min_score, set(state.injected)
                 )
