@@ -141,7 +141,24 @@ def add_noise(home: Path, count: int) -> None:
         service.close()
 
 
-def run(work: Path, noise: int) -> dict:
+def crowd(home: Path, thread: str, count: int, seed: int) -> None:
+    """`count` unrelated statements in the project's own thread, newer than its sessions."""
+    from corpus import memories
+
+    from server.config import Settings
+    from server.hooks.run import open_light
+
+    service = open_light(Settings(home=home, embedder="hash"), create=True)
+    assert service is not None
+    try:
+        for i, text in enumerate(memories(count, seed=seed)):
+            service.remember(text, kind=("decision", "preference", "fact", "snippet")[i % 4], thread=thread,
+                             created_at="2026-10-01T00:00:00Z", source="import", daily=False)
+    finally:
+        service.close()
+
+
+def run(work: Path, noise: int, crowding: int = 0) -> dict:
     from server.budget import estimate_tokens
 
     home = work / "home"
@@ -163,6 +180,8 @@ def run(work: Path, noise: int) -> dict:
                     "hook_event_name": "PreCompact" if compacted else "Stop"}, env)
             hook("session-end", {"session_id": session["id"], "transcript_path": str(path), "cwd": str(repo),
                                  "hook_event_name": "SessionEnd", "reason": "other"}, env)
+        if crowding:
+            crowd(home, project["name"], crowding, seed=len(results))
         later = f"{project['name']}-later"
         start = context_of(hook("session-start", {"session_id": later, "cwd": str(repo), "source": "startup",
                                                   "hook_event_name": "SessionStart"}, env))
@@ -216,11 +235,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--noise", type=int, help="unrelated memories in other threads (default 3000; quick 300)")
+    ap.add_argument("--crowd", type=int, default=0, help="also store this many unrelated statements in each project's "
+                    "thread, newer than its sessions: the session start then shows those, and answers must come per prompt")
     ap.add_argument("--out", default=str(HERE / "results" / "value_hooks.json"))
     args = ap.parse_args()
     noise = args.noise if args.noise is not None else (300 if args.quick else 3000)
     with tempfile.TemporaryDirectory(prefix="memvault-value-") as tmp:
-        result = run(Path(tmp), noise)
+        result = run(Path(tmp), noise, args.crowd)
     qs = [q for p in result["projects"] for q in p["questions"]]
     answered = sum(q["answered"] for q in qs)
     tokens = [p["tokens"] for p in result["projects"]]
@@ -234,7 +255,7 @@ def main() -> None:
         "from_session_start_share": round(sum(q["from_start"] for q in qs) / len(qs), 3),
         "by_type": {t: round(sum(v) / len(v), 3) for t, v in sorted(by_type.items())},
         "tokens_per_session_mean": round(sum(tokens) / len(tokens), 1), "tokens_per_session_max": max(tokens),
-        "noise_memories": noise,
+        "noise_memories": noise, "crowding_statements_per_thread": args.crowd,
         "secrets_stored": len(result["privacy"]["secrets_found"]), "private_stored": len(result["privacy"]["private_found"]),
         "targets": {"answered_share": 0.8, "tokens_per_session_mean": 1000, "secrets_stored": 0, "private_stored": 0},
     }

@@ -40,9 +40,14 @@ def _serve(settings: Settings) -> int:
     logging.getLogger("memvault").info(
         "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
     )
+    from server.hooks import relay
+
+    hooks = relay.start(service, settings)  # hooks of this store ask this process instead of loading memvault
     try:
         build_server(service).run()
     finally:
+        if hooks is not None:
+            hooks.close()
         service.close()
     return 0
 

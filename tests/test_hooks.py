@@ -344,3 +344,62 @@ def test_install_refuses_a_settings_file_that_is_not_json(tmp_path):
     with pytest.raises(SetupError, match="not valid JSON"):
         install.plan("claude-code", path)
     assert path.read_text() == "{ oops"
+
+
+# -- the relay to a running server ------------------------------------------------------
+
+
+@pytest.fixture
+def short_home(monkeypatch):
+    """A data directory with a short path: Unix socket paths are limited to ~100 bytes."""
+    import tempfile
+
+    home = Path(tempfile.mkdtemp(prefix="mv", dir="/tmp"))
+    monkeypatch.setenv("MEMVAULT_HOME", str(home))
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.mark.skipif(not hasattr(__import__("socket"), "AF_UNIX"), reason="no Unix sockets on this platform")
+def test_a_running_server_answers_hooks_through_its_relay(env, short_home):
+    from server.hooks import relay
+
+    env["home"] = short_home
+    stop(env)
+    settings = Settings.from_env()
+    hook_settings = HookSettings()
+    hook = HookInput("claude-code", "prompt", "relayed", env["repo"], prompt="what is the staging host?")
+    assert relay.ask(settings, hook_settings, hook, "shop-api") is None  # no server yet
+    service = open_light(settings, create=False)
+    server = relay.start(service, settings)
+    try:
+        assert server is not None and server.path.exists()
+        answer = relay.ask(settings, hook_settings, hook, "shop-api")
+        assert answer is not None and "stg-orders.internal" in answer
+        again = relay.ask(settings, hook_settings, hook, "shop-api")
+        assert again == ""  # the same session was shown it already: the server kept the session's state
+        other = Settings.from_env().with_(namespace="team")
+        assert server.handle({"store": relay.store_id(other), "hook": {}}) == {"error": "another store"}
+    finally:
+        server.close()
+        service.close()
+    assert not server.path.exists()
+
+
+@pytest.mark.skipif(not hasattr(__import__("socket"), "AF_UNIX"), reason="no Unix sockets on this platform")
+def test_a_socket_left_by_a_killed_server_is_removed_and_the_hook_works_alone(env, short_home):
+    import socket
+
+    from server.hooks import relay
+
+    env["home"] = short_home
+    stop(env)
+    settings = Settings.from_env()
+    dead = relay.relay_dir(settings) / "99999.sock"
+    dead.parent.mkdir(parents=True)
+    orphan = socket.socket(socket.AF_UNIX)
+    orphan.bind(str(dead))
+    orphan.close()  # bound, never listening: what kill -9 leaves
+    out = run("prompt", {"session_id": "after-crash", "cwd": str(env["repo"]), "prompt": "what is the staging host?"})
+    assert "stg-orders.internal" in context(out)
+    assert not dead.exists()

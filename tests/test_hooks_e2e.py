@@ -208,3 +208,35 @@ def test_the_plugin_folder_is_complete_and_its_launcher_runs_memvault(host):
     assert serve.returncode == 1 and b"MEMVAULT_BIN" in serve.stderr
     found = subprocess.run([launcher, "--version"], capture_output=True, env={**nowhere, "PATH": "/usr/bin:/bin"}, timeout=60)
     assert found.returncode == 0 and found.stdout.startswith(b"memvault ")  # the checkout's .venv, in place
+
+
+@pytest.mark.skipif(not hasattr(__import__("socket"), "AF_UNIX"), reason="no Unix sockets on this platform")
+def test_hooks_ask_the_running_server_and_work_alone_when_it_is_gone(host):
+    """`memvault serve` answers the hooks of its store; when it exits, its socket goes and the hooks work alone."""
+    import tempfile
+
+    home = Path(tempfile.mkdtemp(prefix="mv", dir="/tmp"))  # socket paths must stay short
+    try:
+        host["env"]["MEMVAULT_HOME"] = str(home)
+        host["home"] = home
+        subprocess.run([MEMVAULT, "hook", "stop", "--foreground"], input=json.dumps(payload(host, "stop")).encode(),
+                       env=host["env"], cwd=host["repo"], timeout=60, check=True)
+        server = subprocess.Popen([MEMVAULT, "serve"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, env=host["env"], cwd=host["repo"])
+        socket_path = home / "hooks" / "relay" / f"{server.pid}.sock"
+        try:
+            deadline = time.monotonic() + 60
+            while not socket_path.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert socket_path.exists()
+            relayed = hook(host, "prompt", payload(host, "prompt", session_id="via-server", prompt="what is the staging host?"))
+        finally:
+            server.stdin.close()
+            server.wait(timeout=60)
+        assert relayed.returncode == 0
+        assert "stg-orders.internal" in json.loads(relayed.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert not socket_path.exists()
+        alone = hook(host, "prompt", payload(host, "prompt", session_id="alone", prompt="what is the staging host?"))
+        assert json.loads(alone.stdout) == json.loads(relayed.stdout)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

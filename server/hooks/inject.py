@@ -17,11 +17,14 @@ from server.files.index import FILE_SOURCE
 from server.files.folder import MEMORY_FILE, SOUL_FILE
 from server.files.markdown import strip_comments
 from server.models import CONVERSATION_KIND
-from server.storage.sqlite.store import GLOBAL, MemoryRow
 from server.textindex import query_terms
 
 if TYPE_CHECKING:
     from server.service import MemoryService
+    from server.storage.protocol import MemoryRow
+
+#: How the store names the thread of global memories.
+GLOBAL_STORED = ""
 
 #: Newest memories of the thread looked at for the session-start context (turns skipped).
 START_CANDIDATES = 400
@@ -104,7 +107,7 @@ def session_context(service: MemoryService, thread: str | None, budget: int) -> 
     thread_row = service.store.get_thread(thread) if thread else None
     system_prompt = (thread_row.system_prompt or "") if thread_row else ""
     rows = _durable(service.store.recent_memories(thread, START_CANDIDATES) if thread else [])
-    rows += _durable(service.store.recent_memories(GLOBAL, 50), kinds={"preference", "decision"})
+    rows += _durable(service.store.recent_memories(GLOBAL_STORED, 50), kinds={"preference", "decision"})
     lines = [_line(r.kind, _iso(r.created_at), r.id, r.content, None) for r in rows]
     where = thread or "global memory"
     parts = [

@@ -174,41 +174,53 @@ def _log_warnings(settings: Settings) -> None:
 
 
 def _inject(settings: Settings, hook_settings: HookSettings, hook: HookInput) -> str:
+    switch = "session-start" if hook.event == "session-start" else "prompt"
+    if not hook_settings.enabled(switch):
+        return ""
+    thread = thread_for(settings, hook)
+    from server.hooks import relay
+
+    answer = relay.ask(settings, hook_settings, hook, thread)
+    if answer is not None:
+        return answer  # a running memvault server answered: no imports, no store to open here
+    service = open_light(settings, create=False)
+    if service is None:
+        return ""  # nothing remembered yet: nothing to say
+    try:
+        _short_busy_wait(service, hook_settings.deadline_seconds)
+        return inject_with(service, settings, hook_settings, hook, thread)
+    finally:
+        service.close()
+
+
+def inject_with(
+    service: MemoryService, settings: Settings, hook_settings: HookSettings, hook: HookInput, thread: str | None
+) -> str:
+    """The injection for one event, with a service already open (this process's, or a server's through the relay)."""
     from server.hooks import inject
     from server.hooks.privacy import strip_private, wants_no_memory
     from server.hooks.sessions import Sessions
 
-    switch = "session-start" if hook.event == "session-start" else "prompt"
-    if not hook_settings.enabled(switch):
-        return ""
-    service = open_light(settings, create=False)
-    if service is None:
-        return ""  # nothing remembered yet: nothing to say
     sessions = Sessions(hooks_dir(settings) / "sessions")
-    try:
-        _short_busy_wait(service, hook_settings.deadline_seconds)
-        thread = thread_for(settings, hook)
-        with sessions.locked(hook.host, hook.session_id) as state:
-            if hook.event == "session-start":
-                if hook.source in ("clear", "compact"):
-                    state.injected = []  # what was injected before is gone from the model's context
-                found = inject.session_context(service, thread, hook_settings.start_tokens)
-            else:
-                prompt = strip_private(hook.prompt or "")
-                if wants_no_memory(prompt) and not state.nomem and hook_settings.enabled("capture"):
-                    from server.hooks.capture import stop_capture  # rare: kept off the per-prompt imports
-
-                    stop_capture(service, state)
-                found = inject.prompt_context(
-                    service, thread, prompt, hook_settings.prompt_tokens, hook_settings.min_score, set(state.injected)
-                )
-            state.injected.extend(i for i in found.ids if i not in state.injected)
-            state.tokens_injected += found.tokens
+    with sessions.locked(hook.host, hook.session_id) as state:
         if hook.event == "session-start":
-            sessions.prune()
-        return found.text
-    finally:
-        service.close()
+            if hook.source in ("clear", "compact"):
+                state.injected = []  # what was injected before is gone from the model's context
+            found = inject.session_context(service, thread, hook_settings.start_tokens)
+        else:
+            prompt = strip_private(hook.prompt or "")
+            if wants_no_memory(prompt) and not state.nomem and hook_settings.enabled("capture"):
+                from server.hooks.capture import stop_capture  # rare: kept off the per-prompt imports
+
+                stop_capture(service, state)
+            found = inject.prompt_context(
+                service, thread, prompt, hook_settings.prompt_tokens, hook_settings.min_score, set(state.injected)
+            )
+        state.injected.extend(i for i in found.ids if i not in state.injected)
+        state.tokens_injected += found.tokens
+    if hook.event == "session-start":
+        sessions.prune()
+    return found.text
 
 
 def _capture(settings: Settings, hook_settings: HookSettings, hook: HookInput) -> str:
