@@ -378,6 +378,18 @@ def test_a_running_server_answers_hooks_through_its_relay(env, short_home):
         assert answer is not None and "stg-orders.internal" in answer
         again = relay.ask(settings, hook_settings, hook, "shop-api")
         assert again == ""  # the same session was shown it already: the server kept the session's state
+        # A capture is handed over too: the server runs it on a thread and logs it.
+        more = env["transcript"].parent / "more.jsonl"
+        more.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": "We decided to ship on Fridays."}}) + "\n")
+        took = relay.hand_off(settings, hook_settings, HookInput("claude-code", "stop", "other", env["repo"], more), "shop-api")
+        assert took is True
+        log = short_home / "hooks" / "hooks.log"
+        for _ in range(600):
+            if log.exists() and "(by the server)" in log.read_text():
+                break
+            __import__("time").sleep(0.05)
+        assert "stop claude-code other (by the server): 1 transcript lines: 1 turns, 1 statements" in log.read_text()
+        assert ("decision", "We decided to ship on Fridays.") in [(r[0], r[1]) for r in memories(short_home)]
         other = Settings.from_env().with_(namespace="team")
         assert server.handle({"store": relay.store_id(other), "hook": {}}) == {"error": "another store"}
     finally:

@@ -76,8 +76,8 @@ def test_a_session_as_the_host_runs_it(host):
     proc = hook(host, "stop", payload(host, "stop", stop_hook_active=False))
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
     deadline = time.monotonic() + 30
-    while len(stored(host["home"])) < 9 and time.monotonic() < deadline:
-        time.sleep(0.2)
+    while not any("transcript lines" in line for line in log_lines(host["home"])) and time.monotonic() < deadline:
+        time.sleep(0.2)  # the detached capture logs its summary when it is done
     rows = stored(host["home"])
     assert ("decision", "We decided to cache the product catalogue in Redis for 5 minutes.") in rows
     assert [k for k, _ in rows].count("turn") == 3
@@ -110,8 +110,9 @@ def test_every_hook_fails_open(host, event):
     (host["home"] / "memvault.db").write_bytes(b"this is not a database" * 100)
     proc = hook(host, event, payload(host, event, prompt="what is the staging host?", source="startup"))
     assert (proc.returncode, proc.stdout) == (0, b"")
-    if event.startswith(("pre", "stop", "session-end")):
-        time.sleep(1.5)  # the detached capture logs when it fails
+    deadline = time.monotonic() + 30  # a capture fails in its detached process, a moment later
+    while len(log_lines(host["home"])) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert len(log_lines(host["home"])) == 2 and "nothing injected or captured" in log_lines(host["home"])[1]
     (host["home"] / "memvault.db").unlink()
 
@@ -230,6 +231,13 @@ def test_hooks_ask_the_running_server_and_work_alone_when_it_is_gone(host):
                 time.sleep(0.1)
             assert socket_path.exists()
             relayed = hook(host, "prompt", payload(host, "prompt", session_id="via-server", prompt="what is the staging host?"))
+            with open(host["transcript"], "a") as handle:
+                handle.write(json.dumps({"type": "user", "message": {"role": "user", "content": "Never deploy on Fridays."}}) + "\n")
+            assert hook(host, "stop", payload(host, "stop")).returncode == 0
+            deadline = time.monotonic() + 30
+            while not any("(by the server)" in line for line in log_lines(home)) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert any("(by the server): 1 transcript lines: 1 turns, 1 statements" in line for line in log_lines(home))
         finally:
             server.stdin.close()
             server.wait(timeout=60)

@@ -31,7 +31,7 @@ TIMEOUTS = {"session-start": 10, "prompt": 10, "pre-compact": 30, "stop": 30, "s
 _OURS = re.compile(r"(?:memvault|server\.hooks)\S*\"?\s+(?:hook\s+)?(?:session-start|prompt|pre-compact|stop|session-end)\b")
 
 
-@dataclass(frozen=True)
+@dataclass
 class Change:
     host: str
     path: Path
@@ -146,7 +146,7 @@ def apply(change: Change, backups: Path | None = None) -> bool:
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H%M%S%f")
         target = folder / f"{change.host}-{change.path.parent.name.lstrip('.')}-{change.path.name}.{stamp}"
         target.write_text(change.before, encoding="utf-8")
-        object.__setattr__(change, "backup", target)
+        change.backup = target
     if change.text == "" and change.before is not None:
         os.remove(change.path)
         return True

@@ -5,8 +5,10 @@ before it can run a recall of a few milliseconds. Claude Code and Cursor usually
 memvault MCP server running already, with all of that loaded (and the embedding model,
 so its recall is hybrid, not keyword-only). Each `memvault serve` therefore listens on a
 Unix socket under the data directory (`hooks/relay/<pid>.sock`, private to the user); a
-hook connects, sends the event, and prints the answer. No extra process is started: if
-no server answers the connection at once, the hook does the work itself, as before.
+hook connects, sends the event, and prints the answer; a capture is handed over the same
+way and runs on a thread of the server (whose backfill then embeds what it stored at once).
+No extra process is started: if no server answers the connection at once, the hook does the
+work itself, as before.
 
 The socket answers only for the same store (home, namespace and database); a request
 takes one JSON line and gets one back. Windows Pythons without AF_UNIX skip the relay.
@@ -54,6 +56,19 @@ def store_id(settings: Settings) -> str:
 
 def ask(settings: Settings, hook_settings: HookSettings, hook: HookInput, thread: str | None) -> str | None:
     """The injected text from a running server, or None when none answered (then the hook works alone)."""
+    answer = _exchange(settings, hook_settings, hook, thread, {})
+    return answer["text"] if answer is not None and isinstance(answer.get("text"), str) else None
+
+
+def hand_off(settings: Settings, hook_settings: HookSettings, hook: HookInput, thread: str | None) -> bool:
+    """Whether a running server took the capture (it runs it in the background); False: capture here."""
+    answer = _exchange(settings, hook_settings, hook, thread, {"transcript_path": str(hook.transcript_path or "")})
+    return answer is not None and answer.get("accepted") is True
+
+
+def _exchange(
+    settings: Settings, hook_settings: HookSettings, hook: HookInput, thread: str | None, extra: dict
+) -> dict | None:
     if not hasattr(socket, "AF_UNIX"):
         return None
     try:
@@ -63,7 +78,7 @@ def ask(settings: Settings, hook_settings: HookSettings, hook: HookInput, thread
     request = json.dumps({
         "store": store_id(settings), "thread": thread,
         "hook": {"host": hook.host, "event": hook.event, "session_id": hook.session_id, "cwd": str(hook.cwd),
-                 "prompt": hook.prompt, "source": hook.source},
+                 "prompt": hook.prompt, "source": hook.source, **extra},
         "settings": {"start_tokens": hook_settings.start_tokens, "prompt_tokens": hook_settings.prompt_tokens,
                      "min_score": hook_settings.min_score, "off": sorted(hook_settings.off)},
     }).encode() + b"\n"
@@ -85,8 +100,8 @@ def ask(settings: Settings, hook_settings: HookSettings, hook: HookInput, thread
             answer = json.loads(_read_line(conn) or b"{}")
         finally:
             conn.close()
-        if isinstance(answer.get("text"), str):
-            return answer["text"]
+        if isinstance(answer, dict) and "error" not in answer:
+            return answer
     return None
 
 
@@ -182,7 +197,7 @@ class Relay:
             conn.close()
 
     def handle(self, request: dict) -> dict:
-        from server.hooks.protocol import EVENTS, HookInput
+        from server.hooks.protocol import CAPTURE_EVENTS, EVENTS, HookInput, session_key
         from server.hooks.run import inject_with
         from server.hooks.settings import HookSettings
 
@@ -191,15 +206,30 @@ class Relay:
         raw, options = request.get("hook") or {}, request.get("settings") or {}
         if raw.get("event") not in EVENTS:
             return {"error": "unknown event"}
+        transcript = raw.get("transcript_path")
         hook = HookInput(
-            host=str(raw.get("host")), event=raw["event"], session_id=str(raw.get("session_id")),
+            host=str(raw.get("host")), event=raw["event"], session_id=session_key(str(raw.get("session_id"))),
             cwd=Path(str(raw.get("cwd"))), prompt=raw.get("prompt"), source=raw.get("source"),
+            transcript_path=Path(transcript) if transcript else None,
         )
         hook_settings = HookSettings(
             start_tokens=int(options.get("start_tokens", 800)), prompt_tokens=int(options.get("prompt_tokens", 300)),
             min_score=float(options.get("min_score", 0.5)), off=frozenset(options.get("off") or ()),
         )
+        if hook.event in CAPTURE_EVENTS:
+            threading.Thread(target=self._capture, args=(hook, hook_settings, request.get("thread")),
+                             name="memvault-hook-capture", daemon=True).start()
+            return {"accepted": True}
         return {"text": inject_with(self.view, self.settings, hook_settings, hook, request.get("thread"))}
+
+    def _capture(self, hook: HookInput, hook_settings: HookSettings, thread: str | None) -> None:
+        from server.hooks.run import capture_with, log_line
+
+        try:
+            message = capture_with(self.view, self.settings, hook_settings, hook, thread)
+        except Exception as exc:  # noqa: BLE001 - logged like any hook failure; the server goes on
+            message = f"{type(exc).__name__}: {exc} — nothing captured"
+        log_line(self.settings, f"{hook.event} {hook.host} {hook.session_id} (by the server): {message}")
 
 
 def start(service: MemoryService, settings: Settings) -> Relay | None:

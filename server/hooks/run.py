@@ -6,14 +6,16 @@ missing transcript, a bug — the hook exits 0 with nothing on stdout (or Cursor
 injecting hook also gives up after MEMVAULT_HOOK_DEADLINE seconds (a watchdog thread
 ends the process), because the host waits for it before sending the prompt.
 
-Capture events detach: the hook starts a copy of itself in a new session (process group),
-hands it the input and exits at once, so a long transcript never holds the host (and
+Capture events are handed to a running server of the same store (relay.py), or else
+detach: the hook starts a copy of itself in a new session (process group), hands it the
+input and exits at once, so a long transcript never holds the host (and
 Claude Code's 1.5 s SessionEnd budget does not cut a capture short). `--foreground`
 captures in-process (the detached copy runs that way; tests and debugging too).
 
-The process opens the store lightly: no embedding model (a keyword-only embedder that is
-never ready, so recall answers by keyword search), no drift check, no model check — the
-server does those when it starts.
+An injection is first offered to a running memvault server of the same store (relay.py);
+when none answers, the process opens the store lightly: no embedding model (a keyword-only
+embedder that is never ready, so recall answers by keyword search), no drift check, no
+model check — the server does those when it starts.
 """
 
 from __future__ import annotations
@@ -137,7 +139,10 @@ def main(
             if not hook_settings.enabled("capture"):
                 return 0
             if not foreground:
-                _detach(event, hook.host, raw)
+                from server.hooks import relay
+
+                if not relay.hand_off(settings, hook_settings, hook, thread_for(settings, hook)):
+                    _detach(event, hook.host, raw)
                 return 0
             message = _capture(settings, hook_settings, hook)
             log_line(settings, f"{event} {hook.host} {hook.session_id}: {message} "
@@ -224,18 +229,22 @@ def inject_with(
 
 
 def _capture(settings: Settings, hook_settings: HookSettings, hook: HookInput) -> str:
-    from server.hooks.capture import capture
-    from server.hooks.sessions import Sessions
-
     service = open_light(settings, create=True)
     assert service is not None
     try:
-        report = capture(
-            service, hook, thread_for(settings, hook), Sessions(hooks_dir(settings) / "sessions"),
-            turns=hook_settings.enabled("turns"),
-        )
+        return capture_with(service, settings, hook_settings, hook, thread_for(settings, hook))
     finally:
         service.close()
+
+
+def capture_with(
+    service: MemoryService, settings: Settings, hook_settings: HookSettings, hook: HookInput, thread: str | None
+) -> str:
+    """Capture with a service already open (this process's, or a server's through the relay); a summary line."""
+    from server.hooks.capture import capture
+    from server.hooks.sessions import Sessions
+
+    report = capture(service, hook, thread, Sessions(hooks_dir(settings) / "sessions"), turns=hook_settings.enabled("turns"))
     if report.skipped:
         return f"nothing captured: {report.skipped}"
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(report.kinds.items()))
