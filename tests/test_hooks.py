@@ -415,3 +415,12 @@ def test_a_socket_left_by_a_killed_server_is_removed_and_the_hook_works_alone(en
     out = run("prompt", {"session_id": "after-crash", "cwd": str(env["repo"]), "prompt": "what is the staging host?"})
     assert "stg-orders.internal" in context(out)
     assert not dead.exists()
+
+
+@pytest.mark.parametrize("text", [
+    "I switched to the feature branch to compare.", "I decided to read the tests first.", "Let's use a scratch file here.",
+])
+def test_an_assistants_own_steps_are_not_decisions(text):
+    from server.hooks.extract import statements_in
+
+    assert statements_in(text, None, from_user=False) == []

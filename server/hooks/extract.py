@@ -85,6 +85,14 @@ _DECISION = re.compile(
     r"|switch(?:ed|ing)?\b.{1,60}?\bto\b|from now on|going forward|we(?:'re| are) going with|decided to)\b",
     re.IGNORECASE,
 )
+# From the assistant (and compaction summaries) only the forms that report a decision made
+# together: "I switched to the feature branch" or "I decided to read the tests first" are
+# the assistant's own steps, not project decisions.
+_DECISION_REPORTED = re.compile(
+    r"\b(?:we(?:'ve| have)? decided|(?:the )?decision(?: is)?:|we(?:'ll| will) (?:go with|use|stick with|standardi[sz]e on)"
+    r"|we(?:'re| are) (?:moving|migrating|switching) to|from now on|going forward|we(?:'re| are) going with)\b",
+    re.IGNORECASE,
+)
 _PREFERENCE = re.compile(
     r"^(?:please\s+)?(?:always|never|don'?t|do not|avoid|prefer)\b"
     r"|\b(?:i|we) (?:always|never|prefer|like to|want you to always|don'?t like|hate)\b"
@@ -118,7 +126,8 @@ def statements_in(text: str, at: datetime | None, from_user: bool) -> list[State
 
     Preferences and "remember" requests are taken from the person's words only; an
     assistant's "always run X" is advice, not the person's rule. Decisions are taken
-    from both (an assistant's summary "we decided to …" is usually the clearest).
+    from both, from the assistant only when reported as shared ("we decided …", "from now
+    on …"): an assistant's summary is often the clearest statement of one.
     """
     out: list[Statement] = []
     for sentence in sentences(text):
@@ -128,7 +137,8 @@ def statements_in(text: str, at: datetime | None, from_user: bool) -> list[State
         if remember:
             what = _finish(remember.group("what"))
             out.append(Statement(classify(what), what, at, ("remembered",)))
-        elif _DECISION.search(sentence) and not _VAGUE_OBJECT.search(sentence) and not _TRANSIENT.search(sentence):
+        elif ((_DECISION if from_user else _DECISION_REPORTED).search(sentence)
+              and not _VAGUE_OBJECT.search(sentence) and not _TRANSIENT.search(sentence)):
             out.append(Statement("decision", _finish(sentence), at))
         elif from_user and _PREFERENCE.search(sentence) and not _TRANSIENT.search(sentence):
             out.append(Statement("preference", _finish(sentence), at))
