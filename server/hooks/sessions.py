@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from server.files.atomic import O_BINARY, PRIVATE, atomic_write
+from server.files.atomic import O_BINARY, PRIVATE
 from server.files.dailylog import append_lock
 
 KEEP_DAYS = 30
@@ -49,6 +49,21 @@ class SessionState:
             return cls()
 
 
+def _replace(path: Path, text: str) -> None:
+    """Write-then-rename, without fsync: a state lost to a power cut costs re-reading a transcript
+    (duplicates are suppressed) or re-injecting a memory, not data, and two fsyncs per prompt do
+    cost the host time on a busy disk."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | O_BINARY, PRIVATE)
+    try:
+        view = memoryview(text.encode("utf-8"))
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
 class Sessions:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -76,7 +91,7 @@ class Sessions:
                 state = self.read(host, session)
                 yield state
                 state.injected = state.injected[-MAX_INJECTED:]
-                atomic_write(path, json.dumps(asdict(state)))
+                _replace(path, json.dumps(asdict(state)))
         finally:
             os.close(fd)
 
