@@ -248,3 +248,29 @@ def test_hooks_ask_the_running_server_and_work_alone_when_it_is_gone(host):
         assert json.loads(alone.stdout) == json.loads(relayed.stdout)
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.mark.skipif(not hasattr(__import__("socket"), "AF_UNIX"), reason="no Unix sockets on this platform")
+def test_a_hung_server_costs_the_prompt_no_more_than_the_deadline(host):
+    """A relay socket that accepts and never answers: the hook gives up at its deadline, exit 0, one log line."""
+    import socket
+    import tempfile
+
+    home = Path(tempfile.mkdtemp(prefix="mv", dir="/tmp"))
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        host["env"].update({"MEMVAULT_HOME": str(home), "MEMVAULT_HOOK_DEADLINE": "1"})
+        subprocess.run([MEMVAULT, "hook", "stop", "--foreground"], input=json.dumps(payload(host, "stop")).encode(),
+                       env=host["env"], cwd=host["repo"], timeout=60, check=True)
+        (home / "hooks" / "relay").mkdir(parents=True)
+        listener.bind(str(home / "hooks" / "relay" / "4242.sock"))
+        listener.listen(8)  # connections queue up; nobody ever reads them
+        started = time.monotonic()
+        proc = hook(host, "prompt", payload(host, "prompt", session_id="hung", prompt="what is the staging host?"))
+        took = time.monotonic() - started
+        assert (proc.returncode, proc.stdout) == (0, b"")
+        assert took < 1 + 3  # the deadline, plus process start on a busy machine
+        assert "nothing injected" in log_lines(home)[-1]
+    finally:
+        listener.close()
+        shutil.rmtree(home, ignore_errors=True)
