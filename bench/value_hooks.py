@@ -105,15 +105,18 @@ def write_transcript(session: dict, path: Path, cwd: Path) -> int:
     return append_lines(path, transcript_lines(session, cwd))
 
 
-def hook(event: str, payload: dict, env: dict[str, str]) -> str:
-    """Run one hook through the command's own entry point, in-process; returns its stdout."""
+def hook(event: str, payload: dict, env: dict[str, str], foreground: bool = True) -> str:
+    """Run one hook through the command's own entry point, in-process; returns its stdout.
+
+    foreground=False is what the command does for a capture: hand it to a running server
+    (or detach a process)."""
     from server.hooks.run import main
 
     out = io.StringIO()
     old = dict(os.environ)
     os.environ.update(env)
     try:
-        main(event, "claude-code", foreground=True, stdin=io.BytesIO(json.dumps(payload).encode()), stdout=out)
+        main(event, "claude-code", foreground=foreground, stdin=io.BytesIO(json.dumps(payload).encode()), stdout=out)
     finally:
         os.environ.clear()
         os.environ.update(old)
@@ -158,13 +161,54 @@ def crowd(home: Path, thread: str, count: int, seed: int) -> None:
         service.close()
 
 
-def run(work: Path, noise: int, crowding: int = 0) -> dict:
-    from server.budget import estimate_tokens
+def start_server(home: Path, repo: Path, embedder: str):  # noqa: ANN201 - a Popen
+    """A `memvault serve` on the store, as a host would run it; returns once its hook relay listens
+    and its model has embedded the backlog (checked through `memvault info`)."""
+    import subprocess
+    import time
 
+    exe = str(Path(sys.executable).with_name("memvault"))
+    env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_EMBEDDER": embedder}
+    proc = subprocess.Popen([exe, "serve"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env, cwd=repo)
+    socket_path = home / "hooks" / "relay" / f"{proc.pid}.sock"
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        if socket_path.exists():
+            info = subprocess.run([exe, "info"], capture_output=True, env=env, timeout=120)
+            if json.loads(info.stdout or b"{}").get("pending_embeddings") == 0:
+                return proc
+        time.sleep(1)
+    proc.kill()
+    raise SystemExit("the server did not come up (relay socket and embedded backlog) in 10 minutes")
+
+
+def run(work: Path, noise: int, crowding: int = 0, server: str | None = None) -> dict:
     home = work / "home"
     env = {"MEMVAULT_HOME": str(home), "MEMVAULT_EMBEDDER": "hash"}
     add_noise(home, noise)
     results = []
+    if server:
+        # In-process, the injection's watchdog would end the benchmark itself: give the server's
+        # first answers (model warm-up) room. The latency is bench/hooks.py's subject, not this one's.
+        env["MEMVAULT_HOOK_DEADLINE"] = "30"
+    running = start_server(home, work, server) if server else None
+    try:
+        results = _projects(work, home, env, crowding, running)
+    finally:
+        if running is not None:
+            running.stdin.close()
+            running.wait(timeout=120)
+    return {"projects": results, "privacy": privacy(home, SESSIONS_DOC)}
+
+
+def _projects(work: Path, home: Path, env: dict[str, str], crowding: int, server) -> list[dict]:  # noqa: ANN001
+    # With a server, a prompt's recall there first embeds what the captures here queued (it drains
+    # up to 128 per recall), so its answers are hybrid over everything.
+    from server.budget import estimate_tokens
+
+    results = []
+    handed = 0
     for project in SESSIONS_DOC["projects"]:
         repo = work / project["name"]
         (repo / ".git").mkdir(parents=True, exist_ok=True)
@@ -177,9 +221,15 @@ def run(work: Path, noise: int, crowding: int = 0) -> dict:
                 compacted = any(step[0] == "compact" for step in session["steps"][cut : cut + 4])
                 hook("pre-compact" if compacted else "stop", {
                     "session_id": session["id"], "transcript_path": str(path), "cwd": str(repo),
-                    "hook_event_name": "PreCompact" if compacted else "Stop"}, env)
+                    "hook_event_name": "PreCompact" if compacted else "Stop"}, env, foreground=server is None)
+                if server is not None:
+                    handed += 1
             hook("session-end", {"session_id": session["id"], "transcript_path": str(path), "cwd": str(repo),
-                                 "hook_event_name": "SessionEnd", "reason": "other"}, env)
+                                 "hook_event_name": "SessionEnd", "reason": "other"}, env, foreground=server is None)
+            if server is not None:
+                handed += 1
+        if server is not None:  # the server captures on its threads: wait for them, as the next session would
+            _wait_for_server_captures(home, handed)
         if crowding:
             crowd(home, project["name"], crowding, seed=len(results))
         later = f"{project['name']}-later"
@@ -202,7 +252,19 @@ def run(work: Path, noise: int, crowding: int = 0) -> dict:
             })
         results.append({"project": project["name"], "tokens": tokens, "start_tokens": estimate_tokens(start),
                         "questions": questions})
-    return {"projects": results, "privacy": privacy(home, SESSIONS_DOC)}
+    return results
+
+
+def _wait_for_server_captures(home: Path, count: int) -> None:
+    import time
+
+    log = home / "hooks" / "hooks.log"
+    for _ in range(1200):
+        done = log.read_text().count("(by the server)") if log.exists() else 0
+        if done >= count:
+            return
+        time.sleep(0.1)
+    raise SystemExit(f"the server finished {done} of {count} captures in 2 minutes")
 
 
 def privacy(home: Path, doc: dict) -> dict:
@@ -237,11 +299,14 @@ def main() -> None:
     ap.add_argument("--noise", type=int, help="unrelated memories in other threads (default 3000; quick 300)")
     ap.add_argument("--crowd", type=int, default=0, help="also store this many unrelated statements in each project's "
                     "thread, newer than its sessions: the session start then shows those, and answers must come per prompt")
+    ap.add_argument("--server", choices=("minilm", "hash"),
+                    help="run a `memvault serve` with this embedder during the later sessions: the hooks then ask it "
+                    "(hybrid recall through the relay) instead of searching by keyword themselves")
     ap.add_argument("--out", default=str(HERE / "results" / "value_hooks.json"))
     args = ap.parse_args()
     noise = args.noise if args.noise is not None else (300 if args.quick else 3000)
     with tempfile.TemporaryDirectory(prefix="memvault-value-") as tmp:
-        result = run(Path(tmp), noise, args.crowd)
+        result = run(Path(tmp), noise, args.crowd, args.server)
     qs = [q for p in result["projects"] for q in p["questions"]]
     answered = sum(q["answered"] for q in qs)
     tokens = [p["tokens"] for p in result["projects"]]
@@ -255,7 +320,7 @@ def main() -> None:
         "from_session_start_share": round(sum(q["from_start"] for q in qs) / len(qs), 3),
         "by_type": {t: round(sum(v) / len(v), 3) for t, v in sorted(by_type.items())},
         "tokens_per_session_mean": round(sum(tokens) / len(tokens), 1), "tokens_per_session_max": max(tokens),
-        "noise_memories": noise, "crowding_statements_per_thread": args.crowd,
+        "noise_memories": noise, "crowding_statements_per_thread": args.crowd, "server": args.server,
         "secrets_stored": len(result["privacy"]["secrets_found"]), "private_stored": len(result["privacy"]["private_found"]),
         "targets": {"answered_share": 0.8, "tokens_per_session_mean": 1000, "secrets_stored": 0, "private_stored": 0},
     }
