@@ -70,8 +70,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _hook(event: str, host: str | None, foreground: bool) -> int:
-    from server.hooks.run import main
+    from server.hooks.run import log_warnings_to_file, main
 
+    log_warnings_to_file()
     return main(event, host, foreground)
 
 

@@ -131,7 +131,6 @@ def main(
         from server.hooks.settings import HookSettings
 
         settings = Settings.from_env()
-        _log_warnings(settings)
         raw = stdin.read(MAX_STDIN)
         hook = protocol.parse(raw, event, host)
         hook_settings = HookSettings.from_env()
@@ -166,11 +165,18 @@ def main(
     return 0
 
 
-def _log_warnings(settings: Settings) -> None:
-    """Warnings of the code a hook runs (the service, the store) go to hooks.log, not the host's terminal."""
+def log_warnings_to_file() -> None:
+    """In a hook process: warnings of the code it runs (the service, the store) go to hooks.log,
+    not to the host's terminal. (Not for in-process callers: it takes over the root logger.)"""
 
     class ToHookLog(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
+            try:
+                from server.config import Settings
+
+                settings = Settings.from_env()
+            except Exception:  # noqa: BLE001 - a bad setting: log_line falls back to the default home
+                settings = None
             log_line(settings, f"{record.name}: {record.getMessage()}")
 
     root = logging.getLogger()
