@@ -125,8 +125,8 @@ def plan(host: str, path: Path, remove: bool = False) -> Change:
         result["hooks"] = merged
     else:
         result.pop("hooks", None)
-    if host == "cursor" and merged:
-        result.setdefault("version", 1)
+    if host == "cursor" and merged and "version" not in result:
+        result = {"version": 1, **result}
     if remove and before is not None and not merged and set(result) <= {"version"}:
         return Change(host, path, before, "")  # nothing but our hooks was there: the file goes
     if before is not None and result == data:
