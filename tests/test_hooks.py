@@ -266,12 +266,18 @@ def test_switches_turn_parts_off(env, monkeypatch):
     monkeypatch.setenv("MEMVAULT_HOOKS_OFF", "prompt,session-start")
     assert run("session-start", {"session_id": "x", "cwd": str(env["repo"]), "source": "startup"}) == ""
     assert run("prompt", {"session_id": "x", "cwd": str(env["repo"]), "prompt": "what is the staging host?"}) == ""
+    monkeypatch.setenv("MEMVAULT_HOOKS_OFF", "stop")
+    with open(env["transcript"], "a") as handle:
+        handle.write(json.dumps({"type": "user", "message": {"role": "user", "content": "Never force-push to the shared branches."}}) + "\n")
+    before = len(memories(env["home"]))
+    stop(env)
+    assert len(memories(env["home"])) == before  # stop is off; a pre-compact or session-end would still capture
     monkeypatch.setenv("MEMVAULT_HOOKS_OFF", "turns")
     with open(env["transcript"], "a") as handle:
         handle.write(json.dumps({"type": "user", "message": {"role": "user", "content": "Never commit to main directly."}}) + "\n")
     before = len(memories(env["home"]))
     stop(env)
-    assert [r[0] for r in memories(env["home"])[before:]] == ["preference"]
+    assert [r[0] for r in memories(env["home"])[before:]] == ["preference", "preference"]
 
 
 def test_bad_settings_fail_open_with_a_log_line(env, monkeypatch):

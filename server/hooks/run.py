@@ -135,7 +135,7 @@ def main(
         hook = protocol.parse(raw, event, host)
         hook_settings = HookSettings.from_env()
         if event in CAPTURE_EVENTS:
-            if not hook_settings.enabled("capture"):
+            if not (hook_settings.enabled("capture") and hook_settings.enabled(event)):
                 return 0
             if not foreground:
                 from server.hooks import relay

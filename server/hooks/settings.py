@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from server.errors import SetupError
 
-#: What MEMVAULT_HOOKS_OFF can name: an injection, capture as a whole, or only the turns.
-SWITCHES = ("session-start", "prompt", "capture", "turns")
+#: What MEMVAULT_HOOKS_OFF can name: any event, capture as a whole (its three events), or only the turns.
+SWITCHES = ("session-start", "prompt", "pre-compact", "stop", "session-end", "capture", "turns")
 
 
 @dataclass(frozen=True)
