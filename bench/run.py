@@ -49,6 +49,8 @@ SUITE = (
     Bench("migrate", "migrate.py"),
     Bench("profile_recall", "profile_recall.py", needs_model=True),
     Bench("secrets_fp", "secrets_fp.py", quick=()),
+    Bench("hooks", "hooks.py"),  # spawned hook latency at 10k/100k memories, capture cost
+    Bench("value_hooks", "value_hooks.py"),  # later sessions answered by injected context alone
 )
 
 

@@ -40,9 +40,14 @@ def _serve(settings: Settings) -> int:
     logging.getLogger("memvault").info(
         "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
     )
+    from server.hooks import relay
+
+    hooks = relay.start(service, settings)  # hooks of this store ask this process instead of loading memvault
     try:
         build_server(service).run()
     finally:
+        if hooks is not None:
+            hooks.close()
         service.close()
     return 0
 
@@ -235,6 +240,13 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["hook"]:
+        # Hosts run this on every prompt: skip the rest of the CLI (time), and never exit
+        # non-zero, not even on a bad setting or argument (exit 2 would block the prompt).
+        from server.hooks.command import hook_main
+
+        return hook_main(argv[1:])
     parser = argparse.ArgumentParser(prog="memvault", description="Long-term memory for coding assistants (MCP).")
     parser.add_argument("--version", action="version", version=f"memvault {__version__}")
     sub = parser.add_subparsers(dest="command")
@@ -287,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     opener.add_database_commands(sub)
     im.add_argument("--no-embed", action="store_true",
                     help="leave the vectors to the server's background backfill (keyword search works at once)")
+    from server.hooks import command as hook_commands
+
+    hook_commands.add_parsers(sub)
     mo = sub.add_parser("model", help="prepare the embedding model (the one-time ONNX export)")
     mo.add_argument("action", choices=["prepare"], help="export the model to ONNX unless a valid export exists")
     mo.add_argument("--force", action="store_true", help="export again even if the cached export is valid")
@@ -309,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         "db": lambda s: opener.run_database_command(s, args, _dimensions(s)),
         "model": lambda s: _model(s, args),
         "migrate": lambda s: _migrate(args),
+        "hooks": lambda s: hook_commands.run(args),
     }[command]
     try:
         code = handler(settings)

@@ -53,7 +53,8 @@ Design notes
   compiled on first use, so ``import`` stays at a few milliseconds.
 
 Limits: secrets with no recognisable prefix and no keyword nearby (a bare
-random password in a sentence, an unlabelled AWS secret key) are not found;
+random password in a sentence, an AWS secret key away from its access key id)
+are not found (one within 120 characters after its key id, on the same line, is);
 an unquoted all-letters value after a spaced ``=`` (``password = hunter``) or
 a snake_case/camelCase one (``password=db_pass``) is taken for a variable
 unless the key is an upper-case env name; values split across lines are not
@@ -554,6 +555,23 @@ def _assignments(text: str, low: str, out: list[_Cand]) -> None:
 _AWS_SECRET = _LazyRe(r"[A-Za-z0-9/+]{40}")
 
 
+# The 40-character secret key written right after its access key id, unlabelled
+# ("AKIA… with secret wJalr…"): keys are issued, and pasted, in pairs.
+_AWS_PAIR = _LazyRe(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_AWS_PAIR_WINDOW = 120
+
+
+def _aws_pair(text: str, after: int, out: list[_Cand]) -> None:
+    line_end = text.find("\n", after)
+    end = min(after + _AWS_PAIR_WINDOW, len(text) if line_end < 0 else line_end)
+    m = _AWS_PAIR.search(text, after, end)
+    if m is None:
+        return
+    value = m.group()
+    if any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() or c in "/+" for c in value):
+        out.append((m.start(), m.end(), "aws-secret-access-key", 0, m.start()))
+
+
 def _assigned(key: str, kind: str, start: int, value: str, anchor: int) -> _Cand:
     if (
         "aws" in key.lower()
@@ -652,6 +670,8 @@ def _candidates(text: str) -> list[_Cand]:
             if rule.check is not None and not rule.check(text[s:e]):
                 continue
             out.append((s, e, rule.kind, rule.rank, m.start()))
+    for c in [c for c in out if c[2] == "aws-access-key-id"]:
+        _aws_pair(text, c[1], out)
     if "://" in text:
         _url_passwords(text, out)
     if low is None:

@@ -205,9 +205,12 @@ class MemoryService:
         origin: str | None = None,
         pinned: bool = False,
         author: Principal | None = None,
+        daily: bool = True,
     ) -> RememberResult:
         # author: who writes, when it is not the process's own principal (a bearer
         # token's user and agent over HTTP); recorded on the memory for provenance.
+        # daily=False keeps it out of the daily log (conversation turns captured by
+        # the hooks: the log is a person's journal, not a transcript).
         author = author or self.principal
         content = check.text(content, "content", self.settings.max_content_bytes)
         # Secrets never reach the database or the daily log in plain text.
@@ -249,6 +252,7 @@ class MemoryService:
                     pinned=bool(pinned),
                     user=author.user,
                     agent=author.agent,
+                    log_daily=daily,
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))
@@ -257,10 +261,10 @@ class MemoryService:
         message = f"Stored as memory {memory_id} ({where})."
         if redaction.kinds:
             message += f" Secrets were replaced before storing: {', '.join(redaction.kinds)}."
-        problem = self._log_daily(memory_id, kind, stored_thread, content)
+        problem = self._log_daily(memory_id, kind, stored_thread, content) if daily else None
         if problem:
             message += f" The daily log line could not be written ({problem}); it is retried at the next start."
-        else:
+        elif daily:
             self.write_daily_backlog()
         return RememberResult(
             id=memory_id, status="stored", thread=shown_thread, redacted=list(redaction.kinds), message=message

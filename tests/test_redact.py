@@ -226,12 +226,12 @@ def test_several_secrets_offsets_and_byte_for_byte_context() -> None:
     text = (
         "Notes ✓ — déploiement:\n"
         f"  GITHUB_TOKEN={GH_PAT}\n"
-        f"  aws: {AWS_ID} / {AWS_SECRET} (unlabelled secret stays: no key)\n"
+        f"  aws: {AWS_ID} / {AWS_SECRET} (unlabelled, but right after its key id)\n"
         "  url: https://bob:" + "pa55word1" + "@example.org/x 🚀\n"
     )
     r = redact(text)
     kinds = [x.kind for x in r.redactions]
-    assert kinds == ["github-token", "aws-access-key-id", "url-password"]
+    assert kinds == ["github-token", "aws-access-key-id", "aws-secret-access-key", "url-password"]
     # rebuild the output from the offsets: everything outside the spans is untouched
     out, pos = [], 0
     for x in r.redactions:

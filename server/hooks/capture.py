@@ -1,0 +1,115 @@
+"""Capturing what a session's transcript added since the last capture, through MemoryService.remember.
+
+remember applies redaction and exact-duplicate suppression (and, once memories that
+update each other are linked, that too), so a line read twice stores nothing twice:
+the cursor may lag after a crash, never skip. Turns go to the thread as `turn`
+memories (searchable like imported chats, kept out of the daily log); durable
+statements as decision / preference / snippet / fact / note memories. Every memory is
+sourced to the session: source "hook", origin "<host> session <id>", tag "hook".
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from server.errors import InvalidInput
+from server.hooks.extract import extract
+from server.hooks.privacy import wants_no_memory
+from server.hooks.protocol import HookInput
+from server.hooks.sessions import SessionState, Sessions
+from server.hooks.transcript import read_from
+
+if TYPE_CHECKING:
+    from server.service import MemoryService
+
+log = logging.getLogger(__name__)
+SOURCE = "hook"
+
+
+@dataclass
+class CaptureReport:
+    lines: int = 0
+    turns: int = 0
+    statements: int = 0
+    duplicates: int = 0
+    rejected: int = 0
+    skipped: str = ""  # why nothing was read, when nothing was
+    kinds: dict[str, int] = field(default_factory=dict)
+
+
+def origin(hook: HookInput) -> str:
+    return f"{hook.host} session {hook.session_id}"
+
+
+def capture(
+    service: MemoryService, hook: HookInput, thread: str | None, sessions: Sessions, turns: bool = True
+) -> CaptureReport:
+    """Store what the transcript added since this session's cursor; advances the cursor."""
+    report = CaptureReport()
+    with sessions.locked(hook.host, hook.session_id) as state:
+        if state.nomem:
+            report.skipped = "#nomem: capture is off for this session"
+            return report
+        path = hook.transcript_path
+        if path is None or not path.is_file():
+            report.skipped = f"no transcript at {path}" if path else "the host sent no transcript_path"
+            return report
+        stat = os.stat(path)
+        identity = f"{path}#{stat.st_ino}"
+        if state.transcript != identity or stat.st_size < state.offset:
+            state.transcript, state.offset = identity, 0  # a new or rewritten file: from its start
+        while state.offset < stat.st_size:
+            chunk = read_from(path, state.offset)
+            if chunk.offset == state.offset:
+                break  # only a half-written line is left
+            found = extract(chunk.entries, root=str(hook.cwd))
+            report.lines += chunk.lines
+            if any(wants_no_memory(p) for p in found.prompts):
+                stop_capture(service, state)
+                report.skipped = "#nomem: capture turned off for this session"
+                return report
+            if turns and thread is not None:
+                for turn in found.turns:
+                    _store(service, report, state, hook, turn.content, "turn", thread, ("hook",), turn.at, daily=False)
+            for statement in found.statements:
+                _store(service, report, state, hook, statement.content, statement.kind,
+                       thread, ("hook", *statement.tags), statement.at, daily=True)
+            state.offset = chunk.offset
+        state.captures += 1
+    return report
+
+
+def _store(service: MemoryService, report: CaptureReport, state: SessionState, hook: HookInput,
+           content: str, kind: str, thread: str | None, tags: tuple[str, ...], at, daily: bool) -> None:
+    try:
+        result = service.remember(
+            content, kind=kind, thread=thread or "global", tags=list(tags), created_at=at,
+            source=SOURCE, origin=origin(hook), daily=daily,
+        )
+    except InvalidInput as exc:  # e.g. a turn over MEMVAULT_MAX_CONTENT_BYTES: that one is skipped
+        report.rejected += 1
+        log.info("not captured (%s): %s", kind, exc)
+        return
+    if result.status == "duplicate":
+        report.duplicates += 1
+        return
+    state.stored.append(result.id)
+    if kind == "turn":
+        report.turns += 1
+    else:
+        report.statements += 1
+        report.kinds[kind] = report.kinds.get(kind, 0) + 1
+
+
+def stop_capture(service: MemoryService, state: SessionState) -> None:
+    """#nomem: nothing more from this session, and what it already stored is forgotten."""
+    state.nomem = True
+    for memory_id in state.stored:
+        try:
+            service.forget(memory_id)
+        except Exception as exc:  # noqa: BLE001 - one that cannot be forgotten must not keep the rest
+            log.warning("could not forget memory %d after #nomem: %s", memory_id, exc)
+    state.stored = []

@@ -1,0 +1,87 @@
+"""The command lines: `memvault hook EVENT` (what hosts run) and `memvault hooks install|uninstall|status`.
+
+cli.py only wires these in (add_parsers, run); the logic lives here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from server.hooks.protocol import EVENTS, HOSTS
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    hk = sub.add_parser(
+        "hook", help="run one host hook: read the host's JSON on stdin, answer on stdout (always exits 0)",
+        description="What Claude Code and Cursor run at their lifecycle events (installed by `memvault hooks "
+        "install`). session-start and prompt inject context; pre-compact, stop and session-end capture the "
+        "transcript in a detached process. Errors never reach the host: they go to $MEMVAULT_HOME/hooks/hooks.log.",
+    )
+    _hook_arguments(hk)
+    hs = sub.add_parser("hooks", help="install, remove or show memvault's hooks in Claude Code or Cursor")
+    hs.add_argument("action", choices=("install", "uninstall", "status"))
+    hs.add_argument("--host", choices=HOSTS, default="claude-code", help="which host's configuration (default claude-code)")
+    hs.add_argument("--scope", choices=("user", "project"), default="user",
+                    help="user: every project (~/.claude/settings.json, ~/.cursor/hooks.json); "
+                    "project: this folder's .claude/settings.json or .cursor/hooks.json")
+    hs.add_argument("--print", dest="print_only", action="store_true",
+                    help="print the configuration that would be written, change nothing")
+    hs.add_argument("--uninstall", action="store_true", help="same as the uninstall action")
+    hs.add_argument("--project-dir", default=".", help="the project folder for --scope project (default: here)")
+
+
+def _hook_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("event", choices=EVENTS)
+    parser.add_argument("--host", choices=HOSTS, help="the host that runs it (default: recognised from the input)")
+    parser.add_argument("--foreground", action="store_true",
+                        help="capture in this process instead of a detached one (tests, debugging)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "hook":
+        return _hook(args.event, args.host, args.foreground)
+    from pathlib import Path
+
+    from server.hooks import install
+
+    action = "uninstall" if args.uninstall else args.action
+    target = install.config_path(args.host, args.scope, Path(args.project_dir))
+    if action == "status":
+        print(json.dumps(install.status(args.host, target), indent=2))
+        return 0
+    change = install.plan(args.host, target, remove=action == "uninstall")
+    if args.print_only:
+        sys.stdout.write(change.text)
+        return 0
+    written = install.apply(change)
+    verb = "removed memvault's hooks from" if action == "uninstall" else "installed memvault's hooks in"
+    if not written:
+        print(f"memvault: nothing to change in {target} ({'no memvault hooks there' if action == 'uninstall' else 'already installed'})",
+              file=sys.stderr)
+    else:
+        backup = f" (backup: {change.backup})" if change.backup else ""
+        print(f"memvault: {verb} {target}{backup}", file=sys.stderr)
+        if action == "install":
+            print(f"memvault: open a new {'Claude Code session' if args.host == 'claude-code' else 'Cursor chat'}; "
+                  "`memvault hooks status` shows what is installed", file=sys.stderr)
+    return 0
+
+
+def _hook(event: str, host: str | None, foreground: bool) -> int:
+    from server.hooks.run import log_warnings_to_file, main
+
+    log_warnings_to_file()
+    return main(event, host, foreground)
+
+
+def hook_main(argv: list[str]) -> int:
+    """`python -m server.hooks EVENT ...` (the detached capture)."""
+    parser = argparse.ArgumentParser(prog="memvault hook")
+    _hook_arguments(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit:
+        return 0  # fail open even on a bad command line
+    return _hook(args.event, args.host, args.foreground)

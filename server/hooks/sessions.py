@@ -1,0 +1,113 @@
+"""Per-session state under the data directory: the transcript cursor and what was injected.
+
+One small JSON file per host session (`hooks/sessions/<host>-<session>.json`), replaced
+atomically, read and written under an exclusive lock on a sibling `.lock` file so that
+a Stop and a PreCompact capture of the same session never read the same lines twice.
+A host restart resumes from the saved offset; files untouched for 30 days are removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from server.files.atomic import O_BINARY, PRIVATE
+from server.files.dailylog import append_lock
+
+KEEP_DAYS = 30
+#: Injected ids remembered per session (older ones may be injected again: harmless).
+MAX_INJECTED = 500
+
+
+@dataclass
+class SessionState:
+    offset: int = 0  # bytes of the transcript already captured
+    transcript: str = ""  # which file the offset belongs to (path + inode)
+    injected: list[int] = field(default_factory=list)  # memory ids put in front of the model
+    stored: list[int] = field(default_factory=list)  # memory ids this session's capture created
+    nomem: bool = False  # "#nomem": capture is off for this session
+    captures: int = 0
+    tokens_injected: int = 0
+
+    @classmethod
+    def from_json(cls, text: str) -> SessionState:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return cls()  # a damaged state file restarts the session's cursor: duplicates are suppressed anyway
+        if not isinstance(data, dict):
+            return cls()
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        try:
+            return cls(**known)
+        except TypeError:
+            return cls()
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write-then-rename, without fsync: a state lost to a power cut costs re-reading a transcript
+    (duplicates are suppressed) or re-injecting a memory, not data, and two fsyncs per prompt do
+    cost the host time on a busy disk."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | O_BINARY, PRIVATE)
+    try:
+        view = memoryview(text.encode("utf-8"))
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+class Sessions:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _paths(self, host: str, session: str) -> tuple[Path, Path]:
+        stem = f"{host}-{session}"
+        return self.root / f"{stem}.json", self.root / f"{stem}.lock"
+
+    def read(self, host: str, session: str) -> SessionState:
+        """The state as last saved (no lock: for a quick look)."""
+        path, _ = self._paths(host, session)
+        try:
+            return SessionState.from_json(path.read_text(encoding="utf-8"))
+        except OSError:
+            return SessionState()
+
+    @contextmanager
+    def locked(self, host: str, session: str) -> Iterator[SessionState]:
+        """The session's state, held exclusively; saved when the block ends without error."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        path, lock_path = self._paths(host, session)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | O_BINARY, PRIVATE)
+        try:
+            with append_lock(fd):
+                state = self.read(host, session)
+                yield state
+                state.injected = state.injected[-MAX_INJECTED:]
+                _replace(path, json.dumps(asdict(state)))
+        finally:
+            os.close(fd)
+
+    def prune(self, keep_days: int = KEEP_DAYS) -> int:
+        """Remove state files of sessions idle for `keep_days`; returns how many."""
+        cutoff = time.time() - keep_days * 86400
+        removed = 0
+        try:
+            names = list(self.root.iterdir())
+        except OSError:
+            return 0
+        for path in names:
+            try:
+                if path.suffix in (".json", ".lock") and path.stat().st_mtime < cutoff:
+                    path.unlink()
+                    removed += 1
+            except OSError:
+                continue
+        return removed
