@@ -32,7 +32,10 @@ curation: whatever links updates must happen by itself. Then:
   duplicates (precision), and how many look-alike pairs, update pairs and
   unrelated memories it merges — the curve behind the default threshold; and
   the cosine of each kind of pair, which shows what similarity alone can tell;
-* after dedupe: the default dedupe applied, the questions asked again.
+* after dedupe: the default dedupe applied, the questions asked again;
+* a reference: the same questions answered by plain cosine similarity over the
+  thread's memories (the stored vectors, nothing else), to tell what the model
+  alone finds from what the ranking loses.
 
     python bench/updates.py                  # all projects, the real model (MiniLM, ONNX)
     python bench/updates.py --quick          # two projects (CI)
@@ -123,6 +126,17 @@ class Run:
                 self.ids[(project["project"], item.role, item.index)] = stored.id
         self.service.embedder.wait_ready(600)
         self.service.embed_backlog()
+        self.vectors: dict[str, tuple[list[int], np.ndarray]] = {}  # thread -> (ids, unit vectors) for the reference
+        for project in projects:
+            members = [v for (name, _, _), v in self.ids.items() if name == project["project"]]
+            self.vectors[project["project"]] = (
+                members, self.service.embedder.embed([self.service.get(m).content for m in members]))
+
+    def cosine_ranks(self, query: str, thread: str, *targets: int) -> list[int]:
+        """Ranks (1-based) of the targets among the thread's memories by plain cosine to the query."""
+        members, matrix = self.vectors[thread]
+        order = [members[i] for i in np.argsort(-(matrix @ self.service.embedder.embed([query])[0]), kind="stable")]
+        return [order.index(t) + 1 for t in targets]
 
     def id(self, project: dict, role: str, index: int) -> int:
         return self.ids[(project["project"], role, index)]
@@ -136,13 +150,14 @@ class Run:
                 new, old = self.id(p, "new", i), self.id(p, "old", i)
                 for qtype, query in u["q"].items():
                     got = ask(self.service, query, name, K)
-                    rows_u.append({"project": name, "kind": u["kind"], "style": style(u, "reworded"), "type": qtype, "q": query,
+                    cos_new, cos_old = self.cosine_ranks(query, name, new, old)
+                    rows_u.append({"cosine_new_rank": cos_new, "cosine_old_rank": cos_old, "project": name, "kind": u["kind"], "style": style(u, "reworded"), "type": qtype, "q": query,
                                    "new_rank": got.rank(new), "old_rank": got.rank(old), "top_score": round(got.top_score, 3),
                                    "top_is_file_unit": bool(got.file_units[:1] and got.file_units[0])})
             for i, pair in enumerate(p["lookalikes"]):
                 other = "b" if pair["ask"] == "a" else "a"
                 got = ask(self.service, pair["q"], name, K)
-                rows_l.append({"project": name, "kind": pair["kind"], "style": style(pair, "reworded"), "q": pair["q"],
+                rows_l.append({"cosine_rank": self.cosine_ranks(pair["q"], name, self.id(p, pair["ask"], i))[0], "project": name, "kind": pair["kind"], "style": style(pair, "reworded"), "q": pair["q"],
                                "rank": got.rank(self.id(p, pair["ask"], i)), "other_rank": got.rank(self.id(p, other, i)),
                                "top_score": round(got.top_score, 3)})
             for query in p["unanswerable"]:
@@ -267,6 +282,8 @@ def summarise_updates(rows: list[dict]) -> dict:
             "R@1": mean([hit(r["new_rank"], 1) for r in part]),
             "R@5": mean([hit(r["new_rank"], 5) for r in part]),
             "both@5": mean([hit(r["new_rank"], 5) * hit(r["old_rank"], 5) for r in part]),
+            "cosine R@5": mean([hit(r["cosine_new_rank"], 5) for r in part]),
+            "cosine newer_above_older": mean([1.0 if r["cosine_new_rank"] < r["cosine_old_rank"] else 0.0 for r in part]),
         }
 
     by = defaultdict(list)
@@ -285,7 +302,8 @@ def summarise_updates(rows: list[dict]) -> dict:
 def summarise_lookalikes(rows: list[dict]) -> dict:
     def block(part: list[dict]) -> dict:
         return {"n": len(part), "R@1": mean([hit(r["rank"], 1) for r in part]), "R@5": mean([hit(r["rank"], 5) for r in part]),
-                "other_first": mean([1.0 if r["other_rank"] == 1 else 0.0 for r in part])}
+                "other_first": mean([1.0 if r["other_rank"] == 1 else 0.0 for r in part]),
+                "cosine R@5": mean([hit(r["cosine_rank"], 5) for r in part])}
 
     kinds = sorted({r["kind"] for r in rows})
     styles = sorted({r["style"] for r in rows})
@@ -309,18 +327,18 @@ def print_report(res: dict) -> None:
     u = res["updates"]
     print(f"\nUpdates: {u['all']['n']} questions over {res['pairs']['update']} pairs, {len(res['projects'])} projects "
           f"({res['memories']} memories), embedder {res['embedder']}")
-    print(f"{'':20}{'n':>5}{'newer>older':>13}{'stale#1':>9}{'R@1':>7}{'R@5':>7}{'both@5':>8}")
+    print(f"{'':20}{'n':>5}{'newer>older':>13}{'stale#1':>9}{'R@1':>7}{'R@5':>7}{'both@5':>8}   cosine: {'R@5':>5}{'newer>older':>13}")
     rows = [("all", u["all"]), *u["by_question_type"].items(), *[(f"{k} (style)", v) for k, v in u["by_style"].items()],
             *[(f"  {k}", v) for k, v in u["by_kind"].items()]]
     for name, b in rows:
         print(f"{name:20}{b['n']:>5}{fmt(b['newer_above_older'], 13)}{fmt(b['stale_first'], 9)}{fmt(b['R@1'])}{fmt(b['R@5'])}"
-              f"{fmt(b['both@5'], 8)}")
+              f"{fmt(b['both@5'], 8)}{'':11}{fmt(b['cosine R@5'], 5)}{fmt(b['cosine newer_above_older'], 13)}")
     look = res["lookalikes"]
     print(f"\nLook-alikes (not updates): {look['all']['n']} questions")
-    print(f"{'':20}{'n':>5}{'R@1':>7}{'R@5':>7}{'other#1':>9}")
+    print(f"{'':20}{'n':>5}{'R@1':>7}{'R@5':>7}{'other#1':>9}{'cosine R@5':>12}")
     for name, b in [("all", look["all"]), *[(f"{k} (style)", v) for k, v in look["by_style"].items()],
                     *[(f"  {k}", v) for k, v in look["by_kind"].items()]]:
-        print(f"{name:20}{b['n']:>5}{fmt(b['R@1'])}{fmt(b['R@5'])}{fmt(b['other_first'], 9)}")
+        print(f"{name:20}{b['n']:>5}{fmt(b['R@1'])}{fmt(b['R@5'])}{fmt(b['other_first'], 9)}{fmt(b['cosine R@5'], 12)}")
     c = res["calibration"]
     print(f"\nCalibration: AUROC found vs nothing relevant {c['auroc_found_vs_nothing']}, answerable vs nothing "
           f"{c['auroc_answerable_vs_nothing']}; top score found {c['top_score']['found']}, nothing relevant "
