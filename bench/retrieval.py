@@ -8,8 +8,21 @@ that thread. Scores turn-level R@1/5/10 and NDCG@10 overall and per category
 (adversarial reported separately), the score distribution of relevant vs
 irrelevant top results, recall latency, and the coding set.
 
+The coding set (bench/data/coding_set.json, hand-written) holds memories of
+several invented projects (one thread each) and the user's global preferences,
+and questions in categories: direct, paraphrase, identifier (hex ids, ticket
+ids, CamelCase/snake_case names, paths, versions, each verbatim in the
+memory), cross-project (asked over every thread, the same kind of fact stored
+in each project), preference and what-changed (superseded pairs, linked with
+`supersede` as a user would). Reported per category and identifier kind:
+R@1/R@5 (the share of the relevant memories in the first 1 or 5; a what-changed
+question has two, so its R@1 is at most 0.5), first (the primary answer ranked
+first), and the calibration of the top score against questions nothing stored
+answers (AUROC, see bench/quality.py).
+
     python bench/retrieval.py                      # full: 10 conversations, 1,986 questions
     python bench/retrieval.py --quick              # CI: 2 conversations
+    python bench/retrieval.py --coding-only        # only the coding set (a minute)
     python bench/retrieval.py --data DIR           # another converted dataset directory
 """
 
@@ -30,6 +43,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from quality import calibration  # noqa: E402
 from server import ranking  # noqa: E402
 from server.config import Settings  # noqa: E402
 from server.service import MemoryService  # noqa: E402
@@ -137,29 +151,58 @@ def _quantiles(values: list[float]) -> dict[str, float]:
     return {"n": len(values), **{f"p{int(q * 100)}": round(_pct(values, q), 3) for q in (0.05, 0.25, 0.5, 0.75, 0.95)}}
 
 
+CODING_UNDATED_FROM = datetime(2025, 4, 1, 8, 0, tzinfo=timezone.utc)  # memories without created_at: 2 h apart
+
+
 def run_coding(path: Path) -> dict:
     from server.curation.curator import Curator
 
     spec = json.loads(path.read_text())
     service = open_service(Path(tempfile.mkdtemp(prefix="memvault-coding-")))
     ids = {}
-    for m in spec["memories"]:
-        ids[m["id"]] = service.remember(m["content"], thread="repo", created_at=utc(m["created_at"])).id
+    for position, m in enumerate(spec["memories"]):
+        when = utc(m["created_at"]) if "created_at" in m else CODING_UNDATED_FROM + timedelta(hours=2 * position)
+        ids[m["id"]] = service.remember(m["content"], thread=m["thread"], created_at=when).id
     curator = Curator(service)
     for m in spec["memories"]:
         if "supersedes" in m:
             curator.run("supersede", dry_run=False, ids=[ids[m["supersedes"]]], replacement_id=ids[m["id"]])
     service.embedder.wait_ready(600)
-    service.indexer.run_once()
+    service.embed_backlog()
     rows, failures = [], []
+    by_category: dict[str, list[dict]] = defaultdict(list)
+    by_subtype: dict[str, list[dict]] = defaultdict(list)
+    found, missed = [], []
+    text = {ids[m["id"]]: m["content"] for m in spec["memories"]}
     for q in spec["queries"]:
         wanted = [ids[i] for i in q["relevant"]]
-        ranked = [m.id for m in service.recall(q["q"], k=10, thread="repo").memories]
-        rows.append(metrics(ranked, set(wanted)))
-        if not ranked or ranked[0] != wanted[0]:
-            failures.append({"query": q["q"], "expected_first": wanted[0], "got": ranked[:3]})
+        memories = service.recall(q["q"], k=10, thread=q["thread"]).memories
+        ranked = [m.id for m in memories]
+        row = {**metrics(ranked, set(wanted)), "first": 1.0 if ranked[:1] == wanted[:1] else 0.0}
+        rows.append(row)
+        by_category[q["category"]].append(row)
+        if q["category"] == "identifier":
+            by_subtype[q["subtype"]].append(row)
+        top = memories[0].score if memories else 0.0
+        (found if row["first"] else missed).append(top)
+        if not row["first"]:
+            failures.append({"query": q["q"], "category": q.get("subtype", q["category"]), "expected_first": wanted[0],
+                             "got": ranked[:3], "got_first": text.get(ranked[0], memories[0].content) if ranked else None,
+                             "rank_of_expected": ranked.index(wanted[0]) + 1 if wanted[0] in ranked else None})
+    nothing = []
+    for q in spec.get("unanswerable", []):
+        memories = service.recall(q["q"], k=10, thread=q["thread"]).memories
+        nothing.append(memories[0].score if memories else 0.0)
     service.close()
-    return {"queries": len(rows), **average(rows), "not_first": failures}
+    return {
+        "queries": len(rows),
+        **average(rows),
+        "categories": {c: {**average(r), "n": len(r)} for c, r in by_category.items()},
+        "identifier_kinds": {c: {**average(r), "n": len(r)} for c, r in by_subtype.items()},
+        "calibration": calibration(found, missed, nothing, ranking.WEAK_MATCH),
+        "unanswerable_top_scores": [round(v, 3) for v in nothing],
+        "not_first": failures,
+    }
 
 
 def main() -> None:
@@ -167,6 +210,7 @@ def main() -> None:
     ap.add_argument("--data", default=str(HERE.parent.parent / "shared" / "data" / "locomo"))
     ap.add_argument("--quick", action="store_true", help="2 conversations (CI)")
     ap.add_argument("--conversations", type=int, default=None)
+    ap.add_argument("--coding-only", action="store_true", help="skip LoCoMo, run only the coding set")
     ap.add_argument("--out", default=str(HERE / "results" / "retrieval.json"))
     ap.add_argument("--keyword-budget", type=int, default=None,
                     help="override ranking.KEYWORD_MATCH_BUDGET (how the budget's term split affects quality)")
@@ -177,7 +221,9 @@ def main() -> None:
     started = time.perf_counter()
     results: dict = {"dataset": str(args.data)}
     data = Path(args.data)
-    if (data / "memories.jsonl").exists():
+    if args.coding_only:
+        pass
+    elif (data / "memories.jsonl").exists():
         results["locomo"] = run_locomo(data, conversations)
     else:
         print(f"no dataset at {data}; LoCoMo skipped", file=sys.stderr)
@@ -203,8 +249,19 @@ def main() -> None:
         print(f"top-1 score of unrelated queries: {d['unrelated_queries_top1']}")
         print(f"recall latency p50 {lo['recall_ms']['p50']} ms, p95 {lo['recall_ms']['p95']} ms; ingest {lo['ingest_seconds']} s")
     c = results["coding_set"]
-    print(f"coding set: {c['queries']} queries R@1 {c['R@1']:.3f} R@5 {c['R@5']:.3f} NDCG@10 {c['NDCG@10']:.3f}; "
-          f"not first: {c['not_first']}")
+    print(f"\ncoding set: {c['queries']} queries")
+    print(f"{'':16}{'R@1':>7}{'R@5':>7}{'R@10':>7}{'first':>7}{'n':>6}")
+    table = [("overall", {**c, "n": c["queries"]}), *c["categories"].items(),
+             *[(f"  {k}", v) for k, v in c["identifier_kinds"].items()]]
+    for name, row in table:
+        print(f"{name:16}{row['R@1']:>7.3f}{row['R@5']:>7.3f}{row['R@10']:>7.3f}{row['first']:>7.3f}{row['n']:>6}")
+    cal = c["calibration"]
+    print(f"calibration: AUROC found vs nothing relevant {cal['auroc_found_vs_nothing']}, answerable vs nothing "
+          f"{cal['auroc_answerable_vs_nothing']}; top score found {cal['top_score']['found']}, nothing relevant "
+          f"{cal['top_score']['nothing_relevant']}")
+    print(f"not first ({len(c['not_first'])}):")
+    for miss in c["not_first"]:
+        print(f"  [{miss['category']}] {miss['query']!r}: expected at {miss['rank_of_expected']}, first {miss['got_first']!r}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")

@@ -37,6 +37,8 @@ class Bench:
 SUITE = (
     Bench("startup", "startup.py", needs_model=True),
     Bench("retrieval", "retrieval.py", needs_model=True),
+    Bench("updates", "updates.py", needs_model=True),
+    Bench("longtext", "longtext.py", needs_model=True),
     Bench("ingest", "ingest.py", needs_model=True),
     Bench("memory", "memory.py", needs_model=True),
     Bench("load", "load.py"),
