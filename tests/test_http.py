@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 import httpx2
 import pytest
+from mcp.shared.exceptions import MCPError
 from http_spawn import HttpServer, cli, connect, token
 
 from server.storage.sqlite.db import Database
@@ -89,12 +90,14 @@ async def test_missing_wrong_expired_and_revoked_tokens_get_401_with_www_authent
     revoked = token(home, "revoke-me")
     listed = json.loads(cli(home, "token", "list").stdout)
     revoked_id = next(t["id"] for t in listed if t["tenant"] == "revoke-me")
-    async with connect(server.url, revoked) as client:
+    statuses: list[int] = []
+    async with connect(server.url, revoked, statuses=statuses) as client:
         assert not (await client.call_tool("recall", {"query": "anything"})).is_error
         assert cli(home, "token", "revoke", str(revoked_id)).returncode == 0
         # The open session dies with its token: the next message is refused, not served.
-        with pytest.raises(Exception):
+        with pytest.raises(MCPError, match="error response"):
             await client.call_tool("recall", {"query": "anything"})
+    assert 401 in statuses
     assert_401(post(server.url, revoked))
     assert post(server.url, token(home, "still-fine")).status_code == 200  # the server kept serving
 
@@ -121,9 +124,12 @@ async def test_an_oversized_body_gets_a_clear_413_and_the_server_keeps_serving(s
 
     streamed = httpx2.post(server.url, content=chunks(), headers={**ACCEPT, "Authorization": f"Bearer {tok}"})
     assert streamed.status_code == 413
-    with pytest.raises(Exception):  # the client sees the 413 as a failed call
-        async with connect(server.url, tok) as client:
+    statuses: list[int] = []
+    with pytest.raises(ExceptionGroup) as failed:  # the client sees the 413 as a failed call
+        async with connect(server.url, tok, statuses=statuses) as client:
             await client.call_tool("remember", {"content": "y" * 70_000})
+    assert failed.group_contains(MCPError, match="error response", depth=2)
+    assert 413 in statuses  # (the session is closed with a DELETE afterwards)
     async with connect(server.url, tok) as client:
         found = (await client.call_tool("recall", {"query": "y" * 50, "k": 50})).structured_content["memories"]
         assert not any("yyyy" in m["content"] for m in found)  # nothing of the refused call was stored

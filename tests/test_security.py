@@ -117,7 +117,7 @@ def test_two_namespaces_with_near_identical_memories_never_leak(two_namespaces):
 @pytest.mark.anyio
 async def test_namespaces_never_leak_through_resources(two_namespaces):
     a, b = two_namespaces
-    async with Client(build_server(b)) as client:
+    async with Client(build_server(b, start_background=False)) as client:
         texts = []
         for uri in ["memory://threads", "memory://threads/roadmap", "memory://global-prompts", "memory://daily",
                     "memory://memory", "memory://soul"]:
