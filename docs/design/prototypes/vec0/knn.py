@@ -6,6 +6,7 @@ Cases (each a single SQL statement, filters inside the KNN):
   kind       + kind = 'decision'  (5% of rows)
   recent     + created_at >= (newest 10%)
   all_nofilt no condition but the vector (the scan alone)
+  lookup10   ten vectors read by memory_id = ? (what exact re-scoring from vec0 would cost)
 Bit / int8 columns (when built): the same `all` and `thread` cases on the quantised column, then exact
 re-scoring of the candidates by `memory_id IN (...)` on the float column (see rescore()).
 Queries: the scale benchmark's 22 real questions embedded by MiniLM, `--rounds` times each.
@@ -41,10 +42,6 @@ def thread_knn(conn, layout: str, column: str, query, k: int, thread: str) -> li
     return sorted(rows, key=lambda r: (r[1], r[0]))[:k]
 
 
-def quantised(column: str, query: np.ndarray) -> bytes:
-    return {"embedding_bit": lambda: (query > 0).astype(np.uint8), "embedding_i8": None}[column]
-
-
 def rescore(conn, candidates: list[int], query: np.ndarray, k: int) -> list[tuple[int, float]]:
     """Exact cosine of the candidates from the float column (a KNN restricted by memory_id IN)."""
     sql = ("SELECT memory_id, distance FROM vec_memories WHERE embedding MATCH ? AND k = ? "
@@ -74,22 +71,29 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("db")
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--cases", default="all,thread,kind,recent,all_nofilt")
+    ap.add_argument("--cases", default="all,thread,kind,recent,all_nofilt,lookup10")
     ap.add_argument("--candidates", default="400,1000,4096")
     ap.add_argument("--mmap", type=int, default=0, help="PRAGMA mmap_size in MB (0: SQLite reads with pread)")
     ap.add_argument("--name", default=None)
+    ap.add_argument("--queries", type=int, default=22, help="how many of the 22 queries (1M scans take seconds)")
+    ap.add_argument("--cache-mb", type=int, default=8)
     args = ap.parse_args()
     info = json.loads(Path(args.db + ".json").read_text())
-    conn = connect(args.db, cache_mb=8)
+    conn = connect(args.db, cache_mb=args.cache_mb)
     conn.execute(f"PRAGMA mmap_size = {args.mmap * 1024 * 1024}")
     layout, n, threads = info["layout"], info["rows"], 200
-    queries = [q.astype(np.float32) for q in scale_queries()]
+    queries = [q.astype(np.float32) for q in scale_queries()][: args.queries]
     newest = n * 1000 * 9 // 10
+    _rng = np.random.default_rng(7)
     cases = {
         "all": lambda q, r: knn(conn, "embedding", q, K),
         "thread": lambda q, r: thread_knn(conn, layout, "embedding", q, K, f"project-{(r * 7 + 3) % threads}"),
         "kind": lambda q, r: knn(conn, "embedding", q, K, "AND kind = 'decision'"),
         "recent": lambda q, r: knn(conn, "embedding", q, K, "AND created_at >= ?", (newest,)),
+        # One vector by memory id (what exact re-scoring needs): vec0 opens the row's chunk blob
+        # and walks its overflow pages to the row's offset. Ten different ids per call.
+        "lookup10": lambda q, r: [conn.execute("SELECT embedding FROM vec_memories WHERE memory_id = ?",
+                                               (int(i),)).fetchone() for i in _rng.integers(1, n, size=10)],
         "all_nofilt": lambda q, r: conn.execute(
             "SELECT memory_id, distance FROM vec_memories WHERE embedding MATCH ? AND k = ?", (q, K)).fetchall(),
     }
@@ -128,7 +132,8 @@ def main() -> None:
         print(f"{name:28} p50 {results[name]['p50']:8.2f} ms  p95 {results[name]['p95']:8.2f} ms"
               + (f"  R@10 {results[name]['recall_at_10_vs_float']:.3f}" if "recall_at_10_vs_float" in results[name] else ""),
               flush=True)
-    name = args.name or f"knn-{Path(args.db).stem}" + (f"-mmap{args.mmap}" if args.mmap else "")
+    name = args.name or f"knn-{Path(args.db).stem}" + (f"-mmap{args.mmap}" if args.mmap else "") + (
+        f"-cache{args.cache_mb}" if args.cache_mb != 8 else "")
     print(write_result(name, {"store": {k: v for k, v in info.items() if k != "path"}, "k": K, "mmap_mb": args.mmap,
                               "queries": len(queries), "rounds": args.rounds, "cases": results,
                               "command": "python knn.py " + " ".join(os.sys.argv[1:])}))

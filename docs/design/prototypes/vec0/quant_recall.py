@@ -11,6 +11,7 @@ Coarse scans compared (all computable by NumPy at 1M, see accel.py for their spe
   sign_c_asym (query - mean) . sign(row - mean): float query against the bits (the ceiling of bits)
   proj96      today's pre-scan: float32 projection on 96 principal directions (384 B a row)
   proj96_i8   the same projection quantised to int8 (96 B a row)
+  proj128_i8  128 principal directions, int8 (128 B a row)
   int8        every dimension quantised to int8 (384 B a row)
   vec0_bit    vec0's own bit[384] column: vec_quantize_binary = sign bits, Hamming (same as `sign`)
 
@@ -40,8 +41,8 @@ def main() -> None:
         sample = unit[rng.choice(n, min(n, SAMPLE), replace=False)]
         mu = sample.mean(axis=0)
         _, vecs = np.linalg.eigh(sample.T @ sample)
-        basis = np.ascontiguousarray(vecs[:, ::-1][:, :96])
-        proj = unit @ basis
+        basis = np.ascontiguousarray(vecs[:, ::-1][:, :128])
+        proj = unit @ basis  # 128 dims; the 96-dim variants use the first 96 columns
         scale_p = np.abs(proj).max(axis=0) / 127
         proj_i8 = np.round(proj / scale_p).astype(np.int8)
         scale = np.abs(unit).max(axis=0) / 127
@@ -59,15 +60,17 @@ def main() -> None:
             if method == "sign_c_asym":
                 return signs_c @ (q - mu)
             if method == "proj96":
-                return proj @ (q @ basis)
+                return proj[:, :96] @ (q @ basis[:, :96])
             if method == "proj96_i8":
+                return proj_i8[:, :96].astype(np.float32) @ ((q @ basis[:, :96]) * scale_p[:96])
+            if method == "proj128_i8":
                 return proj_i8.astype(np.float32) @ ((q @ basis) * scale_p)
             if method == "int8":
                 return q8.astype(np.float32) @ (q * scale)
             raise ValueError(method)
 
         rows = {}
-        for method in ("sign", "sign_c", "sign_c_asym", "proj96", "proj96_i8", "int8"):
+        for method in ("sign", "sign_c", "sign_c_asym", "proj96", "proj96_i8", "proj128_i8", "int8"):
             found = {s: 0 for s in SHARES}
             for qi, q in enumerate(queries):
                 score = coarse(method, q)
