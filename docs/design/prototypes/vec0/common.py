@@ -100,6 +100,9 @@ def _embedder():
 def real() -> tuple[np.ndarray, np.ndarray, dict]:
     """Real MiniLM vectors of real text (realvecs.py builds them): (corpus, queries, description)."""
     corpus = np.load(CACHE / "vec0-real-corpus.npy")
+    extra = CACHE / "vec0-real-corpus-extra.npy"  # realvecs.py --extend
+    if extra.exists():
+        corpus = np.concatenate([corpus, np.load(extra)])
     queries = np.load(CACHE / "vec0-real-queries.npy")
     meta = json.loads((CACHE / "vec0-real-meta.json").read_text())
     return corpus, queries, meta

@@ -7,6 +7,7 @@ Cases (each a single SQL statement, filters inside the KNN):
   recent     + created_at >= (newest 10%)
   all_nofilt no condition but the vector (the scan alone)
   lookup10   ten vectors read by memory_id = ? (what exact re-scoring from vec0 would cost)
+  in_json_one_id  one vector by memory_id IN (SELECT value FROM json_each(?)) (a full scan)
 Bit / int8 columns (when built): the same `all` and `thread` cases on the quantised column, then exact
 re-scoring of the candidates by `memory_id IN (...)` on the float column (see rescore()).
 Queries: the scale benchmark's 22 real questions embedded by MiniLM, `--rounds` times each.
@@ -94,6 +95,11 @@ def main() -> None:
         # and walks its overflow pages to the row's offset. Ten different ids per call.
         "lookup10": lambda q, r: [conn.execute("SELECT embedding FROM vec_memories WHERE memory_id = ?",
                                                (int(i),)).fetchone() for i in _rng.integers(1, n, size=10)],
+        # The same by `memory_id IN (SELECT value FROM json_each(?))` with ONE id: SQLite hands vec0
+        # no usable constraint for it and scans every row (EXPLAIN: SCAN ... VIRTUAL TABLE INDEX 0:1).
+        "in_json_one_id": lambda q, r: conn.execute(
+            "SELECT memory_id, embedding FROM vec_memories WHERE memory_id IN (SELECT value FROM json_each(?))",
+            (json.dumps([int(_rng.integers(1, n))]),)).fetchall(),
         "all_nofilt": lambda q, r: conn.execute(
             "SELECT memory_id, distance FROM vec_memories WHERE embedding MATCH ? AND k = ?", (q, K)).fetchall(),
     }

@@ -50,12 +50,42 @@ def docstring_paragraphs(limit: int) -> list[str]:
     return out[:limit]
 
 
+def embed_sorted(texts: list[str]) -> np.ndarray:
+    """Vectors of the texts, embedded in batches of similar length (a batch pads to its longest)."""
+    embedder = _embedder()
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out = np.zeros((len(texts), 384), dtype=np.float32)
+    t0 = time.perf_counter()
+    for start in range(0, len(order), 64):
+        chunk = order[start : start + 64]
+        out[chunk] = embedder.embed([texts[i] for i in chunk])
+        if start % 6400 == 0:
+            print(f"{start:,}/{len(texts):,} {time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
+    return out
+
+
+def extend(args) -> None:
+    meta = json.loads((CACHE / "vec0-real-meta.json").read_text())
+    skip = args.held_out + meta["docstring_paragraphs"]  # the same shuffled order: these are taken
+    more = docstring_paragraphs(skip + args.extend)[skip:]
+    t0 = time.perf_counter()
+    np.save(CACHE / "vec0-real-corpus-extra.npy", embed_sorted(more))
+    meta["extra_docstring_paragraphs"] = len(more)
+    meta["extra_embed_s"] = time.perf_counter() - t0
+    (CACHE / "vec0-real-meta.json").write_text(json.dumps(meta, indent=2))
+    print(meta)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--docstrings", type=int, default=30_000)
     ap.add_argument("--held-out", type=int, default=300)
     ap.add_argument("--data", default=str(REPO.parent.parent / "shared" / "data" / "locomo"))
+    ap.add_argument("--extend", type=int, default=0, help="embed this many further paragraphs and append them")
     args = ap.parse_args()
+    if args.extend:
+        extend(args)
+        return
     from scale import MORE_QUERIES
 
     lines = lambda name: [json.loads(x) for x in (Path(args.data) / name).read_text().splitlines() if x.strip()]  # noqa: E731
