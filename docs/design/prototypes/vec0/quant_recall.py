@@ -83,7 +83,7 @@ def main() -> None:
             rows[method] = {f"{s:.3%}": round(found[s] / (10 * len(queries)), 4) for s in SHARES}
             print(n, method, rows[method], flush=True)
         out["sizes"][str(n)] = rows
-    print(write_result("quant_recall", out))
+    print(write_result(f"quant_recall-{len(corpus)}", out))
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ def main() -> None:
         row = {f"wide {w:.1%} -> narrow {n:.1%}": round(found[(w, n)] / (10 * len(queries)), 4) for w, n in PLANS}
         out["sizes"][str(size)] = row
         print(size, row, flush=True)
-    print(write_result("twostep_recall", out))
+    print(write_result(f"twostep_recall-{len(corpus)}", out))
 
 
 if __name__ == "__main__":
