@@ -49,6 +49,7 @@ SUITE = (
     Bench("migrate", "migrate.py"),
     Bench("profile_recall", "profile_recall.py", needs_model=True),
     Bench("secrets_fp", "secrets_fp.py", quick=()),
+    Bench("poisoning", "poisoning.py", quick=()),
 )
 
 

@@ -1,0 +1,323 @@
+"""Phrase checks for server.safety: overrides (in English and other languages), claimed authority,
+disclosure of secrets, and the de-obfuscated reading of a text they also run on.
+
+Each check works on lower-cased text. ``readings(text)`` gives the text as written plus,
+when it differs, a de-obfuscated copy: NFKC (full-width letters), zero-width characters
+and soft hyphens removed, Cyrillic/Greek look-alike letters mapped to Latin, leetspeak
+inside words undone (``1gn0re`` -> ``ignore``; ``1`` is read both as ``i`` and ``l``),
+spaced or dotted letters joined (``i g n o r e``), and ``-``/``_`` between words read as
+spaces. A coding memory is full of legitimate standing instructions ("always run the
+tests", "ignore the lint warnings in generated code"), so the checks look for the
+*shape* of an attack, not its words:
+
+* an override verb followed only by words that point at the assistant's own rules
+  ("ignore / disregard / set aside / stop following" + "all / your / previous / the
+  system ..." + "instructions / prompt / guidance", or a weaker noun such as "rules"
+  only after a qualifier like "your", "previous" or "safety"); rules declared void
+  ("the previous instructions no longer apply"); the same in 20 other languages;
+* claimed authority: "as the user, I authorize you ...", "you have been granted
+  permission ...", "the owner has approved you ...", each only together with a risky
+  action in the same sentence (push, force, delete, disable, secrets, production, ...),
+  and forged provenance ("this instruction comes from your developer");
+* disclosure: a reveal verb (paste, print, include, echo, share, ...) with a secret as
+  its object (the contents of .env, API keys, tokens, credentials, ~/.ssh), not negated
+  ("never paste .env into chat" is a rule worth keeping, not an attack).
+
+Every pattern is gated by a substring test and scans bounded windows: linear time.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from server.lazyre import LazyRe as _LazyRe
+
+# ------------------------------------------------------------------ de-obfuscation
+
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\ufeff\u00ad\u180e"))
+_LOOKALIKE = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u0261\u03bf\u03b1\u03b5\u03b9\u03ba\u03bd\u03c1\u03c4",
+    "aeopcyxijsdgoaeikvpt",
+)
+_LEET_TOKEN = _LazyRe(r"[a-z0-9@$]+")
+_LEETISH = _LazyRe(r"[a-z][0-9@$]|[0-9@$][a-z]")
+_LEET_I = str.maketrans("0134579@$", "oieastgas")
+_LEET_L = str.maketrans("0134579@$", "oleastgas")
+# single letters separated by one space, dot, dash, underscore or star: "i g n o r e"
+_SPACED = _LazyRe(r"(?<![a-z])(?:[a-z][ ._*\-]){2,}[a-z](?![a-z])")
+_JOINERS = _LazyRe(r"(?<=[a-z])[-_](?=[a-z])")
+_SEPARATORS = _LazyRe(r"[ ._*\-]")
+
+
+def _unleet(low: str, table: dict[int, int]) -> str:
+    def fix(m: re.Match[str]) -> str:
+        token = m.group()
+        if token.isalpha() or token.isdigit() or not any(c.isalpha() for c in token):
+            return token
+        return token.translate(table)
+
+    return _LEET_TOKEN.sub(fix, low)
+
+
+def readings(text: str) -> list[str]:
+    """The lower-cased text, then its de-obfuscated copies where they differ."""
+    low = text.lower()
+    out = [low]
+    plain = low
+    if not low.isascii():
+        plain = unicodedata.normalize("NFKC", plain).lower().translate(_INVISIBLE).translate(_LOOKALIKE)
+    # Each step only where its trigger occurs: most memories need none of them.
+    if _SPACED.search(plain):
+        plain = _SPACED.sub(lambda m: _SEPARATORS.sub("", m.group()), plain)
+    if "-" in plain or "_" in plain:
+        plain = _JOINERS.sub(" ", plain)
+    variants = [plain]
+    if _LEETISH.search(plain):
+        variants = [_unleet(plain, _LEET_I)]
+        if "1" in plain:
+            variants.append(_unleet(plain, _LEET_L))
+    for v in variants:
+        if v not in out:
+            out.append(v)
+    return out
+
+
+# -------------------------------------------------------------------- overrides (en)
+
+_VERB = (
+    r"(?:ignore|ignoring|disregard|forget|override|overrule|bypass|skip|drop|discard|dismiss|abandon|neglect|"
+    r"cancel|replace|supersede|set\s+aside|pay\s+no\s+attention\s+to|(?:do\s+not|don'?t|stop|never|no\s+longer"
+    r"(?:\s+need\s+to)?)\s+(?:follow|obey|respect|heed)(?:ing)?)"
+)
+_WEAK_QUALIFIERS = r"(?:all|any|every|the|of|these|those|whatever|current|given|default|other|old)"
+_STRONG_QUALIFIERS = (
+    r"(?:your|my|prior|previous|earlier|above|preceding|former|original|initial|existing|system|developer|"
+    r"safety|security|project'?s?|repository'?s?|user'?s|the\s+user'?s|assistant'?s)"
+)
+_STRONG_NOUN = (
+    r"(?:instructions?|prompts?|directives?|guardrails|programming|system\s+prompt|guidance|orders|"
+    r"what\s+you\s+were\s+told)"
+)
+_WEAK_NOUN = (
+    r"(?:rules|guidelines|constraints|policies|policy|restrictions|safeguards|directions|conventions|checklist|"
+    r"training|limits|boundaries)"
+)
+_Q = rf"(?:(?:{_WEAK_QUALIFIERS}|{_STRONG_QUALIFIERS})\s+)"
+_OVERRIDE_EN = [
+    _LazyRe(rf"\b{_VERB}\s+{_Q}{{0,5}}{_STRONG_NOUN}\b"),
+    _LazyRe(rf"\b{_VERB}\s+(?:{_WEAK_QUALIFIERS}\s+){{0,3}}{_STRONG_QUALIFIERS}\s+{_Q}{{0,3}}{_WEAK_NOUN}\b"),
+    _LazyRe(
+        rf"\b{_VERB}\s+(?:everything|all|what|whatever|anything)\s+(?:(?:you\s+(?:were|have\s+been|'ve\s+been)|"
+        r"the\s+(?:user|developer|maintainers?)\s+(?:has\s+)?)\s*(?:told|given|said|asked|instructed)|"
+        r"above|before|previously|earlier)\b"
+    ),
+    # "pay no attention to the guidelines you were given", "forget the policies you were trained with"
+    _LazyRe(
+        rf"\b{_VERB}\s+{_Q}{{0,4}}(?:{_STRONG_NOUN}|{_WEAK_NOUN})\s+(?:that\s+)?you\s+(?:were|have\s+been|'ve\s+been)\s+"
+        r"(?:given|told|trained|taught|provided)\b"
+    ),
+    _LazyRe(
+        r"\b(?:whatever|everything|anything)\s+(?:the\s+user|the\s+developer|you\s+were|you've\s+been|you\s+have\s+been)"
+        r"\s+(?:said|told|asked|instructed|given)\b[^.\n;]{0,40}\b(?:discard|ignore|forget|disregard|drop)\b"
+    ),
+    # "the previous instructions no longer apply", "your earlier rules have been revoked"
+    _LazyRe(
+        rf"\b(?:{_WEAK_QUALIFIERS}\s+)?(?:{_STRONG_QUALIFIERS}\s+){{1,3}}(?:{_STRONG_NOUN}|{_WEAK_NOUN})\s+"
+        r"(?:(?:above|before|you\s+were\s+given|you\s+received)\s+)?"
+        r"(?:no\s+longer\s+appl(?:y|ies)|(?:are|is|were|was|have\s+been|has\s+been)\s+(?:now\s+)?(?:all\s+)?"
+        r"(?:void|cancell?ed|revoked|obsolete|lifted|suspended|superseded|replaced|invalid|null|a\s+mistake|a\s+test|"
+        r"irrelevant|withdrawn))"
+    ),
+    _LazyRe(
+        rf"\b(?:{_STRONG_NOUN}|{_WEAK_NOUN})\s+(?:above|before)\s+(?:are|is)\s+(?:now\s+)?"
+        r"(?:void|cancell?ed|revoked|obsolete|lifted|invalid|null)"
+    ),
+    _LazyRe(
+        rf"\b(?:treat|consider|regard)\s+{_Q}{{0,4}}(?:{_STRONG_NOUN}|{_WEAK_NOUN})\s+(?:as\s+)?"
+        r"(?:void|cancell?ed|revoked|obsolete|lifted|suspended|invalid|null|gone|removed)"
+    ),
+]
+_VERB_GATES = ("ignor", "disregard", "forget", "overr", "bypass", "skip", "drop", "discard", "dismiss", "abandon",
+               "neglect", "cancel", "replace", "supersede", "aside", "attention", "follow", "obey", "respect", "heed")
+_STATE_GATES = ("longer", "void", "cancel", "revoked", "obsolete", "lifted", "suspended", "supersede", "replaced",
+                "invalid", "null", "mistake", "a test", "irrelevant", "withdrawn", "gone", "removed")
+# (gates, patterns): each group runs only when one of its gate words occurs
+_OVERRIDE_GROUPS = (
+    (_VERB_GATES, _OVERRIDE_EN[:5]),
+    (_STATE_GATES, _OVERRIDE_EN[5:7]),
+    (("treat", "consider", "regard"), _OVERRIDE_EN[7:]),
+)
+
+# ------------------------------------------------------------- overrides (other languages)
+
+# (verbs, nouns): a verb of ignoring/forgetting and a noun for instructions or rules in
+# the same clause, in either order (Japanese, Korean, Turkish, Hindi put the verb last).
+_LANGS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
+    (("ignora", "ignore", "ignorad", "olvida", "olvide", "olvidad", "descarta", "omite", "haz caso omiso"),
+     ("instrucciones", "reglas", "indicaciones", "directrices", "órdenes", "normas")),  # es
+    (("ignore", "ignorez", "ignorer", "oublie", "oubliez", "oublier", "ne tiens pas compte", "ne tenez pas compte"),
+     ("instructions", "consignes", "règles", "directives", "indications")),  # fr
+    (("ignoriere", "ignorieren", "ignoriert", "vergiss", "vergessen sie", "missachte"),
+     ("anweisungen", "regeln", "instruktionen", "vorgaben", "richtlinien", "befehle")),  # de
+    (("ignore", "ignora", "esqueça", "esqueca", "desconsidere", "descarte"),
+     ("instruções", "instrucoes", "regras", "diretrizes", "orientações")),  # pt
+    (("ignora", "ignorate", "dimentica", "dimenticate", "trascura"), ("istruzioni", "regole", "direttive", "indicazioni")),
+    (("negeer", "vergeet"), ("instructies", "regels", "aanwijzingen")),  # nl
+    (("zignoruj", "ignoruj", "zapomnij"), ("instrukcje", "polecenia", "zasady", "reguły")),  # pl
+    (("игнорируй", "игнорируйте", "проигнорируй", "забудь", "забудьте", "не обращай внимания"),
+     ("инструкци", "правил", "указани", "команд")),  # ru
+    (("ігноруй", "ігноруйте", "забудь", "забудьте"), ("інструкці", "правил", "вказівк")),  # uk
+    (("忽略", "无视", "忘记", "忘掉", "不要理会", "不理会", "忽視", "無視"), ("指令", "指示", "说明", "規則", "规则", "提示")),
+    (("無視", "忘れ"), ("指示", "ルール", "命令", "規則", "プロンプト")),  # ja
+    (("무시", "잊어"), ("지시", "규칙", "명령", "지침")),  # ko
+    (("yok say", "görmezden gel", "unut"), ("talimat", "kural")),  # tr
+    (("ignoră", "ignorează", "ignora", "uită"), ("instrucțiunile", "instructiunile", "regulile")),  # ro
+    (("ignorer", "glem"), ("instruktioner", "instruksjoner", "regler")),  # da, no
+    (("ignorera", "glöm"), ("instruktioner", "regler")),  # sv
+    (("bỏ qua", "phớt lờ", "quên"), ("hướng dẫn", "chỉ dẫn", "quy tắc")),  # vi
+    (("अनदेखा", "नज़रअंदाज़", "नजरअंदाज", "भूल"), ("निर्देश", "नियम")),  # hi
+    (("تجاهل", "انس"), ("التعليمات", "الأوامر", "القواعد")),  # ar
+    (("התעלם", "שכח"), ("ההוראות", "הכללים")),  # he
+    (("abaikan", "lupakan"), ("instruksi", "aturan", "perintah", "arahan")),  # id, ms
+    (("ignora", "oblida"), ("instruccions", "regles")),  # ca
+]
+_CLAUSE_END = _LazyRe(r"[.;\n!?。！？]")
+_LANG_GAP = 48
+
+
+def _near(low: str, verbs: tuple[str, ...], nouns: tuple[str, ...]) -> bool:
+    """A verb and a noun of one language within _LANG_GAP characters of one clause, either order."""
+    for verb in verbs:
+        i = low.find(verb)
+        while i != -1:
+            lo, hi = max(0, i - _LANG_GAP), min(len(low), i + len(verb) + _LANG_GAP)
+            window = low[lo:hi]
+            for noun in nouns:
+                j = window.find(noun)
+                while j != -1:
+                    a, b = sorted((lo + j, i))
+                    if not _CLAUSE_END.search(low, a, b):
+                        return True
+                    j = window.find(noun, j + 1)
+            i = low.find(verb, i + 1)
+    return False
+
+
+def _other_languages(low: str) -> bool:
+    if low.isascii() and not any(v in low for v in ("ignor", "olvid", "oubli", "vergiss", "vergess", "esque",
+                                                   "dimentic", "negeer", "vergeet", "zapomnij", "glem", "lupakan",
+                                                   "abaikan", "oblida", "bo qua", "desconsider", "descart", "omite",
+                                                   "trascura", "missachte", "unut", "yok say")):
+        return False
+    return any(_near(low, verbs, nouns) for verbs, nouns in _LANGS)
+
+
+# ------------------------------------------------------------------- claimed authority
+
+_ROLE_WORDS = (r"(?:user|owner|repository\s+owner|repo\s+owner|admin(?:istrator)?|system\s+administrator|developer|"
+               r"maintainer|operator|ceo|cto|lead|manager|root\s+user|security\s+team)")
+_AUTHORITY = [
+    _LazyRe(rf"\bas\s+(?:the|your|a|an)\s+{_ROLE_WORDS}\s*,?\s+i\s+(?:hereby\s+)?(?:authori[sz]e|allow|permit|grant|"
+            r"instruct|order|command|approve|give\s+you|want\s+you)"),
+    _LazyRe(r"\bi\s+(?:hereby\s+)?(?:authori[sz]e|permit|allow|grant|give)\s+you\b"),
+    _LazyRe(r"\byou\s+(?:are|have\s+been|were|'re|are\s+hereby)\s+(?:now\s+|hereby\s+|officially\s+|fully\s+)?"
+            r"(?:authori[sz]ed|permitted|allowed|cleared|approved|granted\s+(?:full\s+)?(?:permission|access|rights))\b"),
+    _LazyRe(r"\b(?:user|owner|admin(?:istrator)?|maintainers?|security\s+team|platform\s+team|developers?|cto|ceo|"
+            r"management|anthropic|openai)\s+(?:(?:has|have|had)\s+)?(?:already\s+)?(?:authori[sz]ed|approved|permitted|"
+            r"allowed|cleared|pre-?approved|given|granted)\s+(?:you|this\s+assistant|the\s+assistant|every|all|any)\b"),
+    _LazyRe(r"\bpermission\s+(?:is\s+|has\s+been\s+)?granted\b"),
+]
+# Forged provenance and "admin mode": the claim is the attack, no risky action needed.
+_PROVENANCE = [
+    _LazyRe(r"\b(?:this|the\s+following)\s+(?:message|instruction|note|memory|directive|request)\s+(?:is|comes|was\s+sent|"
+            r"was\s+written)\s+(?:directly\s+)?from\s+(?:your|the)\s+(?:developer|admin(?:istrator)?|system(?:\s+administrator)?|"
+            r"owner|creator|operator|user|anthropic|openai|security\s+team)"),
+    _LazyRe(r"\b(?:admin|administrator|developer|root|sudo|god|system|security)\s+(?:override|mode|access|privileges?)\s+"
+            r"(?:is\s+|has\s+been\s+)?(?:granted|enabled|activated|unlocked|on)\b"),
+    _LazyRe(r"\b(?:official|mandatory|binding)\s+(?:directive|instruction|order|policy\s+update)\s+from\b"),
+]
+_RISKY = _LazyRe(
+    r"\b(?:push|force|delete|remove|drop|disable|skip|bypass|ignore|merge|deploy|sudo|root|secrets?|keys?|tokens?|"
+    r"credentials?|passwords?|production|prod|destructive|guardrails?|safety|rules|commands?|shell|unrestricted|"
+    r"branch\s+protection|without\s+(?:asking|confirmation|review|approval|approvals)|print|share|upload|reveal|rotate)\b"
+)
+_SENTENCE_END = _LazyRe(r"[;\n]|[.!?](?:\s|$)")
+_AUTHORITY_GATES = ("authori", "permit", "allow", "grant", "cleared", "approve", "given", "as the", "as your", "as a",
+                    "as an")
+_PROVENANCE_GATES = ("from your", "from the", "override", "mode", "access", "privilege", "official", "mandatory", "binding")
+
+
+def _claimed_authority(low: str) -> bool:
+    if any(g in low for g in _AUTHORITY_GATES):
+        for pattern in _AUTHORITY:
+            for m in pattern.finditer(low):
+                end = _SENTENCE_END.search(low, m.end(), m.end() + 120)  # bounded: linear
+                stop = end.start() if end else min(len(low), m.end() + 120)
+                if _RISKY.search(low, m.start(), stop):
+                    return True
+    return any(g in low for g in _PROVENANCE_GATES) and any(p.search(low) for p in _PROVENANCE)
+
+
+# --------------------------------------------------------------------------- disclosure
+
+_REVEAL = _LazyRe(
+    r"\b(?:paste|print|show|echo|output|include|reveal|display|dump|share|expose|leak|write|add|put|post|publish|log|"
+    r"give\s+me|tell\s+me|read\s+out|send)\s+"
+)
+_SECRET_OBJECT = _LazyRe(
+    r"(?:(?:the\s+)?contents?\s+of\s+)?(?:(?:the|your|all|any|every|our|their|these|those|its|of)\s+)*"
+    r"(?:(?:user'?s|the\s+user'?s|database|db|production|prod|staging|aws|github|gitlab|openai|stripe|root|admin|"
+    r"api|access|secret|private|ssh|session)\s+)*"
+    r"(?:\.env\b(?!\.)(?:\s+files?)?|~?/?\.ssh/|id_rsa|id_ed25519|\.aws/credentials|\.netrc|\.npmrc|\.pypirc|"
+    r"(?:api|access|secret|private|ssh)[ _-]?keys?\b|secrets?\b|tokens?\b|credentials?\b|passwords?\b|"
+    r"environment\s+variables|env\s+vars|cookies\b|\$[a-z_]*(?:key|token|secret|password)\b)"
+    r"(?!\s+(?:field|input|box|page|form|manager|policy|reset|hash(?:ing)?|rotation|strength|prompt|flow|screen|"
+    r"dialog|icon|length|setting|bucket|limit|count|usage|expiry|format))"
+)
+_NEGATION = _LazyRe(r"\b(?:never|not|no|avoid|without|nobody|nothing)\b|n't\b")
+_REVEAL_GATES = ("paste", "print", "show", "echo", "output", "include", "reveal", "display", "dump", "share", "expose",
+                 "leak", "write", "add", "put", "post", "publish", "log", "give me", "tell me", "read out", "send")
+_SECRET_GATES = (".env", ".ssh", "id_rsa", "id_ed", ".aws", "netrc", "npmrc", "pypirc", "key", "secret", "token",
+                 "credential", "password", "environment", "env var", "cookie")
+
+
+def _disclosure(low: str) -> bool:
+    if not (any(g in low for g in _SECRET_GATES) and any(g in low for g in _REVEAL_GATES)):
+        return False
+    for m in _REVEAL.finditer(low):
+        end = _SENTENCE_END.search(low, m.end(), m.end() + 80)  # bounded: linear
+        stop = end.start() if end else min(len(low), m.end() + 80)
+        obj = _SECRET_OBJECT.match(low, m.end(), stop)  # the verb's object, not a word further on
+        if obj is None:
+            continue
+        if not negated(low, m.start()):
+            return True
+    return False
+
+
+def negated(low: str, at: int) -> bool:
+    """A never/not/don't/avoid before ``at`` in the same clause: "never paste .env into chat" is a rule to keep."""
+    lo = max(0, at - 40)
+    end = None
+    for end in _SENTENCE_END.finditer(low, lo, at):
+        pass
+    return _NEGATION.search(low, end.end() if end else lo, at) is not None
+
+
+# ------------------------------------------------------------------------------ the API
+
+
+def override_like(readings_: list[str]) -> bool:
+    """Any reading overrides the assistant's instructions, claims authority, or asks it to reveal secrets."""
+    for low in readings_:
+        for gates, patterns in _OVERRIDE_GROUPS:
+            if any(g in low for g in gates) and any(p.search(low) for p in patterns):
+                return True
+        if _other_languages(low) or _claimed_authority(low):
+            return True
+    return False
+
+
+def disclosure_like(readings_: list[str]) -> bool:
+    return any(_disclosure(low) for low in readings_)
