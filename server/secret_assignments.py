@@ -334,7 +334,8 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
         else:
             v, vs = m.group("u"), m.start("u")
             # .netrc: "machine host login me password x" -- bounded look back on the same line
-            before = low[max(low.rfind("\n", 0, m.start()) + 1, m.start() - 200) : m.start()]
+            lo = max(0, m.start() - 200)
+            before = low[low.rfind("\n", lo, m.start()) + 1 or lo : m.start()]
             netrc = kind == "password" and ("machine " in before or "login " in before)
             # unquoted: only a random-looking value (a word with digits), or .netrc's password field
             if is_placeholder(v) or not (netrc or (any(c.isdigit() for c in v) and any(c.isalpha() for c in v)

@@ -410,25 +410,33 @@ KEYWORD_RULES: tuple[KeywordRule, ...] = (
 
 # (trigger, regex with the secret in group 1, kind): passwords handed to a command on its
 # command line. Each pattern starts at the command's name and scans at most one line.
+
+
+def _cmd(name: str) -> str:
+    """The command's name, then a look-behind that it starts a word: the regex still starts with a
+    literal (the engine's fast search), which a leading \\b would lose."""
+    return f"{name}(?<![A-Za-z0-9_]{name})"
+
+
 COMMAND_RULES: tuple[tuple[str, _LazyRe, str], ...] = (
-    ("curl", _LazyRe(r"\bcurl\b[^\n|;]{0,200}?\s(?:-u|--user|--proxy-user|-U)\s*[\"']?[^\s:\"']{1,128}:([^\s\"'@]{1,256})"),
+    ("curl", _LazyRe(_cmd("curl") + r"\b[^\n|;]{0,120}?\s(?:-u|--user|--proxy-user|-U)\s*[\"']?"
+                     r"[^\s:\"']{1,64}:([^\s\"'@]{1,256})"), "password"),
+    ("wget", _LazyRe(_cmd("wget") + r"\b[^\n|;]{0,120}?\s--(?:http-|ftp-|proxy-)?password[= ][\"']?([^\s\"']{1,256})"), "password"),
+    ("mysql", _LazyRe(r"mysql(?:dump|admin|sh)?\b[^\n|;]{0,120}?\s-p([^\s\"'-][^\s\"']{1,256})"), "password"),
+    ("sshpass", _LazyRe(_cmd("sshpass") + r"\s+-p\s*[\"']?([^\s\"']{1,256})"), "password"),
+    ("login", _LazyRe(r"(?:docker|podman|helm|nerdctl)\s+(?:registry\s+)?login\b[^\n|;]{0,120}?\s-p\s+[\"']?([^\s\"']{1,256})"),
      "password"),
-    ("wget", _LazyRe(r"\bwget\b[^\n|;]{0,200}?\s--(?:http-|ftp-|proxy-)?password[= ][\"']?([^\s\"']{1,256})"), "password"),
-    ("mysql", _LazyRe(r"\bmysql(?:dump|admin|sh)?\b[^\n|;]{0,120}?\s-p([^\s\"'-][^\s\"']{1,256})"), "password"),
-    ("sshpass", _LazyRe(r"\bsshpass\s+-p\s*[\"']?([^\s\"']{1,256})"), "password"),
-    ("docker", _LazyRe(r"\b(?:docker|podman|helm|nerdctl)\s+(?:registry\s+)?login\b[^\n|;]{0,160}?\s-p\s+[\"']?([^\s\"']{1,256})"),
+    ("redis-cli", _LazyRe(_cmd("redis-cli") + r"\b[^\n|;]{0,120}?\s-a\s+[\"']?([^\s\"']{1,256})"), "password"),
+    ("sqlcmd", _LazyRe(r"(?:sqlcmd|bcp|osql)\b[^\n|;]{0,120}?\s-P\s*[\"']?([^\s\"']{1,256})"), "password"),
+    ("mongo", _LazyRe(r"mongo(?:sh|dump|restore|import|export)?\b[^\n|;]{0,120}?\s(?:-p|--password)[= ][\"']?"
+                      r"([^\s\"'-][^\s\"']{0,255})"), "password"),
+    ("ldap", _LazyRe(r"ldap(?:search|add|modify|delete|passwd|whoami)\b[^\n|;]{0,120}?\s-w\s+[\"']?([^\s\"']{1,256})"),
      "password"),
-    ("redis-cli", _LazyRe(r"\bredis-cli\b[^\n|;]{0,120}?\s-a\s+[\"']?([^\s\"']{1,256})"), "password"),
-    ("sqlcmd", _LazyRe(r"\b(?:sqlcmd|bcp|osql)\b[^\n|;]{0,160}?\s-P\s*[\"']?([^\s\"']{1,256})"), "password"),
-    ("mongo", _LazyRe(r"\bmongo(?:sh|dump|restore|import|export)?\b[^\n|;]{0,160}?\s(?:-p|--password)[= ][\"']?([^\s\"'-][^\s\"']{0,255})"),
+    ("%", _LazyRe(r"(?:smbclient|rpcclient|net\s+use)\b[^\n|;]{0,120}?(?:-U\s*|/user:)[^\s%]{1,64}%([^\s\"']{1,256})"),
      "password"),
-    ("ldap", _LazyRe(r"\bldap(?:search|add|modify|delete|passwd|whoami)\b[^\n|;]{0,160}?\s-w\s+[\"']?([^\s\"']{1,256})"), "password"),
-    ("smbclient", _LazyRe(r"\b(?:smbclient|rpcclient|net\s+use)\b[^\n|;]{0,120}?(?:-U\s*|/user:)[^\s%]{1,64}%([^\s\"']{1,256})"),
-     "password"),
-    ("sqlplus", _LazyRe(r"\bsqlplus\s+[^\s/@]{1,64}/([^\s@]{1,256})@"), "password"),
-    ("pass:", _LazyRe(r"\s-(?:passin|passout|pass|k|password)\s+pass:([^\s\"']{1,256})"), "password"),
-    ("storepass", _LazyRe(r"\s-(?:storepass|keypass|srcstorepass|deststorepass)\s+[\"']?([^\s\"']{1,256})"), "password"),
-    ("htpasswd", _LazyRe(r"\bhtpasswd\s+-[a-zA-Z]*b[a-zA-Z]*\s+\S+\s+\S+\s+[\"']?([^\s\"']{1,256})"), "password"),
+    ("sqlplus", _LazyRe(_cmd("sqlplus") + r"\s+[^\s/@]{1,64}/([^\s@]{1,256})@"), "password"),
+    ("pass:", _LazyRe(r"-(?:passin|passout|pass|k|password)\s+pass:([^\s\"']{1,256})"), "password"),
+    ("pass ", _LazyRe(r"-(?:storepass|keypass|srcstorepass|deststorepass)\s+[\"']?([^\s\"']{1,256})"), "password"),
     ("identified", _LazyRe(r"(?i:identified\s+by)\s+(?:(?i:password)\s+)?['\"]([^'\"\n]{3,256})['\"]"), "password"),
     ("with password", _LazyRe(r"(?i:with\s+(?:encrypted\s+)?password)\s+['\"]([^'\"\n]{3,256})['\"]"), "password"),
 )
