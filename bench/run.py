@@ -44,6 +44,7 @@ SUITE = (
     Bench("prescan", "prescan.py", needs_model=True),  # --quick uses the hash embedder
     Bench("http_load", "http_load.py"),
     Bench("http_load_pg", "http_load.py", full=("--postgres",), quick=("--postgres", "--quick")),
+    Bench("http_sessions", "http_sessions.py"),
     Bench("pg_store", "pg_store.py"),
     Bench("pg_scale", "pg_scale.py"),
     Bench("migrate", "migrate.py"),

@@ -168,3 +168,19 @@ def test_token_create_with_an_absurd_expiry_exits_with_a_message_not_a_traceback
     helped = subprocess.run([sys.executable, "-m", "server", "token", "create", "--help"],
                             capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
     assert "30d" in helped.stdout and "12h" in helped.stdout and "ISO-8601" in helped.stdout
+
+
+@pytest.mark.anyio
+async def test_concurrent_openers_cannot_overshoot_the_cap(service, clock):
+    """A place is held while a new session's request is served, so ten at once get exactly three."""
+    token, _ = TokenStore(service.db, clock).create("team-a")
+    async with http_app(service, http_sessions_per_token=3) as http:
+        results = []
+
+        async def opener() -> None:
+            results.append(await _open_session(http, token))
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(10):
+                tg.start_soon(opener)
+    assert sorted(status for status, _ in results) == [200] * 3 + [429] * 7

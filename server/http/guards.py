@@ -210,6 +210,7 @@ class SessionCap:
         self.app, self.per_token, self.idle_seconds, self.clock = app, per_token, idle_seconds, clock
         # token key -> session id -> [last activity, requests in flight]
         self._open: dict[str, dict[str, list[float]]] = {}
+        self._pending: dict[str, int] = {}  # token key -> new-session requests being served
 
     def open_sessions(self, key: str) -> int:
         sessions = self._open.get(key)
@@ -231,7 +232,8 @@ class SessionCap:
         key = hashlib.sha256(auth).hexdigest()
         sid_raw = _header(scope, b"mcp-session-id")
         sid = sid_raw.decode("latin-1") if sid_raw is not None else None
-        if sid is None and scope.get("method") == "POST" and self.open_sessions(key) >= self.per_token:
+        opening = sid is None and scope.get("method") == "POST"
+        if opening and self.open_sessions(key) + self._pending.get(key, 0) >= self.per_token:
             await _send_json(send, 429, {
                 "error": "too_many_sessions",
                 "error_description": f"This token already has {self.per_token} open sessions "
@@ -241,12 +243,25 @@ class SessionCap:
             return
         sessions = self._open.setdefault(key, {})
         entry = sessions.get(sid) if sid is not None else None
+        if opening:  # a place is held while the request is served, so concurrent openers cannot overshoot
+            self._pending[key] = self._pending.get(key, 0) + 1
         if entry is not None:
             entry[0] = self.clock()
             entry[1] += 1
 
+        held = opening
+
+        def release() -> None:
+            nonlocal held
+            if held:
+                held = False
+                self._pending[key] -= 1
+                if not self._pending[key]:
+                    del self._pending[key]
+
         async def watch(message: Message) -> None:
             if message["type"] == "http.response.start":
+                release()  # from here the session (if one was issued) is counted as open instead
                 status = message["status"]
                 issued = next((v for k, v in message.get("headers") or () if k.lower() == b"mcp-session-id"), None)
                 if sid is None and issued is not None and status < 400:
@@ -258,6 +273,7 @@ class SessionCap:
         try:
             await self.app(scope, receive, watch)
         finally:
+            release()
             if entry is not None:
                 entry[0] = self.clock()
                 entry[1] -= 1
