@@ -184,3 +184,15 @@ async def test_concurrent_openers_cannot_overshoot_the_cap(service, clock):
             for _ in range(10):
                 tg.start_soon(opener)
     assert sorted(status for status, _ in results) == [200] * 3 + [429] * 7
+
+
+def test_session_settings_are_validated():
+    from server.config import Settings
+    from server.errors import SetupError
+
+    s = Settings.from_env({"MEMVAULT_HTTP_SESSION_IDLE_SECONDS": "90", "MEMVAULT_HTTP_SESSIONS_PER_TOKEN": "4"})
+    assert (s.http_session_idle_seconds, s.http_sessions_per_token) == (90.0, 4)
+    for key, value in (("MEMVAULT_HTTP_SESSION_IDLE_SECONDS", "0"), ("MEMVAULT_HTTP_SESSION_IDLE_SECONDS", "inf"),
+                       ("MEMVAULT_HTTP_SESSIONS_PER_TOKEN", "0"), ("MEMVAULT_HTTP_SESSIONS_PER_TOKEN", "many")):
+        with pytest.raises(SetupError, match=key):
+            Settings.from_env({key: value})
