@@ -67,7 +67,6 @@ from server.secret_assignments import (
     assignments,
     find_all,
     flags_xml_and_spoken,
-    is_placeholder,
     looks_fake,
     random_user,
 )
@@ -135,7 +134,7 @@ def _url_credentials(text: str, out: list[_Cand]) -> None:
             s, e = m.span(2)
             value = text[s:e]
             # A reference (${DB_PASS}, {password}, <password>, ***) stays; any literal goes.
-            if not (value[0] in "${<%*" or "${" in value or set(value) <= set("*xX.")):
+            if not _is_reference(value):
                 out.append((s, e, "url-password", 5, j))
         elif random_user(m.group(1)):  # https://<token>@host, a Sentry DSN's key
             s, e = m.span(1)
@@ -202,12 +201,18 @@ def _keyword_values(text: str, low: str, out: list[_Cand]) -> None:
             out.append((s, e, rule.kind, 2, i))
 
 
+def _is_reference(value: str) -> bool:
+    """``$PW``, ``${PW}``, ``<password>``, ``{password}``, ``%PW%``, ``***``, ``sk-xxxx``: not a literal secret."""
+    return value[0] in "${<%*" or "${" in value or set(value) <= set("*xX.") or looks_fake(value)
+
+
 def _command_lines(low: str, text: str, out: list[_Cand]) -> None:
+    # As in URLs, every literal is redacted (`curl -u user:password` too); only references stay.
     for trigger, regex, kind in COMMAND_RULES:
         if trigger in low:
             for m in regex.finditer(text):
                 s, e = m.span(1)
-                if not is_placeholder(text[s:e]):
+                if not _is_reference(text[s:e]):
                     out.append((s, e, kind, 4, m.start()))
 
 

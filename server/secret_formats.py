@@ -246,7 +246,9 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("discord-bot-token",
          _LazyRe(r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}(?![A-Za-z0-9_\-])"),
          (".",), check=mixed),
-    Rule("telegram-bot-token", _LazyRe(r"(?<![A-Za-z0-9_])[0-9]{8,10}:AA[0-9A-Za-z_\-]{33}" + _LA_DASH), (":AA",)),
+    # The bot's id, ":", 35 characters starting with "A"; also inside an API URL (".../bot<id>:<secret>/getMe").
+    Rule("telegram-bot-token",
+         _LazyRe(r"(?:(?<![A-Za-z0-9_])|(?<=/bot))[0-9]{5,16}:A[0-9A-Za-z_\-]{34}" + _LA_DASH), (":A",), check=mixed),
     tok("twilio-key", "SK", r"[0-9a-f]{32}" + _LA, check=_hexy),
     tok("twilio-account-sid", "AC", r"[0-9a-f]{32}" + _LA, check=_hexy),
     tok("sendgrid-key", "SG.", r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _LA_DASH),

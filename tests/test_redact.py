@@ -234,6 +234,9 @@ def _issue_cases() -> list[tuple[str, str, str]]:
         ("api key SK" + hexes[32], "twilio-key", "SK" + hexes[32]),
         ('twilio_auth_token = "' + hexes[32] + '"', "twilio-auth-token", hexes[32]),
         ("bot 123456789:AA" + fake(33, ALNUM + "_-", seed=63), "telegram-bot-token", "123456789:AA" + fake(33, ALNUM + "_-", seed=63)),
+        ("curl https://api.telegram.org/bot123456789:AA" + fake(33, ALNUM + "_-", seed=63) + "/getMe", "telegram-bot-token",
+         "123456789:AA" + fake(33, ALNUM + "_-", seed=63)),
+        ("curl -u user:" + "password" + " https://ci.example.com/api", "password", "user:password "),  # the word too
         ("MAILCHIMP_KEY=" + hexes[32] + "-us14", "mailchimp-key", hexes[32] + "-us14"),
         ('ibm_cloud_api_key: "' + fake(44, ALNUM + "_-", seed=64) + '"', "ibm-cloud-api-key", fake(44, ALNUM + "_-", seed=64)),
         ("ARTIFACTORY_API_KEY=AKC" + fake(70, seed=65), "artifactory-token", "AKC" + fake(70, seed=65)),
@@ -258,7 +261,7 @@ def test_a_literal_password_in_a_url_is_redacted_but_a_reference_is_not() -> Non
     assert redact("postgres://user:password@localhost:5432/app").text == \
         "postgres://user:[REDACTED:url-password]@localhost:5432/app"
     for ref in ("postgres://user:${DB_PASS}@db/app", "postgresql://{user}:{password}@{host}/{db}",
-                "redis://:<password>@cache:6379", "https://user:****@host"):
+                "redis://:<password>@cache:6379", "https://user:****@host", "curl -u $USER:$TOKEN https://x.example.com"):
         assert redact(ref).text == ref
 
 
