@@ -103,11 +103,11 @@ def high_entropy(value: str) -> bool:
 # --------------------------------------------------------------------- key classification
 
 _CAMEL = _LazyRe(r"(?<=[a-z0-9])(?=[A-Z])")
-_SEG_SPLIT = _LazyRe(r"[^A-Za-z0-9]+")
+_SEG_SPLIT = _LazyRe(r"[\W_]+")  # Unicode-aware: contraseña is one word
 _KEY_QUALIFIERS = frozenset(
     """api secret access private signing sign encryption enc master auth client app
     service account db database license licence webhook admin consumer subscription
-    storage hmac jwt session deploy ssh gpg pgp crypto cipher aes root shared aws""".split()
+    storage hmac jwt session deploy ssh gpg pgp crypto cipher aes root shared aws priv""".split()
 )
 # A key ending in one of these names something about a credential, not the credential.
 _NOT_SECRET_LAST = frozenset(
@@ -138,8 +138,11 @@ def key_kind(key: str) -> tuple[str, bool] | None:
         return "token", False
     if last == "apikey" or (last == "key" and prev == "api"):
         return "api-key", False
-    if last in ("secretkey", "accesskey", "privatekey", "appkey", "masterkey", "signingkey", "authkey"):
+    if last in ("secretkey", "accesskey", "privatekey", "privkey", "appkey", "masterkey", "signingkey", "authkey",
+                "servicekey", "accountkey", "dbkey", "databasekey", "clientkey"):
         return "secret", False
+    if last in ("dbpass", "databasepass", "keypass", "userpass", "adminpass", "rootpass", "sqlpass", "mypass"):
+        return "password", False
     if last == "key" and prev in _KEY_QUALIFIERS:
         return "secret", False
     if last in ("credential", "credentials", "creds") and prev not in ("", "use", "with"):
@@ -156,8 +159,8 @@ def key_kind(key: str) -> tuple[str, bool] | None:
 
 KEY_CHARS = _ALNUM | set("_.-")
 _ASSIGN = _LazyRe(
-    r"(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?:\[\])?(?P<kq>[\"']?)\]?[ \t]*"
-    r"(?P<sep>:=|=>|\?=|=(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?)"
+    r"(?P<key>[^\W\d][\w.\-]{0,80})(?:\[\])?(?P<kq>[\"']?)\]?[ \t]*"
+    r"(?P<sep>:=|=>|\?=|<-|=(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?|(?<=[ \t])(?=[@rRbBuUfF]{0,2}[\"'`]))"
     r"(?P<sp>[ \t]*)(?:[@rRbBuUfF]{1,2}(?=[\"'`]))?"
     r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'|`(?P<bq>[^`\r\n]{1,1024})`)?"
 )
@@ -178,6 +181,9 @@ _FLAG = _LazyRe(
 )
 # <password>hunter2</password>
 _XML = _LazyRe(r"<(?P<tag>[A-Za-z_][A-Za-z0-9_.\-]{0,40})>(?P<val>[^<\s]{3,1024})</(?P=tag)>")
+# .NET config: <add key="DbPassword" value="..." />; Dockerfile: ENV DB_PASSWORD hunter2
+_XML_PAIR = _LazyRe(r"key=\"(?P<key>[A-Za-z_][A-Za-z0-9_.:\-]{0,60})\"\s+value=\"(?P<val>[^\"\r\n]{3,1024})\"")
+_ENV_LINE = _LazyRe(r"(?m:^[ \t]*ENV[ \t]+(?P<key>[A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+(?P<val>[^\s=\"'][^\s\"']{2,1023})[ \t]*$)")
 # password "x" (SQL, configs), password is 'x', .netrc's "password x" (only on a line with machine/login)
 _SPOKEN = _LazyRe(
     r"(?i:\b(?:password|passwd|passphrase|pwd|secret|api[ _-]?key|token))(?:[ \t]+(?i:is|was|of))?[ \t]+"
@@ -265,11 +271,16 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
         if found is None:
             continue
         kind, needs_entropy = found
+        if not m.group("sep") and m.group("dq") is None and m.group("sq") is None and m.group("bq") is None:
+            continue  # `private_key "..."` counts (HCL, SQL, prose); an unquoted word after a space does not
         for g in ("dq", "sq", "bq"):
             if m.group(g) is not None:
                 raw = m.group(g)
                 value = raw.strip()
-                if len(value) >= 3 and not is_placeholder(value) and (not needs_entropy or high_entropy(value)):
+                # with no separator (`token "bucket"` is prose) a plain word does not count
+                spaced_word = not m.group("sep") and value.replace(" ", "").replace("-", "").isalpha()
+                if len(value) >= 3 and not spaced_word and not is_placeholder(value) and (
+                        not needs_entropy or high_entropy(value)):
                     s = m.start(g) + (len(raw) - len(raw.lstrip()))
                     out.append(_assigned(key, kind, s, value, j))
                 break
@@ -317,6 +328,13 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
             v = text[vs:ve]
             if found and 3 <= len(v) <= 1024 and not is_placeholder(v) and not v.isalpha():
                 out.append((vs, ve, found[0], 10, m.start()))
+    for pattern, gate in ((_XML_PAIR, 'value="'), (_ENV_LINE, "ENV")):
+        if gate in text:
+            for m in pattern.finditer(text):
+                found = key_kind(m.group("key"))
+                v = m.group("val")
+                if found and not is_placeholder(v) and (not found[1] or high_entropy(v)):
+                    out.append((m.start("val"), m.end("val"), found[0], 10, m.start()))
     if "</" in text:
         for m in _XML.finditer(text):
             found = key_kind(m.group("tag"))
@@ -329,8 +347,8 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
             "token" if word == "token" else "secret"
         if m.group("q") is not None:
             v, vs = m.group("q"), m.start("q")
-            if is_placeholder(v) or " " in v.strip() and kind != "password":
-                continue
+            if is_placeholder(v) or (kind != "password" and (" " in v.strip() or v.isalpha())):
+                continue  # `the token "bucket"`: a word, not a token
         else:
             v, vs = m.group("u"), m.start("u")
             # .netrc: "machine host login me password x" -- bounded look back on the same line

@@ -257,6 +257,27 @@ def test_the_families_the_issue_lists_as_missed(text: str, kind: str, secret: st
     assert secret not in r.text and kind in r.kinds, (text, r.text, r.kinds)
 
 
+ODD = "q7{{v}a)r${z]x(k[w>-_$#end}}"  # a value with template-like characters that is not a template
+
+
+@pytest.mark.parametrize("template", [
+    'password = "{v}"', "password := \"{v}\"", 'private_key "{v}"', 'password <- "{v}"', "$db_pass = '{v}';",
+    'NSString *password = @"{v}";', 'string password = @"{v}";', 'char password[] = "{v}";', '"api_key": "{v}"',
+    "auth_key: '{v}'", 'service_key = "{v}"', 'priv_key = "{v}"', "contraseña = '{v}'", '<add key="DbPassword" value="{v}" />',
+    "val password: String = \"{v}\"", "my $password = '{v}';",
+])
+def test_keyword_assignments_in_many_languages(template: str) -> None:
+    text = template.format(v=ODD)
+    r = redact(text)
+    assert ODD not in r.text, (text, r.text)
+
+
+@pytest.mark.parametrize("text", ['Use the token "bucket" naming', "password reset", 'print "token"',
+                                  "password = '${PASSWORD}'", 'password = "{{ vault_pw }}"'])
+def test_words_and_templates_after_a_keyword_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
 def test_a_literal_password_in_a_url_is_redacted_but_a_reference_is_not() -> None:
     assert redact("postgres://user:password@localhost:5432/app").text == \
         "postgres://user:[REDACTED:url-password]@localhost:5432/app"
@@ -568,6 +589,10 @@ ADVERSARIAL = [
     "secret_key_base=" * 62_500,
     "auth: " * 166_667,
     "xxxx" * 250_000,
+    'token "' * 142_858,
+    "password" + " " * 999_990 + '"x"',
+    'key="a" value="' * 62_500,
+    "ENV PASSWORD " * 76_924,
 ]
 
 
