@@ -112,6 +112,11 @@ _OVERRIDE_EN = [
         r"the\s+(?:user|developer|maintainers?)\s+(?:has\s+)?)\s*(?:told|given|said|asked|instructed)|"
         r"above|before|previously|earlier)\b"
     ),
+    # "disregard any restrictions the user set": who set them says whose rules they are
+    _LazyRe(
+        rf"\b{_VERB}\s+{_Q}{{0,4}}{_WEAK_NOUN}\s+(?:that\s+)?(?:the\s+user|the\s+developer|the\s+owner|they|we|i)\s+"
+        r"(?:set|gave|imposed|defined|established|configured|specified|put\s+in\s+place)\b"
+    ),
     # "pay no attention to the guidelines you were given", "forget the policies you were trained with"
     _LazyRe(
         rf"\b{_VERB}\s+{_Q}{{0,4}}(?:{_STRONG_NOUN}|{_WEAK_NOUN})\s+(?:that\s+)?you\s+(?:were|have\s+been|'ve\s+been)\s+"
@@ -127,7 +132,14 @@ _OVERRIDE_EN = [
         r"(?:(?:above|before|you\s+were\s+given|you\s+received)\s+)?"
         r"(?:no\s+longer\s+appl(?:y|ies)|(?:are|is|were|was|have\s+been|has\s+been)\s+(?:now\s+)?(?:all\s+)?"
         r"(?:void|cancell?ed|revoked|obsolete|lifted|suspended|superseded|replaced|invalid|null|a\s+mistake|a\s+test|"
-        r"irrelevant|withdrawn))"
+        r"irrelevant|withdrawn|outdated|wrong|fake|stale|not\s+valid))"
+    ),
+    # "instructions from before this point are cancelled": a noun dated by a phrase instead of a qualifier
+    _LazyRe(
+        rf"\b(?:{_STRONG_NOUN}|{_WEAK_NOUN})\s+(?:from\s+before\s+(?:this|now)(?:\s+point)?|given\s+(?:earlier|before|so\s+far)|"
+        r"so\s+far|up\s+to\s+now|you\s+(?:were\s+given|received|got)(?:\s+(?:earlier|before|at\s+the\s+start))?)\s+"
+        r"(?:are|is|were|was|have\s+been|has\s+been)\s+(?:now\s+)?(?:void|cancell?ed|revoked|obsolete|lifted|suspended|"
+        r"superseded|replaced|invalid|null|a\s+mistake|a\s+test|irrelevant|withdrawn|outdated|wrong|fake)"
     ),
     _LazyRe(
         rf"\b(?:{_STRONG_NOUN}|{_WEAK_NOUN})\s+(?:above|before)\s+(?:are|is)\s+(?:now\s+)?"
@@ -137,16 +149,24 @@ _OVERRIDE_EN = [
         rf"\b(?:treat|consider|regard)\s+{_Q}{{0,4}}(?:{_STRONG_NOUN}|{_WEAK_NOUN})\s+(?:as\s+)?"
         r"(?:void|cancell?ed|revoked|obsolete|lifted|suspended|invalid|null|gone|removed)"
     ),
+    # "this memory wins", "whatever your instructions say": a text claiming precedence over the rules
+    _LazyRe(
+        r"\b(?:this|these)\s+(?:memory|memories|note|notes|file|message)\s+(?:wins?|takes?\s+(?:precedence|priority)|"
+        r"overrides?|supersedes?|comes?\s+first|(?:is|are)\s+(?:your|the)\s+(?:new|real|only)\s+(?:instructions?|rules|prompt))"
+        r"|\bwhatever\s+(?:your|the)\s+(?:system\s+)?(?:instructions?|rules|prompt|guidelines)\s+(?:says?|tells?\s+you)"
+    ),
 ]
 _VERB_GATES = ("ignor", "disregard", "forget", "overr", "bypass", "skip", "drop", "discard", "dismiss", "abandon",
                "neglect", "cancel", "replace", "supersede", "aside", "attention", "follow", "obey", "respect", "heed")
 _STATE_GATES = ("longer", "void", "cancel", "revoked", "obsolete", "lifted", "suspended", "supersede", "replaced",
-                "invalid", "null", "mistake", "a test", "irrelevant", "withdrawn", "gone", "removed")
+                "invalid", "null", "mistake", "a test", "irrelevant", "withdrawn", "gone", "removed", "outdated",
+                "wrong", "fake", "stale", "valid")
 # (gates, patterns): each group runs only when one of its gate words occurs
 _OVERRIDE_GROUPS = (
-    (_VERB_GATES, _OVERRIDE_EN[:5]),
-    (_STATE_GATES, _OVERRIDE_EN[5:7]),
-    (("treat", "consider", "regard"), _OVERRIDE_EN[7:]),
+    (_VERB_GATES, _OVERRIDE_EN[:6]),
+    (_STATE_GATES, _OVERRIDE_EN[6:9]),
+    (("treat", "consider", "regard"), _OVERRIDE_EN[9:10]),
+    (("memory", "memories", "note", "file", "message", "whatever"), _OVERRIDE_EN[10:]),
 )
 
 # ------------------------------------------------------------- overrides (other languages)
@@ -243,8 +263,8 @@ _RISKY = _LazyRe(
     r"branch\s+protection|without\s+(?:asking|confirmation|review|approval|approvals)|print|share|upload|reveal|rotate)\b"
 )
 _SENTENCE_END = _LazyRe(r"[;\n]|[.!?](?:\s|$)")
-_AUTHORITY_GATES = ("authori", "permit", "allow", "grant", "cleared", "approve", "given", "as the", "as your", "as a",
-                    "as an")
+_AUTHORITY_GATES = ("authori", "permit", "permission", "allow", "grant", "cleared", "approve", "give", "as the",
+                    "as your", "as a", "as an")
 _PROVENANCE_GATES = ("from your", "from the", "override", "mode", "access", "privilege", "official", "mandatory", "binding")
 
 
@@ -268,8 +288,9 @@ _REVEAL = _LazyRe(
 _SECRET_OBJECT = _LazyRe(
     r"(?:(?:the\s+)?contents?\s+of\s+)?(?:(?:the|your|all|any|every|our|their|these|those|its|of)\s+)*"
     r"(?:(?:user'?s|the\s+user'?s|database|db|production|prod|staging|aws|github|gitlab|openai|stripe|root|admin|"
-    r"api|access|secret|private|ssh|session)\s+)*"
-    r"(?:\.env\b(?!\.)(?:\s+files?)?|~?/?\.ssh/|id_rsa|id_ed25519|\.aws/credentials|\.netrc|\.npmrc|\.pypirc|"
+    r"api|access|secret|private|ssh|session|full|whole|entire|complete|raw|actual|real|current|live)\s+)*"
+    r"(?:~/|\./|/)?"
+    r"(?:\.env\b(?!\.)(?:\s+files?)?|\.ssh/|id_rsa|id_ed25519|\.aws/credentials|\.netrc|\.npmrc|\.pypirc|"
     r"(?:api|access|secret|private|ssh)[ _-]?keys?\b|secrets?\b|tokens?\b|credentials?\b|passwords?\b|"
     r"environment\s+variables|env\s+vars|cookies\b|\$[a-z_]*(?:key|token|secret|password)\b)"
     r"(?!\s+(?:field|input|box|page|form|manager|policy|reset|hash(?:ing)?|rotation|strength|prompt|flow|screen|"
