@@ -5,8 +5,9 @@
 The set (bench/poisoning_set.py) is the team's own: planted attempts (direct and paraphrased
 overrides, 20+ other languages, obfuscation, claimed authority, exfiltration, commands, role
 markers) and legitimate coding memories (standing instructions, preferences, facts, imported
-conversation turns). Its FRESH part was written after the checks were tuned and is reported
-apart: the main figures are an upper bound, the fresh ones the less biased estimate.
+conversation turns). Its FRESH sets were each written before the changes they then prompted;
+the latest (FRESH3) has not been tuned on and is reported apart: the main figures are an upper
+bound, FRESH3's the estimate for wordings nobody anticipated.
 Targets: >= 90 % caught, <= 3 % false positives.
 """
 
@@ -24,7 +25,9 @@ for p in (ROOT, ROOT / "bench"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from poisoning_set import FRESH_ATTEMPTS, FRESH_LEGIT, attempts, legitimate  # noqa: E402
+from poisoning_set import (  # noqa: E402
+    FRESH2_ATTEMPTS, FRESH2_LEGIT, FRESH3_ATTEMPTS, FRESH3_LEGIT, FRESH_ATTEMPTS, FRESH_LEGIT, attempts, legitimate,
+)
 
 from server.safety import instruction_flags  # noqa: E402
 
@@ -42,18 +45,24 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - t0
     total, caught = Counter(c for c, _, _ in planted_flags), Counter(c for c, _, f in planted_flags if f)
     ltotal, lflagged = Counter(c for c, _, _ in legit_flags), Counter(c for c, _, f in legit_flags if f)
-    fresh_caught = [t for t in FRESH_ATTEMPTS if instruction_flags(t)]
-    fresh_fp = [t for t in FRESH_LEGIT if instruction_flags(t)]
+    fresh_caught = [t for t in FRESH3_ATTEMPTS if instruction_flags(t)]
+    fresh_fp = [t for t in FRESH3_LEGIT if instruction_flags(t)]
+    earlier_fresh = {
+        name: {"attempts": len(a), "caught": sum(bool(instruction_flags(t)) for t in a),
+               "legitimate": len(l), "flagged": sum(bool(instruction_flags(t)) for t in l)}
+        for name, a, l in (("fresh1", FRESH_ATTEMPTS, FRESH_LEGIT), ("fresh2", FRESH2_ATTEMPTS, FRESH2_LEGIT))
+    }
     result = {
         "attempts": len(planted), "caught": sum(caught.values()), "catch_rate": sum(caught.values()) / len(planted),
         "legitimate": len(legit), "false_positives": sum(lflagged.values()),
         "false_positive_rate": sum(lflagged.values()) / len(legit),
         "per_category": {c: {"planted": n, "caught": caught[c], "catch_rate": caught[c] / n} for c, n in total.items()},
         "legitimate_per_category": {c: {"texts": n, "flagged": lflagged[c]} for c, n in ltotal.items()},
-        "fresh": {"attempts": len(FRESH_ATTEMPTS), "caught": len(fresh_caught),
-                  "catch_rate": len(fresh_caught) / len(FRESH_ATTEMPTS), "legitimate": len(FRESH_LEGIT),
-                  "false_positives": len(fresh_fp), "false_positive_rate": len(fresh_fp) / len(FRESH_LEGIT),
-                  "missed": [t for t in FRESH_ATTEMPTS if t not in fresh_caught], "flagged": fresh_fp},
+        "fresh": {"set": "FRESH3 (not tuned on)", "attempts": len(FRESH3_ATTEMPTS), "caught": len(fresh_caught),
+                  "catch_rate": len(fresh_caught) / len(FRESH3_ATTEMPTS), "legitimate": len(FRESH3_LEGIT),
+                  "false_positives": len(fresh_fp), "false_positive_rate": len(fresh_fp) / len(FRESH3_LEGIT),
+                  "missed": [t for t in FRESH3_ATTEMPTS if t not in fresh_caught], "flagged": fresh_fp},
+        "earlier_fresh_sets_now_tuned_on": earlier_fresh,
         "missed": [t for c, t, f in planted_flags if not f],
         "flagged_legitimate": [{"text": t, "flags": list(f)} for c, t, f in legit_flags if f],
         "mean_us_per_text": seconds / (len(planted) + len(legit)) * 1e6,
@@ -70,8 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     for x in result["flagged_legitimate"]:
         print(f"  FP   {x['text']!r} {x['flags']}")
     f = result["fresh"]
-    print(f"fresh (written after tuning): {f['caught']}/{f['attempts']} caught ({f['catch_rate']:.1%}), "
+    print(f"fresh set not tuned on (FRESH3): {f['caught']}/{f['attempts']} caught ({f['catch_rate']:.1%}), "
           f"{f['false_positives']}/{f['legitimate']} legitimate flagged ({f['false_positive_rate']:.1%})")
+    for name, v in earlier_fresh.items():
+        print(f"  {name} (written fresh, since tuned on): {v['caught']}/{v['attempts']} caught, "
+              f"{v['flagged']}/{v['legitimate']} flagged")
     print(f"mean cost: {result['mean_us_per_text']:.0f} us/text")
     out = Path(args.out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -104,7 +104,7 @@ _COMMAND: list[tuple[tuple[str, ...], _LazyRe]] = [
     # destructive, aimed at the machine rather than a build directory
     (("rm ", "rm\t"), _LazyRe(
         r"\brm\s+(?:-[a-zA-Z]*\s+)*-(?:[a-zA-Z]*r[a-zA-Z]*f|[a-zA-Z]*f[a-zA-Z]*r)[a-zA-Z]*\s+(?:-[-a-zA-Z]+\s+)*"
-        r"(?:--no-preserve-root\s+)?[\"']?(?:/|/\*|~/?|~/\*|\$HOME/?|\*|\.\./?|/(?:etc|usr|bin|boot|var|home|lib|opt|root|System|Users)\b/?)[\"']?(?=\s|$|[;&|)])",
+        r"(?:--no-preserve-root\s+)?[\"']?(?:/|/\*|~/?|~/\*|\$HOME/?\*?|\*|\.\./?|/(?:etc|usr|bin|boot|var|home|lib|opt|root|System|Users)\b/?)[\"']?(?=\s|$|[;&|)])",
     )),
     (("no-preserve-root",), _LazyRe(r"\brm\s+(?:-[a-zA-Z]+\s+)*--no-preserve-root\b")),
     (("mkfs",), _LazyRe(r"\bmkfs(?:\.\w+)?\s+/dev/")),
@@ -118,6 +118,7 @@ _COMMAND: list[tuple[tuple[str, ...], _LazyRe]] = [
     # an order ("Run X without asking"), not a description ("the assistant may run X without asking")
     (("without",), _LazyRe(r"(?:^|[.!?:;]\s+|\n)[ \t*-]*(?:(?:always|please|just|then|and|now)\s+)?(?:run|execute|exec)\b[^\n.]{0,120}\bwithout\s+(?:asking|confirmation|confirming|permission|approval|prompting|review|telling|informing)\b", _I)),
     (("silently", "secretly", "quietly", "covertly"), _LazyRe(r"\b(?:silently|secretly|quietly|covertly)\s+(?:run|execute|install|download)\b", _I)),
+    (("silently", "secretly", "covertly"), _LazyRe(r"\b(?:run|execute|install|deploy|delete|drop|push)\b[^\n.]{0,80}\b(?:silently|secretly|covertly)\b", _I)),
     (("following",), _LazyRe(r"\b(?:execute|run)\s+the\s+following\s+(?:code|commands?|script|payload)\s+(?:immediately|now|silently|automatically|as\s+root|with\s+sudo)\b", _I)),
 ]
 
@@ -275,7 +276,7 @@ _ROLE_LINE = _LazyRe(
     # conversation is made of, not a spoof (what such a turn says is checked like any text)
     r"^[ \t]*(?:\*\*)?(?:system|developer)(?:\*\*)?[ \t]*:[ \t]*(?:\*\*[ \t]*)?"
     r"(?:you\b|your\b|ignore\b|disregard\b|forget\b|from\s+now\b|always\b|never\b|do\s+not\b|don't\b|"
-    r"new\s+instructions\b|the\s+user\b|i\s+will\b|i'll\b|sure\b|ok(?:ay)?\b|understood\b|as\s+an\s+ai\b|execute\b|run\b)",
+    r"new\s+(?:instructions|policy|rules?|directive)\b|approve\b|the\s+user\b|i\s+will\b|i'll\b|sure\b|ok(?:ay)?\b|understood\b|as\s+an\s+ai\b|execute\b|run\b)",
     re.M | _I,
 )
 

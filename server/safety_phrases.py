@@ -37,8 +37,9 @@ from server.lazyre import LazyRe as _LazyRe
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\ufeff\u00ad\u180e"))
 _LOOKALIKE = str.maketrans(
-    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u0261\u03bf\u03b1\u03b5\u03b9\u03ba\u03bd\u03c1\u03c4",
-    "aeopcyxijsdgoaeikvpt",
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u0261\u03bf\u03b1\u03b5\u03b9\u03ba\u03bd\u03c1\u03c4"
+    "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ",  # Cyrillic and Greek look-alikes; small capitals
+    "aeopcyxijsdgoaeikvpt" "abcdefghijklmnoprstuvwyz",
 )
 _LEET_TOKEN = _LazyRe(r"[a-z0-9@$]+")
 _LEETISH = _LazyRe(r"[a-z][0-9@$]|[0-9@$][a-z]")
@@ -109,7 +110,7 @@ _OVERRIDE_EN = [
     _LazyRe(rf"\b{_VERB}\s+(?:{_WEAK_QUALIFIERS}\s+){{0,3}}{_STRONG_QUALIFIERS}\s+{_Q}{{0,3}}{_WEAK_NOUN}\b"),
     _LazyRe(
         rf"\b{_VERB}\s+(?:everything|all|what|whatever|anything)\s+(?:(?:you\s+(?:were|have\s+been|'ve\s+been)|"
-        r"the\s+(?:user|developer|maintainers?)\s+(?:has\s+)?)\s*(?:told|given|said|asked|instructed)|"
+        r"the\s+(?:user|developer|maintainers?)\s+(?:has\s+)?)\s*(?:told|given|said|asked|instructed|configured|set|specified)|"
         r"above|before|previously|earlier)\b"
     ),
     # "disregard any restrictions the user set": who set them says whose rules they are
@@ -130,30 +131,34 @@ _OVERRIDE_EN = [
     _LazyRe(
         rf"\b(?:{_WEAK_QUALIFIERS}\s+)?(?:{_STRONG_QUALIFIERS}\s+){{1,3}}(?:{_STRONG_NOUN}|{_WEAK_NOUN})\s+"
         r"(?:(?:above|before|you\s+were\s+given|you\s+received)\s+)?"
-        r"(?:no\s+longer\s+appl(?:y|ies)|(?:are|is|were|was|have\s+been|has\s+been)\s+(?:now\s+)?(?:all\s+)?"
+        r"(?:(?:are\s+|is\s+)?no\s+longer\s+(?:appl(?:y|ies)|in\s+effect|valid|active|binding)|(?:have|has)\s+(?:been\s+)?(?:changed|updated)"
+        r"|(?:are|is|were|was|have\s+been|has\s+been)\s+(?:now\s+)?(?:all\s+)?"
         r"(?:void|cancell?ed|revoked|obsolete|lifted|suspended|superseded|replaced|invalid|null|a\s+mistake|a\s+test|"
         r"irrelevant|withdrawn|outdated|wrong|fake|stale|not\s+valid))"
     ),
     # "instructions from before this point are cancelled": a noun dated by a phrase instead of a qualifier
     _LazyRe(
         rf"\b(?:{_STRONG_NOUN}|{_WEAK_NOUN})\s+(?:from\s+before\s+(?:this|now)(?:\s+point)?|given\s+(?:earlier|before|so\s+far)|"
-        r"so\s+far|up\s+to\s+now|you\s+(?:were\s+given|received|got)(?:\s+(?:earlier|before|at\s+the\s+start))?)\s+"
-        r"(?:are|is|were|was|have\s+been|has\s+been)\s+(?:now\s+)?(?:void|cancell?ed|revoked|obsolete|lifted|suspended|"
-        r"superseded|replaced|invalid|null|a\s+mistake|a\s+test|irrelevant|withdrawn|outdated|wrong|fake)"
+        r"so\s+far|up\s+to\s+now|(?:that\s+)?you\s+(?:follow|obey|were\s+given|received|got)(?:\s+(?:earlier|before|at\s+the\s+start))?)\s+"
+        r"(?:no\s+longer\s+(?:appl(?:y|ies)|in\s+effect)|(?:are|is|were|was|have\s+been|has\s+been)\s+(?:now\s+)?(?:void|cancell?ed|revoked|obsolete|lifted|suspended|"
+        r"superseded|replaced|invalid|null|a\s+mistake|a\s+test|irrelevant|withdrawn|outdated|wrong|fake|changed))"
     ),
     _LazyRe(
         rf"\b(?:{_STRONG_NOUN}|{_WEAK_NOUN})\s+(?:above|before)\s+(?:are|is)\s+(?:now\s+)?"
         r"(?:void|cancell?ed|revoked|obsolete|lifted|invalid|null)"
     ),
     _LazyRe(
-        rf"\b(?:treat|consider|regard)\s+{_Q}{{0,4}}(?:{_STRONG_NOUN}|{_WEAK_NOUN})\s+(?:as\s+)?"
-        r"(?:void|cancell?ed|revoked|obsolete|lifted|suspended|invalid|null|gone|removed)"
+        rf"\b(?:treat|consider|regard)\s+{_Q}{{0,4}}(?:{_STRONG_NOUN}|{_WEAK_NOUN}|checks|protections)\s+(?:as\s+)?"
+        r"(?:void|cancell?ed|revoked|obsolete|lifted|suspended|invalid|null|gone|removed|disabled|off)"
     ),
-    # "this memory wins", "whatever your instructions say": a text claiming precedence over the rules
+    # "this memory wins", "whatever your instructions say", "this overrides anything you were told"
     _LazyRe(
         r"\b(?:this|these)\s+(?:memory|memories|note|notes|file|message)\s+(?:wins?|takes?\s+(?:precedence|priority)|"
         r"overrides?|supersedes?|comes?\s+first|(?:is|are)\s+(?:your|the)\s+(?:new|real|only)\s+(?:instructions?|rules|prompt))"
         r"|\bwhatever\s+(?:your|the)\s+(?:system\s+)?(?:instructions?|rules|prompt|guidelines)\s+(?:says?|tells?\s+you)"
+        r"|\bnew\s+(?:directive|instruction|rule|policy)s?\s+(?:supersedes?|overrides?|replaces?|cancels?)\s+(?:all\s+)?"
+        r"(?:previous|prior|earlier|old|existing|the\s+old)"
+        r"|\b(?:this|it)\s+overrides\s+(?:anything|everything|whatever)\s+you\s+(?:were|have\s+been)\s+told"
     ),
 ]
 _VERB_GATES = ("ignor", "disregard", "forget", "overr", "bypass", "skip", "drop", "discard", "dismiss", "abandon",
@@ -166,7 +171,7 @@ _OVERRIDE_GROUPS = (
     (_VERB_GATES, _OVERRIDE_EN[:6]),
     (_STATE_GATES, _OVERRIDE_EN[6:9]),
     (("treat", "consider", "regard"), _OVERRIDE_EN[9:10]),
-    (("memory", "memories", "note", "file", "message", "whatever"), _OVERRIDE_EN[10:]),
+    (("memory", "memories", "note", "file", "message", "whatever", "new", "overrides"), _OVERRIDE_EN[10:]),
 )
 
 # ------------------------------------------------------------- overrides (other languages)
@@ -240,8 +245,12 @@ _ROLE_WORDS = (r"(?:user|owner|repository\s+owner|repo\s+owner|admin(?:istrator)
 _AUTHORITY = [
     _LazyRe(rf"\bas\s+(?:the|your|a|an)\s+{_ROLE_WORDS}\s*,?\s+i\s+(?:hereby\s+)?(?:authori[sz]e|allow|permit|grant|"
             r"instruct|order|command|approve|give\s+you|want\s+you)"),
-    _LazyRe(r"\bi\s+(?:hereby\s+)?(?:authori[sz]e|permit|allow|grant|give)\s+you\b"),
-    _LazyRe(r"\byou\s+(?:are|have\s+been|were|'re|are\s+hereby)\s+(?:now\s+|hereby\s+|officially\s+|fully\s+)?"
+    # "I hereby authorize you", "I, the maintainer, permit you"
+    _LazyRe(r"\bi\s*(?:,\s*(?:the|your)\s+[a-z]+(?:\s+[a-z]+)?\s*,)?\s+(?:hereby\s+)?(?:authori[sz]e|permit|allow|grant|give)\s+you\b"),
+    # "the owner says you can ignore ...": someone's say-so relayed by the memory
+    _LazyRe(r"\b(?:user|owner|admin(?:istrator)?|maintainers?|security\s+team|lead|manager|cto|ceo)\s+(?:says|said|told\s+me|wants)"
+            r"\s+(?:that\s+)?you\s+(?:can|may|should|must|are\s+allowed\s+to|have\s+to)\b"),
+    _LazyRe(r"\byou(?:'re|\s+are|\s+have\s+been|\s+were|\s+are\s+hereby)\s+(?:now\s+|hereby\s+|officially\s+|fully\s+)?"
             r"(?:authori[sz]ed|permitted|allowed|cleared|approved|granted\s+(?:full\s+)?(?:permission|access|rights))\b"),
     _LazyRe(r"\b(?:user|owner|admin(?:istrator)?|maintainers?|security\s+team|platform\s+team|developers?|cto|ceo|"
             r"management|anthropic|openai)\s+(?:(?:has|have|had)\s+)?(?:already\s+)?(?:authori[sz]ed|approved|permitted|"
@@ -256,6 +265,7 @@ _PROVENANCE = [
     _LazyRe(r"\b(?:admin|administrator|developer|root|sudo|god|system|security)\s+(?:override|mode|access|privileges?)\s+"
             r"(?:is\s+|has\s+been\s+)?(?:granted|enabled|activated|unlocked|on)\b"),
     _LazyRe(r"\b(?:official|mandatory|binding)\s+(?:directive|instruction|order|policy\s+update)\s+from\b"),
+    _LazyRe(r"\b(?:authori[sz]ed|approved|official|emergency|admin|security)\s+(?:override|bypass)\b"),
 ]
 _RISKY = _LazyRe(
     r"\b(?:push|force|delete|remove|drop|disable|skip|bypass|ignore|merge|deploy|sudo|root|secrets?|keys?|tokens?|"
@@ -264,7 +274,7 @@ _RISKY = _LazyRe(
 )
 _SENTENCE_END = _LazyRe(r"[;\n]|[.!?](?:\s|$)")
 _AUTHORITY_GATES = ("authori", "permit", "permission", "allow", "grant", "cleared", "approve", "give", "as the",
-                    "as your", "as a", "as an")
+                    "as your", "as a", "as an", "says", "said", "told me", "wants")
 _PROVENANCE_GATES = ("from your", "from the", "override", "mode", "access", "privilege", "official", "mandatory", "binding")
 
 
@@ -282,8 +292,9 @@ def _claimed_authority(low: str) -> bool:
 # --------------------------------------------------------------------------- disclosure
 
 _REVEAL = _LazyRe(
-    r"\b(?:paste|print|show|echo|output|include|reveal|display|dump|share|expose|leak|write|add|put|post|publish|log|"
-    r"give\s+me|tell\s+me|read\s+out|send)\s+"
+    r"\b(?:paste|print|show|echo|output|include|reveal|display|dump|share|expose|leak|write|add|post|publish|log|"
+    r"give\s+me|tell\s+me|read\s+out|send|(?:reply|respond|answer)\s+with)\s+(?:me\s+)?"
+    r"(?:(?:what'?s|what\s+is)\s+(?:inside|in)\s+)?"
 )
 _SECRET_OBJECT = _LazyRe(
     r"(?:(?:the\s+)?contents?\s+of\s+)?(?:(?:the|your|all|any|every|our|their|these|those|its|of)\s+)*"
@@ -292,13 +303,15 @@ _SECRET_OBJECT = _LazyRe(
     r"(?:~/|\./|/)?"
     r"(?:\.env\b(?!\.)(?:\s+files?)?|\.ssh/|id_rsa|id_ed25519|\.aws/credentials|\.netrc|\.npmrc|\.pypirc|"
     r"(?:api|access|secret|private|ssh)[ _-]?keys?\b|secrets?\b|tokens?\b|credentials?\b|passwords?\b|"
-    r"environment\s+variables|env\s+vars|cookies\b|\$[a-z_]*(?:key|token|secret|password)\b)"
+    r"environment\s+variables|env\s+vars|cookies\b|\$[a-z_]*(?:key|token|secret|password)\b|"
+    r"value\s+of\s+\$?[a-z_]*(?:key|token|secret|password)\b)"
     r"(?!\s+(?:field|input|box|page|form|manager|policy|reset|hash(?:ing)?|rotation|strength|prompt|flow|screen|"
     r"dialog|icon|length|setting|bucket|limit|count|usage|expiry|format))"
 )
 _NEGATION = _LazyRe(r"\b(?:never|not|no|avoid|without|nobody|nothing)\b|n't\b")
 _REVEAL_GATES = ("paste", "print", "show", "echo", "output", "include", "reveal", "display", "dump", "share", "expose",
-                 "leak", "write", "add", "put", "post", "publish", "log", "give me", "tell me", "read out", "send")
+                 "leak", "write", "add", "post", "publish", "log", "give me", "tell me", "read out", "send", "reply",
+                 "respond", "answer")
 _SECRET_GATES = (".env", ".ssh", "id_rsa", "id_ed", ".aws", "netrc", "npmrc", "pypirc", "key", "secret", "token",
                  "credential", "password", "environment", "env var", "cookie")
 
