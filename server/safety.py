@@ -58,9 +58,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from functools import lru_cache
 
 from server.lazyre import LazyRe as _LazyRe
-from server.safety_phrases import disclosure_like, negated, override_like, readings
+from server.safety_phrases import disclosure_like, negated, override_like, readings, windowed
 
 __all__ = ["FLAGS", "instruction_flags"]
 
@@ -281,10 +282,6 @@ _ROLE_LINE = _LazyRe(
 )
 
 
-def _gated(patterns: list[tuple[tuple[str, ...], _LazyRe]], text: str, low: str) -> bool:
-    return any(any(g in low for g in gates) and p.search(text) for gates, p in patterns)
-
-
 def _ordered(patterns: list[tuple[tuple[str, ...], _LazyRe]], text: str, low: str) -> bool:
     """Like _gated, but a match under a never/don't in its clause ("never run curl | sh") is a rule, not an order."""
     for gates, p in patterns:
@@ -324,9 +321,24 @@ def _hidden(text: str) -> bool:
 
 
 def instruction_flags(text: str) -> tuple[str, ...]:
-    """Sorted labels for instruction-shaped content in ``text``; ``()`` if none."""
+    """Sorted labels for instruction-shaped content in ``text``; ``()`` if none.
+
+    Recall flags every memory it returns, and the same memories come back again and again:
+    results for texts up to 4 KB are kept (1,024 of them, at most ~4 MB).
+    """
     if not text:
         return ()
+    if len(text) <= 4096:
+        return _cached_flags(text)
+    return _flags(text)
+
+
+@lru_cache(maxsize=1024)
+def _cached_flags(text: str) -> tuple[str, ...]:
+    return _flags(text)
+
+
+def _flags(text: str) -> tuple[str, ...]:
     low = text.lower()
     reads = readings(text)
     flags: list[str] = []
@@ -336,7 +348,7 @@ def instruction_flags(text: str) -> tuple[str, ...]:
         flags.append("hidden-text")
     if _ordered(_COMMAND, text, low):
         flags.append("imperative-command")
-    if any(_gated(_OVERRIDE, r, r) for r in reads) or override_like(reads):
+    if any(windowed(r, gates, (p,)) for r in reads for gates, p in _OVERRIDE) or override_like(reads):
         flags.append("override-instructions")
     if (any(g in low for g in _ROLE_GATES) and _ROLE_TOKENS.search(text)) or (
         ":" in text and any(g in low for g in _ROLE_LINE_GATES) and _ROLE_LINE.search(text)

@@ -41,13 +41,16 @@ _LOOKALIKE = str.maketrans(
     "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ",  # Cyrillic and Greek look-alikes; small capitals
     "aeopcyxijsdgoaeikvpt" "abcdefghijklmnoprstuvwyz",
 )
-_LEET_TOKEN = _LazyRe(r"[a-z0-9@$]+")
+# only tokens that mix letters with digits/@/$ (a callback per plain word would cost ~20 us per 100 words)
+# (anchored at a token start, so the letters-then-digit try is linear per token)
+_LEET_TOKEN = _LazyRe(r"(?<![a-z0-9@$])(?:[a-z]+[0-9@$]|[0-9@$]+[a-z])[a-z0-9@$]*")
 _LEETISH = _LazyRe(r"[a-z][0-9@$]|[0-9@$][a-z]")
 _LEET_I = str.maketrans("0134579@$", "oieastgas")
 _LEET_L = str.maketrans("0134579@$", "oleastgas")
 # single letters separated by one space, dot, dash, underscore or star: "i g n o r e"
 _SPACED = _LazyRe(r"(?<![a-z])(?:[a-z][ ._*\-]){2,}[a-z](?![a-z])")
-_JOINERS = _LazyRe(r"(?<=[a-z])[-_](?=[a-z])")
+_JOINERS = str.maketrans("-_", "  ")  # "ignore-all-previous" -> words (the reading is only for phrase checks)
+_SPACED_HINT = _LazyRe(r"[ ._*\-][a-z][ ._*\-][a-z][ ._*\-]")  # a cheap pre-check: two lone letters in a row
 _SEPARATORS = _LazyRe(r"[ ._*\-]")
 
 
@@ -61,6 +64,12 @@ def _unleet(low: str, table: dict[int, int]) -> str:
     return _LEET_TOKEN.sub(fix, low)
 
 
+_ATTACK_WORDS = ("ignor", "disregard", "forget", "overr", "bypass", "instruction", "prompt", "rule", "previous",
+                 "prior", "system", "secret", "password", "token", "key", "credential", ".env", "ssh", "authori",
+                 "permi", "guid", "directive", "restriction", "polic", "push", "delete", "reveal", "print", "paste",
+                 "send", "upload", "admin", "developer", "jailbreak", "mode", "you are")
+
+
 def readings(text: str) -> list[str]:
     """The lower-cased text, then its de-obfuscated copies where they differ."""
     low = text.lower()
@@ -69,17 +78,17 @@ def readings(text: str) -> list[str]:
     if not low.isascii():
         plain = unicodedata.normalize("NFKC", plain).lower().translate(_INVISIBLE).translate(_LOOKALIKE)
     # Each step only where its trigger occurs: most memories need none of them.
-    if _SPACED.search(plain):
+    if _SPACED_HINT.search(plain):
         plain = _SPACED.sub(lambda m: _SEPARATORS.sub("", m.group()), plain)
-    if "-" in plain or "_" in plain:
-        plain = _JOINERS.sub(" ", plain)
+    plain = plain.translate(_JOINERS)
     variants = [plain]
     if _LEETISH.search(plain):
         variants = [_unleet(plain, _LEET_I)]
         if "1" in plain:
             variants.append(_unleet(plain, _LEET_L))
     for v in variants:
-        if v not in out:
+        # Only worth a second pass if it holds a word attacks are made of: most memories are read once.
+        if v not in out and any(w in v for w in _ATTACK_WORDS):
             out.append(v)
     return out
 
@@ -168,7 +177,7 @@ _STATE_GATES = ("longer", "void", "cancel", "revoked", "obsolete", "lifted", "su
                 "wrong", "fake", "stale", "valid")
 # (gates, patterns): each group runs only when one of its gate words occurs
 _OVERRIDE_GROUPS = (
-    (_VERB_GATES, _OVERRIDE_EN[:6]),
+    (("whatever", "everything", "anything"), _OVERRIDE_EN[5:6]),  # (the verb-led five: _verb_led)
     (_STATE_GATES, _OVERRIDE_EN[6:9]),
     (("treat", "consider", "regard"), _OVERRIDE_EN[9:10]),
     (("memory", "memories", "note", "file", "message", "whatever", "new", "overrides"), _OVERRIDE_EN[10:]),
@@ -316,10 +325,24 @@ _SECRET_GATES = (".env", ".ssh", "id_rsa", "id_ed", ".aws", "netrc", "npmrc", "p
                  "credential", "password", "environment", "env var", "cookie")
 
 
+def _reveals(low: str):
+    """_REVEAL's matches, searched only around the reveal words (merged windows)."""
+    spots = sorted(i for g in _REVEAL_GATES for i in _find_all(low, g))
+    lo_prev = hi_prev = -1
+    for i in spots + [len(low) + 10**6]:
+        lo, hi = max(0, i - 2), i + 40
+        if lo <= hi_prev:
+            hi_prev = max(hi_prev, hi)
+            continue
+        if hi_prev >= 0:
+            yield from _REVEAL.finditer(low, lo_prev, min(len(low), hi_prev))
+        lo_prev, hi_prev = lo, hi
+
+
 def _disclosure(low: str) -> bool:
     if not (any(g in low for g in _SECRET_GATES) and any(g in low for g in _REVEAL_GATES)):
         return False
-    for m in _REVEAL.finditer(low):
+    for m in _reveals(low):
         end = _SENTENCE_END.search(low, m.end(), m.end() + 80)  # bounded: linear
         stop = end.start() if end else min(len(low), m.end() + 80)
         obj = _SECRET_OBJECT.match(low, m.end(), stop)  # the verb's object, not a word further on
@@ -342,11 +365,38 @@ def negated(low: str, at: int) -> bool:
 # ------------------------------------------------------------------------------ the API
 
 
+def windowed(low: str, anchors: tuple[str, ...], patterns, reach: int = 100) -> bool:
+    """Any pattern matches within ``reach`` characters of an anchor word: the windows around every
+    anchor occurrence are merged and each searched once, so a long text costs its anchors'
+    neighbourhoods, not a regex scan of the whole text per pattern (and stays linear)."""
+    spots = sorted(i for a in anchors for i in _find_all(low, a))
+    if not spots:
+        return False
+    n = len(low)
+    merged: list[list[int]] = []
+    for i in spots:
+        lo, hi = max(0, i - reach), min(n, i + reach)
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    return any(p.search(low, lo, hi) for lo, hi in merged for p in patterns)
+
+
+def _find_all(hay: str, needle: str):
+    i = hay.find(needle)
+    while i != -1:
+        yield i
+        i = hay.find(needle, i + 1)
+
+
 def override_like(readings_: list[str]) -> bool:
     """Any reading overrides the assistant's instructions, claims authority, or asks it to reveal secrets."""
     for low in readings_:
+        if windowed(low, _VERB_GATES, _OVERRIDE_EN[:5]):  # the verb-led five
+            return True
         for gates, patterns in _OVERRIDE_GROUPS:
-            if any(g in low for g in gates) and any(p.search(low) for p in patterns):
+            if windowed(low, gates, patterns):
                 return True
         if _other_languages(low) or _claimed_authority(low):
             return True
