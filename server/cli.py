@@ -262,7 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     tc.add_argument("--tenant", required=True, help="the tenant (namespace) whose memories the token reads and writes")
     tc.add_argument("--user", help="the person it is for (recorded as the origin of what it writes)")
     tc.add_argument("--agent", help="the assistant or bot using it, e.g. claude-code or ci")
-    tc.add_argument("--expires", help="lifetime (30d, 12h, 2w, 1y) or an ISO-8601 date; default: never")
+    tc.add_argument("--expires", metavar="WHEN",
+                    help="a lifetime: a number and a unit, m(inutes) h(ours) d(ays) w(eeks) y(ears), e.g. 90m, 12h, "
+                    "30d, 2w, 1y; or an ISO-8601 date/time such as 2027-01-31; default: never expires")
     tc.add_argument("--label", help="a note for `token list`, e.g. 'laptop'")
     tks.add_parser("list", help="list tokens (ids, tenants, states; never the tokens themselves)")
     tr = tks.add_parser("revoke", help="revoke a token at once (running servers refuse it from the next request)")
