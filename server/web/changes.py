@@ -185,6 +185,7 @@ def routes(web: Web) -> list[Route]:
         return web.page(request, "curate.html", actions=ACTIONS, about=ABOUT, action=None)
 
     async def curate(request: Request) -> Response:
+        form = await gate.posted(request) if request.method == "POST" else None  # the CSRF check before anything
         action = request.path_params["action"]
         if action not in ACTIONS:
             raise NotFound(f"No curation action {action!r}; the Curate page lists them.")
@@ -199,7 +200,7 @@ def routes(web: Web) -> list[Route]:
                 preview = await web.run(curator.run, action, dry_run=True, limit=200, **params)
             return web.page(request, "curate.html", actions=ACTIONS, about=ABOUT, action=action, fields=fields,
                             values=values, preview=preview, mark=fingerprint(preview) if preview else "", stale=False)
-        form = await gate.posted(request)
+        assert form is not None
         params = curation_params(action, form)
         fresh = await web.run(curator.run, action, dry_run=True, limit=200, **params)
         if fingerprint(fresh) != form.get("mark"):
@@ -235,6 +236,8 @@ def routes(web: Web) -> list[Route]:
         return web.page(request, "prompts.html", prompts=result.prompts, confirm=None)
 
     async def prompt_action(request: Request) -> Response:
+        if request.method == "POST":
+            await gate.posted(request)  # the CSRF check before anything
         service, name, action = web.service(request), request.path_params["name"], request.path_params["action"]
         if action not in ("activate", "deactivate", "delete"):
             raise NotFound(f"No prompt action {action!r}")
@@ -243,7 +246,6 @@ def routes(web: Web) -> list[Route]:
             if not any(p.name == name for p in result.prompts):
                 raise NotFound(f"No global prompt {name!r}")
             return web.page(request, "prompts.html", prompts=result.prompts, confirm=name)
-        await gate.posted(request)
         result = await web.run(service.global_prompts.run, action, name)
         return web.done(request, "/prompts", result.message)
 
