@@ -262,6 +262,7 @@ class ThreadStats:
     pinned: int
     compressed: int
     forgotten: int
+    files: int  # live lines of memory files (SOUL.md, MEMORY.md, daily notes), not counted above
     duplicates: int | None  # live, current memories whose text another one of the thread repeats (None: not counted)
 
     def as_dict(self) -> dict[str, Any]:
@@ -269,7 +270,8 @@ class ThreadStats:
 
 
 def thread_stats(service: MemoryService, duplicates: bool = True, include_archived: bool = True) -> list[ThreadStats]:
-    """Every thread with memories or settings, most recently active first, global last.
+    """Every thread with memories or settings, most recently active first, global last. The lines of
+    memory files are counted apart (`files`): they are the file's, and change with it.
 
     `duplicates` counts repeated texts (equal up to case, spacing and final punctuation, as
     dedupe sees them): it reads every live memory, so pages that only list threads skip it.
@@ -280,7 +282,7 @@ def thread_stats(service: MemoryService, duplicates: bool = True, include_archiv
         if duplicates:
             seen: dict[tuple[str, str], int] = {}
             for r in service.store.rows(conn):
-                if r.superseded_by is None:
+                if r.superseded_by is None and not r.source.startswith(FILE_SOURCE):
                     key = (r.thread, normalised_hash(r.content))
                     seen[key] = seen.get(key, 0) + 1
             repeats = {}
@@ -300,7 +302,7 @@ def thread_stats(service: MemoryService, duplicates: bool = True, include_archiv
             live=f.live if f else 0, by_kind=dict(f.by_kind) if f else {}, chars=f.chars if f else 0,
             newest=iso(f.newest) if f and f.newest is not None else None, pending=f.pending if f else 0,
             superseded=f.superseded if f else 0, pinned=f.pinned if f else 0, compressed=f.compressed if f else 0,
-            forgotten=f.forgotten if f else 0,
+            forgotten=f.forgotten if f else 0, files=f.files if f else 0,
             duplicates=None if repeats is None else repeats.get(name, 0),
         ))
     return out

@@ -39,7 +39,7 @@ def test_remember_list_show_and_recall_print_plain_lines_when_piped(cli):
         == (0, "1\n", "memvault: Stored as memory 1 (thread shop).\n")
     code, out, _ = cli("remember", "I prefer short answers", "--kind", "preference")
     assert (code, out) == (0, "2\n")
-    code, out, err = cli("list", "--no-files")
+    code, out, err = cli("list")
     assert code == 0 and err == ""
     rows = [line.split("\t") for line in out.splitlines()]
     assert [(r[0], r[1], r[2], r[4]) for r in rows] == [
@@ -78,7 +78,7 @@ def test_edit_forget_restore_and_pin_change_the_memory_and_say_so(cli):
     code, _, err = cli("forget", "2")
     assert code == 0 and "Memory 2 is forgotten" in err
     assert [m["id"] for m in _json(cli, "list", "--forgotten")["memories"]] == [2]
-    assert _json(cli, "list", "--no-files")["memories"][0]["id"] == 1  # the old version is the live one left
+    assert _json(cli, "list")["memories"][0]["id"] == 1  # the old version is the live one left
     code, out, err = cli("restore", "2")
     assert code == 0 and "restored memory 2" in err
     code, _, err = cli("pin", "2")
@@ -154,3 +154,14 @@ def test_progress_is_a_line_per_step_on_a_pipe_for_large_jobs_only():
         report(500, 1000)
         report(1000, 1000)
     assert err.getvalue() == "imported 500/1000 memories\nimported 1000/1000 memories\n"
+
+
+def test_lines_of_memory_files_are_listed_only_when_asked(cli, settings):
+    cli("remember", "a memory", "--thread", "shop")
+    (settings.files_dir / "MEMORY.md").write_text("# MEMORY\n\n- We ship on Fridays\n")
+    cli("recall", "ship")  # indexes the file
+    assert [m["content"] for m in _json(cli, "list")["memories"]] == ["a memory"]
+    listed = _json(cli, "list", "--files")["memories"]
+    assert [(m["content"], m["location"]) for m in listed][0] == ("We ship on Fridays", "MEMORY.md:3")
+    [glob] = [t for t in _json(cli, "stats") if t["thread"] == "global"]
+    assert (glob["live"], glob["files"]) == (0, 1)

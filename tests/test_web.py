@@ -96,7 +96,7 @@ def test_responses_forbid_scripts_framing_sniffing_and_cross_origin_reads(page):
     policy = answer.headers["content-security-policy"]
     assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy and "script" not in policy
     assert answer.headers["x-frame-options"] == "DENY" and answer.headers["x-content-type-options"] == "nosniff"
-    assert answer.headers["referrer-policy"] == "no-referrer" and answer.headers["cache-control"] == "no-store"
+    assert answer.headers["referrer-policy"] == "same-origin" and answer.headers["cache-control"] == "no-store"
     assert not any(h.lower().startswith("access-control-") for h in answer.headers)
     assert "<script" not in answer.text
 

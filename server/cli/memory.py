@@ -92,7 +92,7 @@ def list_(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     service = _open(settings)
     try:
         where = browse.memory_filter(service, args.thread, args.kind, args.since, args.until, state,
-                                     files=False if args.no_files else None)
+                                     files=None if args.files else False)
         listing = browse.list_memories(service, where, args.limit, args.offset)
     finally:
         service.close()
@@ -191,14 +191,14 @@ def stats(settings: Settings, args: argparse.Namespace, out: Output) -> int:
         out.json([t.as_dict() for t in listed])
         return OK
     columns = ["thread", "memories", "size", "newest", "pending", "duplicates", "superseded", "pinned",
-               "compressed", "forgotten", "by kind"]
+               "compressed", "forgotten", "file lines", "by kind"]
     rows = [[t.thread, t.live, _size(t.chars), (t.newest or "")[:10], t.pending, t.duplicates, t.superseded, t.pinned,
-             t.compressed, t.forgotten, " ".join(f"{k}:{n}" for k, n in t.by_kind.items())] for t in listed]
+             t.compressed, t.forgotten, t.files, " ".join(f"{k}:{n}" for k, n in t.by_kind.items())] for t in listed]
     if len(listed) > 1:
         total = lambda name: sum(getattr(t, name) or 0 for t in listed)  # noqa: E731
         rows.append(["(all)", total("live"), _size(total("chars")), max((t.newest or "") for t in listed)[:10],
                      total("pending"), total("duplicates"), total("superseded"), total("pinned"), total("compressed"),
-                     total("forgotten"), ""])
+                     total("forgotten"), total("files"), ""])
     out.table(columns, rows, wide="by kind", styles=[None] * len(listed) + (["bold"] if len(listed) > 1 else []))
     return OK
 
@@ -369,7 +369,8 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     state.add_argument("--superseded", action="store_true", help="only memories another one replaces")
     state.add_argument("--pinned", action="store_true", help="only pinned memories")
     state.add_argument("--all", action="store_true", help="live and forgotten alike")
-    ls.add_argument("--no-files", action="store_true", help="leave out the lines of SOUL.md, MEMORY.md and daily notes")
+    ls.add_argument("--files", action="store_true",
+                    help="also the lines of SOUL.md, MEMORY.md and daily notes (indexed for recall; edit the files to change them)")
     ls.add_argument("--limit", type=int, default=PAGE, help=f"memories per page (1-{MAX_PAGE}, default {PAGE})")
     ls.add_argument("--offset", type=int, default=0, help="skip this many (the next page)")
 

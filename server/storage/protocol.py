@@ -273,8 +273,9 @@ class Browsing(Memories, Protocol):
         """Figures of every thread that has memories, live or forgotten (global as '')."""
 
     def timeline(self, conn: Handle, width: int, offset: int = 0) -> list[TimelineRow]:
-        """Creations, forgets and supersedes per thread and kind in buckets of `width` ms; a bucket
-        starts where (time + offset) is a multiple of width (weeks from Monday: width 7 days, offset 3)."""
+        """Creations, forgets and supersedes per thread and kind in buckets of `width` ms, memory-file
+        units left out (their file is their record); a bucket starts where (time + offset) is a multiple
+        of width (weeks from Monday: width 7 days, offset 3)."""
 
     def set_details(
         self, conn: Handle, memory_id: int, kind: str, tags: tuple[str, ...], importance: float, now: int

@@ -262,8 +262,9 @@ class MemoryFilter:
 
 @dataclass(frozen=True)
 class ThreadFigures:
-    """One thread's memories in figures (`thread` '' = global). Counts are of live memories
-    unless named otherwise; `chars` is their length in characters."""
+    """One thread's memories in figures (`thread` '' = global). Counts are of live memories, the
+    units of memory files left out (`files` counts those), unless named otherwise; `chars` is
+    their length in characters."""
 
     thread: str
     by_kind: dict[str, int]
@@ -275,6 +276,7 @@ class ThreadFigures:
     pinned: int
     compressed: int
     forgotten: int  # forgotten memories (not live)
+    files: int  # live units of memory files (SOUL.md, MEMORY.md, daily notes) in this thread
 
 
 @dataclass(frozen=True)

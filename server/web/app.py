@@ -125,12 +125,14 @@ def routes(web: Web) -> list[Any]:
         state = q.get("state") or "live"
         thread = q.get("thread") or None
         kind = q.get("kind") or None
+        files = bool(q.get("files"))
         where = await web.run(browse.memory_filter, service, thread, [kind] if kind else None, q.get("since") or None,
-                              q.get("until") or None, state)
+                              q.get("until") or None, state, None if files else False)
         listing = await web.run(browse.list_memories, service, where, browse.PAGE, (page - 1) * browse.PAGE)
         names = [t.thread for t in await web.run(browse.thread_stats, service, False, True)]
         return web.page(request, "memories.html", listing=listing, page=page, thread=thread or "", kind=kind or "",
-                        state=state, since=q.get("since", ""), until=q.get("until", ""), thread_names=names)
+                        state=state, since=q.get("since", ""), until=q.get("until", ""), thread_names=names,
+                        files=files)
 
     async def search(request: Request) -> Response:
         service, q = web.service(request), request.query_params
@@ -253,7 +255,7 @@ def _charts(weeks: list[browse.Week], samples: list[tuple[str, float]]) -> dict[
         "changes": charts.lines("Memories superseded and forgotten per week", labels,
                                 {"superseded": [w.superseded for w in weeks], "forgotten": [w.forgotten for w in weeks]}),
         "latency": charts.lines("Recall latency, each search in order (ms)", [str(i + 1) for i in range(len(samples))],
-                                {"ms": [round(ms, 1) for _, ms in samples]}, unit="ms"),
+                                {"ms": [round(ms, 1) for _, ms in samples]}),
     }
 
 

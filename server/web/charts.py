@@ -36,7 +36,7 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
-def _frame(title: str, labels: Sequence[str], top: float, unit: str, body: list[str],
+def _frame(title: str, labels: Sequence[str], top: float, body: list[str],
            legend: Sequence[tuple[str, str]]) -> str:
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" '
@@ -47,8 +47,6 @@ def _frame(title: str, labels: Sequence[str], top: float, unit: str, body: list[
         out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" stroke="#e5e5e5"/>')
         out.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" fill="#555">'
                    f'{escape(_number(top * n / 4))}</text>')
-    if unit:
-        out.append(f'<text x="4" y="{TOP - 6}" font-size="11" fill="#555">{escape(unit)}</text>')
     step = max(1, len(labels) // 6)  # at most about six labels along the bottom
     slot = plot_w / max(1, len(labels))
     for i, label in enumerate(labels):
@@ -65,7 +63,7 @@ def _frame(title: str, labels: Sequence[str], top: float, unit: str, body: list[
     return "".join(out)
 
 
-def stacked_bars(title: str, labels: Sequence[str], series: dict[str, Sequence[float]], unit: str = "") -> str:
+def stacked_bars(title: str, labels: Sequence[str], series: dict[str, Sequence[float]]) -> str:
     """One bar per label, the series stacked in the order given (at most len(PALETTE) series)."""
     names = list(series)[: len(PALETTE)]
     totals = [sum(series[n][i] for n in names) for i in range(len(labels))]
@@ -85,10 +83,10 @@ def stacked_bars(title: str, labels: Sequence[str], series: dict[str, Sequence[f
                         f'height="{h:.1f}" fill="{PALETTE[n]}"><title>{escape(labels[i])} {escape(name)}: '
                         f'{escape(_number(value))}</title></rect>')
             base += value
-    return _frame(title, labels, top, unit, body, [(n, PALETTE[i]) for i, n in enumerate(names)])
+    return _frame(title, labels, top, body, [(n, PALETTE[i]) for i, n in enumerate(names)])
 
 
-def lines(title: str, labels: Sequence[str], series: dict[str, Sequence[float]], unit: str = "") -> str:
+def lines(title: str, labels: Sequence[str], series: dict[str, Sequence[float]]) -> str:
     """One polyline per series over the labels, with a dot on each point."""
     names = list(series)[: len(PALETTE)]
     top = _nice(max((v for n in names for v in series[n]), default=0))
@@ -103,4 +101,4 @@ def lines(title: str, labels: Sequence[str], series: dict[str, Sequence[float]],
         for (x, y), label, value in zip(points, labels, series[name]):
             body.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="{PALETTE[n]}"><title>{escape(label)} '
                         f'{escape(name)}: {escape(_number(value))}</title></circle>')
-    return _frame(title, labels, top, unit, body, [(n, PALETTE[i]) for i, n in enumerate(names)])
+    return _frame(title, labels, top, body, [(n, PALETTE[i]) for i, n in enumerate(names)])

@@ -17,8 +17,8 @@ SameSite=Strict cookie named after the port. Every request passes `Guard`, outer
   POST        Origin, when the browser sends it, must be this page's own (403 otherwise);
               the form's CSRF token must be the session's (checked by `Gate.posted`)
   headers     a strict Content-Security-Policy (no scripts at all, no framing), nosniff,
-              no referrer (the login token never leaks), no caching of pages, and no CORS
-              header anywhere, so no other origin can read a response
+              no referrer to other sites, no caching of pages, and no CORS header anywhere,
+              so no other origin can read a response
 """
 
 from __future__ import annotations
@@ -47,7 +47,9 @@ HEADERS = [
      b"frame-ancestors 'none'; base-uri 'none'"),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    # same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with this
+    # page's own form posts, and the Origin check would refuse them.
+    (b"referrer-policy", b"same-origin"),
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
     (b"cache-control", b"no-store"),

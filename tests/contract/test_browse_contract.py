@@ -142,6 +142,10 @@ def test_thread_stats_count_kinds_states_and_duplicates(svc, clock):
     assert (stats["docs"].live, stats["docs"].forgotten) == (0, 1)
     assert stats["global"].by_kind == {"preference": 1}
     assert list(stats)[-1] == "global"
+    (svc.settings.files_dir / "MEMORY.md").write_text("# MEMORY\n\n- We ship on Fridays\n")
+    svc.recall("ship")  # indexes the file: its line is counted apart from the memories
+    after = {s.thread: s for s in browse.thread_stats(svc)}["global"]
+    assert (after.live, after.files, after.by_kind) == (1, 1, {"preference": 1})
     assert browse.thread_stats(svc, duplicates=False)[0].duplicates is None
 
 
@@ -156,6 +160,10 @@ def test_the_weekly_timeline_counts_creations_forgets_and_supersedes(svc, clock)
     assert (weeks[-1].forgotten, weeks[-1].superseded) == (1, 1)
     assert weeks[-1].created_by_thread == {"shop": 1}
     assert sum(w.chars for w in weeks) == sum(len(r.content) for r in svc.store.get(range(1, 100)).values())
+    # the lines of memory files are the file's, not memories someone wrote: not in the timeline
+    (svc.settings.files_dir / "MEMORY.md").write_text("# MEMORY\n\n- We ship on Fridays\n")
+    assert svc.recall("ship on Fridays").memories[0].location is not None
+    assert browse.weekly(svc, 4) == weeks
 
 
 def test_the_record_has_every_stored_field_of_one_memory(svc, clock):

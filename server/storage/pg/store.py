@@ -942,18 +942,18 @@ class PgStore:
     def thread_figures(self, conn: Any) -> list[ThreadFigures]:
         kinds: dict[str, dict[str, int]] = {}
         for thread, kind, n in conn.execute(
-            "SELECT thread, kind, count(*) FROM memories WHERE deleted_at IS NULL GROUP BY 1, 2 ORDER BY 1, 2"
+            "SELECT thread, kind, count(*) FROM memories WHERE deleted_at IS NULL AND source NOT LIKE 'file:%' "
+            "GROUP BY 1, 2 ORDER BY 1, 2"
         ):
             kinds.setdefault(thread, {})[kind] = n
+        live = "deleted_at IS NULL AND source NOT LIKE 'file:%'"
         rows = conn.execute(
-            "SELECT thread, count(*) FILTER (WHERE deleted_at IS NULL), "
-            "coalesce(sum(length(content)) FILTER (WHERE deleted_at IS NULL), 0), "
-            "max(created_at) FILTER (WHERE deleted_at IS NULL), "
-            "count(*) FILTER (WHERE deleted_at IS NULL AND embed_pending), "
-            "count(*) FILTER (WHERE deleted_at IS NULL AND superseded_by IS NOT NULL), "
-            "count(*) FILTER (WHERE deleted_at IS NULL AND pinned), "
-            "count(*) FILTER (WHERE deleted_at IS NULL AND compression IS NOT NULL), "
-            "count(*) FILTER (WHERE deleted_at IS NOT NULL) "
+            f"SELECT thread, count(*) FILTER (WHERE {live}), "
+            f"coalesce(sum(length(content)) FILTER (WHERE {live}), 0), max(created_at) FILTER (WHERE {live}), "
+            f"count(*) FILTER (WHERE {live} AND embed_pending), "
+            f"count(*) FILTER (WHERE {live} AND superseded_by IS NOT NULL), count(*) FILTER (WHERE {live} AND pinned), "
+            f"count(*) FILTER (WHERE {live} AND compression IS NOT NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND source LIKE 'file:%') "
             "FROM memories GROUP BY 1 ORDER BY 1"
         )
         return [ThreadFigures(r[0], kinds.get(r[0], {}), *(int(v) if v is not None else None for v in r[1:]))
@@ -967,7 +967,7 @@ class PgStore:
         ):
             for bucket, thread, kind, n, chars in conn.execute(
                 f"SELECT ({column} + %s::bigint) / %s::bigint, thread, kind, count(*), sum(length(content)) "
-                f"FROM memories WHERE {condition} GROUP BY 1, 2, 3", (offset, width)
+                f"FROM memories WHERE source NOT LIKE 'file:%%' AND {condition} GROUP BY 1, 2, 3", (offset, width)
             ):
                 figures = counts.setdefault((int(bucket) * width - offset, thread, kind), [0, 0, 0, 0])
                 figures[slots[0]] = int(n)

@@ -1056,18 +1056,17 @@ class Store:
         kinds: dict[str, dict[str, int]] = {}
         for thread, kind, n in conn.execute(
             "SELECT thread, kind, count(*) FROM memories WHERE namespace = ? AND deleted_at IS NULL "
-            "GROUP BY 1, 2 ORDER BY 1, 2", (self.namespace,)
+            "AND source NOT LIKE 'file:%' GROUP BY 1, 2 ORDER BY 1, 2", (self.namespace,)
         ):
             kinds.setdefault(thread, {})[kind] = n
+        live = "m.deleted_at IS NULL AND m.source NOT LIKE 'file:%'"
         rows = conn.execute(
-            "SELECT m.thread, count(*) FILTER (WHERE m.deleted_at IS NULL), "
-            "coalesce(sum(length(m.content)) FILTER (WHERE m.deleted_at IS NULL), 0), "
-            "max(m.created_at) FILTER (WHERE m.deleted_at IS NULL), "
-            "count(p.memory_id) FILTER (WHERE m.deleted_at IS NULL), "
-            "count(*) FILTER (WHERE m.deleted_at IS NULL AND m.superseded_by IS NOT NULL), "
-            "count(*) FILTER (WHERE m.deleted_at IS NULL AND m.pinned), "
-            "count(*) FILTER (WHERE m.deleted_at IS NULL AND m.compression IS NOT NULL), "
-            "count(*) FILTER (WHERE m.deleted_at IS NOT NULL) "
+            f"SELECT m.thread, count(*) FILTER (WHERE {live}), "
+            f"coalesce(sum(length(m.content)) FILTER (WHERE {live}), 0), max(m.created_at) FILTER (WHERE {live}), "
+            f"count(p.memory_id) FILTER (WHERE {live}), "
+            f"count(*) FILTER (WHERE {live} AND m.superseded_by IS NOT NULL), count(*) FILTER (WHERE {live} AND m.pinned), "
+            f"count(*) FILTER (WHERE {live} AND m.compression IS NOT NULL), count(*) FILTER (WHERE m.deleted_at IS NOT NULL), "
+            "count(*) FILTER (WHERE m.deleted_at IS NULL AND m.source LIKE 'file:%') "
             "FROM memories m LEFT JOIN pending_embeddings p ON p.memory_id = m.id "
             "WHERE m.namespace = ? GROUP BY 1 ORDER BY 1", (self.namespace,)
         )
@@ -1081,7 +1080,7 @@ class Store:
         ):
             for bucket, thread, kind, n, chars in conn.execute(
                 f"SELECT ({column} + ?) / ?, thread, kind, count(*), sum(length(content)) FROM memories "
-                f"WHERE namespace = ? AND {condition} GROUP BY 1, 2, 3", (offset, width, self.namespace)
+                f"WHERE namespace = ? AND source NOT LIKE 'file:%' AND {condition} GROUP BY 1, 2, 3", (offset, width, self.namespace)
             ):
                 figures = counts.setdefault((bucket * width - offset, thread, kind), [0, 0, 0, 0])
                 figures[slots[0]] = n
