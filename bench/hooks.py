@@ -80,7 +80,7 @@ def build(home: Path, size: int) -> float:
         # Random unit vectors: a server started on this store has no backfill to run while it is measured.
         vectors = rng.standard_normal((len(ids), service.embedder.dimensions)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        service.store.store_vectors(list(zip(ids, vectors)))
+        service.store.store_vectors(dict(zip(ids, vectors)))
     with service.db.write() as conn:
         service.store.set_meta(conn, "embedding_model", "memvault/hash-trigram-v1")
         service.store.set_meta(conn, "embedding_dimensions", str(service.embedder.dimensions))
