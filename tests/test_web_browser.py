@@ -232,6 +232,16 @@ def test_memory_files_prompts_threads_and_health_in_the_browser(ui):
     assert "Prices in GBP" in page.locator("textarea[name=system_prompt]").input_value()
     ui.shot("thread")
 
+    ui.go("/remember?thread=docs")
+    page.fill("textarea[name=content]", "The docs are deployed by the docs-publish workflow on every tag")
+    page.select_option("select[name=kind]", "fact")
+    ui.shot("remember")
+    page.click("button:has-text('Remember')")
+    assert "Stored as memory" in ui.flash() and "(thread docs)" in ui.flash()
+    ui.go("/files/SOUL.md")
+    assert "SOUL" in page.locator("textarea[name=text]").input_value()
+    ui.shot("soul-md")
+
     ui.go("/search?q=staging+database")
     ui.go("/health")
     assert page.locator("svg.chart").count() == 5
