@@ -90,9 +90,9 @@ def _token(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 def _dimensions(settings: Settings) -> int:
     """The configured embedder's vector size, without loading a model (MiniLM: 384)."""
-    from server.embedding.embedders import HashEmbedder
+    from server.doctor import dimensions
 
-    return HashEmbedder().dimensions if settings.embedder == "hash" else 384
+    return dimensions(settings)
 
 
 def _reembed(settings: Settings, args: argparse.Namespace, out: Output) -> int:

@@ -21,7 +21,7 @@ from server.curation import editing
 from server.curation.curator import ACTIONS
 from server.errors import InvalidInput, NotFound
 from server.files import editor
-from server.web.app import Web, _path_id
+from server.web.site import Web, path_id
 
 #: What each curation parameter is, for the form (name -> label, input type).
 PARAMS = {
@@ -126,7 +126,7 @@ def routes(web: Web) -> list[Route]:
 
     # -- one memory ----------------------------------------------------------------------------
     async def edit(request: Request) -> Response:
-        service, memory_id = web.service(request), _path_id(request)
+        service, memory_id = web.service(request), path_id(request)
         if request.method == "GET":
             detail = await web.run(_detail, service, memory_id)
             return web.page(request, "edit.html", m=detail.memory, error=None, values=None)
@@ -147,19 +147,19 @@ def routes(web: Web) -> list[Route]:
 
     async def forget(request: Request) -> Response:
         await gate.posted(request)
-        memory_id = _path_id(request)
+        memory_id = path_id(request)
         result = await web.run(editing.forget, web.service(request), memory_id, "from the web page")
         return web.done(request, f"/memory/{memory_id}", result.message)
 
     async def restore(request: Request) -> Response:
         await gate.posted(request)
-        memory_id = _path_id(request)
+        memory_id = path_id(request)
         result = await web.run(editing.restore, web.service(request), memory_id)
         return web.done(request, f"/memory/{memory_id}", result.message)
 
     async def pin(request: Request) -> Response:
         form = await gate.posted(request)
-        memory_id = _path_id(request)
+        memory_id = path_id(request)
         result = await web.run(editing.pin, web.service(request), memory_id, form.get("pinned") != "0")
         return web.done(request, f"/memory/{memory_id}", result.message)
 
