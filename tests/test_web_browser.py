@@ -96,9 +96,16 @@ class Page:
             shutil.copy(path, self.copies / path.name)
         return path
 
-    def flash(self) -> str:
-        """The message a change left on the page it led to (what the page says otherwise, to show why not)."""
-        found = self.page.locator(".flash")
+    def flash(self, expected: str) -> str:
+        """The message a change left on the page it led to (what the page says otherwise, to show why not).
+
+        A click returns before the page it leads to has loaded, and the page before it may show
+        an older message: wait for one that says `expected`."""
+        found = self.page.locator(".flash", has_text=expected)
+        try:
+            found.first.wait_for(state="visible", timeout=15_000)
+        except Exception:
+            found = self.page.locator(".flash")
         if found.count() == 0:
             raise AssertionError(f"no message on {self.page.url}: {self.page.locator('body').inner_text()[:500]}")
         return found.first.inner_text()
@@ -166,18 +173,18 @@ def test_find_correct_and_delete_a_memory_in_the_browser(ui):
     ui.shot("edit")
     page.fill("textarea[name=content]", "We deploy billing with Argo CD; the Helm charts in infra/helm are retired")
     page.click("button:has-text('Save')")
-    assert "Memory 1 is now memory" in ui.flash()
+    assert "Memory 1 is now memory" in ui.flash("Memory 1 is now memory")
     new_id = int(re.search(r"/memory/(\d+)", page.url).group(1))
     assert "Argo CD" in page.locator("#content").inner_text()
     assert "memory 1" in page.locator("text=Replaces").locator("..").inner_text()
 
     page.click("button:has-text('Forget')")
-    assert "is forgotten" in ui.flash()
+    assert "is forgotten" in ui.flash("is forgotten")
     assert "forgotten" in page.locator("h1").inner_text()
     page.click("button:has-text('Restore')")
-    assert "restored memory" in ui.flash()
+    assert "restored memory" in ui.flash("restored memory")
     page.click("button:has-text('Pin')")
-    assert "pinned memory" in ui.flash() and "pinned" in page.locator("h1").inner_text()
+    assert "pinned memory" in ui.flash("pinned memory") and "pinned" in page.locator("h1").inner_text()
 
     ui.go("/memories?state=superseded&thread=shop")
     listed = page.locator("tbody").inner_text()
@@ -200,7 +207,7 @@ def test_a_curation_preview_then_apply_in_the_browser(ui):
     assert "Would apply: dedupe" in preview and "same text" in preview
     ui.shot("curate-preview")
     page.click("button:has-text('Apply')")
-    assert "Done: dedupe" in ui.flash()
+    assert "Done: dedupe" in ui.flash("Done: dedupe")
     ui.go("/memories?state=superseded&thread=shop")
     assert "Deploys go through Argo CD since May" in page.locator("tbody").inner_text()
 
@@ -211,7 +218,7 @@ def test_memory_files_prompts_threads_and_health_in_the_browser(ui):
     text = page.locator("textarea[name=text]").input_value()
     page.fill("textarea[name=text]", text.rstrip("\n") + "\n- The on-call rotation changes every Monday at 10:00\n")
     page.click("button:has-text('Save MEMORY.md')")
-    assert "MEMORY.md saved; the previous version is in backups/" in ui.flash()
+    assert "MEMORY.md saved; the previous version is in backups/" in ui.flash("MEMORY.md saved; the previous version is in backups/")
     ui.shot("memory-md")
     ui.go("/search?q=on-call+rotation")
     assert "on-call rotation changes every Monday" in page.locator("tbody tr").first.inner_text()
@@ -220,7 +227,7 @@ def test_memory_files_prompts_threads_and_health_in_the_browser(ui):
     page.fill("input[name=name]", "tests")
     page.fill("textarea[name=content]", "Run the tests before saying a change is done.")
     page.click("button:has-text('Save prompt')")
-    assert "'tests' saved and active" in ui.flash()
+    assert "'tests' saved and active" in ui.flash("'tests' saved and active")
     assert "Run the tests before" in page.locator("tbody").inner_text()
     ui.shot("prompts")
 
@@ -228,7 +235,7 @@ def test_memory_files_prompts_threads_and_health_in_the_browser(ui):
     assert page.locator("input[name=title]").input_value() == "Web shop"
     page.fill("textarea[name=system_prompt]", "Use British English in customer-facing text. Prices in GBP.")
     page.click("button:has-text('Save')")
-    assert "Thread shop saved" in ui.flash()
+    assert "Thread shop saved" in ui.flash("Thread shop saved")
     assert "Prices in GBP" in page.locator("textarea[name=system_prompt]").input_value()
     ui.shot("thread")
 
@@ -237,7 +244,7 @@ def test_memory_files_prompts_threads_and_health_in_the_browser(ui):
     page.select_option("select[name=kind]", "fact")
     ui.shot("remember")
     page.click("button:has-text('Remember')")
-    assert "Stored as memory" in ui.flash() and "(thread docs)" in ui.flash()
+    assert "Stored as memory" in ui.flash("Stored as memory") and "(thread docs)" in ui.flash("(thread docs)")
     ui.go("/files/SOUL.md")
     assert "SOUL" in page.locator("textarea[name=text]").input_value()
     ui.shot("soul-md")
