@@ -71,11 +71,17 @@ class Settings:
     max_archive_bytes: int = 512 * 1024 * 1024
     # Resources larger than this are served cut, with a marker saying how to see the rest.
     max_resource_chars: int = 40_000
+    # The most of one memory file (SOUL.md, MEMORY.md, a daily log) that is read, indexed
+    # for recall or put into thread_prompt; a bigger file is cut at a line end, and recall says so.
+    max_file_bytes: int = 1024 * 1024
     # thread_prompt's default budget, in estimated tokens.
     token_budget: int = 4000
     # How long a recall waits for the embedding model to finish loading before it
     # answers from keyword search alone (and says so).
     model_wait_seconds: float = 20.0
+    # How long a write waits for another process's write lock before it answers "the store is
+    # busy ...; retry" (reads never wait for it).
+    write_wait_seconds: float = 5.0
     # "minilm" (the real model) or "hash" (a light lexical embedder for tests and
     # machines without torch).
     embedder: str = "minilm"
@@ -211,6 +217,7 @@ _LIMITS = (
     ("max_content_bytes", "MEMVAULT_MAX_CONTENT_BYTES"),
     ("max_archive_bytes", "MEMVAULT_MAX_ARCHIVE_BYTES"),
     ("max_resource_chars", "MEMVAULT_MAX_RESOURCE_CHARS"),
+    ("max_file_bytes", "MEMVAULT_MAX_FILE_BYTES"),
     ("max_tags", "MEMVAULT_MAX_TAGS"),
     ("max_tag_chars", "MEMVAULT_MAX_TAG_CHARS"),
     ("max_query_chars", "MEMVAULT_MAX_QUERY_CHARS"),
@@ -232,9 +239,11 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("max_k", "MEMVAULT_MAX_K", int),
     ("window_size", "MEMVAULT_WINDOW", int),
     ("max_resource_chars", "MEMVAULT_MAX_RESOURCE_CHARS", int),
+    ("max_file_bytes", "MEMVAULT_MAX_FILE_BYTES", int),
     ("max_archive_bytes", "MEMVAULT_MAX_ARCHIVE_BYTES", int),
     ("token_budget", "MEMVAULT_TOKEN_BUDGET", int),
     ("model_wait_seconds", "MEMVAULT_MODEL_WAIT", float),
+    ("write_wait_seconds", "MEMVAULT_WRITE_WAIT", float),
     ("embedder", "MEMVAULT_EMBEDDER", str),
     ("embed_threads", "MEMVAULT_EMBED_THREADS", int),
     ("vector_prescan_from", "MEMVAULT_VECTOR_PRESCAN_FROM", int),

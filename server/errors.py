@@ -4,6 +4,11 @@
     ├── InvalidInput        the caller's arguments are wrong; the message says how to fix them
     ├── NotFound            an id or name that does not exist (or no longer does)
     │   └── MissingFile         a memory file or a day's log is not there (also a FileNotFoundError)
+    ├── RefusedFile         a memory file that is a symbolic link or not a regular file
+    ├── StoreUnavailable    the store cannot take this write now; nothing was stored
+    │   ├── StoreBusy           another process held the write lock for the whole bounded wait
+    │   ├── DiskFull            the disk (or the database's size limit) is full
+    │   └── StoreReadOnly       the database file or its folder cannot be written
     └── SetupError          the installation or the store cannot be used as it is
         ├── DriverUnavailable   no SQLite driver here can load extensions
         └── ModelMismatch       the store was embedded with another model
@@ -26,6 +31,26 @@ class NotFound(MemvaultError):
 
 class MissingFile(NotFound, FileNotFoundError):
     """A memory file (or a day's log) does not exist. Also a FileNotFoundError, for file-handling callers."""
+
+
+class RefusedFile(MemvaultError):
+    """A memory file is a symbolic link, or not a regular file: it is neither read nor written."""
+
+
+class StoreUnavailable(MemvaultError):
+    """The store cannot take a write right now; the transaction was rolled back, nothing was stored."""
+
+
+class StoreBusy(StoreUnavailable):
+    """Another process held the store's write lock for longer than the bounded wait."""
+
+
+class DiskFull(StoreUnavailable):
+    """The disk holding the store is full (or the database reached its size limit)."""
+
+
+class StoreReadOnly(StoreUnavailable):
+    """The database file, or the folder it lives in, cannot be written."""
 
 
 class SetupError(MemvaultError):

@@ -32,7 +32,7 @@ def open_database(settings: Settings, dimensions: int) -> Database:
     else:
         from server.storage.sqlite.db import Database as SqliteDatabase
 
-        db = SqliteDatabase(settings.db_path)
+        db = SqliteDatabase(settings.db_path, write_wait=settings.write_wait_seconds)
     try:
         prepare_schema(db, dimensions)
     except BaseException:
