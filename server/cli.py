@@ -28,7 +28,7 @@ def _configure_logging(level: str) -> None:
 def _serve(settings: Settings) -> int:
     from pathlib import Path
 
-    from server.app import build_server
+    from server.app import build_server, run_stdio
     from server.config import repo_thread
     from server.service import MemoryService
 
@@ -44,7 +44,7 @@ def _serve(settings: Settings) -> int:
 
     hooks = relay.start(service, settings)  # hooks of this store ask this process instead of loading memvault
     try:
-        build_server(service).run()
+        run_stdio(build_server(service))
     finally:
         if hooks is not None:
             hooks.close()

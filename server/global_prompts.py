@@ -32,7 +32,7 @@ class GlobalPrompts:
         if action != "list":
             if name is None:
                 raise InvalidInput(f"action {action!r} needs the prompt's name")
-            name = check.thread_name(name)
+            name = check.prompt_name(name)
             now = to_millis(self.clock())
             with self.store.db.write() as conn:
                 if action == "set":
