@@ -114,13 +114,17 @@ def _where(path: Any) -> str:
     return out
 
 
-def _describe(error: Any, root: Mapping[str, Any]) -> str:
+def _describe(error: Any, root: Mapping[str, Any], whole: Mapping[str, Any] | None = None) -> str:
+    """One violation in words; `whole` is the schema to state as allowed (an optional argument's, with its null)."""
     if error.validator in ("anyOf", "oneOf") and error.context:
         # An optional argument is "X or null": say what is wrong inside X, not that it matched neither.
         inner = [e for e in error.context if not (e.validator == "type" and e.validator_value == "null")]
         deepest = max(inner, key=lambda e: len(e.absolute_path), default=None)
         if deepest is not None and len(deepest.absolute_path) > len(error.absolute_path):
             return _describe(deepest, root)
+        if deepest is not None and deepest.validator != "type":
+            return _describe(deepest, root, whole=error.schema)
+    schema = whole if whole is not None else error.schema
     if error.validator == "required":
         missing = [name for name in error.validator_value if not isinstance(error.instance, Mapping) or name not in error.instance]
         parts = []
@@ -136,10 +140,10 @@ def _describe(error: Any, root: Mapping[str, Any]) -> str:
     place = _where(error.absolute_path) or "the arguments"
     if error.validator in ("maxLength", "minLength") and isinstance(error.instance, str):
         sent = f"{len(error.instance):,} characters long" if error.instance else 'was ""'
-        return f"`{place}` {'is ' if error.instance else ''}{sent}; allowed: {allowed(error.schema, root)}"
+        return f"`{place}` {'is ' if error.instance else ''}{sent}; allowed: {allowed(schema, root)}"
     if error.validator in ("maxItems", "minItems") and isinstance(error.instance, list):
-        return f"`{place}` has {len(error.instance):,} items; allowed: {allowed(error.schema, root)}"
-    return f"`{place}` was {_shown(error.instance)}; allowed: {allowed(error.schema, root)}"
+        return f"`{place}` has {len(error.instance):,} items; allowed: {allowed(schema, root)}"
+    return f"`{place}` was {_shown(error.instance)}; allowed: {allowed(schema, root)}"
 
 
 def _surrogates(value: Any, path: tuple = ()) -> list[tuple]:

@@ -117,8 +117,11 @@ def _error(id: Any, code: int, message: str) -> JSONRPCError:
     return JSONRPCError(jsonrpc="2.0", id=id, error=ErrorData(code=code, message=message))
 
 
-def reply_to_unreadable(line: str) -> JSONRPCError | None:
-    """The error reply for a line the SDK could not read as a JSON-RPC message (None: answer nothing)."""
+def reply_to_unreadable(line: str, unit: str = "line") -> JSONRPCError | None:
+    """The error reply for a line the SDK could not read as a JSON-RPC message (None: answer nothing).
+
+    `unit` is what carries one message: a "line" on stdio, a "request body" over HTTP.
+    """
     text = line.strip()
     if not text:
         return None
@@ -131,7 +134,7 @@ def reply_to_unreadable(line: str) -> JSONRPCError | None:
     except ValueError:
         shown = text[:_SHOWN] + ("…" if len(text) > _SHOWN else "")
         return _error(scanned_id, PARSE_ERROR,
-                      f"Parse error: this line is not JSON ({shown!r}); send one JSON-RPC message per line")
+                      f"Parse error: this {unit} is not JSON ({shown!r}); send one JSON-RPC message per {unit}")
     if isinstance(message, dict):
         if "method" not in message and ("result" in message or "error" in message):
             return None  # a (malformed) response: JSON-RPC never answers those
@@ -148,7 +151,7 @@ def reply_to_unreadable(line: str) -> JSONRPCError | None:
         return _error(id, INVALID_REQUEST,
                       f"Invalid Request: the message is nested {deepest:,} levels deep; at most {MAX_DEPTH} are accepted")
     if isinstance(message, list):
-        return _error(None, INVALID_REQUEST, "Invalid Request: batches are not supported; send one message per line")
+        return _error(None, INVALID_REQUEST, f"Invalid Request: batches are not supported; send one message per {unit}")
     return _error(id, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message; a request is an object with "
                   '"jsonrpc": "2.0", an "id" (a string or an integer), a "method" string and optional "params" object')
 
