@@ -36,6 +36,10 @@ def _serve(settings: Settings) -> int:
         # Claude Code and IDE agents start the server in the project: its repository
         # is the default thread (MEMVAULT_THREAD overrides).
         settings = settings.with_(default_thread=repo_thread(Path.cwd()))
+    # Said first, before anything can fail: hosts start servers with their own environment,
+    # and two hosts that disagree about MEMVAULT_HOME would otherwise keep two stores unawares.
+    origin = "MEMVAULT_HOME" if os.environ.get("MEMVAULT_HOME") else "the default; set MEMVAULT_HOME to choose"
+    logging.getLogger("memvault").info("data directory: %s (%s)", settings.home, origin)
     service = MemoryService.open(settings)
     logging.getLogger("memvault").info(
         "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
@@ -329,8 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code = handler(settings)
     except MemvaultError as exc:
+        # One line that says what is wrong, where and what to do; the status says which kind
+        # of problem it is (README, "Exit status"). No traceback: nothing here is a bug.
         print(f"memvault: {exc}", file=sys.stderr)
-        code = 2
+        code = getattr(exc, "exit_status", 2)
     except KeyboardInterrupt:
         code = 130
     if command == "serve":

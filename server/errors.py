@@ -10,10 +10,14 @@
     │   ├── DiskFull            the disk (or the database's size limit) is full
     │   └── StoreReadOnly       the database file or its folder cannot be written
     └── SetupError          the installation or the store cannot be used as it is
+        ├── DataDirUnusable     the data directory cannot be written (read-only, not a folder, full)
+        ├── StoreDamaged        the database file is damaged or is not a memvault store
         ├── DriverUnavailable   no SQLite driver here can load extensions
         └── ModelMismatch       the store was embedded with another model
 
-Only the edges (the MCP layer and the CLI) turn these into user-facing results.
+Only the edges (the MCP layer and the CLI) turn these into user-facing results. The CLI
+exits with the `exit_status` of the error that stopped it (the README lists them):
+2 a setting or argument, 3 the data directory, 4 a damaged store, 5 the installation.
 """
 
 
@@ -40,6 +44,8 @@ class RefusedFile(MemvaultError):
 class StoreUnavailable(MemvaultError):
     """The store cannot take a write right now; the transaction was rolled back, nothing was stored."""
 
+    exit_status = 3
+
 
 class StoreBusy(StoreUnavailable):
     """Another process held the store's write lock for longer than the bounded wait."""
@@ -56,9 +62,25 @@ class StoreReadOnly(StoreUnavailable):
 class SetupError(MemvaultError):
     """memvault cannot run with this installation or store until someone acts."""
 
+    exit_status = 2
+
+
+class DataDirUnusable(SetupError):
+    """The data directory (or a folder memvault needs in it) cannot be created or written."""
+
+    exit_status = 3
+
+
+class StoreDamaged(SetupError):
+    """The database file is damaged, is not a SQLite database, or was made by a newer memvault."""
+
+    exit_status = 4
+
 
 class DriverUnavailable(SetupError):
     """No SQLite driver available to this Python can load the sqlite-vec extension."""
+
+    exit_status = 5
 
 
 class ModelMismatch(SetupError):

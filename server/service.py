@@ -96,7 +96,12 @@ class MemoryService:
         )
         db = open_database(settings, embedder.dimensions)
         try:
-            service = cls(db, embedder, settings, clock)
+            try:
+                service = cls(db, embedder, settings, clock)
+            except OSError as exc:  # the files folder: not a folder, read-only, no space
+                from server.storage.opener import sqlite_open_error
+
+                raise (sqlite_open_error(settings, exc) or exc) from None
             if check_model:
                 service._check_model()
             service.repair_index()
