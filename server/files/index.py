@@ -141,6 +141,12 @@ class FileIndex:
         units = self._units(name, text)
         now = to_millis(self.clock())
         changes = 0
+        with self.store.db.read() as conn:
+            known_units = self.store.file_units(conn, source)
+        if {u.key: (u.line, u.section) for u in units} == {k: (u.line, u.section) for k, u in known_units.items()}:
+            # The usual case after a remember: today's log changed only by memvault's own line,
+            # which is not indexed. Nothing to write, so no write lock is needed.
+            return 0
         with self.store.db.write(wait=wait) as conn:
             existing = self.store.file_units(conn, source)
             seen = set()
