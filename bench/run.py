@@ -53,6 +53,7 @@ SUITE = (
     Bench("secrets_fp", "secrets_fp.py", quick=()),
     Bench("hooks", "hooks.py"),  # spawned hook latency at 10k/100k memories, capture cost
     Bench("value_hooks", "value_hooks.py"),  # later sessions answered by injected context alone
+    Bench("faults", "faults.py"),  # injected faults: calls answered, clear errors, data lost, reads under a held lock
 )
 
 
