@@ -267,3 +267,41 @@ def _expect_busy(service: MemoryService, errors: list[BaseException]) -> None:
         errors.append(exc)
     else:
         errors.append(AssertionError("remember succeeded while another process held the lock"))
+
+
+@pytest.mark.e2e
+def test_over_stdio_recalls_keep_answering_while_another_process_holds_the_lock(tmp_path):
+    """The spawned server, as a host runs it: recalls answer in their normal time, a remember says busy."""
+    import json
+    import statistics
+
+    from spawn import INIT, RawSession, call, rpc
+
+    session = RawSession(tmp_path, MEMVAULT_WRITE_WAIT="10")
+    try:
+        session.send(rpc("initialize", INIT, 0) + rpc("notifications/initialized"))
+        session.reply(0)
+        for n in range(20):
+            session.send(call("remember", {"content": f"service-{n} ships with blue-green deploys", "thread": "ops"}, 100 + n))
+            session.reply(100 + n)
+
+        def recall(id: int) -> float:
+            started = time.monotonic()
+            session.send(call("recall", {"query": "how does service-3 ship", "thread": "ops"}, id))
+            assert session.reply(id)["result"]["structuredContent"]["memories"]
+            return time.monotonic() - started
+
+        free = [recall(200 + n) for n in range(10)]
+        with write_lock_held(tmp_path / "memvault.db"):
+            session.send(call("remember", {"content": "waits for the lock"}, 300))
+            locked = [recall(400 + n) for n in range(10)]  # while the remember waits too
+            busy = session.reply(300, timeout=30)["result"]
+        assert busy["isError"] and busy["content"][0]["text"].startswith(
+            "the store is busy (another memvault process is writing); retry")
+        # If a recall waited for the lock it would take the whole 10 s write wait.
+        assert max(locked) < 3, (free, locked)
+        assert statistics.median(locked) < max(5 * statistics.median(free), 0.5), (free, locked)
+        assert session.close() == 0
+    finally:
+        session.kill()
+    assert all(json.loads(line).get("jsonrpc") == "2.0" for line in session.stdout)
