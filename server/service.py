@@ -171,8 +171,13 @@ class MemoryService:
         return done
 
     def start_background(self, model_delay: float = 0.0) -> None:
-        """Begin loading the model, backfilling vectors and the daily log; returns at once."""
-        self.write_daily_backlog(older_than_ms=0)
+        """Begin loading the model, backfilling vectors and the daily log; returns at once.
+
+        Runs before the server answers `initialize`: the daily-log backlog is written only if
+        the write lock is free at once (else the next start, or a later remember, writes it).
+        """
+        with self.db.waiting_at_most(0):
+            self.write_daily_backlog(older_than_ms=0)
         start = getattr(self.embedder, "start", None)
         if start is not None:
             start(delay=model_delay)
