@@ -355,8 +355,8 @@ def start_up(args: argparse.Namespace) -> Tally:
     a_file.mkdir()
     (a_file / "files").write_text("not a folder")
     cases = [("bad setting", base / "setting", {"MEMVAULT_THREAD": "my project"}, 2, "MEMVAULT_THREAD"),
-             ("damaged database", damaged, {}, 4, "is damaged"),
-             ("files/ is a file", a_file, {}, 3, "is a file, not a folder")]
+             ("damaged database", damaged, {}, 5, "is damaged"),
+             ("files/ is a file", a_file, {}, 4, "is a file, not a folder")]
     statuses = {}
     for name, home, env, status, words in cases:
         params = server_params(home, **env)

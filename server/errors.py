@@ -16,8 +16,9 @@
         └── ModelMismatch       the store was embedded with another model
 
 Only the edges (the MCP layer and the CLI) turn these into user-facing results. The CLI
-exits with the `exit_status` of the error that stopped it (the README lists them):
-2 a setting or argument, 3 the data directory, 4 a damaged store, 5 the installation.
+exits with the `exit_status` of the error that stopped it (server/cli/output.py and the README's
+"Exit codes" list them): 2 a setting or argument, 3 not found, 4 the data directory or store cannot
+be written, 5 a damaged store, 6 the installation.
 """
 
 
@@ -44,7 +45,7 @@ class RefusedFile(MemvaultError):
 class StoreUnavailable(MemvaultError):
     """The store cannot take a write right now; the transaction was rolled back, nothing was stored."""
 
-    exit_status = 3
+    exit_status = 4
 
 
 class StoreBusy(StoreUnavailable):
@@ -68,19 +69,19 @@ class SetupError(MemvaultError):
 class DataDirUnusable(SetupError):
     """The data directory (or a folder memvault needs in it) cannot be created or written."""
 
-    exit_status = 3
+    exit_status = 4
 
 
 class StoreDamaged(SetupError):
     """The database file is damaged, is not a SQLite database, or was made by a newer memvault."""
 
-    exit_status = 4
+    exit_status = 5
 
 
 class DriverUnavailable(SetupError):
     """No SQLite driver available to this Python can load the sqlite-vec extension."""
 
-    exit_status = 5
+    exit_status = 6
 
 
 class ModelMismatch(SetupError):

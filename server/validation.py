@@ -8,13 +8,12 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from server.config import Settings
+from server.config import THREAD_PATTERN, THREAD_WORDS, Settings
 from server.errors import InvalidInput
 from server.models import ALL_THREADS, GLOBAL_THREAD, KINDS
+from server.redact import redact
 
-#: A thread id (also a global prompt's name), as a JSON-schema pattern and in words.
-THREAD_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$"
-THREAD_WORDS = "1-128 characters from letters, digits and . _ @ + - (starting with a letter or digit)"
+#: THREAD_PATTERN / THREAD_WORDS (a thread id, also a global prompt name) live in config: MEMVAULT_THREAD is checked there.
 #: recall also takes '*' (every thread).
 THREAD_OR_ALL_PATTERN = r"^(\*|[A-Za-z0-9][A-Za-z0-9._@+-]{0,127})$"
 _THREAD = re.compile(THREAD_PATTERN)
@@ -85,7 +84,9 @@ def prompt_name(value: Any) -> str:
     return value
 
 
-def tags(values: Any, settings: Settings) -> tuple[str, ...]:
+def tags(values: Any, settings: Settings, redacted: set[str] | None = None) -> tuple[str, ...]:
+    """Lower-cased, unique tags. With ``redacted`` (a write), secrets in them are replaced
+    first -- before lower-casing, which would hide a token's format -- and their kinds added."""
     if values is None:
         return ()
     if isinstance(values, str) or not isinstance(values, Sequence):
@@ -94,7 +95,12 @@ def tags(values: Any, settings: Settings) -> tuple[str, ...]:
     for value in values:
         if not isinstance(value, str):
             raise InvalidInput(f"every tag must be a string; got {type(value).__name__} {_show(value)}")
-        tag = text(value, "a tag", settings.max_tag_chars * 4, "MEMVAULT_MAX_TAG_CHARS").lower()
+        tag = text(value, "a tag", settings.max_tag_chars * 4, "MEMVAULT_MAX_TAG_CHARS")
+        if redacted is not None:
+            found = redact(tag)
+            tag = found.text
+            redacted.update(found.kinds)
+        tag = tag.lower()
         if len(tag) > settings.max_tag_chars or any(c.isspace() or not c.isprintable() for c in tag):
             raise InvalidInput(
                 f"invalid tag {_show(value)}: tags are single words (no spaces) of at most {settings.max_tag_chars} characters"

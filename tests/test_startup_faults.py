@@ -56,26 +56,26 @@ def test_a_bad_setting_is_refused_at_start_naming_it(tmp_path, env, words):
     _one_message(_start(tmp_path, **env), 2, *words)
 
 
-def test_a_damaged_database_is_one_message_and_exit_4(tmp_path):
+def test_a_damaged_database_is_one_message_and_exit_5(tmp_path):
     db = tmp_path / "memvault.db"
     db.write_bytes(b"SQLite format 3\x00" + os.urandom(8192))
     before = db.read_bytes()
-    line = _one_message(_start(tmp_path), 4, f"the database {db} is damaged", "Restore a backup", ".recover")
+    line = _one_message(_start(tmp_path), 5, f"the database {db} is damaged", "Restore a backup", ".recover")
     assert db.read_bytes() == before, line  # left exactly as it was
 
 
-def test_a_file_where_the_files_folder_belongs_is_exit_3(tmp_path):
+def test_a_file_where_the_files_folder_belongs_is_exit_4(tmp_path):
     (tmp_path / "files").write_text("not a folder")
-    _one_message(_start(tmp_path), 3, f"{tmp_path / 'files'} is a file, not a folder", "MEMVAULT_HOME")
+    _one_message(_start(tmp_path), 4, f"{tmp_path / 'files'} is a file, not a folder", "MEMVAULT_HOME")
 
 
-def test_a_read_only_data_directory_is_exit_3(tmp_path):
+def test_a_read_only_data_directory_is_exit_4(tmp_path):
     home = tmp_path / "ro"
     if os.geteuid() != 0:
         home.mkdir()
         home.chmod(0o555)
         try:
-            _one_message(_start(home), 3, f"cannot write its data directory {home}", "writable")
+            _one_message(_start(home), 4, f"cannot write its data directory {home}", "writable")
         finally:
             home.chmod(0o755)
         return
@@ -84,7 +84,7 @@ def test_a_read_only_data_directory_is_exit_3(tmp_path):
     with small_disk(home, "4m"):
         assert _start(home).returncode == 0  # a store made while it was writable
         remount(home, "ro")
-        _one_message(_start(home), 3, f"cannot write its data directory {home}", "writable")
+        _one_message(_start(home), 4, f"cannot write its data directory {home}", "writable")
 
 
 def test_the_data_directory_is_logged_at_start(tmp_path):

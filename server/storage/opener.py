@@ -10,7 +10,7 @@ import errno
 from typing import TYPE_CHECKING
 
 from server.config import Settings
-from server.errors import DataDirUnusable, MemvaultError, SetupError, StoreBusy, StoreDamaged
+from server.errors import DataDirUnusable, MemvaultError, SetupError, StoreBusy, StoreDamaged, StoreReadOnly
 
 if TYPE_CHECKING:
     from server.storage.protocol import Database, Store, TokenTable
@@ -91,7 +91,7 @@ def sqlite_open_error(settings: Settings, exc: BaseException) -> SetupError | No
         isinstance(exc, PermissionError) or (isinstance(exc, OSError) and exc.errno == errno.EROFS)
         or primary in (8, 14) or "readonly" in lowered or "unable to open" in lowered
     )
-    if cannot_write or getattr(exc, "exit_status", None) == 3:
+    if cannot_write or isinstance(exc, StoreReadOnly):
         return DataDirUnusable(
             f"memvault cannot write its data directory {home} ({text}): it needs to create and write "
             f"memvault.db, its -wal and -shm files and files/ there. Make the folder writable by this user, or set "
@@ -111,6 +111,29 @@ def prepare_schema(db: Database, dimensions: int) -> None:
         from server.storage.sqlite.migrations import SchemaContext, migrate
 
         migrate(db, SchemaContext(dimensions=dimensions))  # type: ignore[arg-type]
+
+
+def require_current_schema(db: Database, dimensions: int) -> None:
+    """PostgreSQL: a SetupError unless the schema is initialised and current (read-only; SQLite migrates
+    itself when served, so there is nothing to require)."""
+    if db.backend == "postgres":
+        from server.storage.pg.migrations import require_current
+
+        require_current(db, dimensions)  # type: ignore[arg-type]
+
+
+def sqlite_driver() -> tuple[str, str]:
+    """(the driver package, its SQLite version) that memvault would use; DriverUnavailable if none
+    can load the sqlite-vec extension."""
+    from server.storage.sqlite.db import driver
+
+    module = driver()
+    probe = module.connect(":memory:")
+    try:
+        version = probe.execute("select sqlite_version()").fetchone()[0]
+    finally:
+        probe.close()
+    return module.__name__.split(".")[0], version
 
 
 def make_store(db: Database, namespace: str, vector_prescan_from: int | None = None) -> Store:
