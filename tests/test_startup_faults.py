@@ -60,7 +60,8 @@ def test_a_damaged_database_is_one_message_and_exit_5(tmp_path):
     db = tmp_path / "memvault.db"
     db.write_bytes(b"SQLite format 3\x00" + os.urandom(8192))
     before = db.read_bytes()
-    line = _one_message(_start(tmp_path), 5, f"the database {db} is damaged", "Restore a backup", ".recover")
+    line = _one_message(_start(tmp_path), 5, f"the database {db} is damaged", "Restore a backup", ".recover",
+                        "memvault doctor")
     assert db.read_bytes() == before, line  # left exactly as it was
 
 

@@ -77,15 +77,19 @@ def sqlite_open_error(settings: Settings, exc: BaseException) -> SetupError | No
         return StoreDamaged(
             f"the database {path} is damaged ({text}); memvault did not change it. Restore a backup of it "
             f"(see 'Where data lives' in the README), or move it aside (mv {path} {path}.damaged) to start an "
-            f"empty store; `sqlite3 {path} .recover` salvages what is still readable."
+            f"empty store; `sqlite3 {path} .recover` salvages what is still readable. `memvault doctor` checks the rest."
         )
     full = isinstance(exc, OSError) and exc.errno == errno.ENOSPC or primary == 13 or "disk is full" in lowered
     if full:
-        return DataDirUnusable(f"disk full: memvault cannot write its data directory {home}. Free some space and start again.")
+        return DataDirUnusable(
+            f"disk full: memvault cannot write its data directory {home}. Free some space and start again. "
+            "`memvault doctor` checks the rest."
+        )
     if isinstance(exc, NotADirectoryError) or isinstance(exc, FileExistsError):
         return DataDirUnusable(
             f"{exc.filename or home} is a file, not a folder: memvault keeps its database and memory files in "
-            f"the data directory {home}. Move the file aside, or set MEMVAULT_HOME to another folder."
+            f"the data directory {home}. Move the file aside, or set MEMVAULT_HOME to another folder. "
+            "`memvault doctor` checks the rest."
         )
     cannot_write = (
         isinstance(exc, PermissionError) or (isinstance(exc, OSError) and exc.errno == errno.EROFS)
@@ -95,7 +99,7 @@ def sqlite_open_error(settings: Settings, exc: BaseException) -> SetupError | No
         return DataDirUnusable(
             f"memvault cannot write its data directory {home} ({text}): it needs to create and write "
             f"memvault.db, its -wal and -shm files and files/ there. Make the folder writable by this user, or set "
-            "MEMVAULT_HOME to a writable folder."
+            "MEMVAULT_HOME to a writable folder. `memvault doctor` checks the rest."
         )
     return None
 
