@@ -171,7 +171,8 @@ def test_linked_memory_files_are_never_read_indexed_or_appended_to(busy_service,
         busy_service.files.read_soul()
     result = busy_service.recall("root bullet never indexed bash")
     assert not any("root" in m.content or "bullet" in m.content for m in result.memories)
-    assert "MEMORY.md is not indexed" in result.note and "SOUL.md is not indexed" in result.note
+    assert "MEMORY.md is not indexed: MEMORY.md is a symbolic link (to " in result.note
+    assert "SOUL.md is not indexed: SOUL.md is a symbolic link (to " in result.note
     stored = busy_service.remember("The release train leaves on Tuesdays")
     assert stored.status == "stored" and "could not be written" in stored.message  # the log line is refused
     assert secret_file.read_bytes() == original  # the target is untouched

@@ -114,7 +114,9 @@ class FileIndex:
             return ""
         except RefusedFile as exc:
             log.warning("%s", exc)
-            self._file_notes[name] = f"{name} is not indexed: {str(exc).split(': ', 1)[-1]}"
+            # The refusal names the file by its full path; the note by its name, and keeps the why
+            # ("is a symbolic link (to …)") and what to do.
+            self._file_notes[name] = f"{name} is not indexed: " + str(exc).replace(str(path), name, 1)
             return ""  # whatever was indexed from it goes: it may have been replaced by the link
         except OSError as exc:
             log.warning("cannot read %s (%s); its index is left as it was", path, exc)
