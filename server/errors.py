@@ -73,7 +73,7 @@ class DataDirUnusable(SetupError):
 
 
 class StoreDamaged(SetupError):
-    """The database file is damaged, is not a SQLite database, or was made by a newer memvault."""
+    """The database file is damaged or is not a SQLite database (a newer memvault's store is a plain SetupError: upgrade)."""
 
     exit_status = 5
 

@@ -1,7 +1,7 @@
 """Settings and start-up faults end the server with one clear line on stderr and a documented exit status.
 
 Spawned as a host would start it (stdin a pipe, nothing on stdout): a bad setting (2),
-a data directory it cannot write (3), a damaged database (4). No traceback, and stdout,
+a data directory it cannot write (4), a damaged database (5). No traceback, and stdout,
 the JSON-RPC channel, stays empty.
 """
 
@@ -92,3 +92,24 @@ def test_the_data_directory_is_logged_at_start(tmp_path):
     proc = _start(tmp_path)
     assert proc.returncode == 0
     assert f"data directory: {tmp_path} (MEMVAULT_HOME)" in proc.stderr.decode()
+
+
+@pytest.mark.parametrize("error, status, words", [
+    ("SetupError", 2, "invalid arguments, input or settings"),
+    ("NotFound", 3, "no such memory"),
+    ("DataDirUnusable", 4, "cannot be written"),
+    ("StoreBusy", 4, "cannot be written"),
+    ("StoreDamaged", 5, "damaged"),
+    ("DriverUnavailable", 6, "installation"),
+])
+def test_each_error_exits_with_the_status_the_readme_lists(error, status, words):
+    import re
+
+    import server.errors as errors
+    from server.cli import output
+
+    cls = getattr(errors, error)
+    assert getattr(cls, "exit_status", output.NOT_FOUND if issubclass(cls, errors.NotFound) else None) == status
+    assert status in (output.USAGE, output.NOT_FOUND, output.STORE_UNWRITABLE, output.STORE_DAMAGED, output.INSTALLATION)
+    row = re.search(rf"^\| {status} \| (.*)$", (ROOT / "README.md").read_text(encoding="utf-8"), re.M)
+    assert row and words in row.group(1), row
