@@ -55,6 +55,7 @@ SUITE = (
     Bench("hooks", "hooks.py"),  # spawned hook latency at 10k/100k memories, capture cost
     Bench("value_hooks", "value_hooks.py"),  # later sessions answered by injected context alone
     Bench("poisoning", "poisoning.py", quick=()),
+    Bench("faults", "faults.py"),  # injected faults: calls answered, clear errors, data lost, reads under a held lock
 )
 
 

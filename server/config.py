@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from server.errors import SetupError
+
+#: A thread id (also a global prompt's name), as a JSON-schema pattern and in words; here because
+#: MEMVAULT_THREAD is checked at start, and server.validation (which imports this module) uses them too.
+THREAD_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$"
+THREAD_WORDS = "1-128 characters from letters, digits and . _ @ + - (starting with a letter or digit)"
 
 
 def default_home() -> Path:
@@ -71,11 +77,17 @@ class Settings:
     max_archive_bytes: int = 512 * 1024 * 1024
     # Resources larger than this are served cut, with a marker saying how to see the rest.
     max_resource_chars: int = 40_000
+    # The most of one memory file (SOUL.md, MEMORY.md, a daily log) that is read, indexed
+    # for recall or put into thread_prompt; a bigger file is cut at a line end, and recall says so.
+    max_file_bytes: int = 1024 * 1024
     # thread_prompt's default budget, in estimated tokens.
     token_budget: int = 4000
     # How long a recall waits for the embedding model to finish loading before it
     # answers from keyword search alone (and says so).
     model_wait_seconds: float = 20.0
+    # How long a write waits for another process's write lock before it answers "the store is
+    # busy ...; retry" (reads never wait for it).
+    write_wait_seconds: float = 5.0
     # "minilm" (the real model) or "hash" (a light lexical embedder for tests and
     # machines without torch).
     embedder: str = "minilm"
@@ -167,66 +179,104 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Settings from MEMVAULT_* variables; SetupError naming the variable for any value that cannot work.
+
+        Every setting is checked here, at start, rather than where it is first used: a
+        MEMVAULT_THREAD="my project" accepted now would fail every later call that omits
+        `thread`, naming an argument the client never sent.
+        """
         env = os.environ if env is None else env
         values: dict[str, object] = {}
-        if env.get("MEMVAULT_HOME"):
-            values["home"] = Path(env["MEMVAULT_HOME"]).expanduser()
-        if env.get("MEMVAULT_MODEL_CACHE"):
-            values["model_cache"] = Path(env["MEMVAULT_MODEL_CACHE"]).expanduser()
+        for key, name in (("MEMVAULT_HOME", "home"), ("MEMVAULT_MODEL_CACHE", "model_cache")):
+            raw = env.get(key)
+            if raw:
+                path = Path(raw).expanduser()
+                if not path.is_absolute():
+                    # A host starts the server in a folder of its own choosing: a relative
+                    # path would put the data somewhere different for each host.
+                    raise SetupError(f"{key}={raw!r} is a relative path; use an absolute one, e.g. {Path.home() / raw}")
+                values[name] = path
         for name, key, kind in _ENV:
             raw = env.get(key)
             if raw is None or raw == "":
                 continue
             try:
-                values[name] = kind(raw)
+                value = kind(raw.strip() if kind is not str else raw)
             except ValueError:
-                raise SetupError(f"{key}={raw!r} is not a valid {kind.__name__}; unset it or fix the value") from None
+                noun = {int: "a whole number", float: "a number"}.get(kind, kind.__name__)
+                raise SetupError(f"{key}={raw!r} is not {noun}; fix the value or unset it for the default") from None
+            if kind is float and not math.isfinite(value):
+                raise SetupError(f"{key}={raw!r} is not a finite number; fix the value or unset it for the default")
+            values[name] = value
         settings = cls(**values)  # type: ignore[arg-type]
-        import re
-
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", settings.namespace):
-            raise SetupError(
-                f"MEMVAULT_NAMESPACE={settings.namespace!r}: use 1-64 letters, digits, '.', '_' or '-'"
-            )
-        for name, key in _LIMITS:
-            if getattr(settings, name) < 1:
-                raise SetupError(f"{key}={getattr(settings, name)} must be at least 1; unset it for the default")
-        if settings.database_url and not settings.database_url.startswith(("postgresql://", "postgres://")):
-            raise SetupError(
-                "MEMVAULT_DATABASE_URL must be a postgresql://user@host/dbname URL; unset it to use the SQLite file"
-            )
-        if settings.embedder not in ("minilm", "hash"):
-            raise SetupError(f"MEMVAULT_EMBEDDER={settings.embedder!r}: use 'minilm' (default) or 'hash'")
-        if settings.http_auth not in ("tokens", "oauth", "none"):
-            raise SetupError(f"MEMVAULT_HTTP_AUTH={settings.http_auth!r}: use 'tokens' (default), 'oauth' or 'none'")
-        if not 0 <= settings.http_port <= 65535:
-            raise SetupError(f"MEMVAULT_HTTP_PORT={settings.http_port}: use a port from 1 to 65535")
-        if settings.embed_runtime not in ("onnx", "numpy", "torch"):
-            raise SetupError(f"MEMVAULT_EMBED_RUNTIME={settings.embed_runtime!r}: use 'onnx' (default), 'numpy' or 'torch'")
-        if settings.vector_prescan_from < 0:
-            raise SetupError(
-                f"MEMVAULT_VECTOR_PRESCAN_FROM={settings.vector_prescan_from}: use a number of vectors, or 0 for exact search always"
-            )
-        import math
-
-        if not (math.isfinite(settings.http_session_idle_seconds) and settings.http_session_idle_seconds > 0):
-            raise SetupError(
-                f"MEMVAULT_HTTP_SESSION_IDLE_SECONDS={settings.http_session_idle_seconds}: use a number of seconds "
-                "above 0, e.g. 1800 (idle HTTP sessions are closed after it)"
-            )
-        if not 0.0 < settings.dedupe_threshold <= 1.0:
-            raise SetupError(f"MEMVAULT_DEDUPE_THRESHOLD={settings.dedupe_threshold}: use a cosine similarity in (0, 1], e.g. 0.92")
+        _validate(settings)
         return settings
+
+
+def _validate(settings: Settings) -> None:
+    """Raise SetupError, naming the variable and what it accepts, for the first setting that cannot work."""
+    import re
+
+    def refuse(key: str, value: object, allowed: str) -> None:
+        raise SetupError(f"{key}={value!r}: {allowed}; fix it or unset it for the default")
+
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", settings.namespace):
+        refuse("MEMVAULT_NAMESPACE", settings.namespace, "use 1-64 letters, digits, '.', '_' or '-'")
+    if settings.default_thread is not None and not re.fullmatch(THREAD_PATTERN, settings.default_thread):
+        refuse("MEMVAULT_THREAD", settings.default_thread, f"a thread id is {THREAD_WORDS}, e.g. my-project")
+    for name, key in _LIMITS:
+        if getattr(settings, name) < 1:
+            refuse(key, getattr(settings, name), "must be at least 1")
+    if not 50 <= settings.token_budget <= 200_000:
+        refuse("MEMVAULT_TOKEN_BUDGET", settings.token_budget, "use 50 to 200000 estimated tokens")
+    for key, value in (("MEMVAULT_MODEL_WAIT", settings.model_wait_seconds), ("MEMVAULT_WRITE_WAIT", settings.write_wait_seconds)):
+        if not 0 <= value <= 3600:
+            refuse(key, value, "use a number of seconds from 0 to 3600")
+    if settings.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        refuse("MEMVAULT_LOG_LEVEL", settings.log_level, "use DEBUG, INFO, WARNING, ERROR or CRITICAL")
+    if settings.database_url and not settings.database_url.startswith(("postgresql://", "postgres://")):
+        raise SetupError(
+            "MEMVAULT_DATABASE_URL must be a postgresql://user@host/dbname URL; unset it to use the SQLite file"
+        )
+    if settings.embedder not in ("minilm", "hash"):
+        refuse("MEMVAULT_EMBEDDER", settings.embedder, "use 'minilm' (default) or 'hash'")
+    if settings.http_auth not in ("tokens", "oauth", "none"):
+        refuse("MEMVAULT_HTTP_AUTH", settings.http_auth, "use 'tokens' (default), 'oauth' or 'none'")
+    if not 0 <= settings.http_port <= 65535:
+        refuse("MEMVAULT_HTTP_PORT", settings.http_port, "use a port from 1 to 65535 (0: any free port)")
+    if settings.embed_runtime not in ("onnx", "numpy", "torch"):
+        refuse("MEMVAULT_EMBED_RUNTIME", settings.embed_runtime, "use 'onnx' (default), 'numpy' or 'torch'")
+    if settings.vector_prescan_from < 0:
+        refuse("MEMVAULT_VECTOR_PRESCAN_FROM", settings.vector_prescan_from, "use a number of vectors, or 0 for exact search always")
+    if not (math.isfinite(settings.http_session_idle_seconds) and settings.http_session_idle_seconds > 0):
+        raise SetupError(
+            f"MEMVAULT_HTTP_SESSION_IDLE_SECONDS={settings.http_session_idle_seconds}: use a number of seconds "
+            "above 0, e.g. 1800 (idle HTTP sessions are closed after it)"
+        )
+    if not 0.0 < settings.dedupe_threshold <= 1.0:
+        refuse("MEMVAULT_DEDUPE_THRESHOLD", settings.dedupe_threshold, "use a cosine similarity in (0, 1], e.g. 0.92")
+    if not 0.0 <= settings.promote_min_score <= 1.0:
+        refuse("MEMVAULT_PROMOTE_MIN_SCORE", settings.promote_min_score, "use a retention score from 0 to 1, e.g. 0.65")
+    scheduled = [a.strip() for a in settings.curate_on_start.split(",") if a.strip()]
+    if any(a not in ("compress", "dedupe", "promote") for a in scheduled):
+        refuse("MEMVAULT_CURATE_ON_START", settings.curate_on_start, "list some of compress, dedupe, promote, e.g. compress,dedupe")
+    for key, value in (("MEMVAULT_USER", settings.user), ("MEMVAULT_AGENT", settings.agent)):
+        if value is not None and (len(value) > 200 or not value.isprintable()):
+            refuse(key, value, "use a short printable name (at most 200 characters)")
 
 
 _LIMITS = (
     ("max_content_bytes", "MEMVAULT_MAX_CONTENT_BYTES"),
     ("max_archive_bytes", "MEMVAULT_MAX_ARCHIVE_BYTES"),
     ("max_resource_chars", "MEMVAULT_MAX_RESOURCE_CHARS"),
+    ("max_file_bytes", "MEMVAULT_MAX_FILE_BYTES"),
     ("max_tags", "MEMVAULT_MAX_TAGS"),
     ("max_tag_chars", "MEMVAULT_MAX_TAG_CHARS"),
     ("max_query_chars", "MEMVAULT_MAX_QUERY_CHARS"),
     ("max_k", "MEMVAULT_MAX_K"),
+    ("window_size", "MEMVAULT_WINDOW"),
+    ("embed_threads", "MEMVAULT_EMBED_THREADS"),
+    ("memory_max_chars", "MEMVAULT_MEMORY_MAX_CHARS"),
     ("pg_hnsw_m", "MEMVAULT_PG_HNSW_M"),
     ("pg_hnsw_ef_construction", "MEMVAULT_PG_HNSW_EF_CONSTRUCTION"),
     ("pg_ef_search", "MEMVAULT_PG_EF_SEARCH"),
@@ -245,9 +295,11 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("max_k", "MEMVAULT_MAX_K", int),
     ("window_size", "MEMVAULT_WINDOW", int),
     ("max_resource_chars", "MEMVAULT_MAX_RESOURCE_CHARS", int),
+    ("max_file_bytes", "MEMVAULT_MAX_FILE_BYTES", int),
     ("max_archive_bytes", "MEMVAULT_MAX_ARCHIVE_BYTES", int),
     ("token_budget", "MEMVAULT_TOKEN_BUDGET", int),
     ("model_wait_seconds", "MEMVAULT_MODEL_WAIT", float),
+    ("write_wait_seconds", "MEMVAULT_WRITE_WAIT", float),
     ("embedder", "MEMVAULT_EMBEDDER", str),
     ("embed_threads", "MEMVAULT_EMBED_THREADS", int),
     ("vector_prescan_from", "MEMVAULT_VECTOR_PRESCAN_FROM", int),

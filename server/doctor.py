@@ -113,10 +113,17 @@ def data_directory(settings: Settings) -> list[Check]:
     else:
         out.append(Check("data directory", "ok", f"{home} (mode {mode:o})"))
     files = settings.files_dir
+    if files.exists() and not files.is_dir():
+        # The server refuses to start on this (exit 4): the memory files live in a folder here.
+        out.append(Check("memory files", "fail", f"{files} is a file, not a folder",
+                         f"mv {files} {files}.moved  (memvault then creates the folder)"))
+        return out
     for name in ("SOUL.md", "MEMORY.md"):
         path = files / name
         if path.is_symlink():
-            out.append(Check(name, "warn", f"{path} is a symbolic link to {os.readlink(path)}",
+            # server/files/safe.py: a linked memory file is refused (neither read, indexed nor written).
+            out.append(Check(name, "fail", f"{path} is a symbolic link to {os.readlink(path)}: memvault neither "
+                             "reads nor writes it",
                              f"replace it with a regular file: cp --remove-destination \"$(readlink -f {path})\" {path}"))
         elif not path.exists():
             out.append(Check(name, "warn", f"{path} is missing", "memvault info (creates it from the template)"))

@@ -4,11 +4,21 @@
     ├── InvalidInput        the caller's arguments are wrong; the message says how to fix them
     ├── NotFound            an id or name that does not exist (or no longer does)
     │   └── MissingFile         a memory file or a day's log is not there (also a FileNotFoundError)
+    ├── RefusedFile         a memory file that is a symbolic link or not a regular file
+    ├── StoreUnavailable    the store cannot take this write now; nothing was stored
+    │   ├── StoreBusy           another process held the write lock for the whole bounded wait
+    │   ├── DiskFull            the disk (or the database's size limit) is full
+    │   └── StoreReadOnly       the database file or its folder cannot be written
     └── SetupError          the installation or the store cannot be used as it is
+        ├── DataDirUnusable     the data directory cannot be written (read-only, not a folder, full)
+        ├── StoreDamaged        the database file is damaged or is not a memvault store
         ├── DriverUnavailable   no SQLite driver here can load extensions
         └── ModelMismatch       the store was embedded with another model
 
-Only the edges (the MCP layer and the CLI) turn these into user-facing results.
+Only the edges (the MCP layer and the CLI) turn these into user-facing results. The CLI
+exits with the `exit_status` of the error that stopped it (server/cli/output.py and the README's
+"Exit codes" list them): 2 a setting or argument, 3 not found, 4 the data directory or store cannot
+be written, 5 a damaged store, 6 the installation.
 """
 
 
@@ -28,12 +38,50 @@ class MissingFile(NotFound, FileNotFoundError):
     """A memory file (or a day's log) does not exist. Also a FileNotFoundError, for file-handling callers."""
 
 
+class RefusedFile(MemvaultError):
+    """A memory file is a symbolic link, or not a regular file: it is neither read nor written."""
+
+
+class StoreUnavailable(MemvaultError):
+    """The store cannot take a write right now; the transaction was rolled back, nothing was stored."""
+
+    exit_status = 4
+
+
+class StoreBusy(StoreUnavailable):
+    """Another process held the store's write lock for longer than the bounded wait."""
+
+
+class DiskFull(StoreUnavailable):
+    """The disk holding the store is full (or the database reached its size limit)."""
+
+
+class StoreReadOnly(StoreUnavailable):
+    """The database file, or the folder it lives in, cannot be written."""
+
+
 class SetupError(MemvaultError):
     """memvault cannot run with this installation or store until someone acts."""
+
+    exit_status = 2
+
+
+class DataDirUnusable(SetupError):
+    """The data directory (or a folder memvault needs in it) cannot be created or written."""
+
+    exit_status = 4
+
+
+class StoreDamaged(SetupError):
+    """The database file is damaged or is not a SQLite database (a newer memvault's store is a plain SetupError: upgrade)."""
+
+    exit_status = 5
 
 
 class DriverUnavailable(SetupError):
     """No SQLite driver available to this Python can load the sqlite-vec extension."""
+
+    exit_status = 6
 
 
 class ModelMismatch(SetupError):

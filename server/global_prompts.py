@@ -32,7 +32,7 @@ class GlobalPrompts:
         if action != "list":
             if name is None:
                 raise InvalidInput(f"action {action!r} needs the prompt's name")
-            name = check.thread_name(name)
+            name = check.prompt_name(name)
             found = redact(name)
             if found.changed:
                 # A name is a key the caller uses again, so it is refused rather than rewritten.

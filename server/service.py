@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 from collections.abc import Callable
 from datetime import datetime
 
@@ -15,7 +16,7 @@ from server import validation as check
 from server.clock import Clock, iso, system_clock, to_millis
 from server.config import Settings
 from server.embedding.embedders import Embedder, make_embedder
-from server.errors import InvalidInput, ModelMismatch, NotFound
+from server.errors import InvalidInput, ModelMismatch, NotFound, StoreUnavailable
 from server.embedding.backfill import Indexer
 from server.models import (
     Principal,
@@ -47,6 +48,8 @@ log = logging.getLogger(__name__)
 #: find what was just remembered; a bigger backlog (an import) stays with the
 #: backfill thread and is keyword-searchable meanwhile.
 RECALL_DRAIN_LIMIT = 128
+#: Recalls whose counters wait for a free write lock, at most (the oldest are dropped past it).
+MAX_UNMARKED = 1000
 WEAK_MATCH = ranking.WEAK_MATCH
 
 
@@ -65,7 +68,7 @@ class MemoryService:
         self.principal = Principal.from_settings(settings)
         self.store = make_store(db, settings.namespace, vector_prescan_from=settings.vector_prescan_from)
         self.indexer = Indexer(self.store, embedder)
-        self.files = MemoryFiles(settings.files_dir, templates_dir())
+        self.files = MemoryFiles(settings.files_dir, templates_dir(), settings.max_file_bytes)
         self.files.install_templates()
         for folder in (settings.files_dir, settings.archives_dir):
             left = sweep_temp_files(folder)  # writes cut short by a crash; the targets are intact
@@ -75,6 +78,9 @@ class MemoryService:
         self.file_index = FileIndex(self.store, self.files, clock, settings.max_content_bytes)
         self.threads = Threads(self.store, settings, clock)
         self.global_prompts = GlobalPrompts(self.store, settings, clock)
+        # Recall counts not yet written because another process held the write lock.
+        self._unmarked: list[tuple[list[int], int]] = []
+        self._unmarked_lock = threading.Lock()
 
     @classmethod
     def open(
@@ -90,7 +96,12 @@ class MemoryService:
         )
         db = open_database(settings, embedder.dimensions)
         try:
-            service = cls(db, embedder, settings, clock)
+            try:
+                service = cls(db, embedder, settings, clock)
+            except OSError as exc:  # the files folder: not a folder, read-only, no space
+                from server.storage.opener import sqlite_open_error
+
+                raise (sqlite_open_error(settings, exc) or exc) from None
             if check_model:
                 service._check_model()
             service.repair_index()
@@ -160,8 +171,13 @@ class MemoryService:
         return done
 
     def start_background(self, model_delay: float = 0.0) -> None:
-        """Begin loading the model, backfilling vectors and the daily log; returns at once."""
-        self.write_daily_backlog(older_than_ms=0)
+        """Begin loading the model, backfilling vectors and the daily log; returns at once.
+
+        Runs before the server answers `initialize`: the daily-log backlog is written only if
+        the write lock is free at once (else the next start, or a later remember, writes it).
+        """
+        with self.db.waiting_at_most(0):
+            self.write_daily_backlog(older_than_ms=0)
         start = getattr(self.embedder, "start", None)
         if start is not None:
             start(delay=model_delay)
@@ -326,12 +342,18 @@ class MemoryService:
             since=to_millis(start) if start else None,
             until=to_millis(end) if end else None,
         )
-        self.file_index.sync()
+        # A recall is a read: the index refresh, the vector drain and the recall counters are
+        # written only when the write lock is free at once, never waited for.
+        files_note = self.file_index.sync(wait=0)
         note = None
         vector = None
         if self.embedder.wait_ready(self.settings.model_wait_seconds):
             if self.store.has_pending():
-                self.indexer.run_once(limit=RECALL_DRAIN_LIMIT)
+                try:
+                    with self.db.waiting_at_most(0):
+                        self.indexer.run_once(limit=RECALL_DRAIN_LIMIT)
+                except StoreUnavailable:
+                    pass  # the backfill stores them later; keyword search finds them meanwhile
             vector = self.embedder.embed([query])[0]
         else:
             reason = (
@@ -343,8 +365,7 @@ class MemoryService:
         hits = search(self.store, query, vector, k, scope)
         memories = [_memory(h.row, score=h.score, match=h.match) for h in hits if h.score >= min_score]
         if memories:
-            with self.db.write() as conn:
-                self.store.mark_recalled(conn, [m.id for m in memories], to_millis(self.clock()))
+            self._mark_recalled([m.id for m in memories])
         if note is None:
             if not memories:
                 note = "No stored memory matches this query in the searched threads" + (
@@ -355,7 +376,28 @@ class MemoryService:
                     f"No strong match: the best score is {memories[0].score:.2f} (strong matches score "
                     f"{WEAK_MATCH} or more); these may be unrelated."
                 )
+        note = " ".join(n for n in (note, files_note, *self.file_index.notes()) if n) or None
         return RecallResult(memories=memories, search="hybrid" if vector is not None else "keyword", note=note)
+
+    def _mark_recalled(self, ids: list[int]) -> None:
+        """Count a recall of `ids` (retention uses it), now if the write lock is free, else with the next recall.
+
+        Counts kept back are bounded: past MAX_UNMARKED recalls the oldest are dropped (a
+        retention score moves a little; no memory is touched).
+        """
+        with self._unmarked_lock:
+            self._unmarked.append((ids, to_millis(self.clock())))
+            del self._unmarked[:-MAX_UNMARKED]
+            batch = list(self._unmarked)
+            self._unmarked.clear()
+        try:
+            with self.db.write(wait=0) as conn:
+                for marked, when in batch:
+                    self.store.mark_recalled(conn, marked, when)
+        except StoreUnavailable:
+            with self._unmarked_lock:
+                self._unmarked[:0] = batch
+                del self._unmarked[:-MAX_UNMARKED]
 
     # -- forget ---------------------------------------------------------------
     def forget(self, memory_id: int) -> ForgetResult:

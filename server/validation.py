@@ -8,12 +8,15 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from server.config import Settings
+from server.config import THREAD_PATTERN, THREAD_WORDS, Settings
 from server.errors import InvalidInput
 from server.models import ALL_THREADS, GLOBAL_THREAD, KINDS
 from server.redact import redact
 
-_THREAD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
+#: THREAD_PATTERN / THREAD_WORDS (a thread id, also a global prompt name) live in config: MEMVAULT_THREAD is checked there.
+#: recall also takes '*' (every thread).
+THREAD_OR_ALL_PATTERN = r"^(\*|[A-Za-z0-9][A-Za-z0-9._@+-]{0,127})$"
+_THREAD = re.compile(THREAD_PATTERN)
 #: A tenant is a namespace: the same rule as MEMVAULT_NAMESPACE (config.Settings.from_env).
 _TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -68,9 +71,15 @@ def kinds(values: Any) -> tuple[str, ...] | None:
 def thread_name(value: Any) -> str:
     # fullmatch: with match, `$` also accepts a trailing newline ("web\n").
     if not isinstance(value, str) or not _THREAD.fullmatch(value):
+        raise InvalidInput(f"invalid thread {_show(value)}: use {THREAD_WORDS}, e.g. the repository name")
+    return value
+
+
+def prompt_name(value: Any) -> str:
+    """A global prompt's name: the same characters as a thread id, reported as a prompt name."""
+    if not isinstance(value, str) or not _THREAD.fullmatch(value):
         raise InvalidInput(
-            f"invalid thread {_show(value)}: use 1-128 characters from letters, digits and . _ @ + - "
-            "(starting with a letter or digit), e.g. the repository name"
+            f"invalid global prompt name {_show(value)}: use {THREAD_WORDS}, e.g. 'code-style'"
         )
     return value
 

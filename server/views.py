@@ -6,6 +6,8 @@ maps errors. A missing page raises NotFound saying where the existing ones are l
 
 from __future__ import annotations
 
+import os
+
 from server.errors import NotFound
 from server.files.days import safe_day
 from server.service import MemoryService
@@ -67,3 +69,38 @@ def thread(service: MemoryService, name: str) -> str:
         "## Recent messages\n\n" + ("\n".join(f"- **{m.role}**: {m.content}" for m in messages) or "(none)"),
     ]
     return "\n\n".join(parts) + "\n"
+
+
+def _stat(path: os.PathLike[str] | str) -> tuple[int, int, int] | None:
+    try:
+        st = os.lstat(path)  # a link is its own version: its target is never read
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+def page_versions(service: MemoryService) -> dict[str, object]:
+    """A token per resource URI that changes whenever its page would: compare two snapshots to learn which changed.
+
+    Cheap enough to take every second while a client listens: a stat per memory file,
+    a directory listing, and two small queries (global prompts, threads).
+    """
+    files = service.files
+    out: dict[str, object] = {
+        "memory://soul": _stat(files.soul_path),
+        "memory://memory": _stat(files.memory_path),
+    }
+    days = files.list_days()
+    out["memory://daily"] = tuple(days)
+    for day in days:
+        out[f"memory://daily/{day.isoformat()}"] = _stat(files.day_path(day))
+    prompts = service.store.global_prompts(active_only=False)
+    out["memory://global-prompts"] = tuple((p.name, p.content, p.priority) for p in prompts if p.active)
+    for p in prompts:
+        out[f"memory://global-prompts/{p.name}"] = (p.content, p.active, p.priority, p.updated_at)
+    threads = service.store.list_threads(include_archived=True)
+    out["memory://threads"] = tuple((t.id, t.title) for t in threads if not t.archived)
+    for t in threads:
+        # last_active_at moves with every memory and message the thread's page shows.
+        out[f"memory://threads/{t.id}"] = (t.title, t.system_prompt, t.archived, t.last_active_at)
+    return out

@@ -63,7 +63,7 @@ async def test_the_tool_offers_exactly_the_curators_actions_and_their_parameters
         ({"action": "import", "archive": "nothing-here.json"}, "No archive"),
         ({"action": "purge", "ids": [1]}, "not forgotten"),
         ({"action": "stats", "ids": [1]}, "does not apply"),
-        ({"action": "dedupe", "threshold": 2}, "less than or equal to 1"),
+        ({"action": "dedupe", "threshold": 2}, "`threshold` was 2; allowed: a number above 0 and at most 1"),
     ],
 )
 async def test_bad_input_gets_a_clear_error_result(service, args, message):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -84,6 +85,24 @@ def test_a_database_that_is_not_one_fails(doctor, settings):
     code, checks = doctor()
     assert code == 1 and checks["database"]["status"] == "fail"
     assert "restore it from a backup" in checks["database"]["fix"]
+
+
+def test_memory_files_the_server_refuses_fail_with_their_fix(doctor, settings, tmp_path):
+    _store(settings).close()
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("not memvault's")
+    (settings.files_dir / "MEMORY.md").unlink()
+    (settings.files_dir / "MEMORY.md").symlink_to(outside)
+    code, checks = doctor()
+    assert code == 1
+    assert checks["MEMORY.md"]["status"] == "fail" and "neither reads nor writes it" in checks["MEMORY.md"]["detail"]
+    assert "SOUL.md" not in checks  # a regular file: nothing to report
+    shutil.rmtree(settings.files_dir)
+    settings.files_dir.write_text("a file where the folder belongs")
+    code, checks = doctor()
+    assert code == 1
+    assert checks["memory files"]["status"] == "fail" and "is a file, not a folder" in checks["memory files"]["detail"]
+    assert checks["memory files"]["fix"].startswith(f"mv {settings.files_dir} ")
 
 
 def test_hooks_and_client_configurations_naming_a_missing_memvault_fail(doctor, settings, tmp_path):

@@ -113,7 +113,7 @@ def test_stdout_carries_only_json_rpc_and_malformed_lines_do_not_kill_the_server
     assert replies[1]["result"]["serverInfo"]["name"] == "memvault"
     assert "error" in replies[3]
     assert replies[4]["result"]["isError"] is True
-    assert replies[5]["result"]["isError"] is True or "error" in replies[5]
+    assert replies[5]["error"]["code"] == -32602  # an unknown tool is a protocol error (2026-07-28 spec)
     assert replies[6]["result"]["structuredContent"]["status"] == "stored"
     assert replies[7]["result"]["structuredContent"]["memories"][0]["content"] == "still serving"
     assert b"memvault" in err  # logs went to stderr

@@ -72,7 +72,7 @@ async def test_tools_work_over_http_and_writes_record_the_tokens_user_and_agent(
         top = found.structured_content["memories"][0]
         assert top["content"] == "Billing runs on PostgreSQL 16" and top["origin"] == "alice/claude-code via http"
         bad = await client.call_tool("recall", {"query": "", "thread": "infra"})
-        assert bad.is_error and "empty" in bad.content[0].text  # bad input: an error result, the server carries on
+        assert bad.is_error and "`query` was \"\"" in bad.content[0].text  # bad input: an error result, the server carries on
         again = await client.call_tool("recall", {"query": "billing", "thread": "infra"})
         assert not again.is_error and again.structured_content["memories"]
 

@@ -113,8 +113,9 @@ async def _error_text(client, tool, args) -> str:
 @pytest.mark.parametrize(
     "tool, args, message",
     [
-        ("remember", {"content": ""}, "content is empty"),
-        ("remember", {"content": "x" * 40000}, "over the limit"),
+        ("remember", {"content": ""}, '`content` was ""; allowed: text of 1 to 32768 characters'),
+        ("remember", {"content": "x" * 40000}, "allowed: text of 1 to 32768 characters"),
+        ("remember", {"content": "é" * 20000}, "over the limit of 32768"),  # fits the schema in characters, not in bytes
         ("remember", {"content": "nul\x00byte"}, "NUL"),
         ("remember", {"content": "lone \ud83d surrogate"}, "lone surrogate"),
         ("remember", {"content": "ok", "kind": "gossip"}, "kind"),
@@ -122,19 +123,22 @@ async def _error_text(client, tool, args) -> str:
         ("remember", {"content": "ok", "importance": "high"}, "importance"),
         ("remember", {"content": ["not", "a", "string"]}, "content"),
         ("remember", {}, "content"),
-        ("recall", {"query": "q", "k": 0}, "greater than or equal to 1"),
-        ("recall", {"query": "q", "k": 51}, "less than or equal to 50"),
+        ("recall", {"query": "q", "k": 0}, "`k` was 0; allowed: a whole number from 1 to 50"),
+        ("recall", {"query": "q", "k": 51}, "`k` was 51; allowed: a whole number from 1 to 50"),
         ("recall", {"query": "q", "kinds": ["gossip"]}, "kinds"),
         ("recall", {"query": "q", "since": "yesterday-ish"}, "ISO-8601"),
-        ("recall", {"query": ""}, "query is empty"),
+        ("recall", {"query": ""}, '`query` was ""'),
+        ("recall", {"query": "   "}, "query is empty"),
         ("forget", {"id": 987654}, "No memory 987654"),
         ("forget", {"id": "seven"}, "id"),
-        ("forget", {"id": -1}, "greater than or equal to 1"),
+        ("forget", {"id": -1}, "`id` was -1; allowed: a whole number from 1 to"),
     ],
 )
 async def test_bad_input_gets_a_clear_error_and_nothing_is_stored(service, tool, args, message):
     async with Client(build_server(service, start_background=False)) as client:
-        assert message in await _error_text(client, tool, args)
+        text = await _error_text(client, tool, args)
+        assert message in text
+        assert "pydantic" not in text and "validation error" not in text and "Error executing tool" not in text
         # the server keeps serving
         ok = await client.call_tool("remember", {"content": "still alive"})
         assert not ok.is_error

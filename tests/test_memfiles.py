@@ -168,10 +168,13 @@ def test_day_paths_are_built_from_dates_only(files: MemoryFiles) -> None:
 
 def test_daily_append_format_and_round_trip(files: MemoryFiles) -> None:
     when = datetime(2026, 1, 2, 9, 5)
-    path, line = files.append_daily(when, DailyEntry("decision", "Use SQLite for the index", "memvault", 42))
-    assert (path, line) == (files.daily_dir / "2026-01-02.md", 3)
-    assert files.append_daily(when + timedelta(minutes=2), DailyEntry("fact", "Prefers pytest", None, 43))[1] == 4
-    assert files.append_daily(when, DailyEntry("note", "no id yet"))[1] == 5
+    path, offset = files.append_daily(when, DailyEntry("decision", "Use SQLite for the index", "memvault", 42))
+    assert (path, offset) == (files.daily_dir / "2026-01-02.md", len("# 2026-01-02\n\n"))
+    second = files.append_daily(when + timedelta(minutes=2), DailyEntry("fact", "Prefers pytest", None, 43))[1]
+    third = files.append_daily(when, DailyEntry("note", "no id yet"))[1]
+    data = path.read_bytes()
+    assert [data[o:].split(b"\n")[0][:13] for o in (offset, second, third)] == [
+        b"- 09:05 [deci", b"- 09:07 [fact", b"- 09:05 [note"]
     assert path.read_text(encoding="utf-8") == (
         "# 2026-01-02\n"
         "\n"
@@ -238,8 +241,8 @@ def test_parse_daily_skips_foreign_lines_and_helps_reconcile() -> None:
 def test_append_after_a_hand_edit_without_final_newline(files: MemoryFiles) -> None:
     path = files.day_path(date(2026, 1, 2))
     path.write_text("# 2026-01-02\n\nmy note", encoding="utf-8")
-    _, line = files.append_daily(datetime(2026, 1, 2, 8, 0), DailyEntry("fact", "x", None, 1))
-    assert line == 4
+    _, offset = files.append_daily(datetime(2026, 1, 2, 8, 0), DailyEntry("fact", "x", None, 1))
+    assert offset == len("# 2026-01-02\n\nmy note\n")
     assert path.read_text(encoding="utf-8").split("\n")[3] == "- 08:00 [fact] x  <!-- id:1 -->"
     assert [e.line for e in parse_daily(path.read_text(encoding="utf-8"))] == [4]
 
@@ -251,8 +254,8 @@ def _append_many(root: str, worker: int, count: int) -> list[tuple[int, int]]:
     for i in range(count):
         ident = worker * 10_000 + i
         content = f"w{worker} i{i} " + f"{worker}" * 3000 + " end"
-        _, line = mf.append_daily(datetime(2026, 1, 2, 12, worker), DailyEntry("fact", content, f"t{worker}", ident))
-        out.append((ident, line))
+        _, offset = mf.append_daily(datetime(2026, 1, 2, 12, worker), DailyEntry("fact", content, f"t{worker}", ident))
+        out.append((ident, offset))
     return out
 
 
@@ -268,10 +271,11 @@ def test_concurrent_appends_from_processes_never_interleave(tmp_path: Path) -> N
     assert len(lines) == 2 + workers * count + 1 and lines[-1] == ""
     entries = parse_daily(text)
     assert len(entries) == workers * count
-    by_line = {e.line: e for e in entries}
+    data = text.encode("utf-8")
     for worker, pairs in enumerate(results):
-        for ident, line in pairs:
-            entry = by_line[line]  # the reported line number is where the line really is
+        for ident, offset in pairs:
+            # the reported offset is where the line really is
+            (entry,) = parse_daily(data[offset:].split(b"\n", 1)[0].decode("utf-8"))
             i = ident - worker * 10_000
             assert entry.id == ident and entry.thread == f"t{worker}"
             assert entry.content == f"w{worker} i{i} " + f"{worker}" * 3000 + " end"

@@ -82,14 +82,15 @@ def test_malformed_lines_never_stop_the_server_and_stdout_stays_json_rpc(tmp_pat
             probe = 10_000 + n
             session.send(rpc("ping", {}, probe))
             assert "result" in session.reply(probe), (n, line[:100])
-        session.send(call("remember", {"content": "still serving after the garbage zq7"}, 2))
-        stored = session.reply(2)["result"]["structuredContent"]
+        session.send(call("remember", {"content": "still serving after the garbage zq7"}, 2002))
+        stored = session.reply(2002)["result"]["structuredContent"]
         assert stored["status"] == "stored"
-        session.send(call("recall", {"query": "zq7", "k": 1}, 3))
-        [hit] = session.reply(3)["result"]["structuredContent"]["memories"]
+        session.send(call("recall", {"query": "zq7", "k": 1}, 2003))
+        [hit] = session.reply(2003)["result"]["structuredContent"]["memories"]
         assert hit["id"] == stored["id"]
         big = session.reply(118)
-        assert big["result"]["isError"] and "over the limit" in big["result"]["content"][0]["text"]
+        assert big["result"]["isError"]
+        assert "`content` is 6,291,456 characters long; allowed: text of 1 to 32768" in big["result"]["content"][0]["text"]
         started = time.monotonic()
         code = session.close()
         assert code == 0, session.stderr[-3000:].decode(errors="replace")

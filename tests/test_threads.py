@@ -151,7 +151,8 @@ async def test_thread_prompt_bad_input_is_an_error(service):
         r = await client.call_tool("thread_prompt", {"set_system_prompt": "x"})  # no thread named, none default
         assert r.is_error and "name the thread" in r.content[0].text
         r = await client.call_tool("thread_prompt", {"thread": "../etc"})
-        assert r.is_error and "invalid thread" in r.content[0].text
+        # the schema's pattern refuses it, in plain words: the argument, what was sent, what is allowed
+        assert r.is_error and '`thread` was "../etc"; allowed: 1-128 characters' in r.content[0].text
         r = await client.call_tool("thread_prompt", {"thread": "t", "token_budget": 10})
         assert r.is_error
 
@@ -223,8 +224,9 @@ async def test_large_memory_md_is_served_with_a_truncation_marker(settings, cloc
 async def test_the_thread_prompt_prompt_inserts_the_context(service):
     service.files.soul_path.write_text("# SOUL\n\nYou are memvault's test assistant.\n")
     async with Client(build_server(service, start_background=False)) as client:
-        [prompt] = (await client.list_prompts()).prompts
-        assert prompt.name == "thread_prompt"
+        prompts = {p.name: p for p in (await client.list_prompts()).prompts}
+        assert set(prompts) == {"thread_prompt", "recall"}
+        prompt = prompts["thread_prompt"]
         assert {a.name: a.required for a in prompt.arguments} == {"thread": False, "query": False}
         got = await client.get_prompt("thread_prompt", {"thread": "web"})
     assert "You are memvault's test assistant." in got.messages[0].content.text

@@ -12,13 +12,17 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
+
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 
 from server import __version__
-from server.app import prompts, resources, tools
+from server.app import completions, prompts, resources, tools
+from server.app.changes import ResourceChanges, ToolCallsPoke
 from server.app.edge import Edge
+from server.app.requests import RequestErrors
 from server.curation.curator import Curator
 from server.http.tenants import Tenants
 from server.service import MemoryService
@@ -61,6 +65,8 @@ def build_server(
     """
     tenants = service if isinstance(service, Tenants) else Tenants(service)
     base = tenants.base
+    edge = Edge(tenants)
+    changes = ResourceChanges(edge)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[MemoryService]:
@@ -71,16 +77,39 @@ def build_server(
                     target=_scheduled, args=(tenants.curator(base),), name="memvault-curate", daemon=True
                 ).start()
         try:
-            yield base
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(changes.watch)  # idle (no reads) until a client subscribes
+                try:
+                    yield base
+                finally:
+                    tg.cancel_scope.cancel()
         finally:
             tenants.stop()
 
     mcp: MCPServer = MCPServer(
         "memvault", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
         token_verifier=token_verifier, auth=auth,
+        subscriptions=False,  # ResourceChanges serves subscriptions/listen, one stream set per tenant
     )
-    edge = Edge(tenants)
     tools.register(mcp, edge)
     resources.register(mcp, edge)
     prompts.register(mcp, edge)
+    completions.register(mcp, edge)
+    changes.register(mcp)
+    mcp.middleware.append(RequestErrors(mcp))
+    mcp.middleware.append(ToolCallsPoke(changes))
     return mcp
+
+
+def run_stdio(mcp: MCPServer) -> None:
+    """Serve `mcp` on stdin/stdout until the host closes stdin; every line gets an answer (app/stdio.py)."""
+    from server.app.stdio import stdio_streams
+
+    async def serve() -> None:
+        # MCPServer.run() would use the SDK's stdio_server, which drops unreadable lines unanswered;
+        # the low-level server is the SDK's own runner for a (read, write) stream pair.
+        lowlevel = mcp._lowlevel_server  # noqa: SLF001 - MCPServer exposes no other way to pass streams
+        async with stdio_streams() as (read, write):
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+    anyio.run(serve)

@@ -7,6 +7,7 @@ missing or invalid name: not found); anything else the SDK turns into an error r
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -54,12 +55,21 @@ class Edge:
         """The service of the tenant this request acts for (always the same one over stdio)."""
         return self.tenants.current()
 
+    async def service_call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run blocking service work on a worker thread; errors are the caller's to map."""
+        return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs), limiter=self.limiter)
+
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run a tool's work; a MemvaultError is a tool error whose text says what to do."""
         try:
-            return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs), limiter=self.limiter)
+            return await self.service_call(fn, *args, **kwargs)
         except MemvaultError as exc:
             raise ToolError(str(exc)) from None
+        except OSError as exc:
+            if exc.errno == errno.ENOSPC:  # a memory file rewrite (promote, export) on a full disk
+                raise ToolError(f"disk full: nothing was stored ({exc.filename or 'a memory file'} could not "
+                                "be written). Free some space and retry.") from None
+            raise
 
     async def read(self, fn: Callable[..., str], *args: Any) -> str:
         """Run a resource reader; a missing or invalid name is a not-found error that says why."""

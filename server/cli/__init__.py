@@ -46,7 +46,8 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="memvault", description="Long-term memory for coding assistants (MCP).",
         epilog="Exit status: 0 done, 1 problems found (doctor, import, migrate), 2 invalid arguments, input or "
-        "settings, 3 no such memory, thread or prompt, 130 interrupted.",
+        "settings, 3 no such memory, thread or prompt, 4 the data directory or store cannot be written (read-only, "
+        "not a folder, disk full, busy), 5 a damaged store, 6 no usable SQLite driver, 130 interrupted.",
     )
     top.add_argument("--version", action="version", version=f"memvault {__version__}")
     common = argparse.ArgumentParser(add_help=False)
@@ -98,8 +99,10 @@ def main(argv: list[str] | None = None) -> int:
         out.say(str(exc))
         code = NOT_FOUND
     except MemvaultError as exc:
+        # One line that says what is wrong, where and what to do; the status says which kind of
+        # problem it is (output.py, README "Exit codes"). No traceback: nothing here is a bug.
         out.say(str(exc))
-        code = USAGE
+        code = getattr(exc, "exit_status", USAGE)
     except KeyboardInterrupt:
         code = INTERRUPTED
     except BrokenPipeError:  # `memvault list | head`: the reader is gone, which is not an error

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 
 from server import __version__
 from server.cli.output import OK, PROBLEMS, USAGE, Output
@@ -18,7 +19,7 @@ from server.config import Settings
 def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     from pathlib import Path
 
-    from server.app import build_server
+    from server.app import build_server, run_stdio
     from server.config import repo_thread
     from server.service import MemoryService
 
@@ -26,6 +27,10 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
         # Claude Code and IDE agents start the server in the project: its repository
         # is the default thread (MEMVAULT_THREAD overrides).
         settings = settings.with_(default_thread=repo_thread(Path.cwd()))
+    # Said first, before anything can fail: hosts start servers with their own environment,
+    # and two hosts that disagree about MEMVAULT_HOME would otherwise keep two stores unawares.
+    origin = "MEMVAULT_HOME" if os.environ.get("MEMVAULT_HOME") else "the default; set MEMVAULT_HOME to choose"
+    logging.getLogger("memvault").info("data directory: %s (%s)", settings.home, origin)
     service = MemoryService.open(settings)
     logging.getLogger("memvault").info(
         "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
@@ -34,7 +39,7 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
     hooks = relay.start(service, settings)  # hooks of this store ask this process instead of loading memvault
     try:
-        build_server(service).run()
+        run_stdio(build_server(service))
     finally:
         if hooks is not None:
             hooks.close()

@@ -21,6 +21,10 @@ OK = 0
 PROBLEMS = 1  # the command ran and found something wrong (doctor, an import that did not verify, a copy that differs)
 USAGE = 2  # the arguments, input or settings are invalid, or the store cannot be used as configured
 NOT_FOUND = 3  # no such memory, thread or prompt
+# Start-up faults (a MemvaultError's `exit_status`, server/errors.py): one line on stderr, no traceback.
+STORE_UNWRITABLE = 4  # the data directory or database cannot be written now: read-only, not a folder, disk full, busy
+STORE_DAMAGED = 5  # the database file is damaged or not a SQLite database
+INSTALLATION = 6  # this Python has no SQLite driver that can load the sqlite-vec extension
 INTERRUPTED = 130
 
 #: Colours of memory states and check results on a terminal.

@@ -12,9 +12,13 @@ import logging
 import threading
 
 from server.embedding.embedders import Embedder
+from server.errors import StoreUnavailable
 from server.storage.protocol import SearchIndex
 
 log = logging.getLogger(__name__)
+#: Seconds the backfill waits for another process's write lock before it pauses and retries:
+#: short, because a recall that drains the queue waits for the batch the backfill is in.
+WRITE_WAIT = 0.25
 
 
 class Indexer:
@@ -72,9 +76,14 @@ class Indexer:
             if self._stop.is_set():
                 break
             try:
-                count = self.run_once()
+                with self.store.db.waiting_at_most(WRITE_WAIT):
+                    count = self.run_once()
                 if count:
                     log.info("backfill: embedded %d memories", count)
+            except StoreUnavailable as exc:  # another process is writing, or the disk is full
+                log.info("backfill paused, retrying shortly: %s", exc)
+                self._stop.wait(1.0)
+                self._wake.set()
             except Exception:  # noqa: BLE001 - keep the thread alive; the rows stay queued
                 log.exception("backfill failed; will retry")
                 self._stop.wait(5.0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,21 +35,32 @@ class Fingerprint:
         return (self.mtime_ns, self.size, self.inode) == (other.mtime_ns, other.size, other.inode)
 
 
-def hash_file(path: Path) -> str:
+def hash_file(path: Path, limit: int | None = None) -> str:
+    """sha256 of the file's first `limit` bytes (all of it with None): only what is indexed matters."""
     digest = hashlib.sha256()
+    left = limit
     with open(path, "rb") as f:
-        while chunk := f.read(1 << 16):
+        while left is None or left > 0:
+            chunk = f.read(1 << 16 if left is None else min(1 << 16, left))
+            if not chunk:
+                break
             digest.update(chunk)
+            if left is not None:
+                left -= len(chunk)
     return digest.hexdigest()
 
 
-def fingerprint(path: Path, now_ns: int | None = None) -> Fingerprint | None:
-    """The file's fingerprint, or None if it does not exist. Hashes only a recent file."""
+def fingerprint(path: Path, now_ns: int | None = None, limit: int | None = None) -> Fingerprint | None:
+    """The file's fingerprint, or None if it does not exist. Hashes only a recent file (its first `limit` bytes).
+
+    A link is fingerprinted as itself (lstat), never followed: turning MEMORY.md into a link
+    is a change, and what the link points to is never read.
+    """
     now_ns = time.time_ns() if now_ns is None else now_ns
     try:
-        st = os.stat(path)
+        st = os.lstat(path)
         recent = now_ns - st.st_mtime_ns < RECENT_NS  # a future mtime (clock skew) counts as recent
-        digest = hash_file(Path(path)) if recent else None
+        digest = hash_file(Path(path), limit) if recent and stat.S_ISREG(st.st_mode) else None
     except FileNotFoundError:
         return None
     return Fingerprint(st.st_mtime_ns, st.st_size, st.st_ino, digest, now_ns)

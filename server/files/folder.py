@@ -9,7 +9,9 @@
     A readable log, one line per stored memory (the format: files.dailylog).
 
 Files memvault creates here are private to the user (mode 0600 on POSIX); files a person
-created keep their mode when rewritten (files.atomic).
+created keep their mode when rewritten (files.atomic). Every file is opened through
+files.safe: a link or anything but a regular file is refused, never followed. Reads stop
+after ``max_bytes`` (MEMVAULT_MAX_FILE_BYTES), however big a file has grown.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from server.errors import MissingFile, SetupError
-from server.files.atomic import O_BINARY, PRIVATE, create_once
+from server.files.atomic import PRIVATE, create_once
 from server.files.changes import Fingerprint, fingerprint, hash_file
 from server.files.dailylog import (
     CURATION_HEADING,
@@ -33,18 +35,36 @@ from server.files.dailylog import (
     read_fd,
 )
 from server.files.days import as_day, safe_day
+from server.files.safe import open_inside, read_head
 
 SOUL_FILE = "SOUL.md"
 MEMORY_FILE = "MEMORY.md"
 DAILY_DIR = "daily"
+#: Default of MEMVAULT_MAX_FILE_BYTES: the most of one memory file that is read, indexed or
+#: put into thread_prompt (resources show 40,000 characters; a budget at most 200,000 tokens).
+MAX_FILE_BYTES = 1024 * 1024
+
+
+def truncation_note(name: str, size: int, limit: int) -> str:
+    """What a reader is told when only the start of a memory file was read."""
+    return (
+        f"{name} is {size:,} bytes; only its first {limit:,} are read and searchable "
+        "(MEMVAULT_MAX_FILE_BYTES). Move old parts elsewhere, or raise the setting."
+    )
+
+
+def _last_byte(fd: int, size: int) -> bytes:
+    os.lseek(fd, size - 1, os.SEEK_SET)  # reads only: O_APPEND writes always go to the end
+    return os.read(fd, 1)
 
 
 class MemoryFiles:
     """The files folder: SOUL.md, MEMORY.md and daily/. ``templates`` holds the originals."""
 
-    def __init__(self, root: Path, templates: Path) -> None:
+    def __init__(self, root: Path, templates: Path, max_bytes: int = MAX_FILE_BYTES) -> None:
         self.root = Path(root)
         self.templates = Path(templates)
+        self.max_bytes = max_bytes
         self._seen: dict[Path, Fingerprint | None] = {}
 
     @property
@@ -93,19 +113,38 @@ class MemoryFiles:
 
     # ---- reading
 
-    def _read(self, path: Path, missing: str) -> str:
+    def relative(self, path: Path | str) -> str:
+        """`path` (absolute inside the folder, or relative to it) as 'MEMORY.md' or 'daily/2026-01-31.md'."""
+        path = Path(path)
+        return (path.relative_to(self.root) if path.is_absolute() else path).as_posix()
+
+    def read_head(self, path: Path | str, limit: int | None = -1) -> tuple[str, int]:
+        """(the file's text, up to `limit` bytes cut at a line end; its size in bytes).
+
+        `limit` -1 means ``max_bytes``, None the whole file (for rewriting it). A link or a
+        non-regular file raises RefusedFile, a missing one MissingFile.
+        """
+        data, size = read_head(self.root, self.relative(path), self.max_bytes if limit == -1 else limit)
+        # utf-8-sig drops a BOM some editors add; undecodable bytes (a file saved in
+        # another encoding) become U+FFFD instead of making the file unreadable.
+        return data.decode("utf-8-sig", errors="replace"), size
+
+    def _read(self, path: Path, missing: str, limit: int | None = -1) -> str:
         try:
-            # utf-8-sig drops a BOM some editors add; undecodable bytes (a file saved in
-            # another encoding) become U+FFFD instead of making the file unreadable.
-            return path.read_text(encoding="utf-8-sig", errors="replace")
-        except FileNotFoundError:
+            text, size = self.read_head(path, limit)
+        except MissingFile:
             raise MissingFile(f"{path} does not exist; {missing}") from None
+        shown = self.max_bytes if limit == -1 else limit
+        if shown is not None and size > shown:
+            text += f"\n\n[… {truncation_note(self.relative(path), size, shown)} …]\n"
+        return text
 
     def read_soul(self) -> str:
         return self._read(self.soul_path, "the server creates it from the template on start (install_templates)")
 
-    def read_memory(self) -> str:
-        return self._read(self.memory_path, "the server creates it from the template on start (install_templates)")
+    def read_memory(self, limit: int | None = -1) -> str:
+        """MEMORY.md, up to ``max_bytes`` (with a marker when cut); `limit=None` reads it whole (to rewrite it)."""
+        return self._read(self.memory_path, "the server creates it from the template on start (install_templates)", limit)
 
     def day_path(self, day: date) -> Path:
         """The log file of ``day``. The name comes from the date object, never from user text."""
@@ -124,7 +163,8 @@ class MemoryFiles:
             return []
         days = []
         for entry in entries:
-            if entry.name.endswith(".md") and entry.is_file():
+            # A link is not a day's log, wherever it points (files.safe refuses to open it).
+            if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
                 with suppress(ValueError):
                     days.append(safe_day(entry.name[:-3]))
         return sorted(days)
@@ -132,34 +172,36 @@ class MemoryFiles:
     # ---- the log
 
     def append_daily(self, when: datetime, entry: DailyEntry) -> tuple[Path, int]:
-        """Append ``entry`` to the log of ``when``'s day; return (file, 1-based line number).
+        """Append ``entry`` to the log of ``when``'s day; return (file, byte offset of the new line).
 
         The file (with a ``# YYYY-MM-DD`` heading) is created on the first entry of a day.
         The day and HH:MM are ``when``'s own wall clock: pass local time for a local log.
         Each call is one ``write`` on an O_APPEND descriptor under an exclusive advisory
-        lock, so lines from concurrent processes never interleave. Not fsynced: the
-        database is the record, and ``parse_daily`` lets the server repair the log.
+        lock, so lines from concurrent processes never interleave. It costs the same on a
+        300 MB log as on an empty one: only the size and the last byte are looked at. Not
+        fsynced: the database is the record, and ``parse_daily`` lets the server repair the log.
+        A linked or non-regular log file is refused (RefusedFile), never appended to.
         """
         path = self.day_path(when)
         path.parent.mkdir(parents=True, exist_ok=True)
         line = format_daily_line(when, entry)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | O_BINARY, PRIVATE)
+        fd = open_inside(self.root, f"{DAILY_DIR}/{path.name}", os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE)
         try:
             with append_lock(fd):
-                existing = read_fd(fd)
-                if not existing:
-                    data, number = f"# {when.date().isoformat()}\n\n{line}\n", 3
-                elif existing.endswith(b"\n"):
-                    data, number = f"{line}\n", existing.count(b"\n") + 1
-                else:  # a person saved the file without a final newline
-                    data, number = f"\n{line}\n", existing.count(b"\n") + 2
-                payload = data.encode("utf-8")
+                size = os.fstat(fd).st_size
+                if size == 0:
+                    head = f"# {when.date().isoformat()}\n\n"
+                elif _last_byte(fd, size) != b"\n":  # a person saved it without a final newline
+                    head = "\n"
+                else:
+                    head = ""
+                payload = f"{head}{line}\n".encode("utf-8")
                 written = os.write(fd, payload)
                 if written < len(payload):  # only on a full disk or similar; keep what we can
                     os.write(fd, payload[written:])
         finally:
             os.close(fd)
-        return path, number
+        return path, size + len(head.encode("utf-8"))
 
     def append_curation(self, when: datetime, text: str) -> tuple[Path, int]:
         """Append ``- HH:MM curation: text`` to the ``## Curation log`` section of ``when``'s log.
@@ -172,7 +214,8 @@ class MemoryFiles:
         path = self.day_path(when)
         path.parent.mkdir(parents=True, exist_ok=True)
         line = f"- {when:%H:%M} {CURATION_PREFIX} {escape(' '.join(text.split()))}"
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | O_BINARY, PRIVATE)
+        # Rare (applied curation only), so reading the day's file for its heading is affordable.
+        fd = open_inside(self.root, f"{DAILY_DIR}/{path.name}", os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE)
         try:
             with append_lock(fd):
                 existing = read_fd(fd)
@@ -211,7 +254,7 @@ class MemoryFiles:
         with the same size is not noticed.
         """
         path = self._resolve(path)
-        new = fingerprint(path)
+        new = fingerprint(path, limit=self.max_bytes)
         missing = object()
         old = self._seen.get(path, missing)
         if old is missing:
@@ -224,7 +267,7 @@ class MemoryFiles:
             result = False  # mtime was already old when we last looked: a write would move it
         else:  # same stat, and the mtime was recent when we last looked: compare content
             try:
-                digest = new.digest if new.digest is not None else hash_file(path)
+                digest = new.digest if new.digest is not None else hash_file(path, self.max_bytes)
             except FileNotFoundError:  # deleted just now
                 digest, new = None, None
             result = digest is None or digest != old.digest  # type: ignore[union-attr]

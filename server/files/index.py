@@ -6,6 +6,12 @@ SOUL.md, MEMORY.md and a person's own notes in daily logs are split into units
 each recall the files are stat-ed (no polling in between); a changed file is
 re-parsed and only the units whose text changed are re-indexed. A deleted
 bullet disappears from recall at the next call.
+
+A recall never waits for the store's write lock on the index's behalf: when another
+process is writing (or the disk is full), the refresh is left for a later call and the
+recall answers from what is indexed, saying so. Only the first MEMVAULT_MAX_FILE_BYTES
+of a file are indexed, and a file that is a link is not indexed at all (its units are
+dropped); `notes()` says which files are cut or refused.
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ import re
 from pathlib import Path
 
 from server.clock import Clock, to_millis
-from server.files.folder import DAILY_DIR, MEMORY_FILE, SOUL_FILE, MemoryFiles
+from server.errors import DiskFull, MissingFile, RefusedFile, StoreBusy, StoreUnavailable
+from server.files.folder import DAILY_DIR, MEMORY_FILE, SOUL_FILE, MemoryFiles, truncation_note
 from server.files.dailylog import parse_daily
 from server.files.markdown import parse_markdown_units
 from server.redact import redact
@@ -51,6 +58,8 @@ class FileIndex:
         self.clock = clock
         self.max_unit_bytes = max_unit_bytes
         self._checked_db = False
+        # Per file: why it is not (wholly) searchable: cut at MEMVAULT_MAX_FILE_BYTES, or refused.
+        self._file_notes: dict[str, str] = {}
 
     def _watched(self) -> dict[str, Path]:
         paths = {SOUL_FILE: self.files.soul_path, MEMORY_FILE: self.files.memory_path}
@@ -59,8 +68,18 @@ class FileIndex:
             paths[f"{DAILY_DIR}/{path.name}"] = path
         return paths
 
-    def sync(self) -> int:
-        """Re-index the files that changed since the last look; returns how many units changed."""
+    def notes(self) -> list[str]:
+        """What a recall should tell: files only partly indexed, or refused (links)."""
+        return [self._file_notes[name] for name in sorted(self._file_notes)]
+
+    def sync(self, wait: float | None = None) -> str | None:
+        """Re-index the files that changed since the last look.
+
+        Waits at most `wait` seconds for the write lock (None: the store's default; recall
+        passes 0). Returns None when the index is in step, else a note saying that the
+        results come from the index as it was (the files stay marked as changed, so the
+        next call tries again).
+        """
         watched = self._watched()
         changed = {name: path for name, path in watched.items() if self.files.changed(path)}
         if not self._checked_db:
@@ -69,15 +88,42 @@ class FileIndex:
                 known = [s[len(FILE_SOURCE):] for s in self.store.file_sources(conn)]
             changed.update({name: self.files.root / name for name in known if name not in watched})
             self._checked_db = True
-        count = 0
         for name, path in sorted(changed.items()):
-            try:
-                text = path.read_text(encoding="utf-8-sig", errors="replace") if path.exists() else ""
-            except OSError as exc:
-                log.warning("cannot read %s (%s); its index is left as it was", path, exc)
+            text = self._text(name, path)
+            if text is None:
                 continue
-            count += self._sync_file(name, text)
-        return count
+            try:
+                self._sync_file(name, text, wait)
+            except StoreUnavailable as exc:
+                for left in changed.values():  # not indexed yet: look at them again next time
+                    self.files.forget(left)
+                why = {StoreBusy: "another memvault process is writing", DiskFull: "the disk is full"}.get(
+                    type(exc), "the store is read-only")
+                return (
+                    f"Memory files changed since they were last indexed, but the index could not be updated now "
+                    f"({why}); these results come from the index as it was. It is updated at the next call."
+                )
+        return None
+
+    def _text(self, name: str, path: Path) -> str | None:
+        """The part of the file to index ('' when it is gone or refused); None to leave its index alone."""
+        self._file_notes.pop(name, None)
+        try:
+            text, size = self.files.read_head(path)
+        except MissingFile:
+            return ""
+        except RefusedFile as exc:
+            log.warning("%s", exc)
+            # The refusal names the file by its full path; the note by its name, and keeps the why
+            # ("is a symbolic link (to …)") and what to do.
+            self._file_notes[name] = f"{name} is not indexed: " + str(exc).replace(str(path), name, 1)
+            return ""  # whatever was indexed from it goes: it may have been replaced by the link
+        except OSError as exc:
+            log.warning("cannot read %s (%s); its index is left as it was", path, exc)
+            return None
+        if size > self.files.max_bytes:
+            self._file_notes[name] = truncation_note(name, size, self.files.max_bytes)
+        return text
 
     def _units(self, name: str, text: str):
         units = parse_markdown_units(text, name)
@@ -92,12 +138,18 @@ class FileIndex:
             and not u.section.lower().startswith(GENERATED_SECTIONS)
         ]
 
-    def _sync_file(self, name: str, text: str) -> int:
+    def _sync_file(self, name: str, text: str, wait: float | None = None) -> int:
         source = FILE_SOURCE + name
         units = self._units(name, text)
         now = to_millis(self.clock())
         changes = 0
-        with self.store.db.write() as conn:
+        with self.store.db.read() as conn:
+            known_units = self.store.file_units(conn, source)
+        if {u.key: (u.line, u.section) for u in units} == {k: (u.line, u.section) for k, u in known_units.items()}:
+            # The usual case after a remember: today's log changed only by memvault's own line,
+            # which is not indexed. Nothing to write, so no write lock is needed.
+            return 0
+        with self.store.db.write(wait=wait) as conn:
             existing = self.store.file_units(conn, source)
             seen = set()
             for unit in units:

@@ -1,7 +1,10 @@
 """`memvault serve --http`: MCP over the SDK's streamable HTTP transport, with bearer tokens.
 
 What each request passes through, outermost first:
-  BodyLimit            a body over MEMVAULT_HTTP_MAX_BODY_BYTES gets 413 before it is read
+  BodyLimit            a body over MEMVAULT_HTTP_MAX_BODY_BYTES gets 413 before it is read; when the
+                       SDK refuses a body as unreadable (400), its JSON-RPC error is replaced by
+                       the one a stdio client gets for the same line, with the request's id
+                       (server/app/stdio.py) instead of id null and pydantic's text
   HostOriginCheck      Host / Origin parsed exactly and matched (DNS-rebinding protection)
   SessionCap           at most MEMVAULT_HTTP_SESSIONS_PER_TOKEN open sessions per token
   PlainBearer401       (tokens mode) the 401 says "invalid or revoked token", no OAuth metadata
@@ -155,6 +158,46 @@ class BodyLimit:
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
 
+    @staticmethod
+    def _answer_unreadable(body: bytes, send: Send) -> Send:
+        """`send`, but a 400 the SDK gives for `body` carries memvault's JSON-RPC error for it instead.
+
+        Only a 400 is touched, after authentication and the transport's own checks ran
+        (an unauthenticated request still gets its 401 first).
+        """
+        held: list[Message] = []
+        replaced: list[bool] = []
+
+        async def answer(message: Message) -> None:
+            if replaced and message["type"] == "http.response.body":
+                return  # the rest of the SDK's body, already answered by ours
+            if message["type"] == "http.response.start" and message.get("status") == 400:
+                held.append(message)
+                return
+            if held and message["type"] == "http.response.body":
+                from mcp_types import jsonrpc_message_adapter
+
+                from server.app.stdio import reply_to_unreadable
+
+                start = held.pop()
+                try:  # a readable message refused for another reason (no session id, ...) keeps its answer
+                    jsonrpc_message_adapter.validate_json(body, by_name=False)
+                    reply = None
+                except ValueError:
+                    reply = reply_to_unreadable(body.decode("utf-8", errors="replace"), unit="request body")
+                if reply is not None:
+                    data = reply.model_dump_json(by_alias=True, exclude_unset=True).encode()
+                    headers = [(k, v) for k, v in start.get("headers", []) if k.lower() not in (b"content-length", b"content-type")]
+                    start = {**start, "headers": [*headers, (b"content-type", b"application/json"),
+                                                  (b"content-length", str(len(data)).encode())]}
+                    if message.get("more_body"):
+                        replaced.append(True)
+                    message = {"type": "http.response.body", "body": data}
+                await send(start)
+            await send(message)
+
+        return answer
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -181,7 +224,10 @@ class BodyLimit:
             if not message.get("more_body", False):
                 trailing = None
                 break
-        replay: list[Message] = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+        body = b"".join(chunks)
+        if scope.get("method") == "POST" and body:
+            send = self._answer_unreadable(body, send)
+        replay: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
         if trailing is not None:
             replay.append(trailing)
 

@@ -6,10 +6,11 @@ protocols of server.storage.protocol; the backend packages are imported here onl
 from __future__ import annotations
 
 import argparse
+import errno
 from typing import TYPE_CHECKING
 
 from server.config import Settings
-from server.errors import SetupError
+from server.errors import DataDirUnusable, MemvaultError, SetupError, StoreBusy, StoreDamaged, StoreReadOnly
 
 if TYPE_CHECKING:
     from server.storage.protocol import Database, Store, TokenTable
@@ -24,21 +25,83 @@ def is_postgres(location: object) -> bool:
 
 
 def open_database(settings: Settings, dimensions: int) -> Database:
-    """Open the configured store, schema up to date (SQLite migrates itself; PostgreSQL must be initialised)."""
+    """Open the configured store, schema up to date (SQLite migrates itself; PostgreSQL must be initialised).
+
+    A SQLite file that cannot be opened says why in one message, as a SetupError the CLI
+    turns into its exit status: DataDirUnusable (read-only, not a folder, no space, no
+    permission) or StoreDamaged (not a database, or damaged).
+    """
     if settings.database_url:
         from server.storage.pg.db import PgDatabase
 
         db: Database = PgDatabase.from_settings(settings)
-    else:
-        from server.storage.sqlite.db import Database as SqliteDatabase
+        try:
+            prepare_schema(db, dimensions)
+        except BaseException:
+            db.close()
+            raise
+        return db
+    from server.storage.sqlite.db import Database as SqliteDatabase
 
-        db = SqliteDatabase(settings.db_path)
     try:
-        prepare_schema(db, dimensions)
-    except BaseException:
-        db.close()
-        raise
+        db = SqliteDatabase(settings.db_path, write_wait=settings.write_wait_seconds)
+        try:
+            prepare_schema(db, dimensions)
+        except BaseException:
+            db.close()
+            raise
+    except MemvaultError as exc:
+        if isinstance(exc, (SetupError, StoreBusy)):
+            raise
+        raise (sqlite_open_error(settings, exc) or exc) from None
+    except Exception as exc:
+        problem = sqlite_open_error(settings, exc)
+        if problem is None:
+            raise
+        raise problem from None
     return db
+
+
+#: SQLite result codes (primary) that mean the file is not a usable database.
+_DAMAGED = {11: "SQLITE_CORRUPT", 26: "SQLITE_NOTADB"}
+
+
+def sqlite_open_error(settings: Settings, exc: BaseException) -> SetupError | None:
+    """The one clear start-up message for an exception opening the SQLite store (None: not one we know)."""
+    path, home = settings.db_path, settings.home
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(exc)
+    lowered = text.lower()
+    if primary in _DAMAGED or "not a database" in lowered or "malformed" in lowered:
+        return StoreDamaged(
+            f"the database {path} is damaged ({text}); memvault did not change it. Restore a backup of it "
+            f"(see 'Where data lives' in the README), or move it aside (mv {path} {path}.damaged) to start an "
+            f"empty store; `sqlite3 {path} .recover` salvages what is still readable. `memvault doctor` checks the rest."
+        )
+    full = isinstance(exc, OSError) and exc.errno == errno.ENOSPC or primary == 13 or "disk is full" in lowered
+    if full:
+        return DataDirUnusable(
+            f"disk full: memvault cannot write its data directory {home}. Free some space and start again. "
+            "`memvault doctor` checks the rest."
+        )
+    if isinstance(exc, NotADirectoryError) or isinstance(exc, FileExistsError):
+        return DataDirUnusable(
+            f"{exc.filename or home} is a file, not a folder: memvault keeps its database and memory files in "
+            f"the data directory {home}. Move the file aside, or set MEMVAULT_HOME to another folder. "
+            "`memvault doctor` checks the rest."
+        )
+    cannot_write = (
+        isinstance(exc, PermissionError) or (isinstance(exc, OSError) and exc.errno == errno.EROFS)
+        or primary in (8, 14) or "readonly" in lowered or "unable to open" in lowered
+    )
+    if cannot_write or isinstance(exc, StoreReadOnly):
+        return DataDirUnusable(
+            f"memvault cannot write its data directory {home} ({text}): it needs to create and write "
+            f"memvault.db, its -wal and -shm files and files/ there. Make the folder writable by this user, or set "
+            "MEMVAULT_HOME to a writable folder. `memvault doctor` checks the rest."
+        )
+    return None
 
 
 def prepare_schema(db: Database, dimensions: int) -> None:

@@ -83,11 +83,18 @@ class Database(Protocol):
     def backend(self) -> Literal["sqlite", "postgres"]:
         """Which implementation this is, for the few decisions that differ (how ids are numbered, who lists tenants)."""
 
-    def write(self) -> AbstractContextManager[Handle]:
-        """A write transaction; nested calls join the outer one. Writers of one namespace are serialised."""
+    def write(self, wait: float | None = None) -> AbstractContextManager[Handle]:
+        """A write transaction; nested calls join the outer one. Writers of one namespace are serialised.
+
+        Waits at most `wait` seconds (default: MEMVAULT_WRITE_WAIT) for another writer, then raises
+        StoreBusy; `wait=0` tries once. A full disk raises DiskFull, a read-only store StoreReadOnly,
+        after the rollback."""
 
     def read(self) -> AbstractContextManager[Handle]:
         """A consistent snapshot for several statements (joins an open write)."""
+
+    def waiting_at_most(self, seconds: float) -> AbstractContextManager[None]:
+        """Within the block, the calling thread's writes wait at most `seconds` (best-effort writes in a read)."""
 
     def for_tenant(self, tenant: str) -> Database:
         """The database as seen by another tenant: PostgreSQL confines the same pool to it (row-level

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from server.config import Settings
-from server.errors import SetupError
+from server.errors import DiskFull, SetupError, StoreBusy, StoreReadOnly
 
 log = logging.getLogger(__name__)
 
@@ -58,14 +58,18 @@ class PgDatabase:
 
     backend: Literal["postgres"] = "postgres"
 
-    def __init__(self, url: str, tenant: str, pool_size: int = 4, ef_search: int = 200) -> None:
+    def __init__(
+        self, url: str, tenant: str, pool_size: int = 4, ef_search: int = 200, write_wait: float = 5.0
+    ) -> None:
         psycopg, psycopg_pool, register_vector = _import_driver()
         self.url = url
+        self.write_wait = write_wait
         self.path = redact_url(url)
         self.tenant = tenant
         self.ef_search = int(ef_search)
         self.errors = psycopg.errors
         self._local = threading.local()
+        self._waits = threading.local()
 
         def configure(conn: Any) -> None:
             try:
@@ -104,48 +108,103 @@ class PgDatabase:
         view.__dict__.update(self.__dict__)
         view.tenant = tenant
         view._local = threading.local()
+        view._waits = threading.local()
         return view
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PgDatabase:
         assert settings.database_url
-        return cls(settings.database_url, settings.namespace, settings.pg_pool_size, settings.pg_ef_search)
+        return cls(settings.database_url, settings.namespace, settings.pg_pool_size, settings.pg_ef_search,
+                   settings.write_wait_seconds)
 
     # -- transactions ---------------------------------------------------------
     @contextmanager
-    def _transaction(self, write: bool) -> Iterator[Any]:
+    def _transaction(self, write: bool, wait: float | None = None) -> Iterator[Any]:
         current = getattr(self._local, "conn", None)
         if current is not None:
             # Nested: join the open transaction of this thread (as SQLite's Database does).
             yield current
             return
+        # A write waits a bounded time for the tenant's writer lock (lock_timeout; 0 would mean
+        # forever in PostgreSQL, so "try once" is 1 ms), then fails as StoreBusy.
+        if wait is None:
+            wait = getattr(self._waits, "seconds", self.write_wait)
+        wait_ms = max(1, int(1000 * wait))
         with self.pool.connection() as conn:
-            with conn.pipeline():  # BEGIN and the settings in one round trip
-                # Reads get one snapshot for all their statements, as SQLite's do.
-                conn.execute("BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ")
-                # The tenant (transaction-local, so it ends with the transaction); iterative
-                # HNSW scans (every vector query is filtered: RLS adds the tenant, and without
-                # them a selective filter can leave fewer than k rows, even none); the candidate
-                # list size; and for a write the tenant's writer lock.
-                conn.execute(
-                    "SELECT set_config('app.tenant', %s, true), "
-                    "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-                    "set_config('hnsw.ef_search', %s, true)"
-                    + (", pg_advisory_xact_lock(hashtextextended(%s, 7))" if write else ""),
-                    (self.tenant, str(self.ef_search), *(("memvault:" + self.tenant,) if write else ())),
-                )
+            try:
+                with conn.pipeline():  # BEGIN and the settings in one round trip
+                    # Reads get one snapshot for all their statements, as SQLite's do.
+                    conn.execute("BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ")
+                    # The tenant (transaction-local, so it ends with the transaction); iterative
+                    # HNSW scans (every vector query is filtered: RLS adds the tenant, and without
+                    # them a selective filter can leave fewer than k rows, even none); the candidate
+                    # list size; and for a write the bounded wait and the tenant's writer lock.
+                    conn.execute(
+                        "SELECT set_config('app.tenant', %s, true), "
+                        "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+                        "set_config('hnsw.ef_search', %s, true)"
+                        + (", set_config('lock_timeout', %s, true)" if write else ""),
+                        (self.tenant, str(self.ef_search), *((f"{wait_ms}ms",) if write else ())),
+                    )
+                    if write:
+                        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 7))", ("memvault:" + self.tenant,))
+            except self.errors.Error as exc:
+                self._rollback(conn)
+                raise (self._store_error(exc, wait_ms / 1000) or exc) from None
             self._local.conn = conn
             try:
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
+            except BaseException as exc:
+                self._rollback(conn)
+                problem = self._store_error(exc) if isinstance(exc, self.errors.Error) else None
+                if problem is not None:
+                    raise problem from exc
                 raise
             finally:
                 self._local.conn = None
-            conn.execute("COMMIT")
+            try:
+                conn.execute("COMMIT")
+            except self.errors.Error as exc:
+                raise (self._store_error(exc) or exc) from exc
 
-    def write(self) -> Any:
-        return self._transaction(write=True)
+    @contextmanager
+    def waiting_at_most(self, seconds: float) -> Iterator[None]:
+        """Within this block, this thread's writes wait at most `seconds` for the tenant's writer lock."""
+        previous = getattr(self._waits, "seconds", None)
+        self._waits.seconds = seconds
+        try:
+            yield
+        finally:
+            if previous is None:
+                del self._waits.seconds
+            else:
+                self._waits.seconds = previous
+
+    @staticmethod
+    def _rollback(conn: Any) -> None:
+        try:
+            conn.execute("ROLLBACK")
+        except Exception:  # noqa: BLE001 - a broken connection rolls back by itself
+            pass
+
+    def _store_error(self, exc: BaseException, waited: float | None = None) -> Exception | None:
+        """The MemvaultError a caller can act on (busy, disk full, read-only), else None."""
+        if isinstance(exc, (self.errors.LockNotAvailable, self.errors.DeadlockDetected)):
+            shown = f" (waited {waited:.1f} s, MEMVAULT_WRITE_WAIT)" if waited is not None else ""
+            return StoreBusy(
+                f"the store is busy (another memvault process is writing); retry{shown}. Nothing was changed."
+            )
+        if isinstance(exc, self.errors.DiskFull):
+            return DiskFull(f"disk full: nothing was stored. The PostgreSQL server at {self.path} is out of disk space.")
+        if isinstance(exc, self.errors.ReadOnlySqlTransaction):
+            return StoreReadOnly(
+                f"the store is read-only: the PostgreSQL server at {self.path} refuses writes (a standby, or "
+                "default_transaction_read_only); nothing was stored."
+            )
+        return None
+
+    def write(self, wait: float | None = None) -> Any:
+        return self._transaction(write=True, wait=wait)
 
     def read(self) -> Any:
         return self._transaction(write=False)

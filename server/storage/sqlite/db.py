@@ -10,18 +10,25 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
-from server.errors import DriverUnavailable
+from server.errors import DiskFull, DriverUnavailable, StoreBusy, StoreReadOnly
 
 log = logging.getLogger(__name__)
 
+#: How long a *read* may wait on SQLite's busy handler. In WAL mode readers never wait
+#: for a writer; this only covers the brief moments another process rebuilds the WAL index.
 BUSY_TIMEOUT_MS = 10_000
+#: How long a write waits, by default, for another process's write lock (MEMVAULT_WRITE_WAIT).
+WRITE_WAIT_SECONDS = 5.0
 PAGE_SIZE = 8192
+# SQLite's primary result codes (sqlite_errorcode & 0xff), for the errors a caller can act on.
+_SQLITE_READONLY, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_FULL = 8, 5, 6, 13
 
 
 def _candidate_drivers() -> Iterator[tuple[str, ModuleType]]:
@@ -83,6 +90,32 @@ def driver() -> ModuleType:
         )
 
 
+def store_error(exc: BaseException, path: str, waited: float | None = None) -> Exception | None:
+    """The MemvaultError a caller can act on for a SQLite error (busy, full, read-only), else None.
+
+    Python 3.11+ drivers carry the result code; older ones only the message, which is
+    matched as a fallback.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(exc).lower()
+    if primary in (_SQLITE_BUSY, _SQLITE_LOCKED) or (primary is None and "database is locked" in text):
+        shown = f" (waited {waited:.1f} s, MEMVAULT_WRITE_WAIT)" if waited is not None else ""
+        return StoreBusy(
+            f"the store is busy (another memvault process is writing); retry{shown}. Nothing was changed."
+        )
+    if primary == _SQLITE_FULL or "disk is full" in text:
+        return DiskFull(
+            f"disk full: nothing was stored. Free space on the disk that holds {path} and retry."
+        )
+    if primary == _SQLITE_READONLY or "readonly database" in text:
+        return StoreReadOnly(
+            f"the store is read-only: {path} or its folder cannot be written, so nothing was stored. "
+            "Check the permissions of the file and folder (they must be writable by this user)."
+        )
+    return None
+
+
 def integrity_errors(conn: Any) -> list[str]:
     rows = conn.execute("PRAGMA integrity_check").fetchall()
     return [r[0] for r in rows if r[0] != "ok"]
@@ -100,8 +133,9 @@ class Database:
 
     backend: Literal["sqlite"] = "sqlite"
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, write_wait: float = WRITE_WAIT_SECONDS) -> None:
         self.path = str(path)
+        self.write_wait = write_wait
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         module = driver()
@@ -122,15 +156,61 @@ class Database:
         self.conn.execute("PRAGMA foreign_keys = ON")
         self._lock = threading.RLock()
         self._depth = 0
+        self._waits = threading.local()  # waiting_at_most() of the calling thread
 
     def for_tenant(self, tenant: str) -> Database:
         """Itself: every namespace lives in the one file, and each store's statements name theirs."""
         return self
 
+    def _begin_write(self, wait: float) -> None:
+        """Open a write transaction, returning with the connection's lock held.
+
+        Another process's write lock is waited for *outside* this process's lock: SQLite's
+        own busy handler would sleep while holding it, and every read of this process
+        (recalls, resources) would queue behind a writer elsewhere. Each attempt fails at
+        once when the file is locked; between attempts the lock is free for readers.
+        Raises StoreBusy when the lock is still taken after `wait` seconds.
+        """
+        started = time.monotonic()
+        pause = 0.001
+        while True:
+            self._lock.acquire()
+            if self._depth:  # this thread's own open transaction: the caller joins it
+                return
+            try:
+                self.conn.execute("PRAGMA busy_timeout = 0")
+                try:
+                    self.conn.execute("BEGIN IMMEDIATE")
+                finally:
+                    self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                return
+            except self.errors.OperationalError as exc:
+                self._lock.release()
+                waited = time.monotonic() - started
+                problem = store_error(exc, self.path, waited)
+                if not isinstance(problem, StoreBusy):
+                    raise (problem or exc) from None
+                if waited >= wait:
+                    raise problem from None
+                time.sleep(min(pause, wait - waited))
+                pause = min(pause * 2, 0.05)
+            except BaseException:
+                self._lock.release()
+                raise
+
     @contextmanager
-    def write(self) -> Iterator[Any]:
-        """A write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
-        with self._lock:
+    def write(self, wait: float | None = None) -> Iterator[Any]:
+        """A write transaction (BEGIN IMMEDIATE); nested calls join the outer one.
+
+        Waits at most `wait` seconds (default `write_wait`) for another process's write
+        lock, then raises StoreBusy; `wait=0` tries once (for best-effort writes inside a
+        read). A full disk or a read-only file raises DiskFull / StoreReadOnly after the
+        rollback: nothing of the transaction is kept.
+        """
+        if wait is None:
+            wait = getattr(self._waits, "seconds", self.write_wait)
+        self._begin_write(wait)
+        try:
             if self._depth:
                 self._depth += 1
                 try:
@@ -138,16 +218,47 @@ class Database:
                 finally:
                     self._depth -= 1
                 return
-            self.conn.execute("BEGIN IMMEDIATE")
             self._depth = 1
             try:
                 yield self.conn
-            except BaseException:
+            except BaseException as exc:
                 self._depth = 0
-                self.conn.execute("ROLLBACK")
+                self._rollback()
+                problem = store_error(exc, self.path) if isinstance(exc, self.errors.Error) else None
+                if problem is not None:
+                    raise problem from exc
                 raise
             self._depth = 0
-            self.conn.execute("COMMIT")
+            try:
+                self.conn.execute("COMMIT")
+            except self.errors.Error as exc:
+                self._rollback()
+                raise (store_error(exc, self.path) or exc) from exc
+        finally:
+            self._lock.release()
+
+    @contextmanager
+    def waiting_at_most(self, seconds: float) -> Iterator[None]:
+        """Within this block, this thread's writes wait at most `seconds` for the lock (unless they say otherwise).
+
+        For best-effort writes inside a read (a recall's counters, its embedding drain): they
+        are skipped when another process is writing, so the read never waits for it.
+        """
+        previous = getattr(self._waits, "seconds", None)
+        self._waits.seconds = seconds
+        try:
+            yield
+        finally:
+            if previous is None:
+                del self._waits.seconds
+            else:
+                self._waits.seconds = previous
+
+    def _rollback(self) -> None:
+        try:
+            self.conn.execute("ROLLBACK")
+        except self.errors.Error:  # SQLite may have rolled back already (a full disk does)
+            pass
 
     @contextmanager
     def read(self) -> Iterator[Any]:

@@ -1,0 +1,220 @@
+"""The stdio transport: the SDK's, plus an answer to every line it cannot read.
+
+The SDK's `stdio_server` turns a line it cannot parse into an exception on its read
+stream, and the server drops it without a word: `echo hello | memvault`, a request
+carrying a lone-surrogate escape (`"\\ud800"`, which pydantic's JSON parser refuses) or
+one nested 5,000 levels deep gets no reply at all, and its client waits forever. Over
+HTTP the same body gets a prompt 400. Here every such line is answered as JSON-RPC 2.0
+says, with the request's id whenever one can be read from the line:
+
+- -32700 Parse error: not JSON, or JSON with a string that is not valid Unicode;
+- -32600 Invalid Request: JSON, but not one JSON-RPC message (a batch, a wrong type,
+  nesting deeper than the parser takes).
+
+Nothing is answered for a blank line, for a response, or for a message without an id
+that names a method (a notification, which JSON-RPC never answers).
+
+Only the reading side is wrapped: the SDK still owns the process's stdout (it diverts
+fd 1 to stderr while serving, so a stray print cannot corrupt the channel) and writes
+every reply, these included, so lines never interleave. stdin is claimed here the way
+the SDK claims it (a private duplicate; fd 0 pointed at the null device, so child
+processes read EOF), because the SDK only accepts a ready-made stdin stream.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from io import TextIOWrapper
+from typing import Any
+
+import anyio
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+
+#: pydantic-core parses at most this many levels of nesting (its recursion limit).
+MAX_DEPTH = 200
+_SHOWN = 40
+
+
+def _scan(text: str) -> tuple[int, Any]:
+    """(deepest nesting, the top-level "id" value if one can be read) of a JSON-ish line, without recursion.
+
+    Reads a broken or enormous line as far as it goes; the id is only taken when it is a
+    string or an integer (JSON-RPC's id types), as the first value of a top-level "id" key.
+    """
+    depth = deepest = 0
+    i, n = 0, len(text)
+    found: Any = None
+    key: str | None = None
+    expect_key = False
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            end = i + 1
+            while end < n and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            literal = text[i : end + 1]
+            if depth == 1:
+                rest = text[end + 1 :].lstrip()
+                if expect_key and rest.startswith(":"):
+                    try:
+                        key = json.loads(literal)
+                    except ValueError:
+                        key = None
+                elif key == "id" and found is None:
+                    try:
+                        found = json.loads(literal)
+                    except ValueError:
+                        pass
+                    key = None
+            expect_key = False
+            i = end + 1
+            continue
+        if ch in "{[":
+            depth += 1
+            deepest = max(deepest, depth)
+            expect_key = ch == "{" and depth == 1
+        elif ch in "}]":
+            depth -= 1
+        elif ch == "," and depth == 1:
+            expect_key = True
+            key = None
+        elif depth == 1 and key == "id" and found is None and (ch == "-" or ch.isdigit()):
+            end = i + 1
+            while end < n and (text[end].isdigit()):
+                end += 1
+            if end >= n or text[end] not in ".eE":
+                found = int(text[i:end]) if text[i:end] not in ("", "-") else None
+            key = None
+            i = end
+            continue
+        i += 1
+    return deepest, found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
+
+
+def _has_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if any("\ud800" <= c <= "\udfff" for c in item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _error(id: Any, code: int, message: str) -> JSONRPCError:
+    return JSONRPCError(jsonrpc="2.0", id=id, error=ErrorData(code=code, message=message))
+
+
+def reply_to_unreadable(line: str, unit: str = "line") -> JSONRPCError | None:
+    """The error reply for a line the SDK could not read as a JSON-RPC message (None: answer nothing).
+
+    `unit` is what carries one message: a "line" on stdio, a "request body" over HTTP.
+    """
+    text = line.strip()
+    if not text:
+        return None
+    deepest, scanned_id = _scan(text)
+    try:
+        message = json.loads(text)
+    except RecursionError:
+        return _error(scanned_id, INVALID_REQUEST,
+                      f"Invalid Request: the message is nested {deepest:,} levels deep; at most {MAX_DEPTH} are accepted")
+    except ValueError:
+        shown = text[:_SHOWN] + ("…" if len(text) > _SHOWN else "")
+        return _error(scanned_id, PARSE_ERROR,
+                      f"Parse error: this {unit} is not JSON ({shown!r}); send one JSON-RPC message per {unit}")
+    if isinstance(message, dict):
+        if "method" not in message and ("result" in message or "error" in message):
+            return None  # a (malformed) response: JSON-RPC never answers those
+        if "id" not in message and isinstance(message.get("method"), str):
+            return None  # a notification: never answered, even when malformed
+        raw_id = message.get("id")
+        id = raw_id if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) else None
+    else:
+        id = None
+    if _has_surrogate(message):
+        return _error(id, PARSE_ERROR, "Parse error: the message contains a lone surrogate escape (such as \\ud800), "
+                      "which is not valid Unicode; send the text as UTF-8")
+    if deepest > MAX_DEPTH:
+        return _error(id, INVALID_REQUEST,
+                      f"Invalid Request: the message is nested {deepest:,} levels deep; at most {MAX_DEPTH} are accepted")
+    if isinstance(message, list):
+        return _error(None, INVALID_REQUEST, f"Invalid Request: batches are not supported; send one message per {unit}")
+    return _error(id, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message; a request is an object with "
+                  '"jsonrpc": "2.0", an "id" (a string or an integer), a "method" string and optional "params" object')
+
+
+class _Lines:
+    """stdin as the SDK reads it (one line per iteration), keeping each line for the reply to it."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.kept: deque[str] = deque()
+
+    def __aiter__(self) -> _Lines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self.source.readline()
+        if not line:
+            raise StopAsyncIteration
+        self.kept.append(line)
+        return line
+
+
+def _claim_stdin() -> tuple[Any, Callable[[], None]]:
+    """A text stream on a private copy of fd 0, and how to give fd 0 back; fd 0 reads EOF meanwhile."""
+    try:
+        import fcntl
+
+        private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+    except (ImportError, OSError):  # Windows, or no fd 0 to divert: read it in place
+        return TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"), lambda: None
+    # closefd=False: a worker thread may still block reading it after the server exits.
+    stream = TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace")
+    return stream, lambda: os.dup2(private, 0)
+
+
+@asynccontextmanager
+async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
+    """(read stream, write stream) for `Server.run`, like the SDK's stdio_server, answering unreadable lines."""
+    stream, give_back = _claim_stdin()
+    lines = _Lines(anyio.wrap_file(stream))
+    try:
+        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+            send, receive = anyio.create_memory_object_stream[Any](0)
+
+            async def pump() -> None:
+                async with send:
+                    async for item in read:
+                        line = lines.kept.popleft() if lines.kept else ""
+                        if isinstance(item, Exception):
+                            reply = reply_to_unreadable(line)
+                            if reply is not None:
+                                await write.send(SessionMessage(reply))
+                            continue
+                        await send.send(item)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(pump)
+                try:
+                    yield receive, write
+                finally:
+                    tg.cancel_scope.cancel()
+    finally:
+        give_back()
