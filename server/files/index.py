@@ -1,11 +1,17 @@
 """Keeps the index in step with the memory files a person edits.
 
-SOUL.md, MEMORY.md and a person's own notes in daily logs are split into units
-(bullets, paragraphs) and indexed as global memories with source
-`file:<relative path>`, so recall finds them with their file and line. Before
-each recall the files are stat-ed (no polling in between); a changed file is
-re-parsed and only the units whose text changed are re-indexed. A deleted
-bullet disappears from recall at the next call.
+MEMORY.md and a person's own notes in daily logs are split into units (bullets,
+paragraphs) and indexed as global memories with source `file:<relative path>`, so
+recall finds them with their file and line. Before each recall the files are stat-ed
+(no polling in between); a changed file is re-parsed and only the units whose text
+changed are re-indexed: a unit keeps its id (and its vector) while its text is
+unchanged, wherever it moves in the file. A deleted bullet disappears from recall at
+the next call.
+
+SOUL.md is not indexed: it is the assistant's identity, delivered whole by
+thread_prompt and memory://soul, not facts to recall (its template's rules of
+conduct came back for "how do I run the tests?"). Units a store indexed from it
+before are removed at the first sync.
 """
 
 from __future__ import annotations
@@ -16,7 +22,9 @@ import re
 from pathlib import Path
 
 from server.clock import Clock, to_millis
-from server.files.folder import DAILY_DIR, MEMORY_FILE, SOUL_FILE, MemoryFiles
+from server.errors import InvalidInput
+from server.files.atomic import atomic_write, backup
+from server.files.folder import DAILY_DIR, MEMORY_FILE, MemoryFiles
 from server.files.dailylog import parse_daily
 from server.files.markdown import parse_markdown_units
 from server.redact import redact
@@ -29,6 +37,12 @@ FILE_SOURCE = "file:"
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|[0-9]{1,9}[.)])[ \t]+")
 #: Sections of a daily log that memvault itself writes (not a person's notes).
 GENERATED_SECTIONS = ("curation log",)
+
+
+def unit_hash(source: str, key: str) -> str:
+    """A file unit's content_hash: of its file and key, not its text (MEMORY.md and a daily note, or
+    a global memory, may hold the same words; the store keeps one live memory per hash and thread)."""
+    return hashlib.sha256(f"{source}\n{key}".encode()).hexdigest()
 
 
 def unit_content(text: str) -> str:
@@ -53,7 +67,7 @@ class FileIndex:
         self._checked_db = False
 
     def _watched(self) -> dict[str, Path]:
-        paths = {SOUL_FILE: self.files.soul_path, MEMORY_FILE: self.files.memory_path}
+        paths = {MEMORY_FILE: self.files.memory_path}
         for day in self.files.list_days():
             path = self.files.day_path(day)
             paths[f"{DAILY_DIR}/{path.name}"] = path
@@ -72,7 +86,8 @@ class FileIndex:
         count = 0
         for name, path in sorted(changed.items()):
             try:
-                text = path.read_text(encoding="utf-8-sig", errors="replace") if path.exists() else ""
+                indexed = name in watched or name.startswith(DAILY_DIR + "/")
+                text = path.read_text(encoding="utf-8-sig", errors="replace") if indexed and path.exists() else ""
             except OSError as exc:
                 log.warning("cannot read %s (%s); its index is left as it was", path, exc)
                 continue
@@ -98,10 +113,16 @@ class FileIndex:
         now = to_millis(self.clock())
         changes = 0
         with self.store.db.write() as conn:
-            existing = self.store.file_units(conn, source)
-            seen = set()
+            existing = dict(self.store.file_units(conn, source))
+            seen = {unit.key for unit in units}
+            # A unit moved to another section has a new key but the same text: it keeps its id.
+            gone = {key: known for key, known in existing.items() if key not in seen}
+            rows = self.store.get([known.id for known in gone.values()]) if gone else {}
+            by_text = {}
+            for key, known in sorted(gone.items(), key=lambda item: item[1].id):
+                if known.id in rows:
+                    by_text.setdefault(rows[known.id].content, []).append(key)
             for unit in units:
-                seen.add(unit.key)
                 if unit.key in existing:
                     known = existing[unit.key]
                     if (known.line, known.section) != (unit.line, unit.section):
@@ -110,6 +131,12 @@ class FileIndex:
                 # The person's file is theirs; the index never holds a secret from it.
                 content = redact(unit_content(unit.text)).text
                 content = content.encode("utf-8", "replace")[: self.max_unit_bytes].decode("utf-8", "ignore")
+                if by_text.get(content):
+                    key = by_text[content].pop(0)
+                    self.store.move_file_unit(conn, gone.pop(key).id, unit.line, unit.section, unit.key,
+                                              unit_hash(source, unit.key))
+                    existing.pop(key)
+                    continue
                 self.store.insert_memory(
                     conn,
                     NewMemory(
@@ -120,7 +147,7 @@ class FileIndex:
                         origin=None,
                         importance=0.7,
                         tags=(),
-                        content_hash=hashlib.sha256(f"{source}\n{unit.key}".encode()).hexdigest(),
+                        content_hash=unit_hash(source, unit.key),
                         created_at=now,
                         updated_at=now,
                         index_text=index_text(content, unit.section or None),
@@ -138,3 +165,44 @@ class FileIndex:
         if changes:
             log.info("re-indexed %s: %d unit(s) changed", name, changes)
         return changes
+
+    # -- forget -----------------------------------------------------------------------------
+    def remove(self, memory_id: int, source: str) -> str:
+        """Forget a file unit: cut its lines out of the file (backed up first, written atomically)
+        and drop it from the index. Returns what was removed, for the caller's message.
+
+        The file is the record, so a unit cannot be forgotten in the store alone: it would come
+        back with every thread_prompt. Refused, naming the file and line, when the file no longer
+        holds the unit as it was indexed (edited since) or cannot be written.
+        """
+        name = source[len(FILE_SOURCE):]
+        path = self.files.root / name
+        with self.store.db.read() as conn:
+            key = next((k for k, unit in self.store.file_units(conn, source).items() if unit.id == memory_id), None)
+            where = self.store.get([memory_id]).get(memory_id)
+        line = where.file_line if where else None
+        try:
+            text = path.read_text(encoding="utf-8-sig", errors="replace")
+        except OSError as exc:
+            raise InvalidInput(
+                f"memory {memory_id} is {name} line {line}, which cannot be read ({exc.strerror}); edit {path} by hand"
+            ) from None
+        unit = next((u for u in self._units(name, text) if u.key == key), None)
+        if key is None or unit is None:
+            raise InvalidInput(
+                f"memory {memory_id} was {name} line {line}, but {name} has changed since it was indexed; "
+                f"edit {path} by hand (recall shows its current lines)"
+            )
+        lines = text.split("\n")
+        cut = lines[: unit.line - 1] + lines[unit.end_line :]
+        try:
+            backup(path, self.clock())
+            atomic_write(path, "\n".join(cut))
+        except OSError as exc:
+            raise InvalidInput(
+                f"memory {memory_id} is {name} line {unit.line}, which cannot be removed ({exc}); edit {path} by hand"
+            ) from None
+        self.files.forget(path)
+        self._sync_file(name, "\n".join(cut))
+        return f"{name} line {unit.line}" + (f"-{unit.end_line}" if unit.end_line > unit.line else "")
+
