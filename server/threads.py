@@ -18,11 +18,19 @@ ROLES = ("user", "assistant", "system", "tool")
 MAX_MESSAGES_PER_CALL = 50
 
 
+def omitted_thread(default_thread: str | None) -> str:
+    """What an omitted thread means in remember, recall, thread_prompt and the thread_prompt prompt
+    (one rule): the default thread -- MEMVAULT_THREAD, or the git repository the server started
+    in -- when there is one, else 'global'. So a recall without a thread searches the memories a
+    remember without a thread stores (plus, in a thread, the global ones)."""
+    return default_thread or GLOBAL_THREAD
+
+
 def thread_scope(thread: str | None, default: str = ALL_THREADS) -> str | None:
     """The stored thread a caller's thread word names: None for every thread ('*'), GLOBAL ('')
     for the global memories ('global'), else the validated thread name.
 
-    `default` stands for an omitted thread: the service passes its default thread,
+    `default` stands for an omitted thread: the service passes `omitted_thread(...)`,
     curation and export mean every thread. Each caller decides what a scope it
     cannot use means (remember refuses '*'; recall adds the global memories).
     """
