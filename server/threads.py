@@ -3,6 +3,7 @@ flag and recent-message window."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,6 +42,18 @@ def thread_scope(thread: str | None, default: str = ALL_THREADS) -> str | None:
     if thread == GLOBAL_THREAD:
         return GLOBAL
     return check.thread_name(thread)
+
+
+_QUERY_WORD = re.compile(r"[\w][\w.@+-]*[\w]|[\w]")
+
+
+def named_threads(query: str, threads: Sequence[str]) -> tuple[str, ...]:
+    """The threads a query names ("how do I run the tests in ledgerly?", "shopfront's deploy"),
+    in the order given. A thread name is not in the text of its memories, so a search over
+    every thread cannot tell one project's test command from another's without it."""
+    words = {w.lower().removesuffix("'s") for w in _QUERY_WORD.findall(query.replace("\u2019", "'"))}
+    words |= {w[:-2] for w in words if w.endswith("'s")}
+    return tuple(t for t in threads if len(t) >= 3 and t.lower() in words)
 
 
 def thread_info(thread: Thread) -> ThreadInfo:

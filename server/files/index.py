@@ -1,7 +1,8 @@
 """Keeps the index in step with the memory files a person edits.
 
 MEMORY.md and a person's own notes in daily logs are split into units (bullets,
-paragraphs) and indexed as global memories with source `file:<relative path>`, so
+paragraphs) and indexed as global memories (a `## Project: <name>` section of
+MEMORY.md: that project's) with source `file:<relative path>`, so
 recall finds them with their file and line. Before each recall the files are stat-ed
 (no polling in between); a changed file is re-parsed and only the units whose text
 changed are re-indexed: a unit keeps its id (and its vector) while its text is
@@ -19,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from contextlib import suppress
 from pathlib import Path
 
 from server.clock import Clock, to_millis
@@ -27,6 +29,8 @@ from server.files.atomic import atomic_write, backup
 from server.files.folder import DAILY_DIR, MEMORY_FILE, MemoryFiles
 from server.files.dailylog import parse_daily
 from server.files.markdown import parse_markdown_units
+from server.files.promote import PROJECT_PREFIX
+from server.validation import thread_name
 from server.redact import redact
 from server.storage.protocol import GLOBAL, FileUnits, NewMemory
 from server.textindex import index_text
@@ -48,6 +52,18 @@ def unit_hash(source: str, key: str) -> str:
 def unit_content(text: str) -> str:
     """A unit's text as a memory: without its list marker."""
     return _LIST_MARKER.sub("", text, count=1)
+
+
+def thread_for(section: str) -> str:
+    """The thread of a unit: a project's section of MEMORY.md (`## Project: shopfront`, see
+    files.promote) belongs to that project, so another project's recall does not find it; the
+    rest is global."""
+    top = section.split(" > ", 1)[0]
+    if top.lower().startswith(PROJECT_PREFIX.lower()):
+        name = top[len(PROJECT_PREFIX):].strip()
+        with suppress(InvalidInput):
+            return thread_name(name)
+    return GLOBAL
 
 
 def kind_for(section: str) -> str:
@@ -121,7 +137,7 @@ class FileIndex:
             by_text = {}
             for key, known in sorted(gone.items(), key=lambda item: item[1].id):
                 if known.id in rows:
-                    by_text.setdefault(rows[known.id].content, []).append(key)
+                    by_text.setdefault((rows[known.id].thread, rows[known.id].content), []).append(key)
             for unit in units:
                 if unit.key in existing:
                     known = existing[unit.key]
@@ -131,8 +147,9 @@ class FileIndex:
                 # The person's file is theirs; the index never holds a secret from it.
                 content = redact(unit_content(unit.text)).text
                 content = content.encode("utf-8", "replace")[: self.max_unit_bytes].decode("utf-8", "ignore")
-                if by_text.get(content):
-                    key = by_text[content].pop(0)
+                thread = thread_for(unit.section)
+                if by_text.get((thread, content)):
+                    key = by_text[(thread, content)].pop(0)
                     self.store.move_file_unit(conn, gone.pop(key).id, unit.line, unit.section, unit.key,
                                               unit_hash(source, unit.key))
                     existing.pop(key)
@@ -140,7 +157,7 @@ class FileIndex:
                 self.store.insert_memory(
                     conn,
                     NewMemory(
-                        thread=GLOBAL,
+                        thread=thread,
                         content=content,
                         kind=kind_for(unit.section),
                         source=source,
