@@ -76,12 +76,14 @@ class Weights:
     term (a project name in every memory tells nothing; a service name in three does).
     """
 
-    def weight(self, term: str, word: str) -> float:
-        """The term's weight; `word` is how the keyword index knows it."""
+    def weight(self, term: str, word: str, held: int = 1) -> float:
+        """The term's weight; `word` is how the keyword index knows it, `held` how many of the two
+        memories being compared hold it (they do not count: in a thread of two, a word both
+        share would otherwise look common)."""
         return 1.0
 
-    def rare(self, term: str, word: str) -> bool:
-        """Whether few memories of the thread hold the term (None known: no)."""
+    def rare(self, term: str, word: str, held: int = 1) -> bool:
+        """Whether few other memories of the thread hold the term (None known: no)."""
         return False
 
 
@@ -97,11 +99,11 @@ class CountedWeights(Weights):
     def _count(self, word: str) -> int:
         return self.count(word)
 
-    def weight(self, term: str, word: str) -> float:
-        return idf(self._count(word), self.size)
+    def weight(self, term: str, word: str, held: int = 1) -> float:
+        return idf(max(0, self._count(word) - held), max(0, self.size - 2))
 
-    def rare(self, term: str, word: str) -> bool:
-        return self._count(word) <= self.RARE
+    def rare(self, term: str, word: str, held: int = 1) -> bool:
+        return self._count(word) - held <= self.RARE
 
 _TOKEN = LazyRe(r"`[^`\n]+`|[\w$#][\w./:@+#*'\-]*[\w%*/]|[\w]")
 _HEX = LazyRe(r"(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{6,}")
@@ -249,7 +251,7 @@ class Statement:
     values: frozenset[str]  # terms holding a digit
     shapes: frozenset[str]  # the shapes of its whole values ("3.12" -> "9.99")
     opening: frozenset[str]  # the terms of its first two tokens (its subject, usually)
-    negations: frozenset[str]
+    negated: bool  # holds a negation (not, never, don't, without, ...)
     words: tuple[str, ...]  # the lowercase word sequence, for aligning two sentences
 
 
@@ -285,7 +287,7 @@ def analyse(text: str) -> Statement:
         values=frozenset(term for term in terms if any(c.isdigit() for c in term)),
         shapes=frozenset(_shape(t.norm) for t in toks if t.kind == "value"),
         opening=frozenset(x for t in toks[:2] for x in (t.norm, *t.parts)),
-        negations=frozenset(w for w in align if w in NEGATIONS),
+        negated=any(w in NEGATIONS for w in align),
         words=align,
     )
 
@@ -362,7 +364,7 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     if cosine is None:
         return None  # the rest needs the embedding as one of its signals
     weights = weights or Weights()
-    subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t])
+    subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
                for t, k in old.terms.items() if k != "event" and t not in old.values}
     total = sum(subject.values())
     if not total:
@@ -370,7 +372,7 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     shared = [t for t in subject if t in new.terms]
     share = sum(subject[t] for t in shared) / total
     # The old value it names must be specific: a name, identifier, number or a rare word.
-    quoted = sum(old.terms[t] not in ("word", "part") or weights.rare(t, old.fts[t]) for t in new.quoted & set(old.terms))
+    quoted = sum(old.terms[t] not in ("word", "part") or weights.rare(t, old.fts[t], 2) for t in new.quoted & set(old.terms))
     if not new.cue:
         return None
     if share < (MIN_SUBJECT_SHARE / 2 if quoted else MIN_SUBJECT_SHARE) or (cosine < MIN_COSINE and not quoted):
@@ -436,7 +438,8 @@ def _swapped_word(a: Statement, b: Statement) -> bool:
     _, i1, i2, j1, j2 = ops[0]
 
     def content(words: Sequence[str]) -> set[str]:
-        return {stem(w) for w in words if w not in STOPWORDS and w not in _FILLER}
+        inner = [x for w in words for x in w.strip("`").split()]  # a quoted command is its words
+        return {stem(w) for w in inner if w not in STOPWORDS and w not in _FILLER}
 
     before, after = content(a.words[i1:i2]), content(b.words[j1:j2])
     return bool(before) and bool(after) and not before & after
@@ -451,7 +454,7 @@ def same_fact(a_text: str, b_text: str) -> bool:
     command, name, environment or negation that the other lacks (a reworded duplicate keeps them all),
     and they are not one sentence with a content word swapped."""
     a, b = analyse(a_text), analyse(b_text)
-    if different_things(a, b) or a.negations != b.negations or a.envs != b.envs or _swapped_word(a, b):
+    if different_things(a, b) or a.negated != b.negated or a.envs != b.envs or _swapped_word(a, b):
         return False
     for one, other in ((a, b), (b, a)):
         for t in one.tokens:
