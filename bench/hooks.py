@@ -51,7 +51,7 @@ PROMPTS = QUERIES + [
 def build(home: Path, size: int) -> float:
     """`size` memories in THREAD and `size` more in other threads, inserted in bulk through the store."""
     from server.config import Settings
-    from server.hooks.run import open_light
+    from server.hooks.work import open_light
     from server.service import content_hash
     from server.storage.sqlite.store import NewMemory
     from server.textindex import index_text
@@ -80,7 +80,7 @@ def build(home: Path, size: int) -> float:
         # Random unit vectors: a server started on this store has no backfill to run while it is measured.
         vectors = rng.standard_normal((len(ids), service.embedder.dimensions)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        service.store.store_vectors(list(zip(ids, vectors)))
+        service.store.store_vectors(dict(zip(ids, vectors)))
     with service.db.write() as conn:
         service.store.set_meta(conn, "embedding_model", "memvault/hash-trigram-v1")
         service.store.set_meta(conn, "embedding_dimensions", str(service.embedder.dimensions))
@@ -195,7 +195,7 @@ def capture_cost(work: Path) -> dict:
     from server.config import Settings
     from server.hooks.capture import capture
     from server.hooks.protocol import HookInput
-    from server.hooks.run import hooks_dir, open_light
+    from server.hooks.work import hooks_dir, open_light
     from server.hooks.sessions import Sessions
 
     repo = work / THREAD

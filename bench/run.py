@@ -46,6 +46,7 @@ SUITE = (
     Bench("prescan", "prescan.py", needs_model=True),  # --quick uses the hash embedder
     Bench("http_load", "http_load.py"),
     Bench("http_load_pg", "http_load.py", full=("--postgres",), quick=("--postgres", "--quick")),
+    Bench("http_sessions", "http_sessions.py"),
     Bench("pg_store", "pg_store.py"),
     Bench("pg_scale", "pg_scale.py"),
     Bench("migrate", "migrate.py"),
@@ -53,6 +54,7 @@ SUITE = (
     Bench("secrets_fp", "secrets_fp.py", quick=()),
     Bench("hooks", "hooks.py"),  # spawned hook latency at 10k/100k memories, capture cost
     Bench("value_hooks", "value_hooks.py"),  # later sessions answered by injected context alone
+    Bench("poisoning", "poisoning.py", quick=()),
 )
 
 

@@ -98,10 +98,23 @@ class HttpServer:
 
 
 @asynccontextmanager
-async def connect(url: str, bearer: str | None, mode: str = "legacy") -> AsyncIterator[Client]:
-    """An MCP client over streamable HTTP sending `Authorization: Bearer <bearer>`."""
+async def connect(
+    url: str, bearer: str | None, mode: str = "legacy", statuses: list[int] | None = None
+) -> AsyncIterator[Client]:
+    """An MCP client over streamable HTTP sending `Authorization: Bearer <bearer>`.
+
+    `statuses` collects the HTTP status of every response: the SDK's client reports a refused
+    request only as "Server returned an error response", without the status.
+    """
     headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60)) as http:
+
+    async def record(response: httpx2.Response) -> None:
+        if statuses is not None:
+            statuses.append(response.status_code)
+
+    async with httpx2.AsyncClient(
+        headers=headers, timeout=httpx2.Timeout(30, read=60), event_hooks={"response": [record]}
+    ) as http:
         async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:  # type: ignore[arg-type]
             yield client
 

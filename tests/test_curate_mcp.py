@@ -18,7 +18,7 @@ WORKTREE = Path(__file__).resolve().parent.parent
 
 
 async def test_dedupe_previews_then_applies_and_recall_shows_the_label(service):
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         for text in ("Builds run on GitHub Actions", "builds run on github actions."):
             await client.call_tool("remember", {"content": text, "thread": "ci"})
         preview = await client.call_tool("curate_memory", {"action": "dedupe"})
@@ -32,7 +32,7 @@ async def test_dedupe_previews_then_applies_and_recall_shows_the_label(service):
 
 
 async def test_export_and_import_by_archive_name(service):
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         await client.call_tool("remember", {"content": "Prefers uv over pip", "kind": "preference"})
         exported = await client.call_tool("curate_memory", {"action": "export", "dry_run": False})
         [detail] = exported.structured_content["details"]
@@ -68,7 +68,7 @@ async def test_the_tool_offers_exactly_the_curators_actions_and_their_parameters
 )
 async def test_bad_input_gets_a_clear_error_result(service, args, message):
     service.remember("something to act on")
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         result = await client.call_tool("curate_memory", args)
         assert result.is_error and message in result.content[0].text, result.content[0].text
         assert not (await client.call_tool("curate_memory", {"action": "stats"})).is_error

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 import httpx2
 import pytest
+from mcp.shared.exceptions import MCPError
 from http_spawn import HttpServer, cli, connect, token
 
 from server.storage.sqlite.db import Database
@@ -47,10 +48,16 @@ def post(url: str, bearer: str | None = None, body: bytes | None = None, **heade
     return httpx2.post(url, content=body if body is not None else json.dumps(INIT).encode(), headers=sent, timeout=30)
 
 
-def assert_401(response: httpx2.Response) -> None:
+def assert_401(response: httpx2.Response, presented: bool = True) -> None:
+    """A 401 naming the problem; no OAuth metadata for a client to chase (see server/http/guards.py)."""
     assert response.status_code == 401, response.text
-    assert response.headers["www-authenticate"].startswith("Bearer ")
-    assert 'error="invalid_token"' in response.headers["www-authenticate"]
+    challenge = response.headers["www-authenticate"]
+    assert challenge.startswith('Bearer realm="memvault"') and "resource_metadata" not in challenge
+    if presented:
+        assert 'error="invalid_token"' in challenge
+        assert response.json()["error_description"].startswith("invalid or revoked token")
+    else:
+        assert "error=" not in challenge  # RFC 6750 3.1: no credentials sent, no error code
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -71,10 +78,10 @@ async def test_tools_work_over_http_and_writes_record_the_tokens_user_and_agent(
 
 
 async def test_missing_wrong_expired_and_revoked_tokens_get_401_with_www_authenticate(server, home):
-    assert_401(post(server.url))
+    assert_401(post(server.url), presented=False)
     assert_401(post(server.url, "mvt_" + "x" * 43))
     assert_401(post(server.url, "not-even-a-memvault-token"))
-    assert_401(post(server.url, body=b"{}", Authorization="Basic dXNlcjpwYXNz"))
+    assert_401(post(server.url, body=b"{}", Authorization="Basic dXNlcjpwYXNz"), presented=False)
 
     # A token made an hour ago that lived 30 minutes (written to the server's database directly).
     db = Database(home / "memvault.db")
@@ -89,12 +96,14 @@ async def test_missing_wrong_expired_and_revoked_tokens_get_401_with_www_authent
     revoked = token(home, "revoke-me")
     listed = json.loads(cli(home, "token", "list").stdout)
     revoked_id = next(t["id"] for t in listed if t["tenant"] == "revoke-me")
-    async with connect(server.url, revoked) as client:
+    statuses: list[int] = []
+    async with connect(server.url, revoked, statuses=statuses) as client:
         assert not (await client.call_tool("recall", {"query": "anything"})).is_error
         assert cli(home, "token", "revoke", str(revoked_id)).returncode == 0
         # The open session dies with its token: the next message is refused, not served.
-        with pytest.raises(Exception):
+        with pytest.raises(MCPError, match="error response"):
             await client.call_tool("recall", {"query": "anything"})
+    assert 401 in statuses
     assert_401(post(server.url, revoked))
     assert post(server.url, token(home, "still-fine")).status_code == 200  # the server kept serving
 
@@ -121,9 +130,12 @@ async def test_an_oversized_body_gets_a_clear_413_and_the_server_keeps_serving(s
 
     streamed = httpx2.post(server.url, content=chunks(), headers={**ACCEPT, "Authorization": f"Bearer {tok}"})
     assert streamed.status_code == 413
-    with pytest.raises(Exception):  # the client sees the 413 as a failed call
-        async with connect(server.url, tok) as client:
+    statuses: list[int] = []
+    # The client sees the 413 as a failed call (an MCPError, wrapped by the client's task groups).
+    with pytest.raises(Exception, match="unhandled errors|error response"):
+        async with connect(server.url, tok, statuses=statuses) as client:
             await client.call_tool("remember", {"content": "y" * 70_000})
+    assert 413 in statuses  # (the session is closed with a DELETE afterwards)
     async with connect(server.url, tok) as client:
         found = (await client.call_tool("recall", {"query": "y" * 50, "k": 50})).structured_content["memories"]
         assert not any("yyyy" in m["content"] for m in found)  # nothing of the refused call was stored
@@ -224,7 +236,7 @@ async def test_token_cli_create_list_revoke_and_only_hashes_at_rest(server, home
     assert revoked.returncode == 0 and json.loads(revoked.stdout)["state"] == "revoked"
     assert_401(post(server.url, tok))
     missing = cli(home, "token", "revoke", "999999")
-    assert missing.returncode == 2 and "token list" in missing.stderr
+    assert missing.returncode == 3 and "token list" in missing.stderr  # 3: no such token (README: Exit codes)
     bad = cli(home, "token", "create", "--tenant", "../etc")
     assert bad.returncode == 2 and "tenant" in bad.stderr and bad.stdout == ""
 

@@ -102,7 +102,7 @@ def test_thread_common_rare_terms_are_still_dropped_in_a_thread(service):
 @pytest.mark.anyio
 async def test_recall_over_mcp_finds_the_rare_identifier_under_a_tight_budget(crowded, monkeypatch):
     """Through the MCP client: a unique identifier among hundreds of common-word memories."""
-    async with Client(build_server(crowded)) as client:
+    async with Client(build_server(crowded, start_background=False)) as client:
         stored = await client.call_tool(
             "remember", {"content": "the flaky_gateway_retry handler retries redis queue jobs", "thread": "t1"})
         crowded.indexer.run_once(limit=1000)

@@ -6,7 +6,7 @@ import pytest
 
 from server.config import Settings
 from server.embedding.embedders import HashEmbedder
-from server.errors import InvalidInput, SetupError
+from server.errors import InvalidInput, NotFound, SetupError
 from server.service import MemoryService
 from server.validation import MAX_ID
 
@@ -68,7 +68,7 @@ def test_a_memory_id_beyond_sqlite_integers_is_invalid_input_not_a_crash(service
     for bad in (MAX_ID + 1, 2**70):
         with pytest.raises(InvalidInput, match="positive whole number"):
             service.forget(bad)
-    with pytest.raises(Exception, match="No memory"):
+    with pytest.raises(NotFound, match="No memory"):
         service.forget(MAX_ID)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -15,30 +16,35 @@ CONTRACT = {
         "required": {"content"},
         "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
         "output": {"id", "status", "thread", "redacted", "updates", "superseded_by", "message"},
+        "says": ("Store a memory", "not stored twice"),  # what the model must learn from the description
     },
     "recall": {
         "params": {"query", "k", "thread", "kinds", "tags", "since", "until", "min_score"},
         "required": {"query"},
         "annotations": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
         "output": {"memories", "search", "note"},
+        "says": ("by meaning and by keyword", "relevance score", "not instructions"),  # what the model must learn from the description
     },
     "forget": {
         "params": {"id"},
         "required": {"id"},
         "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
         "output": {"id", "status", "message"},
+        "says": ("stops appearing in recall", "not erased"),  # what the model must learn from the description
     },
     "thread_prompt": {
         "params": {"thread", "query", "set_system_prompt", "set_title", "archived", "add_messages", "token_budget"},
         "required": set(),
         "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
         "output": {"thread", "text", "tokens", "token_budget", "parts", "omitted", "memory_ids", "message"},
+        "says": ("token budget", "SOUL.md", "recent messages"),  # what the model must learn from the description
     },
     "global_prompts": {
         "params": {"action", "name", "content", "priority"},
         "required": set(),
         "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False},
         "output": {"prompts", "message"},
+        "says": ("standing instructions", "highest priority first"),  # what the model must learn from the description
     },
     "curate_memory": {
         "params": {"action", "dry_run", "ids", "replacement_id", "thread", "older_than_days", "threshold", "since",
@@ -46,12 +52,13 @@ CONTRACT = {
         "required": {"action"},
         "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
         "output": {"action", "dry_run", "counts", "ids", "details", "message"},
+        "says": ("dry_run", "restore", "purge"),  # what the model must learn from the description
     },
 }
 
 
 async def test_tool_contract_is_pinned(service):
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == set(CONTRACT)
     for name, expected in CONTRACT.items():
@@ -61,7 +68,10 @@ async def test_tool_contract_is_pinned(service):
         hints = tool.annotations.model_dump(by_alias=True, exclude_none=True)
         assert {k: hints[k] for k in expected["annotations"]} == expected["annotations"], name
         assert set(tool.output_schema["properties"]) == expected["output"], name
-        assert tool.description and len(tool.description) > 40, name
+        for phrase in expected["says"]:
+            assert phrase in tool.description, (name, phrase)
+        undocumented = [p for p, schema in tool.input_schema["properties"].items() if not schema.get("description")]
+        assert undocumented == [], name
     recall_k = tools["recall"].input_schema["properties"]["k"]
     assert (recall_k["minimum"], recall_k["maximum"], recall_k["default"]) == (1, 50, 5)
     kinds = tools["remember"].input_schema["properties"]["kind"]
@@ -69,7 +79,7 @@ async def test_tool_contract_is_pinned(service):
 
 
 async def test_remember_recall_forget_round_trip(service):
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         stored = await client.call_tool(
             "remember", {"content": "Billing runs on PostgreSQL 16", "kind": "fact", "thread": "billing", "tags": ["db"]}
         )
@@ -123,7 +133,7 @@ async def _error_text(client, tool, args) -> str:
     ],
 )
 async def test_bad_input_gets_a_clear_error_and_nothing_is_stored(service, tool, args, message):
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         assert message in await _error_text(client, tool, args)
         # the server keeps serving
         ok = await client.call_tool("remember", {"content": "still alive"})
@@ -137,7 +147,7 @@ async def test_an_unexpected_failure_is_an_error_result_and_the_server_keeps_ser
     def boom(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         monkeypatch.setattr(service.store, "match_count", boom)  # every recall with a searchable word counts its matches
         failed = await client.call_tool("recall", {"query": "anything"})
         assert failed.is_error and "recall" in failed.content[0].text
@@ -149,8 +159,20 @@ async def test_an_unexpected_failure_is_an_error_result_and_the_server_keeps_ser
 async def test_origin_of_a_memory_is_the_client_that_wrote_it(service):
     from mcp.types import Implementation
 
-    async with Client(build_server(service), client_info=Implementation(name="test-host", version="9.9")) as client:
+    async with Client(build_server(service, start_background=False), client_info=Implementation(name="test-host", version="9.9")) as client:
         await client.call_tool("remember", {"content": "provenance is recorded"})
     with service.db.read() as conn:
         (row,) = service.store.rows(conn, deleted=None)
     assert (row.origin, row.source) == ("test-host 9.9", "remember")
+
+
+async def test_by_default_the_server_backfills_vectors_in_the_background(service):
+    """build_server's lifespan starts the backfill: what remember stored gets its vector without a recall."""
+    async with Client(build_server(service)) as client:
+        stored = await client.call_tool("remember", {"content": "The backfill embeds this without being asked"})
+        assert not stored.is_error
+        for _ in range(200):
+            if service.store.count()["pending_embeddings"] == 0:
+                break
+            await anyio.sleep(0.05)
+        assert service.store.count()["pending_embeddings"] == 0

@@ -102,7 +102,7 @@ async def test_thread_prompt_assembles_in_the_documented_order(service):
     service.files.memory_path.write_text("# MEMORY\n\n## Important Decisions\n\n- Billing uses PostgreSQL\n")
     service.remember("Billing uses PostgreSQL", thread="billing")  # duplicate of a MEMORY.md bullet
     kept = service.remember("Billing invoices are generated nightly by a cron job", thread="billing").id
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         out = await _prompt(client, thread="billing", query="billing invoices postgresql",
                             set_system_prompt="You maintain the billing service.",
                             add_messages=[{"role": "user", "content": "Why did the invoice run fail?"}])
@@ -125,7 +125,7 @@ async def test_thread_prompt_respects_the_budget_and_says_what_it_left_out(servi
     service.files.soul_path.write_text("# SOUL\n\n" + "Be precise and cite sources. " * 20 + "\n")
     for i in range(30):
         service.remember(f"Deployment note {i}: the payment worker restarts after each release {i}", thread="ops")
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         roomy = await _prompt(client, thread="ops", query="payment worker deployment", token_budget=5000)
         tight = await _prompt(client, thread="ops", query="payment worker deployment", token_budget=300)
         again = await _prompt(client, thread="ops", query="payment worker deployment", token_budget=300)
@@ -138,7 +138,7 @@ async def test_thread_prompt_respects_the_budget_and_says_what_it_left_out(servi
 
 async def test_a_budget_too_small_for_soul_md_alone_still_returns_a_marked_cut(service):
     service.files.soul_path.write_text("# SOUL\n\n" + "Always explain your reasoning step by step. " * 40 + "\n")
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         out = await _prompt(client, token_budget=60)
     assert 0 < out["tokens"] <= 60
     soul = out["parts"][0]
@@ -147,7 +147,7 @@ async def test_a_budget_too_small_for_soul_md_alone_still_returns_a_marked_cut(s
 
 
 async def test_thread_prompt_bad_input_is_an_error(service):
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         r = await client.call_tool("thread_prompt", {"set_system_prompt": "x"})  # no thread named, none default
         assert r.is_error and "name the thread" in r.content[0].text
         r = await client.call_tool("thread_prompt", {"thread": "../etc"})
@@ -161,7 +161,7 @@ async def test_every_resource_reads(service, clock):
     service.threads.configure("web", title="Website", system_prompt="You work on the website.")
     service.global_prompts.run("set", "style", "Be terse.", priority=3)
     day = clock().astimezone().date().isoformat()
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         listed = {str(r.uri) for r in (await client.list_resources()).resources}
         assert listed == {"memory://soul", "memory://memory", "memory://daily", "memory://global-prompts", "memory://threads"}
         templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
@@ -199,7 +199,7 @@ async def test_every_resource_reads(service, clock):
 )
 async def test_bad_and_hostile_resource_uris_are_not_found(service, uri):
     service.remember("something to log")
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         with pytest.raises(MCPError):
             await client.read_resource(uri)
         assert (await client.read_resource("memory://soul")).contents  # still serving
@@ -212,7 +212,7 @@ async def test_large_memory_md_is_served_with_a_truncation_marker(settings, cloc
     svc = MemoryService.open(settings.with_(max_resource_chars=2000), embedder=HashEmbedder(), clock=clock)
     try:
         svc.files.memory_path.write_text("# MEMORY\n\n" + "".join(f"- fact number {i}\n" for i in range(500)))
-        async with Client(build_server(svc)) as client:
+        async with Client(build_server(svc, start_background=False)) as client:
             text = (await client.read_resource("memory://memory")).contents[0].text
         assert len(text) <= 2300
         assert "MEMVAULT_MAX_RESOURCE_CHARS" in text and "fact number 0" in text
@@ -222,7 +222,7 @@ async def test_large_memory_md_is_served_with_a_truncation_marker(settings, cloc
 
 async def test_the_thread_prompt_prompt_inserts_the_context(service):
     service.files.soul_path.write_text("# SOUL\n\nYou are memvault's test assistant.\n")
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         [prompt] = (await client.list_prompts()).prompts
         assert prompt.name == "thread_prompt"
         assert {a.name: a.required for a in prompt.arguments} == {"thread": False, "query": False}

@@ -53,6 +53,7 @@ from server.clock import iso, to_millis
 from server.errors import InvalidInput, NotFound
 from server.files.atomic import atomic_write
 from server.models import KINDS
+from server.redact import redact
 from server.service import MemoryService, content_hash
 from server.files.index import FILE_SOURCE, unit_hash
 from server.storage.protocol import Copying, MemoryRow, Original, Promotion, ThreadMessage
@@ -86,6 +87,7 @@ class ImportCounts:
     links_restored: int = 0  # supersede links made for memories already present (split archives)
     messages_added: int = 0  # recent-message windows of the threads this import added
     promotions_added: int = 0
+    texts_redacted: int = 0  # archived texts whose secrets were replaced before importing
     files_written: int = 0
     files_kept_existing: int = 0
     verified: int = 0  # content hashes checked against the store
@@ -391,6 +393,7 @@ class _Payload(BaseModel):
     # Added later in version 1 (older archives have none): thread message windows, MEMORY.md promotions.
     messages: list[_Message] = []
     promotions: list[_Promotion] = []
+    redacted: int = 0  # texts whose secrets scrub() replaced (not part of the file)
 
     def legacy_units(self) -> list[_Memory]:
         """File units of an archive written before they carried their keys: skipped on import."""
@@ -441,7 +444,42 @@ def load(text: str, name: str = "archive") -> _Payload:
     for f in parsed.files:
         if not _FILE_PATH.fullmatch(f.path):
             raise ArchiveError(f"{name} names a file {f.path!r} outside the memory files; nothing was imported")
-    return parsed
+    return scrub(parsed)
+
+
+def scrub(payload: _Payload) -> _Payload:
+    """Secrets in every text of a verified archive replaced, as remember would have (an archive
+    from another tool, or from before a pattern existed, must not bring them in).
+
+    A memory whose text changes gets the content hash of its new text, so importing the same
+    archive again finds it present, and verification compares what was stored.
+    """
+    changed = 0
+
+    def clean(text: str) -> str:
+        nonlocal changed
+        found = redact(text)
+        changed += found.changed
+        return found.text
+
+    for m in payload.memories:
+        m.content = clean(m.content)
+        m.tags = [clean(t) for t in m.tags]
+        if m.original is not None:
+            m.original.content = clean(m.original.content)
+        if not m.file_unit:  # a file unit's hash is of its file and key, not its text
+            m.content_hash = content_hash(m.original.content if m.original else m.content)
+    for t in payload.threads:
+        t.title = None if t.title is None else clean(t.title)
+        t.system_prompt = None if t.system_prompt is None else clean(t.system_prompt)
+    for p in payload.global_prompts:
+        p.name, p.content = clean(p.name), clean(p.content)
+    for msg in payload.messages:
+        msg.content = clean(msg.content)
+    for f in payload.files:
+        f.text = clean(f.text)
+    payload.redacted = changed
+    return payload
 
 
 def archive_path(folder: Path, name: str) -> Path:
@@ -547,6 +585,7 @@ def restore(service: MemoryService, payload: _Payload, commit: bool, progress: P
                     in_archive=total, imported=len(inserted), already_present=present, merged_same_text=merged,
                     file_units_skipped=len(legacy), new_ids=remapped, threads_added=len(added), prompts_added=prompts,
                     links_restored=links, messages_added=len(messages), promotions_added=len(promotions),
+                    texts_redacted=payload.redacted,
                 ),
             )
             if not commit:

@@ -45,7 +45,7 @@ def _open(settings, clock):
 
 
 async def _fill(service, marker):
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         for text, thread, tags in FACTS:
             args = {"content": text.format(m=marker), "tags": tags, "kind": "decision"}
             if thread:
@@ -62,7 +62,7 @@ async def _fill(service, marker):
 async def _everything_seen(service) -> str:
     """Every text tenant A's client can get back: tools, resources, prompts, an export archive."""
     seen: list[str] = []
-    async with Client(build_server(service)) as client:
+    async with Client(build_server(service, start_background=False)) as client:
         for tool, args in CALLS:
             result = await client.call_tool(tool, args)
             assert not result.is_error, (tool, args, result)
@@ -103,7 +103,7 @@ async def test_two_tenants_with_near_identical_content_never_see_each_other(sett
         assert "ALPHA" not in seen_by_b
 
         # Curator actions that write stay in their tenant: A purges, pins and supersedes its id 1..3.
-        async with Client(build_server(a)) as client:
+        async with Client(build_server(a, start_background=False)) as client:
             for args in (
                 {"action": "purge", "ids": [6], "dry_run": False},
                 {"action": "pin", "ids": [1], "dry_run": False},
