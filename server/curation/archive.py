@@ -384,13 +384,14 @@ def verify(service: MemoryService, payload: _Payload, mapping: dict[int, int]) -
 
 
 def restore_files(service: MemoryService, payload: _Payload, commit: bool) -> FileReport:
-    """Write the archive's memory files where missing; a differing file is kept, the copy saved beside."""
+    """Write the archive's memory files where missing (or still the untouched template a new store
+    starts with); a differing file is kept, the copy saved beside."""
     root = service.settings.files_dir
     out = FileReport()
     stamp = service.clock().strftime("%Y-%m-%dT%H%M%S")
     for f in payload.files:
         target = root / f.path
-        if not target.exists():
+        if not target.exists() or _untouched_template(service, f.path, target):
             out.written.append(f.path)
             if commit:
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -404,6 +405,16 @@ def restore_files(service: MemoryService, payload: _Payload, commit: bool) -> Fi
                 copy.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(copy, f.text)
     return out
+
+
+def _untouched_template(service: MemoryService, name: str, target: Path) -> bool:
+    """Whether `target` is SOUL.md or MEMORY.md exactly as the template installed it (nobody's
+    words: an archive's copy replaces it, so a whole store round-trips into a new one)."""
+    template = service.files.templates / name
+    try:
+        return "/" not in name and template.is_file() and target.read_bytes() == template.read_bytes()
+    except OSError:
+        return False
 
 
 def archive_files(folder: Path) -> list[Path]:
