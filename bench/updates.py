@@ -71,7 +71,7 @@ QUICK_PROJECTS = ("shopfront", "ledgerly")
 START = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
 SPAN = timedelta(days=120)
 K = 20  # deep enough to see where the older memory went
-THRESHOLDS = (0.80, 0.85, 0.88, 0.90, 0.92, 0.94, 0.96, 0.98)
+THRESHOLDS = (0.70, 0.75, 0.80, 0.85, 0.88, 0.90, 0.92, 0.94, 0.96, 0.98)
 
 
 @dataclass(frozen=True)
