@@ -25,6 +25,8 @@ How a pair (older O, newer N, same thread) is judged, in order:
   quotes the old value ("instead of Flux", "STRIPE_SECRET is no longer read"), only
   memories holding it are considered, and it counts in their favour; an O that
   already states N's values is not what N replaces;
+* restatements are judged between statements only (up to MAX_STATEMENT_WORDS words each): a
+  long note or meeting log holds many subjects and its words cover any short memory's;
 * nothing else: a restatement without a cue ("EKS clusters are on 1.29" after "EKS
   runs Kubernetes 1.26") is not linked — templated look-alikes ("The mobile SDK is at
   3.2.0" / "The JS SDK is at 5.0.1") look exactly like it.
@@ -66,6 +68,9 @@ SUBJECT_BONUS = 0.15
 SLOT_BONUS = 0.15
 #: Identifier parts count this much of a whole token in the subject share.
 PART_WEIGHT = 0.5
+#: A restatement is judged only between statements of at most this many words: a longer memory
+#: (a note, meeting log, design doc) holds many subjects, and its words cover any short memory's.
+MAX_STATEMENT_WORDS = 60
 
 
 
@@ -363,6 +368,8 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
         return Judgement(2.0 + (cosine or 0.0), f"same statement with {edit[0]!r} changed to {edit[1]!r}")
     if cosine is None:
         return None  # the rest needs the embedding as one of its signals
+    if max(len(old.words), len(new.words)) > MAX_STATEMENT_WORDS:
+        return None  # documents, not statements: sharing words says nothing about one subject
     weights = weights or Weights()
     subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
                for t, k in old.terms.items() if k != "event" and t not in old.values}

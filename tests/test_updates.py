@@ -203,3 +203,13 @@ def test_paths_names_and_hosts_are_exact_identifiers_too(service, identifier):
         service.remember(f"Note {i}: the orders api parses config, ships rates and pays out batches.", thread="t")
     target = service.remember(f"See {identifier} for how it works.", thread="t").id
     assert target in [m.id for m in service.recall(identifier, thread="t").memories[:3]]
+
+
+def test_a_long_note_is_not_judged_as_a_restatement_of_a_short_fact():
+    short = analyse("The SMS provider is MessageBird; templates are edited in their dashboard by support.")
+    filler = " ".join(f"Item {i}: the rota and the on-call notes were reviewed again." for i in range(8))
+    long_note = analyse("Postmortem: SMS notifications were delayed; we moved SMS from MessageBird to Twilio "
+                        "and support now edits templates there. " + filler)
+    assert judge(short, long_note, 0.8) is None
+    brief = analyse("SMS moved from MessageBird to Twilio; support now edits the templates there.")
+    assert judge(short, brief, 0.8) is not None  # the same change stated as one fact is an update
