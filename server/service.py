@@ -263,9 +263,9 @@ class MemoryService:
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))
-        self.indexer.notify()
         linked = self.linker.link(self.db, self.store.get([memory_id])[memory_id], vector)
         self.linker.check_pending(self.db)  # earlier writes whose vectors the backfill has stored since
+        self.indexer.notify()  # after the judging: the backfill may start loading the model
         where = f"thread {stored_thread}" if stored_thread else "global memory"
         message = f"Stored as memory {memory_id} ({where})."
         if linked:

@@ -76,7 +76,7 @@ class UpdateLinker:
         """The text's embedding now, to judge a write at once; None (judge it later, from its stored
         vector) while the model is not ready or the backfill has a queue: in a burst of writes an
         embedding here would double what each costs."""
-        if not self.embedder.wait_ready(0) or self.store.has_pending():
+        if not _ready_now(self.embedder) or self.store.has_pending():
             return None
         return self.embedder.embed([text])[0]
 
@@ -165,6 +165,13 @@ class UpdateLinker:
             if linked:
                 made.append(linked)
         return made
+
+
+def _ready_now(embedder: Embedder) -> bool:
+    """Whether the model can embed now, without starting its load early: a write must not pull
+    the model's start forward (the server delays it so the first replies are not held up)."""
+    loaded = getattr(embedder, "loaded", None)
+    return bool(loaded()) if callable(loaded) else embedder.wait_ready(0)
 
 
 def describe(linked: Linked, new_id: int) -> str:
