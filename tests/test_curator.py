@@ -59,7 +59,7 @@ def test_dedupe_keeps_the_newest_wording_and_links_the_older_ones(service, curat
 
 def test_dedupe_threshold_is_configurable_and_validated(service, curator):
     service.remember("alpha beta gamma delta epsilon", thread="t", created_at="2026-04-01")
-    service.remember("alpha beta gamma delta epsilon zeta eta", thread="t")
+    service.remember("alpha beta gamma delta epsilon zeta eta theta iota", thread="t")
     assert curator.run("dedupe").ids == []
     assert len(curator.run("dedupe", threshold=0.5).ids) == 1
     with pytest.raises(InvalidInput, match="cosine"):

@@ -155,7 +155,7 @@ def register(mcp: MCPServer, edge: Edge) -> None:
         replacement_id: Annotated[int | None, Field(ge=1, description="supersede: the memory that replaces ids.")] = None,
         thread: Annotated[str | None, Field(description="Limit to one thread ('global' for global memories); omit for all threads.")] = None,
         older_than_days: Annotated[int | None, Field(ge=0, description="purge: erase memories forgotten more than this many days ago.")] = None,
-        threshold: Annotated[float | None, Field(gt=0, le=1, description="dedupe: cosine similarity counted as duplicate; default 0.92 (MEMVAULT_DEDUPE_THRESHOLD).")] = None,
+        threshold: Annotated[float | None, Field(gt=0, le=1, description="dedupe: cosine similarity from which two memories that say the same thing count as duplicates; default 0.85 (MEMVAULT_DEDUPE_THRESHOLD).")] = None,
         since: Annotated[str | None, Field(description="export, forget-matching: memories created at or after this ISO-8601 date/time.")] = None,
         until: Annotated[str | None, Field(description="export, forget-matching: memories created at or before this ISO-8601 date/time.")] = None,
         split_by_month: Annotated[bool | None, Field(description="export: one archive file per month of creation.")] = None,

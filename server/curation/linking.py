@@ -69,7 +69,7 @@ def supersede(service: MemoryService, ids: list[int] | None = None, replacement_
 def dedupe(service: MemoryService, thread: str | None = None, threshold: float | None = None) -> Plan:
     limit = service.settings.dedupe_threshold if threshold is None else threshold
     if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0.0 < limit <= 1.0:
-        raise InvalidInput("threshold is a cosine similarity in (0, 1], e.g. 0.92")
+        raise InvalidInput("threshold is a cosine similarity in (0, 1], e.g. 0.85")
     rows = [r for r in live(service, thread) if r.superseded_by is None and not is_file_unit(r)]
     by_thread: dict[str, list[MemoryRow]] = {}
     for row in rows:
