@@ -71,7 +71,7 @@ QUICK_PROJECTS = ("shopfront", "ledgerly")
 START = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
 SPAN = timedelta(days=120)
 K = 20  # deep enough to see where the older memory went
-THRESHOLDS = (0.80, 0.85, 0.88, 0.90, 0.92, 0.94, 0.96, 0.98)
+THRESHOLDS = (0.70, 0.75, 0.80, 0.85, 0.88, 0.90, 0.92, 0.94, 0.96, 0.98)
 
 
 @dataclass(frozen=True)
@@ -173,6 +173,23 @@ class Run:
             out["duplicate"] += [(self.id(p, "dup0", i), self.id(p, "dup1", i)) for i in range(len(p["duplicates"]))]
             out["update"] += [(self.id(p, "old", i), self.id(p, "new", i)) for i in range(len(p["updates"]))]
             out["lookalike"] += [(self.id(p, "a", i), self.id(p, "b", i)) for i in range(len(p["lookalikes"]))]
+        return out
+
+    def write_links(self, pairs: dict[str, list[tuple[int, int]]]) -> dict:
+        """What remember (and recall's check of earlier writes) linked by itself, before any dedupe:
+        update pairs linked newer-over-older, and false supersessions -- look-alike or duplicate
+        pairs linked, an update linked backwards, or any other memory superseded."""
+        by = {m: self.service.get(m).superseded_by for m in self.ids.values()}
+        out: dict = {}
+        for kind, members in pairs.items():
+            linked = sum(1 for a, b in members if by[a] == b or by[b] == a)
+            out[kind] = {"pairs": len(members), "linked": linked, "rate": round(linked / max(1, len(members)), 4)}
+        out["update"]["backwards"] = sum(1 for old, new in pairs["update"] if by[new] == old)
+        in_pairs = {(a, b) for members in pairs.values() for a, b in members}
+        out["other_links"] = sum(1 for m, s in by.items() if s is not None and (m, s) not in in_pairs and (s, m) not in in_pairs)
+        wrong = out["lookalike"]["linked"] + out["update"]["backwards"] + out["other_links"]
+        out["false_supersession_rate"] = round(wrong / max(1, sum(s is not None for s in by.values())), 4)
+        out["lookalike_linked_rate"] = out["lookalike"]["rate"]
         return out
 
     def dedupe_links(self, threshold: float, apply: bool = False) -> list[tuple[int, int, float]]:
@@ -344,6 +361,12 @@ def print_report(res: dict) -> None:
           f"{c['auroc_answerable_vs_nothing']}; top score found {c['top_score']['found']}, nothing relevant "
           f"{c['top_score']['nothing_relevant']}; unanswerable at or above {c['weak_match_line']}: "
           f"{c['nothing_relevant_at_or_above_weak']}")
+    w = res["on_write"]
+    print(f"\nLinked on write (no curation): updates {w['update']['linked']}/{w['update']['pairs']} "
+          f"({w['update']['rate']:.2f}, {w['update']['backwards']} backwards); look-alikes {w['lookalike']['linked']}/"
+          f"{w['lookalike']['pairs']} ({w['lookalike']['rate']:.3f}); duplicates {w['duplicate']['linked']}/"
+          f"{w['duplicate']['pairs']}; other memories superseded {w['other_links']}; "
+          f"share of links that are wrong {w['false_supersession_rate']:.3f}")
     d = res["dedupe"]
     print(f"\nDedupe (preview; default threshold {d['default_threshold']})")
     print(f"{'threshold':>10}{'links':>7}{'precision':>11}{'dup recall':>12}{'look-alikes':>13}{'updates':>9}{'unrelated':>11}")
@@ -383,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         "updates": summarise_updates(asked["updates"]),
         "lookalikes": summarise_lookalikes(asked["lookalikes"]),
         "calibration": calibrate(asked),
+        "on_write": run.write_links(pairs),
         "dedupe": run.dedupe_curve(),
     }
     run.dedupe_links(run.service.settings.dedupe_threshold, apply=True)

@@ -21,7 +21,7 @@ class LazyRe:
         self.search, self.match, self.fullmatch, self.finditer = (  # type: ignore[method-assign]
             p.search, p.match, p.fullmatch, p.finditer,
         )
-        self.split, self.sub = p.split, p.sub  # type: ignore[method-assign]
+        self.split, self.sub, self.findall = p.split, p.sub, p.findall  # type: ignore[method-assign]
         return p
 
     def search(self, *args: object) -> re.Match[str] | None:
@@ -41,3 +41,6 @@ class LazyRe:
 
     def sub(self, *args: object) -> str:
         return self._compile().sub(*args)  # type: ignore[arg-type]
+
+    def findall(self, *args: object) -> list:  # type: ignore[type-arg]
+        return self._compile().findall(*args)  # type: ignore[arg-type]

@@ -76,6 +76,14 @@ class RememberResult(BaseModel):
     redacted: list[str] = Field(
         default_factory=list, description="Kinds of secrets replaced by [REDACTED:kind] before storing."
     )
+    updates: int | None = Field(
+        default=None,
+        description="The earlier memory of this thread that this one updates (a new value for the same thing): it is "
+        "now labelled superseded and ranked below this one. Tell the user; curate_memory restore undoes it.",
+    )
+    superseded_by: int | None = Field(
+        default=None, description="A later memory that already updates this one (when importing past notes)."
+    )
     message: str
 
 

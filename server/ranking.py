@@ -32,8 +32,12 @@ Score (all weights are module constants):
                  candidates the KNN did not return, else 0).
     fused(m) = base(m) + NEIGHBOR_WEIGHT * max(base(n) for n in neighbors(m)
                                                that are candidates)
-    superseded memories: fused *= SUPERSEDED_FACTOR and kept below the
-    memory that replaces it.
+    exact identifiers: a memory holding one of the query's identifiers verbatim
+        (search.identifiers) gets + the best fused score: above every other.
+    superseded memories: their replacement (search.replacements, pulled into the
+        candidates) is raised to the stale memory's fused score if that is
+        higher, and the stale one is kept just below it; a superseded memory
+        whose replacement is not at hand: fused *= SUPERSEDED_FACTOR.
 
 The returned score is in [0, 1]:  ``confidence(query) * fused(m) / fused(top)``.
 ``confidence`` is how well the best hit matches the query in absolute terms:
@@ -72,6 +76,8 @@ CONTEXT_COLUMN_WEIGHT = 0.5
 W_KEYWORD = 0.5
 NEIGHBOR_WEIGHT = 0.2
 SUPERSEDED_FACTOR = 0.5
+#: A superseded candidate lifts the memory that replaced it to this share of its own score.
+REPLACEMENT_LIFT = 1.0
 COS_FLOOR = 0.15
 COS_CEIL = 0.60
 #: A top score below this means no memory matches the query well: unrelated
@@ -85,8 +91,10 @@ class Doc:
     created_at: datetime | None = None
     thread: str | None = None
     neighbors: tuple[int, ...] = ()
-    superseded_by: int | None = None
+    superseded_by: int | None = None  # the live memory that replaced it (end of its chain), when a candidate
     superseded: bool = False  # set if only a flag is known
+    successor: int | None = None  # the memory that replaced it directly (its chain's next link)
+    exact: bool = False  # holds one of the query's exact identifiers verbatim
 
     @property
     def is_superseded(self) -> bool:
@@ -189,15 +197,37 @@ def rank(query: str, dense: Mapping[int, float], keyword: Mapping[int, float],
     fused = fuse(dense, keyword, docs)
     if not fused:
         return []
-    # superseded memories: penalise, and keep them below their replacement
-    for i in list(fused):
+    # Exact identifiers win: a memory holding one of the query's identifiers verbatim goes
+    # above every memory that does not (their own order kept among them).
+    exact = [i for i in fused if (d := docs.get(i)) is not None and d.exact]
+    if exact:
+        lift = max(fused.values())
+        for i in exact:
+            fused[i] += lift
+    # Superseded memories: the replacement takes the stale memory's place if that is
+    # higher (the current fact first whenever the stale one matches), and the stale one
+    # comes right below it; with no replacement at hand, it is penalised.
+    for i in sorted(fused, key=lambda i: -fused[i]):
         d = docs.get(i)
-        if d is not None and d.is_superseded:
+        if d is None:
+            continue
+        if d.superseded_by is not None and d.superseded_by in fused:
+            fused[d.superseded_by] = max(fused[d.superseded_by], fused[i] * REPLACEMENT_LIFT)
+        elif d.is_superseded:
             fused[i] *= SUPERSEDED_FACTOR
-    for i in list(fused):
-        d = docs.get(i)
-        if d is not None and d.superseded_by is not None and d.superseded_by in fused:
-            fused[i] = min(fused[i], fused[d.superseded_by] * 0.999)
+    # Each below the memory that replaced it, down a chain of updates (newest first).
+    for _ in range(len(fused)):
+        moved = False
+        for i in fused:
+            d = docs.get(i)
+            if d is None or d.superseded_by is None or d.superseded_by not in fused:
+                continue
+            above = d.successor if d.successor in fused else d.superseded_by
+            if fused[i] >= fused[above] * 0.999 and fused[above] > 0:
+                fused[i] = fused[above] * 0.999
+                moved = True
+        if not moved:
+            break
     order = sorted(fused, key=lambda i: (-fused[i], i))
     top = fused[order[0]]
     if top <= 0:

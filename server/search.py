@@ -1,13 +1,16 @@
 """Recall's pipeline: keyword and vector candidates from the store, ranked by ranking.rank.
 
 The store supplies the top candidates of each signal (filters applied inside
-both searches), the exact cosine of keyword-only candidates, and each
-candidate's neighbours in its thread; ranking.py decides the order and the
-score (see its docstring for what the score means).
+both searches), the memories holding an exact identifier of the query (SHOP-142,
+e5bc66ab56fa, orders_api/shipping/rates.py, parse_config, 3.12), the exact cosine
+of every candidate, and each candidate's neighbours in its thread; a superseded
+candidate brings the memory that replaced it. ranking.py decides the order and
+the score (see its docstring for what the score means).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -26,6 +29,7 @@ class Hit:
     score: float
     match: str  # "keyword" | "semantic" | "both"
     row: MemoryRow
+    replaced_by: int | None = None  # superseded: the live memory at the end of its chain
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,11 @@ _FREQUENCIES_LOCK = threading.Lock()
 _FREQUENCIES_MAX = 20_000
 
 
+def term_frequency(store: SearchIndex, term: str, scope: Scope) -> int:
+    """How many live memories in `scope` hold `term` (a word or phrase of the keyword index), cached."""
+    return _frequency(store, term, scope, store.scope_size(scope))
+
+
 def _frequency(store: SearchIndex, term: str, scope: Scope, size: int) -> int:
     key = (store.db.path, store.namespace, scope.threads, term, size)
     with _FREQUENCIES_LOCK:
@@ -145,25 +154,115 @@ def _frequency(store: SearchIndex, term: str, scope: Scope, size: int) -> int:
     return count
 
 
+#: A query's exact identifiers: hex ids of 6+ characters, ticket ids (SHOP-142), CamelCase and
+#: snake_case names, dotted or slashed paths and hosts, versions (3.12, v1.34.2).
+_IDENTIFIER = re.compile(
+    r"(?<![\w./-])(?:"
+    r"[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*|[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*"  # hex with a digit and a letter
+    r"|[A-Za-z][A-Za-z0-9]*-[0-9]+"  # ticket ids
+    r"|[A-Za-z_$][\w$]*(?:[a-z0-9][A-Z]|_[A-Za-z0-9])[\w$]*"  # camelCase, CamelCase, snake_case
+    r"|[\w@~+-]*[\w](?:[./:][\w@~+*-]+)+/?|/?(?:[\w.@~+-]+/)+[\w.@~+*-]*"  # paths, hosts, dotted names
+    r"|v?[0-9]+(?:\.[0-9]+)+"  # versions
+    r")(?![\w-])"
+)
+
+
+def identifiers(query: str) -> list[str]:
+    """The exact identifiers a query contains (see _IDENTIFIER), each once, in order."""
+    found = []
+    for match in _IDENTIFIER.finditer(query):
+        token = match.group(0).rstrip(".:/")
+        if len(token) < 3 or (re.fullmatch(r"[0-9a-f]+", token) and len(token) < 6):
+            continue
+        if token and token not in found:
+            found.append(token)
+    return found
+
+
+def verbatim(identifier: str, text: str) -> bool:
+    """Whether `text` holds the identifier as a whole token (case-insensitive)."""
+    return re.search(r"(?<![\w])" + re.escape(identifier) + r"(?![\w])", text, re.IGNORECASE) is not None
+
+
+def _identifier_hits(store: SearchIndex, query: str, scope: Scope) -> tuple[list[str], dict[int, float]]:
+    """The query's identifiers, and the memories holding one as a keyword match (the whole token as
+    a phrase, and its joined form: `SHOP-142` -> "shop 142", shop142)."""
+    found = identifiers(query)
+    hits: dict[int, float] = {}
+    for ident in found:
+        words = _WORDS.findall(ident.lower())
+        terms = tuple(dict.fromkeys(t for t in (" ".join(words), "".join(words)) if t))
+        if terms:
+            for mid, rank in store.keyword(KeywordQuery(terms), IDENTIFIER_CANDIDATES, scope).items():
+                hits[mid] = min(rank, hits.get(mid, 0.0))
+    return found, hits
+
+
+_WORDS = re.compile(r"[^\W_]+")
+#: Memories each query identifier adds to the candidates.
+IDENTIFIER_CANDIDATES = 20
+#: How far a chain of replacements is followed.
+CHAIN_LIMIT = 20
+
+
+def in_scope(row: MemoryRow, scope: Scope) -> bool:
+    """Whether a live memory passes the scope's filters (as the store's searches apply them)."""
+    return (
+        row.deleted_at is None
+        and (scope.threads is None or row.thread in scope.threads)
+        and (not scope.kinds or row.kind in scope.kinds)
+        and (not scope.tags or bool(set(scope.tags) & set(row.tags)))
+        and (scope.since is None or row.created_at >= scope.since)
+        and (scope.until is None or row.created_at <= scope.until)
+    )
+
+
+def replacements(store: SearchIndex, rows: dict[int, MemoryRow]) -> dict[int, int]:
+    """For each superseded memory among `rows`: the live memory at the end of its chain of
+    replacements (a forgotten replacement is skipped over); none when the chain has no live end."""
+    heads: dict[int, int] = {}
+    for mid, row in rows.items():
+        seen, cursor, live_end = {mid}, row.superseded_by, None
+        while cursor is not None and cursor not in seen and len(seen) <= CHAIN_LIMIT:
+            seen.add(cursor)
+            step = rows.get(cursor) or store.get([cursor]).get(cursor)
+            if step is None:
+                break
+            if step.deleted_at is None:
+                live_end = cursor
+            cursor = step.superseded_by
+        if live_end is not None:
+            heads[mid] = live_end
+    return heads
+
+
 def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: int, scope: Scope) -> list[Hit]:
     keyword = keyword_hits(store, keyword_plan(store, query, scope), scope, ranking.KEYWORD_CANDIDATES)
+    idents, ident_hits = _identifier_hits(store, query, scope)
     dense: dict[int, float] = {}
     nearest: set[int] = set()
-    if query_vector is not None and np.any(query_vector):
+    vectors = query_vector is not None and bool(np.any(query_vector))
+    if vectors:
         dense = {mid: 1.0 - dist for mid, dist in store.knn(query_vector, ranking.DENSE_CANDIDATES, scope).items()}
         nearest = set(dense)
-        # Keyword hits the KNN did not reach still get their true cosine.
-        dense.update(store.cosines(query_vector, [mid for mid in keyword if mid not in dense]))
-    candidates = list(dense.keys() | keyword.keys())
+    candidates = list(dense.keys() | keyword.keys() | ident_hits.keys())
     if not candidates:
         return []
     rows = store.get(candidates)
+    # A replaced memory that matches brings what replaced it along: the current fact is shown
+    # (first) whenever the stale one is found, even if the stale one words the query better.
+    heads = replacements(store, rows)
+    extra = [h for h in set(heads.values()) if h not in rows]
+    rows.update({mid: r for mid, r in store.get(extra).items() if in_scope(r, scope)})
+    heads = {old: new for old, new in heads.items() if new in rows and old in rows}
+    candidates = [mid for mid in rows if rows[mid].deleted_at is None]
+    if vectors:
+        # Candidates the KNN did not reach still get their true cosine.
+        dense.update(store.cosines(query_vector, [mid for mid in candidates if mid not in dense]))
     around = store.neighbours(candidates)
     docs: dict[int, ranking.Doc] = {}
     for mid in candidates:
-        row = rows.get(mid)
-        if row is None:
-            continue
+        row = rows[mid]
         created = row.created_at
         turns = around.get(mid)
         before, after = (turns.before, turns.after) if turns else (None, None)
@@ -174,15 +273,19 @@ def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: i
             created_at=from_millis(created),
             thread=row.thread,
             neighbors=near,
-            superseded_by=row.superseded_by,
+            superseded_by=heads.get(mid),
+            superseded=row.superseded_by is not None,
+            successor=row.superseded_by,
+            exact=any(verbatim(ident, row.content) for ident in idents),
         )
     ranked = ranking.rank(query, dense, keyword, docs, k=k)
     return [
         Hit(
             mid,
             round(score, 4),
-            "both" if mid in nearest and mid in keyword else ("keyword" if mid in keyword else "semantic"),
+            "both" if mid in nearest and mid in keyword else ("keyword" if mid in keyword or mid in ident_hits else "semantic"),
             rows[mid],
+            heads.get(mid),
         )
         for mid, score in ranked
     ]

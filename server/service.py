@@ -19,6 +19,7 @@ from server.embedding.embedders import Embedder, make_embedder
 from server.errors import InvalidInput, ModelMismatch, NotFound, StoreUnavailable
 from server.embedding.backfill import Indexer
 from server.models import (
+    CONVERSATION_KIND,
     Principal,
     ALL_THREADS,
     GLOBAL_THREAD,
@@ -40,7 +41,9 @@ from server.storage.opener import make_store, open_database
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
 from server.global_prompts import GlobalPrompts
-from server.threads import Threads, thread_scope
+from server.threads import Threads, named_threads, omitted_thread, thread_scope
+from server.update_links import UpdateLinker
+from server.update_links import describe as describe_link
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +71,7 @@ class MemoryService:
         self.principal = Principal.from_settings(settings)
         self.store = make_store(db, settings.namespace, vector_prescan_from=settings.vector_prescan_from)
         self.indexer = Indexer(self.store, embedder)
+        self.linker = UpdateLinker(self.store, embedder)
         self.files = MemoryFiles(settings.files_dir, templates_dir(), settings.max_file_bytes)
         self.files.install_templates()
         for folder in (settings.files_dir, settings.archives_dir):
@@ -189,9 +193,8 @@ class MemoryService:
 
     # -- threads --------------------------------------------------------------
     def _write_thread(self, thread: str | None) -> str:
-        """The stored thread for a write: '' for global, the default thread when none is named."""
-        default = self.settings.default_thread
-        stored = thread_scope(thread, default=GLOBAL_THREAD if default is None else default)
+        """The stored thread for a write: '' for global; omitted: threads.omitted_thread's rule."""
+        stored = thread_scope(thread, default=omitted_thread(self.settings.default_thread))
         if stored is None:
             raise InvalidInput(f"{ALL_THREADS!r} only works in recall; name a thread, or {GLOBAL_THREAD!r}")
         return stored
@@ -202,8 +205,9 @@ class MemoryService:
         return stored or None
 
     def _read_threads(self, thread: str | None) -> tuple[str, ...] | None:
-        """Threads a recall searches: a thread plus the global memories, or everything."""
-        stored = thread_scope(thread, default=self.settings.default_thread or ALL_THREADS)
+        """Threads a recall searches: a thread plus the global memories, only the global ones, or
+        everything ('*'); omitted: the same thread a remember without one writes to."""
+        stored = thread_scope(thread, default=omitted_thread(self.settings.default_thread))
         if stored is None:
             return None
         return (GLOBAL,) if stored == GLOBAL else (stored, GLOBAL)
@@ -242,6 +246,8 @@ class MemoryService:
         created = to_millis(when) if when else now
         digest = content_hash(content)
         shown_thread = stored_thread or None
+        # Outside the write lock: what the update check compares (None while the model loads).
+        vector = self.linker.vector(content) if kind != CONVERSATION_KIND else None
         with self.db.write() as conn:
             existing = self.store.find_live(conn, stored_thread, digest)
             if existing is not None:
@@ -273,9 +279,13 @@ class MemoryService:
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))
-        self.indexer.notify()
+        linked = self.linker.link(self.db, self.store.get([memory_id])[memory_id], vector)
+        self.linker.check_pending(self.db)  # earlier writes whose vectors the backfill has stored since
+        self.indexer.notify()  # after the judging: the backfill may start loading the model
         where = f"thread {stored_thread}" if stored_thread else "global memory"
         message = f"Stored as memory {memory_id} ({where})."
+        if linked:
+            message += describe_link(linked, memory_id)
         if redacted:
             message += f" Secrets were replaced before storing: {', '.join(sorted(redacted))}."
         problem = self._log_daily(memory_id, kind, stored_thread, content) if daily else None
@@ -284,7 +294,9 @@ class MemoryService:
         elif daily:
             self.write_daily_backlog()
         return RememberResult(
-            id=memory_id, status="stored", thread=shown_thread, redacted=sorted(redacted), message=message
+            id=memory_id, status="stored", thread=shown_thread, redacted=sorted(redacted), message=message,
+            updates=linked.older if linked and linked.newer == memory_id else None,
+            superseded_by=linked.newer if linked and linked.older == memory_id else None,
         )
 
     # -- the daily log ----------------------------------------------------------
@@ -335,8 +347,13 @@ class MemoryService:
         start, end = check.timestamp(since, "since"), check.timestamp(until, "until")
         if start and end and start > end:
             raise InvalidInput("since is after until; swap them or drop one")
+        threads = self._read_threads(thread)
+        if threads is None:
+            # Over every thread, a query naming a project searches that project (and global).
+            named = named_threads(query, [t.id for t in self.store.list_threads(include_archived=True)])
+            threads = (*named, GLOBAL) if named else None
         scope = Scope(
-            threads=self._read_threads(thread),
+            threads=threads,
             kinds=check.kinds(kinds),
             tags=check.tags(tags, self.settings) or None,
             since=to_millis(start) if start else None,
@@ -354,6 +371,11 @@ class MemoryService:
                         self.indexer.run_once(limit=RECALL_DRAIN_LIMIT)
                 except StoreUnavailable:
                     pass  # the backfill stores them later; keyword search finds them meanwhile
+            try:
+                with self.db.waiting_at_most(0):
+                    self.linker.check_pending(self.db)  # writes judged without a vector (model loading, a burst)
+            except StoreUnavailable:
+                pass  # judged at a later recall or by the backfill
             vector = self.embedder.embed([query])[0]
         else:
             reason = (
@@ -363,7 +385,9 @@ class MemoryService:
             )
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
         hits = search(self.store, query, vector, k, scope)
-        memories = [_memory(h.row, score=h.score, match=h.match) for h in hits if h.score >= min_score]
+        memories = [
+            _memory(h.row, score=h.score, match=h.match, replaced_by=h.replaced_by) for h in hits if h.score >= min_score
+        ]
         if memories:
             self._mark_recalled([m.id for m in memories])
         if note is None:
@@ -403,6 +427,15 @@ class MemoryService:
     def forget(self, memory_id: int) -> ForgetResult:
         memory_id = check.memory_id(memory_id)
         now = to_millis(self.clock())
+        row = self.store.get([memory_id]).get(memory_id)
+        if row is not None and row.source.startswith(FILE_SOURCE) and row.deleted_at is None:
+            # A unit of MEMORY.md or a daily note: the file is its record, so the line goes.
+            where = self.file_index.remove(memory_id, row.source)
+            return ForgetResult(
+                id=memory_id, status="forgotten",
+                message=f"Memory {memory_id} is forgotten: {where} was removed from the file (a copy of the file "
+                "before is in its backups/ folder); it no longer appears in recall or thread_prompt.",
+            )
         with self.db.write() as conn:
             state = self.store.memory_state(conn, memory_id)
             if state is None:
@@ -429,10 +462,11 @@ class MemoryService:
         return _memory(row)
 
 
-def _label(row: MemoryRow) -> str | None:
+def _label(row: MemoryRow, replaced_by: int | None = None) -> str | None:
     parts = []
     if row.superseded_by is not None:
-        parts.append(f"superseded by memory {row.superseded_by}")
+        # The current memory at the end of a chain of updates, when recall resolved it.
+        parts.append(f"superseded by memory {replaced_by or row.superseded_by}")
     if row.compression is not None:
         parts.append(f"compressed ({row.compression.replace('_', ' ')}); the full text is archived")
     if row.pinned:
@@ -440,7 +474,9 @@ def _label(row: MemoryRow) -> str | None:
     return "; ".join(parts) or None
 
 
-def _memory(row: MemoryRow, score: float | None = None, match: str | None = None) -> Memory:
+def _memory(
+    row: MemoryRow, score: float | None = None, match: str | None = None, replaced_by: int | None = None
+) -> Memory:
     return Memory(
         id=row.id,
         content=row.content,
@@ -458,7 +494,7 @@ def _memory(row: MemoryRow, score: float | None = None, match: str | None = None
             if row.source.startswith(FILE_SOURCE)
             else None
         ),
-        label=_label(row),
+        label=_label(row, replaced_by),
         origin=row.origin,
         flags=list(instruction_flags(row.content)),
     )

@@ -5,7 +5,8 @@ Pure standard library.  Two things live here:
 * ``index_text(content, context)`` -- what the keyword index holds for a
   memory: the content, plus the parts of any code identifiers it contains
   (``parse_config`` -> ``parse config``, ``parseConfig`` -> ``parse config``,
-  ``server/store.py`` -> ``server store py``), so that both the exact
+  ``server/store.py`` -> ``server store py``) and their joined forms
+  (``parseconfig``, ``SHOP-142`` -> ``shop142``), so that both the exact
   identifier and its words can match; ``context_text`` for a turn's context.
 * ``query_terms(query)`` -- the searchable terms of any user query: words,
   lower-cased, stopwords dropped, identifier parts added. A search is built
@@ -64,8 +65,12 @@ def split_identifier(token: str) -> list[str]:
 
 
 def _is_compound(token: str) -> bool:
-    """True for tokens that look like code: contain _ . / or an inner capital."""
-    if any(c in token for c in "_./") and len(_WORD.findall(token)) > 1:
+    """True for tokens that look like code: contain _ . / - or an inner capital.
+
+    A hyphenated id (``SHOP-142``, ``orders-api``) is one token as well as its parts:
+    unicode61 splits it, so the joined form (``shop142``) is what tells it from every
+    other memory that says "shop" (schema migration 7 re-indexed older memories)."""
+    if any(c in token for c in "_./-") and len(_WORD.findall(token)) > 1:
         return True
     body = token[1:]
     return any(c.isupper() for c in body) and any(c.islower() for c in token)

@@ -1,8 +1,9 @@
 """thread_prompt: the one call that assembles what a conversation should start with.
 
 Order (fixed, documented): SOUL.md → active global prompts by priority → the
-thread's system prompt → MEMORY.md → memories relevant to the query (thread +
-global, minus what MEMORY.md already holds) → the recent-message window. The
+thread's system prompt → MEMORY.md (its shared sections and this thread's own
+`## Project: <thread>` section) → memories relevant to the query (thread + global,
+minus what MEMORY.md already holds) → the recent-message window. The
 whole fits a token budget; budget.fit trims the least important parts first and
 reports what it left out.
 
@@ -24,6 +25,7 @@ from server.errors import InvalidInput, RefusedFile
 from server.files.index import FILE_SOURCE, unit_content
 from server.files.folder import MEMORY_FILE, SOUL_FILE
 from server.files.markdown import parse_markdown_units, strip_comments
+from server.files.promote import for_thread
 from server.models import ContextPart, Memory, ThreadPromptResult
 
 if TYPE_CHECKING:
@@ -91,7 +93,8 @@ def build_thread_prompt(
     files = service.files
     refused: dict[str, str] = {}  # part name -> why its file was left out (a link, not a regular file)
     soul = strip_comments(_file_text(files.read_soul, SOUL_FILE, refused)).strip()
-    memory_raw = _file_text(files.read_memory, MEMORY_FILE, refused)
+    # The shared part of MEMORY.md plus this thread's own section, never another project's.
+    memory_raw = for_thread(_file_text(files.read_memory, MEMORY_FILE, refused), named)
     memory_text = strip_comments(memory_raw).strip()
     prompts = [f"**{p.name}**: {p.content}" for p in service.store.global_prompts(active_only=True)]
     thread_row = service.store.get_thread(named) if named else None
@@ -100,7 +103,7 @@ def build_thread_prompt(
     # What MEMORY.md already holds is not repeated among the relevant memories.
     promoted = {int(n) for n in _PROMOTED.findall(memory_raw)}
     in_memory_md = {_norm(unit_content(u.text)) for u in parse_markdown_units(memory_text, MEMORY_FILE)}
-    skip_sources = {FILE_SOURCE + MEMORY_FILE, FILE_SOURCE + SOUL_FILE}
+    skip_sources = {FILE_SOURCE + MEMORY_FILE}
     if query is not None and query.strip():
         # Only real matches: a weak top hit is noise that would crowd the budget.
         found = service.recall(query, k=RELEVANT_K, thread=thread, min_score=ranking.WEAK_MATCH).memories

@@ -3,6 +3,7 @@ flag and recent-message window."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,11 +19,19 @@ ROLES = ("user", "assistant", "system", "tool")
 MAX_MESSAGES_PER_CALL = 50
 
 
+def omitted_thread(default_thread: str | None) -> str:
+    """What an omitted thread means in remember, recall, thread_prompt and the thread_prompt prompt
+    (one rule): the default thread -- MEMVAULT_THREAD, or the git repository the server started
+    in -- when there is one, else 'global'. So a recall without a thread searches the memories a
+    remember without a thread stores (plus, in a thread, the global ones)."""
+    return default_thread or GLOBAL_THREAD
+
+
 def thread_scope(thread: str | None, default: str = ALL_THREADS) -> str | None:
     """The stored thread a caller's thread word names: None for every thread ('*'), GLOBAL ('')
     for the global memories ('global'), else the validated thread name.
 
-    `default` stands for an omitted thread: the service passes its default thread,
+    `default` stands for an omitted thread: the service passes `omitted_thread(...)`,
     curation and export mean every thread. Each caller decides what a scope it
     cannot use means (remember refuses '*'; recall adds the global memories).
     """
@@ -33,6 +42,18 @@ def thread_scope(thread: str | None, default: str = ALL_THREADS) -> str | None:
     if thread == GLOBAL_THREAD:
         return GLOBAL
     return check.thread_name(thread)
+
+
+_QUERY_WORD = re.compile(r"[\w][\w.@+-]*[\w]|[\w]")
+
+
+def named_threads(query: str, threads: Sequence[str]) -> tuple[str, ...]:
+    """The threads a query names ("how do I run the tests in ledgerly?", "shopfront's deploy"),
+    in the order given. A thread name is not in the text of its memories, so a search over
+    every thread cannot tell one project's test command from another's without it."""
+    words = {w.lower().removesuffix("'s") for w in _QUERY_WORD.findall(query.replace("\u2019", "'"))}
+    words |= {w[:-2] for w in words if w.endswith("'s")}
+    return tuple(t for t in threads if len(t) >= 3 and t.lower() in words)
 
 
 def thread_info(thread: Thread) -> ThreadInfo:

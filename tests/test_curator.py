@@ -59,7 +59,7 @@ def test_dedupe_keeps_the_newest_wording_and_links_the_older_ones(service, curat
 
 def test_dedupe_threshold_is_configurable_and_validated(service, curator):
     service.remember("alpha beta gamma delta epsilon", thread="t", created_at="2026-04-01")
-    service.remember("alpha beta gamma delta zeta", thread="t")
+    service.remember("alpha beta gamma delta epsilon zeta eta theta iota", thread="t")
     assert curator.run("dedupe").ids == []
     assert len(curator.run("dedupe", threshold=0.5).ids) == 1
     with pytest.raises(InvalidInput, match="cosine"):
@@ -216,7 +216,7 @@ def test_promotion_adds_sourced_entries_and_keeps_what_a_person_wrote(service, c
     path = settings.files_dir / "MEMORY.md"
     mine = (templates_dir() / "MEMORY.md").read_text().replace("## Preferences\n", "## Preferences\n\n- I like short answers (written by hand)\n")
     path.write_text(mine)
-    pref = service.remember("Use ruff for linting", kind="preference", thread="api").id
+    pref = service.remember("Use ruff for linting", kind="preference").id
     dec = service.remember("Chose SQLite over Postgres for the index", kind="decision", thread="api").id
     service.remember("Had coffee", kind="event")
     preview = curator.run("promote")
@@ -230,6 +230,8 @@ def test_promotion_adds_sourced_entries_and_keeps_what_a_person_wrote(service, c
     assert f"- Use ruff for linting  <!-- memvault:id={pref} daily/2026-05-04.md:3 -->" in text
     assert f"- 2026-05-04: Chose SQLite over Postgres for the index  <!-- memvault:id={dec} daily/2026-05-04.md:4 -->" in text
     assert text.index("I like short answers") < text.index("Use ruff") < text.index("## Important Decisions")
+    # a project's memory goes to that project's own section, after the shared ones
+    assert text.index("## Important Decisions") < text.index("## Project: api") < text.index("Chose SQLite")
     assert "Last updated: 2026-05-04" in text
     [copy] = (settings.files_dir / "backups").glob("MEMORY.*.md")
     assert copy.read_text() == mine

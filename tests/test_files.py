@@ -10,6 +10,7 @@ from server.config import Settings, templates_dir
 from server.embedding.embedders import HashEmbedder
 from server.files.dailylog import parse_daily
 from server.service import MemoryService
+from server.thread_prompt import build_thread_prompt
 
 
 def _open(home, clock):
@@ -88,10 +89,34 @@ def test_a_deleted_bullet_disappears_from_recall(service):
     assert rows == (1,)
 
 
-def test_soul_md_is_indexed_too(service):
+def test_soul_md_is_identity_not_recalled_and_not_counted(service):
+    """SOUL.md is delivered whole by thread_prompt; recall and the counts never see its bullets."""
     service.files.soul_path.write_text("# SOUL\n\n## Boundaries\n\n- Never force-push to main\n")
-    hit = service.recall("force push main").memories[0]
-    assert hit.source == "file:SOUL.md" and hit.location == "SOUL.md:5 (Boundaries)"
+    service.remember("Releases are cut from main on Thursdays")
+    hits = service.recall("never force push main", k=10).memories
+    assert [h.content for h in hits] == ["Releases are cut from main on Thursdays"]
+    assert service.store.count()["live"] == 1 and service.store.count()["file_units"] == 0
+    context = build_thread_prompt(service, None, None, None)
+    assert "Never force-push to main" in context.text
+
+
+def test_soul_md_units_an_older_version_indexed_are_removed(service, clock):
+    """A store whose SOUL.md bullets were indexed by an older memvault loses them at the first recall."""
+    from server.files.index import unit_hash
+    from server.storage.protocol import GLOBAL, NewMemory
+
+    with service.db.write() as conn:
+        service.store.insert_memory(conn, NewMemory(
+            thread=GLOBAL, content="Never force-push to main", kind="note", source="file:SOUL.md", origin=None,
+            importance=0.7, tags=(), content_hash=unit_hash("file:SOUL.md", "k"), created_at=0, updated_at=0,
+            index_text="Never force-push to main", file_key="k", file_line=5, file_section="Boundaries", log_daily=False,
+        ))
+    fresh = MemoryService.open(service.settings, embedder=service.embedder, clock=clock)
+    try:
+        assert fresh.recall("force push main").memories == []
+        assert fresh.store.count()["file_units"] == 0
+    finally:
+        fresh.close()
 
 
 def test_a_persons_own_notes_in_a_daily_log_are_searchable_but_memvault_lines_are_not_doubled(service, clock):

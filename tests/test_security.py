@@ -70,7 +70,7 @@ def test_everything_from_one_client_or_time_window_can_be_listed_and_purged(serv
     curator.run("forget-matching", dry_run=False, origin="rogue-agent 0.1")
     assert [m.content for m in service.recall("note fact", thread="*", k=10).memories] == ["ordinary fact"]
     erased = curator.run("purge", dry_run=False, ids=poisoned)
-    assert erased.counts["purged"] == 3 and service.store.count() == {"live": 1, "deleted": 0, "pending_embeddings": 0}
+    assert erased.counts["purged"] == 3 and service.store.count() == {"live": 1, "deleted": 0, "file_units": 0, "pending_embeddings": 0}
 
 
 def test_recall_shows_provenance(service):

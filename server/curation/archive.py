@@ -9,9 +9,16 @@ Format (``format: "memvault-archive"``, ``version: 1``), indented UTF-8 JSON::
     {"format", "version", "exported_at", "memvault_version", "namespace", "scope", "counts",
      "sha256": sha256 of the canonical JSON of "payload" (sorted keys, no spaces),
      "payload": {"memories": [...every field, forgotten, superseded and compressed ones too,
-                               a compressed memory's archived original in "original"...],
+                               a compressed memory's archived original in "original", a memory
+                               file's unit with its "file_key", "file_line", "file_section"...],
                  "threads": [...with their prompts...], "global_prompts": [...],
-                 "files": [{"path": "MEMORY.md" | "SOUL.md" | "daily/YYYY-MM-DD.md", "text"}]}}
+                 "files": [{"path": "MEMORY.md" | "SOUL.md" | "daily/YYYY-MM-DD.md", "text"}],
+                 "messages": [{"thread", "role", "content", "created_at"}: the recent-message windows],
+                 "promotions": [{"memory_id", "section", "promoted_at"}: what promote put in MEMORY.md]}}
+
+"messages", "promotions" and the file keys came later in version 1: an older archive
+imports as before, except its file units (they carry no key; the file index rebuilds
+them from the archived files) -- `file_units_skipped` counts them.
 
 Times are ISO-8601 UTC to the millisecond, so they round-trip exactly. ``--split-by-month``
 writes one self-contained archive per month of creation (``YYYY/YYYY-MM.json``) plus
@@ -23,45 +30,36 @@ Import checks everything before changing anything (format, version, checksum, ev
 field, every content hash), then inserts in one transaction: ids, timestamps, tags,
 threads and prompts are kept; a memory already present (same thread, text and creation
 time) is skipped, so importing twice adds nothing; an id taken by another memory gets a
-new id (links follow). Memory files are written only where missing: a file that exists
+new id (links follow). A thread the import adds gets its archived message window. Memory files are written only where missing: a file that exists
 and differs is kept, and the archived copy is saved under ``files/imported/``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from server import __version__
 from server import validation as check
 from server.clock import iso, to_millis
 from server.errors import InvalidInput, NotFound
 from server.files.atomic import atomic_write
-from server.models import KINDS
-from server.redact import redact
 from server.service import MemoryService, content_hash
-from server.storage.protocol import Curation, MemoryRow, Original
+from server.files.index import FILE_SOURCE
+from server.storage.protocol import Copying, MemoryRow, Original, Promotion, ThreadMessage
 from server.textindex import index_text
 from server.threads import thread_scope
+from server.curation.archive_load import (  # noqa: F401 -- the format's names, re-exported
+    FORMAT, VERSION, ArchiveError, _Memory, _Payload, _ms, checksum, load, scrub,
+)
 
-FORMAT = "memvault-archive"
-VERSION = 1
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_FILE_PATH = re.compile(r"(MEMORY\.md|SOUL\.md|daily/[0-9]{4}-[0-9]{2}-[0-9]{2}\.md)")
 _NAME_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 Progress = Callable[[int, int], None]
-
-
-class ArchiveError(InvalidInput):
-    """The archive cannot be imported (damaged, newer, or not an archive); nothing was imported."""
 
 
 @dataclass(frozen=True)
@@ -72,10 +70,13 @@ class ImportCounts:
     imported: int = 0
     already_present: int = 0  # the same thread, text and creation time, or the same live text
     merged_same_text: int = 0  # of those, a live memory with the same text but another creation time
+    file_units_skipped: int = 0  # units of memory files in an archive too old to carry their keys
     new_ids: int = 0  # imported under a new id: the archived one was taken by another memory
     threads_added: int = 0
     prompts_added: int = 0
     links_restored: int = 0  # supersede links made for memories already present (split archives)
+    messages_added: int = 0  # recent-message windows of the threads this import added
+    promotions_added: int = 0
     texts_redacted: int = 0  # archived texts whose secrets were replaced before importing
     files_written: int = 0
     files_kept_existing: int = 0
@@ -116,29 +117,14 @@ class ImportReport:
     files: FileReport
 
 
-def _ms(text: str | None) -> int | None:
-    """ISO-8601 to milliseconds, exactly (no float arithmetic)."""
-    if text is None:
-        return None
-    when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return (when - _EPOCH) // timedelta(milliseconds=1)
-
-
 def _iso(ms: int | None) -> str | None:
     return None if ms is None else iso(ms)
-
-
-def checksum(payload: dict[str, Any]) -> str:
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 # -- export ----------------------------------------------------------------------
 
 
-def _memory_record(row: MemoryRow, original: Original | None) -> dict[str, Any]:
+def _memory_record(row: MemoryRow, original: Original | None, file_key: str | None) -> dict[str, Any]:
     return {
         "id": row.id, "thread": row.thread or None, "content": row.content, "kind": row.kind,
         "source": row.source, "origin": row.origin, "importance": row.importance, "tags": list(row.tags),
@@ -147,6 +133,8 @@ def _memory_record(row: MemoryRow, original: Original | None) -> dict[str, Any]:
         "recall_count": row.recall_count, "last_recalled_at": _iso(row.last_recalled_at),
         "pinned": row.pinned, "compression": row.compression,
         "original": None if original is None else {"content": original.content, "compressed_at": iso(original.compressed_at)},
+        # A unit of a memory file: where it is (its key is what the file index knows it by).
+        "file_key": file_key, "file_line": row.file_line, "file_section": row.file_section,
     }
 
 
@@ -189,22 +177,29 @@ def export(
     stored_thread = thread_scope(thread)
     start, end = check.timestamp(since, "since"), check.timestamp(until, "until")
     lo, hi = (to_millis(start) if start else None), (to_millis(end) if end else None)
-    store: Curation = service.store
+    store: Copying = service.store
     with service.db.read() as conn:
         rows = store.rows(conn, stored_thread, deleted=None, since=lo, until=hi)
         originals = store.archived_originals(conn, stored_thread)
         threads = store.threads(conn, stored_thread or None) if stored_thread != "" else []
         prompts = store.export_global_prompts(conn)
+        keys = {unit.id: key for source in {r.source for r in rows if r.source.startswith(FILE_SOURCE)}
+                for key, unit in store.file_units(conn, source).items()}
+        exported = {t["id"] for t in threads}
+        messages = [_message_record(m) for m in store.dump_messages(conn) if m.thread in exported]
+        ids = {r.id for r in rows}
+        promotions = [_promotion_record(p) for p in store.promotions(conn) if p.memory_id in ids]
     records = []
     for n, row in enumerate(rows, 1):
-        records.append(_memory_record(row, originals.get(row.id)))
+        records.append(_memory_record(row, originals.get(row.id), keys.get(row.id)))
         if progress and (n % 500 == 0 or n == len(rows)):
             progress(n, len(rows))
     scope = {"thread": thread, "since": since, "until": until}
     whole = stored_thread is None
     if not split_by_month:
         payload = {"memories": records, "threads": threads, "global_prompts": prompts,
-                   "files": _files(service, lo, hi, shared=whole, days=whole)}
+                   "files": _files(service, lo, hi, shared=whole, days=whole), "messages": messages,
+                   "promotions": promotions}
         return {"archive.json": _document(service, scope, payload)}
     by_month: dict[str, list[dict[str, Any]]] = {}
     for record in records:
@@ -214,13 +209,23 @@ def export(
         used = {r["thread"] for r in items}
         month_lo = _ms(f"{month}-01T00:00:00Z")
         nxt = _ms(f"{int(month[:4]) + (month[5:] == '12')}-{int(month[5:]) % 12 + 1:02d}-01T00:00:00Z") - 1
+        in_month = {r["id"] for r in items}
         payload = {"memories": items, "threads": [t for t in threads if t["id"] in used], "global_prompts": [],
-                   "files": _files(service, month_lo, nxt, shared=False, days=whole)}
+                   "files": _files(service, month_lo, nxt, shared=False, days=whole), "messages": [],
+                   "promotions": [p for p in promotions if p["memory_id"] in in_month]}
         out[f"{month[:4]}/{month}.json"] = _document(service, {**scope, "month": month}, payload)
     shared = {"memories": [], "threads": threads, "global_prompts": prompts,
-              "files": _files(service, None, None, shared=whole, days=False)}
+              "files": _files(service, None, None, shared=whole, days=False), "messages": messages, "promotions": []}
     out["shared.json"] = _document(service, {**scope, "shared": True}, shared)
     return out
+
+
+def _message_record(m: ThreadMessage) -> dict[str, Any]:
+    return {"thread": m.thread, "role": m.role, "content": m.content, "created_at": iso(m.created_at)}
+
+
+def _promotion_record(p: Promotion) -> dict[str, Any]:
+    return {"memory_id": p.memory_id, "section": p.section, "promoted_at": iso(p.promoted_at)}
 
 
 def write(documents: dict[str, dict[str, Any]], target: Path) -> list[Path]:
@@ -240,165 +245,6 @@ def write(documents: dict[str, dict[str, Any]], target: Path) -> list[Path]:
 
 def dump(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
-
-
-# -- validation --------------------------------------------------------------------
-
-
-class _Original(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-    content: str
-    compressed_at: str
-
-
-class _Memory(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-    id: int
-    thread: str | None
-    content: str
-    kind: str
-    source: str
-    origin: str | None
-    importance: float
-    tags: list[str]
-    content_hash: str
-    created_at: str
-    updated_at: str
-    deleted_at: str | None
-    superseded_by: int | None
-    recall_count: int
-    last_recalled_at: str | None
-    pinned: bool
-    compression: str | None
-    original: _Original | None
-
-    @field_validator("kind")
-    @classmethod
-    def _kind(cls, value: str) -> str:
-        if value not in KINDS:
-            raise ValueError(f"unknown kind {value!r}")
-        return value
-
-    @field_validator("thread")
-    @classmethod
-    def _thread(cls, value: str | None) -> str | None:
-        return None if value is None else check.thread_name(value)
-
-    @field_validator("created_at", "updated_at", "deleted_at", "last_recalled_at")
-    @classmethod
-    def _time(cls, value: str | None) -> str | None:
-        if value is not None:
-            _ms(value)
-        return value
-
-
-class _Thread(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-    id: str
-    title: str | None
-    system_prompt: str | None
-    archived: int
-    created_at: int
-    last_active_at: int
-
-
-class _Prompt(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-    name: str
-    content: str
-    active: int
-    priority: int
-    created_at: int
-    updated_at: int
-
-
-class _File(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-    path: str
-    text: str
-
-
-class _Payload(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-    memories: list[_Memory]
-    threads: list[_Thread]
-    global_prompts: list[_Prompt]
-    files: list[_File]
-    redacted: int = 0  # texts whose secrets scrub() replaced (not part of the file)
-
-
-def load(text: str, name: str = "archive") -> _Payload:
-    """The validated payload of an archive, or ArchiveError saying why it is refused."""
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ArchiveError(f"{name} is damaged: not valid JSON ({exc}); nothing was imported") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise ArchiveError(f"{name} is not a memvault archive (no \"format\": \"{FORMAT}\"); nothing was imported")
-    version = document.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise ArchiveError(f"{name} has no valid version number; nothing was imported")
-    if version > VERSION:
-        raise ArchiveError(
-            f"{name} is archive version {version}, written by a newer memvault; this one reads version {VERSION}. "
-            "Upgrade memvault to import it; nothing was imported"
-        )
-    if version < 1:
-        raise ArchiveError(f"{name} has unknown archive version {version}; nothing was imported")
-    payload = document.get("payload")
-    if not isinstance(payload, dict) or document.get("sha256") != checksum(payload):
-        raise ArchiveError(
-            f"{name} is damaged: its sha256 checksum does not match its content (edited or truncated); "
-            "nothing was imported"
-        )
-    try:
-        parsed = _Payload.model_validate(payload)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ArchiveError(f"{name} is damaged: {where}: {first['msg']}; nothing was imported") from None
-    except (InvalidInput, ValueError) as exc:
-        raise ArchiveError(f"{name} is damaged: {exc}; nothing was imported") from None
-    for m in parsed.memories:
-        text_of_record = m.original.content if m.original else m.content
-        if content_hash(text_of_record) != m.content_hash:
-            raise ArchiveError(f"{name} is damaged: memory {m.id}'s text does not match its content_hash; nothing was imported")
-    for f in parsed.files:
-        if not _FILE_PATH.fullmatch(f.path):
-            raise ArchiveError(f"{name} names a file {f.path!r} outside the memory files; nothing was imported")
-    return scrub(parsed)
-
-
-def scrub(payload: _Payload) -> _Payload:
-    """Secrets in every text of a verified archive replaced, as remember would have (an archive
-    from another tool, or from before a pattern existed, must not bring them in).
-
-    A memory whose text changes gets the content hash of its new text, so importing the same
-    archive again finds it present, and verification compares what was stored.
-    """
-    changed = 0
-
-    def clean(text: str) -> str:
-        nonlocal changed
-        found = redact(text)
-        changed += found.changed
-        return found.text
-
-    for m in payload.memories:
-        m.content = clean(m.content)
-        m.tags = [clean(t) for t in m.tags]
-        if m.original is not None:
-            m.original.content = clean(m.original.content)
-        m.content_hash = content_hash(m.original.content if m.original else m.content)
-    for t in payload.threads:
-        t.title = None if t.title is None else clean(t.title)
-        t.system_prompt = None if t.system_prompt is None else clean(t.system_prompt)
-    for p in payload.global_prompts:
-        p.name, p.content = clean(p.name), clean(p.content)
-    for f in payload.files:
-        f.text = clean(f.text)
-    payload.redacted = changed
-    return payload
 
 
 def archive_path(folder: Path, name: str) -> Path:
@@ -438,21 +284,23 @@ def _row(m: _Memory) -> MemoryRow:
         importance=m.importance, tags=tuple(m.tags), content_hash=m.content_hash,
         created_at=_ms(m.created_at), updated_at=_ms(m.updated_at), deleted_at=_ms(m.deleted_at),  # type: ignore[arg-type]
         superseded_by=m.superseded_by, recall_count=m.recall_count, last_recalled_at=_ms(m.last_recalled_at),
-        pinned=m.pinned, compression=m.compression,
+        pinned=m.pinned, compression=m.compression, file_line=m.file_line, file_section=m.file_section,
     )
 
 
 def restore(service: MemoryService, payload: _Payload, commit: bool, progress: Progress | None = None) -> Restored:
     """Insert what is missing, in one transaction (rolled back when `commit` is False)."""
-    store: Curation = service.store
+    store: Copying = service.store
+    legacy = {m.id for m in payload.legacy_units()}
+    memories = [m for m in payload.memories if m.id not in legacy]
     try:
         with service.db.write() as conn:
             mapping: dict[int, int] = {}
             inserted: list[tuple[int, _Memory]] = []
             relink: list[tuple[int, _Memory]] = []  # present, but maybe without the link (split archives)
             present = merged = remapped = 0
-            total = len(payload.memories)
-            for n, m in enumerate(sorted(payload.memories, key=lambda m: m.id), 1):
+            total = len(memories)
+            for n, m in enumerate(sorted(memories, key=lambda m: m.id), 1):
                 row = _row(m)
                 same = store.find_identity(conn, row.thread, row.content_hash, row.created_at)
                 if same is None and row.deleted_at is None:
@@ -467,7 +315,9 @@ def restore(service: MemoryService, payload: _Payload, commit: bool, progress: P
                     wanted = None if store.id_taken(conn, m.id) else m.id
                     remapped += wanted is None
                     original = None if m.original is None else Original(m.original.content, _ms(m.original.compressed_at))  # type: ignore[arg-type]
-                    mapping[m.id] = store.insert_archived(conn, wanted, row, original, index_text(row.content))  # type: ignore[arg-type]
+                    # A file unit is indexed with its section, as the file index does.
+                    text = index_text(row.content, (m.file_section or None) if m.file_unit else None)
+                    mapping[m.id] = store.insert_archived(conn, wanted, row, original, text, m.file_key)  # type: ignore[arg-type]
                     inserted.append((mapping[m.id], m))
                 if progress and (n % 500 == 0 or n == total):
                     progress(n, total)
@@ -482,14 +332,24 @@ def restore(service: MemoryService, payload: _Payload, commit: bool, progress: P
                     if target is not None:
                         store.link_superseded(conn, new_id, target)
                         links += relinked
-            threads = sum(store.put_thread(conn, t.model_dump()) for t in payload.threads)
+            added = {t.id for t in payload.threads if store.put_thread(conn, t.model_dump())}
             prompts = sum(store.import_global_prompt(conn, p.model_dump()) for p in payload.global_prompts)
+            # A thread already here keeps its own window; one this import adds gets the archived one.
+            messages = [ThreadMessage(m.thread, m.role, m.content, _ms(m.created_at))  # type: ignore[arg-type]
+                        for m in payload.messages if m.thread in added]
+            store.load_messages(conn, messages)
+            done = store.promoted(conn)
+            promotions = [(mapping[p.memory_id], p) for p in payload.promotions
+                          if p.memory_id in mapping and mapping[p.memory_id] not in done]
+            for memory_id, p in promotions:
+                store.record_promotion(conn, memory_id, p.section, _ms(p.promoted_at))  # type: ignore[arg-type]
             report = Restored(
                 mapping=mapping,
                 inserted=[i for i, _ in inserted],
                 counts=ImportCounts(
                     in_archive=total, imported=len(inserted), already_present=present, merged_same_text=merged,
-                    new_ids=remapped, threads_added=threads, prompts_added=prompts, links_restored=links,
+                    file_units_skipped=len(legacy), new_ids=remapped, threads_added=len(added), prompts_added=prompts,
+                    links_restored=links, messages_added=len(messages), promotions_added=len(promotions),
                     texts_redacted=payload.redacted,
                 ),
             )
@@ -514,21 +374,24 @@ def verify(service: MemoryService, payload: _Payload, mapping: dict[int, int]) -
             continue
         row = rows.get(mapping[m.id])
         text = None if row is None else (originals[row.id].content if row.id in originals else row.content)
-        if text is not None and content_hash(text) == m.content_hash == row.content_hash:  # type: ignore[union-attr]
-            ok += 1
+        if row is not None and m.file_unit:  # hashed by file and key: the text must be the archived one
+            good = row.content == m.content and row.content_hash == m.content_hash
         else:
-            bad += 1
+            good = text is not None and content_hash(text) == m.content_hash == row.content_hash  # type: ignore[union-attr]
+        ok += good
+        bad += not good
     return ok, bad
 
 
 def restore_files(service: MemoryService, payload: _Payload, commit: bool) -> FileReport:
-    """Write the archive's memory files where missing; a differing file is kept, the copy saved beside."""
+    """Write the archive's memory files where missing (or still the untouched template a new store
+    starts with); a differing file is kept, the copy saved beside."""
     root = service.settings.files_dir
     out = FileReport()
     stamp = service.clock().strftime("%Y-%m-%dT%H%M%S")
     for f in payload.files:
         target = root / f.path
-        if not target.exists():
+        if not target.exists() or _untouched_template(service, f.path, target):
             out.written.append(f.path)
             if commit:
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -542,6 +405,16 @@ def restore_files(service: MemoryService, payload: _Payload, commit: bool) -> Fi
                 copy.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(copy, f.text)
     return out
+
+
+def _untouched_template(service: MemoryService, name: str, target: Path) -> bool:
+    """Whether `target` is SOUL.md or MEMORY.md exactly as the template installed it (nobody's
+    words: an archive's copy replaces it, so a whole store round-trips into a new one)."""
+    template = service.files.templates / name
+    try:
+        return "/" not in name and template.is_file() and target.read_bytes() == template.read_bytes()
+    except OSError:
+        return False
 
 
 def archive_files(folder: Path) -> list[Path]:

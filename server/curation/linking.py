@@ -1,8 +1,13 @@
 """Linking memories instead of deleting them: ``supersede`` (named older memories are replaced
-by a newer one) and ``dedupe`` (near-copies in one thread are superseded by the newest wording).
+by a newer one) and ``dedupe`` (memories of one thread that say the same thing are superseded
+by the newest wording).
 
 Both only set ``superseded_by``: the older memory stays, ranks below its replacement,
-and ``restore`` unlinks it. Pinned and important memories are never deduped.
+and ``restore`` unlinks it. Pinned and important memories are never deduped, nor are the
+units of memory files. What counts as a duplicate is updates.duplicate's rule: the same
+text, or a cosine at or above the threshold between texts that differ in no number,
+version, identifier, path, hash, name, environment or negation (an update -- linked by
+remember itself -- or a look-alike is never merged).
 """
 
 from __future__ import annotations
@@ -12,8 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from server import validation as check
-from server.curation.plan import Plan, existing, listing, live, memory_ids, now
-from server.curation.scoring import exempt, normalised_hash
+from server import updates
+from server.curation.plan import Plan, existing, is_file_unit, listing, live, memory_ids, now
+from server.curation.scoring import exempt
 from server.errors import InvalidInput
 from server.service import MemoryService
 from server.storage.protocol import MemoryRow
@@ -63,8 +69,8 @@ def supersede(service: MemoryService, ids: list[int] | None = None, replacement_
 def dedupe(service: MemoryService, thread: str | None = None, threshold: float | None = None) -> Plan:
     limit = service.settings.dedupe_threshold if threshold is None else threshold
     if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0.0 < limit <= 1.0:
-        raise InvalidInput("threshold is a cosine similarity in (0, 1], e.g. 0.92")
-    rows = [r for r in live(service, thread) if r.superseded_by is None]
+        raise InvalidInput("threshold is a cosine similarity in (0, 1], e.g. 0.85")
+    rows = [r for r in live(service, thread) if r.superseded_by is None and not is_file_unit(r)]
     by_thread: dict[str, list[MemoryRow]] = {}
     for row in rows:
         by_thread.setdefault(row.thread, []).append(row)
@@ -105,7 +111,6 @@ def duplicates(service: MemoryService, group: list[MemoryRow], threshold: float)
     matrix = np.stack([np.asarray(stored[r.id], dtype=np.float32) for r in group])
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     matrix = matrix / np.where(norms == 0, 1, norms)
-    hashes = [normalised_hash(r.content) for r in group]
     claimed: set[int] = set()
     out = []
     for i, survivor in enumerate(group):
@@ -116,12 +121,12 @@ def duplicates(service: MemoryService, group: list[MemoryRow], threshold: float)
             j = i + 1 + offset
             if j in claimed or exempt(group[j]):
                 continue
-            if hashes[j] == hashes[i]:
-                out.append(Duplicate(group[j].id, survivor.id, 1.0, "same text"))
-            elif sim >= threshold:
-                out.append(Duplicate(group[j].id, survivor.id, float(sim), "similar"))
-            else:
+            # updates.duplicate: similar is not enough; a differing value, id, path, hash,
+            # environment or negation is never a duplicate.
+            reason = updates.duplicate(group[j].content, survivor.content, float(sim), threshold)
+            if reason is None:
                 continue
+            out.append(Duplicate(group[j].id, survivor.id, 1.0 if reason == "same text" else float(sim), reason))
             claimed.add(j)
     return out
 

@@ -16,6 +16,7 @@ from typing import Any
 from server import validation as check
 from server.clock import to_millis
 from server.errors import InvalidInput, NotFound
+from server.files.index import FILE_SOURCE
 from server.service import MemoryService
 from server.storage.protocol import MemoryRow
 from server.threads import thread_scope
@@ -85,6 +86,11 @@ def live(service: MemoryService, thread: str | None = None) -> list[MemoryRow]:
     """The live memories of one thread ('global': the global ones), or of every thread."""
     with service.db.read() as conn:
         return service.store.rows(conn, thread_scope(thread))
+
+
+def is_file_unit(row: MemoryRow) -> bool:
+    """A unit of a memory file (MEMORY.md, a daily note): the file is its record, not the store."""
+    return row.source.startswith(FILE_SOURCE)
 
 
 def listing(ids: Sequence[int]) -> str:

@@ -1,12 +1,16 @@
 """The read-only actions: ``retention`` (every memory's score, highest first) and ``stats``
-(counts, duplicate and superseded rates, database health). Neither changes anything."""
+(counts, duplicate and superseded rates, database health). Neither changes anything.
+
+The units of the memory files (MEMORY.md bullets, a person's daily notes) are indexed
+so recall finds them, but they are the files' text, not memories: stats counts them
+apart (`file_units`) and retention leaves them out."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from server.clock import iso
-from server.curation.plan import Plan, existing, live, memory_ids, now
+from server.curation.plan import Plan, existing, is_file_unit, live, memory_ids, now
 from server.curation.scoring import DAY_MS, exempt, normalised_hash, retention_score
 from server.service import MemoryService
 
@@ -14,6 +18,7 @@ from server.service import MemoryService
 def retention(service: MemoryService, thread: str | None = None, ids: list[int] | None = None) -> Plan:
     at = now(service)
     rows = list(existing(service, memory_ids(ids, "retention")).values()) if ids else live(service, thread)
+    rows = [r for r in rows if not is_file_unit(r)]
     scored = sorted(((retention_score(r, at), r) for r in rows), key=lambda p: (-p[0], p[1].id))
     details = [
         {
@@ -34,7 +39,7 @@ def stats(service: MemoryService) -> Plan:
         figures = store.stats(conn)
         rows = store.rows(conn)
         problems = store.integrity_errors(conn)
-    current = [r for r in rows if r.superseded_by is None]
+    current = [r for r in rows if r.superseded_by is None and not is_file_unit(r)]
     seen: dict[tuple[str, str], int] = {}
     for r in current:
         key = (r.thread, normalised_hash(r.content))
@@ -42,7 +47,8 @@ def stats(service: MemoryService) -> Plan:
     extra = sum(n - 1 for n in seen.values())
     live_count = figures["live"]
     counts: dict[str, int | float] = {
-        key: figures[key] for key in ("live", "deleted", "superseded", "pinned", "compressed", "pending_embeddings")
+        key: figures[key]
+        for key in ("live", "deleted", "superseded", "pinned", "compressed", "file_units", "pending_embeddings")
     }
     counts["exact_duplicates"] = extra
     counts["duplicate_rate"] = round(extra / live_count, 4) if live_count else 0.0
@@ -61,6 +67,7 @@ def stats(service: MemoryService) -> Plan:
     health = "healthy" if not problems else "DATABASE INTEGRITY PROBLEMS (see details)"
     summary = (
         f"{live_count} live memories, {figures['deleted']} forgotten, {figures['superseded']} superseded, "
-        f"{figures['compressed']} compressed, exact duplicate rate {counts['duplicate_rate']:.1%}; {health}"
+        f"{figures['compressed']} compressed, exact duplicate rate {counts['duplicate_rate']:.1%}; "
+        f"{figures['file_units']} units of MEMORY.md and daily notes indexed apart; {health}"
     )
     return Plan(counts, [], details, summary)

@@ -183,6 +183,10 @@ class MiniLMEmbedder:
         failure = modelprep.prepare_in_subprocess(folder, force=force)
         return failure or modelprep.problem(folder, source, thorough=False)
 
+    def loaded(self) -> bool:
+        """Whether the model is ready now -- without starting or hurrying its load (wait_ready does)."""
+        return self._ready.is_set() and self._run is not None
+
     def wait_ready(self, timeout: float) -> bool:
         self.start()
         self._go.set()  # someone needs the model now: no more waiting

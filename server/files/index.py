@@ -1,11 +1,18 @@
 """Keeps the index in step with the memory files a person edits.
 
-SOUL.md, MEMORY.md and a person's own notes in daily logs are split into units
-(bullets, paragraphs) and indexed as global memories with source
-`file:<relative path>`, so recall finds them with their file and line. Before
-each recall the files are stat-ed (no polling in between); a changed file is
-re-parsed and only the units whose text changed are re-indexed. A deleted
-bullet disappears from recall at the next call.
+MEMORY.md and a person's own notes in daily logs are split into units (bullets,
+paragraphs) and indexed as global memories (a `## Project: <name>` section of
+MEMORY.md: that project's) with source `file:<relative path>`, so
+recall finds them with their file and line. Before each recall the files are stat-ed
+(no polling in between); a changed file is re-parsed and only the units whose text
+changed are re-indexed: a unit keeps its id (and its vector) while its text is
+unchanged, wherever it moves in the file. A deleted bullet disappears from recall at
+the next call.
+
+SOUL.md is not indexed: it is the assistant's identity, delivered whole by
+thread_prompt and memory://soul, not facts to recall (its template's rules of
+conduct came back for "how do I run the tests?"). Units a store indexed from it
+before are removed at the first sync.
 
 A recall never waits for the store's write lock on the index's behalf: when another
 process is writing (or the disk is full), the refresh is left for a later call and the
@@ -19,13 +26,17 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from contextlib import suppress
 from pathlib import Path
 
 from server.clock import Clock, to_millis
-from server.errors import DiskFull, MissingFile, RefusedFile, StoreBusy, StoreUnavailable
-from server.files.folder import DAILY_DIR, MEMORY_FILE, SOUL_FILE, MemoryFiles, truncation_note
+from server.errors import DiskFull, InvalidInput, MissingFile, RefusedFile, StoreBusy, StoreUnavailable
+from server.files.atomic import atomic_write, backup
+from server.files.folder import DAILY_DIR, MEMORY_FILE, MemoryFiles, truncation_note
 from server.files.dailylog import parse_daily
 from server.files.markdown import parse_markdown_units
+from server.files.promote import PROJECT_PREFIX
+from server.validation import thread_name
 from server.redact import redact
 from server.storage.protocol import GLOBAL, FileUnits, NewMemory
 from server.textindex import index_text
@@ -38,9 +49,27 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|[0-9]{1,9}[.)])[ \t]+")
 GENERATED_SECTIONS = ("curation log",)
 
 
+def unit_hash(source: str, key: str) -> str:
+    """A file unit's content_hash: of its file and key, not its text (MEMORY.md and a daily note, or
+    a global memory, may hold the same words; the store keeps one live memory per hash and thread)."""
+    return hashlib.sha256(f"{source}\n{key}".encode()).hexdigest()
+
+
 def unit_content(text: str) -> str:
     """A unit's text as a memory: without its list marker."""
     return _LIST_MARKER.sub("", text, count=1)
+
+
+def thread_for(section: str) -> str:
+    """The thread of a unit: a project's section of MEMORY.md (`## Project: shopfront`, see
+    files.promote) belongs to that project, so another project's recall does not find it; the
+    rest is global."""
+    top = section.split(" > ", 1)[0]
+    if top.lower().startswith(PROJECT_PREFIX.lower()):
+        name = top[len(PROJECT_PREFIX):].strip()
+        with suppress(InvalidInput):
+            return thread_name(name)
+    return GLOBAL
 
 
 def kind_for(section: str) -> str:
@@ -62,7 +91,7 @@ class FileIndex:
         self._file_notes: dict[str, str] = {}
 
     def _watched(self) -> dict[str, Path]:
-        paths = {SOUL_FILE: self.files.soul_path, MEMORY_FILE: self.files.memory_path}
+        paths = {MEMORY_FILE: self.files.memory_path}
         for day in self.files.list_days():
             path = self.files.day_path(day)
             paths[f"{DAILY_DIR}/{path.name}"] = path
@@ -89,7 +118,9 @@ class FileIndex:
             changed.update({name: self.files.root / name for name in known if name not in watched})
             self._checked_db = True
         for name, path in sorted(changed.items()):
-            text = self._text(name, path)
+            indexed = name in watched or name.startswith(DAILY_DIR + "/")
+            # A file no longer indexed (SOUL.md) reads as empty: its old units go.
+            text = self._text(name, path) if indexed else ""
             if text is None:
                 continue
             try:
@@ -150,10 +181,16 @@ class FileIndex:
             # which is not indexed. Nothing to write, so no write lock is needed.
             return 0
         with self.store.db.write(wait=wait) as conn:
-            existing = self.store.file_units(conn, source)
-            seen = set()
+            existing = dict(self.store.file_units(conn, source))
+            seen = {unit.key for unit in units}
+            # A unit moved to another section has a new key but the same text: it keeps its id.
+            gone = {key: known for key, known in existing.items() if key not in seen}
+            rows = self.store.get([known.id for known in gone.values()]) if gone else {}
+            by_text = {}
+            for key, known in sorted(gone.items(), key=lambda item: item[1].id):
+                if known.id in rows:
+                    by_text.setdefault((rows[known.id].thread, rows[known.id].content), []).append(key)
             for unit in units:
-                seen.add(unit.key)
                 if unit.key in existing:
                     known = existing[unit.key]
                     if (known.line, known.section) != (unit.line, unit.section):
@@ -162,17 +199,24 @@ class FileIndex:
                 # The person's file is theirs; the index never holds a secret from it.
                 content = redact(unit_content(unit.text)).text
                 content = content.encode("utf-8", "replace")[: self.max_unit_bytes].decode("utf-8", "ignore")
+                thread = thread_for(unit.section)
+                if by_text.get((thread, content)):
+                    key = by_text[(thread, content)].pop(0)
+                    self.store.move_file_unit(conn, gone.pop(key).id, unit.line, unit.section, unit.key,
+                                              unit_hash(source, unit.key))
+                    existing.pop(key)
+                    continue
                 self.store.insert_memory(
                     conn,
                     NewMemory(
-                        thread=GLOBAL,
+                        thread=thread,
                         content=content,
                         kind=kind_for(unit.section),
                         source=source,
                         origin=None,
                         importance=0.7,
                         tags=(),
-                        content_hash=hashlib.sha256(f"{source}\n{unit.key}".encode()).hexdigest(),
+                        content_hash=unit_hash(source, unit.key),
                         created_at=now,
                         updated_at=now,
                         index_text=index_text(content, unit.section or None),
@@ -190,3 +234,44 @@ class FileIndex:
         if changes:
             log.info("re-indexed %s: %d unit(s) changed", name, changes)
         return changes
+
+    # -- forget -----------------------------------------------------------------------------
+    def remove(self, memory_id: int, source: str) -> str:
+        """Forget a file unit: cut its lines out of the file (backed up first, written atomically)
+        and drop it from the index. Returns what was removed, for the caller's message.
+
+        The file is the record, so a unit cannot be forgotten in the store alone: it would come
+        back with every thread_prompt. Refused, naming the file and line, when the file no longer
+        holds the unit as it was indexed (edited since) or cannot be written.
+        """
+        name = source[len(FILE_SOURCE):]
+        path = self.files.root / name
+        with self.store.db.read() as conn:
+            key = next((k for k, unit in self.store.file_units(conn, source).items() if unit.id == memory_id), None)
+            where = self.store.get([memory_id]).get(memory_id)
+        line = where.file_line if where else None
+        try:
+            text = path.read_text(encoding="utf-8-sig", errors="replace")
+        except OSError as exc:
+            raise InvalidInput(
+                f"memory {memory_id} is {name} line {line}, which cannot be read ({exc.strerror}); edit {path} by hand"
+            ) from None
+        unit = next((u for u in self._units(name, text) if u.key == key), None)
+        if key is None or unit is None:
+            raise InvalidInput(
+                f"memory {memory_id} was {name} line {line}, but {name} has changed since it was indexed; "
+                f"edit {path} by hand (recall shows its current lines)"
+            )
+        lines = text.split("\n")
+        cut = lines[: unit.line - 1] + lines[unit.end_line :]
+        try:
+            backup(path, self.clock())
+            atomic_write(path, "\n".join(cut))
+        except OSError as exc:
+            raise InvalidInput(
+                f"memory {memory_id} is {name} line {unit.line}, which cannot be removed ({exc}); edit {path} by hand"
+            ) from None
+        self.files.forget(path)
+        self._sync_file(name, "\n".join(cut))
+        return f"{name} line {unit.line}" + (f"-{unit.end_line}" if unit.end_line > unit.line else "")
+

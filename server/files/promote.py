@@ -4,6 +4,10 @@ Each promoted entry is one bullet at the end of its section, carrying its source
 HTML comment (hidden when rendered): ``- text  <!-- memvault:id=12 daily/2026-05-04.md:3 -->``.
 The only existing line ever changed is ``Last updated:``; a missing section is added
 before it. Pure text in, text out: the curator reads, backs up and writes the file.
+
+A project's memories go to that project's own section, ``## Project: <thread>``; global
+ones to the shared sections. `for_thread` is MEMORY.md as one thread's context shows it:
+the shared part plus that thread's section, never another project's.
 """
 
 from __future__ import annotations
@@ -17,13 +21,40 @@ _LAST_UPDATED = re.compile(r"([\W_]*last[ _-]?updated[*_]*[ \t]*:)", re.I)
 _MARK = re.compile(r"<!--\s*memvault:id=([0-9]+)\b")
 
 
+PROJECT_PREFIX = "Project: "
+_PROJECT = re.compile(r"project:\s*(\S+)\s*", re.I)
+
+
 def section_for(kind: str, thread: str) -> str:
-    """Decisions and preferences have their sections; other knowledge goes by scope."""
+    """A project's memories go to its own section; global decisions and preferences have theirs,
+    other global knowledge is a user fact."""
+    if thread:
+        return PROJECT_PREFIX + thread
     if kind == "decision":
         return "Important Decisions"
     if kind == "preference":
         return "Preferences"
-    return "Project Context" if thread else "User Facts"
+    return "User Facts"
+
+
+def for_thread(text: str, thread: str | None) -> str:
+    """MEMORY.md without the sections of other projects (`## Project: <name>`): what the context
+    of `thread` (None: no thread, the shared part only) includes."""
+    lines = text.split("\n")
+    heads = _headings(lines)
+    drop: list[tuple[int, int]] = []
+    for k, (start, level, title) in enumerate(heads):
+        m = _PROJECT.fullmatch(title)
+        if m is None or (thread is not None and m.group(1).lower() == thread.lower()):
+            continue
+        end = next((i for i, lvl, _ in heads[k + 1 :] if lvl <= level), len(lines))
+        at = next((i for i, l in enumerate(lines) if _LAST_UPDATED.match(l)), None)
+        if at is not None and start < at < end:
+            end = at
+        drop.append((start, end))
+    for start, end in reversed(drop):
+        del lines[start:end]
+    return "\n".join(lines)
 
 
 def entry(text: str, memory_id: int, source: str | None, day: str | None = None) -> str:

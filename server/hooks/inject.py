@@ -16,6 +16,7 @@ from server.budget import Part, estimate_tokens, fit
 from server.files.index import FILE_SOURCE
 from server.files.folder import MEMORY_FILE, SOUL_FILE
 from server.files.markdown import strip_comments
+from server.files.promote import for_thread
 from server.models import CONVERSATION_KIND
 from server.textindex import query_terms
 
@@ -102,7 +103,7 @@ def session_context(service: MemoryService, thread: str | None, budget: int) -> 
         return Injection("")
     files = service.files
     soul = _edited(files.read_soul(), _template(service, SOUL_FILE))
-    memory_md = _edited(files.read_memory(), _template(service, MEMORY_FILE))
+    memory_md = _edited(for_thread(files.read_memory(), thread), _template(service, MEMORY_FILE))
     prompts = [f"**{p.name}**: {p.content}" for p in service.store.global_prompts(active_only=True)]
     thread_row = service.store.get_thread(thread) if thread else None
     system_prompt = (thread_row.system_prompt or "") if thread_row else ""

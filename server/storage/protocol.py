@@ -150,7 +150,12 @@ class FileUnits(Memories, Protocol):
         """The indexed units of one file by unit key."""
 
     def file_sources(self, conn: Handle) -> list[str]: ...
-    def move_file_unit(self, conn: Handle, memory_id: int, line: int, section: str) -> None: ...
+    def move_file_unit(
+        self, conn: Handle, memory_id: int, line: int, section: str, key: str | None = None,
+        content_hash: str | None = None,
+    ) -> None:
+        """The unit is at another line (with `key` and its `content_hash`: under another section, so its
+        key changed); its id stays."""
     def delete_derived(self, conn: Handle, memory_id: int) -> None:
         """Remove a memory derived from a file (the file is its record) with its index rows."""
 
@@ -241,8 +246,10 @@ class Curation(Memories, Meta, Integrity, Protocol):
     def find_identity(self, conn: Handle, thread: str, content_hash: str, created_at: int) -> int | None: ...
     def id_taken(self, conn: Handle, memory_id: int) -> bool: ...
     def insert_archived(
-        self, conn: Handle, memory_id: int | None, row: MemoryRow, original: Original | None, text: str
-    ) -> int: ...
+        self, conn: Handle, memory_id: int | None, row: MemoryRow, original: Original | None, text: str,
+        file_key: str | None = None,
+    ) -> int:
+        """Insert an archived memory with every field (a file unit with its key, line and section)."""
     def put_thread(self, conn: Handle, thread: ThreadExport) -> bool: ...
     def import_global_prompt(self, conn: Handle, prompt: PromptExport) -> bool: ...
 

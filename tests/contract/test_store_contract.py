@@ -40,7 +40,7 @@ def test_ids_start_at_one_and_dedupe_is_per_thread(svc):
     row = svc.store.get([1])[1]
     assert (row.thread, row.tags, row.kind, row.importance, row.source) == (
         "ops", ("deploy", "ci"), "note", 0.5, "remember")
-    assert svc.store.count() == {"live": 2, "deleted": 0, "pending_embeddings": 2}
+    assert svc.store.count() == {"live": 2, "deleted": 0, "file_units": 0, "pending_embeddings": 2}
 
 
 def test_user_and_agent_are_recorded_on_new_memories(backend_settings, clock):
@@ -311,7 +311,8 @@ def test_stats_and_health_have_the_same_shape(svc):
         assert svc.store.integrity_errors(conn) == []
         assert svc.store.health_counts(conn) == HealthCounts(live=1, deleted=0, pending=1)
     assert set(stats) == {"live", "deleted", "superseded", "pinned", "compressed", "oldest", "newest",
-                          "pending_embeddings", "by_kind", "by_thread", "by_compression", "database_bytes"}
+                          "pending_embeddings", "file_units", "by_kind", "by_thread", "by_compression",
+                          "database_bytes"}
     assert stats["by_kind"] == {"note": 1} and stats["database_bytes"] > 0
     location = svc.settings.database_url or svc.settings.db_path
     report = health.check(location, svc.settings.namespace)

@@ -66,13 +66,13 @@ async def test_serve_over_stdio_as_a_tenant_records_user_and_agent(pg_url, tmp_p
     with psycopg.connect(pg_url) as conn:
         conn.execute("SELECT set_config('app.tenant', %s, true)", (tenant,))
         row = conn.execute("SELECT user_id, agent, deleted_at IS NOT NULL FROM memories WHERE source = 'remember'").fetchall()
-        # the SOUL.md template's bullets, indexed as memories of this tenant
+        # SOUL.md is identity, delivered whole: its template's bullets are not indexed as memories
         units = conn.execute("SELECT count(*) FROM memories WHERE source LIKE 'file:%%'").fetchone()[0]
-    assert row == [("ana", "claude-code", True)] and units > 0
+    assert row == [("ana", "claude-code", True)] and units == 0
     info = _run(tmp_path, "info", MEMVAULT_DATABASE_URL=pg_url, MEMVAULT_NAMESPACE=tenant)
     assert info.returncode == 0, info.stderr
     report = json.loads(info.stdout)
-    assert (report["database"], report["live"], report["deleted"]) == (pg_url, units, 1)
+    assert (report["database"], report["live"], report["deleted"]) == (pg_url, 0, 1)
 
 
 def test_a_bad_database_url_is_a_clear_setup_error(tmp_path):

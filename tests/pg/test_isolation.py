@@ -234,7 +234,7 @@ def test_tenant_views_share_one_pool_and_see_only_their_tenant(settings, clock):
         from server.storage.pg.store import PgStore
 
         theirs = PgStore(other, other.tenant)
-        assert theirs.count() == {"live": 0, "deleted": 0, "pending_embeddings": 0}
+        assert theirs.count() == {"live": 0, "deleted": 0, "file_units": 0, "pending_embeddings": 0}
         assert theirs.get([1]) == {}
         assert service.store.count()["live"] == 1
     finally:

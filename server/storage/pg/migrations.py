@@ -209,10 +209,28 @@ GRANT USAGE ON SEQUENCE api_tokens_id_seq TO {app};
 """
 
 
+def m004_hyphenated_terms(ctx: PgSchemaContext) -> str:
+    # Hyphenated ids (SHOP-142, orders-api) are now indexed joined as well (shop142, ordersapi;
+    # server/textindex.py): append the joined forms to the keyword text of the memories that
+    # hold one, and to a turn's context when its earlier turns do. Runs as the owner or a
+    # superuser (`db migrate`), which row-level security lets see every tenant's rows.
+    joined = (
+        "SELECT tenant, id, string_agg(DISTINCT lower(replace(m[1], '-', '')), ' ') AS terms "
+        "FROM memories, regexp_matches({column}, '([[:alnum:]]+(?:-[[:alnum:]]+)+)', 'g') AS m "
+        "WHERE {column} IS NOT NULL GROUP BY tenant, id"
+    )
+    return "\n".join(
+        f"""UPDATE memories SET {column} = memories.{column} || E'\\n' || j.terms FROM ({joined.format(column=column)}) j
+    WHERE memories.tenant = j.tenant AND memories.id = j.id;"""
+        for column in ("search_text", "search_context")
+    )
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[PgSchemaContext], str]], ...] = (
     (1, "core", m001_core),
     (2, "row_level_security", m002_row_level_security),
     (3, "api_tokens", m003_api_tokens),
+    (4, "hyphenated_terms", m004_hyphenated_terms),
 )
 LATEST = MIGRATIONS[-1][0]
 

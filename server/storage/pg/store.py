@@ -280,11 +280,13 @@ class PgStore:
 
     def count(self) -> dict[str, int]:
         with self.db.read() as conn:
-            live, deleted, pending = conn.execute(
-                "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL), "
+            live, deleted, units, pending = conn.execute(
+                "SELECT count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+                "count(*) FILTER (WHERE deleted_at IS NOT NULL), "
+                "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NOT NULL), "
                 "count(*) FILTER (WHERE embed_pending) FROM memories"
             ).fetchone()
-        return {"live": live, "deleted": deleted, "pending_embeddings": pending}
+        return {"live": live, "deleted": deleted, "file_units": units, "pending_embeddings": pending}
 
     def vectors(self, conn: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
         if not ids:
@@ -324,9 +326,15 @@ class PgStore:
         rows = conn.execute("SELECT DISTINCT source FROM memories WHERE file_key IS NOT NULL").fetchall()
         return [r[0] for r in rows]
 
-    def move_file_unit(self, conn: Any, memory_id: int, line: int, section: str) -> None:
+    def move_file_unit(
+        self, conn: Any, memory_id: int, line: int, section: str, key: str | None = None,
+        content_hash: str | None = None,
+    ) -> None:
+        """A unit seen at another line (or, with `key`, under another section): same memory, same id."""
         conn.execute(
-            "UPDATE memories SET file_line = %s, file_section = %s WHERE id = %s", (line, section, memory_id)
+            "UPDATE memories SET file_line = %s, file_section = %s, file_key = coalesce(%s, file_key), "
+            "content_hash = coalesce(%s, content_hash) WHERE id = %s",
+            (line, section, key, content_hash, memory_id),
         )
 
     def delete_derived(self, conn: Any, memory_id: int) -> None:
@@ -692,20 +700,24 @@ class PgStore:
 
     def stats(self, conn: Any) -> dict[str, Any]:
         one = lambda sql: conn.execute(sql).fetchone()  # noqa: E731
-        live, deleted, superseded, pinned, compressed, oldest, newest, pending = one(
-            "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL), "
-            "count(*) FILTER (WHERE deleted_at IS NULL AND superseded_by IS NOT NULL), "
-            "count(*) FILTER (WHERE deleted_at IS NULL AND pinned), "
-            "count(*) FILTER (WHERE deleted_at IS NULL AND compression IS NOT NULL), "
-            "min(created_at) FILTER (WHERE deleted_at IS NULL), max(created_at) FILTER (WHERE deleted_at IS NULL), "
-            "count(*) FILTER (WHERE embed_pending) FROM memories"
+        # Memories only: the units of the memory files are counted apart (file_units).
+        live, deleted, superseded, pinned, compressed, oldest, newest, pending, units = one(
+            "SELECT count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL AND superseded_by IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL AND pinned), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL AND compression IS NOT NULL), "
+            "min(created_at) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+            "max(created_at) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+            "count(*) FILTER (WHERE embed_pending), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NOT NULL) FROM memories"
         )
         group = lambda col: dict(conn.execute(  # noqa: E731
-            f"SELECT {col}, count(*) FROM memories WHERE deleted_at IS NULL GROUP BY 1 ORDER BY 1"
+            f"SELECT {col}, count(*) FROM memories WHERE deleted_at IS NULL AND file_key IS NULL GROUP BY 1 ORDER BY 1"
         ).fetchall())
         return {
             "live": live, "deleted": deleted, "superseded": superseded, "pinned": pinned, "compressed": compressed,
-            "oldest": oldest, "newest": newest, "pending_embeddings": pending,
+            "oldest": oldest, "newest": newest, "pending_embeddings": pending, "file_units": units,
             "by_kind": group("kind"), "by_thread": group("thread"), "by_compression": group("compression"),
             # The whole database (every tenant): PostgreSQL has no per-tenant size.
             "database_bytes": one("SELECT pg_database_size(current_database())")[0],
@@ -754,16 +766,19 @@ class PgStore:
         return conn.execute("SELECT 1 FROM memories WHERE id = %s", (memory_id,)).fetchone() is not None
 
     def insert_archived(
-        self, conn: Any, memory_id: int | None, row: MemoryRow, original: Original | None, text: str
+        self, conn: Any, memory_id: int | None, row: MemoryRow, original: Original | None, text: str,
+        file_key: str | None = None,
     ) -> int:
         columns = (
             "tenant, thread, content, kind, source, origin, importance, tags, content_hash, created_at, updated_at, "
-            "deleted_at, superseded_by, recall_count, last_recalled_at, pinned, compression"
+            "deleted_at, superseded_by, recall_count, last_recalled_at, pinned, compression, file_key, file_line, "
+            "file_section"
         )
         values: list[Any] = [
             self.namespace, row.thread, row.content, row.kind, row.source, row.origin, row.importance,
             list(row.tags), row.content_hash, row.created_at, row.updated_at, row.deleted_at, None,
-            row.recall_count, row.last_recalled_at, bool(row.pinned), row.compression,
+            row.recall_count, row.last_recalled_at, bool(row.pinned), row.compression, file_key, row.file_line,
+            row.file_section,
         ]
         columns = "id, " + columns
         values.insert(0, self._next_id(conn, at_least=memory_id))

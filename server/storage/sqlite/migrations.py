@@ -251,8 +251,28 @@ def m006_principal(conn: Any, ctx: SchemaContext) -> None:
             conn.execute(f"ALTER TABLE memories ADD COLUMN {column} TEXT")
 
 
+def m007_hyphenated_terms(conn: Any, ctx: SchemaContext) -> None:
+    # Hyphenated ids (SHOP-142, orders-api) are now indexed joined as well (shop142,
+    # ordersapi): re-index the live memories whose keyword text holds one -- their own
+    # text, or for a conversation turn the turns before it -- as a write does today.
+    from server.storage.sqlite.store import turn_context
+    from server.textindex import index_text
+
+    rows = conn.execute(
+        "SELECT id, content, file_key IS NOT NULL, file_section FROM memories WHERE deleted_at IS NULL "
+        "AND (content GLOB '*[A-Za-z0-9]-[A-Za-z0-9]*' OR kind = 'turn')"
+    ).fetchall()
+    for memory_id, content, is_file_unit, section in rows:
+        text = index_text(content, (section or None) if is_file_unit else None)
+        conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+        conn.execute(
+            "INSERT INTO memory_fts(rowid, text, context) VALUES (?, ?, ?)", (memory_id, text, turn_context(conn, memory_id))
+        )
+
+
 MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (
     m001_core, m002_files_threads, m003_curator, m004_plain_vectors, m005_api_tokens, m006_principal,
+    m007_hyphenated_terms,
 )
 
 

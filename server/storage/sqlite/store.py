@@ -124,6 +124,25 @@ def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any
         params.append(scope.until)
 
 
+def turn_context(conn: Any, memory_id: int) -> str | None:
+    """The keyword context of a conversation turn: the live turns of its thread just before it
+    (ranking owns the rule: how many turns, what gap breaks a session); None for other kinds."""
+    row = conn.execute("SELECT namespace, thread, created_at, kind FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    if row is None or row[3] != CONVERSATION_KIND:
+        return None
+    namespace, thread, created_at, _ = row
+    previous = conn.execute(
+        "SELECT content, created_at FROM memories WHERE namespace = ? AND thread = ? AND kind = ? "
+        "AND deleted_at IS NULL AND (created_at < ? OR (created_at = ? AND id < ?)) "
+        "ORDER BY created_at DESC, id DESC LIMIT ?",
+        (namespace, thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
+    ).fetchall()
+    rows = list(reversed(previous))  # oldest first, then this memory
+    order = [(n, from_millis(at)) for n, (_, at) in enumerate(rows)] + [(len(rows), from_millis(created_at))]
+    chain = [rows[n][0] for n in ranking.context_ids(order, len(rows))]
+    return context_text(chain) or None
+
+
 class Store:
     def __init__(self, db: Database, namespace: str, vector_prescan_from: int = DEFAULT_PRESCAN_FROM) -> None:
         self.db = db
@@ -198,22 +217,9 @@ class Store:
         Other kinds are self-contained statements: their neighbours are unrelated
         memories that happen to be written minutes apart, so they get no context.
         """
-        row = conn.execute("SELECT thread, created_at, kind FROM memories WHERE id = ?", (memory_id,)).fetchone()
-        context = None
-        if row is not None and row[2] == CONVERSATION_KIND:
-            thread, created_at, _ = row
-            previous = conn.execute(
-                "SELECT content, created_at FROM memories WHERE namespace = ? AND thread = ? AND kind = ? "
-                "AND deleted_at IS NULL AND (created_at < ? OR (created_at = ? AND id < ?)) "
-                "ORDER BY created_at DESC, id DESC LIMIT ?",
-                (self.namespace, thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
-            ).fetchall()
-            # ranking owns the rule (how many turns, what gap breaks a session)
-            rows = list(reversed(previous))  # oldest first, then this memory
-            order = [(n, from_millis(at)) for n, (_, at) in enumerate(rows)] + [(len(rows), from_millis(created_at))]
-            chain = [rows[n][0] for n in ranking.context_ids(order, len(rows))]
-            context = context_text(chain) or None
-        conn.execute("INSERT INTO memory_fts(rowid, text, context) VALUES (?, ?, ?)", (memory_id, text, context))
+        conn.execute(
+            "INSERT INTO memory_fts(rowid, text, context) VALUES (?, ?, ?)", (memory_id, text, turn_context(conn, memory_id))
+        )
 
     def fts_delete(self, conn: Any, memory_id: int) -> None:
         conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
@@ -272,17 +278,20 @@ class Store:
             )
 
     def count(self) -> dict[str, int]:
+        """Live and forgotten memories, the memory files' units (apart: they are the files' text, not
+        memories anyone stored), and what still waits for a vector (both kinds)."""
         with self.db.read() as conn:
-            live, deleted = conn.execute(
-                "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL) "
-                "FROM memories WHERE namespace = ?",
+            live, deleted, units = conn.execute(
+                "SELECT count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+                "count(*) FILTER (WHERE deleted_at IS NOT NULL), "
+                "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NOT NULL) FROM memories WHERE namespace = ?",
                 (self.namespace,),
             ).fetchone()
             pending = conn.execute(
                 "SELECT count(*) FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id WHERE m.namespace = ?",
                 (self.namespace,),
             ).fetchone()[0]
-        return {"live": live, "deleted": deleted, "pending_embeddings": pending}
+        return {"live": live, "deleted": deleted, "file_units": units, "pending_embeddings": pending}
 
     def vectors(self, conn: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
         out: dict[int, np.ndarray] = {}
@@ -324,8 +333,16 @@ class Store:
         ).fetchall()
         return [r[0] for r in rows]
 
-    def move_file_unit(self, conn: Any, memory_id: int, line: int, section: str) -> None:
-        conn.execute("UPDATE memories SET file_line = ?, file_section = ? WHERE id = ?", (line, section, memory_id))
+    def move_file_unit(
+        self, conn: Any, memory_id: int, line: int, section: str, key: str | None = None,
+        content_hash: str | None = None,
+    ) -> None:
+        """A unit seen at another line (or, with `key`, under another section): same memory, same id."""
+        conn.execute(
+            "UPDATE memories SET file_line = ?, file_section = ?, file_key = coalesce(?, file_key), "
+            "content_hash = coalesce(?, content_hash) WHERE id = ?",
+            (line, section, key, content_hash, memory_id),
+        )
 
     def delete_derived(self, conn: Any, memory_id: int) -> None:
         """Remove a memory derived from a file (the file is its record) with its index rows."""
@@ -788,16 +805,21 @@ class Store:
     def stats(self, conn: Any) -> dict[str, Any]:
         ns = (self.namespace,)
         one = lambda sql: conn.execute(sql, ns).fetchone()  # noqa: E731
-        live, deleted, superseded, pinned, compressed, oldest, newest = one(
-            "SELECT count(*) FILTER (WHERE deleted_at IS NULL), count(*) FILTER (WHERE deleted_at IS NOT NULL), "
-            "count(*) FILTER (WHERE deleted_at IS NULL AND superseded_by IS NOT NULL), "
-            "count(*) FILTER (WHERE deleted_at IS NULL AND pinned), "
-            "count(*) FILTER (WHERE deleted_at IS NULL AND compression IS NOT NULL), "
-            "min(created_at) FILTER (WHERE deleted_at IS NULL), max(created_at) FILTER (WHERE deleted_at IS NULL) "
+        # Memories only: the units of the memory files are counted apart (file_units).
+        live, deleted, superseded, pinned, compressed, oldest, newest, units = one(
+            "SELECT count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL AND superseded_by IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL AND pinned), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL AND compression IS NOT NULL), "
+            "min(created_at) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+            "max(created_at) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NOT NULL) "
             "FROM memories WHERE namespace = ?"
         )
         group = lambda col: dict(conn.execute(  # noqa: E731
-            f"SELECT {col}, count(*) FROM memories WHERE namespace = ? AND deleted_at IS NULL GROUP BY 1 ORDER BY 1", ns
+            f"SELECT {col}, count(*) FROM memories WHERE namespace = ? AND deleted_at IS NULL AND file_key IS NULL "
+            "GROUP BY 1 ORDER BY 1", ns
         ).fetchall())
         pending = one(
             "SELECT count(*) FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id WHERE m.namespace = ?"
@@ -806,7 +828,7 @@ class Store:
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
         return {
             "live": live, "deleted": deleted, "superseded": superseded, "pinned": pinned, "compressed": compressed,
-            "oldest": oldest, "newest": newest, "pending_embeddings": pending,
+            "oldest": oldest, "newest": newest, "pending_embeddings": pending, "file_units": units,
             "by_kind": group("kind"), "by_thread": group("thread"), "by_compression": group("compression"),
             "database_bytes": page_size * pages,
         }
@@ -853,16 +875,20 @@ class Store:
     def id_taken(self, conn: Any, memory_id: int) -> bool:
         return conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
 
-    def insert_archived(self, conn: Any, memory_id: int | None, row: MemoryRow, original: Original | None, text: str) -> int:
+    def insert_archived(
+        self, conn: Any, memory_id: int | None, row: MemoryRow, original: Original | None, text: str,
+        file_key: str | None = None,
+    ) -> int:
         """Insert an archived memory with all its fields (its own id when free), queued for a vector."""
         cur = conn.execute(
             "INSERT INTO memories(id, namespace, thread, content, kind, source, origin, importance, tags, content_hash, "
-            "created_at, updated_at, deleted_at, superseded_by, recall_count, last_recalled_at, pinned, compression) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
+            "created_at, updated_at, deleted_at, superseded_by, recall_count, last_recalled_at, pinned, compression, "
+            "file_key, file_line, file_section) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)",
             (
                 memory_id, self.namespace, row.thread, row.content, row.kind, row.source, row.origin, row.importance,
                 json.dumps(list(row.tags), ensure_ascii=False), row.content_hash, row.created_at, row.updated_at,
                 row.deleted_at, row.recall_count, row.last_recalled_at, int(row.pinned), row.compression,
+                file_key, row.file_line, row.file_section,
             ),
         )
         new_id = cur.lastrowid

@@ -1,0 +1,196 @@
+"""Linking a new memory to the one it updates, on write (the rules are server.updates').
+
+When `remember` stores a memory, the memories of its thread that could be about the
+same subject (its best keyword and vector matches) are judged by updates.best_link;
+the one it updates is marked superseded by it, right after the write (judging holds no
+lock), and remember says so ("this updates memory N"). `curate_memory(action="restore")` removes the link,
+and nothing links that pair again: a memory is checked once.
+
+A judgement needs the embedding of both memories as one of its signals. A write is
+judged at once when the model is ready and the backfill has no queue (the new text is
+embedded here, ~10 ms). Otherwise -- the model still loading, a burst of writes or an
+import -- only minimal edits ("... 3.11." -> "... 3.12.") are linked at once; the
+memory waits in `pending`, and the next recall or remember after the backfill has
+stored its vector judges it with every rule, from stored vectors ("resolved at recall
+time"; nothing is embedded twice). The wait list lives in the process: a server
+stopped before the backfill reached those memories leaves them unchecked.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from server import search, updates
+from server.embedding.embedders import Embedder
+from server.models import CONVERSATION_KIND
+from server.storage.protocol import Database, MemoryRow, Scope, Store
+
+log = logging.getLogger(__name__)
+
+#: How many keyword and vector matches of the new memory are judged.
+CANDIDATES = 30
+#: Most candidates without a vector (not embedded yet: a burst of writes, an import) embedded
+#: on the spot to judge a write; the rest are judged without their cosine (minimal edits only).
+EMBED_MISSING = 8
+
+
+@dataclass(frozen=True)
+class Linked:
+    """A link a write made: `older` is now superseded by `newer`."""
+
+    older: int
+    newer: int
+    older_text: str
+    reason: str
+
+
+def linkable(row: MemoryRow) -> bool:
+    """Statements only: not conversation turns (a chat says many things), not memory-file units
+    (the file is their record), nothing forgotten or already replaced."""
+    return (
+        row.kind != CONVERSATION_KIND and not row.source.startswith("file:")
+        and row.deleted_at is None and row.superseded_by is None
+    )
+
+
+class ThreadWeights(updates.CountedWeights):
+    """How rare a term is in the thread, from the keyword index (counts cached with recall's)."""
+
+    def __init__(self, store: Store, scope: Scope) -> None:
+        super().__init__(lambda word: search.term_frequency(store, word, scope), store.scope_size(scope))
+
+
+class UpdateLinker:
+    def __init__(self, store: Store, embedder: Embedder) -> None:
+        self.store = store
+        self.embedder = embedder
+        self._pending: set[int] = set()
+        self._lock = threading.Lock()
+
+    def vector(self, text: str) -> np.ndarray | None:
+        """The text's embedding now, to judge a write at once; None (judge it later, from its stored
+        vector) while the model is not ready or the backfill has a queue: in a burst of writes an
+        embedding here would double what each costs."""
+        if not _ready_now(self.embedder) or self.store.has_pending():
+            return None
+        return self.embedder.embed([text])[0]
+
+    def link(self, db: Database, row: MemoryRow, vector: np.ndarray | None, later: bool = True) -> Linked | None:
+        """Judge a memory just written against its thread and link the update found, if any.
+
+        The judging reads outside any write lock (it may embed candidates that have no vector
+        yet); the link is written in a transaction of its own that re-checks both memories.
+        `later`: also look for a later memory that updates this one (a note imported with a past
+        date); it counts only if this memory is the one that later memory would pick itself, as
+        if they had been written in order (a later memory updates one memory, not every older
+        memory it resembles)."""
+        if not linkable(row):
+            return None
+        if vector is None:
+            with self._lock:
+                self._pending.add(row.id)
+        candidates = self._candidates(row, vector)
+        weights = ThreadWeights(self.store, Scope(threads=(row.thread,)))
+        found = updates.best_link(row.id, row.content, row.created_at, [c for c, _ in candidates], weights, later)
+        if found is not None and found.newer != row.id:
+            newer = dict((c.id, r) for c, r in candidates)[found.newer]
+            vector_of_newer = self.embedder.embed([newer.content])[0] if vector is not None else None
+            picks = updates.best_link(
+                newer.id, newer.content, newer.created_at, [c for c, _ in self._candidates(newer, vector_of_newer)],
+                weights, later=False,
+            )
+            found = found if picks is not None and picks.older == row.id else None
+        if found is None:
+            return None
+        with db.write() as conn:
+            now = self.store.get([found.older, found.newer])
+            if not all(i in now and linkable(now[i]) for i in (found.older, found.newer)):
+                return None  # forgotten or linked by another writer meanwhile
+            self.store.set_superseded(conn, found.older, found.newer, row.updated_at)
+        with self._lock:
+            self._pending.discard(row.id)
+        texts = {c.id: c.text for c, _ in candidates}
+        log.info("memory %d updates memory %d (%s)", found.newer, found.older, found.reason)
+        return Linked(found.older, found.newer, texts.get(found.older, row.content), found.reason)
+
+    def _candidates(self, row: MemoryRow, vector: np.ndarray | None) -> list[tuple[updates.Candidate, MemoryRow]]:
+        """The thread's memories that may be about the same subject: its best keyword matches and,
+        with a vector, its nearest ones, each with its cosine to `vector` (None without one)."""
+        scope = Scope(threads=(row.thread,))
+        plan = search.keyword_plan(self.store, row.content, scope)
+        ranked = list(search.keyword_hits(self.store, plan, scope, CANDIDATES))
+        cosines: dict[int, float] = {}
+        if vector is not None and np.any(vector):
+            cosines = {i: 1.0 - d for i, d in self.store.knn(vector, CANDIDATES, scope).items()}
+            ranked += [i for i in cosines if i not in ranked]
+        rows = self.store.get([i for i in ranked if i != row.id])
+        ids = [i for i in ranked if i in rows and linkable(rows[i])]
+        if vector is not None and np.any(vector):
+            cosines.update(self.store.cosines(vector, [i for i in ids if i not in cosines]))
+            unembedded = [i for i in ids if i not in cosines][:EMBED_MISSING]
+            if unembedded:  # written moments ago, not embedded yet: embed them here (not stored)
+                for i, v in zip(unembedded, self.embedder.embed([rows[i].content for i in unembedded])):
+                    cosines[i] = float(np.dot(v, vector))
+        return [(updates.Candidate(i, rows[i].content, rows[i].created_at, cosines.get(i)), rows[i]) for i in ids]
+
+    # -- memories written before the model was ready --------------------------------------
+    def has_pending(self) -> bool:
+        return bool(self._pending)
+
+    def check_pending(self, db: Database) -> list[Linked]:
+        """Judge the memories written without an embedding at hand, oldest first, as soon as the
+        backfill has stored their vectors (the rest wait for a later call)."""
+        if not self._pending:
+            return []
+        with self._lock:
+            ids = sorted(self._pending)
+        rows = self.store.get(ids)
+        with db.read() as conn:
+            vectors = self.store.vectors(conn, ids)
+        with self._lock:
+            self._pending.difference_update(i for i in ids if i in vectors or i not in rows or not linkable(rows[i]))
+        todo = sorted((rows[i] for i in vectors if i in rows and linkable(rows[i])), key=lambda r: (r.created_at, r.id))
+        made = []
+        for row in todo:
+            current = self.store.get([row.id]).get(row.id)
+            if current is None or not linkable(current):
+                continue
+            # As if written in order: memories written after it had this one to compare with.
+            linked = self.link(db, current, vectors[row.id], later=False)
+            if linked:
+                made.append(linked)
+        return made
+
+
+def _ready_now(embedder: Embedder) -> bool:
+    """Whether the model can embed now, without starting its load early: a write must not pull
+    the model's start forward (the server delays it so the first replies are not held up)."""
+    loaded = getattr(embedder, "loaded", None)
+    return bool(loaded()) if callable(loaded) else embedder.wait_ready(0)
+
+
+def describe(linked: Linked, new_id: int) -> str:
+    """The sentence remember adds to its message."""
+    if linked.newer == new_id:
+        return (
+            f" This updates memory {linked.older} ({_quote(linked.older_text)}: {linked.reason}): recall now ranks "
+            f"this one first and labels {linked.older} superseded; curate_memory(action=\"restore\", "
+            f"ids=[{linked.older}]) undoes it."
+        )
+    return (
+        f" Memory {linked.newer}, written later, updates this one ({linked.reason}): it is stored as superseded by "
+        f"{linked.newer}; curate_memory(action=\"restore\", ids=[{new_id}]) undoes it."
+    )
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    one_line = " ".join(text.split())
+    return '"' + (one_line if len(one_line) <= limit else one_line[: limit - 1] + "…") + '"'
+
+
+__all__: Sequence[str] = ("Linked", "UpdateLinker", "describe", "linkable")

@@ -1,0 +1,500 @@
+"""Updates: when a new memory restates a subject of an earlier one with a new value.
+
+"orders-api targets Python 3.11." then "orders-api targets Python 3.12."; "Decision:
+search uses Elasticsearch." then "Reversed: we're going with Algolia rather than
+Elasticsearch." The later memory *updates* the earlier one: recall ranks it first and
+labels the older "superseded by N". Look-alikes are not updates: two builds, two
+tickets, prod and staging, a number that is another quantity, another service. And
+neither is a duplicate (curation's dedupe): a duplicate says the same thing, an update
+says something else about the same subject. The rules for all three live here; no LLM.
+
+How a pair (older O, newer N, same thread) is judged, in order:
+
+* never an update when they name different events (ticket ids, commit hashes; a
+  memory that *is* about one event, "SHOP-142: ...", "Deployed build 7a41c9e ..."), or
+  different environments (prod / staging / dev / test) with none in common;
+* a **minimal edit**: the same sentence with one short span changed, where both sides
+  of the span hold a value (a number, version, name, identifier, path, command) and
+  no environment word, negation or event verb ("shipped 5.1.2" / "shipped 5.1.3" are
+  two releases) — "... Python 3.11." -> "... Python 3.12.";
+* a **restatement**: N says that something changed ("now", "moved", "renamed",
+  "replaced", "switched", "no longer", "instead of", "from X to Y", ...) about the
+  subject of O: the share of O's subject words (its words and names, weighted by how
+  rare they are in the thread; numbers are the values that change, not the subject)
+  found in N, plus half the cosine of their embeddings, passes UPDATE_THRESHOLD. When N
+  quotes the old value ("instead of Flux", "STRIPE_SECRET is no longer read"), only
+  memories holding it are considered, and it counts in their favour; an O that
+  already states N's values is not what N replaces;
+* restatements are judged between statements only (up to MAX_STATEMENT_WORDS words each): a
+  long note or meeting log holds many subjects and its words cover any short memory's;
+* nothing else: a restatement without a cue ("EKS clusters are on 1.29" after "EKS
+  runs Kubernetes 1.26") is not linked — templated look-alikes ("The mobile SDK is at
+  3.2.0" / "The JS SDK is at 5.0.1") look exactly like it.
+
+The embedding is one signal, never the rule: similarity alone cannot tell "3.11" from
+"3.12" (0.95) nor a reworded duplicate (0.77). `same_fact` is dedupe's test: two texts
+are duplicates only if no number, version, identifier, path, hash, name, environment
+or negation of one is missing from the other.
+
+Measured by bench/updates.py (README "Memory that stays true").
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from server.lazyre import LazyRe
+
+#: Least score (subject share + cosine / 2 + bonuses) for a restatement to count as an update.
+UPDATE_THRESHOLD = 0.6
+#: Least share of O's subject in N, and least cosine, for a restatement (a quoted old value lowers both).
+MIN_SUBJECT_SHARE = 0.2
+MIN_COSINE = 0.35
+#: A contradiction without a change cue needs this much of O's subject in N and this cosine.
+CONTRADICTION_SHARE = 0.5
+CONTRADICTION_COSINE = 0.5
+#: Score bonus per value of O that N quotes as the old one (at most two count).
+QUOTED_BONUS = 0.3
+#: Penalty when O already says every value N states (it agrees with N: not what N replaces).
+AGREES_PENALTY = 0.3
+#: Bonus when what N opens with (its subject, usually) is in O.
+SUBJECT_BONUS = 0.15
+#: Bonus when O and N each hold a value of the same shape the other lacks (the slot that changed).
+SLOT_BONUS = 0.15
+#: Identifier parts count this much of a whole token in the subject share.
+PART_WEIGHT = 0.5
+#: A restatement is judged only between statements of at most this many words: a longer memory
+#: (a note, meeting log, design doc) holds many subjects, and its words cover any short memory's.
+MAX_STATEMENT_WORDS = 60
+
+
+
+class Weights:
+    """How much a term tells within a thread: every term the same, when no statistics are at hand.
+
+    The service's subclass asks the keyword index how many memories of the thread hold a
+    term (a project name in every memory tells nothing; a service name in three does).
+    """
+
+    def weight(self, term: str, word: str, held: int = 1) -> float:
+        """The term's weight; `word` is how the keyword index knows it, `held` how many of the two
+        memories being compared hold it (they do not count: in a thread of two, a word both
+        share would otherwise look common)."""
+        return 1.0
+
+    def rare(self, term: str, word: str, held: int = 1) -> bool:
+        """Whether few other memories of the thread hold the term (None known: no)."""
+        return False
+
+
+class CountedWeights(Weights):
+    """Inverse document frequency from `count(word)`: how many of the thread's `size` memories hold it."""
+
+    RARE = 3  # held by at most this many memories
+
+    def __init__(self, count: Callable[[str], int], size: int) -> None:
+        self.count, self.size = count, size
+
+    @lru_cache(maxsize=4096)  # noqa: B019 - one instance per thread and write, dropped with it
+    def _count(self, word: str) -> int:
+        return self.count(word)
+
+    def weight(self, term: str, word: str, held: int = 1) -> float:
+        return idf(max(0, self._count(word) - held), max(0, self.size - 2))
+
+    def rare(self, term: str, word: str, held: int = 1) -> bool:
+        return self._count(word) - held <= self.RARE
+
+_TOKEN = LazyRe(r"`[^`\n]+`|[\w$#][\w./:@+#*'\-]*[\w%*/]|[\w]")
+_HEX = LazyRe(r"(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{6,}")
+_TICKET = LazyRe(r"[A-Z][A-Z0-9]+-[0-9]+")
+_SEPARATED = LazyRe(r"[A-Za-z0-9][._/:@+\-][A-Za-z0-9]")
+_HYPHENATED_WORDS = LazyRe(r"[a-z]+(?:-[a-z]+)+")
+_CAMEL = LazyRe(r"[a-z][A-Z]")
+_PARTS = LazyRe(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
+_SENTENCE_END = LazyRe(r"[.!?;:]\s*$")
+_ALIGN_WORD = LazyRe(r"`[^`\n]*`|[\w.:/@+#%*'\-]+")
+_ENV_WORD = LazyRe(r"[a-z][a-z\-]*")
+#: Words saying that something changed (in the newer memory).
+_CUE = LazyRe(
+    r"\b(now|no longer|any ?more|moved|moving|renamed|switched|switching|replaced|replacing|migrated|migrating|"
+    r"upgraded|upgrading|bumped|raised|lowered|"
+    r"cut|dropped|changed|reversed|instead|abandoned|deprecated|decommissioned|retired|removed|deleted|is gone|"
+    r"are gone|handed|passed|took over|became|extended|downsized|shut down|disabled|from \S+(?: \S+)? to|since the|"
+    r"decided against|standardi[sz]ing on|going with|no more|these days|as of|extracted|pulled)\b",
+    re.I,
+)
+_VALUE = r"(`[^`\n]+`|[\w./:@+#\-]+(?:\s+[\w./:@+#\-]+)?)"
+#: "... instead of X", "... from X", "the old X": X is the value being replaced.
+_OLD_BEFORE = LazyRe(
+    r"\b(?:instead of|rather than|replaced|replacing|dropped|dropping|abandoned|ditched|removed|retired|"
+    r"no longer(?: uses?| on| reads?| in)?|old|off)\s+(?:the\s+|raw\s+)?" + _VALUE + r"|\bfrom\s+" + _VALUE + r"\s+to\b",
+    re.I,
+)
+#: "X was renamed ...", "X is no longer read": X is the value being replaced.
+_OLD_AFTER = LazyRe(
+    r"(`[^`\n]+`|[\w./:@+#\-]+)\s+(?:was|were|is|are|has been|have been)\s+(?:renamed|replaced|removed|deleted|"
+    r"dropped|gone|retired|deprecated|decommissioned|ignored|disabled|frozen|shut down|off|cancelled|paused|"
+    r"no longer|being decommissioned|being cancelled)",
+    re.I,
+)
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below between
+both but by can could did do does doing down during each few for from further had has have having he her here
+hers herself him himself his how i if in into is it its itself just me more most my myself no nor not of off on
+once only or other our ours ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves also s t d ll m re ve it's we're we'll
+we've don't doesn't isn't aren't wasn't weren't won't can't i'm i've let's that's there's what's now""".split()
+)
+#: Environment words: memories about different environments describe different things.
+ENVIRONMENTS = {
+    "prod": "prod", "production": "prod", "live": "prod", "staging": "staging", "stage": "staging",
+    "stg": "staging", "pre-prod": "staging", "preprod": "staging", "dev": "dev", "development": "dev",
+    "local": "dev", "locally": "dev", "test": "test", "qa": "test", "sandbox": "test",
+}
+#: Verbs of events: two sentences built on one ("shipped X", "migration Y added") record two events.
+EVENT_VERBS = frozenset(
+    "shipped deployed released rolled merged fixed broke introduced added reverted tagged failed crashed restored "
+    "corrupted went hit caused opened closed".split()
+)
+NEGATIONS = frozenset(
+    "not no never cannot can't don't doesn't isn't aren't won't wasn't weren't without disabled off".split()
+)
+_VALUED = frozenset({"value", "name", "ident", "code"})
+
+
+@lru_cache(maxsize=1)
+def _stemmer():  # type: ignore[no-untyped-def]
+    # Pure Python, imported only when a memory is compared; the English module alone (the
+    # package's stemmer() factory loads all 30 languages: ~90 ms on a busy machine).
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
+    return EnglishStemmer()
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return _stemmer().stemWord(word)
+
+
+@dataclass(frozen=True)
+class Token:
+    raw: str
+    norm: str  # what two memories compare: a stem for words and names, the lowercase form otherwise
+    kind: str  # event (ticket id, hash), value (has a digit), ident, code (`...`), name, word
+    parts: tuple[str, ...]  # the words and numbers inside an identifier, value or hyphenated word
+
+
+def _kind(raw: str, sentence_start: bool) -> str:
+    if raw.startswith("`"):
+        return "code"
+    lower = raw.lower()
+    if _TICKET.fullmatch(raw) or (_HEX.search(lower) and not raw.isdigit()):
+        return "event"
+    if any(c.isdigit() for c in raw):
+        return "value"
+    if _SEPARATED.search(raw) and not _HYPHENATED_WORDS.fullmatch(raw):
+        return "ident"
+    if _CAMEL.search(raw) or (raw.isupper() and len(raw) >= 2):
+        return "ident"
+    if raw[0].isupper() and not sentence_start:
+        return "name"
+    return "word"
+
+
+def tokens(text: str) -> list[Token]:
+    """The content tokens of a text (stopwords left out), classified."""
+    out: list[Token] = []
+    start = True
+    for match in _TOKEN.finditer(text):
+        raw = match.group(0)
+        starts = start or bool(_SENTENCE_END.search(text[max(0, match.start() - 3) : match.start()]))
+        start = False
+        if not raw.startswith("`"):
+            raw = raw.strip(".:'-/")
+        if not raw or raw.lower() in STOPWORDS:
+            continue
+        kind = _kind(raw, starts)
+        lower = raw.lower()
+        if kind == "code":
+            norm = " ".join(raw.strip("`").split()).lower()
+        elif kind in ("word", "name") or (kind == "ident" and not _SEPARATED.search(raw)):
+            norm = stem(lower) if "-" not in lower else lower
+        else:
+            norm = lower
+        parts: tuple[str, ...] = ()
+        if kind != "word" or "-" in lower:
+            found = [stem(p) if p.isalpha() else p for p in _PARTS.findall(norm) if p not in STOPWORDS and len(p) > 1]
+            parts = tuple(dict.fromkeys(p for p in found if p != norm))
+        out.append(Token(raw, norm, kind, parts))
+    return out
+
+
+def _fts_word(token: Token) -> str:
+    """How the keyword index knows a token (for its frequency in the thread)."""
+    return token.raw.strip("`").lower()
+
+
+@dataclass(frozen=True)
+class Statement:
+    """What the rules need to know about one memory's text."""
+
+    text: str
+    tokens: tuple[Token, ...]
+    terms: dict[str, str]  # term -> kind ("part" for a part of an identifier)
+    fts: dict[str, str]  # term -> a word the keyword index knows it by
+    envs: frozenset[str]
+    events: frozenset[str]
+    lead_events: frozenset[str]  # events named in its first two tokens: the memory is about that event
+    cue: bool  # says that something changed
+    quoted: frozenset[str]  # terms it names as the old value
+    values: frozenset[str]  # terms holding a digit
+    shapes: frozenset[str]  # the shapes of its whole values ("3.12" -> "9.99")
+    opening: frozenset[str]  # the terms of its first two tokens (its subject, usually)
+    negated: bool  # holds a negation (not, never, don't, without, ...)
+    words: tuple[str, ...]  # the lowercase word sequence, for aligning two sentences
+
+
+@lru_cache(maxsize=8192)
+def analyse(text: str) -> Statement:
+    toks = tuple(tokens(text))
+    terms: dict[str, str] = {}
+    fts: dict[str, str] = {}
+    for t in toks:
+        terms.setdefault(t.norm, t.kind)
+        fts.setdefault(t.norm, _fts_word(t))
+        for p in t.parts:
+            terms.setdefault(p, "part")
+            fts.setdefault(p, p)
+    quoted = set()
+    for pattern in (_OLD_BEFORE, _OLD_AFTER):
+        for m in pattern.finditer(text):
+            value = next(g for g in m.groups() if g)
+            quoted.update(t.norm for t in tokens(value))
+            quoted.update(p for t in tokens(value) for p in t.parts)
+    lower_words = _ENV_WORD.findall(text.lower())
+    align = tuple(w.strip(".,;:!?()").lower() for w in _ALIGN_WORD.findall(text) if w.strip(".,;:!?()"))
+    return Statement(
+        text=text,
+        tokens=toks,
+        terms=terms,
+        fts=fts,
+        envs=frozenset(ENVIRONMENTS[w] for w in lower_words if w in ENVIRONMENTS),
+        events=frozenset(t.norm for t in toks if t.kind == "event"),
+        lead_events=frozenset(t.norm for t in toks[:2] if t.kind == "event"),
+        cue=bool(_CUE.search(text)),
+        quoted=frozenset(quoted),
+        values=frozenset(term for term in terms if any(c.isdigit() for c in term)),
+        shapes=frozenset(_shape(t.norm) for t in toks if t.kind == "value"),
+        opening=frozenset(x for t in toks[:2] for x in (t.norm, *t.parts)),
+        negated=any(w in NEGATIONS for w in align),
+        words=align,
+    )
+
+
+def idf(count: int, size: int) -> float:
+    """How much a term tells in a thread of `size` memories where `count` hold it."""
+    return math.log((size + 1) / (count + 1)) + 0.1
+
+
+# -- the pair rules ---------------------------------------------------------------------------
+
+
+def _shape(value: str) -> str:
+    """A value's shape: each digit a 9, each run of letters an a ("3.12" -> "9.99", "512Mi" -> "999a")."""
+    return re.sub(r"[a-z]+", "a", re.sub(r"[0-9]", "9", value))
+
+
+
+def different_things(a: Statement, b: Statement) -> str | None:
+    """Why two memories cannot be about the same fact (other events or environments), or None."""
+    if (a.events - b.events and b.events - a.events) or a.lead_events - b.events or b.lead_events - a.events:
+        return "they name different events (ids, hashes or tickets)"
+    if a.envs and b.envs and not a.envs & b.envs:
+        return f"different environments ({', '.join(sorted(a.envs))} / {', '.join(sorted(b.envs))})"
+    return None
+
+
+def _kinds_in(words: Iterable[str], statement: Statement) -> set[str]:
+    """Kinds of the tokens that these aligned words contain."""
+    found = set()
+    for word in words:
+        for t in tokens(word):
+            match = next((s for s in statement.tokens if s.raw.lower() == t.raw.lower()), t)
+            found.add(match.kind)
+    return found
+
+
+def minimal_edit(old: Statement, new: Statement) -> tuple[str, str] | None:
+    """(old value, new value) when `new` is `old` with one short span of values changed, else None."""
+    a, b = old.words, new.words
+    ops = [op for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return None
+    _, i1, i2, j1, j2 = ops[0]
+    same = [w for k, w in enumerate(a) if not i1 <= k < i2]
+    if len(same) < 3 or len(same) / max(len(a), len(b)) < 0.6 or i2 - i1 > 2 or j2 - j1 > 2:
+        return None
+    before, after = a[i1:i2], b[j1:j2]
+    changed = set(before) | set(after)
+    if changed & (set(ENVIRONMENTS) | NEGATIONS | {"can", "must", "should"}) or (changed | set(same)) & EVENT_VERBS:
+        return None  # another environment, a flipped negation, or two events
+    kinds_old, kinds_new = _kinds_in(before, old), _kinds_in(after, new)
+    if not (kinds_old & _VALUED and kinds_new & _VALUED) or "event" in kinds_old | kinds_new:
+        return None
+    if {stem(w) for w in before} == {stem(w) for w in after}:
+        return None
+    return " ".join(before), " ".join(after)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    score: float
+    reason: str
+    quoted: bool = False
+
+
+def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights | None = None) -> Judgement | None:
+    """Whether `new` (the later memory) updates `old`, with the score and the reason; None if not."""
+    if different_things(old, new):
+        return None
+    edit = minimal_edit(old, new)
+    if edit is not None:
+        return Judgement(2.0 + (cosine or 0.0), f"same statement with {edit[0]!r} changed to {edit[1]!r}")
+    if cosine is None:
+        return None  # the rest needs the embedding as one of its signals
+    if max(len(old.words), len(new.words)) > MAX_STATEMENT_WORDS:
+        return None  # documents, not statements: sharing words says nothing about one subject
+    weights = weights or Weights()
+    subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
+               for t, k in old.terms.items() if k != "event" and t not in old.values}
+    total = sum(subject.values())
+    if not total:
+        return None
+    shared = [t for t in subject if t in new.terms]
+    share = sum(subject[t] for t in shared) / total
+    # The old value it names must be specific: a name, identifier, number or a rare word.
+    quoted = sum(old.terms[t] not in ("word", "part") or weights.rare(t, old.fts[t], 2) for t in new.quoted & set(old.terms))
+    if not new.cue:
+        return None
+    if share < (MIN_SUBJECT_SHARE / 2 if quoted else MIN_SUBJECT_SHARE) or (cosine < MIN_COSINE and not quoted):
+        return None
+    agrees = bool(new.values) and new.values <= old.values
+    opens = bool(new.opening & set(old.terms))
+    slot = bool({_shape(v) for v in old.values - new.values} & {_shape(v) for v in new.values - old.values} & old.shapes & new.shapes)
+    score = (share + cosine / 2 + QUOTED_BONUS * min(quoted, 2) - AGREES_PENALTY * agrees
+             + SUBJECT_BONUS * opens + SLOT_BONUS * slot)
+    reason = "names its old value" if quoted else "says what changed about the same subject"
+    return Judgement(score, reason, bool(quoted)) if score >= UPDATE_THRESHOLD else None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An earlier (or later) memory of the same thread a new one may update."""
+
+    id: int
+    text: str
+    created_at: int
+    cosine: float | None
+
+
+@dataclass(frozen=True)
+class Link:
+    older: int
+    newer: int
+    score: float
+    reason: str
+
+
+def best_link(new_id: int, new_text: str, created_at: int, candidates: Sequence[Candidate],
+              weights: Weights | None = None, later: bool = True) -> Link | None:
+    """The one update link a new memory makes: the older memory it updates or, when it is itself the
+    older one (an import of past notes) and `later`, the later memory that updates it; None when
+    there is none. (A later memory updates one memory: the caller checks that it is this one.)"""
+    if not any(c.id != new_id for c in candidates):
+        return None
+    new = analyse(new_text)
+    found: list[tuple[Judgement, Link]] = []
+    for c in candidates:
+        if c.id == new_id or (not later and (c.created_at, c.id) > (created_at, new_id)):
+            continue
+        other = analyse(c.text)
+        if (c.created_at, c.id) < (created_at, new_id):
+            verdict, link = judge(other, new, c.cosine, weights), (c.id, new_id)
+        else:
+            verdict, link = judge(new, other, c.cosine, weights), (new_id, c.id)
+        if verdict is not None:
+            found.append((verdict, Link(link[0], link[1], round(verdict.score, 4), verdict.reason)))
+    if any(v.quoted for v, _ in found):  # it names what it replaces: only memories holding that
+        found = [(v, link) for v, link in found if v.quoted or v.score >= 2.0]
+    if not found:
+        return None
+    return max(found, key=lambda f: (f[0].score, -f[1].older))[1]
+
+
+def _swapped_word(a: Statement, b: Statement) -> bool:
+    """The same sentence with one content word swapped for another ("the web collector" / "the mobile
+    collector"): a look-alike about another thing, not a rewording (those change more, or only
+    little words)."""
+    ops = [op for op in difflib.SequenceMatcher(a=a.words, b=b.words, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return False
+    _, i1, i2, j1, j2 = ops[0]
+
+    def content(words: Sequence[str]) -> set[str]:
+        inner = [x for w in words for x in w.strip("`").split()]  # a quoted command is its words
+        return {stem(w) for w in inner if w not in STOPWORDS and w not in _FILLER}
+
+    before, after = content(a.words[i1:i2]), content(b.words[j1:j2])
+    return bool(before) and bool(after) and not before & after
+
+
+#: Words a rewording swaps freely (they never name what a memory is about).
+_FILLER = frozenset("via get gets got use uses using must need needs like always".split())
+
+
+def same_fact(a_text: str, b_text: str) -> bool:
+    """Whether two memories can be duplicates: neither holds a number, version, identifier, path, hash,
+    command, name, environment or negation that the other lacks (a reworded duplicate keeps them all),
+    and they are not one sentence with a content word swapped."""
+    a, b = analyse(a_text), analyse(b_text)
+    if different_things(a, b) or a.negated != b.negated or a.envs != b.envs or _swapped_word(a, b):
+        return False
+    for one, other in ((a, b), (b, a)):
+        for t in one.tokens:
+            if t.kind not in _VALUED and t.kind != "event" and "-" not in t.norm:
+                continue
+            if t.norm in other.terms or (t.parts and all(p in other.terms for p in t.parts)):
+                continue
+            return False
+    return True
+
+
+def normalised(text: str) -> str:
+    """A text compared for equality: case, spacing and final punctuation ignored."""
+    return " ".join(text.lower().split()).rstrip(".!?;: ")
+
+
+def duplicate(a_text: str, b_text: str, cosine: float | None, threshold: float) -> str | None:
+    """Why two memories of a thread say the same thing ("same text", "similar"), or None.
+
+    Similar means a cosine at or above `threshold` *and* `same_fact`: "We use Python 3.11" and
+    "... 3.12" (0.95), two builds or two tickets of one template, prod and staging, are never
+    duplicates, however close their embeddings; nor is an update of one by the other.
+    """
+    if normalised(a_text) == normalised(b_text):
+        return "same text"
+    if cosine is None or cosine < threshold or not same_fact(a_text, b_text):
+        return None
+    a, b = analyse(a_text), analyse(b_text)
+    if a.cue != b.cue:  # one of them says that something changed: an update, not a rewording
+        return None
+    return "similar"
+

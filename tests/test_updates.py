@@ -1,0 +1,215 @@
+"""Memory that stays true: a new value for the same subject updates the older memory (linked on
+write, reported, ranked first, labelled, reversible); look-alikes and duplicates are not updates."""
+
+from __future__ import annotations
+
+import pytest
+
+from server import updates
+from server.curation.curator import Curator
+from server.updates import analyse, duplicate, judge, same_fact
+
+
+def _judge(old: str, new: str, cosine: float | None = 0.6):
+    return judge(analyse(old), analyse(new), cosine)
+
+
+# -- the rules (server/updates.py) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("orders-api targets Python 3.11.", "orders-api targets Python 3.12."),
+        ("The release manager this quarter is Jonas.", "The release manager this quarter is Femi."),
+        ("The default spellcheck language is en-US.", "The default spellcheck language is en-GB."),
+        ("Run the tests with `npm test`.", "Run the tests with `pnpm vitest run`."),
+    ],
+)
+def test_a_minimal_edit_of_a_value_is_an_update_even_without_the_embedding(old, new):
+    verdict = _judge(old, new, cosine=None)
+    assert verdict is not None and "changed to" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Deployed storefront build 7a41c9e to production; smoke tests green.",
+         "Deployed storefront build 0d93b5f to production; smoke tests green."),
+        ("SHOP-330: checkout button misaligned on Android Chrome.", "SHOP-331: checkout button misaligned on iOS Safari."),
+        ("orders-api in staging runs 2 ECS tasks.", "orders-api in production runs 6 ECS tasks."),
+        ("Shipped 5.1.2 (1150) to the App Store; phased rollout at 20 %.",
+         "Shipped 5.1.3 (1163) to the App Store; phased rollout at 20 %."),
+        ("The mobile collector runs 3 pods.", "The web collector runs 3 pods."),
+        ("Merchants in Germany can receive SEPA Instant payouts.", "Merchants in Switzerland cannot receive SEPA Instant payouts."),
+    ],
+)
+def test_look_alikes_are_never_updates_nor_duplicates(a, b):
+    """Two builds, two tickets, two environments, two releases, two subjects, a negated other subject."""
+    assert _judge(a, b, cosine=0.97) is None and _judge(b, a, cosine=0.97) is None
+    assert duplicate(a, b, 0.99, 0.8) is None
+
+
+def test_a_restatement_that_names_its_old_value_is_an_update_despite_a_low_cosine():
+    verdict = _judge("Decision: GitOps with Flux.",
+                     "Reversed: we're standardising on Argo CD instead of Flux, because teams wanted the UI.", 0.34)
+    assert verdict is not None and verdict.reason == "names its old value"
+
+
+def test_a_restatement_needs_a_change_cue_and_a_shared_subject():
+    assert _judge("Security reviews are done by Hannah.",
+                  "Security reviews go through the #appsec queue now instead of Hannah directly.", 0.73) is not None
+    # the same subject, no word saying anything changed: two facts (e.g. two services' versions)
+    assert _judge("The merchant JS SDK is at 5.0.1.", "The merchant mobile SDK is at 3.2.0.", 0.9) is None
+    # a change, but about something else
+    assert _judge("The sitemap is generated nightly by the seo-jobs service.",
+                  "We moved CI from CircleCI to GitHub Actions.", 0.4) is None
+
+
+def test_duplicates_say_the_same_thing_and_keep_every_value():
+    assert duplicate("Run `pnpm i` after pulling to update dependencies.",
+                     "Run pnpm i after pulling, to update dependencies.", 0.97, 0.9) == "similar"
+    assert same_fact("Don't deploy on Fridays after 15:00.", "Do not deploy on Fridays after 15:00.")
+    assert duplicate("We use Python 3.11 for the API.", "We use Python 3.12 for the API.", 0.99, 0.5) is None
+    assert duplicate("Never log full IBANs.", "Always log full IBANs.", 0.95, 0.5) is None  # negation
+    assert duplicate("Deploys go out on Tuesdays.", "deploys go out on tuesdays!", None, 0.99) == "same text"
+    # a rewording below the threshold is left alone (the threshold comes from the measured curve)
+    assert duplicate("Styling in the web frontend is done with Tailwind.",
+                     "The storefront uses Tailwind for styling.", 0.80, 0.9) is None
+
+
+def test_the_best_older_memory_is_linked_and_one_naming_the_old_value_wins():
+    candidates = [
+        updates.Candidate(1, "Argo CD is at version 2.11.", 10, 0.55),
+        updates.Candidate(2, "Decision: GitOps with Flux.", 20, 0.34),
+        updates.Candidate(3, "Grafana is at grafana.ops.acme.io.", 30, 0.2),
+    ]
+    link = updates.best_link(9, "Reversed: we're standardising on Argo CD instead of Flux.", 40, candidates)
+    assert (link.older, link.newer) == (2, 9)
+
+
+# -- remember, recall, restore (through MemoryService) ------------------------------------------
+
+
+def _settle(service):
+    """Let the backfill catch up, as a running server's does between two remembers."""
+    service.indexer.run_once()
+
+
+def test_remember_links_an_update_reports_it_and_recall_ranks_the_newer_first(service):
+    old = service.remember("orders-api targets Python 3.11.", thread="shop").id
+    _settle(service)
+    new = service.remember("orders-api targets Python 3.12.", thread="shop")
+    assert (new.updates, new.superseded_by) == (old, None)
+    assert f"This updates memory {old}" in new.message and "restore" in new.message
+    found = service.recall("which Python version does orders-api target?", thread="shop").memories
+    assert [m.id for m in found[:2]] == [new.id, old]
+    assert found[0].label is None and found[1].label == f"superseded by memory {new.id}"
+
+
+def test_the_stale_memory_brings_its_replacement_even_when_only_it_matches_the_words(service):
+    old = service.remember("Background jobs run on Celery workers, started with celery -A app worker.", thread="api").id
+    _settle(service)
+    new = service.remember("We switched the job queue to Dramatiq; Celery was dropped.", thread="api").id
+    for i in range(6):
+        service.remember(f"Unrelated note number {i} about the frontend build.", thread="api")
+    assert service.get(old).superseded_by == new
+    found = [m.id for m in service.recall("celery -A app worker", thread="api").memories]
+    assert found.index(new) < found.index(old)
+
+
+def test_restore_undoes_the_link_and_nothing_links_the_pair_again(service):
+    old = service.remember("The on-call lead for payouts is Yusuf.", thread="pay").id
+    _settle(service)
+    new = service.remember("The on-call lead for payouts is Carla.", thread="pay").id
+    assert service.get(old).superseded_by == new
+    Curator(service).run("restore", ids=[old], dry_run=False)
+    service.recall("who leads on-call for payouts?", thread="pay")
+    service.remember("Payout retries are capped at 5.", thread="pay")
+    assert service.get(old).superseded_by is None
+    assert all(m.label is None for m in service.recall("on-call lead payouts", thread="pay").memories)
+
+
+def test_look_alikes_stay_apart_in_the_store(service):
+    a = service.remember("Deployed ledger-core sha-e04f7a3 to prod; migrations applied.", thread="ledger").id
+    _settle(service)
+    b = service.remember("Deployed ledger-core sha-91be20c to prod; migrations applied.", thread="ledger")
+    assert b.updates is None and service.get(a).superseded_by is None
+    staging = service.remember("The Kafka consumer group in staging is payouts-stg.", thread="ledger").id
+    _settle(service)
+    prod = service.remember("The Kafka consumer group in prod is payouts-prod.", thread="ledger")
+    assert prod.updates is None and service.get(staging).superseded_by is None
+
+
+def test_writes_judged_without_a_vector_are_linked_by_the_next_recall(service):
+    """In a burst (the backfill has a queue) only minimal edits are judged at once; the rest are
+    judged from the stored vectors once the backfill has them: at the next recall."""
+    old = service.remember("Decision: the warehouse is Redshift.", thread="data").id
+    new = service.remember("We migrated the warehouse from Redshift to Snowflake.", thread="data")
+    assert new.updates is None and service.get(old).superseded_by is None  # not judged yet
+    found = service.recall("which warehouse do we use?", thread="data").memories
+    assert service.get(old).superseded_by == new.id
+    assert [m.id for m in found[:2]] == [new.id, old]
+
+
+def test_a_note_imported_with_a_past_date_is_superseded_by_the_later_memory(service):
+    new = service.remember("The default HPA max replicas is 20.", thread="k8s", created_at="2026-04-01T10:00:00Z").id
+    _settle(service)
+    old = service.remember("The default HPA max replicas is 10.", thread="k8s", created_at="2026-01-01T10:00:00Z")
+    assert (old.superseded_by, old.updates) == (new, None)
+    assert f"Memory {new}, written later, updates this one" in old.message
+
+
+def test_updates_are_per_thread_and_never_touch_turns(service):
+    a = service.remember("The API listens on port 8000.", thread="one").id
+    _settle(service)
+    service.remember("The API listens on port 8010.", thread="two")
+    turn = service.remember("The API listens on port 8000.", kind="turn", thread="one").id
+    _settle(service)
+    service.remember("The API listens on port 9000.", kind="turn", thread="one")
+    assert service.get(a).superseded_by is None and service.get(turn).superseded_by is None
+
+
+# -- exact identifiers ---------------------------------------------------------------------------
+
+
+def test_an_exact_identifier_puts_its_memory_first_and_a_hyphenated_one_is_one_token(service):
+    for i in range(15):
+        service.remember(f"The shop front page shows {i} banners on the shop home.", thread="shop")
+    target = service.remember("SHOP-142: discount codes are ignored when applied after choosing shipping.", thread="shop").id
+    found = service.recall("SHOP-142", thread="shop").memories
+    assert found[0].id == target
+    assert service.recall("shop142", thread="shop").memories[0].id == target  # the joined form is indexed
+
+
+def test_a_superseded_memory_is_still_found_by_its_identifier_and_labelled(service):
+    curator = Curator(service)
+    old = service.remember("Trace e5bc66ab56fa showed the slow checkout was the tax API call.", thread="shop").id
+    new = service.remember("Checkout latency is now dominated by the payment call, see the dashboard.", thread="shop").id
+    curator.run("supersede", ids=[old], replacement_id=new, dry_run=False)
+    for i in range(30):
+        service.remember(f"Trace {i:04d}ab showed checkout call number {i} was slow on the tax API.", thread="shop")
+    found = service.recall("e5bc66ab56fa", thread="shop").memories
+    assert old in [m.id for m in found[:3]]
+    assert next(m for m in found if m.id == old).label == f"superseded by memory {new}"
+
+
+@pytest.mark.parametrize(
+    "identifier",
+    ["orders_api/shipping/rates.py", "NewPayoutBatcher", "parse_config", "ubuntu:20.04", "api.pxf.io"],
+)
+def test_paths_names_and_hosts_are_exact_identifiers_too(service, identifier):
+    for i in range(20):
+        service.remember(f"Note {i}: the orders api parses config, ships rates and pays out batches.", thread="t")
+    target = service.remember(f"See {identifier} for how it works.", thread="t").id
+    assert target in [m.id for m in service.recall(identifier, thread="t").memories[:3]]
+
+
+def test_a_long_note_is_not_judged_as_a_restatement_of_a_short_fact():
+    short = analyse("The SMS provider is MessageBird; templates are edited in their dashboard by support.")
+    filler = " ".join(f"Item {i}: the rota and the on-call notes were reviewed again." for i in range(8))
+    long_note = analyse("Postmortem: SMS notifications were delayed; we moved SMS from MessageBird to Twilio "
+                        "and support now edits templates there. " + filler)
+    assert judge(short, long_note, 0.8) is None
+    brief = analyse("SMS moved from MessageBird to Twilio; support now edits the templates there.")
+    assert judge(short, brief, 0.8) is not None  # the same change stated as one fact is an update
