@@ -79,10 +79,6 @@ class Settings:
     # "minilm" (the real model) or "hash" (a light lexical embedder for tests and
     # machines without torch).
     embedder: str = "minilm"
-    # Above this many vectors in a namespace, searches over most of them pre-scan a
-    # 96-dimension projection and score the best 1% exactly (server/storage/sqlite/vectors.py);
-    # 0 keeps every search exact.
-    vector_prescan_from: int = 300_000
     # Threads the embedding runtime may use (see embeddings.MiniLMEmbedder).
     embed_threads: int = 1
     # How "minilm" runs: "onnx" (default; ONNX Runtime on a one-time export, no torch
@@ -198,10 +194,6 @@ class Settings:
             raise SetupError(f"MEMVAULT_HTTP_PORT={settings.http_port}: use a port from 1 to 65535")
         if settings.embed_runtime not in ("onnx", "numpy", "torch"):
             raise SetupError(f"MEMVAULT_EMBED_RUNTIME={settings.embed_runtime!r}: use 'onnx' (default), 'numpy' or 'torch'")
-        if settings.vector_prescan_from < 0:
-            raise SetupError(
-                f"MEMVAULT_VECTOR_PRESCAN_FROM={settings.vector_prescan_from}: use a number of vectors, or 0 for exact search always"
-            )
         if not 0.0 < settings.dedupe_threshold <= 1.0:
             raise SetupError(f"MEMVAULT_DEDUPE_THRESHOLD={settings.dedupe_threshold}: use a cosine similarity in (0, 1], e.g. 0.92")
         return settings
@@ -237,7 +229,6 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("model_wait_seconds", "MEMVAULT_MODEL_WAIT", float),
     ("embedder", "MEMVAULT_EMBEDDER", str),
     ("embed_threads", "MEMVAULT_EMBED_THREADS", int),
-    ("vector_prescan_from", "MEMVAULT_VECTOR_PRESCAN_FROM", int),
     ("embed_runtime", "MEMVAULT_EMBED_RUNTIME", str),
     ("log_level", "MEMVAULT_LOG_LEVEL", str),
     ("dedupe_threshold", "MEMVAULT_DEDUPE_THRESHOLD", float),

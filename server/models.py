@@ -85,6 +85,11 @@ class RecallResult(BaseModel):
         description="hybrid: keyword and semantic; keyword: the embedding model was not available."
     )
     note: str | None = None
+    pending_embeddings: int | None = Field(
+        default=None,
+        description="Memories in the searched threads still waiting for their vector: found by keyword only "
+        "until the backfill embeds them (None in keyword-only search).",
+    )
 
 
 class ForgetResult(BaseModel):

@@ -43,10 +43,13 @@ from server.threads import Threads, thread_scope
 
 log = logging.getLogger(__name__)
 
-#: At most this many queued memories are embedded inside a recall so that it can
-#: find what was just remembered; a bigger backlog (an import) stays with the
-#: backfill thread and is keyword-searchable meanwhile.
-RECALL_DRAIN_LIMIT = 128
+#: A recall embeds the queued memories of its scope itself (so that what was just
+#: remembered is found by meaning too) only when there are at most this many and no
+#: other thread of this process is embedding: one small batch, tens of milliseconds.
+#: A bigger backlog (an import, a captured session) stays with the backfill, which
+#: commits batch by batch; the recall searches the vectors written so far, finds the
+#: rest by keyword and says how many are not embedded yet (issue 19).
+RECALL_DRAIN_LIMIT = 8
 WEAK_MATCH = ranking.WEAK_MATCH
 
 
@@ -63,7 +66,7 @@ class MemoryService:
         self.settings = settings
         self.clock = clock
         self.principal = Principal.from_settings(settings)
-        self.store = make_store(db, settings.namespace, vector_prescan_from=settings.vector_prescan_from)
+        self.store = make_store(db, settings.namespace)
         self.indexer = Indexer(self.store, embedder)
         self.files = MemoryFiles(settings.files_dir, templates_dir())
         self.files.install_templates()
@@ -328,9 +331,13 @@ class MemoryService:
         self.file_index.sync()
         note = None
         vector = None
+        waiting = 0
         if self.embedder.wait_ready(self.settings.model_wait_seconds):
-            if self.store.has_pending():
-                self.indexer.run_once(limit=RECALL_DRAIN_LIMIT)
+            waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
+            if 0 < waiting <= RECALL_DRAIN_LIMIT and self.indexer.run_once(limit=RECALL_DRAIN_LIMIT, wait=False):
+                waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
+            if waiting > RECALL_DRAIN_LIMIT:
+                waiting = self.store.pending_count(scope)
             vector = self.embedder.embed([query])[0]
         else:
             reason = (
@@ -354,7 +361,17 @@ class MemoryService:
                     f"No strong match: the best score is {memories[0].score:.2f} (strong matches score "
                     f"{WEAK_MATCH} or more); these may be unrelated."
                 )
-        return RecallResult(memories=memories, search="hybrid" if vector is not None else "keyword", note=note)
+        if vector is not None and waiting:
+            backlog = (
+                f"{waiting} memor{'y' if waiting == 1 else 'ies'} in the searched threads "
+                f"{'is' if waiting == 1 else 'are'} not embedded yet (matched by keyword only until the "
+                "backfill reaches them)."
+            )
+            note = f"{note} {backlog}" if note else backlog
+        return RecallResult(
+            memories=memories, search="hybrid" if vector is not None else "keyword", note=note,
+            pending_embeddings=waiting if vector is not None else None,
+        )
 
     # -- forget ---------------------------------------------------------------
     def forget(self, memory_id: int) -> ForgetResult:

@@ -11,7 +11,8 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -109,7 +110,9 @@ class MiniLMEmbedder:
         self._go = threading.Event()
         self._started = False
         self._start_lock = threading.Lock()
-        self._encode_lock = threading.Lock()
+        self._encode = threading.Condition()
+        self._encoding = False
+        self._queries_waiting = 0
         self.error: str | None = None
         #: What the loader is doing, for "still loading" notes.
         self.state = "the embedding model is still loading"
@@ -196,14 +199,33 @@ class MiniLMEmbedder:
             return out
         # Longest first, like sentence-transformers: each batch pads to its longest text.
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        # One encode at a time keeps two callers from fighting over the same cores.
-        with self._encode_lock:
-            for start in range(0, len(texts), self._max_batch):
-                rows = order[start : start + self._max_batch]
+        # One encode at a time keeps two callers from fighting over the same cores; a single
+        # text (a recall's query) goes ahead of the next batch of a backfill (_turn).
+        for start in range(0, len(texts), self._max_batch):
+            rows = order[start : start + self._max_batch]
+            with self._turn(first=len(texts) == 1):
                 out[rows] = self._run([texts[i] for i in rows])  # type: ignore[misc]
-            if len(texts) > 1:
-                _release_freed_memory()
+        if len(texts) > 1:
+            _release_freed_memory()
         return normalise(out)
+
+    @contextmanager
+    def _turn(self, first: bool) -> Iterator[None]:
+        """The model for one batch; `first` callers (queries) are served before waiting batches."""
+        with self._encode:
+            self._queries_waiting += first
+            try:
+                while self._encoding or (not first and self._queries_waiting):
+                    self._encode.wait()
+            finally:
+                self._queries_waiting -= first
+            self._encoding = True
+        try:
+            yield
+        finally:
+            with self._encode:
+                self._encoding = False
+                self._encode.notify_all()
 
 
 def _trimmer() -> Callable[[], object] | None:

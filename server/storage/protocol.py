@@ -185,6 +185,10 @@ class SearchIndex(Memories, Protocol):
     # the embedding queue
     def pending(self, limit: int) -> list[PendingEmbedding]: ...
     def has_pending(self) -> bool: ...
+    def pending_count(self, scope: Scope, cap: int | None = None) -> int:
+        """Live memories in `scope` (its threads; other filters ignored) still waiting for a vector,
+        counted no further than `cap`."""
+
     def store_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
         """Write the vectors of memories still waiting for one; how many were written (idempotent)."""
 
