@@ -11,13 +11,15 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from server import ranking
 from server.clock import from_millis
 from server.storage.protocol import KeywordQuery, MemoryRow, Scope, SearchIndex, TurnRef
 from server.textindex import query_terms
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,8 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
     """
     terms = query_terms(query)
     budget = ranking.KEYWORD_MATCH_BUDGET
-    counts = {t: store.match_count(KeywordQuery((t,)), budget + 1) for t in terms}
+    # Counted in the scope's threads: in a thread most terms are rare, so its whole query is ranked.
+    counts = {t: store.match_count(KeywordQuery((t,)), budget + 1, scope) for t in terms}
     rare: list[str] = []
     common: list[str] = []
     total = 0
@@ -149,7 +152,7 @@ def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: i
     keyword = keyword_hits(store, keyword_plan(store, query, scope), scope, ranking.KEYWORD_CANDIDATES)
     dense: dict[int, float] = {}
     nearest: set[int] = set()
-    if query_vector is not None and np.any(query_vector):
+    if query_vector is not None and query_vector.any():
         dense = {mid: 1.0 - dist for mid, dist in store.knn(query_vector, ranking.DENSE_CANDIDATES, scope).items()}
         nearest = set(dense)
         # Keyword hits the KNN did not reach still get their true cosine.

@@ -9,7 +9,9 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from server import validation as check
 from server.clock import Clock, iso, system_clock, to_millis
@@ -17,15 +19,7 @@ from server.config import Settings
 from server.embedding.embedders import Embedder, make_embedder
 from server.errors import InvalidInput, ModelMismatch, NotFound
 from server.embedding.backfill import Indexer
-from server.models import (
-    Principal,
-    ALL_THREADS,
-    GLOBAL_THREAD,
-    ForgetResult,
-    Memory,
-    RecallResult,
-    RememberResult,
-)
+from server.models import ALL_THREADS, GLOBAL_THREAD, Principal
 from server.config import templates_dir
 from server.files.index import FILE_SOURCE, FileIndex
 from server.files.dailylog import DailyEntry
@@ -34,12 +28,15 @@ from server.files.atomic import sweep_temp_files
 from server import ranking
 from server.redact import redact
 from server.safety import instruction_flags
-from server.search import search
+from server.search import Hit, search
 from server.storage.opener import make_store, open_database
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
 from server.global_prompts import GlobalPrompts
 from server.threads import Threads, thread_scope
+
+if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answering by keyword never builds one)
+    from server.results import ForgetResult, Memory, RecallResult, RememberResult
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +48,16 @@ log = logging.getLogger(__name__)
 #: rest by keyword and says how many are not embedded yet (issue 19).
 RECALL_DRAIN_LIMIT = 8
 WEAK_MATCH = ranking.WEAK_MATCH
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a recall found, before it becomes a RecallResult (MemoryService.find)."""
+
+    hits: list[Hit]
+    search: str  # "hybrid" | "keyword"
+    note: str | None
+    pending_embeddings: int | None
 
 
 def content_hash(content: str) -> str:
@@ -214,6 +221,8 @@ class MemoryService:
         # token's user and agent over HTTP); recorded on the memory for provenance.
         # daily=False keeps it out of the daily log (conversation turns captured by
         # the hooks: the log is a person's journal, not a transcript).
+        from server.results import RememberResult
+
         author = author or self.principal
         content = check.text(content, "content", self.settings.max_content_bytes)
         # Secrets never reach the database or the daily log in plain text.
@@ -309,6 +318,28 @@ class MemoryService:
         until: str | datetime | None = None,
         min_score: float = 0.0,
     ) -> RecallResult:
+        from server.results import RecallResult
+
+        found = self.find(query, k, thread, kinds, tags, since, until, min_score)
+        return RecallResult(
+            memories=[_memory(h.row, score=h.score, match=h.match) for h in found.hits],
+            search=found.search,  # type: ignore[arg-type]
+            note=found.note,
+            pending_embeddings=found.pending_embeddings,
+        )
+
+    def find(  # noqa: PLR0913
+        self,
+        query: str,
+        k: int = 5,
+        thread: str | None = None,
+        kinds: list[str] | None = None,
+        tags: list[str] | None = None,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        min_score: float = 0.0,
+    ) -> Found:
+        """recall without the result model: the hits as store rows (what a hook process uses)."""
         query = check.text(query, "query", self.settings.max_query_chars * 4, "MEMVAULT_MAX_QUERY_CHARS")
         if len(query) > self.settings.max_query_chars:
             raise InvalidInput(
@@ -347,10 +378,10 @@ class MemoryService:
             )
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
         hits = search(self.store, query, vector, k, scope)
-        memories = [_memory(h.row, score=h.score, match=h.match) for h in hits if h.score >= min_score]
+        memories = [h for h in hits if h.score >= min_score]
         if memories:
             with self.db.write() as conn:
-                self.store.mark_recalled(conn, [m.id for m in memories], to_millis(self.clock()))
+                self.store.mark_recalled(conn, [m.memory_id for m in memories], to_millis(self.clock()))
         if note is None:
             if not memories:
                 note = "No stored memory matches this query in the searched threads" + (
@@ -368,13 +399,13 @@ class MemoryService:
                 "backfill reaches them)."
             )
             note = f"{note} {backlog}" if note else backlog
-        return RecallResult(
-            memories=memories, search="hybrid" if vector is not None else "keyword", note=note,
-            pending_embeddings=waiting if vector is not None else None,
-        )
+        return Found(memories, "hybrid" if vector is not None else "keyword", note,
+                     waiting if vector is not None else None)
 
     # -- forget ---------------------------------------------------------------
     def forget(self, memory_id: int) -> ForgetResult:
+        from server.results import ForgetResult
+
         memory_id = check.memory_id(memory_id)
         now = to_millis(self.clock())
         with self.db.write() as conn:
@@ -415,6 +446,8 @@ def _label(row: MemoryRow) -> str | None:
 
 
 def _memory(row: MemoryRow, score: float | None = None, match: str | None = None) -> Memory:
+    from server.results import Memory
+
     return Memory(
         id=row.id,
         content=row.content,

@@ -143,7 +143,7 @@ def test_migrated_store_opens_in_the_service_and_recalls(tmp_path):
 def route(request, monkeypatch):
     """Every search test runs on both routes: vec0 partitions, and the sidecar (forced for any scope)."""
     if request.param == "sidecar":
-        monkeypatch.setattr("server.storage.sqlite.store.VEC0_SCOPE_MAX", -1)
+        monkeypatch.setattr("server.storage.sqlite.vectors.VEC0_SCOPE_MAX", -1)
     return request.param
 
 
@@ -211,7 +211,7 @@ def test_a_writer_that_died_before_appending_is_caught_up_by_a_reader(tmp_path, 
     first, second = Database(path), Database(path)
     migrate(first, SchemaContext(dimensions=DIMS))
     a, b = Store(first, "default"), Store(second, "default")
-    monkeypatch.setattr("server.storage.sqlite.store.VEC0_SCOPE_MAX", -1)
+    monkeypatch.setattr("server.storage.sqlite.vectors.VEC0_SCOPE_MAX", -1)
     assert a.knn(_unit(0), 5, Scope()) == {}
     monkeypatch.setattr(b._vectors, "sync", lambda *args, **kw: None)  # committed, never appended
     ids = [_add(b, "t", _unit(n)) for n in range(5)]
@@ -224,7 +224,7 @@ def test_a_writer_that_died_before_appending_is_caught_up_by_a_reader(tmp_path, 
 
 def test_a_sidecar_behind_the_pruned_log_or_lost_is_rebuilt_from_vec0(tmp_path, monkeypatch):
     monkeypatch.setattr(vecindex, "CHANGES_KEPT", 3)
-    monkeypatch.setattr("server.storage.sqlite.store.VEC0_SCOPE_MAX", -1)
+    monkeypatch.setattr("server.storage.sqlite.vectors.VEC0_SCOPE_MAX", -1)
     path = tmp_path / "shared.db"
     first, second = Database(path), Database(path)
     migrate(first, SchemaContext(dimensions=DIMS))
@@ -287,6 +287,7 @@ def test_recall_at_10_of_the_sidecar_against_exact_search(tmp_path, monkeypatch)
     and re-scores exactly; the vec0 route is exact. Shares scaled so that the approximate path runs
     on 3,000 rows."""
     monkeypatch.setattr(sidecar_mod, "FLOOR", 150)
+    monkeypatch.setattr(sidecar_mod, "EXACT_ROWS", 0)
     monkeypatch.setattr(sidecar_mod, "NARROW", 0.05)
     monkeypatch.setattr(sidecar_mod, "WIDE", 0.3)
     dims = 128
@@ -350,7 +351,7 @@ def test_keyword_search_over_every_thread_matches_the_joined_plan(tmp_path):
 
 def test_reembed_replaces_every_vector(service, monkeypatch):
     monkeypatch.setattr(vecindex, "CHANGES_KEPT", 2)  # the reset prunes the log past what the sidecar saw
-    monkeypatch.setattr("server.storage.sqlite.store.VEC0_SCOPE_MAX", -1)
+    monkeypatch.setattr("server.storage.sqlite.vectors.VEC0_SCOPE_MAX", -1)
     ids = [service.remember(f"kafka consumer group number {n}", thread="t").id for n in range(5)]
     service.indexer.run_once()
     before = service.recall("kafka consumer group", thread="t", k=10).memories

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import logging
 import threading
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from server.embedding.embedders import Embedder
 from server.embedding.passages import passages
 from server.storage.protocol import SearchIndex
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 

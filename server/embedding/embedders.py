@@ -14,9 +14,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
+if TYPE_CHECKING:  # imported where vectors are made: a hook process that never embeds skips NumPy
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,8 @@ class Embedder(Protocol):
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.ndim == 1:
         vectors = vectors[None, :]
@@ -65,6 +68,8 @@ class HashEmbedder:
         return words + grams
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for row, text in enumerate(texts):
             for feature in self._features(text):
@@ -194,6 +199,8 @@ class MiniLMEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not self.wait_ready(timeout=600):
             raise RuntimeError(f"the embedding model is not available: {self.error or 'still loading'}")
+        import numpy as np
+
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         if not texts:
             return out

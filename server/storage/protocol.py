@@ -28,9 +28,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from server.storage.records import (
     GLOBAL,
@@ -160,8 +161,9 @@ class ThreadsAndPrompts(Namespaced, Protocol):
 
 
 class SearchIndex(Memories, Protocol):
-    def match_count(self, query: KeywordQuery, cap: int) -> int:
-        """How many index rows match `query`, counting no further than `cap` (cost bounded by it)."""
+    def match_count(self, query: KeywordQuery, cap: int, scope: Scope = Scope()) -> int:
+        """How many index rows in the scope's threads match `query` (kind/time/tag filters ignored),
+        counting no further than `cap` (cost bounded by it)."""
 
     def keyword(self, query: KeywordQuery, limit: int, scope: Scope) -> dict[int, float]:
         """Keyword matches as {id: rank}, best first; more negative is better (bm25's sign) and only

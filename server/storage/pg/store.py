@@ -429,12 +429,15 @@ class PgStore:
         return conn.execute("DELETE FROM global_prompts WHERE name = %s", (name,)).rowcount > 0
 
     # -- search index -------------------------------------------------------------
-    def match_count(self, query: KeywordQuery, cap: int) -> int:
-        """Live memories of the tenant matching `query`, counted up to `cap`."""
+    def match_count(self, query: KeywordQuery, cap: int, scope: Scope = Scope()) -> int:
+        """Live memories of the tenant in the scope's threads matching `query`, counted up to `cap`."""
         matching = _matching(query)
         if matching is None:
             return 0
         _, live, params = matching
+        if scope.threads is not None:
+            live += " AND thread = ANY(%s)"
+            params = [*params, list(scope.threads)]
         with self.db.read() as conn:
             return conn.execute(f"SELECT count(*) FROM (SELECT 1 {live} LIMIT %s) AS hits", (*params, cap)).fetchone()[0]
 

@@ -9,11 +9,10 @@ searched there for thread scopes and through a shared sidecar file otherwise (ve
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from server import ranking
 from server.clock import from_millis
@@ -44,7 +43,11 @@ from server.storage.protocol import (
 )
 from server.storage.sqlite.db import Database
 from server.storage.sqlite.migrations import PASSAGE_SLOTS
-from server.storage.sqlite.vectors import VEC0_SCOPE_MAX, VectorIndex, prune_changes
+
+if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
+    import numpy as np  # process answering by keyword never imports them (bench/hooks.py)
+
+    from server.storage.sqlite.vectors import VectorIndex
 from server.textindex import context_text
 
 MEMORY_COLUMNS = (
@@ -91,6 +94,30 @@ def fts5_match(query: KeywordQuery) -> str | None:
     return expression
 
 
+def scope_token(namespace: str, thread: str) -> str:
+    """The word a memory's `scope` column holds in the keyword index: its namespace and thread.
+
+    One token per row (weight 0 in bm25), so `<terms> AND scope:(<thread> OR <global>)` makes
+    FTS5 intersect the terms' doclists with the scope's: a search in a thread costs what the
+    thread's matches cost, not the store's (docs/design/vec0-index.md). Hex of a hash: any thread
+    name becomes one tokenizer-safe word of fixed length; 't' a thread, 'g' the global memories.
+    """
+    digest = hashlib.sha1(f"{namespace}\x00{thread}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return ("g" if thread == GLOBAL else "t") + digest
+
+
+def _in_scope(expression: str, namespace: str, threads: Sequence[str] | None) -> str:
+    """`expression` limited to memories of these threads (no limit when threads is None)."""
+    if threads is None:
+        return expression
+    tokens = " OR ".join(scope_token(namespace, t) for t in threads)
+    return f"({expression}) AND scope : ({tokens})"
+
+
+#: bm25's column weights: the memory's own words, a turn's context, the scope token (never ranked).
+_BM25 = f"bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}, 0.0)"
+
+
 def _in(values: Sequence[Any]) -> str:
     return "(" + ",".join("?" * len(values)) + ")"
 
@@ -126,7 +153,15 @@ class Store:
     def __init__(self, db: Database, namespace: str) -> None:
         self.db = db
         self.namespace = namespace
-        self._vectors = VectorIndex(db.path, namespace)
+        self._index: VectorIndex | None = None
+
+    @property
+    def _vectors(self) -> VectorIndex:
+        if self._index is None:
+            from server.storage.sqlite.vectors import VectorIndex
+
+            self._index = VectorIndex(self.db.path, self.namespace)
+        return self._index
 
     # -- meta ---------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
@@ -188,7 +223,20 @@ class Store:
             conn.execute("INSERT INTO daily_log_queue(memory_id, queued_at) VALUES (?, ?)", (memory_id, new.updated_at))
         return memory_id
 
+    @staticmethod
+    def fts_writer(table: str) -> Callable[[Any, int, str], None]:
+        """fts_insert into another table of the same columns (the migration that rebuilds the index)."""
+
+        def write(conn: Any, memory_id: int, text: str) -> None:
+            Store._fts_insert(conn, table, memory_id, text)
+
+        return write
+
     def fts_insert(self, conn: Any, memory_id: int, text: str) -> None:
+        self._fts_insert(conn, "memory_fts", memory_id, text)
+
+    @staticmethod
+    def _fts_insert(conn: Any, table: str, memory_id: int, text: str) -> None:
         """Index a memory's terms; a conversation turn also gets the turns just before it as context.
 
         Context is up to CONTEXT_PREVIOUS earlier live turns of the same thread, each
@@ -196,22 +244,25 @@ class Store:
         Other kinds are self-contained statements: their neighbours are unrelated
         memories that happen to be written minutes apart, so they get no context.
         """
-        row = conn.execute("SELECT thread, created_at, kind FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        row = conn.execute("SELECT thread, created_at, kind, namespace FROM memories WHERE id = ?",
+                           (memory_id,)).fetchone()
         context = None
         if row is not None and row[2] == CONVERSATION_KIND:
-            thread, created_at, _ = row
+            thread, created_at, _, _ = row
             previous = conn.execute(
                 "SELECT content, created_at FROM memories WHERE namespace = ? AND thread = ? AND kind = ? "
                 "AND deleted_at IS NULL AND (created_at < ? OR (created_at = ? AND id < ?)) "
                 "ORDER BY created_at DESC, id DESC LIMIT ?",
-                (self.namespace, thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
+                (row[3], thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
             ).fetchall()
             # ranking owns the rule (how many turns, what gap breaks a session)
             rows = list(reversed(previous))  # oldest first, then this memory
             order = [(n, from_millis(at)) for n, (_, at) in enumerate(rows)] + [(len(rows), from_millis(created_at))]
             chain = [rows[n][0] for n in ranking.context_ids(order, len(rows))]
             context = context_text(chain) or None
-        conn.execute("INSERT INTO memory_fts(rowid, text, context) VALUES (?, ?, ?)", (memory_id, text, context))
+        scope = scope_token(row[3], row[0]) if row is not None else None
+        conn.execute(f"INSERT INTO {table}(rowid, text, context, scope) VALUES (?, ?, ?, ?)",
+                     (memory_id, text, context, scope))
 
     def fts_delete(self, conn: Any, memory_id: int) -> None:
         conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
@@ -412,11 +463,13 @@ class Store:
         return cur.rowcount > 0
 
     # -- search index -------------------------------------------------------------
-    def match_count(self, query: KeywordQuery, cap: int) -> int:
-        """FTS5 rows (every namespace of the file) matching `query`, counted up to `cap`."""
+    def match_count(self, query: KeywordQuery, cap: int, scope: Scope = Scope()) -> int:
+        """FTS5 rows matching `query` in the scope's threads (every namespace of the file when
+        threads is None), counted up to `cap`."""
         expression = fts5_match(query)
         if expression is None:
             return 0
+        expression = _in_scope(expression, self.namespace, scope.threads)
         # Without bm25 a match costs a doclist step (~0.05 us), and LIMIT stops the walk.
         sql = "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)"
         with self.db.read() as conn:
@@ -432,6 +485,8 @@ class Store:
         expression, window = fts5_match(query), query.newest
         if expression is None:
             return {}
+        # In threads, FTS5 itself keeps to the scope (scope_token): only the scope's matches are ranked.
+        expression = _in_scope(expression, self.namespace, scope.threads)
         if scope == Scope():
             top = self._keyword_unscoped(expression, limit, window)
             if top is not None:
@@ -443,7 +498,7 @@ class Store:
             where.append(f"m.id IN (SELECT memory_id FROM memory_tags WHERE tag IN {_in(scope.tags)})")
             params.extend(scope.tags)
         sql = (
-            f"SELECT f.rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts f "
+            f"SELECT f.rowid, {_BM25} AS rank FROM memory_fts f "
             "JOIN memories m ON m.id = f.rowid WHERE "
             + " AND ".join(where)
         )
@@ -463,8 +518,7 @@ class Store:
         """
         fetch = 2 * limit
         sql, extra = _windowed(
-            f"SELECT rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts "
-            "WHERE memory_fts MATCH ?",
+            f"SELECT rowid, {_BM25} AS rank FROM memory_fts WHERE memory_fts MATCH ?",
             "rowid",
             window,
         )
@@ -489,19 +543,22 @@ class Store:
         expression = fts5_match(query)
         if expression is None:
             return 0
-        # The matches are materialised once (one pass over the term's doclist) and the
-        # scope's rows, read from the (namespace, thread) index, are probed against
-        # them. Written the other way round, SQLite ran one full-text query per memory
-        # of the scope: 0.24-0.6 s per term at 100k memories against 16-47 ms this way.
-        sql = "SELECT count(*) FROM memories m WHERE m.namespace = ? AND m.deleted_at IS NULL"
-        params: list[Any] = [self.namespace]
         if scope.threads is not None:
-            sql += f" AND m.thread IN {_in(scope.threads)}"
-            params.extend(scope.threads)
-        sql += " AND m.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?)"
-        params.append(expression)
+            # The index holds live memories only, and the scope token names the namespace: a
+            # count of the scope's matches, whatever the store's size.
+            with self.db.read() as conn:
+                return conn.execute(
+                    "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?",
+                    (_in_scope(expression, self.namespace, scope.threads),),
+                ).fetchone()[0]
+        # The matches are materialised once (one pass over the term's doclist) and the
+        # namespace's rows probed against them.
+        sql = (
+            "SELECT count(*) FROM memories m WHERE m.namespace = ? AND m.deleted_at IS NULL "
+            "AND m.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?)"
+        )
         with self.db.read() as conn:
-            return conn.execute(sql, params).fetchone()[0]
+            return conn.execute(sql, (self.namespace, expression)).fetchone()[0]
 
     def scope_size(self, scope: Scope) -> int:
         """Live memories a search over `scope` covers (kind/time/tag filters ignored)."""
@@ -517,6 +574,8 @@ class Store:
         """Nearest live memories by cosine distance (1 - cosine) of their best passage, every filter
         applied before the top-k cut: vec0 for scopes of up to VEC0_SCOPE_MAX rows (exact), else
         the sidecar, whose candidates are re-checked against `memories`."""
+        from server.storage.sqlite import vectors as vec
+
         index = self._vectors
         with self.db.read() as conn:
             ids = None
@@ -526,7 +585,7 @@ class Store:
                 if not ids:
                     return {}
             side = self._sidecar(conn)
-            if side is None or (scope.threads is not None and index.scope_rows(conn, scope.threads) <= VEC0_SCOPE_MAX):
+            if side is None or (scope.threads is not None and index.scope_rows(conn, scope.threads) <= vec.VEC0_SCOPE_MAX):
                 return dict(index.vec0_knn(conn, vector, k, scope.threads, scope.kinds, scope.since, scope.until, ids))
             found = index.sidecar_knn(side, vector, 2 * k, scope.threads, scope.kinds, scope.since, scope.until, ids)
             if not found:
@@ -560,6 +619,8 @@ class Store:
     def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
         """Cosine similarity of the query to these memories' best passage (those that have a vector):
         the sidecar's float16 rows (error < 1e-4), vec0's for what it does not hold yet."""
+        import numpy as np
+
         query = np.asarray(vector, dtype=np.float32)
         qnorm = float(np.linalg.norm(query))
         with self.db.read() as conn:
@@ -636,6 +697,10 @@ class Store:
         appends them to the shared sidecar (vectors.py), unless it is inside a caller's
         transaction (then the next search applies them).
         """
+        import numpy as np
+
+        from server.storage.sqlite.vectors import prune_changes
+
         written: dict[int, np.ndarray] = {}
         with self.db.write() as conn:
             queued = [m for m in vectors if conn.execute(
@@ -676,6 +741,8 @@ class Store:
 
             conn.execute("DROP TABLE vec_memories")
             conn.execute(vec0_ddl(dimensions))
+        from server.storage.sqlite.vectors import prune_changes
+
         prune_changes(conn)
         conn.execute("INSERT OR IGNORE INTO pending_embeddings(memory_id) SELECT id FROM memories")
         return conn.execute("SELECT count(*) FROM pending_embeddings").fetchone()[0]

@@ -41,8 +41,9 @@ log = logging.getLogger(__name__)
 
 #: Entries of vector_changes kept after a write. A sidecar further behind is rebuilt from vec0.
 CHANGES_KEPT = 100_000
-#: Scopes of at most this many rows are searched in vec0 (exact, cost of the scope's size).
-VEC0_SCOPE_MAX = 50_000
+#: Scopes of at most this many rows are searched in vec0 (exact, cost of the scope's size: ~2 ms
+#: per 1,000 rows here); larger ones (a thread holding much of a big store) go to the sidecar.
+VEC0_SCOPE_MAX = 20_000
 #: vec0 returns at most this many rows per KNN.
 VEC0_K_MAX = 4096
 #: Compact the sidecar when tombstones pass this share of its rows (and REBUILD_MIN rows).
@@ -68,14 +69,15 @@ def memory_of(row_ids: np.ndarray) -> np.ndarray:
 
 
 def best_per_memory(row_ids: Sequence[int] | np.ndarray, sims: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """(memory id, cosine distance) of the k memories with the nearest rows, nearest first."""
-    best: dict[int, float] = {}
-    for row_id, sim in zip(np.asarray(row_ids).tolist(), np.asarray(sims, dtype=np.float64).tolist()):
-        memory_id = row_id // PASSAGE_SLOTS
-        if sim == sim and sim > best.get(memory_id, -np.inf):  # NaN: a zero vector matches nothing
-            best[memory_id] = sim
-    ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))[:k]
-    return [(memory_id, 1.0 - sim) for memory_id, sim in ranked]
+    """(memory id, cosine distance) of the k memories with the nearest rows, nearest first (ties by id)."""
+    row_ids = np.asarray(row_ids, dtype=np.int64)
+    sims = np.asarray(sims, dtype=np.float64)
+    keep = ~np.isnan(sims)  # NaN: a zero vector matches nothing
+    memories, sims = row_ids[keep] // PASSAGE_SLOTS, sims[keep]
+    order = np.lexsort((memories, -sims))
+    _, first = np.unique(memories[order], return_index=True)  # each memory's best row
+    best = order[np.sort(first)[:k]]
+    return [(int(m), 1.0 - float(v)) for m, v in zip(memories[best], sims[best])]
 
 
 class VectorIndex:
