@@ -365,3 +365,29 @@ def test_reembed_replaces_every_vector(service, monkeypatch):
 
 def test_the_retired_prescan_setting_is_gone():
     assert not hasattr(Settings(), "vector_prescan_from")
+
+
+def test_a_writer_killed_between_appending_and_publishing_leaves_no_duplicate(tmp_path, monkeypatch):
+    path = tmp_path / "shared.db"
+    first, second = Database(path), Database(path)
+    migrate(first, SchemaContext(dimensions=DIMS))
+    a, b = Store(first, "default"), Store(second, "default")
+    monkeypatch.setattr(vecindex, "VEC0_SCOPE_MAX", -1)
+    kept = _add(b, "t", _unit(1))
+    real_publish = sidecar_mod.Sidecar.publish
+
+    def killed(self, applied):
+        raise KeyboardInterrupt("killed after writing rows, before publishing them")
+
+    monkeypatch.setattr(sidecar_mod.Sidecar, "publish", killed)
+    with b.db.write() as conn:
+        new = _insert(b, conn, "t", "written, then its process died")
+    with pytest.raises(KeyboardInterrupt):
+        b.store_vectors({new: _unit(2)})  # committed in SQLite; the sidecar rows written, not published
+    monkeypatch.setattr(sidecar_mod.Sidecar, "publish", real_publish)
+    assert sorted(a.knn(_unit(2), 5, Scope())) == sorted([kept, new])
+    side = a._vectors._current()
+    assert side.count == 2 and side.applied == first.conn.execute("SELECT max(seq) FROM vector_changes").fetchone()[0]
+    assert sorted(side.column("ids").tolist()) == sorted([kept * PASSAGE_SLOTS, new * PASSAGE_SLOTS])
+    first.close()
+    second.close()

@@ -115,6 +115,7 @@ class Sidecar:
             os.close(self._fd)
             raise
         self.mean = np.frombuffer(self._map, dtype="<f4", count=self.dims, offset=MEAN_AT).copy()
+        self._end: int | None = None  # rows written by this process but not yet published
 
     @classmethod
     def create(cls, path: Path, dims: int, capacity: int, mean: np.ndarray, applied: int, fitted: int) -> Sidecar:
@@ -162,8 +163,12 @@ class Sidecar:
                           d if dead is None else dead, a if applied is None else applied, f)
         os.pwrite(self._fd, head, 0)
 
-    def set_applied(self, seq: int) -> None:
-        self._set_head(applied=seq)
+    def publish(self, applied: int) -> None:
+        """Make the rows appended since the last publish visible, together with the log position they
+        bring the file to: one write of the header, so a process killed in the middle of an apply
+        leaves the file as it was published (the next apply writes the same rows again)."""
+        self._set_head(count=self._end if self._end is not None else None, applied=applied)
+        self._end = None
 
     # -- columns ----------------------------------------------------------------
     def column(self, name: str, n: int | None = None) -> np.ndarray:
@@ -177,9 +182,14 @@ class Sidecar:
         offset, dtype, width = self._at[name]
         os.pwrite(self._fd, np.ascontiguousarray(values, dtype=dtype).tobytes(), offset + start * dtype.itemsize * width)
 
+    @property
+    def end(self) -> int:
+        """Rows written, published or not (this process's view while it applies)."""
+        return self.count if self._end is None else self._end
+
     def append(self, block: Block) -> int:
-        """Write the block's rows after the last one, then make them visible; the first row's number."""
-        start = self.count
+        """Write the block's rows after the last one (visible at the next `publish`); the first row's number."""
+        start = self.end
         if start + len(block) > self.capacity:
             raise OverflowError("sidecar full")
         vectors = np.asarray(block.vectors, dtype=np.float32)
@@ -190,7 +200,7 @@ class Sidecar:
         self._write("deleted", start, block.deleted)
         self._write("bits", start, np.packbits(vectors > self.mean, axis=1))
         self._write("half", start, vectors.astype("<f2"))
-        self._set_head(count=start + len(block))
+        self._end = start + len(block)
         return start
 
     def tombstone(self, rows: np.ndarray) -> None:

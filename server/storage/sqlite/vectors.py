@@ -202,7 +202,7 @@ class VectorIndex:
             else:
                 self._map_rows(side)
                 side = self._apply(conn, side, top, fresh or {})
-            side.set_applied(top)
+            side.publish(top)
             if side.dead > max(REBUILD_MIN, DEAD_SHARE * side.count) or (
                 side.count - side.dead >= max(2 * side.fitted, 1000)
             ):
@@ -322,7 +322,7 @@ class VectorIndex:
         if blocks:
             block = Block(*(np.concatenate([getattr(b, f) for b in blocks]) for f in
                             ("ids", "vectors", "created", "thread", "kind", "deleted")))
-            if side.count + len(block) > side.capacity:
+            if side.end + len(block) > side.capacity:
                 side = self._rewrite(side, extra=len(block))
             side.append(block)
         return side
@@ -361,9 +361,11 @@ class VectorIndex:
                 kind=np.asarray([text_code(r[4]) for r in rows], np.uint32),
                 deleted=np.asarray([r[5] for r in rows], np.uint8),
             )
-            if side.count + len(block) > side.capacity:
+            if side.end + len(block) > side.capacity:
+                side.publish(top)
                 side = self._rewrite(side, extra=len(block))
             side.append(block)
+        side.publish(top)
         self._side = side
         return side
 
@@ -384,6 +386,7 @@ class VectorIndex:
                 thread=side.column("thread")[rows], kind=side.column("kind")[rows],
                 deleted=side.column("deleted")[rows],
             ))
+        new.publish(applied)
         new.close()
         os.replace(new_path, self.path)
         self._drop()
