@@ -74,6 +74,10 @@ def best_per_memory(row_ids: Sequence[int] | np.ndarray, sims: np.ndarray, k: in
     sims = np.asarray(sims, dtype=np.float64)
     keep = ~np.isnan(sims)  # NaN: a zero vector matches nothing
     memories, sims = row_ids[keep] // PASSAGE_SLOTS, sims[keep]
+    if len(sims) > 8 * k:  # the best rows first: enough distinct memories among them in nearly every search
+        top = np.argpartition(-sims, 8 * k - 1)[: 8 * k]
+        if len(np.unique(memories[top])) >= k and k > 0:
+            memories, sims = memories[top], sims[top]
     order = np.lexsort((memories, -sims))
     _, first = np.unique(memories[order], return_index=True)  # each memory's best row
     best = order[np.sort(first)[:k]]
@@ -375,14 +379,14 @@ class VectorIndex:
         ids = side.column("ids")
         live = np.flatnonzero(ids >= 0)
         sample = live[np.linspace(0, len(live) - 1, min(len(live), MEAN_SAMPLE)).astype(np.int64)] if len(live) else live
-        mean = fit_mean(side.read_half(sample), side.dims)
+        mean = fit_mean(side.read_half(sample).astype(np.float32), side.dims)
         applied = side.applied
         new_path = self.path.with_suffix(".new")
         new = Sidecar.create(new_path, side.dims, 2 * (len(live) + extra), mean, applied, len(live))
         for start in range(0, len(live), 65536):
             rows = live[start : start + 65536]
             new.append(Block(
-                ids=ids[rows], vectors=side.read_half(rows), created=side.column("created")[rows],
+                ids=ids[rows], vectors=side.read_half(rows).astype(np.float32), created=side.column("created")[rows],
                 thread=side.column("thread")[rows], kind=side.column("kind")[rows],
                 deleted=side.column("deleted")[rows],
             ))
@@ -424,7 +428,7 @@ class VectorIndex:
 
     def sidecar_cosines(self, side: Sidecar, query: np.ndarray, memory_ids: Sequence[int]) -> dict[int, float]:
         """Best-passage cosine of these memories from the sidecar's float16 rows (those it holds)."""
-        wanted = {m: self.rows_of(side, m) for m in memory_ids}
+        wanted = {m: self.rows_of(side, m) for m in memory_ids}  # float16 rows, scored as float32 below
         rows = np.sort(np.concatenate([r for r in wanted.values() if len(r)] or [np.zeros(0, np.int64)]))
         if not len(rows):
             return {}
