@@ -163,7 +163,7 @@ class MemoryService:
     def _drain_queue(self, total: int, progress: Callable[[int, int], None] | None) -> int:
         """Embed the queue batch by batch until it is empty; returns how many were embedded."""
         done = 0
-        while count := self.indexer.run_once(limit=512):
+        while count := self.indexer.run_once(limit=512, batch_size=64):  # the caller waits for all of it
             done += count
             if progress:
                 progress(done, max(total, done))

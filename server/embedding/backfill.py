@@ -45,18 +45,21 @@ class Indexer:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def run_once(self, limit: int | None = None, wait: bool = True) -> int:
+    def run_once(self, limit: int | None = None, wait: bool = True, batch_size: int | None = None) -> int:
         """Embed up to `limit` pending memories (all when None); returns how many got a vector.
 
         Each batch takes the lock and commits on its own. With `wait=False` the call gives
         up (returning what it did) instead of waiting for a batch another thread is running.
+        `batch_size` overrides the small default where nobody waits behind it (an import that
+        the user runs and waits for: bigger batches embed ~10% faster).
         """
         done = 0
+        batch_size = batch_size or self.batch_size
         while limit is None or done < limit:
             if not self._lock.acquire(blocking=wait):
                 break
             try:
-                size = self.batch_size if limit is None else min(self.batch_size, limit - done)
+                size = batch_size if limit is None else min(batch_size, limit - done)
                 batch = self.store.pending(size)
                 if not batch:
                     break
