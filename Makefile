@@ -15,7 +15,7 @@ INSTALLED := $(VENV)/.installed
 TEST_INSTALLED := $(VENV)/.installed-test
 MODEL_READY := $(VENV)/.model-ready
 
-.PHONY: serve install install-test test bench
+.PHONY: serve install install-test test bench browser screenshots
 
 # stdout of `make serve` is the MCP channel: make's echo and pip's chatter go to stderr.
 $(BIN)/python:
@@ -45,8 +45,28 @@ $(TEST_INSTALLED): $(BIN)/python $(SOURCES)
 
 install-test: $(TEST_INSTALLED)
 
-test: install-test
+# The web page's browser tests drive the system's Chromium (Debian's package) through Playwright;
+# Playwright never downloads a browser of its own. Installed with apt-get when missing, which
+# needs root (CI runs as root); elsewhere install `chromium` yourself, or the browser tests skip.
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "installing chromium for the browser tests (apt-get)"; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 || \
+			{ DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }; \
+		else \
+			echo "no $(CHROMIUM): the browser tests will be skipped (install chromium to run them)" >&2; \
+		fi; \
+	fi
+
+test: install-test browser
 	$(BIN)/python -m pytest
+
+# The README's screenshots of the web page, made by its browser tests.
+screenshots: install-test browser
+	MEMVAULT_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q tests/test_web_browser.py
 
 # The whole suite at full size (the README's figures); `bench/run.py --quick` is the CI size.
 bench: install-test

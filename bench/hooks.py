@@ -53,7 +53,7 @@ PROMPTS = QUERIES + [
 def build(home: Path, size: int) -> float:
     """`size` memories in THREAD and `size` more in other threads, inserted in bulk through the store."""
     from server.config import Settings
-    from server.hooks.run import open_light
+    from server.hooks.work import open_light
     from server.service import content_hash
     from server.storage.sqlite.store import NewMemory
     from server.textindex import index_text
@@ -223,7 +223,7 @@ def capture_cost(work: Path) -> dict:
     from server.config import Settings
     from server.hooks.capture import capture
     from server.hooks.protocol import HookInput
-    from server.hooks.run import hooks_dir, open_light
+    from server.hooks.work import hooks_dir, open_light
     from server.hooks.sessions import Sessions
 
     repo = work / THREAD

@@ -47,6 +47,7 @@ SUITE = (
     Bench("backlog", "backlog.py", needs_model=True),  # recall during a 10k embedding backlog; --quick: hash
     Bench("http_load", "http_load.py"),
     Bench("http_load_pg", "http_load.py", full=("--postgres",), quick=("--postgres", "--quick")),
+    Bench("http_sessions", "http_sessions.py"),
     Bench("pg_store", "pg_store.py"),
     Bench("pg_scale", "pg_scale.py"),
     Bench("migrate", "migrate.py"),
@@ -54,6 +55,7 @@ SUITE = (
     Bench("secrets_fp", "secrets_fp.py", quick=()),
     Bench("hooks", "hooks.py"),  # spawned hook latency at 10k/100k memories, capture cost
     Bench("value_hooks", "value_hooks.py"),  # later sessions answered by injected context alone
+    Bench("poisoning", "poisoning.py", quick=()),
 )
 
 

@@ -133,7 +133,7 @@ def add_noise(home: Path, count: int) -> None:
     from corpus import memories
 
     from server.config import Settings
-    from server.hooks.run import open_light
+    from server.hooks.work import open_light
 
     service = open_light(Settings(home=home, embedder="hash"), create=True)
     assert service is not None
@@ -149,7 +149,7 @@ def crowd(home: Path, thread: str, count: int, seed: int) -> None:
     from corpus import memories
 
     from server.config import Settings
-    from server.hooks.run import open_light
+    from server.hooks.work import open_light
 
     service = open_light(Settings(home=home, embedder="hash"), create=True)
     assert service is not None

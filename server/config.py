@@ -122,6 +122,11 @@ class Settings:
     http_allowed_origins: str = ""
     # Largest HTTP request body; bigger ones get 413 before they are read.
     http_max_body_bytes: int = 1024 * 1024
+    # An MCP session with no request in flight for this long is closed (its id then gets 404
+    # and the client starts a new one); each costs ~22 KB while open.
+    http_session_idle_seconds: float = 1800.0
+    # Open sessions one bearer token may hold at once (a new one past this gets 429).
+    http_sessions_per_token: int = 32
     # OAuth resource-server mode (http_auth = "oauth"): this server's MCP URL as clients
     # reach it (the token audience), the authorization server, its introspection endpoint
     # and the credentials memvault introspects with, the claim naming the tenant, and
@@ -194,6 +199,13 @@ class Settings:
             raise SetupError(f"MEMVAULT_HTTP_PORT={settings.http_port}: use a port from 1 to 65535")
         if settings.embed_runtime not in ("onnx", "numpy", "torch"):
             raise SetupError(f"MEMVAULT_EMBED_RUNTIME={settings.embed_runtime!r}: use 'onnx' (default), 'numpy' or 'torch'")
+        import math
+
+        if not (math.isfinite(settings.http_session_idle_seconds) and settings.http_session_idle_seconds > 0):
+            raise SetupError(
+                f"MEMVAULT_HTTP_SESSION_IDLE_SECONDS={settings.http_session_idle_seconds}: use a number of seconds "
+                "above 0, e.g. 1800 (idle HTTP sessions are closed after it)"
+            )
         if not 0.0 < settings.dedupe_threshold <= 1.0:
             raise SetupError(f"MEMVAULT_DEDUPE_THRESHOLD={settings.dedupe_threshold}: use a cosine similarity in (0, 1], e.g. 0.92")
         return settings
@@ -212,6 +224,7 @@ _LIMITS = (
     ("pg_ef_search", "MEMVAULT_PG_EF_SEARCH"),
     ("pg_pool_size", "MEMVAULT_PG_POOL_SIZE"),
     ("http_max_body_bytes", "MEMVAULT_HTTP_MAX_BODY_BYTES"),
+    ("http_sessions_per_token", "MEMVAULT_HTTP_SESSIONS_PER_TOKEN"),
 )
 
 _ENV: tuple[tuple[str, str, type], ...] = (
@@ -248,6 +261,8 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("http_allowed_hosts", "MEMVAULT_HTTP_ALLOWED_HOSTS", str),
     ("http_allowed_origins", "MEMVAULT_HTTP_ALLOWED_ORIGINS", str),
     ("http_max_body_bytes", "MEMVAULT_HTTP_MAX_BODY_BYTES", int),
+    ("http_session_idle_seconds", "MEMVAULT_HTTP_SESSION_IDLE_SECONDS", float),
+    ("http_sessions_per_token", "MEMVAULT_HTTP_SESSIONS_PER_TOKEN", int),
     ("http_public_url", "MEMVAULT_HTTP_PUBLIC_URL", str),
     ("oauth_issuer", "MEMVAULT_OAUTH_ISSUER", str),
     ("oauth_introspection_url", "MEMVAULT_OAUTH_INTROSPECTION_URL", str),

@@ -39,6 +39,13 @@ class GlobalPrompts:
             if name is None:
                 raise InvalidInput(f"action {action!r} needs the prompt's name")
             name = check.thread_name(name)
+            found = redact(name)
+            if found.changed:
+                # A name is a key the caller uses again, so it is refused rather than rewritten.
+                raise InvalidInput(
+                    f"a global prompt's name cannot hold a secret ({', '.join(found.kinds)}); pick a plain name "
+                    "such as 'review-rules' and put nothing secret in the prompt either"
+                )
             now = to_millis(self.clock())
             with self.store.db.write() as conn:
                 if action == "set":

@@ -58,8 +58,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from functools import lru_cache
 
 from server.lazyre import LazyRe as _LazyRe
+from server.safety_phrases import disclosure_like, negated, override_like, readings, windowed
 
 __all__ = ["FLAGS", "instruction_flags"]
 
@@ -71,24 +73,15 @@ _I = re.IGNORECASE
 
 # ------------------------------------------------------------------ override-instructions
 
-# Every optional word carries its own trailing \s+, so no two whitespace repeats touch
-# (adjacent \s+\s* would backtrack quadratically on a long run of spaces).
-_PRIOR = (
-    r"(?:(?:all|any|the|your|my|of)\s+){0,4}"
-    r"(?:(?:previous|prior|above|earlier|preceding|former|original|existing|system|developer|safety|other)\s+)?"
-)
-_RULES_WORD = r"(?:instructions?|prompts?|rules|directions|directives|guidelines|guardrails|constraints|context|messages|system\s+prompt|programming)"
 # Each pattern runs only if one of its gate words occurs in the lower-cased text: the
 # patterns start with \b and an alternation, which the regex engine has to try at every
 # position (~1 us per char for the whole set); str.__contains__ is ~100x cheaper.
 _OVERRIDE: list[tuple[tuple[str, ...], _LazyRe]] = [
-    (("ignore", "disregard", "forget", "override", "bypass", "skip", "drop"), _LazyRe(r"\b(?:ignore|disregard|forget|override|bypass|skip|drop)\s+" + _PRIOR + _RULES_WORD + r"\b", _I)),
-    (('ignore', 'disregard', 'forget'), _LazyRe(r"\b(?:ignore|disregard|forget)\s+(?:everything|all)\s+(?:you\s+(?:were|have\s+been)\s+told|above|before|previously)\b", _I)),
-    (('disregard',), _LazyRe(r"\bdisregard\s+(?:the\s+|your\s+)?system\s+prompt\b", _I)),
+    # "ignore/disregard ... previous instructions" and their paraphrases: server.safety_phrases
     (('now',), _LazyRe(r"\byou\s+are\s+now\s+(?:an?|the|my|no\s+longer|free|unrestricted|jailbroken|DAN)\b", _I)),
     (('now',), _LazyRe(r"\byou\s+are\s+now\s+in\s+\w+\s+mode\b", _I)),
     (('mode',), _LazyRe(r"\b(?:enter|enable|activate)\s+(?:developer|god|admin|jailbreak|DAN|unrestricted)\s+mode\b", _I)),
-    (('now',), _LazyRe(r"\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant)\s+(?:must|will|should|shall|are|have\s+to)\b", _I)),
+    (('now',), _LazyRe(r"\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant)\s+(?:must|will|shall|are\s+to|have\s+to)\s+(?:answer|respond|reply|comply|obey|do\s+anything|never\s+refuse)\b", _I)),
     (('instruction',), _LazyRe(r"^[ \t]*(?:new|updated|real|actual|revised)\s+(?:system\s+)?instructions?[ \t]*:", _I | re.M)),
     (('tell', 'inform', 'notify', 'alert', 'mention'), _LazyRe(r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert|mention\s+(?:this\s+)?to)\s+the\s+user\b", _I)),
     (('without',), _LazyRe(r"\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b", _I)),
@@ -112,7 +105,7 @@ _COMMAND: list[tuple[tuple[str, ...], _LazyRe]] = [
     # destructive, aimed at the machine rather than a build directory
     (("rm ", "rm\t"), _LazyRe(
         r"\brm\s+(?:-[a-zA-Z]*\s+)*-(?:[a-zA-Z]*r[a-zA-Z]*f|[a-zA-Z]*f[a-zA-Z]*r)[a-zA-Z]*\s+(?:-[-a-zA-Z]+\s+)*"
-        r"(?:--no-preserve-root\s+)?[\"']?(?:/|/\*|~/?|~/\*|\$HOME/?|\*|\.\./?|/(?:etc|usr|bin|boot|var|home|lib|opt|root|System|Users)\b/?)[\"']?(?=\s|$|[;&|)])",
+        r"(?:--no-preserve-root\s+)?[\"']?(?:/|/\*|~/?|~/\*|\$HOME/?\*?|\*|\.\./?|/(?:etc|usr|bin|boot|var|home|lib|opt|root|System|Users)\b/?)[\"']?(?=\s|$|[;&|)])",
     )),
     (("no-preserve-root",), _LazyRe(r"\brm\s+(?:-[a-zA-Z]+\s+)*--no-preserve-root\b")),
     (("mkfs",), _LazyRe(r"\bmkfs(?:\.\w+)?\s+/dev/")),
@@ -123,8 +116,10 @@ _COMMAND: list[tuple[tuple[str, ...], _LazyRe]] = [
     (("drop",), _LazyRe(r"\bDROP\s+(?:DATABASE|SCHEMA)\b")),
     (("format",), _LazyRe(r"\bformat\s+[a-zA-Z]:\s*/[qy]\b", _I)),
     # covert execution
-    (("without",), _LazyRe(r"\b(?:run|execute|exec)\b[^\n.]{0,120}\bwithout\s+(?:asking|confirmation|confirming|permission|approval|prompting|review|telling|informing)\b", _I)),
+    # an order ("Run X without asking"), not a description ("the assistant may run X without asking")
+    (("without",), _LazyRe(r"(?:^|[.!?:;]\s+|\n)[ \t*-]*(?:(?:always|please|just|then|and|now)\s+)?(?:run|execute|exec)\b[^\n.]{0,120}\bwithout\s+(?:asking|confirmation|confirming|permission|approval|prompting|review|telling|informing)\b", _I)),
     (("silently", "secretly", "quietly", "covertly"), _LazyRe(r"\b(?:silently|secretly|quietly|covertly)\s+(?:run|execute|install|download)\b", _I)),
+    (("silently", "secretly", "covertly"), _LazyRe(r"\b(?:run|execute|install|deploy|delete|drop|push)\b[^\n.]{0,80}\b(?:silently|secretly|covertly)\b", _I)),
     (("following",), _LazyRe(r"\b(?:execute|run)\s+the\s+following\s+(?:code|commands?|script|payload)\s+(?:immediately|now|silently|automatically|as\s+root|with\s+sudo)\b", _I)),
 ]
 
@@ -278,20 +273,28 @@ _ROLE_TOKENS = _LazyRe(
     re.M | _I,
 )
 _ROLE_LINE = _LazyRe(
-    r"^[ \t]*(?:\*\*)?(?:system|assistant|developer|human|ai)(?:\*\*)?[ \t]*:[ \t]*(?:\*\*[ \t]*)?"
+    # system/developer only: "assistant: ..." and "user: ..." lines are what an imported
+    # conversation is made of, not a spoof (what such a turn says is checked like any text)
+    r"^[ \t]*(?:\*\*)?(?:system|developer)(?:\*\*)?[ \t]*:[ \t]*(?:\*\*[ \t]*)?"
     r"(?:you\b|your\b|ignore\b|disregard\b|forget\b|from\s+now\b|always\b|never\b|do\s+not\b|don't\b|"
-    r"new\s+instructions\b|the\s+user\b|i\s+will\b|i'll\b|sure\b|ok(?:ay)?\b|understood\b|as\s+an\s+ai\b|execute\b|run\b)",
+    r"new\s+(?:instructions|policy|rules?|directive)\b|approve\b|the\s+user\b|i\s+will\b|i'll\b|sure\b|ok(?:ay)?\b|understood\b|as\s+an\s+ai\b|execute\b|run\b)",
     re.M | _I,
 )
 
 
-def _gated(patterns: list[tuple[tuple[str, ...], _LazyRe]], text: str, low: str) -> bool:
-    return any(any(g in low for g in gates) and p.search(text) for gates, p in patterns)
+def _ordered(patterns: list[tuple[tuple[str, ...], _LazyRe]], text: str, low: str) -> bool:
+    """Like _gated, but a match under a never/don't in its clause ("never run curl | sh") is a rule, not an order."""
+    for gates, p in patterns:
+        if any(g in low for g in gates):
+            for m in p.finditer(text):
+                if not negated(low, m.start()):
+                    return True
+    return False
 
 
 _ROLE_GATES = ("<|", "[inst", "[/inst", "<<sys", "<</sys", "_of_turn>", "#", "<system", "</system",
                "<instructions", "</instructions", "<admin", "</admin", "<developer", "<tool", "<function")
-_ROLE_LINE_GATES = ("system", "assistant", "developer", "human", "ai")
+_ROLE_LINE_GATES = ("system", "developer")
 
 
 def _hidden(text: str) -> bool:
@@ -318,18 +321,34 @@ def _hidden(text: str) -> bool:
 
 
 def instruction_flags(text: str) -> tuple[str, ...]:
-    """Sorted labels for instruction-shaped content in ``text``; ``()`` if none."""
+    """Sorted labels for instruction-shaped content in ``text``; ``()`` if none.
+
+    Recall flags every memory it returns, and the same memories come back again and again:
+    results for texts up to 4 KB are kept (1,024 of them, at most ~4 MB).
+    """
     if not text:
         return ()
+    if len(text) <= 4096:
+        return _cached_flags(text)
+    return _flags(text)
+
+
+@lru_cache(maxsize=1024)
+def _cached_flags(text: str) -> tuple[str, ...]:
+    return _flags(text)
+
+
+def _flags(text: str) -> tuple[str, ...]:
     low = text.lower()
+    reads = readings(text)
     flags: list[str] = []
-    if _exfiltration(text, low):
+    if _exfiltration(text, low) or disclosure_like(reads):
         flags.append("exfiltration")
     if _hidden(text):
         flags.append("hidden-text")
-    if _gated(_COMMAND, text, low):
+    if _ordered(_COMMAND, text, low):
         flags.append("imperative-command")
-    if _gated(_OVERRIDE, text, low):
+    if any(windowed(r, gates, (p,)) for r in reads for gates, p in _OVERRIDE) or override_like(reads):
         flags.append("override-instructions")
     if (any(g in low for g in _ROLE_GATES) and _ROLE_TOKENS.search(text)) or (
         ":" in text and any(g in low for g in _ROLE_LINE_GATES) and _ROLE_LINE.search(text)

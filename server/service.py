@@ -230,7 +230,8 @@ class MemoryService:
         content = redaction.text
         kind = check.kind(kind)
         stored_thread = self._write_thread(thread)
-        tag_list = check.tags(tags, self.settings)
+        redacted = set(redaction.kinds)
+        tag_list = check.tags(tags, self.settings, redacted=redacted)
         importance = check.importance(importance)
         now = to_millis(self.clock())
         when = check.timestamp(created_at, "created_at")
@@ -242,7 +243,7 @@ class MemoryService:
             if existing is not None:
                 return RememberResult(
                     id=existing,
-                    redacted=list(redaction.kinds),
+                    redacted=sorted(redacted),
                     status="duplicate",
                     thread=shown_thread,
                     message=f"Already remembered as memory {existing}; nothing new stored.",
@@ -271,15 +272,15 @@ class MemoryService:
         self.indexer.notify()
         where = f"thread {stored_thread}" if stored_thread else "global memory"
         message = f"Stored as memory {memory_id} ({where})."
-        if redaction.kinds:
-            message += f" Secrets were replaced before storing: {', '.join(redaction.kinds)}."
+        if redacted:
+            message += f" Secrets were replaced before storing: {', '.join(sorted(redacted))}."
         problem = self._log_daily(memory_id, kind, stored_thread, content) if daily else None
         if problem:
             message += f" The daily log line could not be written ({problem}); it is retried at the next start."
         elif daily:
             self.write_daily_backlog()
         return RememberResult(
-            id=memory_id, status="stored", thread=shown_thread, redacted=list(redaction.kinds), message=message
+            id=memory_id, status="stored", thread=shown_thread, redacted=sorted(redacted), message=message
         )
 
     # -- the daily log ----------------------------------------------------------

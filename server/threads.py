@@ -74,7 +74,7 @@ class Threads:
         thread = check.thread_name(thread)
         fields: dict[str, Any] = {}
         if title is not None:
-            fields["title"] = check.text(title, "title", 500) if title.strip() else None
+            fields["title"] = redact(check.text(title, "title", 500)).text if title.strip() else None
         if system_prompt is not None:
             fields["system_prompt"] = (
                 redact(check.text(system_prompt, "system prompt", self.settings.max_content_bytes)).text

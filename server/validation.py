@@ -11,6 +11,7 @@ from typing import Any
 from server.config import Settings
 from server.errors import InvalidInput
 from server.models import ALL_THREADS, GLOBAL_THREAD, KINDS
+from server.redact import redact
 
 _THREAD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$")
 #: A tenant is a namespace: the same rule as MEMVAULT_NAMESPACE (config.Settings.from_env).
@@ -74,7 +75,9 @@ def thread_name(value: Any) -> str:
     return value
 
 
-def tags(values: Any, settings: Settings) -> tuple[str, ...]:
+def tags(values: Any, settings: Settings, redacted: set[str] | None = None) -> tuple[str, ...]:
+    """Lower-cased, unique tags. With ``redacted`` (a write), secrets in them are replaced
+    first -- before lower-casing, which would hide a token's format -- and their kinds added."""
     if values is None:
         return ()
     if isinstance(values, str) or not isinstance(values, Sequence):
@@ -83,7 +86,12 @@ def tags(values: Any, settings: Settings) -> tuple[str, ...]:
     for value in values:
         if not isinstance(value, str):
             raise InvalidInput(f"every tag must be a string; got {type(value).__name__} {_show(value)}")
-        tag = text(value, "a tag", settings.max_tag_chars * 4, "MEMVAULT_MAX_TAG_CHARS").lower()
+        tag = text(value, "a tag", settings.max_tag_chars * 4, "MEMVAULT_MAX_TAG_CHARS")
+        if redacted is not None:
+            found = redact(tag)
+            tag = found.text
+            redacted.update(found.kinds)
+        tag = tag.lower()
         if len(tag) > settings.max_tag_chars or any(c.isspace() or not c.isprintable() for c in tag):
             raise InvalidInput(
                 f"invalid tag {_show(value)}: tags are single words (no spaces) of at most {settings.max_tag_chars} characters"

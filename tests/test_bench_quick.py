@@ -32,7 +32,7 @@ def test_ingest_quick_fills_every_vector_and_reports_ratios(tmp_path):
     # Rates relative to the model alone on the same texts: a pipeline that embedded nothing (or
     # everything twice) lands far outside this band, whatever the machine's load.
     assert all(0.2 < r < 3 for r in result["ratio_to_raw"].values()), result["ratio_to_raw"]
-    assert result["query_ms"]["onnx"]["n"] == 3  # --quick times three one-query embeddings
+    assert result["query_ms"]["onnx"]["n"] >= 3  # --quick times at least three one-query embeddings
     assert 0 < result["query_ms"]["onnx"]["p50"] <= result["query_ms"]["onnx"]["p95"]
 
 

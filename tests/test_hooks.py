@@ -21,7 +21,8 @@ from server.hooks import install, protocol
 from server.hooks.capture import capture
 from server.hooks.extract import extract
 from server.hooks.protocol import HookInput
-from server.hooks.run import hooks_dir, main, open_light
+from server.hooks.run import main
+from server.hooks.work import hooks_dir, open_light
 from server.hooks.sessions import Sessions
 from server.hooks.settings import HookSettings
 from server.hooks.transcript import read_from

@@ -48,10 +48,16 @@ def post(url: str, bearer: str | None = None, body: bytes | None = None, **heade
     return httpx2.post(url, content=body if body is not None else json.dumps(INIT).encode(), headers=sent, timeout=30)
 
 
-def assert_401(response: httpx2.Response) -> None:
+def assert_401(response: httpx2.Response, presented: bool = True) -> None:
+    """A 401 naming the problem; no OAuth metadata for a client to chase (see server/http/guards.py)."""
     assert response.status_code == 401, response.text
-    assert response.headers["www-authenticate"].startswith("Bearer ")
-    assert 'error="invalid_token"' in response.headers["www-authenticate"]
+    challenge = response.headers["www-authenticate"]
+    assert challenge.startswith('Bearer realm="memvault"') and "resource_metadata" not in challenge
+    if presented:
+        assert 'error="invalid_token"' in challenge
+        assert response.json()["error_description"].startswith("invalid or revoked token")
+    else:
+        assert "error=" not in challenge  # RFC 6750 3.1: no credentials sent, no error code
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -72,10 +78,10 @@ async def test_tools_work_over_http_and_writes_record_the_tokens_user_and_agent(
 
 
 async def test_missing_wrong_expired_and_revoked_tokens_get_401_with_www_authenticate(server, home):
-    assert_401(post(server.url))
+    assert_401(post(server.url), presented=False)
     assert_401(post(server.url, "mvt_" + "x" * 43))
     assert_401(post(server.url, "not-even-a-memvault-token"))
-    assert_401(post(server.url, body=b"{}", Authorization="Basic dXNlcjpwYXNz"))
+    assert_401(post(server.url, body=b"{}", Authorization="Basic dXNlcjpwYXNz"), presented=False)
 
     # A token made an hour ago that lived 30 minutes (written to the server's database directly).
     db = Database(home / "memvault.db")
@@ -230,7 +236,7 @@ async def test_token_cli_create_list_revoke_and_only_hashes_at_rest(server, home
     assert revoked.returncode == 0 and json.loads(revoked.stdout)["state"] == "revoked"
     assert_401(post(server.url, tok))
     missing = cli(home, "token", "revoke", "999999")
-    assert missing.returncode == 2 and "token list" in missing.stderr
+    assert missing.returncode == 3 and "token list" in missing.stderr  # 3: no such token (README: Exit codes)
     bad = cli(home, "token", "create", "--tenant", "../etc")
     assert bad.returncode == 2 and "tenant" in bad.stderr and bad.stdout == ""
 

@@ -12,7 +12,7 @@ from server.curation.archive import export
 from server.thread_prompt import build_thread_prompt
 from server.curation.curator import Curator
 from server.embedding.embedders import HashEmbedder
-from server.service import MemoryService
+from server.service import MemoryService, content_hash
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 AWS = "AKIAIOSFODNN7EXAMPLE"
@@ -128,3 +128,50 @@ async def test_namespaces_never_leak_through_resources(two_namespaces):
         texts.append(json.dumps(recall.structured_content))
     joined = "\n".join(texts)
     assert "Secret" not in joined and "Team A" not in joined and "a-only" not in joined
+
+
+def test_secrets_in_titles_tags_and_prompt_names_never_reach_disk(service):
+    from server.errors import InvalidInput
+
+    service.threads.configure("ops", title=f"deploys with {TOKEN}")
+    assert service.threads.get("ops").title == "deploys with [REDACTED:github-token]"
+    stored = service.remember("CI pushes nightly", thread="ops", tags=["ci", TOKEN])
+    assert stored.redacted == ["github-token"]  # reported although the content had none
+    assert service.get(stored.id).tags == ["ci", "[redacted:github-token]"]  # redacted, then lower-cased
+    with pytest.raises(InvalidInput, match="cannot hold a secret"):
+        service.global_prompts.run("set", TOKEN, "be brief")
+    assert service.store.global_prompts(active_only=False) == []  # nothing stored
+    disk = _bytes_on_disk(service)
+    assert TOKEN.encode() not in disk and TOKEN.lower().encode() not in disk
+
+
+def test_an_imported_archive_brings_no_secret_in_and_imports_once(service, tmp_path, settings, clock):
+    """Every text of an archive is scrubbed, whatever wrote it; importing it again adds nothing."""
+    from server.curation import archive
+
+    source = MemoryService.open(settings.with_(home=tmp_path / "src"), embedder=HashEmbedder(), clock=clock)
+    try:
+        source.remember("plain note about the build", thread="ops")
+        with source.db.write() as conn:  # what an older memvault or another tool could have written
+            conn.execute("UPDATE memories SET content = ?, tags = ? WHERE thread = 'ops'",
+                         (f"the deploy token is {TOKEN}", json.dumps([TOKEN])))
+            conn.execute("INSERT INTO global_prompts(namespace, name, content, created_at, updated_at) "
+                         "VALUES ('default', ?, ?, 1, 2)", (f"n-{AWS}", f"use {AWS}"))
+            conn.execute("UPDATE threads SET title = ?, system_prompt = ? WHERE id = 'ops'", (TOKEN, TOKEN))
+        # keep the archive self-consistent (its hash is of the text it carries)
+        with source.db.write() as conn:
+            conn.execute("UPDATE memories SET content_hash = ? WHERE thread = 'ops'",
+                         (content_hash(f"the deploy token is {TOKEN}"),))
+        path = tmp_path / "leaky.json"
+        archive.write(archive.export(source), path)
+    finally:
+        source.close()
+    assert TOKEN in path.read_text()
+    report = archive.import_file(service, path)
+    c = report.counts
+    assert c.imported == 1 and c.verified == 1 and c.verify_failed == 0 and c.texts_redacted >= 5
+    assert archive.import_file(service, path).counts.imported == 0  # idempotent on the scrubbed text
+    [hit] = service.recall("deploy token", thread="ops").memories
+    assert hit.content == "the deploy token is [REDACTED:github-token]"
+    disk = _bytes_on_disk(service)
+    assert TOKEN.encode() not in disk and AWS.encode() not in disk and TOKEN.lower().encode() not in disk

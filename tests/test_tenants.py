@@ -9,7 +9,8 @@ from mcp import Client
 
 from server.app import build_server
 from server.errors import InvalidInput, NotFound, SetupError
-from server.http.transport import StoredTokenVerifier, check_bind, transport_security
+from server.http.guards import parse_host
+from server.http.transport import StoredTokenVerifier, allowed_hosts_and_origins, check_bind
 from server.http.tenants import NoIdentity, Tenants, current_identity
 from server.models import Principal
 from server.http.tokens import TokenStore, token_hash
@@ -125,9 +126,11 @@ def test_binding_beyond_loopback_needs_tokens_and_named_hosts(settings):
         check_bind(settings, "0.0.0.0")
     check_bind(settings.with_(http_allowed_hosts="mem.internal:8765"), "0.0.0.0")
     check_bind(settings, "10.0.0.5")
-    open_bind = transport_security(settings.with_(http_allowed_hosts="mem.internal:8765"), "10.0.0.5")
-    assert open_bind.enable_dns_rebinding_protection
-    assert {"10.0.0.5:*", "mem.internal:8765", "127.0.0.1:*"} <= set(open_bind.allowed_hosts)
+    hosts, _ = allowed_hosts_and_origins(settings.with_(http_allowed_hosts="mem.internal:8765"), "10.0.0.5")
+    for ok in ("10.0.0.5:8765", "10.0.0.5", "mem.internal:8765", "127.0.0.1:1234", "localhost"):
+        assert hosts.allows(parse_host(ok)), ok
+    for refused in ("mem.internal:9999", "mem.internal", "10.0.0.6:8765", "evil.example:8765"):
+        assert not hosts.allows(parse_host(refused)), refused
 
 
 def test_a_memvault_token_pasted_into_a_memory_is_redacted(tokens, service):

@@ -46,6 +46,7 @@ from server.clock import iso, to_millis
 from server.errors import InvalidInput, NotFound
 from server.files.atomic import atomic_write
 from server.models import KINDS
+from server.redact import redact
 from server.service import MemoryService, content_hash
 from server.storage.protocol import Curation, MemoryRow, Original
 from server.textindex import index_text
@@ -75,6 +76,7 @@ class ImportCounts:
     threads_added: int = 0
     prompts_added: int = 0
     links_restored: int = 0  # supersede links made for memories already present (split archives)
+    texts_redacted: int = 0  # archived texts whose secrets were replaced before importing
     files_written: int = 0
     files_kept_existing: int = 0
     verified: int = 0  # content hashes checked against the store
@@ -322,6 +324,7 @@ class _Payload(BaseModel):
     threads: list[_Thread]
     global_prompts: list[_Prompt]
     files: list[_File]
+    redacted: int = 0  # texts whose secrets scrub() replaced (not part of the file)
 
 
 def load(text: str, name: str = "archive") -> _Payload:
@@ -363,7 +366,39 @@ def load(text: str, name: str = "archive") -> _Payload:
     for f in parsed.files:
         if not _FILE_PATH.fullmatch(f.path):
             raise ArchiveError(f"{name} names a file {f.path!r} outside the memory files; nothing was imported")
-    return parsed
+    return scrub(parsed)
+
+
+def scrub(payload: _Payload) -> _Payload:
+    """Secrets in every text of a verified archive replaced, as remember would have (an archive
+    from another tool, or from before a pattern existed, must not bring them in).
+
+    A memory whose text changes gets the content hash of its new text, so importing the same
+    archive again finds it present, and verification compares what was stored.
+    """
+    changed = 0
+
+    def clean(text: str) -> str:
+        nonlocal changed
+        found = redact(text)
+        changed += found.changed
+        return found.text
+
+    for m in payload.memories:
+        m.content = clean(m.content)
+        m.tags = [clean(t) for t in m.tags]
+        if m.original is not None:
+            m.original.content = clean(m.original.content)
+        m.content_hash = content_hash(m.original.content if m.original else m.content)
+    for t in payload.threads:
+        t.title = None if t.title is None else clean(t.title)
+        t.system_prompt = None if t.system_prompt is None else clean(t.system_prompt)
+    for p in payload.global_prompts:
+        p.name, p.content = clean(p.name), clean(p.content)
+    for f in payload.files:
+        f.text = clean(f.text)
+    payload.redacted = changed
+    return payload
 
 
 def archive_path(folder: Path, name: str) -> Path:
@@ -455,6 +490,7 @@ def restore(service: MemoryService, payload: _Payload, commit: bool, progress: P
                 counts=ImportCounts(
                     in_archive=total, imported=len(inserted), already_present=present, merged_same_text=merged,
                     new_ids=remapped, threads_added=threads, prompts_added=prompts, links_restored=links,
+                    texts_redacted=payload.redacted,
                 ),
             )
             if not commit:

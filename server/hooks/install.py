@@ -168,6 +168,6 @@ def status(host: str, path: Path) -> dict[str, Any]:
 
 def _backups() -> Path:
     from server.config import Settings
-    from server.hooks.run import hooks_dir
+    from server.hooks.work import hooks_dir
 
     return hooks_dir(Settings.from_env()) / "backups"

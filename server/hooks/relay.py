@@ -41,7 +41,7 @@ MAX_PATH = 100
 
 
 def relay_dir(settings: Settings) -> Path:
-    from server.hooks.run import hooks_dir
+    from server.hooks.work import hooks_dir
 
     return hooks_dir(settings) / "relay"
 
@@ -198,7 +198,7 @@ class Relay:
 
     def handle(self, request: dict) -> dict:
         from server.hooks.protocol import CAPTURE_EVENTS, EVENTS, HookInput, session_key
-        from server.hooks.run import inject_with
+        from server.hooks.work import inject_with
         from server.hooks.settings import HookSettings
 
         if request.get("store") != store_id(self.settings):
@@ -223,7 +223,7 @@ class Relay:
         return {"text": inject_with(self.view, self.settings, hook_settings, hook, request.get("thread"))}
 
     def _capture(self, hook: HookInput, hook_settings: HookSettings, thread: str | None) -> None:
-        from server.hooks.run import capture_with, log_line
+        from server.hooks.work import capture_with, log_line
 
         try:
             message = capture_with(self.view, self.settings, hook_settings, hook, thread)

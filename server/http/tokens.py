@@ -48,7 +48,10 @@ def _name(value: str | None, what: str) -> str | None:
 
 
 def parse_expiry(value: str | None, now: datetime) -> int | None:
-    """`30d`, `12h`, `90m`, `2w`, `1y`, or an ISO-8601 date/time -> ms since epoch; None = never."""
+    """`30d`, `12h`, `90m`, `2w`, `1y`, or an ISO-8601 date/time -> ms since epoch; None = never.
+
+    Anything else, or a lifetime past the year 9999, is an InvalidInput saying what to give.
+    """
     if value is None or value in ("", "never"):
         return None
     match = _DURATION.match(value.strip())
@@ -56,11 +59,23 @@ def parse_expiry(value: str | None, now: datetime) -> int | None:
         amount, unit = int(match.group(1)), match.group(2)
         if amount < 1:
             raise InvalidInput("--expires must be in the future, e.g. 30d")
-        delta = timedelta(days=365 * amount) if unit == "y" else timedelta(**{_UNITS[unit]: amount})
-        return to_millis(now + delta)
+        try:
+            delta = timedelta(days=365 * amount) if unit == "y" else timedelta(**{_UNITS[unit]: amount})
+            return to_millis(now + delta)
+        except OverflowError:  # past datetime's year 9999
+            raise InvalidInput(
+                f"--expires {value!r} is too far in the future (the latest is 9999-12-31); give a lifetime such as "
+                "30d, 12h, 2w or 1y, an ISO-8601 date, or leave --expires out for a token that never expires"
+            ) from None
     from server.validation import timestamp
 
-    when = timestamp(value, "--expires")
+    try:
+        when = timestamp(value, "--expires")
+    except InvalidInput:
+        raise InvalidInput(
+            f"--expires {value[:40]!r} is neither a lifetime nor a date: give a number and a unit (m, h, d, w, y), "
+            "e.g. 30d or 12h, or an ISO-8601 date such as 2027-01-31"
+        ) from None
     if when is None or to_millis(when) <= to_millis(now):
         raise InvalidInput(f"--expires {value!r} is not in the future; give e.g. 30d, 12h or a future date")
     return to_millis(when)

@@ -2,10 +2,12 @@
 
 What each request passes through, outermost first:
   BodyLimit            a body over MEMVAULT_HTTP_MAX_BODY_BYTES gets 413 before it is read
-  SDK bearer auth      TokenStore.verify; a missing, wrong, expired or revoked token gets
-                       401 with WWW-Authenticate (the SDK's RequireAuthMiddleware)
-  SDK transport        Host / Origin validation (DNS-rebinding protection), sessions bound
-                       to the token that opened them
+  HostOriginCheck      Host / Origin parsed exactly and matched (DNS-rebinding protection)
+  SessionCap           at most MEMVAULT_HTTP_SESSIONS_PER_TOKEN open sessions per token
+  PlainBearer401       (tokens mode) the 401 says "invalid or revoked token", no OAuth metadata
+  SDK bearer auth      TokenStore.verify; a missing, wrong, expired or revoked token gets 401
+  SDK transport        sessions bound to the token that opened them, closed after
+                       MEMVAULT_HTTP_SESSION_IDLE_SECONDS without a request
   identity middleware  the token's (tenant, user, agent) becomes `current_identity` for the
                        message, so every tool, resource and prompt works on that tenant only
 """
@@ -30,6 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from server.clock import to_millis
 from server.config import Settings
 from server.errors import SetupError
+from server.http.guards import Allowed, HostOriginCheck, PlainBearer401, SessionCap
 from server.http.tenants import Tenants, current_identity
 from server.models import Principal
 from server.http.tokens import TokenStore
@@ -72,20 +75,25 @@ def check_bind(settings: Settings, host: str) -> None:
         )
 
 
-def transport_security(settings: Settings, host: str) -> TransportSecuritySettings:
-    """Host/Origin validation, always on: the SDK turns it off for non-loopback binds left at None."""
+def allowed_hosts_and_origins(settings: Settings, host: str) -> tuple[Allowed, Allowed]:
+    """Host / Origin values accepted (DNS-rebinding protection, always on): loopback ones, the bind
+    address, MEMVAULT_HTTP_PUBLIC_URL's host, and MEMVAULT_HTTP_ALLOWED_HOSTS / _ORIGINS."""
     hosts = list(LOOPBACK_HOSTS)
     if not is_loopback(host) and host not in ("0.0.0.0", "::", ""):
-        hosts += [f"{host}:*", host]
+        shown = f"[{host}]" if ":" in host else host
+        hosts += [f"{shown}:*", shown]
     if settings.http_public_url:  # the name clients reach the server by (OAuth mode's audience)
         from urllib.parse import urlparse
 
         hosts.append(urlparse(settings.http_public_url).netloc)
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=hosts + _listed(settings.http_allowed_hosts),
-        allowed_origins=LOOPBACK_ORIGINS + _listed(settings.http_allowed_origins),
-    )
+    try:
+        return (Allowed(hosts + _listed(settings.http_allowed_hosts), origins=False),
+                Allowed(LOOPBACK_ORIGINS + _listed(settings.http_allowed_origins), origins=True))
+    except ValueError as exc:
+        raise SetupError(
+            f"MEMVAULT_HTTP_ALLOWED_HOSTS / MEMVAULT_HTTP_ALLOWED_ORIGINS: {exc}; list hosts as 'name:port' or "
+            "'name:*' and origins as 'https://name[:port]', comma-separated"
+        ) from None
 
 
 class StoredTokenVerifier:
@@ -205,13 +213,19 @@ def build_app(tenants: Tenants, settings: Settings, host: str, port: int) -> ASG
         )
     mcp = build_server(tenants, token_verifier=verifier, auth=auth)
     mcp.middleware.append(identity_middleware)
-    app = mcp.streamable_http_app(
+    hosts, origins = allowed_hosts_and_origins(settings, host)
+    app: ASGIApp = mcp.streamable_http_app(
         streamable_http_path=PATH,
         max_request_body_size=settings.http_max_body_bytes,
-        transport_security=transport_security(settings, host),
+        # Host/Origin are checked exactly by HostOriginCheck (the SDK's check matches by prefix).
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         host=host,
+        session_idle_timeout=settings.http_session_idle_seconds,
     )
-    return BodyLimit(app, settings.http_max_body_bytes)
+    if settings.http_auth == "tokens":
+        app = PlainBearer401(app)
+    app = SessionCap(app, settings.http_sessions_per_token, settings.http_session_idle_seconds)
+    return BodyLimit(HostOriginCheck(app, hosts, origins), settings.http_max_body_bytes)
 
 
 def _uvicorn_server() -> type:

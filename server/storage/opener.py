@@ -54,6 +54,29 @@ def prepare_schema(db: Database, dimensions: int) -> None:
         migrate(db, SchemaContext(dimensions=dimensions))  # type: ignore[arg-type]
 
 
+def require_current_schema(db: Database, dimensions: int) -> None:
+    """PostgreSQL: a SetupError unless the schema is initialised and current (read-only; SQLite migrates
+    itself when served, so there is nothing to require)."""
+    if db.backend == "postgres":
+        from server.storage.pg.migrations import require_current
+
+        require_current(db, dimensions)  # type: ignore[arg-type]
+
+
+def sqlite_driver() -> tuple[str, str]:
+    """(the driver package, its SQLite version) that memvault would use; DriverUnavailable if none
+    can load the sqlite-vec extension."""
+    from server.storage.sqlite.db import driver
+
+    module = driver()
+    probe = module.connect(":memory:")
+    try:
+        version = probe.execute("select sqlite_version()").fetchone()[0]
+    finally:
+        probe.close()
+    return module.__name__.split(".")[0], version
+
+
 def make_store(db: Database, namespace: str) -> Store:
     """The store of `namespace` on `db`."""
     if db.backend == "postgres":

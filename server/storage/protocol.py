@@ -13,6 +13,7 @@ each the part of a store one kind of caller uses:
     Integrity         whether the indexes agree with the memories, and repair
     Curation          what curate_memory and the archive change and read (curation/)
     Copying           every stored field in and out, ids kept (`memvault migrate`)
+    Browsing          what a person lists and opens (`memvault list|show|stats|edit`, the web page)
 
 A role that needs another's methods extends it (a search returns rows read through
 Memories). `Store` is the union; each backend has one class implementing it, with its
@@ -41,6 +42,7 @@ from server.storage.records import (
     IndexDrift,
     KeywordQuery,
     MemoryDump,
+    MemoryFilter,
     MemoryRow,
     MemoryState,
     Message,
@@ -54,17 +56,21 @@ from server.storage.records import (
     Scope,
     Thread,
     ThreadExport,
+    ThreadFigures,
     ThreadMessage,
+    TimelineRow,
     TokenInfo,
     TurnRef,
 )
 
 __all__ = [
-    "GLOBAL", "FileUnit", "GlobalPrompt", "HealthCounts", "IndexDrift", "KeywordQuery", "MemoryDump", "MemoryRow",
+    "GLOBAL", "FileUnit", "GlobalPrompt", "HealthCounts", "IndexDrift", "KeywordQuery", "MemoryDump", "MemoryFilter",
+    "MemoryRow",
     "MemoryState", "Message", "Neighbours", "NewMemory", "NewMessage", "Original", "PendingEmbedding", "Promotion",
-    "PromptExport", "Scope", "Thread", "ThreadExport", "ThreadMessage", "TokenInfo", "TurnRef",
+    "PromptExport", "Scope", "Thread", "ThreadExport", "ThreadFigures", "ThreadMessage", "TimelineRow", "TokenInfo",
+    "TurnRef",
     "Handle", "Database", "Namespaced", "Meta", "Memories", "FileUnits", "ThreadsAndPrompts", "SearchIndex",
-    "Integrity", "Curation", "Copying", "Store", "ROLES", "TokenTable",
+    "Integrity", "Curation", "Copying", "Browsing", "Store", "ROLES", "TokenTable",
 ]
 
 Handle = Any
@@ -261,13 +267,35 @@ class Copying(Curation, Protocol):
     def promotions(self, conn: Handle) -> list[Promotion]: ...
 
 
-class Store(FileUnits, ThreadsAndPrompts, SearchIndex, Copying, Protocol):
+class Browsing(Memories, Protocol):
+    def browse(self, conn: Handle, where: MemoryFilter, limit: int, offset: int = 0) -> list[MemoryRow]:
+        """Memories matching `where`, newest first (by creation time, then id)."""
+
+    def browse_count(self, conn: Handle, where: MemoryFilter) -> int: ...
+    def record(self, conn: Handle, memory_id: int) -> MemoryDump | None:
+        """Every stored field of one memory of the namespace (forgotten ones too); None if there is none."""
+
+    def thread_figures(self, conn: Handle) -> list[ThreadFigures]:
+        """Figures of every thread that has memories, live or forgotten (global as '')."""
+
+    def timeline(self, conn: Handle, width: int, offset: int = 0) -> list[TimelineRow]:
+        """Creations, forgets and supersedes per thread and kind in buckets of `width` ms, memory-file
+        units left out (their file is their record); a bucket starts where (time + offset) is a multiple
+        of width (weeks from Monday: width 7 days, offset 3)."""
+
+    def set_details(
+        self, conn: Handle, memory_id: int, kind: str, tags: tuple[str, ...], importance: float, now: int
+    ) -> None:
+        """Change a memory's kind, tags and importance in place (its text stays; search filters follow)."""
+
+
+class Store(FileUnits, ThreadsAndPrompts, SearchIndex, Copying, Browsing, Protocol):
     """Every role: what each backend's store class implements (the service holds one)."""
 
 
 #: The roles in the order both store classes implement them.
 ROLES: tuple[type, ...] = (
-    Meta, Memories, FileUnits, ThreadsAndPrompts, SearchIndex, Integrity, Curation, Copying,
+    Meta, Memories, FileUnits, ThreadsAndPrompts, SearchIndex, Integrity, Curation, Copying, Browsing,
 )
 
 

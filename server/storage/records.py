@@ -238,6 +238,62 @@ class PendingEmbedding:
     content: str
 
 
+# -- browsing (what a person lists and opens: `memvault list|show|stats`, the web page) -----------
+@dataclass(frozen=True)
+class MemoryFilter:
+    """Which memories a listing shows; each condition left at None lets every value through.
+
+    `threads` are stored thread names ('' for the global memories). `forgotten` False
+    shows live memories only, True forgotten ones only; `superseded` likewise for
+    memories another one replaces; `replaced_by` keeps the memories that memory replaced.
+    `files` False leaves out the units of memory files (SOUL.md, MEMORY.md, daily notes).
+    """
+
+    threads: tuple[str, ...] | None = None
+    kinds: tuple[str, ...] | None = None
+    since: int | None = None
+    until: int | None = None
+    forgotten: bool | None = False
+    superseded: bool | None = None
+    pinned: bool | None = None
+    replaced_by: int | None = None
+    files: bool | None = None
+
+
+@dataclass(frozen=True)
+class ThreadFigures:
+    """One thread's memories in figures (`thread` '' = global). Counts are of live memories, the
+    units of memory files left out (`files` counts those), unless named otherwise; `chars` is
+    their length in characters."""
+
+    thread: str
+    by_kind: dict[str, int]
+    live: int
+    chars: int
+    newest: int | None
+    pending: int  # live memories still waiting for their vector
+    superseded: int
+    pinned: int
+    compressed: int
+    forgotten: int  # forgotten memories (not live)
+    files: int  # live units of memory files (SOUL.md, MEMORY.md, daily notes) in this thread
+
+
+@dataclass(frozen=True)
+class TimelineRow:
+    """What happened to one thread's memories of one kind in one time bucket starting at `start` (ms):
+    how many were created (and their characters), forgotten, and superseded (by the time of the
+    last change of a superseded memory, which is when its link was made unless it changed since)."""
+
+    start: int
+    thread: str
+    kind: str
+    created: int
+    chars: int
+    forgotten: int
+    superseded: int
+
+
 # -- integrity ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class IndexDrift:

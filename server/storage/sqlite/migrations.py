@@ -410,7 +410,7 @@ def _copy_vectors(conn: Any, rows: list, dimensions: int) -> None:
 
 class M011FtsScope(Batched):
     """The keyword index gains a `scope` column (a memory's namespace and thread as one word, weight
-    0 in bm25; store.scope_token), so that a search in a thread is cut to the thread inside FTS5.
+    0 in bm25; fts.scope_token), so that a search in a thread is cut to the thread inside FTS5.
 
     Contentless: the index cannot be copied, so it is rebuilt from `memories` into a new table
     (batches of BATCH_ROWS live memories in id order, the text prepared as every write prepares
@@ -454,14 +454,13 @@ class M011FtsScope(Batched):
 
 def _index_again(conn: Any, ids: list[int]) -> None:
     """Index these live memories into memory_fts_m011 as a write would (Store.fts_insert)."""
-    from server.storage.sqlite.store import Store  # the store owns the text and context rules
+    from server.storage.sqlite import fts  # indexes a memory exactly as a write does
     from server.textindex import index_text
 
-    writer = Store.fts_writer("memory_fts_m011")
     for memory_id, content, file_key, section in conn.execute(
         f"SELECT id, content, file_key, file_section FROM memories WHERE id IN ({','.join('?' * len(ids))})", ids
     ).fetchall():
-        writer(conn, memory_id, index_text(content, section or None) if file_key is not None else index_text(content))
+        fts.insert(conn, "memory_fts_m011", memory_id, index_text(content, section or None) if file_key is not None else index_text(content))
 
 
 MIGRATIONS: tuple[Callable[[Any, SchemaContext], None] | Batched, ...] = (

@@ -9,13 +9,11 @@ searched there for thread scopes and through a shared sidecar file otherwise (ve
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from server import ranking
-from server.clock import from_millis
 from server.models import CONVERSATION_KIND
 from server.storage.protocol import (
     GLOBAL,
@@ -25,6 +23,7 @@ from server.storage.protocol import (
     IndexDrift,
     KeywordQuery,
     MemoryDump,
+    MemoryFilter,
     MemoryRow,
     MemoryState,
     Message,
@@ -38,17 +37,20 @@ from server.storage.protocol import (
     Scope,
     Thread,
     ThreadExport,
+    ThreadFigures,
     ThreadMessage,
+    TimelineRow,
     TurnRef,
 )
+from server.storage.sqlite import fts
 from server.storage.sqlite.db import Database
+from server.storage.sqlite.fts import scope_token
 from server.storage.sqlite.migrations import PASSAGE_SLOTS
 
 if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
     import numpy as np  # process answering by keyword never imports them (bench/hooks.py)
 
     from server.storage.sqlite.vectors import VectorIndex
-from server.textindex import context_text
 
 MEMORY_COLUMNS = (
     "id, thread, content, kind, source, origin, importance, tags, content_hash, "
@@ -92,18 +94,6 @@ def fts5_match(query: KeywordQuery) -> str | None:
     if query.excluded:
         expression = f"({expression}) NOT ({_any_of(query.excluded, column)})"
     return expression
-
-
-def scope_token(namespace: str, thread: str) -> str:
-    """The word a memory's `scope` column holds in the keyword index: its namespace and thread.
-
-    One token per row (weight 0 in bm25), so `<terms> AND scope:(<thread> OR <global>)` makes
-    FTS5 intersect the terms' doclists with the scope's: a search in a thread costs what the
-    thread's matches cost, not the store's (docs/design/vec0-index.md). Hex of a hash: any thread
-    name becomes one tokenizer-safe word of fixed length; 't' a thread, 'g' the global memories.
-    """
-    digest = hashlib.sha1(f"{namespace}\x00{thread}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return ("g" if thread == GLOBAL else "t") + digest
 
 
 def _in_scope(expression: str, namespace: str, threads: Sequence[str] | None) -> str:
@@ -228,41 +218,12 @@ class Store:
         """fts_insert into another table of the same columns (the migration that rebuilds the index)."""
 
         def write(conn: Any, memory_id: int, text: str) -> None:
-            Store._fts_insert(conn, table, memory_id, text)
+            fts.insert(conn, table, memory_id, text)
 
         return write
 
     def fts_insert(self, conn: Any, memory_id: int, text: str) -> None:
-        self._fts_insert(conn, "memory_fts", memory_id, text)
-
-    @staticmethod
-    def _fts_insert(conn: Any, table: str, memory_id: int, text: str) -> None:
-        """Index a memory's terms; a conversation turn also gets the turns just before it as context.
-
-        Context is up to CONTEXT_PREVIOUS earlier live turns of the same thread, each
-        within CONTEXT_MAX_GAP_SECONDS of the next (a new session starts fresh).
-        Other kinds are self-contained statements: their neighbours are unrelated
-        memories that happen to be written minutes apart, so they get no context.
-        """
-        row = conn.execute("SELECT thread, created_at, kind, namespace FROM memories WHERE id = ?",
-                           (memory_id,)).fetchone()
-        context = None
-        if row is not None and row[2] == CONVERSATION_KIND:
-            thread, created_at, _, _ = row
-            previous = conn.execute(
-                "SELECT content, created_at FROM memories WHERE namespace = ? AND thread = ? AND kind = ? "
-                "AND deleted_at IS NULL AND (created_at < ? OR (created_at = ? AND id < ?)) "
-                "ORDER BY created_at DESC, id DESC LIMIT ?",
-                (row[3], thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
-            ).fetchall()
-            # ranking owns the rule (how many turns, what gap breaks a session)
-            rows = list(reversed(previous))  # oldest first, then this memory
-            order = [(n, from_millis(at)) for n, (_, at) in enumerate(rows)] + [(len(rows), from_millis(created_at))]
-            chain = [rows[n][0] for n in ranking.context_ids(order, len(rows))]
-            context = context_text(chain) or None
-        scope = scope_token(row[3], row[0]) if row is not None else None
-        conn.execute(f"INSERT INTO {table}(rowid, text, context, scope) VALUES (?, ?, ?, ?)",
-                     (memory_id, text, context, scope))
+        fts.insert(conn, "memory_fts", memory_id, text)
 
     def fts_delete(self, conn: Any, memory_id: int) -> None:
         conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
@@ -1143,3 +1104,85 @@ class Store:
             (self.namespace,),
         )
         return [Promotion(r[0], r[1], r[2]) for r in rows]
+
+    # -- browsing (server/browse.py: memvault list|show|stats|edit, the web page) ---------
+    def _browse_where(self, where: MemoryFilter) -> tuple[str, list[Any]]:
+        sql: list[str] = ["namespace = ?"]
+        params: list[Any] = [self.namespace]
+        _scope_filters(Scope(threads=where.threads, kinds=where.kinds, since=where.since, until=where.until),
+                       "", sql, params)
+        for column, wanted in (("deleted_at", where.forgotten), ("superseded_by", where.superseded)):
+            if wanted is not None:
+                sql.append(f"{column} IS {'NOT ' if wanted else ''}NULL")
+        if where.pinned is not None:
+            sql.append("pinned = ?")
+            params.append(int(where.pinned))
+        if where.replaced_by is not None:
+            sql.append("superseded_by = ?")
+            params.append(where.replaced_by)
+        if where.files is not None:
+            sql.append(f"source {'' if where.files else 'NOT '}LIKE 'file:%'")
+        return " AND ".join(sql), params
+
+    def browse(self, conn: Any, where: MemoryFilter, limit: int, offset: int = 0) -> list[MemoryRow]:
+        condition, params = self._browse_where(where)
+        rows = conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {condition} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+        return [_memory_row(r) for r in rows]
+
+    def browse_count(self, conn: Any, where: MemoryFilter) -> int:
+        condition, params = self._browse_where(where)
+        return conn.execute(f"SELECT count(*) FROM memories WHERE {condition}", params).fetchone()[0]
+
+    def record(self, conn: Any, memory_id: int) -> MemoryDump | None:
+        """Every stored field of one memory (dump_memories' row for this id)."""
+        found = self.dump_memories(conn, memory_id - 1, 1)
+        return found[0] if found and found[0].id == memory_id else None
+
+    def thread_figures(self, conn: Any) -> list[ThreadFigures]:
+        kinds: dict[str, dict[str, int]] = {}
+        for thread, kind, n in conn.execute(
+            "SELECT thread, kind, count(*) FROM memories WHERE namespace = ? AND deleted_at IS NULL "
+            "AND source NOT LIKE 'file:%' GROUP BY 1, 2 ORDER BY 1, 2", (self.namespace,)
+        ):
+            kinds.setdefault(thread, {})[kind] = n
+        live = "m.deleted_at IS NULL AND m.source NOT LIKE 'file:%'"
+        rows = conn.execute(
+            f"SELECT m.thread, count(*) FILTER (WHERE {live}), "
+            f"coalesce(sum(length(m.content)) FILTER (WHERE {live}), 0), max(m.created_at) FILTER (WHERE {live}), "
+            f"count(p.memory_id) FILTER (WHERE {live}), "
+            f"count(*) FILTER (WHERE {live} AND m.superseded_by IS NOT NULL), count(*) FILTER (WHERE {live} AND m.pinned), "
+            f"count(*) FILTER (WHERE {live} AND m.compression IS NOT NULL), count(*) FILTER (WHERE m.deleted_at IS NOT NULL), "
+            "count(*) FILTER (WHERE m.deleted_at IS NULL AND m.source LIKE 'file:%') "
+            "FROM memories m LEFT JOIN pending_embeddings p ON p.memory_id = m.id "
+            "WHERE m.namespace = ? GROUP BY 1 ORDER BY 1", (self.namespace,)
+        )
+        return [ThreadFigures(r[0], kinds.get(r[0], {}), *r[1:]) for r in rows]
+
+    def timeline(self, conn: Any, width: int, offset: int = 0) -> list[TimelineRow]:
+        counts: dict[tuple[int, str, str], list[int]] = {}
+        for column, slots, condition in (
+            ("created_at", (0, 1), "1"), ("deleted_at", (2,), "deleted_at IS NOT NULL"),
+            ("updated_at", (3,), "superseded_by IS NOT NULL"),
+        ):
+            for bucket, thread, kind, n, chars in conn.execute(
+                f"SELECT ({column} + ?) / ?, thread, kind, count(*), sum(length(content)) FROM memories "
+                f"WHERE namespace = ? AND source NOT LIKE 'file:%' AND {condition} GROUP BY 1, 2, 3", (offset, width, self.namespace)
+            ):
+                figures = counts.setdefault((bucket * width - offset, thread, kind), [0, 0, 0, 0])
+                figures[slots[0]] = n
+                if len(slots) > 1:
+                    figures[slots[1]] = chars
+        return [TimelineRow(start, thread, kind, *figures) for (start, thread, kind), figures in sorted(counts.items())]
+
+    def set_details(
+        self, conn: Any, memory_id: int, kind: str, tags: tuple[str, ...], importance: float, now: int
+    ) -> None:
+        conn.execute(
+            "UPDATE memories SET kind = ?, tags = ?, importance = ?, updated_at = ? WHERE id = ? AND namespace = ?",
+            (kind, json.dumps(list(tags), ensure_ascii=False), importance, now, memory_id, self.namespace),
+        )
+        conn.execute("DELETE FROM memory_tags WHERE memory_id = ?", (memory_id,))
+        conn.executemany("INSERT OR IGNORE INTO memory_tags(memory_id, tag) VALUES (?, ?)", [(memory_id, t) for t in tags])

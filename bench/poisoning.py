@@ -1,0 +1,99 @@
+"""Measure server.safety on the labelled poisoning set: catch rate per category, false-positive rate.
+
+    python bench/poisoning.py            # from the repo root; writes bench/results/poisoning.json
+
+The set (bench/poisoning_set.py) is the team's own: planted attempts (direct and paraphrased
+overrides, 20+ other languages, obfuscation, claimed authority, exfiltration, commands, role
+markers) and legitimate coding memories (standing instructions, preferences, facts, imported
+conversation turns). Its FRESH sets were each written before the changes they then prompted;
+the latest (FRESH3) has not been tuned on and is reported apart: the main figures are an upper
+bound, FRESH3's the estimate for wordings nobody anticipated.
+Targets: >= 90 % caught, <= 3 % false positives.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+for p in (ROOT, ROOT / "bench"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+from poisoning_set import (  # noqa: E402
+    FRESH2_ATTEMPTS, FRESH2_LEGIT, FRESH3_ATTEMPTS, FRESH3_LEGIT, FRESH_ATTEMPTS, FRESH_LEGIT, attempts, legitimate,
+)
+
+from server import safety  # noqa: E402
+from server.safety import instruction_flags  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "poisoning.json"))
+    args = ap.parse_args(argv)
+    planted, legit = attempts(), legitimate()
+    for _, t in planted + legit:  # compile every pattern first: the timing is the steady state...
+        instruction_flags(t)
+    safety._cached_flags.cache_clear()  # ...of texts seen for the first time (recall caches what it has seen)
+    t0 = time.perf_counter()
+    planted_flags = [(c, t, instruction_flags(t)) for c, t in planted]
+    legit_flags = [(c, t, instruction_flags(t)) for c, t in legit]
+    seconds = time.perf_counter() - t0
+    total, caught = Counter(c for c, _, _ in planted_flags), Counter(c for c, _, f in planted_flags if f)
+    ltotal, lflagged = Counter(c for c, _, _ in legit_flags), Counter(c for c, _, f in legit_flags if f)
+    fresh_caught = [t for t in FRESH3_ATTEMPTS if instruction_flags(t)]
+    fresh_fp = [t for t in FRESH3_LEGIT if instruction_flags(t)]
+    earlier_fresh = {
+        name: {"attempts": len(a), "caught": sum(bool(instruction_flags(t)) for t in a),
+               "legitimate": len(l), "flagged": sum(bool(instruction_flags(t)) for t in l)}
+        for name, a, l in (("fresh1", FRESH_ATTEMPTS, FRESH_LEGIT), ("fresh2", FRESH2_ATTEMPTS, FRESH2_LEGIT))
+    }
+    result = {
+        "attempts": len(planted), "caught": sum(caught.values()), "catch_rate": sum(caught.values()) / len(planted),
+        "legitimate": len(legit), "false_positives": sum(lflagged.values()),
+        "false_positive_rate": sum(lflagged.values()) / len(legit),
+        "per_category": {c: {"planted": n, "caught": caught[c], "catch_rate": caught[c] / n} for c, n in total.items()},
+        "legitimate_per_category": {c: {"texts": n, "flagged": lflagged[c]} for c, n in ltotal.items()},
+        "fresh": {"set": "FRESH3 (not tuned on)", "attempts": len(FRESH3_ATTEMPTS), "caught": len(fresh_caught),
+                  "catch_rate": len(fresh_caught) / len(FRESH3_ATTEMPTS), "legitimate": len(FRESH3_LEGIT),
+                  "false_positives": len(fresh_fp), "false_positive_rate": len(fresh_fp) / len(FRESH3_LEGIT),
+                  "missed": [t for t in FRESH3_ATTEMPTS if t not in fresh_caught], "flagged": fresh_fp},
+        "earlier_fresh_sets_now_tuned_on": earlier_fresh,
+        "missed": [t for c, t, f in planted_flags if not f],
+        "flagged_legitimate": [{"text": t, "flags": list(f)} for c, t, f in legit_flags if f],
+        "mean_us_per_text": seconds / (len(planted) + len(legit)) * 1e6,
+        "targets": {"catch_rate": 0.90, "false_positive_rate": 0.03},
+    }
+    print(f"attempts: {result['caught']}/{len(planted)} caught ({result['catch_rate']:.1%})  "
+          f"legitimate: {result['false_positives']}/{len(legit)} flagged ({result['false_positive_rate']:.1%})")
+    for c, v in result["per_category"].items():
+        print(f"  {c:18s} {v['caught']:3d}/{v['planted']:<3d} caught")
+    for c, v in result["legitimate_per_category"].items():
+        print(f"  legit {c:21s} {v['flagged']:3d}/{v['texts']:<3d} flagged")
+    for t in result["missed"]:
+        print(f"  MISS {t!r}")
+    for x in result["flagged_legitimate"]:
+        print(f"  FP   {x['text']!r} {x['flags']}")
+    f = result["fresh"]
+    print(f"fresh set not tuned on (FRESH3): {f['caught']}/{f['attempts']} caught ({f['catch_rate']:.1%}), "
+          f"{f['false_positives']}/{f['legitimate']} legitimate flagged ({f['false_positive_rate']:.1%})")
+    for name, v in earlier_fresh.items():
+        print(f"  {name} (written fresh, since tuned on): {v['caught']}/{v['attempts']} caught, "
+              f"{v['flagged']}/{v['legitimate']} flagged")
+    print(f"mean cost: {result['mean_us_per_text']:.0f} us/text")
+    out = Path(args.out).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    print(f"wrote {out}")
+    met = result["catch_rate"] >= 0.90 and result["false_positive_rate"] <= 0.03
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

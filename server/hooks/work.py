@@ -1,0 +1,142 @@
+"""What a hook does once it has a store: open it lightly, inject, capture, log.
+
+Shared by the hook process (run.py, which opens the store itself) and a running server that
+answers its store's hooks (relay.py, with the server's own service).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from server.config import Settings
+    from server.hooks.protocol import HookInput
+    from server.hooks.settings import HookSettings
+    from server.service import MemoryService
+
+LOG_NAME = "hooks.log"
+#: hooks.log is cut to its last half when it grows past this.
+MAX_LOG_BYTES = 1024 * 1024
+
+
+class KeywordOnly:
+    """An embedder that is never ready: recall answers from keyword search, no model is loaded.
+
+    It names the configured model so nothing mistakes the store for another model's.
+    """
+
+    error = "the hook answers by keyword search (no embedding model in a hook process)"
+
+    def __init__(self, model_id: str, dimensions: int) -> None:
+        self.model_id = model_id
+        self.dimensions = dimensions
+
+    def wait_ready(self, timeout: float) -> bool:
+        return False
+
+    def embed(self, texts: list[str]):  # noqa: ANN201 - never called: wait_ready is False
+        raise RuntimeError(self.error)
+
+
+def hooks_dir(settings: Settings) -> Path:
+    if settings.namespace == "default":
+        return settings.home / "hooks"
+    return settings.home / "namespaces" / settings.namespace / "hooks"
+
+
+def log_line(settings: Settings | None, message: str) -> None:
+    """One line in hooks.log (never raises: the log is best effort)."""
+    try:
+        from server.config import default_home
+
+        folder = hooks_dir(settings) if settings is not None else default_home() / "hooks"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / LOG_NAME
+        stamp = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+        line = f"{stamp} {' '.join(message.split())[:1000]}\n"
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line)
+        if path.stat().st_size > MAX_LOG_BYTES:
+            data = path.read_bytes()[-MAX_LOG_BYTES // 2 :]
+            path.write_bytes(data[data.find(b"\n") + 1 :])
+    except Exception:  # noqa: BLE001 - nowhere left to report to; the host must not notice
+        pass
+
+
+def open_light(settings: Settings, create: bool) -> MemoryService | None:
+    """The service without model, drift check or model check; None when there is no store and `create` is False."""
+    from server.embedding.embedders import make_embedder
+    from server.service import MemoryService
+    from server.storage.opener import open_database
+
+    if not settings.database_url and not create and not settings.db_path.exists():
+        return None
+    base = make_embedder(settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache)
+    embedder = KeywordOnly(base.model_id, base.dimensions)
+    db = open_database(settings, embedder.dimensions)
+    try:
+        return MemoryService(db, embedder, settings)
+    except BaseException:
+        db.close()
+        raise
+
+
+def thread_for(settings: Settings, hook: HookInput) -> str | None:
+    """The server's rule: MEMVAULT_THREAD, else the git repository of the session's cwd, else none (global)."""
+    from server.config import repo_thread
+
+    return settings.default_thread or repo_thread(hook.cwd)
+
+
+def inject_with(
+    service: MemoryService, settings: Settings, hook_settings: HookSettings, hook: HookInput, thread: str | None
+) -> str:
+    """The injection for one event, with a service already open (this process's, or a server's through the relay)."""
+    from server.hooks import inject
+    from server.hooks.privacy import strip_private, wants_no_memory
+    from server.hooks.sessions import Sessions
+
+    sessions = Sessions(hooks_dir(settings) / "sessions")
+    with sessions.locked(hook.host, hook.session_id) as state:
+        if hook.event == "session-start":
+            if hook.source in ("clear", "compact"):
+                state.injected = []  # what was injected before is gone from the model's context
+            found = inject.session_context(service, thread, hook_settings.start_tokens)
+        else:
+            prompt = strip_private(hook.prompt or "")
+            if wants_no_memory(prompt) and not state.nomem and hook_settings.enabled("capture"):
+                from server.hooks.capture import stop_capture  # rare: kept off the per-prompt imports
+
+                stop_capture(service, state)
+            found = inject.prompt_context(
+                service, thread, prompt, hook_settings.prompt_tokens, hook_settings.min_score, set(state.injected)
+            )
+        state.injected.extend(i for i in found.ids if i not in state.injected)
+        state.tokens_injected += found.tokens
+    if hook.event == "session-start":
+        sessions.prune()
+    return found.text
+
+
+def capture_with(
+    service: MemoryService, settings: Settings, hook_settings: HookSettings, hook: HookInput, thread: str | None
+) -> str:
+    """Capture with a service already open (this process's, or a server's through the relay); a summary line."""
+    from server.hooks.capture import capture
+    from server.hooks.sessions import Sessions
+
+    report = capture(service, hook, thread, Sessions(hooks_dir(settings) / "sessions"), turns=hook_settings.enabled("turns"))
+    if report.skipped:
+        return f"nothing captured: {report.skipped}"
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(report.kinds.items()))
+    return (f"{report.lines} transcript lines: {report.turns} turns, {report.statements} statements"
+            f"{f' ({kinds})' if kinds else ''}, {report.duplicates} already known, {report.rejected} rejected")
+
+
+def short_busy_wait(service: MemoryService, deadline: float) -> None:
+    """A locked SQLite store makes the hook give up within its deadline instead of waiting 10 s."""
+    conn = getattr(service.db, "conn", None)
+    if conn is not None:
+        conn.execute(f"PRAGMA busy_timeout = {int(deadline * 1000 * 0.6)}")

@@ -1,0 +1,367 @@
+"""Secrets given as a key's value, for server.redact: ``password=...``, ``"api_key": "..."``,
+``X-API-Key: ...``, ``--token ...``, ``<password>...</password>``, ``password is "..."``.
+
+* **Which keys.** A key counts when its *last* word names a credential
+  (``DB_PASSWORD``, ``clientSecret``, ``api_key``, ``signing_key``): any value that is
+  not a reference or placeholder is taken. A key that only *mentions* one further in
+  (``secret_key_base``, ``AUTH``, ``github_token_v2``) counts when its value is
+  high-entropy (random-looking, 16+ characters); keys that end in a non-secret word
+  (``password_min_length``, ``token_url``, ``api_key_id``, ``password_hash``) never do.
+* **Every common syntax.** env/shell (``KEY=v``, ``export KEY="v"``), YAML/TOML/INI
+  (``key: v``, ``key = "v"``), JSON, Python/JS/Go/Kotlin/Swift/C (``:=``, ``: str =``,
+  ``char key[] = "v"``, ``@"v"``), PHP/Ruby (``'key' => 'v'``), query and connection
+  strings (``;Password=v;``), XML, CLI flags, and ``password "v"`` / ``password is "v"``
+  in SQL, ``.netrc`` and prose.
+* **Referencing a secret is not a secret.** ``$TOKEN``, ``${TOKEN}``, ``{{ vault }}``,
+  ``<your password>``, ``os.environ["X"]``, ``settings.API_KEY``, ``None``, ``********``
+  and the bare words ``password``/``secret``/``token`` are left alone; a value merely
+  *containing* ``${`` or ``{{`` that is not a template (``m{{h}o)p${e]nob``) is not.
+* A ``:`` separator is common in prose, so after ``key:`` a single dictionary-like
+  word counts only for password/secret keys and only at the end of a line ("Password:
+  hunter" yes, "password: must be 12 chars" no).
+
+Every scan is linear: keys are found from keyword occurrences (each character walked at
+most once), values measured with cached searches, bounded windows elsewhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from functools import lru_cache
+
+from server.lazyre import LazyRe as _LazyRe
+
+_Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+# ---------------------------------------------------------------------- placeholders
+
+_PLACEHOLDER_WORDS = frozenset(
+    """
+    none null nil undefined true false yes no empty blank na n/a tbd todo
+    password passwd pass pwd passphrase secret secrets token tokens apikey api_key
+    api-key key auth credentials redacted hidden masked omitted removed elided
+    str string bytes int integer number bool boolean any object optional required
+    secretstr text value env os example sample dummy placeholder fake test
+    """.split()
+)
+_MASK_CHARS = frozenset("*xX.#•-_?")
+# settings.API_KEY, self.password (no digits: ya29.a0Af.. is a token)
+REFERENCE = _LazyRe(r"(?:[A-Za-z_]+\.)+[A-Za-z_]+\Z")
+_CALL = _LazyRe(r"[A-Za-z_][A-Za-z_.]*[(\[]")  # getpass(), os.environ[...]
+# ${VAR}, ${VAR:-default}, ${{ secrets.X }}, {{ vault_password }}, %(password)s, %PASSWORD%
+_TEMPLATE = _LazyRe(
+    r"\$\{\{?\s*[A-Za-z_][\w.\[\]'\"-]*\s*(?:[:?|-][^}]{0,200})?\}\}?|\{\{\s*[\w.\[\]'\"| ()-]{1,200}\}\}"
+    r"|%\([A-Za-z_]\w*\)s|%[A-Za-z_]\w*%"
+)
+
+
+# (AWS's documented example keys end in EXAMPLE / EXAMPLEKEY and are still redacted:
+# scanners' test suites and tutorials are full of them.)
+_FAKE = _LazyRe(r"[xX]{4}|\.\.\.|\*\*\*|•••|(?i:your[-_ ]|<[a-z_ -]{2,40}>)")
+
+
+def looks_fake(value: str) -> bool:
+    """A documentation stand-in: ``sk-xxxx...``, ``ghp_XXXX...``, ``sk_test_...``, ``xoxb-your-token``."""
+    return _FAKE.search(value) is not None
+
+
+def is_placeholder(value: str) -> bool:
+    v = value.strip()
+    if not v or looks_fake(v):
+        return True
+    if v[0] in "$<%[(#!@&*" or (v[0] == "{" and not v[:2] == "{{" and "}" in v) or _CALL.match(v):
+        return True
+    if ("${" in v or "{{" in v or "%" in v) and _TEMPLATE.search(v):
+        return True
+    low = v.lower()
+    if low in _PLACEHOLDER_WORDS:
+        return True
+    if all(c in _MASK_CHARS for c in v):
+        return True
+    if low.startswith(("your", "my_", "my-", "<", "insert", "replace", "change_me_", "changeme", "xxx")):
+        return True
+    if low.endswith(("_here", "-here", "here>")) or low.startswith(("os.", "process.env")):
+        return True
+    return REFERENCE.match(v) is not None
+
+
+def high_entropy(value: str) -> bool:
+    """Random-looking: 16+ characters, letters and digits, ~3+ bits per character, not a path or URL."""
+    if not 16 <= len(value) <= 512 or " " in value or "://" in value or value[0] in "/~.":
+        return False
+    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+        return False
+    if value.replace(".", "").replace("-", "").isdigit():
+        return False
+    counts = Counter(value)
+    entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+    return entropy >= 3.0
+
+
+# --------------------------------------------------------------------- key classification
+
+_CAMEL = _LazyRe(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEG_SPLIT = _LazyRe(r"[\W_]+")  # Unicode-aware: contraseña is one word
+_KEY_QUALIFIERS = frozenset(
+    """api secret access private signing sign encryption enc master auth client app
+    service account db database license licence webhook admin consumer subscription
+    storage hmac jwt session deploy ssh gpg pgp crypto cipher aes root shared aws priv""".split()
+)
+# A key ending in one of these names something about a credential, not the credential.
+_NOT_SECRET_LAST = frozenset(
+    """id ids name names type types url uri urls endpoint endpoints path paths file files dir
+    version length len size count expiry expires expiration ttl timeout header headers prefix
+    format mode method scope scopes issuer audience provider hash hashed digest sha md5 salt
+    policy rule rules field fields label hint env var name min max enabled required regex
+    pattern location store manager generator user username login email host port""".split()
+)
+_HINTS = ("passw", "pwd", "secret", "token", "apikey", "credential", "auth", "bearer", "privatekey", "accesskey",
+          "signature", "signingkey", "contrase")
+
+
+@lru_cache(maxsize=4096)
+def key_kind(key: str) -> tuple[str, bool] | None:
+    """(kind, needs a high-entropy value) when the key names a credential, else None."""
+    segs = [s for s in _SEG_SPLIT.split(_CAMEL.sub("_", key).lower()) if s]
+    if not segs:
+        return None
+    last = segs[-1]
+    prev = segs[-2] if len(segs) > 1 else ""
+    if last.endswith(("password", "passwd")) or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
+                                                          "contrasena", "contrasenia"):
+        return "password", False
+    if last.endswith("secret"):
+        return "secret", False
+    if last.endswith("token"):
+        return "token", False
+    if last == "apikey" or (last == "key" and prev == "api"):
+        return "api-key", False
+    if last in ("secretkey", "accesskey", "privatekey", "privkey", "appkey", "masterkey", "signingkey", "authkey",
+                "servicekey", "accountkey", "dbkey", "databasekey", "clientkey"):
+        return "secret", False
+    if last in ("dbpass", "databasepass", "keypass", "userpass", "adminpass", "rootpass", "sqlpass", "mypass"):
+        return "password", False
+    if last == "key" and prev in _KEY_QUALIFIERS:
+        return "secret", False
+    if last in ("credential", "credentials", "creds") and prev not in ("", "use", "with"):
+        return "secret", False
+    if last in _NOT_SECRET_LAST or last.isdigit() and prev in _NOT_SECRET_LAST:
+        return None
+    joined = "".join(segs)
+    if any(h in joined for h in _HINTS):
+        return "secret", True
+    return None
+
+
+# ------------------------------------------------------------------------ the patterns
+
+KEY_CHARS = _ALNUM | set("_.-")
+_ASSIGN = _LazyRe(
+    r"(?P<key>[^\W\d][\w.\-]{0,80})(?:\[\])?(?P<kq>[\"']?)\]?[ \t]*"
+    r"(?P<sep>:=|=>|\?=|<-|=(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?|(?<=[ \t])(?=[@rRbBuUfF]{0,2}[\"'`]))"
+    r"(?P<sp>[ \t]*)(?:[@rRbBuUfF]{1,2}(?=[\"'`]))?"
+    r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'|`(?P<bq>[^`\r\n]{1,1024})`)?"
+)
+# An unquoted value runs to the next of these (found with a cached search, so many
+# keys sharing one long run cost linear time, not run-length each).
+_VAL_STOP = _LazyRe(r"[\s\"'`)}\]]")
+_FLAG_STOP = _LazyRe(r"[\s\"'`\[(),;]")
+_MAX_VALUE = 4096
+# An unquoted value ends at , ; & when what follows is a space, the end, or another key=
+# (query strings, connection strings, CSV); inside a value those characters are kept.
+# It also ends at an escaped newline or tab ("\n") inside a JSON or C string.
+_VALUE_CUT = _LazyRe(r"[,;&](?=[ \t]|\Z|[A-Za-z_][A-Za-z0-9_.\-]{0,40}=)|\\[nrt]")
+KEYWORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "contrase", "bearer", "signature")
+# CLI flags: --password hunter2 / --api-key=...
+_FLAG = _LazyRe(
+    r"--(?<![A-Za-z0-9_\-]--)(?P<key>(?:[A-Za-z0-9]+-){0,3}(?i:password|passwd|token|secret|api-key|apikey))"
+    r"(?:[ \t]+|=)(?P<q>[\"']?)"
+)
+# <password>hunter2</password>
+_XML = _LazyRe(r"<(?P<tag>[A-Za-z_][A-Za-z0-9_.\-]{0,40})>(?P<val>[^<\s]{3,1024})</(?P=tag)>")
+# .NET config: <add key="DbPassword" value="..." />; Dockerfile: ENV DB_PASSWORD hunter2
+_XML_PAIR = _LazyRe(r"key=\"(?P<key>[A-Za-z_][A-Za-z0-9_.:\-]{0,60})\"\s+value=\"(?P<val>[^\"\r\n]{3,1024})\"")
+_ENV_LINE = _LazyRe(r"(?m:^[ \t]*ENV[ \t]+(?P<key>[A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+(?P<val>[^\s=\"'][^\s\"']{2,1023})[ \t]*$)")
+# password "x" (SQL, configs), password is 'x', .netrc's "password x" (only on a line with machine/login)
+_SPOKEN = _LazyRe(
+    r"(?i:\b(?:password|passwd|passphrase|pwd|secret|api[ _-]?key|token))(?:[ \t]+(?i:is|was|of))?[ \t]+"
+    r"(?:[\"'`](?P<q>[^\"'`\r\n]{3,256})[\"'`]|(?P<u>[^\s\"'`]{6,256}))"
+)
+_EOL_FOLLOW = frozenset("\r\n,;})")
+_VARIABLE = _LazyRe(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")  # db_pass, accessToken
+_AWS_SECRET = _LazyRe(r"[A-Za-z0-9/+]{40}")
+
+
+def _value_at_eol(text: str, end: int) -> bool:
+    n = len(text)
+    i = end
+    while i < n and text[i] in " \t":
+        i += 1
+    return i >= n or text[i] in _EOL_FOLLOW
+
+
+def find_all(hay: str, needle: str):
+    i = hay.find(needle)
+    while i != -1:
+        yield i
+        i = hay.find(needle, i + 1)
+
+
+class RunEnd:
+    """End of the run of non-stop characters starting at ``pos``, with a cache."""
+
+    __slots__ = ("text", "stop", "lo", "hi")
+
+    def __init__(self, text: str, stop: _LazyRe) -> None:
+        self.text, self.stop, self.lo, self.hi = text, stop, -1, -1
+
+    def __call__(self, pos: int) -> int:
+        if not (self.lo <= pos <= self.hi):
+            m = self.stop.search(self.text, pos)
+            self.lo, self.hi = pos, (m.start() if m else len(self.text))
+        return self.hi
+
+
+def _keyword_starts(text: str, low: str) -> list[int]:
+    """Start of the identifier run around each keyword occurrence, in order.
+
+    Each character is scanned at most once (a run shared by several occurrences is
+    walked back only to the previous occurrence), so this is linear even for
+    "tokentokentoken...". Runs longer than a key can be are dropped.
+    """
+    hits = sorted({i for kw in KEYWORDS for i in find_all(low, kw)})
+    starts: list[int] = []
+    prev_i, prev_j = -1, -1
+    for i in hits:
+        j = i
+        while j > 0 and j - 1 > prev_i and text[j - 1] in KEY_CHARS:
+            j -= 1
+        if j - 1 == prev_i and prev_i >= 0 and j > 0 and text[j - 1] in KEY_CHARS:
+            j = prev_j  # same run as the previous occurrence
+        prev_i, prev_j = i, j
+        if j >= 1 and text[j - 1] == "\\" and text[j] in "nrt" and i > j:
+            j += 1  # "\napi_key=..." inside an escaped string: the key starts after \n
+        if i - j <= 81 and (not starts or starts[-1] != j):
+            starts.append(j)
+    return starts
+
+
+def _assigned(key: str, kind: str, start: int, value: str, anchor: int) -> _Cand:
+    if "aws" in key.lower() and _AWS_SECRET.fullmatch(value) and any(c.isupper() for c in value) \
+            and any(c.islower() for c in value):
+        return (start, start + len(value), "aws-secret-access-key", 0, anchor)
+    return (start, start + len(value), kind, 10, anchor)
+
+
+def assignments(text: str, low: str, out: list[_Cand]) -> None:
+    run_end = RunEnd(text, _VAL_STOP)
+    cut_at = RunEnd(text, _VALUE_CUT)
+    for j in _keyword_starts(text, low):
+        if j > 0 and text[j - 1] in KEY_CHARS and not (j >= 2 and text[j - 2] == "\\"):
+            continue
+        m = _ASSIGN.match(text, j)
+        if m is None:
+            continue
+        if text[max(0, j - 3) : j] == "://":
+            continue  # URL user:password -- the url-password rule's job
+        key = m.group("key")
+        found = key_kind(key)
+        if found is None:
+            continue
+        kind, needs_entropy = found
+        if not m.group("sep") and m.group("dq") is None and m.group("sq") is None and m.group("bq") is None:
+            continue  # `private_key "..."` counts (HCL, SQL, prose); an unquoted word after a space does not
+        for g in ("dq", "sq", "bq"):
+            if m.group(g) is not None:
+                raw = m.group(g)
+                value = raw.strip()
+                # with no separator (`token "bucket"` is prose) a plain word does not count
+                spaced_word = not m.group("sep") and value.replace(" ", "").replace("-", "").isalpha()
+                if len(value) >= 3 and not spaced_word and not is_placeholder(value) and (
+                        not needs_entropy or high_entropy(value)):
+                    s = m.start(g) + (len(raw) - len(raw.lstrip()))
+                    out.append(_assigned(key, kind, s, value, j))
+                break
+        else:
+            vstart = m.end()
+            vend = min(run_end(vstart), cut_at(vstart), vstart + _MAX_VALUE)
+            if vend - vstart > 256:
+                # Long: not a placeholder unless it starts like one. Not sliced, so
+                # "password=password=..." stays linear.
+                if not needs_entropy and text[vstart] not in "$<{%[(#!@&*":
+                    out.append((vstart, vend, kind, 10, j))
+                continue
+            value = text[vstart:vend]
+            if len(value) < 3 or is_placeholder(value):
+                continue
+            if needs_entropy:
+                if high_entropy(value):
+                    out.append(_assigned(key, kind, vstart, value, j))
+                continue
+            sep = m.group("sep")
+            if sep[0] == ":" and sep != ":=":
+                # YAML, headers -- and prose. Letters-only values count only for
+                # password/secret keys and only at the end of a line.
+                if value.isalpha() and not (kind in ("password", "secret") and _value_at_eol(text, vend)):
+                    continue
+            elif _VARIABLE.fullmatch(value) and not (key.isupper() and not m.group("sp")):
+                continue  # `password=db_pass` is a variable unless env-style `DB_PASSWORD=...`
+            elif m.group("sp") and value.isalpha() and value.islower():
+                continue  # `password = getpass`: a name, not a literal
+            if kind == "password" and value.startswith(("/", "~/", "./", "../")):
+                continue  # PWD=/home/me
+            out.append(_assigned(key, kind, vstart, value, j))
+
+
+def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
+    if "--" in text:
+        run_end = RunEnd(text, _FLAG_STOP)
+        for m in _FLAG.finditer(text):
+            found = key_kind(m.group("key"))
+            vs = m.end()
+            ve = run_end(vs)
+            q = m.group("q")
+            if q and not text.startswith(q, ve):
+                continue
+            v = text[vs:ve]
+            if found and 3 <= len(v) <= 1024 and not is_placeholder(v) and not v.isalpha():
+                out.append((vs, ve, found[0], 10, m.start()))
+    for pattern, gate in ((_XML_PAIR, 'value="'), (_ENV_LINE, "ENV")):
+        if gate in text:
+            for m in pattern.finditer(text):
+                found = key_kind(m.group("key"))
+                v = m.group("val")
+                if found and not is_placeholder(v) and (not found[1] or high_entropy(v)):
+                    out.append((m.start("val"), m.end("val"), found[0], 10, m.start()))
+    if "</" in text:
+        for m in _XML.finditer(text):
+            found = key_kind(m.group("tag"))
+            v = m.group("val")
+            if found and not is_placeholder(v) and (not found[1] or high_entropy(v)):
+                out.append((m.start("val"), m.end("val"), found[0], 10, m.start()))
+    for m in _SPOKEN.finditer(text):
+        word = m.group(0).split(None, 1)[0].lower()
+        kind = "password" if word.startswith(("pass", "pwd")) else "api-key" if word.startswith("api") else \
+            "token" if word == "token" else "secret"
+        if m.group("q") is not None:
+            v, vs = m.group("q"), m.start("q")
+            if is_placeholder(v) or (kind != "password" and (" " in v.strip() or v.isalpha())):
+                continue  # `the token "bucket"`: a word, not a token
+        else:
+            v, vs = m.group("u"), m.start("u")
+            # .netrc: "machine host login me password x" -- bounded look back on the same line
+            lo = max(0, m.start() - 200)
+            before = low[low.rfind("\n", lo, m.start()) + 1 or lo : m.start()]
+            netrc = kind == "password" and ("machine " in before or "login " in before)
+            # unquoted: only a random-looking value (a word with digits), or .netrc's password field
+            if is_placeholder(v) or not (netrc or (any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+                                                  and not v.replace(".", "").isdigit() and v[-1] not in ".,;:")):
+                continue
+        out.append((vs, vs + len(v), kind, 10, m.start()))
+
+
+def random_user(value: str) -> bool:
+    """A URL's user part that is itself a credential (``https://<token>@host``, a Sentry DSN key)."""
+    return len(value) >= 20 and "." not in value and high_entropy(value)

@@ -1,0 +1,185 @@
+"""The house plan, held by reading the imports of every module under server/ with `ast`.
+
+- Only the opener (server.storage.opener) imports a backend; a backend imports only its own
+  package, the contract and the plain core modules below the service.
+- Only the MCP and HTTP edges (server.app, server.http) import `mcp`.
+- Nothing under server.storage imports the service or anything built on it.
+- No import cycle anywhere, counting imports inside functions too (a cycle hidden in a function
+  is still two modules that cannot be understood apart). Imports under `if TYPE_CHECKING:` are
+  annotations only and do not count.
+- Every module opens with a docstring and stays under MAX_LINES (the two store implementations,
+  one SQL dialect each behind the same contract, are the exception).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "server"
+MAX_LINES = 600
+BIG_ON_PURPOSE = {"server.storage.sqlite.store", "server.storage.pg.store"}
+BACKENDS = ("server.storage.sqlite", "server.storage.pg")
+OPENER = "server.storage.opener"
+EDGES = ("server.app", "server.http")
+#: What storage may build on: the plain core modules that know nothing of services.
+STORAGE_MAY_IMPORT = ("server.storage", "server.errors", "server.clock", "server.config", "server.models",
+                      "server.textindex", "server.ranking", "server.validation")
+
+
+def _name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_name(p): p for p in sorted(PACKAGE.rglob("*.py")) if "templates" not in p.parts}
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(module: str) -> set[str]:
+    """Every module `module` imports (server's own modules resolved to the longest that exists)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _type_checking(child):
+                for other in child.orelse:
+                    visit(other)
+                continue
+            if isinstance(child, ast.Import):
+                found.update(alias.name for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = module.rsplit(".", child.level)[0]
+                    source = f"{base}.{child.module}" if child.module else base
+                else:
+                    source = child.module or ""
+                found.add(source)
+                for alias in child.names:  # `from server.files import atomic` imports a module
+                    if f"{source}.{alias.name}" in MODULES:
+                        found.add(f"{source}.{alias.name}")
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+IMPORTS = {m: _imports(m) for m in MODULES}
+
+
+def _within(name: str, prefixes: tuple[str, ...] | str) -> bool:
+    prefixes = (prefixes,) if isinstance(prefixes, str) else prefixes
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _own(module: str) -> set[str]:
+    return {i for i in IMPORTS[module] if i in MODULES and i != "server"}
+
+
+def test_the_plan_reads_every_module():
+    assert OPENER in MODULES and "server.service" in MODULES and len(MODULES) > 40
+
+
+def test_only_the_opener_imports_a_backend():
+    wrong = []
+    for module, imported in IMPORTS.items():
+        if module == OPENER:
+            continue
+        for backend in BACKENDS:
+            if _within(module, backend):
+                continue  # a backend's own modules
+            if any(_within(i, backend) for i in imported):
+                wrong.append(f"{module} imports {backend}")
+    assert wrong == []
+
+
+def test_a_backend_builds_only_on_its_own_package_the_contract_and_the_plain_core():
+    wrong = []
+    for module in MODULES:
+        backend = next((b for b in BACKENDS if _within(module, b)), None)
+        if backend is None:
+            continue
+        for imported in _own(module):
+            allowed = _within(imported, backend) or (
+                _within(imported, STORAGE_MAY_IMPORT) and not _within(imported, BACKENDS)
+            )
+            if not allowed:
+                wrong.append(f"{module} imports {imported}")
+    assert wrong == []
+
+
+def test_only_the_mcp_and_http_edges_import_mcp():
+    wrong = sorted(
+        f"{module} imports {i}"
+        for module, imported in IMPORTS.items()
+        if not _within(module, EDGES)
+        for i in imported
+        if _within(i, "mcp")
+    )
+    assert wrong == []
+
+
+def test_nothing_under_storage_imports_the_service_or_what_is_built_on_it():
+    wrong = sorted(
+        f"{module} imports {i}"
+        for module in MODULES
+        if _within(module, "server.storage")
+        for i in _own(module)
+        if not _within(i, STORAGE_MAY_IMPORT)
+    )
+    assert wrong == []
+
+
+def test_there_is_no_import_cycle():
+    graph = {m: _own(m) - {m} for m in MODULES}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1 = on the path, 2 = done
+    path: list[str] = []
+
+    def walk(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycles.append(path[path.index(nxt):] + [nxt])
+            elif nxt not in state:
+                walk(nxt)
+        path.pop()
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            walk(module)
+    assert [" -> ".join(c) for c in cycles] == []
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_every_module_opens_with_a_docstring_and_stays_readable(module):
+    source = MODULES[module].read_text(encoding="utf-8")
+    assert ast.get_docstring(ast.parse(source)), f"{module} has no docstring saying what it holds"
+    if module not in BIG_ON_PURPOSE:
+        lines = source.count("\n")
+        assert lines <= MAX_LINES, f"{module} has {lines} lines; split it along its concerns"
+
+
+def test_the_architecture_checks_can_fail():
+    """The checks see a real violation: a made-up module importing a backend and mcp is caught."""
+    IMPORTS["server.fake"] = {"server.storage.sqlite.store", "mcp.types"}
+    MODULES["server.fake"] = PACKAGE / "service.py"
+    try:
+        with pytest.raises(AssertionError):
+            test_only_the_opener_imports_a_backend()
+        with pytest.raises(AssertionError):
+            test_only_the_mcp_and_http_edges_import_mcp()
+    finally:
+        del IMPORTS["server.fake"], MODULES["server.fake"]

@@ -1,0 +1,223 @@
+"""The web page in-process (Starlette's TestClient): who may use it, the checks on every change, and what each
+page changes, on both backends where tenants matter. (In a real browser: test_web_browser.py.)"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from server.embedding.embedders import HashEmbedder
+from server.http.tenants import Tenants
+from server.http.tokens import TokenStore
+from server.models import Principal
+from server.service import MemoryService
+from server.web.app import build_app
+from server.web.security import Gate
+
+PORT = 8999
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+def _client(app) -> TestClient:
+    return TestClient(app, base_url=BASE, follow_redirects=False)
+
+
+@pytest.fixture
+def page(service):
+    """A logged-in browser on a local-mode page over the test's store."""
+    app = build_app(Tenants(service), Gate(PORT, Principal("default"), "launch-token"))
+    client = _client(app)
+    assert client.get("/login?token=launch-token").status_code == 303
+    client.app_ref = app  # type: ignore[attr-defined]
+    return client
+
+
+def csrf(client: TestClient, path: str = "/") -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', client.get(path).text).group(1)
+
+
+def post(client: TestClient, path: str, **data: str):
+    return client.post(path, data={"csrf": csrf(client), **data})
+
+
+# -- who may use it -------------------------------------------------------------------------------
+def test_nothing_is_served_without_a_session_and_the_login_token_leaves_the_address(service):
+    service.remember("secret plans", thread="shop")
+    client = _client(build_app(Tenants(service), Gate(PORT, Principal("default"), "launch-token")))
+    for path in ("/", "/memories", "/memory/1", "/search?q=secret", "/health", "/files/MEMORY.md"):
+        answer = client.get(path)
+        assert (answer.status_code, answer.headers["location"]) == (303, "/login") and "secret" not in answer.text
+    assert client.post("/memory/1/forget", data={"csrf": "x"}).status_code == 403
+    wrong = client.get("/login?token=guess")
+    assert wrong.status_code == 403 and "not valid" in wrong.text
+    good = client.get("/login?token=launch-token")
+    assert (good.status_code, good.headers["location"]) == (303, "/")
+    cookie = good.headers["set-cookie"]
+    assert cookie.startswith(f"memvault_ui_{PORT}=") and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    assert "secret plans" in client.get("/memory/1").text
+    assert client.post("/logout", data={"csrf": csrf(client)}).status_code == 303
+    assert client.get("/memory/1").status_code == 303
+
+
+def test_only_loopback_names_of_this_port_are_answered(page):
+    for host in ("evil.example", f"evil.example:{PORT}", "127.0.0.1:1", f"192.168.1.5:{PORT}"):
+        assert page.get("/", headers={"host": host}).status_code == 421
+    for host in (f"localhost:{PORT}", f"[::1]:{PORT}"):
+        assert page.get("/", headers={"host": host}).status_code == 200
+
+
+def test_every_change_needs_this_pages_origin_and_csrf_token(page, service):
+    """Each POST route refuses a missing or wrong CSRF token and another origin, and changes nothing."""
+    service.remember("keep me", thread="shop")
+    app = page.app_ref.app
+    posts = sorted({r.path for r in app.routes if isinstance(r, Route) and "POST" in (r.methods or ())})
+    assert len(posts) >= 12
+    before = service.store.count()
+    concrete = lambda p: p.replace("{id}", "1").replace("{name}", "shop").replace("{action}", "dedupe")  # noqa: E731
+    for path in posts:
+        if path in ("/login",):
+            continue
+        url = concrete(path)
+        assert page.post(url, data={}).status_code == 403, url
+        assert page.post(url, data={"csrf": "forged"}).status_code == 403, url
+        other = page.post(url, data={"csrf": csrf(page)}, headers={"origin": "http://127.0.0.1:1"})
+        assert other.status_code == 403, url
+        cross = page.post(url, data={"csrf": csrf(page)}, headers={"sec-fetch-site": "cross-site"})
+        assert cross.status_code == 403, url
+    assert service.store.count() == before
+    assert service.store.get([1])[1].deleted_at is None
+
+
+def test_responses_forbid_scripts_framing_sniffing_and_cross_origin_reads(page):
+    answer = page.get("/", headers={"origin": "http://evil.example"})
+    policy = answer.headers["content-security-policy"]
+    assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy and "script" not in policy
+    assert answer.headers["x-frame-options"] == "DENY" and answer.headers["x-content-type-options"] == "nosniff"
+    assert answer.headers["referrer-policy"] == "same-origin" and answer.headers["cache-control"] == "no-store"
+    assert not any(h.lower().startswith("access-control-") for h in answer.headers)
+    assert "<script" not in answer.text
+
+
+def test_memory_text_is_shown_as_text_never_as_markup(page, service):
+    service.remember('<script>alert(1)</script> and <img src=x onerror=alert(2)>', thread="shop")
+    text = page.get("/memory/1").text
+    assert "<script>alert(1)" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "<img src=x" not in page.get("/memories").text
+
+
+# -- what the pages change ---------------------------------------------------------------------------
+def test_edit_forget_restore_and_pin_from_the_page(page, service):
+    service.remember("We deploy billing with Helm", kind="decision", thread="shop")
+    edited = post(page, "/memory/1/edit", content="We deploy billing with Argo CD", kind="decision", tags="deploy",
+                  importance="0.5", thread="shop")
+    assert (edited.status_code, edited.headers["location"]) == (303, "/memory/2")
+    shown = page.get("/memory/2").text
+    assert "We deploy billing with Argo CD" in shown and "Memory 1 is now memory 2" in shown  # the flash message
+    assert service.store.get([1])[1].superseded_by == 2 and service.store.get([2])[2].origin == "memvault web page"
+    assert post(page, "/memory/2/forget").headers["location"] == "/memory/2"
+    assert service.store.get([2])[2].deleted_at is not None
+    assert "Memory 2 is forgotten" in page.get("/memory/2").text
+    post(page, "/memory/2/restore")
+    post(page, "/memory/2/pin", pinned="1")
+    row = service.store.get([2])[2]
+    assert row.deleted_at is None and row.pinned
+    bad = post(page, "/memory/2/edit", content="", kind="decision", tags="", importance="0.5", thread="shop")
+    assert bad.status_code == 400 and "content" in bad.text and service.store.count()["live"] == 2
+
+
+def test_a_curation_preview_is_applied_only_as_previewed(page, service):
+    service.remember("Deploys go through Argo CD", thread="shop")
+    service.remember("deploys go through argo cd.", thread="shop")
+    preview = page.get("/curate/dedupe?preview=1&thread=shop")
+    mark = re.search(r'name="mark" value="([^"]+)"', preview.text).group(1)
+    assert "Would apply: dedupe" in preview.text and service.store.get([1])[1].superseded_by is None
+    service.remember("Deploys GO through Argo CD!", thread="shop")  # the store changes after the preview
+    stale = post(page, "/curate/dedupe", thread="shop", mark=mark)
+    assert stale.status_code == 409 and "nothing was applied" in stale.text
+    assert all(r.superseded_by is None for r in service.store.get([1, 2, 3]).values())
+    fresh = re.search(r'name="mark" value="([^"]+)"', stale.text).group(1)
+    applied = post(page, "/curate/dedupe", thread="shop", mark=fresh)
+    assert applied.status_code == 303 and applied.headers["location"] == "/curate/dedupe?thread=shop"
+    assert {r.superseded_by for r in service.store.get([1, 2]).values()} == {3}
+
+
+def test_memory_files_are_saved_atomically_with_a_backup_and_never_over_a_newer_edit(page, service):
+    path = service.settings.files_dir / "MEMORY.md"
+    form = page.get("/files/MEMORY.md").text
+    mark = re.search(r'name="mark" value="([^"]+)"', form).group(1)
+    saved = post(page, "/files/MEMORY.md", text="# MEMORY\r\n\r\n- We ship on Fridays\r\n", mark=mark)
+    assert saved.status_code == 303 and path.read_text() == "# MEMORY\n\n- We ship on Fridays\n"
+    [backup] = (service.settings.files_dir / "backups").iterdir()
+    assert backup.read_text() == "# MEMORY\n"
+    assert [m.content for m in service.recall("ship on Fridays", thread="global").memories][:1] == ["We ship on Fridays"]
+    path.write_text("# MEMORY\n\n- edited elsewhere\n")  # another editor, after the page was opened
+    conflict = post(page, "/files/MEMORY.md", text="# MEMORY\n\n- mine\n", mark=mark)
+    assert conflict.status_code == 409 and "changed after you opened it" in conflict.text
+    assert path.read_text() == "# MEMORY\n\n- edited elsewhere\n" and "- mine" in conflict.text
+    assert page.get("/files/passwd").status_code == 404
+
+
+def test_thread_settings_and_global_prompts(page, service):
+    service.remember("x", thread="shop")
+    post(page, "/thread/shop", title="The shop", system_prompt="Answer in English.", archived="1")
+    thread = service.threads.get("shop")
+    assert (thread.title, thread.system_prompt, thread.archived) == ("The shop", "Answer in English.", True)
+    post(page, "/prompts", name="style", content="Be brief.", priority="3")
+    post(page, "/prompts/style/deactivate")
+    [prompt] = service.global_prompts.run("list").prompts
+    assert (prompt.name, prompt.content, prompt.priority, prompt.active) == ("style", "Be brief.", 3, False)
+    assert "Delete the global prompt" in page.get("/prompts/style/delete").text  # asks first
+    assert service.global_prompts.run("list").prompts
+    post(page, "/prompts/style/delete")
+    assert service.global_prompts.run("list").prompts == []
+
+
+def test_every_page_renders(page, service):
+    service.remember("We deploy billing with Helm", kind="decision", thread="shop", tags=["deploy"])
+    for path in ("/", "/memories", "/memories?state=all&thread=shop&kind=decision", "/search?q=deploy+billing",
+                 "/memory/1", "/memory/1/edit", "/remember", "/thread/shop", "/prompts", "/files/SOUL.md",
+                 "/curate", "/curate/stats?preview=1", "/health"):
+        answer = page.get(path)
+        assert answer.status_code == 200, path
+    health = page.get("/health").text
+    assert health.count("<svg") == 5 and "Memories created per week, by kind" in health
+    assert "Recall latency" in health and "recall p50 / p95" in health
+    assert page.get("/memory/77").status_code == 404
+    assert page.get("/memories?page=zero").status_code == 400
+
+
+# -- tenants (tokens mode), on both backends ----------------------------------------------------------
+@pytest.fixture(params=["sqlite", "postgres"])
+def tenant_base(request, settings, clock):
+    chosen = request.getfixturevalue("pg_settings") if request.param == "postgres" else settings
+    base = MemoryService.open(chosen, embedder=HashEmbedder(), clock=clock)
+    yield base
+    base.close()
+
+
+def test_bearer_tokens_confine_the_page_to_their_tenant(tenant_base, clock):
+    tokens = TokenStore(tenant_base.db, clock)
+    suffix = tenant_base.settings.namespace
+    alice, _ = tokens.create(f"acme-{suffix}"[:60], user="alice")
+    bob, bob_info = tokens.create(f"beta-{suffix}"[:60], user="bob")
+    tenants = Tenants(tenant_base, require_identity=True)
+    app = build_app(tenants, Gate(PORT, Principal("default"), None, tokens.verify))
+    a, b = _client(app), _client(app)
+    assert a.get("/login?token=" + alice).status_code == 403  # no launch token in tokens mode
+    assert a.post("/login", data={"token": alice}).status_code == 303
+    assert b.post("/login", data={"token": bob}).status_code == 303
+    post(a, "/remember", content="acme ships on Fridays", kind="fact", thread="ops", tags="", importance="0.5")
+    post(b, "/remember", content="beta ships on Mondays", kind="fact", thread="ops", tags="", importance="0.5")
+    for client, mine, theirs in ((a, "acme ships", "beta ships"), (b, "beta ships", "acme ships")):
+        for path in ("/memories", "/search?q=ships", "/memories?thread=ops"):
+            text = client.get(path).text
+            assert mine in text and theirs not in text, path
+    acme = tenants.get(f"acme-{suffix}"[:60])
+    row = acme.store.get([1])[1]
+    assert (row.content, row.origin) == ("acme ships on Fridays", "alice/- via web page")
+    tokens.revoke(bob_info.id)
+    assert b.get("/memories").status_code == 303  # a revoked token ends its session at once
+    assert a.post("/login", data={"token": "mvt_wrong"}).status_code == 403
