@@ -537,6 +537,8 @@ class Store:
         the sidecar, whose candidates are re-checked against `memories`."""
         from server.storage.sqlite import vectors as vec
 
+        if not vector.any():  # a zero vector has no cosine distance to anything
+            return {}
         index = self._vectors
         with self.db.read() as conn:
             ids = None
