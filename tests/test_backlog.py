@@ -154,3 +154,29 @@ def _scope(thread: str):
     from server.storage.protocol import Scope
 
     return Scope(threads=(thread, ""))
+
+
+def test_on_onnx_runtime_a_query_runs_beside_the_batch_being_encoded():
+    """ONNX Runtime sessions take concurrent calls: the query does not wait for the batch in progress."""
+    embedder = MiniLMEmbedder(batch_size=4)
+    batch_running, batch_may_end, batch_done = threading.Event(), threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def run(texts: list[str]) -> np.ndarray:
+        if texts == ["the query"]:
+            seen.append(batch_running.is_set() and not batch_done.is_set())
+        else:
+            batch_running.set()
+            batch_may_end.wait(2)
+            batch_done.set()
+        return np.ones((len(texts), embedder.dimensions), dtype=np.float32)
+
+    embedder._run, embedder._max_batch, embedder._started, embedder.runtime = run, 4, True, "onnx"
+    embedder._ready.set()
+    backlog = threading.Thread(target=embedder.embed, args=([f"text {n}" for n in range(4)],))
+    backlog.start()
+    assert batch_running.wait(5)
+    embedder.embed(["the query"])  # would block until batch_may_end if it waited for its turn
+    batch_may_end.set()
+    backlog.join()
+    assert seen == [True]

@@ -206,8 +206,9 @@ class MiniLMEmbedder:
             return out
         # Longest first, like sentence-transformers: each batch pads to its longest text.
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        # One encode at a time keeps two callers from fighting over the same cores; a single
-        # text (a recall's query) goes ahead of the next batch of a backfill (_turn).
+        # One batch at a time keeps two backfills from fighting over the same cores; a single
+        # text (a recall's query) goes ahead of the next batch of a backfill (_turn), and on
+        # ONNX Runtime does not wait for the batch being encoded at all (_turn).
         for start in range(0, len(texts), self._max_batch):
             rows = order[start : start + self._max_batch]
             with self._turn(first=len(texts) == 1):
@@ -218,7 +219,18 @@ class MiniLMEmbedder:
 
     @contextmanager
     def _turn(self, first: bool) -> Iterator[None]:
-        """The model for one batch; `first` callers (queries) are served before waiting batches."""
+        """The model for one batch; `first` callers (queries) are served before waiting batches.
+
+        On ONNX Runtime a query runs beside the batch being encoded instead of after it: a session
+        runs concurrent calls safely (the tokenizer's settings are fixed at load), each on its own
+        thread (intra-op threads = MEMVAULT_EMBED_THREADS, 1 by default), so a one-line query
+        (~20 ms) costs the batch a little of a core rather than the recall a whole batch (during a
+        10k-turn backlog at load ~5 on 2 cores: the query waited 330 ms p50 behind batches of 8
+        turns; bench/backlog.py). The torch and NumPy runtimes keep the turn order.
+        """
+        if first and self.runtime == "onnx":
+            yield
+            return
         with self._encode:
             self._queries_waiting += first
             try:
