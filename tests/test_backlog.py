@@ -67,15 +67,38 @@ def test_a_few_just_remembered_memories_are_embedded_by_the_recall_itself(counti
     assert {m.id for m in result.memories if m.match == "both"} == set(stored)
 
 
-def test_a_recall_does_not_wait_for_a_batch_another_thread_is_embedding(counting):
+def test_a_recall_waits_for_a_stuck_batch_no_longer_than_its_bound(counting, monkeypatch):
     service, embedder = counting
+    monkeypatch.setattr("server.service.RECALL_BATCH_WAIT_SECONDS", 0.2)
     service.remember("one fresh memory", thread="t")
-    with service.indexer._lock:  # a backfill batch is running
+    with service.indexer._lock:  # a backfill batch is running and does not finish
         started = time.perf_counter()
         result = service.recall("fresh memory", thread="t")
         took = time.perf_counter() - started
     assert result.pending_embeddings == 1 and embedder.texts == 1 and took < 5
     assert result.memories[0].match == "keyword"
+
+
+def test_a_memory_the_running_batch_embeds_is_found_by_meaning(counting):
+    """The backfill took the just-remembered memory into its batch: the recall waits for that batch."""
+    service, embedder = counting
+    stored = service.remember("we settled on the blue deployment", thread="t").id
+    holding, release = threading.Event(), threading.Event()
+
+    def batch() -> None:
+        with service.indexer._lock:
+            holding.set()
+            release.wait(5)
+            service.indexer._embed(service.store.pending(8))
+
+    worker = threading.Thread(target=batch)
+    worker.start()
+    assert holding.wait(5)
+    threading.Timer(0.1, release.set).start()
+    result = service.recall("blue deployment", thread="t")
+    worker.join()
+    assert result.pending_embeddings == 0 and result.memories[0].id == stored
+    assert result.memories[0].match == "both"
 
 
 def test_the_backfill_commits_batch_by_batch(counting):

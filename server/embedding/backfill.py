@@ -70,6 +70,11 @@ class Indexer:
                 break
         return done
 
+    def wait_for_batch(self, timeout: float = 10.0) -> None:
+        """Return once the batch being embedded, if any, is committed (one batch: bounded)."""
+        if self._lock.acquire(timeout=timeout):
+            self._lock.release()
+
     def _embed(self, batch: list) -> int:
         """Embed one batch (each text as its passages) and store it in one transaction."""
         pieces = [passages(item.content) for item in batch]
