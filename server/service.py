@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -47,12 +48,9 @@ log = logging.getLogger(__name__)
 #: commits batch by batch; the recall searches the vectors written so far, finds the
 #: rest by keyword and says how many are not embedded yet (issue 19).
 RECALL_DRAIN_LIMIT = 8
-#: How long such a recall waits for a backfill batch in progress (one batch of at most 8 texts
-#: takes ~0.1-0.3 s): the memories just remembered are likely in it.
+#: How long a recall waits for the backfill batch in progress (one batch of at most 8 texts
+#: takes ~0.1-0.3 s).
 RECALL_BATCH_WAIT_SECONDS = 2.0
-#: Up to this many waiting in its threads, a recall waits for the batch in progress (a fresh
-#: server's first batch holds what was just remembered); above it, it waits for nothing.
-RECALL_WAIT_BACKLOG = 64
 WEAK_MATCH = ranking.WEAK_MATCH
 
 
@@ -81,6 +79,8 @@ class MemoryService:
         self.principal = Principal.from_settings(settings)
         self.store = make_store(db, settings.namespace)
         self.indexer = Indexer(self.store, embedder)
+        #: What this process remembered since its last recall over a backlog (see find).
+        self._fresh: deque[int] = deque(maxlen=RECALL_DRAIN_LIMIT)
         self.files = MemoryFiles(settings.files_dir, templates_dir())
         self.files.install_templates()
         for folder in (settings.files_dir, settings.archives_dir):
@@ -275,6 +275,7 @@ class MemoryService:
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))
+        self._fresh.append(memory_id)
         self.indexer.notify()
         where = f"thread {stored_thread}" if stored_thread else "global memory"
         message = f"Stored as memory {memory_id} ({where})."
@@ -371,15 +372,16 @@ class MemoryService:
         vector = None
         waiting = 0
         if self.embedder.wait_ready(self.settings.model_wait_seconds):
-            waiting = self.store.pending_count(scope, RECALL_WAIT_BACKLOG + 1)
-            if 0 < waiting <= RECALL_WAIT_BACKLOG:
-                # A few just remembered are found by meaning too: embed them here, or, while the
-                # backfill is embedding a batch (likely these very memories: a fresh server's first
-                # batch), wait for that one batch and embed what it left if that is little.
-                if waiting > RECALL_DRAIN_LIMIT or not self.indexer.run_once(limit=RECALL_DRAIN_LIMIT, wait=False):
+            waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
+            if waiting and self._fresh:
+                # The first recall after this process remembered something runs one backfill batch
+                # itself, or waits for the one in progress (a fresh server's first batch holds what
+                # it was just told): bounded by one batch, once per burst of remembers.
+                self._fresh.clear()
+                if not self.indexer.run_once(limit=RECALL_DRAIN_LIMIT, wait=False):
                     self.indexer.wait_for_batch(RECALL_BATCH_WAIT_SECONDS)
-                    if 0 < self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1) <= RECALL_DRAIN_LIMIT:
-                        self.indexer.run_once(limit=RECALL_DRAIN_LIMIT, wait=False)
+                waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
+            if 0 < waiting <= RECALL_DRAIN_LIMIT and self.indexer.run_once(limit=RECALL_DRAIN_LIMIT, wait=False):
                 waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
             if waiting > RECALL_DRAIN_LIMIT:
                 waiting = self.store.pending_count(scope)

@@ -44,6 +44,11 @@ class Indexer:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._batches = 0  # batches finished, for wait_for_batch
+        #: The memories of the batch being embedded (a recall waits for it when it holds what
+        #: this process just remembered).
+        self.in_progress: frozenset[int] = frozenset()
+        self._batch_done = threading.Condition()
 
     def run_once(self, limit: int | None = None, wait: bool = True, batch_size: int | None = None) -> int:
         """Embed up to `limit` pending memories (all when None); returns how many got a vector.
@@ -63,17 +68,29 @@ class Indexer:
                 batch = self.store.pending(size)
                 if not batch:
                     break
+                self.in_progress = frozenset(item.memory_id for item in batch)
                 done += self._embed(batch)
             finally:
+                self.in_progress = frozenset()
                 self._lock.release()
+                with self._batch_done:
+                    self._batches += 1
+                    self._batch_done.notify_all()
             if self._stop.is_set():
                 break
         return done
 
     def wait_for_batch(self, timeout: float = 10.0) -> None:
-        """Return once the batch being embedded, if any, is committed (one batch: bounded)."""
-        if self._lock.acquire(timeout=timeout):
-            self._lock.release()
+        """Return once the batch being embedded, if any, is committed (one batch: bounded).
+
+        Waits for the batch counter to move rather than for the lock: the backfill takes the lock
+        again right after releasing it, and a waiter on the lock would starve until its timeout.
+        """
+        with self._batch_done:
+            if not self._lock.locked():
+                return
+            seen = self._batches
+            self._batch_done.wait_for(lambda: self._batches != seen or not self._lock.locked(), timeout)
 
     def _embed(self, batch: list) -> int:
         """Embed one batch (each text as its passages) and store it in one transaction."""
