@@ -20,6 +20,8 @@ on a shared machine, compare with the bare Python spawn of the same run.
 
     python bench/hooks.py            # 10k and 100k (the README figures)
     python bench/hooks.py --quick    # CI: 500 and 2,000, fewer spawns, same code paths
+    python bench/hooks.py --store <home> --thread project-3 --out bench/results/hooks_1m.json
+                                     # on an existing store (bench/scale.py --keep's 1M), sessions in one thread
 """
 
 from __future__ import annotations
@@ -102,13 +104,19 @@ def summary(values: list[float]) -> dict:
             "n": len(values)}
 
 
-def measure(size: int, spawns: int, work: Path) -> dict:
-    home = work / f"home-{size}"
-    repo = work / THREAD
+def measure(size: int, spawns: int, work: Path, store: Path | None = None, thread: str = THREAD) -> dict:
+    """Hooks on a store of `size` + `size` memories built here, or on an existing `store` (its
+    sessions in `thread`, its own embedding model: bench/scale.py --keep makes a 1M one)."""
+    repo = work / thread
     repo.mkdir(exist_ok=True)
     (repo / ".git").mkdir(exist_ok=True)
-    build_s = build(home, size)
-    env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_EMBEDDER": "hash"}
+    if store is None:
+        home, embedder = work / f"home-{size}", "hash"
+        build_s = build(home, size)
+    else:
+        home, build_s = store, 0.0
+        embedder = "hash" if "hash" in _store_model(store) else "minilm"
+    env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_EMBEDDER": embedder}
     env.pop("MEMVAULT_THREAD", None)
     alone = spawn_series(env, repo, work, size, spawns, "alone")
     server = subprocess.Popen([MEMVAULT, "serve"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
@@ -125,11 +133,31 @@ def measure(size: int, spawns: int, work: Path) -> dict:
         server.stdin.close()  # type: ignore[union-attr]
         server.wait(timeout=60)
     warm_start, warm_prompt = in_process(env, repo, size, spawns)
+    if store is not None:
+        size = _count(store)
     return {
-        "memories": size * 2, "thread_memories": size, "build_s": round(build_s, 1),
+        "memories": size * 2 if store is None else size, "thread_memories": size if store is None else _count(store, thread),
+        "store": None if store is None else str(store), "build_s": round(build_s, 1),
         "alone": alone, "with_server": relayed,
         "in_process_session_start": summary(warm_start), "in_process_prompt": summary(warm_prompt),
     }
+
+
+def _store_model(home: Path) -> str:
+    import sqlite3
+
+    with sqlite3.connect(home / "memvault.db") as conn:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
+    return row[0] if row else ""
+
+
+def _count(home: Path, thread: str | None = None) -> int:
+    import sqlite3
+
+    with sqlite3.connect(home / "memvault.db") as conn:
+        if thread is None:
+            return conn.execute("SELECT count(*) FROM memories WHERE deleted_at IS NULL").fetchone()[0]
+        return conn.execute("SELECT count(*) FROM memories WHERE thread = ? AND deleted_at IS NULL", (thread,)).fetchone()[0]
 
 
 def spawn_series(env: dict[str, str], repo: Path, work: Path, size: int, spawns: int, label: str) -> dict:
@@ -230,14 +258,16 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="*")
     ap.add_argument("--spawns", type=int)
     ap.add_argument("--out", default=str(HERE / "results" / "hooks.json"))
+    ap.add_argument("--store", type=Path, help="measure on this existing data directory (e.g. bench/scale.py --keep's 1M)")
+    ap.add_argument("--thread", default=THREAD, help="with --store: the thread the sessions are in")
     args = ap.parse_args()
     sizes = args.sizes or ([500, 2000] if args.quick else [10_000, 100_000])
     spawns = args.spawns or (6 if args.quick else 40)
     results: dict = {"quick": args.quick, "sizes": [], "load_average_before": os.getloadavg() if hasattr(os, "getloadavg") else None}
     with tempfile.TemporaryDirectory(prefix="memvault-hooks-bench-") as tmp:
         work = Path(tmp)
-        for size in sizes:
-            r = measure(size, spawns, work)
+        for size in ([0] if args.store else sizes):
+            r = measure(size, spawns, work, args.store, args.thread)
             results["sizes"].append(r)
             for mode in ("with_server", "alone"):
                 m = r[mode]
@@ -249,6 +279,10 @@ def main() -> None:
             print(f"        in-process, imports done: "
                   f"session-start p50 {r['in_process_session_start']['p50_ms']}, prompt p50 {r['in_process_prompt']['p50_ms']} ms",
                   flush=True)
+        if args.store:  # the capture cost does not depend on the store
+            Path(args.out).parent.mkdir(exist_ok=True)
+            Path(args.out).write_text(json.dumps({**results, "load_average": os.getloadavg()}, indent=2) + "\n")
+            return
         results["capture"] = capture_cost(work)
         c = results["capture"]
         print(f"capture: {c['lines']} transcript lines of {c['transcripts']} sessions in one process: "

@@ -12,6 +12,8 @@ in-process sentence-transformers) the same way as the reference.
 
     python bench/memory.py            # onnx and torch, 4 processes each
     python bench/memory.py --quick    # CI: onnx only
+    python bench/memory.py --store <home of bench/scale.py --keep> --out bench/results/memory_1m.json
+        # 4 servers + 2 hook processes on a big store: RSS / PSS / private of each, the first recall
 Linux only (reads /proc).
 """
 
@@ -125,13 +127,101 @@ def measure(runtime: str, processes: int, root: Path) -> dict:
     }
 
 
+def smaps_mb(pid: int) -> dict:
+    """RSS, PSS and private (clean + dirty) memory of a process, MB."""
+    kb = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+        parts = line.split()
+        if parts[-1] == "kB":
+            kb[parts[0].rstrip(":")] = int(parts[1])
+    return {"rss": round(kb.get("Rss", 0) / 1024, 1), "pss": round(kb.get("Pss", 0) / 1024, 1),
+            "private": round((kb.get("Private_Clean", 0) + kb.get("Private_Dirty", 0)) / 1024, 1)}
+
+
+HOOK_PROBE = """
+import io, json, sys, time
+from server.config import Settings
+from server.hooks.run import open_light
+from server.hooks.inject import prompt_context
+started = time.perf_counter()
+service = open_light(Settings.from_env(), create=False)
+found = prompt_context(service, sys.argv[1], "which database does billing use?", 300, 0.0, set())
+print(json.dumps({"first_answer_s": round(time.perf_counter() - started, 3), "injected": bool(found.text)}), flush=True)
+sys.stdin.readline()  # stay alive until measured
+"""
+
+
+def measure_store(home: Path, servers: int, hooks: int, thread: str) -> dict:
+    """N servers and M hook processes on an existing store (bench/scale.py --keep): memory of each
+    after a mix of recalls over every thread and over one thread, and the first recall's timing."""
+    import subprocess
+
+    env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_LOG_LEVEL": "WARNING", "MEMVAULT_EMBEDDER": "minilm"}
+    started = [time.perf_counter()]
+    procs = [Proc([MEMVAULT], env) for _ in range(servers)]
+    first: list[dict] = []
+    try:
+        for n, proc in enumerate(procs):
+            t0 = time.perf_counter()
+            proc.request("initialize", INIT)
+            proc.notify("notifications/initialized")
+            while True:  # until the model answers: spawn -> first semantic recall
+                t = time.perf_counter()
+                reply = proc.request("tools/call", {"name": "recall", "arguments": {"query": "which database does billing use?", "thread": "*"}})
+                if reply["result"]["structuredContent"]["search"] == "hybrid":
+                    first.append({"spawn_to_first_hybrid_recall_s": round(time.perf_counter() - t0, 2),
+                                  "that_recall_s": round(time.perf_counter() - t, 2)})
+                    break
+                time.sleep(0.2)
+        for proc in procs:
+            for q in range(20):
+                arguments = {"query": f"deploy the billing worker {q}", "thread": "*" if q % 2 else thread}
+                proc.request("tools/call", {"name": "recall", "arguments": arguments})
+        probes = [subprocess.Popen([sys.executable, "-c", HOOK_PROBE, thread], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, text=True, env={**env, "PYTHONPATH": str(HERE.parent)})
+                  for _ in range(hooks)]
+        answers = [json.loads(p.stdout.readline()) for p in probes]
+        time.sleep(0.5)
+        per_server = [smaps_mb(p.p.pid) for p in procs]
+        per_hook = [smaps_mb(p.pid) for p in probes]
+        for p in probes:
+            p.communicate("\n", timeout=30)
+    finally:
+        for proc in procs:
+            proc.close()
+    everything = per_server + per_hook
+    return {"store": str(home), "servers": per_server, "hooks": per_hook, "hook_answers": answers,
+            "first_recall": first, "total_rss_mb": round(sum(p["rss"] for p in everything), 1),
+            "total_pss_mb": round(sum(p["pss"] for p in everything), 1),
+            "load_average_1min": os.getloadavg()[0], "since_start_s": round(time.perf_counter() - started[0], 1)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="the ONNX runtime only (CI)")
     ap.add_argument("--processes", type=int, default=4)
     ap.add_argument("--runtimes", help="comma-separated (default: onnx,torch; quick: onnx)")
     ap.add_argument("--out", default=str(HERE / "results" / "memory.json"))
+    ap.add_argument("--store", help="a data directory to measure N servers + --hooks hook processes on "
+                    "(e.g. a 1M store of bench/scale.py --keep) instead of the small stores")
+    ap.add_argument("--hooks", type=int, default=2)
+    ap.add_argument("--thread", default="project-3", help="the thread of the one-thread recalls (--store)")
     args = ap.parse_args()
+    if args.store:
+        result = measure_store(Path(args.store), args.processes, args.hooks, args.thread)
+        print(f"{args.processes} servers + {args.hooks} hooks on {args.store}: total RSS {result['total_rss_mb']:.0f} MB, "
+              f"PSS {result['total_pss_mb']:.0f} MB (load {result['load_average_1min']:.1f})")
+        for kind in ("servers", "hooks"):
+            print(f"  {kind}: " + "; ".join(f"RSS {p['rss']:.0f} / PSS {p['pss']:.0f} / private {p['private']:.0f} MB"
+                                            for p in result[kind]))
+        print("  first recall: " + "; ".join(f"{f['spawn_to_first_hybrid_recall_s']} s from spawn ({f['that_recall_s']} s "
+                                             "for that recall)" for f in result["first_recall"]))
+        print("  hooks' first answer: " + "; ".join(f"{a['first_answer_s']} s" for a in result["hook_answers"]))
+        target = Path(args.out)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(result, indent=2) + "\n")
+        print(f"wrote {target}")
+        return 0
     runtimes = (args.runtimes or ("onnx" if args.quick else "onnx,torch")).split(",")
     results: dict = {"processes": args.processes, "target_total_mb": TARGET_MB, "runtimes": {}}
     with tempfile.TemporaryDirectory(prefix="memvault-memory-") as tmp:

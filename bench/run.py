@@ -44,6 +44,7 @@ SUITE = (
     Bench("load", "load.py"),
     Bench("scale", "scale.py", needs_model=True),  # --quick uses the hash embedder
     Bench("prescan", "prescan.py", needs_model=True),  # --quick uses the hash embedder
+    Bench("backlog", "backlog.py", needs_model=True),  # recall during a 10k embedding backlog; --quick: hash
     Bench("http_load", "http_load.py"),
     Bench("http_load_pg", "http_load.py", full=("--postgres",), quick=("--postgres", "--quick")),
     Bench("http_sessions", "http_sessions.py"),

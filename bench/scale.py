@@ -5,10 +5,11 @@ Per size, measured in one run beside its reference:
     threads and over one thread (+ the global memories); through MCP stdio for the
     sizes in --stdio-sizes (a spawned `memvault` on the same store);
   * the query embedding alone (p50), so the search cost can be told apart from it;
-  * vector-search time (Store.knn, top 50 over every thread) against the physical
-    floor: a NumPy float32 dot product of the query with the same vectors plus the
-    top-50 selection (argpartition), and their ratio;
+  * vector-search time (Store.knn, top 50 over every thread: the shared sidecar) against
+    a NumPy float32 dot product of the query with the same vectors plus the top-50
+    selection (argpartition: what an exact in-memory matrix costs), and their ratio;
   * recall@10 of Store.knn against exact brute force over the same vectors;
+  * the stdio server's RSS / PSS / private memory after its recalls;
   * bytes per memory on disk (db + wal after a checkpoint) and per table (dbstat);
   * build time.
 
@@ -107,6 +108,7 @@ def build(service, texts: list[str], vectors: np.ndarray, threads: int) -> float
     t0 = time.perf_counter()
     now = int(time.time() * 1000) - len(texts) * 1000
     batch = 5000
+    built: list[int] = []
     for start in range(0, len(texts), batch):
         ids = []
         with service.db.write() as conn:
@@ -118,9 +120,10 @@ def build(service, texts: list[str], vectors: np.ndarray, threads: int) -> float
                     index_text=index_text(texts[i]), log_daily=False)))
                 store.touch_thread(conn, f"project-{i % threads}", at)
         store.store_vectors(dict(zip(ids, vectors[start : start + len(ids)])))
+        built.extend(ids)
     with service.db.write() as conn:
         conn.execute("DELETE FROM daily_log_queue")
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, built
 
 
 def disk(db_path: Path, conn) -> dict:
@@ -135,6 +138,17 @@ def disk(db_path: Path, conn) -> dict:
         tables["dbstat unavailable"] = str(exc)
     free = conn.execute("PRAGMA freelist_count").fetchone()[0] * conn.execute("PRAGMA page_size").fetchone()[0]
     return {"total_bytes": total, "free_bytes": free, "tables": tables}
+
+
+def smaps(pid: int) -> dict:
+    """RSS, PSS and private memory of a process in MB (Linux; empty elsewhere)."""
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return {}
+    kb = {line.split(":")[0]: int(line.split()[1]) for line in text.splitlines()[1:] if line.split()[-1] == "kB"}
+    return {"rss": round(kb.get("Rss", 0) / 1024, 1), "pss": round(kb.get("Pss", 0) / 1024, 1),
+            "private": round((kb.get("Private_Clean", 0) + kb.get("Private_Dirty", 0)) / 1024, 1)}
 
 
 def timed(fn, repeat: int) -> list[float]:
@@ -159,7 +173,7 @@ def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
         texts = base_texts(args.base)
         base_cache["texts"], base_cache["base"] = texts, base_vectors(service.embedder, texts, embedder_name)
     texts, vectors = synthesise(size, base_cache["texts"], base_cache["base"], seed=size)
-    build_s = build(service, texts, vectors, args.threads)
+    build_s, built_ids = build(service, texts, vectors, args.threads)
     result: dict = {"memories": size, "threads": args.threads, "build_s": build_s}
     queries = MORE_QUERIES
     qvecs = {q: service.embedder.embed([q])[0] for q in queries}
@@ -183,12 +197,15 @@ def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
             v = np.asarray(qvecs[q], dtype=np.float32)
             knn_ms += timed(lambda: store.knn(v, 50, Scope()), 1)
             floor_ms += timed(lambda: np.argpartition(-(matrix @ v), 49)[:50], 1)
-    # Exact top 10 over every live vector in the file (the memory files' units included).
-    rows = service.db.conn.execute("SELECT v.memory_id, v.embedding FROM memory_vectors v JOIN memories m "
-                                   "ON m.id = v.memory_id WHERE m.deleted_at IS NULL").fetchall()
-    ids = np.asarray([r[0] for r in rows])
-    every = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-    del rows
+    # Exact top 10 over every live vector in the file: the ones built here (in memory already:
+    # reading a million back out of vec0 takes minutes) and the memory files' units (read from vec0).
+    built = set(built_ids)
+    with service.db.read() as conn:
+        units = [r[0] for r in conn.execute("SELECT v.memory_id FROM vector_rows v JOIN memories m ON m.id = "
+                                            "v.memory_id WHERE m.deleted_at IS NULL") if r[0] not in built]
+        unit_vectors = store.vectors(conn, units)
+    ids = np.asarray(list(built_ids) + [u for u in units if u in unit_vectors])
+    every = np.concatenate([vectors] + [unit_vectors[u][:1] for u in units if u in unit_vectors])
     for q in queries:
         v = np.asarray(qvecs[q], dtype=np.float32)
         exact = set(ids[np.argsort(-(every @ v), kind="stable")[:10]].tolist())
@@ -197,8 +214,9 @@ def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
     with service.db.read() as conn:
         result["disk"] = disk(Path(settings.db_path), conn)
     result["disk"]["bytes_per_memory"] = result["disk"]["total_bytes"] / size
-    index = getattr(store, "_vectors", None)  # absent before the in-memory index (for before/after runs)
-    result["index_bytes_in_memory"] = index.nbytes if index is not None else None
+    side = store._vectors._current() if store._vectors.path is not None else None
+    result["sidecar_bytes"] = side.path.stat().st_blocks * 512 if side is not None else None  # allocated (sparse file)
+    result["vector_rows"] = side.count if side is not None else None
     service.close()
 
     result.update({
@@ -221,13 +239,19 @@ def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
         for q in queries:
             reply = proc.request("tools/call", {"name": "recall", "arguments": {"query": q, "thread": "*"}})
         assert reply["result"]["structuredContent"]["search"] == "hybrid", reply
-        stdio = []
-        for _ in range(rounds):
+        stdio, stdio_one = [], []
+        for r in range(rounds):
             for q in queries:
                 stdio += timed(lambda: proc.request("tools/call", {"name": "recall",
                                                                    "arguments": {"query": q, "thread": "*"}}), 1)
+                one = {"query": q, "thread": f"project-{(r * 7 + 3) % args.threads}"}
+                stdio_one += timed(lambda: proc.request("tools/call", {"name": "recall", "arguments": one}), 1)
+        memory = smaps(proc.p.pid)
         proc.close()
-        result["recall_stdio_ms"] = {"p50": statistics.median(stdio), "p95": pct(stdio, 0.95)}
+        result["recall_stdio_ms"] = {"p50": statistics.median(stdio), "p95": pct(stdio, 0.95),
+                                     "one_thread_p50": statistics.median(stdio_one),
+                                     "one_thread_p95": pct(stdio_one, 0.95)}
+        result["stdio_server_memory_mb"] = memory
     if not args.keep:
         subprocess.run(["rm", "-rf", str(home)], check=False)
     else:
@@ -240,7 +264,8 @@ def show(r: dict) -> None:
     stdio = r.get("recall_stdio_ms")
     print(f"{r['memories']:>9,} | {s['all_threads_p50']:7.1f} {s['all_threads_p95']:7.1f} | "
           f"{s['one_thread_p50']:7.1f} {s['one_thread_p95']:7.1f} | "
-          + (f"{stdio['p50']:7.1f} {stdio['p95']:7.1f}" if stdio else f"{'-':>7} {'-':>7}")
+          + (f"{stdio['p50']:7.1f} {stdio['p95']:7.1f} {stdio['one_thread_p50']:7.1f} {stdio['one_thread_p95']:7.1f}"
+             if stdio else f"{'-':>7} {'-':>7} {'-':>7} {'-':>7}")
           + f" | {r['query_embed_ms_p50']:5.1f} | {r['vector_search_ms_p50']:7.2f} {r['numpy_floor_ms_p50']:7.2f} "
           f"{r['vector_vs_floor']:5.2f}x | {r['recall_at_10_vs_exact']:5.3f} | {r['disk']['bytes_per_memory']:6.0f} | "
           f"{r['build_s']:6.1f}", flush=True)
@@ -265,7 +290,7 @@ def main() -> None:
     embedder = "hash" if args.quick else "minilm"
     random.seed(0)
     print(f"embedder {embedder}; {args.threads} threads; vectors: mixtures of {args.base} real ones (see docstring)")
-    print(f"{'memories':>9} | service all-threads | one thread      | stdio all-thr   | embed | "
+    print(f"{'memories':>9} | service all-threads | one thread      | stdio all-thr, one thread      | embed | "
           f"knn ms  floor ms ratio  | R@10  | B/mem  | build s")
     out = Path(args.out)
     results = {"embedder": embedder, "sizes": [], "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},

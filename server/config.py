@@ -91,10 +91,6 @@ class Settings:
     # "minilm" (the real model) or "hash" (a light lexical embedder for tests and
     # machines without torch).
     embedder: str = "minilm"
-    # Above this many vectors in a namespace, searches over most of them pre-scan a
-    # 96-dimension projection and score the best 1% exactly (server/storage/sqlite/vectors.py);
-    # 0 keeps every search exact.
-    vector_prescan_from: int = 300_000
     # Threads the embedding runtime may use (see embeddings.MiniLMEmbedder).
     embed_threads: int = 1
     # How "minilm" runs: "onnx" (default; ONNX Runtime on a one-time export, no torch
@@ -247,8 +243,6 @@ def _validate(settings: Settings) -> None:
         refuse("MEMVAULT_HTTP_PORT", settings.http_port, "use a port from 1 to 65535 (0: any free port)")
     if settings.embed_runtime not in ("onnx", "numpy", "torch"):
         refuse("MEMVAULT_EMBED_RUNTIME", settings.embed_runtime, "use 'onnx' (default), 'numpy' or 'torch'")
-    if settings.vector_prescan_from < 0:
-        refuse("MEMVAULT_VECTOR_PRESCAN_FROM", settings.vector_prescan_from, "use a number of vectors, or 0 for exact search always")
     if not (math.isfinite(settings.http_session_idle_seconds) and settings.http_session_idle_seconds > 0):
         raise SetupError(
             f"MEMVAULT_HTTP_SESSION_IDLE_SECONDS={settings.http_session_idle_seconds}: use a number of seconds "
@@ -303,7 +297,6 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("write_wait_seconds", "MEMVAULT_WRITE_WAIT", float),
     ("embedder", "MEMVAULT_EMBEDDER", str),
     ("embed_threads", "MEMVAULT_EMBED_THREADS", int),
-    ("vector_prescan_from", "MEMVAULT_VECTOR_PRESCAN_FROM", int),
     ("embed_runtime", "MEMVAULT_EMBED_RUNTIME", str),
     ("log_level", "MEMVAULT_LOG_LEVEL", str),
     ("dedupe_threshold", "MEMVAULT_DEDUPE_THRESHOLD", float),

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from server import validation as check
 from server.clock import Clock, to_millis
 from server.config import Settings
 from server.errors import InvalidInput, NotFound
-from server.models import GlobalPromptInfo, GlobalPromptsResult
 from server.redact import redact
 from server.storage.protocol import ThreadsAndPrompts
+
+if TYPE_CHECKING:  # pydantic loads when a result is built, not with the service (hooks import it)
+    from server.results import GlobalPromptsResult
 
 ACTIONS = ("list", "set", "activate", "deactivate", "delete")
 
@@ -22,6 +26,8 @@ class GlobalPrompts:
     def run(
         self, action: str, name: str | None = None, content: str | None = None, priority: int | None = None
     ) -> GlobalPromptsResult:
+        from server.results import GlobalPromptInfo, GlobalPromptsResult
+
         if action not in ACTIONS:
             raise InvalidInput(f"unknown action {action!r}; use one of: {', '.join(ACTIONS)}")
         if priority is not None and (

@@ -14,13 +14,15 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from server import ranking
 from server.clock import from_millis
 from server.storage.protocol import KeywordQuery, MemoryRow, Scope, SearchIndex, TurnRef
 from server.textindex import query_terms
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,8 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
     """
     terms = query_terms(query)
     budget = ranking.KEYWORD_MATCH_BUDGET
-    counts = {t: store.match_count(KeywordQuery((t,)), budget + 1) for t in terms}
+    # Counted in the scope's threads: in a thread most terms are rare, so its whole query is ranked.
+    counts = {t: store.match_count(KeywordQuery((t,)), budget + 1, scope) for t in terms}
     rare: list[str] = []
     common: list[str] = []
     total = 0
@@ -241,7 +244,7 @@ def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: i
     idents, ident_hits = _identifier_hits(store, query, scope)
     dense: dict[int, float] = {}
     nearest: set[int] = set()
-    vectors = query_vector is not None and bool(np.any(query_vector))
+    vectors = query_vector is not None and bool(query_vector.any())
     if vectors:
         dense = {mid: 1.0 - dist for mid, dist in store.knn(query_vector, ranking.DENSE_CANDIDATES, scope).items()}
         nearest = set(dense)

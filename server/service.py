@@ -9,8 +9,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from server import validation as check
 from server.clock import Clock, iso, system_clock, to_millis
@@ -18,16 +21,7 @@ from server.config import Settings
 from server.embedding.embedders import Embedder, make_embedder
 from server.errors import InvalidInput, ModelMismatch, NotFound, StoreUnavailable
 from server.embedding.backfill import Indexer
-from server.models import (
-    CONVERSATION_KIND,
-    Principal,
-    ALL_THREADS,
-    GLOBAL_THREAD,
-    ForgetResult,
-    Memory,
-    RecallResult,
-    RememberResult,
-)
+from server.models import ALL_THREADS, CONVERSATION_KIND, GLOBAL_THREAD, Principal
 from server.config import templates_dir
 from server.files.index import FILE_SOURCE, FileIndex
 from server.files.dailylog import DailyEntry
@@ -36,7 +30,7 @@ from server.files.atomic import sweep_temp_files
 from server import ranking
 from server.redact import redact
 from server.safety import instruction_flags
-from server.search import search
+from server.search import Hit, search
 from server.storage.opener import make_store, open_database
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
@@ -45,15 +39,34 @@ from server.threads import Threads, named_threads, omitted_thread, thread_scope
 from server.update_links import UpdateLinker
 from server.update_links import describe as describe_link
 
+if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answering by keyword never builds one)
+    from server.results import ForgetResult, Memory, RecallResult, RememberResult
+
 log = logging.getLogger(__name__)
 
-#: At most this many queued memories are embedded inside a recall so that it can
-#: find what was just remembered; a bigger backlog (an import) stays with the
-#: backfill thread and is keyword-searchable meanwhile.
-RECALL_DRAIN_LIMIT = 128
+#: A recall embeds the queued memories of its scope itself (so that what was just
+#: remembered is found by meaning too) only when there are at most this many and no
+#: other thread of this process is embedding: one small batch, tens of milliseconds.
+#: A bigger backlog (an import, a captured session) stays with the backfill, which
+#: commits batch by batch; the recall searches the vectors written so far, finds the
+#: rest by keyword and says how many are not embedded yet (issue 19).
+RECALL_DRAIN_LIMIT = 8
+#: How long a recall waits for the backfill batch in progress (one batch of at most 8 texts
+#: takes ~0.1-0.3 s).
+RECALL_BATCH_WAIT_SECONDS = 2.0
 #: Recalls whose counters wait for a free write lock, at most (the oldest are dropped past it).
 MAX_UNMARKED = 1000
 WEAK_MATCH = ranking.WEAK_MATCH
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a recall found, before it becomes a RecallResult (MemoryService.find)."""
+
+    hits: list[Hit]
+    search: str  # "hybrid" | "keyword"
+    note: str | None
+    pending_embeddings: int | None
 
 
 def content_hash(content: str) -> str:
@@ -69,9 +82,11 @@ class MemoryService:
         self.settings = settings
         self.clock = clock
         self.principal = Principal.from_settings(settings)
-        self.store = make_store(db, settings.namespace, vector_prescan_from=settings.vector_prescan_from)
+        self.store = make_store(db, settings.namespace)
         self.indexer = Indexer(self.store, embedder)
         self.linker = UpdateLinker(self.store, embedder)
+        #: What this process remembered since its last recall over a backlog (see find).
+        self._fresh: deque[int] = deque(maxlen=RECALL_DRAIN_LIMIT)
         self.files = MemoryFiles(settings.files_dir, templates_dir(), settings.max_file_bytes)
         self.files.install_templates()
         for folder in (settings.files_dir, settings.archives_dir):
@@ -168,7 +183,7 @@ class MemoryService:
     def _drain_queue(self, total: int, progress: Callable[[int, int], None] | None) -> int:
         """Embed the queue batch by batch until it is empty; returns how many were embedded."""
         done = 0
-        while count := self.indexer.run_once(limit=512):
+        while count := self.indexer.run_once(limit=512, batch_size=64):  # the caller waits for all of it
             done += count
             if progress:
                 progress(done, max(total, done))
@@ -231,6 +246,8 @@ class MemoryService:
         # token's user and agent over HTTP); recorded on the memory for provenance.
         # daily=False keeps it out of the daily log (conversation turns captured by
         # the hooks: the log is a person's journal, not a transcript).
+        from server.results import RememberResult
+
         author = author or self.principal
         content = check.text(content, "content", self.settings.max_content_bytes)
         # Secrets never reach the database or the daily log in plain text.
@@ -281,6 +298,7 @@ class MemoryService:
             self.store.touch_thread(conn, stored_thread, max(created, now))
         linked = self.linker.link(self.db, self.store.get([memory_id])[memory_id], vector)
         self.linker.check_pending(self.db)  # earlier writes whose vectors the backfill has stored since
+        self._fresh.append(memory_id)
         self.indexer.notify()  # after the judging: the backfill may start loading the model
         where = f"thread {stored_thread}" if stored_thread else "global memory"
         message = f"Stored as memory {memory_id} ({where})."
@@ -335,6 +353,28 @@ class MemoryService:
         until: str | datetime | None = None,
         min_score: float = 0.0,
     ) -> RecallResult:
+        from server.results import RecallResult
+
+        found = self.find(query, k, thread, kinds, tags, since, until, min_score)
+        return RecallResult(
+            memories=[_memory(h.row, score=h.score, match=h.match, replaced_by=h.replaced_by) for h in found.hits],
+            search=found.search,  # type: ignore[arg-type]
+            note=found.note,
+            pending_embeddings=found.pending_embeddings,
+        )
+
+    def find(  # noqa: PLR0913
+        self,
+        query: str,
+        k: int = 5,
+        thread: str | None = None,
+        kinds: list[str] | None = None,
+        tags: list[str] | None = None,
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        min_score: float = 0.0,
+    ) -> Found:
+        """recall without the result model: the hits as store rows (what a hook process uses)."""
         query = check.text(query, "query", self.settings.max_query_chars * 4, "MEMVAULT_MAX_QUERY_CHARS")
         if len(query) > self.settings.max_query_chars:
             raise InvalidInput(
@@ -364,13 +404,27 @@ class MemoryService:
         files_note = self.file_index.sync(wait=0)
         note = None
         vector = None
+        waiting = 0
         if self.embedder.wait_ready(self.settings.model_wait_seconds):
-            if self.store.has_pending():
-                try:
-                    with self.db.waiting_at_most(0):
-                        self.indexer.run_once(limit=RECALL_DRAIN_LIMIT)
-                except StoreUnavailable:
-                    pass  # the backfill stores them later; keyword search finds them meanwhile
+            try:
+                # Never wait for another process's write lock here: a busy store leaves the
+                # backlog to the backfill, and the recall answers from the vectors that exist.
+                with self.db.waiting_at_most(0):
+                    waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
+                    if waiting and self._fresh:
+                        # The first recall after this process remembered something runs one backfill batch
+                        # itself, or waits for the one in progress (a fresh server's first batch holds what
+                        # it was just told): bounded by one batch, once per burst of remembers.
+                        self._fresh.clear()
+                        if not self.indexer.run_once(limit=RECALL_DRAIN_LIMIT, wait=False):
+                            self.indexer.wait_for_batch(RECALL_BATCH_WAIT_SECONDS)
+                        waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
+                    if 0 < waiting <= RECALL_DRAIN_LIMIT and self.indexer.run_once(limit=RECALL_DRAIN_LIMIT, wait=False):
+                        waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
+                    if waiting > RECALL_DRAIN_LIMIT:
+                        waiting = self.store.pending_count(scope)
+            except StoreUnavailable:
+                waiting = self.store.pending_count(scope)
             try:
                 with self.db.waiting_at_most(0):
                     self.linker.check_pending(self.db)  # writes judged without a vector (model loading, a burst)
@@ -385,11 +439,9 @@ class MemoryService:
             )
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
         hits = search(self.store, query, vector, k, scope)
-        memories = [
-            _memory(h.row, score=h.score, match=h.match, replaced_by=h.replaced_by) for h in hits if h.score >= min_score
-        ]
+        memories = [h for h in hits if h.score >= min_score]
         if memories:
-            self._mark_recalled([m.id for m in memories])
+            self._mark_recalled([m.memory_id for m in memories])
         if note is None:
             if not memories:
                 note = "No stored memory matches this query in the searched threads" + (
@@ -400,8 +452,16 @@ class MemoryService:
                     f"No strong match: the best score is {memories[0].score:.2f} (strong matches score "
                     f"{WEAK_MATCH} or more); these may be unrelated."
                 )
+        if vector is not None and waiting:
+            backlog = (
+                f"{waiting} memor{'y' if waiting == 1 else 'ies'} in the searched threads "
+                f"{'is' if waiting == 1 else 'are'} not embedded yet (matched by keyword only until the "
+                "backfill reaches them)."
+            )
+            note = f"{note} {backlog}" if note else backlog
         note = " ".join(n for n in (note, files_note, *self.file_index.notes()) if n) or None
-        return RecallResult(memories=memories, search="hybrid" if vector is not None else "keyword", note=note)
+        return Found(memories, "hybrid" if vector is not None else "keyword", note,
+                     waiting if vector is not None else None)
 
     def _mark_recalled(self, ids: list[int]) -> None:
         """Count a recall of `ids` (retention uses it), now if the write lock is free, else with the next recall.
@@ -425,6 +485,8 @@ class MemoryService:
 
     # -- forget ---------------------------------------------------------------
     def forget(self, memory_id: int) -> ForgetResult:
+        from server.results import ForgetResult
+
         memory_id = check.memory_id(memory_id)
         now = to_millis(self.clock())
         row = self.store.get([memory_id]).get(memory_id)
@@ -477,6 +539,8 @@ def _label(row: MemoryRow, replaced_by: int | None = None) -> str | None:
 def _memory(
     row: MemoryRow, score: float | None = None, match: str | None = None, replaced_by: int | None = None
 ) -> Memory:
+    from server.results import Memory
+
     return Memory(
         id=row.id,
         content=row.content,

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from server import validation as check
 from server.clock import Clock, iso, to_millis
 from server.config import Settings
 from server.errors import InvalidInput, NotFound
 from server.redact import redact
-from server.models import ALL_THREADS, GLOBAL_THREAD, ThreadInfo
+from server.models import ALL_THREADS, GLOBAL_THREAD
 from server.storage.protocol import GLOBAL, NewMessage, Thread, ThreadsAndPrompts
+
+if TYPE_CHECKING:
+    from server.results import ThreadInfo
 
 ROLES = ("user", "assistant", "system", "tool")
 MAX_MESSAGES_PER_CALL = 50
@@ -57,6 +60,8 @@ def named_threads(query: str, threads: Sequence[str]) -> tuple[str, ...]:
 
 
 def thread_info(thread: Thread) -> ThreadInfo:
+    from server.results import ThreadInfo
+
     return ThreadInfo(
         id=thread.id,
         title=thread.title,

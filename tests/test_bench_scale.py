@@ -18,11 +18,16 @@ def test_scale_quick_measures_every_figure(tmp_path):
     sizes = json.loads(out.read_text())["sizes"]
     assert [s["memories"] for s in sizes] == [500, 2000]
     for s in sizes:
-        assert s["recall_at_10_vs_exact"] == 1.0  # the matrix search is exact
+        assert s["recall_at_10_vs_exact"] >= 0.95  # the sidecar scores at least 1,000 rows exactly
         assert 0 < s["vector_search_ms_p50"] and 0 < s["numpy_floor_ms_p50"]
-        assert s["disk"]["tables"]["memory_vectors"] > s["memories"] * 384 * 4  # every vector is on disk
-        assert s["disk"]["bytes_per_memory"] < 4096
+        assert s["disk"]["tables"]["vec_memories_vector_chunks00"] > s["memories"] * 384 * 4  # every vector on disk
+        assert s["vector_rows"] >= s["memories"]  # and in the shared sidecar
+        # vec0 allocates whole chunks per thread (64 rows x 1,536 B): in these small stores of 200
+        # threads that allocation, not the memories, dominates the file.
+        chunks = s["threads"] * 64 * 384 * 4
+        assert s["disk"]["total_bytes"] < s["memories"] * 4096 + chunks
     assert "recall_stdio_ms" in sizes[1] and "recall_stdio_ms" not in sizes[0]
+    assert sizes[1]["recall_stdio_ms"]["one_thread_p50"] > 0 and sizes[1]["stdio_server_memory_mb"]["pss"] > 0
 
 
 def test_profile_quick_reports_each_stage(tmp_path):

@@ -431,3 +431,25 @@ def test_an_assistants_own_steps_are_not_decisions(text):
     from server.hooks.extract import statements_in
 
     assert statements_in(text, None, from_user=False) == []
+
+
+def test_a_hook_process_answering_alone_imports_neither_numpy_nor_pydantic(env):
+    """Importing them was 85-90 % of a hook's time (bench/hooks.py): the keyword-only path needs neither."""
+    import subprocess
+    import sys
+
+    stop(env)
+    payload = {"session_id": "later", "cwd": str(env["repo"]), "prompt": "what is the staging host?",
+               "hook_event_name": "UserPromptSubmit"}
+    probe = (
+        "import io, json, sys\n"
+        "from server.hooks.run import main\n"
+        "out = io.StringIO()\n"
+        f"main('prompt', None, foreground=True, stdin=io.BytesIO({json.dumps(payload).encode()!r}), stdout=out)\n"
+        "print(json.dumps({'injected': 'stg-orders.internal' in out.getvalue(),\n"
+        "                  'heavy': sorted(m for m in ('numpy', 'pydantic') if m in sys.modules)}))\n"
+    )
+    run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert run_.returncode == 0, run_.stderr
+    assert json.loads(run_.stdout.splitlines()[-1]) == {"injected": True, "heavy": []}

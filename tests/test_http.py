@@ -230,7 +230,10 @@ async def test_token_cli_create_list_revoke_and_only_hashes_at_rest(server, home
     mine = next(t for t in json.loads(listed.stdout) if t["tenant"] == "cli")
     assert (mine["user"], mine["agent"], mine["label"], mine["state"]) == ("cara", "ci", "build bot", "active")
     assert mine["expires_at"] is not None
-    for path in home.glob("memvault.db*"):  # the database, its WAL and shared memory
+    stored = [p for p in home.glob("memvault.db*") if p.is_file()]  # the database, its WAL and shared memory
+    stored += [p for p in home.glob("memvault.db-vectors/*") if p.is_file()]  # and the vector sidecar's files
+    assert home / "memvault.db" in stored
+    for path in stored:
         assert tok.encode() not in path.read_bytes(), path
     revoked = cli(home, "token", "revoke", str(mine["id"]))
     assert revoked.returncode == 0 and json.loads(revoked.stdout)["state"] == "revoked"

@@ -23,7 +23,8 @@ def test_migrations_from_empty_create_every_table(tmp_path):
     assert migrate(db, SchemaContext(dimensions=8)) == len(MIGRATIONS)
     assert db.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
     assert {"meta", "threads", "memories", "memory_tags", "global_prompts", "pending_embeddings",
-            "memory_vectors", "memory_fts"} <= _tables(db)
+            "vec_memories", "vector_rows", "memory_fts"} <= _tables(db)
+    assert "memory_vectors" not in _tables(db)
     assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert integrity_errors(db.conn) == []
     db.close()
@@ -127,7 +128,7 @@ def test_knn_filters_kind_time_tags_and_deleted_inside_the_scan(store):
 def test_store_vectors_is_idempotent(store):
     mid = _add(store, "t", _unit(3))
     assert store.store_vectors({mid: _unit(4)}) == 0  # no longer pending: left alone
-    assert store.db.conn.execute("SELECT count(*) FROM memory_vectors").fetchone()[0] == 1
+    assert store.db.conn.execute("SELECT count(*) FROM vec_memories").fetchone()[0] == 1
 
 
 def test_namespaces_never_see_each_other(tmp_path):

@@ -108,7 +108,8 @@ def duplicates(service: MemoryService, group: list[MemoryRow], threshold: float)
     if missing:  # not embedded yet: compute here, without storing
         for row, vector in zip(missing, service.embedder.embed([r.content for r in missing])):
             stored[row.id] = vector
-    matrix = np.stack([np.asarray(stored[r.id], dtype=np.float32) for r in group])
+    # A long memory has several passage vectors: its first (the text as the model reads it) compares.
+    matrix = np.stack([np.atleast_2d(np.asarray(stored[r.id], dtype=np.float32))[0] for r in group])
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     matrix = matrix / np.where(norms == 0, 1, norms)
     claimed: set[int] = set()

@@ -11,11 +11,13 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
+if TYPE_CHECKING:  # imported where vectors are made: a hook process that never embeds skips NumPy
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +34,8 @@ class Embedder(Protocol):
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     vectors = np.asarray(vectors, dtype=np.float32)
     if vectors.ndim == 1:
         vectors = vectors[None, :]
@@ -64,6 +68,8 @@ class HashEmbedder:
         return words + grams
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for row, text in enumerate(texts):
             for feature in self._features(text):
@@ -109,7 +115,9 @@ class MiniLMEmbedder:
         self._go = threading.Event()
         self._started = False
         self._start_lock = threading.Lock()
-        self._encode_lock = threading.Lock()
+        self._encode = threading.Condition()
+        self._encoding = False
+        self._queries_waiting = 0
         self.error: str | None = None
         #: What the loader is doing, for "still loading" notes.
         self.state = "the embedding model is still loading"
@@ -195,19 +203,52 @@ class MiniLMEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not self.wait_ready(timeout=600):
             raise RuntimeError(f"the embedding model is not available: {self.error or 'still loading'}")
+        import numpy as np
+
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         if not texts:
             return out
         # Longest first, like sentence-transformers: each batch pads to its longest text.
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        # One encode at a time keeps two callers from fighting over the same cores.
-        with self._encode_lock:
-            for start in range(0, len(texts), self._max_batch):
-                rows = order[start : start + self._max_batch]
+        # One batch at a time keeps two backfills from fighting over the same cores; a single
+        # text (a recall's query) goes ahead of the next batch of a backfill (_turn), and on
+        # ONNX Runtime does not wait for the batch being encoded at all (_turn).
+        for start in range(0, len(texts), self._max_batch):
+            rows = order[start : start + self._max_batch]
+            with self._turn(first=len(texts) == 1):
                 out[rows] = self._run([texts[i] for i in rows])  # type: ignore[misc]
-            if len(texts) > 1:
-                _release_freed_memory()
+        if len(texts) > 1:
+            _release_freed_memory()
         return normalise(out)
+
+    @contextmanager
+    def _turn(self, first: bool) -> Iterator[None]:
+        """The model for one batch; `first` callers (queries) are served before waiting batches.
+
+        On ONNX Runtime a query runs beside the batch being encoded instead of after it: a session
+        runs concurrent calls safely (the tokenizer's settings are fixed at load), each on its own
+        thread (intra-op threads = MEMVAULT_EMBED_THREADS, 1 by default), so a one-line query
+        (~20 ms) costs the batch a little of a core rather than the recall a whole batch (during a
+        10k-turn backlog at load ~5 on 2 cores: the query waited 330 ms p50 behind batches of 8
+        turns; bench/backlog.py). The torch and NumPy runtimes keep the turn order.
+        """
+        if first and self.runtime == "onnx":
+            yield
+            return
+        with self._encode:
+            self._queries_waiting += first
+            try:
+                while self._encoding or (not first and self._queries_waiting):
+                    self._encode.wait()
+            finally:
+                self._queries_waiting -= first
+            self._encoding = True
+        try:
+            yield
+        finally:
+            with self._encode:
+                self._encoding = False
+                self._encode.notify_all()
 
 
 def _trimmer() -> Callable[[], object] | None:

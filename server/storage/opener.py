@@ -140,17 +140,15 @@ def sqlite_driver() -> tuple[str, str]:
     return module.__name__.split(".")[0], version
 
 
-def make_store(db: Database, namespace: str, vector_prescan_from: int | None = None) -> Store:
-    """The store of `namespace` on `db`; `vector_prescan_from` tunes SQLite's in-process vector search."""
+def make_store(db: Database, namespace: str) -> Store:
+    """The store of `namespace` on `db`."""
     if db.backend == "postgres":
         from server.storage.pg.store import PgStore
 
         return PgStore(db, namespace)  # type: ignore[arg-type]  # pgvector's HNSW index decides for itself
     from server.storage.sqlite.store import Store as SqliteStore
 
-    if vector_prescan_from is None:
-        return SqliteStore(db, namespace)  # type: ignore[arg-type]
-    return SqliteStore(db, namespace, vector_prescan_from=vector_prescan_from)  # type: ignore[arg-type]
+    return SqliteStore(db, namespace)  # type: ignore[arg-type]
 
 
 def connect(location: str, namespace: str = "", pool_size: int = 1, check_reachable: bool = False) -> Database:

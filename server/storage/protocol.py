@@ -29,9 +29,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from server.storage.records import (
     GLOBAL,
@@ -178,8 +179,9 @@ class ThreadsAndPrompts(Namespaced, Protocol):
 
 
 class SearchIndex(Memories, Protocol):
-    def match_count(self, query: KeywordQuery, cap: int) -> int:
-        """How many index rows match `query`, counting no further than `cap` (cost bounded by it)."""
+    def match_count(self, query: KeywordQuery, cap: int, scope: Scope = Scope()) -> int:
+        """How many index rows in the scope's threads match `query` (kind/time/tag filters ignored),
+        counting no further than `cap` (cost bounded by it)."""
 
     def keyword(self, query: KeywordQuery, limit: int, scope: Scope) -> dict[int, float]:
         """Keyword matches as {id: rank}, best first; more negative is better (bm25's sign) and only
@@ -203,6 +205,10 @@ class SearchIndex(Memories, Protocol):
     # the embedding queue
     def pending(self, limit: int) -> list[PendingEmbedding]: ...
     def has_pending(self) -> bool: ...
+    def pending_count(self, scope: Scope, cap: int | None = None) -> int:
+        """Live memories in `scope` (its threads; other filters ignored) still waiting for a vector,
+        counted no further than `cap`."""
+
     def store_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
         """Write the vectors of memories still waiting for one; how many were written (idempotent)."""
 

@@ -226,11 +226,37 @@ def m004_hyphenated_terms(ctx: PgSchemaContext) -> str:
     )
 
 
+def m005_passages(ctx: PgSchemaContext) -> str:
+    # A long memory is embedded as overlapping passages (server/embedding/passages.py):
+    # passage 0 (the whole text as the model reads it) stays in memories.embedding, the
+    # others live here with an HNSW index of their own; a memory ranks by its best passage.
+    app = quote_ident(ctx.app_role)
+    return f"""
+CREATE TABLE memory_passages (
+    tenant text NOT NULL CHECK (tenant <> ''),
+    memory_id bigint NOT NULL,
+    passage integer NOT NULL CHECK (passage > 0),
+    embedding vector({ctx.dimensions}) NOT NULL,
+    PRIMARY KEY (tenant, memory_id, passage),
+    FOREIGN KEY (tenant, memory_id) REFERENCES memories (tenant, id) ON DELETE CASCADE
+);
+CREATE INDEX memory_passages_embedding ON memory_passages USING hnsw (embedding vector_cosine_ops)
+    WITH (m = {int(ctx.hnsw_m)}, ef_construction = {int(ctx.hnsw_ef_construction)});
+ALTER TABLE memory_passages ENABLE ROW LEVEL SECURITY;
+ALTER TABLE memory_passages FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_isolation ON memory_passages
+    USING (tenant = current_setting('app.tenant', true))
+    WITH CHECK (tenant = current_setting('app.tenant', true));
+GRANT SELECT, INSERT, UPDATE, DELETE ON memory_passages TO {app};
+"""
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[PgSchemaContext], str]], ...] = (
     (1, "core", m001_core),
     (2, "row_level_security", m002_row_level_security),
     (3, "api_tokens", m003_api_tokens),
     (4, "hyphenated_terms", m004_hyphenated_terms),
+    (5, "passages", m005_passages),
 )
 LATEST = MIGRATIONS[-1][0]
 

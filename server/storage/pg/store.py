@@ -289,13 +289,30 @@ class PgStore:
         return {"live": live, "deleted": deleted, "file_units": units, "pending_embeddings": pending}
 
     def vectors(self, conn: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """Each memory's vectors as a (passages x dims) matrix: memories.embedding, then its passages."""
         if not ids:
             return {}
         rows = conn.execute(
             "SELECT id, embedding FROM memories WHERE id = ANY(%s) AND embedding IS NOT NULL", (list(ids),),
             binary=True,  # pgvector's binary form is the float32 bytes; its text form is parsed number by number
-        )
-        return {r[0]: _array(r[1]) for r in rows}
+        ).fetchall()
+        out = {r[0]: [_array(r[1])] for r in rows}
+        for memory_id, embedding in conn.execute(
+            "SELECT memory_id, embedding FROM memory_passages WHERE memory_id = ANY(%s) ORDER BY memory_id, passage",
+            (list(out),), binary=True,
+        ):
+            out[memory_id].append(_array(embedding))
+        return {m: np.stack(v) for m, v in out.items()}
+
+    def _write_passages(self, conn: Any, vectors: Mapping[int, np.ndarray]) -> None:
+        """Replace the passages (rows 1..) of these memories; row 0 is memories.embedding."""
+        with conn.cursor() as cur:
+            cur.execute("DELETE FROM memory_passages WHERE memory_id = ANY(%s)", (list(vectors),))
+            cur.executemany(
+                "INSERT INTO memory_passages(tenant, memory_id, passage, embedding) VALUES (%s, %s, %s, %s)",
+                [(self.namespace, m, p, np.ascontiguousarray(row, dtype=np.float32))
+                 for m, matrix in vectors.items() for p, row in enumerate(matrix) if p > 0],
+            )
 
     def unqueue_daily(self, memory_id: int) -> None:
         with self.db.write() as conn:
@@ -423,12 +440,15 @@ class PgStore:
         return conn.execute("DELETE FROM global_prompts WHERE name = %s", (name,)).rowcount > 0
 
     # -- search index -------------------------------------------------------------
-    def match_count(self, query: KeywordQuery, cap: int) -> int:
-        """Live memories of the tenant matching `query`, counted up to `cap`."""
+    def match_count(self, query: KeywordQuery, cap: int, scope: Scope = Scope()) -> int:
+        """Live memories of the tenant in the scope's threads matching `query`, counted up to `cap`."""
         matching = _matching(query)
         if matching is None:
             return 0
         _, live, params = matching
+        if scope.threads is not None:
+            live += " AND thread = ANY(%s)"
+            params = [*params, list(scope.threads)]
         with self.db.read() as conn:
             return conn.execute(f"SELECT count(*) FROM (SELECT 1 {live} LIMIT %s) AS hits", (*params, cap)).fetchone()[0]
 
@@ -488,19 +508,33 @@ class PgStore:
             + " AND ".join(where)
             + " ORDER BY dist LIMIT %s) SELECT id, dist FROM r ORDER BY dist + 0, id"
         )
+        # The other passages of long memories: their own HNSW index, the memory's filters joined.
+        where_p = ["m.deleted_at IS NULL"]
+        params_p: list[Any] = [np.ascontiguousarray(vector, dtype=np.float32)]
+        _scope_filters(scope, "m.", where_p, params_p)
+        params_p.append(k)
+        sql_p = (
+            "WITH r AS MATERIALIZED (SELECT p.memory_id AS id, p.embedding <=> %s AS dist FROM memory_passages p "
+            "JOIN memories m ON m.tenant = p.tenant AND m.id = p.memory_id WHERE "
+            + " AND ".join(where_p)
+            + " ORDER BY dist LIMIT %s) SELECT id, min(dist) FROM r GROUP BY id"
+        )
+        best: dict[int, float] = {}
         with self.db.read() as conn:
-            # A zero vector has no cosine distance (NaN): it matches nothing.
-            return {r[0]: float(r[1]) for r in conn.execute(sql, params) if r[1] is not None and r[1] == r[1]}
+            for query, args in ((sql, params), (sql_p, params_p)):
+                for memory_id, dist in conn.execute(query, args):
+                    # A zero vector has no cosine distance (NaN): it matches nothing.
+                    if dist is not None and dist == dist and dist < best.get(memory_id, np.inf):
+                        best[memory_id] = float(dist)
+        return dict(sorted(best.items(), key=lambda item: (item[1], item[0]))[:k])
 
     def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
         if not ids:
             return {}
         query = np.asarray(vector, dtype=np.float32)
         with self.db.read() as conn:
-            rows = conn.execute(
-                "SELECT id, embedding FROM memories WHERE id = ANY(%s) AND embedding IS NOT NULL", (list(ids),)
-            ).fetchall()
-        return {r[0]: float(_array(r[1]) @ query) for r in rows}
+            matrices = self.vectors(conn, ids)
+        return {m: float(np.max(matrix @ query)) for m, matrix in matrices.items()}
 
     def neighbours(self, ids: Sequence[int]) -> dict[int, Neighbours]:
         if not ids:
@@ -538,18 +572,36 @@ class PgStore:
         with self.db.read() as conn:
             return conn.execute("SELECT 1 FROM memories WHERE embed_pending LIMIT 1").fetchone() is not None
 
+    def pending_count(self, scope: Scope, cap: int | None = None) -> int:
+        """Live memories of the tenant in `scope`'s threads still waiting for a vector (up to `cap`)."""
+        where, params = ["embed_pending", "deleted_at IS NULL"], []
+        if scope.threads is not None:
+            where.append("thread = ANY(%s)")
+            params.append(list(scope.threads))
+        sql = f"SELECT 1 FROM memories WHERE {' AND '.join(where)}"
+        if cap is not None:
+            sql += " LIMIT %s"
+            params.append(cap)
+        with self.db.read() as conn:
+            return conn.execute(f"SELECT count(*) FROM ({sql}) p", params).fetchone()[0]
+
     def store_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
         """Write vectors of memories still waiting for one (idempotent, like the SQLite store)."""
         if not vectors:
             return 0
+        matrices = {m: np.atleast_2d(np.asarray(v, dtype=np.float32)) for m, v in vectors.items()}
         with self.db.write() as conn, conn.cursor() as cur:
+            # Only memories still waiting are written (idempotent); passage 0 goes in the row.
+            waiting = [r[0] for r in cur.execute(
+                "SELECT id FROM memories WHERE id = ANY(%s) AND embed_pending FOR UPDATE", (list(matrices),))]
             # executemany pipelines the updates: one round trip per batch, not per vector
             # (4-5x faster for a backfill batch or a migration, each update being an HNSW insert).
             cur.executemany(
                 "UPDATE memories SET embedding = %s, embed_pending = false WHERE id = %s AND embed_pending",
-                [(np.ascontiguousarray(vector, dtype=np.float32), memory_id) for memory_id, vector in vectors.items()],
+                [(np.ascontiguousarray(matrices[m][0]), m) for m in waiting],
             )
-            return cur.rowcount
+            self._write_passages(conn, {m: matrices[m] for m in waiting})
+            return len(waiting)
 
     def reset_vectors(self, conn: Any, dimensions: int) -> int:
         """Clear every vector of the tenant and queue every memory again."""
@@ -561,6 +613,7 @@ class PgStore:
                 f"The database's vector column holds {have} dimensions, the embedder makes {dimensions}: "
                 "changing it is a schema change for the database owner (a new migration), not a re-embed."
             )
+        conn.execute("DELETE FROM memory_passages")
         conn.execute("UPDATE memories SET embedding = NULL, embed_pending = true")
         return conn.execute("SELECT count(*) FROM memories WHERE embed_pending").fetchone()[0]
 
@@ -867,7 +920,8 @@ class PgStore:
                 m.origin, m.importance, list(m.tags), m.content_hash, m.created_at, m.updated_at,
                 m.deleted_at, m.recall_count, m.last_recalled_at, m.file_key, m.file_line,
                 m.file_section, bool(m.pinned), m.compression, text, context,
-                None if vector is None else np.ascontiguousarray(vector, dtype=np.float32), bool(m.queued),
+                None if vector is None else np.ascontiguousarray(np.atleast_2d(vector)[0], dtype=np.float32),
+                bool(m.queued),
             )
 
         # A live turn's context is read from the turns before it, so turns go in one by one, in
@@ -888,6 +942,8 @@ class PgStore:
                 [(self.namespace, m.id, m.original.content, m.original.compressed_at)
                  for m in memories if m.original is not None],
             )
+        mine = {m.id for m in memories}
+        self._write_passages(conn, {m: np.atleast_2d(v) for m, v in vectors.items() if m in mine and np.ndim(v) == 2})
 
     def ids_taken(self, conn: Any, ids: Sequence[int]) -> set[int]:
         """Which of these ids this tenant already uses (ids are per tenant here)."""

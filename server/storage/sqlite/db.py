@@ -49,12 +49,24 @@ def _candidate_drivers() -> Iterator[tuple[str, ModuleType]]:
     yield "sqlite3", sqlite3
 
 
-def _load_vec(conn: Any) -> None:
-    import sqlite_vec
+def _vec_path() -> str:
+    """The sqlite-vec extension file the `sqlite_vec` package ships, found without importing the
+    package: its __init__ imports NumPy, a third of a hook process's start-up (bench/hooks.py)."""
+    import importlib.util
+    import os
 
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        import sqlite_vec  # noqa: F401 - let its own import error say what is missing
+
+        return sqlite_vec.loadable_path()
+    return os.path.join(next(iter(spec.submodule_search_locations)), "vec0")  # as sqlite_vec.loadable_path()
+
+
+def _load_vec(conn: Any) -> None:
     conn.enable_load_extension(True)
     try:
-        sqlite_vec.load(conn)
+        conn.load_extension(_vec_path())
     finally:
         conn.enable_load_extension(False)
 

@@ -255,7 +255,7 @@ def m007_hyphenated_terms(conn: Any, ctx: SchemaContext) -> None:
     # Hyphenated ids (SHOP-142, orders-api) are now indexed joined as well (shop142,
     # ordersapi): re-index the live memories whose keyword text holds one -- their own
     # text, or for a conversation turn the turns before it -- as a write does today.
-    from server.storage.sqlite.store import turn_context
+    from server.storage.sqlite.fts import turn_context
     from server.textindex import index_text
 
     rows = conn.execute(
@@ -270,9 +270,223 @@ def m007_hyphenated_terms(conn: Any, ctx: SchemaContext) -> None:
         )
 
 
-MIGRATIONS: tuple[Callable[[Any, SchemaContext], None], ...] = (
+#: A memory's vector rows in vec0 are numbered memory_id * PASSAGE_SLOTS + passage (0 = the whole
+#: text as the model reads it; see server/embedding/passages.py, whose MAX_PASSAGES is this).
+PASSAGE_SLOTS = 64
+#: Rows copied per transaction by the batched migrations (a kill -9 loses one batch's work at most).
+BATCH_ROWS = 10_000
+
+
+def vec0_ddl(dimensions: int) -> str:
+    """The vectors of record (schema m010 on): one vec0 row per passage of a memory.
+
+    namespace and thread are partition keys, so a search scoped to threads reads only those
+    threads' chunks (its cost is the scope's size, not the store's); kind, deleted and
+    created_at are metadata columns, filtered inside the KNN. chunk_size 64 rather than the
+    default 1024: each partition allocates whole chunks (98 KB at 64, 1.5 MB at 1024, per
+    thread: 200 threads took 300 MB at 1024 whatever their size), reading one row by id walks
+    its chunk (0.03 ms at 64), and a 5,000-row partition searched as fast at 64 as at 256
+    (9 ms, same run; 1024 was slower to look up and no faster to search in the design research).
+    """
+    return (
+        "CREATE VIRTUAL TABLE vec_memories USING vec0("
+        "row_id INTEGER PRIMARY KEY, "
+        f"embedding FLOAT[{int(dimensions)}] distance_metric=cosine, "
+        "namespace TEXT PARTITION KEY, thread TEXT PARTITION KEY, "
+        "kind TEXT, deleted INTEGER, created_at INTEGER, chunk_size=64)"
+    )
+
+
+VEC0_TABLES = (
+    # Which memories have vectors and how many rows (passages) each: the has-a-vector
+    # check, and what a delete must remove from vec0, which takes no triggers itself.
+    "CREATE TABLE IF NOT EXISTS vector_rows (memory_id INTEGER PRIMARY KEY REFERENCES memories(id) "
+    "ON DELETE CASCADE, passages INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS passage_numbers (n INTEGER PRIMARY KEY)",
+    f"INSERT OR IGNORE INTO passage_numbers(n) SELECT value FROM json_each('[{','.join(map(str, range(PASSAGE_SLOTS)))}]')",
+    # Triggers cannot loop or touch vec0 rows by a range of ids: each row of this (empty)
+    # view fires one point update or delete of a vec0 row (op 0/1: set `deleted`; 2: delete).
+    "CREATE VIEW IF NOT EXISTS vec_row_ops(row_id, op) AS SELECT 0, 0 WHERE 0",
+    "CREATE TRIGGER IF NOT EXISTS vec_row_op INSTEAD OF INSERT ON vec_row_ops BEGIN "
+    "UPDATE vec_memories SET deleted = new.op WHERE new.op < 2 AND row_id = new.row_id; "
+    "DELETE FROM vec_memories WHERE new.op = 2 AND row_id = new.row_id; END",
+)
+
+VEC0_TRIGGERS = (
+    # A memory's rows go with its vector_rows entry (a re-embedding deletes then inserts;
+    # erasing a memory cascades here). Each change is logged for the shared sidecar.
+    "CREATE TRIGGER vector_rows_added AFTER INSERT ON vector_rows BEGIN "
+    "INSERT INTO vector_changes(memory_id, vectors) VALUES (new.memory_id, 1); END",
+    "CREATE TRIGGER vector_rows_removed AFTER DELETE ON vector_rows BEGIN "
+    f"INSERT INTO vec_row_ops SELECT old.memory_id * {PASSAGE_SLOTS} + n, 2 FROM passage_numbers "
+    "WHERE n < old.passages; "
+    "INSERT INTO vector_changes(memory_id, vectors) VALUES (old.memory_id, 1); END",
+    # Forgetting (and undoing it) flips the rows' metadata: the KNN skips them inside the scan.
+    "CREATE TRIGGER vec_memory_deleted AFTER UPDATE OF deleted_at ON memories BEGIN "
+    f"INSERT INTO vec_row_ops SELECT new.id * {PASSAGE_SLOTS} + n, new.deleted_at IS NOT NULL "
+    "FROM passage_numbers WHERE n < coalesce((SELECT passages FROM vector_rows WHERE memory_id = new.id), 0); END",
+    # Partition keys take no UPDATE: a memory that changes namespace or thread (nothing does
+    # today) loses its vector and is queued again. kind and created_at never change.
+    "CREATE TRIGGER vec_memory_moved AFTER UPDATE OF namespace, thread ON memories BEGIN "
+    "DELETE FROM vector_rows WHERE memory_id = new.id; "
+    "INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (new.id); END",
+)
+
+
+class Batched:
+    """A migration too big for one transaction: `begin`, then `step` until it returns True, then
+    `finish` with the version bump. Every part runs in its own BEGIN IMMEDIATE transaction and
+    keeps its cursor in `meta`, so a kill -9 loses one batch, and any process can take the
+    next step (the cursor is read under the write lock)."""
+
+    __name__ = "batched"
+
+    def begin(self, conn: Any, ctx: SchemaContext) -> None: ...
+    def step(self, conn: Any, ctx: SchemaContext) -> bool: ...
+    def finish(self, conn: Any, ctx: SchemaContext) -> None: ...
+
+
+def _meta(conn: Any, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def _set_meta(conn: Any, key: str, value: object) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, str(value)))
+
+
+class M010Vec0(Batched):
+    """The plain `memory_vectors` table -> vec0 (`vec_memories`), every vector kept as it is.
+
+    Existing vectors become each memory's passage 0 (no re-embedding; `memvault reembed`
+    adds the passages of long memories). Batches of BATCH_ROWS in memory-id order, sorted by
+    partition inside a batch (vec0 appends a partition's rows to its open chunk). Vectors that
+    processes still running the previous version write meanwhile are in vector_changes after
+    `vec0_from_seq`; the last step copies them again.
+    """
+
+    __name__ = "m010_vec0"
+
+    def begin(self, conn: Any, ctx: SchemaContext) -> None:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_memories'").fetchone() is None:
+            conn.execute(vec0_ddl(ctx.dimensions))
+            _set_meta(conn, "m010_cursor", 0)
+            seq = conn.execute("SELECT coalesce(max(seq), 0) FROM vector_changes").fetchone()[0]
+            _set_meta(conn, "m010_from_seq", seq)
+        for statement in VEC0_TABLES:
+            conn.execute(statement)
+
+    def step(self, conn: Any, ctx: SchemaContext) -> bool:
+        cursor = int(_meta(conn, "m010_cursor") or 0)
+        rows = conn.execute(
+            "SELECT v.memory_id, v.embedding, m.namespace, m.thread, m.kind, m.deleted_at IS NOT NULL, m.created_at "
+            "FROM memory_vectors v JOIN memories m ON m.id = v.memory_id WHERE v.memory_id > ? "
+            "ORDER BY v.memory_id LIMIT ?",
+            (cursor, BATCH_ROWS),
+        ).fetchall()
+        if not rows:
+            return True
+        _copy_vectors(conn, rows, ctx.dimensions)
+        _set_meta(conn, "m010_cursor", rows[-1][0])
+        return False
+
+    def finish(self, conn: Any, ctx: SchemaContext) -> None:
+        conn.execute("ALTER TABLE vector_changes ADD COLUMN vectors INTEGER NOT NULL DEFAULT 0")
+        for statement in VEC0_TRIGGERS:
+            conn.execute(statement)
+        since = int(_meta(conn, "m010_from_seq") or 0)
+        changed = [r[0] for r in conn.execute(
+            "SELECT DISTINCT memory_id FROM vector_changes WHERE seq > ? ORDER BY memory_id", (since,))]
+        for start in range(0, len(changed), 500):  # written by the previous version meanwhile: copy again
+            chunk = changed[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            conn.execute(f"DELETE FROM vector_rows WHERE memory_id IN ({marks})", chunk)
+            rows = conn.execute(
+                "SELECT v.memory_id, v.embedding, m.namespace, m.thread, m.kind, m.deleted_at IS NOT NULL, "
+                f"m.created_at FROM memory_vectors v JOIN memories m ON m.id = v.memory_id WHERE v.memory_id IN ({marks})",
+                chunk,
+            ).fetchall()
+            _copy_vectors(conn, rows, ctx.dimensions)
+        conn.execute("DROP TABLE memory_vectors")  # its triggers go with it
+        conn.execute("DELETE FROM meta WHERE key IN ('m010_cursor', 'm010_from_seq')")
+
+
+def _copy_vectors(conn: Any, rows: list, dimensions: int) -> None:
+    """Insert (memory_id, blob, namespace, thread, kind, deleted, created_at) rows as passage 0."""
+    size = 4 * dimensions
+    good = sorted((r for r in rows if len(r[1]) == size), key=lambda r: (r[2], r[3], r[0]))
+    conn.executemany(
+        "INSERT INTO vec_memories(row_id, embedding, namespace, thread, kind, deleted, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(r[0] * PASSAGE_SLOTS, r[1], r[2], r[3], r[4], int(r[5]), r[6]) for r in good],
+    )
+    conn.executemany("INSERT INTO vector_rows(memory_id, passages) VALUES (?, 1)", [(r[0],) for r in good])
+    # A vector of another size (another model's) never matched anything: embed it again.
+    conn.executemany(
+        "INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)", [(r[0],) for r in rows if len(r[1]) != size]
+    )
+
+
+class M011FtsScope(Batched):
+    """The keyword index gains a `scope` column (a memory's namespace and thread as one word, weight
+    0 in bm25; fts.scope_token), so that a search in a thread is cut to the thread inside FTS5.
+
+    Contentless: the index cannot be copied, so it is rebuilt from `memories` into a new table
+    (batches of BATCH_ROWS live memories in id order, the text prepared as every write prepares
+    it), which replaces the old one in the last step. Memories changed meanwhile by processes of
+    the previous version (updated_at since the start) are indexed again at the end.
+    """
+
+    __name__ = "m011_fts_scope"
+
+    def begin(self, conn: Any, ctx: SchemaContext) -> None:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'memory_fts_m011'").fetchone() is None:
+            conn.execute(
+                "CREATE VIRTUAL TABLE memory_fts_m011 USING fts5(text, context, scope, content='', "
+                f"contentless_delete=1, tokenize='{FTS_TOKENIZER}')"
+            )
+            _set_meta(conn, "m011_cursor", 0)
+            started = conn.execute("SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)").fetchone()[0]
+            _set_meta(conn, "m011_started", started)
+
+    def step(self, conn: Any, ctx: SchemaContext) -> bool:
+        cursor = int(_meta(conn, "m011_cursor") or 0)
+        ids = [r[0] for r in conn.execute(
+            "SELECT id FROM memories WHERE id > ? AND deleted_at IS NULL ORDER BY id LIMIT ?", (cursor, BATCH_ROWS))]
+        if not ids:
+            return True
+        _index_again(conn, ids)
+        _set_meta(conn, "m011_cursor", ids[-1])
+        return False
+
+    def finish(self, conn: Any, ctx: SchemaContext) -> None:
+        started = int(_meta(conn, "m011_started") or 0)
+        changed = [r[0] for r in conn.execute("SELECT id FROM memories WHERE updated_at >= ?", (started,))]
+        conn.executemany("DELETE FROM memory_fts_m011 WHERE rowid = ?", [(i,) for i in changed])
+        _index_again(conn, [r[0] for r in conn.execute(
+            f"SELECT id FROM memories WHERE deleted_at IS NULL AND id IN ({','.join('?' * len(changed))})", changed,
+        )] if changed else [])
+        conn.execute("DROP TABLE memory_fts")
+        conn.execute("ALTER TABLE memory_fts_m011 RENAME TO memory_fts")
+        conn.execute("DELETE FROM meta WHERE key IN ('m011_cursor', 'm011_started')")
+
+
+def _index_again(conn: Any, ids: list[int]) -> None:
+    """Index these live memories into memory_fts_m011 as a write would (Store.fts_insert)."""
+    from server.storage.sqlite import fts  # indexes a memory exactly as a write does
+    from server.textindex import index_text
+
+    for memory_id, content, file_key, section in conn.execute(
+        f"SELECT id, content, file_key, file_section FROM memories WHERE id IN ({','.join('?' * len(ids))})", ids
+    ).fetchall():
+        fts.insert(conn, "memory_fts_m011", memory_id, index_text(content, section or None) if file_key is not None else index_text(content))
+
+
+MIGRATIONS: tuple[Callable[[Any, SchemaContext], None] | Batched, ...] = (
     m001_core, m002_files_threads, m003_curator, m004_plain_vectors, m005_api_tokens, m006_principal,
     m007_hyphenated_terms,
+    # Versions 8 and 9 (named for the design note's numbering; the version is the position here).
+    M010Vec0(), M011FtsScope(),
 )
 
 
@@ -288,14 +502,50 @@ def migrate(db: Database, ctx: SchemaContext) -> int:
             "Upgrade memvault (pip install -U memvault) before opening it."
         )
     while current < target:
+        migration = MIGRATIONS[current]
+        if isinstance(migration, Batched):
+            current = _run_batched(db, ctx, migration, current)
+            continue
         with db.write() as conn:
             # Re-read inside the lock: another process may have migrated meanwhile.
             current = conn.execute("PRAGMA user_version").fetchone()[0]
             if current >= target:
                 break
             migration = MIGRATIONS[current]
+            if isinstance(migration, Batched):
+                continue
             log.info("applying migration %s", migration.__name__)
             migration(conn, ctx)
             conn.execute(f"PRAGMA user_version = {current + 1}")
             current += 1
     return current
+
+
+def _run_batched(db: Database, ctx: SchemaContext, migration: Batched, version: int) -> int:
+    """Run a batched migration from wherever it stands; the version the store is at afterwards."""
+
+    def still(conn: Any) -> bool:  # another process may have finished it meanwhile
+        return conn.execute("PRAGMA user_version").fetchone()[0] == version
+
+    with db.write() as conn:
+        if not still(conn):
+            return conn.execute("PRAGMA user_version").fetchone()[0]
+        log.info("applying migration %s (in batches)", migration.__name__)
+        migration.begin(conn, ctx)
+    batches = 0
+    while True:
+        with db.write() as conn:
+            if not still(conn):
+                return conn.execute("PRAGMA user_version").fetchone()[0]
+            done = migration.step(conn, ctx)
+        batches += 1
+        if batches % 10 == 0:
+            log.info("migration %s: %d batches done", migration.__name__, batches)
+        if done:
+            break
+    with db.write() as conn:
+        if not still(conn):
+            return conn.execute("PRAGMA user_version").fetchone()[0]
+        migration.finish(conn, ctx)
+        conn.execute(f"PRAGMA user_version = {version + 1}")
+    return version + 1

@@ -3,20 +3,17 @@
 Every query is confined to one namespace (`Store.namespace`), the isolation unit
 above threads. Threads are stored as text, '' meaning a global memory. Keyword
 search is FTS5 (`memory_fts`: a memory's own text and, for a conversation turn, the
-turns before it as context), ranked by bm25; vectors are searched in-process
-(vectors.py). Methods come in the order of the protocol's roles.
+turns before it as context), ranked by bm25; vectors live in vec0, one row per passage,
+searched there for thread scopes and through a shared sidecar file otherwise (vectors.py). Methods come in the order of the protocol's roles.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from server import ranking
-from server.clock import from_millis
 from server.models import CONVERSATION_KIND
 from server.storage.protocol import (
     GLOBAL,
@@ -45,9 +42,15 @@ from server.storage.protocol import (
     TimelineRow,
     TurnRef,
 )
+from server.storage.sqlite import fts
 from server.storage.sqlite.db import Database
-from server.storage.sqlite.vectors import DEFAULT_PRESCAN_FROM, VectorIndex, prune_changes
-from server.textindex import context_text
+from server.storage.sqlite.fts import scope_token
+from server.storage.sqlite.migrations import PASSAGE_SLOTS
+
+if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
+    import numpy as np  # process answering by keyword never imports them (bench/hooks.py)
+
+    from server.storage.sqlite.vectors import VectorIndex
 
 MEMORY_COLUMNS = (
     "id, thread, content, kind, source, origin, importance, tags, content_hash, "
@@ -93,6 +96,18 @@ def fts5_match(query: KeywordQuery) -> str | None:
     return expression
 
 
+def _in_scope(expression: str, namespace: str, threads: Sequence[str] | None) -> str:
+    """`expression` limited to memories of these threads (no limit when threads is None)."""
+    if threads is None:
+        return expression
+    tokens = " OR ".join(scope_token(namespace, t) for t in threads)
+    return f"({expression}) AND scope : ({tokens})"
+
+
+#: bm25's column weights: the memory's own words, a turn's context, the scope token (never ranked).
+_BM25 = f"bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}, 0.0)"
+
+
 def _in(values: Sequence[Any]) -> str:
     return "(" + ",".join("?" * len(values)) + ")"
 
@@ -124,30 +139,19 @@ def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any
         params.append(scope.until)
 
 
-def turn_context(conn: Any, memory_id: int) -> str | None:
-    """The keyword context of a conversation turn: the live turns of its thread just before it
-    (ranking owns the rule: how many turns, what gap breaks a session); None for other kinds."""
-    row = conn.execute("SELECT namespace, thread, created_at, kind FROM memories WHERE id = ?", (memory_id,)).fetchone()
-    if row is None or row[3] != CONVERSATION_KIND:
-        return None
-    namespace, thread, created_at, _ = row
-    previous = conn.execute(
-        "SELECT content, created_at FROM memories WHERE namespace = ? AND thread = ? AND kind = ? "
-        "AND deleted_at IS NULL AND (created_at < ? OR (created_at = ? AND id < ?)) "
-        "ORDER BY created_at DESC, id DESC LIMIT ?",
-        (namespace, thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
-    ).fetchall()
-    rows = list(reversed(previous))  # oldest first, then this memory
-    order = [(n, from_millis(at)) for n, (_, at) in enumerate(rows)] + [(len(rows), from_millis(created_at))]
-    chain = [rows[n][0] for n in ranking.context_ids(order, len(rows))]
-    return context_text(chain) or None
-
-
 class Store:
-    def __init__(self, db: Database, namespace: str, vector_prescan_from: int = DEFAULT_PRESCAN_FROM) -> None:
+    def __init__(self, db: Database, namespace: str) -> None:
         self.db = db
         self.namespace = namespace
-        self._vectors = VectorIndex(namespace, prescan_from=vector_prescan_from)
+        self._index: VectorIndex | None = None
+
+    @property
+    def _vectors(self) -> VectorIndex:
+        if self._index is None:
+            from server.storage.sqlite.vectors import VectorIndex
+
+            self._index = VectorIndex(self.db.path, self.namespace)
+        return self._index
 
     # -- meta ---------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
@@ -209,17 +213,17 @@ class Store:
             conn.execute("INSERT INTO daily_log_queue(memory_id, queued_at) VALUES (?, ?)", (memory_id, new.updated_at))
         return memory_id
 
-    def fts_insert(self, conn: Any, memory_id: int, text: str) -> None:
-        """Index a memory's terms; a conversation turn also gets the turns just before it as context.
+    @staticmethod
+    def fts_writer(table: str) -> Callable[[Any, int, str], None]:
+        """fts_insert into another table of the same columns (the migration that rebuilds the index)."""
 
-        Context is up to CONTEXT_PREVIOUS earlier live turns of the same thread, each
-        within CONTEXT_MAX_GAP_SECONDS of the next (a new session starts fresh).
-        Other kinds are self-contained statements: their neighbours are unrelated
-        memories that happen to be written minutes apart, so they get no context.
-        """
-        conn.execute(
-            "INSERT INTO memory_fts(rowid, text, context) VALUES (?, ?, ?)", (memory_id, text, turn_context(conn, memory_id))
-        )
+        def write(conn: Any, memory_id: int, text: str) -> None:
+            fts.insert(conn, table, memory_id, text)
+
+        return write
+
+    def fts_insert(self, conn: Any, memory_id: int, text: str) -> None:
+        fts.insert(conn, "memory_fts", memory_id, text)
 
     def fts_delete(self, conn: Any, memory_id: int) -> None:
         conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
@@ -294,14 +298,8 @@ class Store:
         return {"live": live, "deleted": deleted, "file_units": units, "pending_embeddings": pending}
 
     def vectors(self, conn: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
-        out: dict[int, np.ndarray] = {}
-        for start in range(0, len(ids), 500):
-            chunk = list(ids[start : start + 500])
-            for memory_id, blob in conn.execute(
-                f"SELECT memory_id, embedding FROM memory_vectors WHERE memory_id IN {_in(chunk)}", chunk
-            ):
-                out[memory_id] = np.frombuffer(blob, dtype=np.float32)
-        return out
+        """Each memory's vectors as a (passages x dims) matrix, from vec0 (one lookup per row)."""
+        return self._vectors.vec0_rows(conn, list(ids))
 
     def unqueue_daily(self, memory_id: int) -> None:
         with self.db.write() as conn:
@@ -347,7 +345,7 @@ class Store:
     def delete_derived(self, conn: Any, memory_id: int) -> None:
         """Remove a memory derived from a file (the file is its record) with its index rows."""
         self.fts_delete(conn, memory_id)
-        conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+        conn.execute("DELETE FROM vector_rows WHERE memory_id = ?", (memory_id,))  # its vec0 rows go too (trigger)
         conn.execute("DELETE FROM memories WHERE id = ? AND namespace = ? AND file_key IS NOT NULL", (memory_id, self.namespace))
 
     # -- threads and prompts ------------------------------------------------------
@@ -437,11 +435,13 @@ class Store:
         return cur.rowcount > 0
 
     # -- search index -------------------------------------------------------------
-    def match_count(self, query: KeywordQuery, cap: int) -> int:
-        """FTS5 rows (every namespace of the file) matching `query`, counted up to `cap`."""
+    def match_count(self, query: KeywordQuery, cap: int, scope: Scope = Scope()) -> int:
+        """FTS5 rows matching `query` in the scope's threads (every namespace of the file when
+        threads is None), counted up to `cap`."""
         expression = fts5_match(query)
         if expression is None:
             return 0
+        expression = _in_scope(expression, self.namespace, scope.threads)
         # Without bm25 a match costs a doclist step (~0.05 us), and LIMIT stops the walk.
         sql = "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)"
         with self.db.read() as conn:
@@ -457,6 +457,8 @@ class Store:
         expression, window = fts5_match(query), query.newest
         if expression is None:
             return {}
+        # In threads, FTS5 itself keeps to the scope (scope_token): only the scope's matches are ranked.
+        expression = _in_scope(expression, self.namespace, scope.threads)
         if scope == Scope():
             top = self._keyword_unscoped(expression, limit, window)
             if top is not None:
@@ -468,7 +470,7 @@ class Store:
             where.append(f"m.id IN (SELECT memory_id FROM memory_tags WHERE tag IN {_in(scope.tags)})")
             params.extend(scope.tags)
         sql = (
-            f"SELECT f.rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts f "
+            f"SELECT f.rowid, {_BM25} AS rank FROM memory_fts f "
             "JOIN memories m ON m.id = f.rowid WHERE "
             + " AND ".join(where)
         )
@@ -488,8 +490,7 @@ class Store:
         """
         fetch = 2 * limit
         sql, extra = _windowed(
-            f"SELECT rowid, bm25(memory_fts, 1.0, {ranking.CONTEXT_COLUMN_WEIGHT}) AS rank FROM memory_fts "
-            "WHERE memory_fts MATCH ?",
+            f"SELECT rowid, {_BM25} AS rank FROM memory_fts WHERE memory_fts MATCH ?",
             "rowid",
             window,
         )
@@ -514,19 +515,22 @@ class Store:
         expression = fts5_match(query)
         if expression is None:
             return 0
-        # The matches are materialised once (one pass over the term's doclist) and the
-        # scope's rows, read from the (namespace, thread) index, are probed against
-        # them. Written the other way round, SQLite ran one full-text query per memory
-        # of the scope: 0.24-0.6 s per term at 100k memories against 16-47 ms this way.
-        sql = "SELECT count(*) FROM memories m WHERE m.namespace = ? AND m.deleted_at IS NULL"
-        params: list[Any] = [self.namespace]
         if scope.threads is not None:
-            sql += f" AND m.thread IN {_in(scope.threads)}"
-            params.extend(scope.threads)
-        sql += " AND m.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?)"
-        params.append(expression)
+            # The index holds live memories only, and the scope token names the namespace: a
+            # count of the scope's matches, whatever the store's size.
+            with self.db.read() as conn:
+                return conn.execute(
+                    "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?",
+                    (_in_scope(expression, self.namespace, scope.threads),),
+                ).fetchone()[0]
+        # The matches are materialised once (one pass over the term's doclist) and the
+        # namespace's rows probed against them.
+        sql = (
+            "SELECT count(*) FROM memories m WHERE m.namespace = ? AND m.deleted_at IS NULL "
+            "AND m.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?)"
+        )
         with self.db.read() as conn:
-            return conn.execute(sql, params).fetchone()[0]
+            return conn.execute(sql, (self.namespace, expression)).fetchone()[0]
 
     def scope_size(self, scope: Scope) -> int:
         """Live memories a search over `scope` covers (kind/time/tag filters ignored)."""
@@ -539,17 +543,39 @@ class Store:
             return conn.execute(sql, params).fetchone()[0]
 
     def knn(self, vector: np.ndarray, k: int, scope: Scope) -> dict[int, float]:
-        """Nearest live memories by cosine distance (1 - cosine), every filter applied before the top-k cut."""
+        """Nearest live memories by cosine distance (1 - cosine) of their best passage, every filter
+        applied before the top-k cut: vec0 for scopes of up to VEC0_SCOPE_MAX rows (exact), else
+        the sidecar, whose candidates are re-checked against `memories`."""
+        from server.storage.sqlite import vectors as vec
+
+        if not vector.any():  # a zero vector has no cosine distance to anything
+            return {}
+        index = self._vectors
         with self.db.read() as conn:
-            self._vectors.sync(conn, in_outer_transaction=self._nested())
             ids = None
             if scope.tags:
                 # Tags are many-valued: the tagged ids become one more filter of the scan.
-                ids = self._tagged_ids(conn, scope.tags)
+                ids = set(self._tagged_ids(conn, scope.tags))
                 if not ids:
                     return {}
-            mask = self._vectors.mask(scope.threads, scope.kinds, scope.since, scope.until, ids)
-            return dict(self._vectors.nearest(vector, k, mask))
+            side = self._sidecar(conn)
+            if side is None or (scope.threads is not None and index.scope_rows(conn, scope.threads) <= vec.VEC0_SCOPE_MAX):
+                return dict(index.vec0_knn(conn, vector, k, scope.threads, scope.kinds, scope.since, scope.until, ids))
+            found = index.sidecar_knn(side, vector, 2 * k, scope.threads, scope.kinds, scope.since, scope.until, ids)
+            if not found:
+                return {}
+            where = ["+namespace = ?", "deleted_at IS NULL", f"id IN {_in(found)}"]
+            params: list[Any] = [self.namespace, *(m for m, _ in found)]
+            _scope_filters(scope, "", where, params)
+            passing = {r[0] for r in conn.execute(f"SELECT id FROM memories WHERE {' AND '.join(where)}", params)}
+        return dict([(m, d) for m, d in found if m in passing][:k])
+
+    def _sidecar(self, conn: Any):  # noqa: ANN202 - Sidecar | None
+        """The namespace's sidecar brought up to date; inside someone's write transaction (whose
+        changes may yet roll back) the file as it is, without applying anything."""
+        if self._nested():
+            return self._vectors._current() if self._vectors.path is not None else None
+        return self._vectors.sync(conn)
 
     def _nested(self) -> bool:
         # Database.read() joins a transaction already open on this connection (its
@@ -565,10 +591,22 @@ class Store:
         return [r[0] for r in rows]
 
     def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
-        """Exact cosine similarity of the query to these live memories (those that have a vector)."""
+        """Cosine similarity of the query to these memories' best passage (those that have a vector):
+        the sidecar's float16 rows (error < 1e-4), vec0's for what it does not hold yet."""
+        import numpy as np
+
+        query = np.asarray(vector, dtype=np.float32)
+        qnorm = float(np.linalg.norm(query))
         with self.db.read() as conn:
-            self._vectors.sync(conn, in_outer_transaction=self._nested())
-            return self._vectors.cosines(vector, ids)
+            side = self._sidecar(conn)
+            out = self._vectors.sidecar_cosines(side, query, ids) if side is not None else {}
+            rest = [i for i in ids if i not in out]
+            for memory_id, matrix in self._vectors.vec0_rows(conn, rest).items() if rest else ():
+                norms = np.linalg.norm(matrix, axis=1) * qnorm
+                if len(matrix) and matrix.shape[1] == len(query) and norms.max() > 0:
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        out[memory_id] = float(np.nanmax(np.where(norms > 0, (matrix @ query) / norms, np.nan)))
+        return out
 
     def neighbours(self, ids: Sequence[int]) -> dict[int, Neighbours]:
         """For each conversation turn: the live turn just before and just after it."""
@@ -607,32 +645,79 @@ class Store:
         with self.db.read() as conn:
             return conn.execute("SELECT 1 FROM pending_embeddings LIMIT 1").fetchone() is not None
 
-    def store_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
-        """Write vectors for memories that still await one; returns how many were written.
+    def pending_count(self, scope: Scope, cap: int | None = None) -> int:
+        """Live memories of the namespace in `scope`'s threads still waiting for a vector (up to `cap`)."""
+        sql = (
+            "SELECT 1 FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id "
+            "WHERE m.namespace = ? AND m.deleted_at IS NULL"
+        )
+        params: list[Any] = [self.namespace]
+        if scope.threads is not None:
+            sql += f" AND m.thread IN {_in(scope.threads)}"
+            params.extend(scope.threads)
+        if cap is not None:
+            sql += " LIMIT ?"
+            params.append(cap)
+        with self.db.read() as conn:
+            return conn.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()[0]
 
-        Each vector is written in the transaction that removes its queue row, so a
-        crash leaves either both or neither. Idempotent: a vector another process
-        already wrote is left alone, so two processes backfilling the same store
-        never double-insert.
+    def store_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
+        """Write vectors (one row, or a passages x dims matrix) of memories that still await them.
+
+        Each memory's rows are written in the transaction that removes its queue row, so a
+        crash leaves either both or neither. Idempotent: a memory another process already
+        embedded is left alone, so two processes backfilling the same store never double-insert.
+        Rows go to vec0 grouped by partition (namespace, thread); after the commit this process
+        appends them to the shared sidecar (vectors.py), unless it is inside a caller's
+        transaction (then the next search applies them).
         """
-        written = 0
+        import numpy as np
+
+        from server.storage.sqlite.vectors import prune_changes
+
+        written: dict[int, np.ndarray] = {}
         with self.db.write() as conn:
-            for memory_id, vector in vectors.items():
-                if conn.execute("DELETE FROM pending_embeddings WHERE memory_id = ?", (memory_id,)).rowcount == 0:
-                    continue
-                conn.execute(
-                    "INSERT OR REPLACE INTO memory_vectors(memory_id, embedding) VALUES (?, ?)",
-                    (memory_id, np.ascontiguousarray(vector, dtype="<f4").tobytes()),
+            queued = [m for m in vectors if conn.execute(
+                "DELETE FROM pending_embeddings WHERE memory_id = ?", (m,)).rowcount]
+            states: dict[int, tuple] = {}
+            for start in range(0, len(queued), 500):
+                chunk = queued[start : start + 500]
+                for row in conn.execute(
+                    f"SELECT id, namespace, thread, kind, deleted_at IS NOT NULL, created_at FROM memories "
+                    f"WHERE id IN {_in(chunk)}", chunk,
+                ):
+                    states[row[0]] = row
+            for memory_id in sorted(states, key=lambda m: (states[m][1], states[m][2], m)):
+                _, namespace, thread, kind, deleted, created_at = states[memory_id]
+                matrix = np.atleast_2d(np.asarray(vectors[memory_id], dtype="<f4"))[:PASSAGE_SLOTS]
+                conn.execute("DELETE FROM vector_rows WHERE memory_id = ?", (memory_id,))  # a re-embedding
+                conn.executemany(
+                    "INSERT INTO vec_memories(row_id, embedding, namespace, thread, kind, deleted, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(memory_id * PASSAGE_SLOTS + p, np.ascontiguousarray(row).tobytes(), namespace, thread, kind,
+                      int(deleted), created_at) for p, row in enumerate(matrix)],
                 )
-                written += 1
+                conn.execute("INSERT INTO vector_rows(memory_id, passages) VALUES (?, ?)", (memory_id, len(matrix)))
+                written[memory_id] = matrix
             if written:
                 prune_changes(conn)
-        return written
+        if written and not self.db._depth:
+            with self.db.read() as conn:
+                self._vectors.sync(conn, fresh=written, wait=True)
+        return len(written)
 
     def reset_vectors(self, conn: Any, dimensions: int) -> int:
         """Drop every vector (all namespaces) and queue every memory for embedding again."""
-        conn.execute("DELETE FROM memory_vectors")
-        prune_changes(conn)  # every reader reloads: the log no longer reaches back to what it saw
+        conn.execute("DELETE FROM vector_rows")  # triggers remove their vec0 rows
+        (ddl,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'vec_memories'").fetchone()
+        if f"FLOAT[{int(dimensions)}]" not in ddl.upper():  # another model: a table of its dimensions
+            from server.storage.sqlite.migrations import vec0_ddl
+
+            conn.execute("DROP TABLE vec_memories")
+            conn.execute(vec0_ddl(dimensions))
+        from server.storage.sqlite.vectors import prune_changes
+
+        prune_changes(conn)
         conn.execute("INSERT OR IGNORE INTO pending_embeddings(memory_id) SELECT id FROM memories")
         return conn.execute("SELECT count(*) FROM pending_embeddings").fetchone()[0]
 
@@ -654,10 +739,10 @@ class Store:
             unqueued=ids(
                 "SELECT id FROM memories WHERE deleted_at IS NULL "
                 "AND id NOT IN (SELECT memory_id FROM pending_embeddings) "
-                "AND id NOT IN (SELECT memory_id FROM memory_vectors) ORDER BY id"
+                "AND id NOT IN (SELECT memory_id FROM vector_rows) ORDER BY id"
             ),
             orphan_vectors=ids(
-                "SELECT memory_id FROM memory_vectors WHERE memory_id NOT IN (SELECT id FROM memories) ORDER BY memory_id"
+                "SELECT memory_id FROM vector_rows WHERE memory_id NOT IN (SELECT id FROM memories) ORDER BY memory_id"
             ),
             orphan_queue=ids(
                 "SELECT memory_id FROM pending_embeddings WHERE memory_id NOT IN (SELECT id FROM memories) "
@@ -676,7 +761,7 @@ class Store:
             "INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)", [(i,) for i in drift.unqueued]
         )
         for memory_id in drift.orphan_vectors:
-            conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+            conn.execute("DELETE FROM vector_rows WHERE memory_id = ?", (memory_id,))
         conn.executemany("DELETE FROM pending_embeddings WHERE memory_id = ?", [(i,) for i in drift.orphan_queue])
 
     def integrity_errors(self, conn: Any, quick: bool = True) -> list[str]:
@@ -778,7 +863,7 @@ class Store:
         """Undo soft_delete: back in the keyword index and in vector search."""
         conn.execute("UPDATE memories SET deleted_at = NULL, updated_at = ? WHERE id = ?", (now, memory_id))
         self.fts_insert(conn, memory_id, text)
-        if conn.execute("SELECT 1 FROM memory_vectors WHERE memory_id = ?", (memory_id,)).fetchone() is None:
+        if conn.execute("SELECT 1 FROM vector_rows WHERE memory_id = ?", (memory_id,)).fetchone() is None:
             conn.execute("INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)", (memory_id,))
 
     def hard_delete(self, conn: Any, memory_id: int, successor: int | None) -> None:
@@ -788,7 +873,7 @@ class Store:
             (successor, memory_id, self.namespace),
         )
         self.fts_delete(conn, memory_id)
-        conn.execute("DELETE FROM memory_vectors WHERE memory_id = ?", (memory_id,))
+        conn.execute("DELETE FROM vector_rows WHERE memory_id = ?", (memory_id,))
         conn.execute("DELETE FROM promotions WHERE namespace = ? AND memory_id = ?", (self.namespace, memory_id))
         # memory_tags, pending_embeddings and memory_originals go by ON DELETE CASCADE.
         conn.execute("DELETE FROM memories WHERE id = ? AND namespace = ?", (memory_id, self.namespace))

@@ -1,317 +1,442 @@
-"""Vector search: one namespace's vectors as an in-process float32 matrix, kept in step with the file.
+"""Vector search over vec0, with the shared sidecar for searches over many rows.
 
-Why not vec0: its brute-force scan measured about 5x slower than a NumPy dot
-product over the same vectors (bench/scale.py), and its int8/bit variants were
-slower still at the oversampling re-scoring needs. A matrix product is the
-physical floor of exact search, so the index is that matrix.
+The vectors of record are vec0's (`vec_memories`, one row per passage of a memory: see
+migrations.vec0_ddl). Every process searches them directly when a search is scoped to
+threads holding at most VEC0_SCOPE_MAX rows: one exact KNN per thread (a partition), with
+kind, time and forgotten applied inside it. Searches over every thread, or over a huge
+thread, go through the namespace's sidecar (sidecar.py), which any process brings up to
+date before it searches: `vector_changes` (written by triggers in the same transaction as
+every change) says what changed since the seq the file reflects. The process that wrote
+vectors applies them right after its commit, from the vectors it has in hand; a reader
+that finds the file behind applies the rest (reading the vectors from vec0). When the log
+no longer reaches back to the file's seq (a file lost, or too far behind), or the file is
+missing, it is rebuilt from vec0; meanwhile searches use vec0 alone (exact, slower).
 
-The vectors live in SQLite (`memory_vectors`, a plain table: the durable record,
-written in the same transaction that removes the `pending_embeddings` row).
-Several processes write the same file, so the matrix is never trusted blindly:
-triggers append the id of every memory whose vector or search metadata
-(namespace, thread, kind, created_at, deleted_at) changed to `vector_changes`
-(see migrations.m004). Before each search the index reads `max(seq)` (one
-B-tree probe); if it moved, only the changed ids are re-read. When the log was
-pruned past the point this process has seen, it reloads everything.
-
-Filters (thread, kind, time, tags, deleted, namespace) are applied to the rows
-before the top-k cut, so a selective filter never returns too few.
-
-Above `prescan_from` vectors (MEMVAULT_VECTOR_PRESCAN_FROM, 300,000 by default)
-a search over most of the rows first ranks them by a PRESCAN_DIMS-dimension
-projection (the principal directions of a sample of the vectors: a quarter of
-the bytes to read) and scores exactly only the best PRESCAN_SHARE of them. At a
-million vectors the exact scan reads 1.5 GB per query (~115 ms here), the
-pre-scan 0.4 GB; bench/scale.py reports the recall@10 against exact search.
-Below the limit, and for selective filters (gathered rows), search stays exact.
+A memory is ranked by its best passage: results are per memory, the nearest of its rows.
+Sidecar results are candidates, re-checked against `memories` by the store (a lagging
+file can miss a vector written a moment ago, never return a forgotten memory).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import logging
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-#: Entries of vector_changes kept after a write (older ones are pruned). A process
-#: that falls further behind than this reloads its matrix (correct, only slower).
-CHANGES_KEPT = 4096
-#: Below this share of rows in scope, score only the rows in scope (gather) rather
-#: than every row.
-GATHER_SHARE = 0.25
-#: The pre-scan (see the module docstring): projection size, the share of the rows
-#: in scope scored exactly (at least PRESCAN_MIN of them), and how many vectors the
-#: projection is fitted on. 96 dimensions keep ~81% of the variance of MiniLM
-#: vectors of real conversations (LoCoMo); the 1% passed on holds the exact top 10
-#: with ~0.99 recall there (docs/design/vector-prescan.md).
-PRESCAN_DIMS = 96
-PRESCAN_SHARE = 0.01
-PRESCAN_MIN = 1000
-PRESCAN_SAMPLE = 20_000
-DEFAULT_PRESCAN_FROM = 300_000
+from server.storage.sqlite.migrations import PASSAGE_SLOTS
+from server.storage.sqlite.sidecar import Block, Sidecar, fit_mean, text_code
 
-_LOAD_SQL = (
-    "SELECT v.memory_id, v.embedding, m.thread, m.kind, m.created_at FROM memory_vectors v "
-    "JOIN memories m ON m.id = v.memory_id WHERE m.namespace = ? AND m.deleted_at IS NULL"
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no sidecar, vec0 serves every search
+    fcntl = None  # type: ignore[assignment]
+
+log = logging.getLogger(__name__)
+
+#: Entries of vector_changes kept after a write. A sidecar further behind is rebuilt from vec0.
+CHANGES_KEPT = 100_000
+#: Scopes of at most this many rows are searched in vec0 (exact, cost of the scope's size: ~2 ms
+#: per 1,000 rows here); larger ones (a thread holding much of a big store) go to the sidecar.
+VEC0_SCOPE_MAX = 20_000
+#: vec0 returns at most this many rows per KNN.
+VEC0_K_MAX = 4096
+#: Compact the sidecar when tombstones pass this share of its rows (and REBUILD_MIN rows).
+DEAD_SHARE = 0.5
+REBUILD_MIN = 10_000
+MEAN_SAMPLE = 20_000
+
+_STATE_SQL = (
+    "SELECT m.id, m.namespace, m.thread, m.kind, m.created_at, m.deleted_at IS NOT NULL, coalesce(v.passages, 0) "
+    "FROM memories m LEFT JOIN vector_rows v ON v.memory_id = m.id WHERE m.id IN "
 )
 
 
 def prune_changes(conn: Any) -> None:
-    """Drop change-log entries every reader has either applied or will replace by a reload."""
+    """Drop change-log entries a sidecar would replace by a rebuild anyway."""
     conn.execute(
         "DELETE FROM vector_changes WHERE seq <= (SELECT max(seq) FROM vector_changes) - ?", (CHANGES_KEPT,)
     )
 
 
-class VectorIndex:
-    """Exact cosine search over the live vectors of one namespace, with the filters inside the scan.
+def memory_of(row_ids: np.ndarray) -> np.ndarray:
+    return row_ids // PASSAGE_SLOTS
 
-    Not thread-safe by itself: every call happens inside `Database.read()`, which
-    holds the connection's lock.
+
+def best_per_memory(row_ids: Sequence[int] | np.ndarray, sims: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """(memory id, cosine distance) of the k memories with the nearest rows, nearest first (ties by id)."""
+    row_ids = np.asarray(row_ids, dtype=np.int64)
+    sims = np.asarray(sims, dtype=np.float64)
+    keep = ~np.isnan(sims)  # NaN: a zero vector matches nothing
+    memories, sims = row_ids[keep] // PASSAGE_SLOTS, sims[keep]
+    if len(sims) > 8 * k:  # the best rows first: enough distinct memories among them in nearly every search
+        top = np.argpartition(-sims, 8 * k - 1)[: 8 * k]
+        if len(np.unique(memories[top])) >= k and k > 0:
+            memories, sims = memories[top], sims[top]
+    order = np.lexsort((memories, -sims))
+    _, first = np.unique(memories[order], return_index=True)  # each memory's best row
+    best = order[np.sort(first)[:k]]
+    return [(int(m), 1.0 - float(v)) for m, v in zip(memories[best], sims[best])]
+
+
+class VectorIndex:
+    """One namespace's vector search: vec0 KNN for thread scopes, the sidecar for the rest.
+
+    Not thread-safe by itself: every call happens inside `Database.read()`, which holds the
+    connection's lock.
     """
 
-    def __init__(self, namespace: str, prescan_from: int = DEFAULT_PRESCAN_FROM) -> None:
+    def __init__(self, db_path: str, namespace: str, dims: int | None = None) -> None:
         self.namespace = namespace
-        self.prescan_from = prescan_from  # 0: never pre-scan (always exact)
-        self._seq: int | None = None  # last vector_changes entry applied; None = not loaded
-        self._clear(0)
-
-    def _clear(self, capacity: int) -> None:
-        self._n = 0  # slots used (some may be free: _valid False)
-        self._free = 0
-        self._dims = 0
-        self._matrix = np.zeros((capacity, 0), dtype=np.float32)
-        self._norms = np.zeros(capacity, dtype=np.float32)
-        self._ids = np.zeros(capacity, dtype=np.int64)
-        self._threads = np.zeros(capacity, dtype=np.int32)
-        self._kinds = np.zeros(capacity, dtype=np.int32)
-        self._created = np.zeros(capacity, dtype=np.int64)
-        self._valid = np.zeros(capacity, dtype=bool)
-        self._slot_of = np.full(1, -1, dtype=np.int64)  # memory id -> slot
-        self._codes: dict[str, dict[str, int]] = {"thread": {}, "kind": {}}
-        self._basis: np.ndarray | None = None  # dims x PRESCAN_DIMS, once fitted
-        self._projected = np.zeros((capacity, 0), dtype=np.float32)  # each slot's vector @ basis
-        self._fitted_rows = 0
-
-    # -- keeping in step -------------------------------------------------------
-    def sync(self, conn: Any, in_outer_transaction: bool = False) -> None:
-        """Apply every change other processes (and this one) committed since the last call."""
-        top = conn.execute("SELECT max(seq) FROM vector_changes").fetchone()[0] or 0
-        if self._seq is not None and top == self._seq:
-            return
-        lowest = conn.execute("SELECT min(seq) FROM vector_changes").fetchone()[0]
-        if self._seq is None or (lowest is not None and lowest > self._seq + 1) or top < self._seq:
-            self._load(conn)
+        self.dims = dims
+        self._side: Sidecar | None = None
+        self._slot_of = np.full(0, -1, dtype=np.int64)  # memory id -> its first row in the sidecar
+        self._mapped = 0  # rows of the sidecar folded into _slot_of
+        if db_path == ":memory:" or fcntl is None:
+            self.path: Path | None = None
         else:
-            changed = [r[0] for r in conn.execute("SELECT DISTINCT memory_id FROM vector_changes WHERE seq > ?",
-                                                  (self._seq,))]
-            self._apply(conn, changed)
-            if self._free > max(1024, self._n // 2):
-                self._load(conn)
-        # Inside a caller's transaction the changes may yet be rolled back (and their
-        # sequence numbers reused): use them now, but reload next time.
-        self._seq = None if in_outer_transaction else top
+            name = hashlib.sha1(namespace.encode("utf-8")).hexdigest()[:16]
+            self.path = Path(db_path + "-vectors") / f"{name}.mv"
 
-    def _load(self, conn: Any) -> None:
-        self._clear(0)
-        count = conn.execute(_LOAD_SQL.replace("v.memory_id, v.embedding, m.thread, m.kind, m.created_at",
-                                               "count(*)", 1), (self.namespace,)).fetchone()[0]
-        if not count:
-            return
-        # Filled block by block into one preallocated matrix: at a million vectors a
-        # list of every blob plus their joined copy would triple the peak memory.
-        self._clear(count)
-        cursor = conn.execute(_LOAD_SQL, (self.namespace,))
-        n = 0
-        while rows := cursor.fetchmany(8192):
-            if not self._dims:
-                self._dims = len(rows[0][1]) // 4
-                self._matrix = np.zeros((count, self._dims), dtype=np.float32)
-            size = self._dims * 4
-            block = b"".join(r[1] if len(r[1]) == size else bytes(size) for r in rows)  # wrong size: never matches
-            end = n + len(rows)
-            self._matrix[n:end] = np.frombuffer(block, dtype=np.float32).reshape(len(rows), self._dims)
-            self._ids[n:end] = [r[0] for r in rows]
-            self._threads[n:end] = [self._code("thread", r[2]) for r in rows]
-            self._kinds[n:end] = [self._code("kind", r[3]) for r in rows]
-            self._created[n:end] = [r[4] for r in rows]
-            n = end
-        self._n = n
-        self._valid[:n] = True
-        self._norms[:n] = np.linalg.norm(self._matrix[:n], axis=1)
-        self._slot_of = np.full(int(self._ids[:n].max()) + 1, -1, dtype=np.int64)
-        self._slot_of[self._ids[:n]] = np.arange(n)
-
-    def _apply(self, conn: Any, changed: Sequence[int]) -> None:
-        current: dict[int, tuple] = {}
-        for start in range(0, len(changed), 500):
-            chunk = changed[start : start + 500]
-            sql = _LOAD_SQL + f" AND v.memory_id IN ({','.join('?' * len(chunk))})"
-            for row in conn.execute(sql, (self.namespace, *chunk)):
-                current[row[0]] = row
-        for memory_id in changed:
-            slot = self._slot(memory_id)
-            row = current.get(memory_id)
-            if row is None:  # forgotten, erased, moved to another namespace, or its vector dropped
-                if slot >= 0:
-                    self._valid[slot] = False
-                    self._slot_of[memory_id] = -1
-                    self._free += 1
-                continue
-            if slot < 0:
-                slot = self._append(memory_id)
-            self._put(slot, row)
-
-    def _slot(self, memory_id: int) -> int:
-        return int(self._slot_of[memory_id]) if memory_id < len(self._slot_of) else -1
-
-    def _append(self, memory_id: int) -> int:
-        if self._n == len(self._ids):
-            capacity = max(64, 2 * self._n)
-            grow = lambda a, fill=0: np.concatenate([a, np.full((capacity - len(a), *a.shape[1:]), fill, a.dtype)])  # noqa: E731
-            self._matrix, self._norms, self._ids = grow(self._matrix), grow(self._norms), grow(self._ids)
-            self._projected = grow(self._projected)
-            self._threads, self._kinds, self._created = grow(self._threads), grow(self._kinds), grow(self._created)
-            self._valid = grow(self._valid, False)
-        if memory_id >= len(self._slot_of):
-            size = max(memory_id + 1, 2 * len(self._slot_of))
-            self._slot_of = np.concatenate([self._slot_of, np.full(size - len(self._slot_of), -1, np.int64)])
-        slot = self._n
-        self._n += 1
-        self._slot_of[memory_id] = slot
-        return slot
-
-    def _put(self, slot: int, row: tuple) -> None:
-        memory_id, blob, thread, kind, created_at = row
-        vector = np.frombuffer(blob, dtype=np.float32)
-        if not self._dims:
-            self._dims = len(vector)
-            self._matrix = np.zeros((len(self._ids), self._dims), dtype=np.float32)
-        if len(vector) != self._dims:  # written by another model: never matches (reembed replaces it)
-            vector = np.zeros(self._dims, dtype=np.float32)
-        self._matrix[slot] = vector
-        self._norms[slot] = np.linalg.norm(vector)
-        if self._basis is not None:
-            self._projected[slot] = vector @ self._basis
-        self._ids[slot] = memory_id
-        self._threads[slot] = self._code("thread", thread)
-        self._kinds[slot] = self._code("kind", kind)
-        self._created[slot] = created_at
-        self._valid[slot] = True
-
-    def _code(self, column: str, value: str) -> int:
-        codes = self._codes[column]
-        code = codes.get(value)
-        if code is None:
-            code = codes[value] = len(codes)
-        return code
-
-    # -- search -----------------------------------------------------------------
-    def mask(  # noqa: PLR0913
-        self,
-        threads: Sequence[str] | None,
-        kinds: Sequence[str] | None,
-        since: int | None,
-        until: int | None,
-        ids: Sequence[int] | None,
-    ) -> np.ndarray:
-        """Which slots a search may return (every filter of the scope)."""
-        n = self._n
-        mask = self._valid[:n].copy()
-        mask &= self._norms[:n] > 0  # a zero vector has no cosine: it matches nothing
-        for column, values, codes in ((self._threads, threads, "thread"), (self._kinds, kinds, "kind")):
-            if values is None:
-                continue
-            wanted = [self._codes[codes][v] for v in values if v in self._codes[codes]]
-            mask &= np.isin(column[:n], np.asarray(wanted, dtype=np.int32))
+    # -- vec0 ------------------------------------------------------------------------
+    def vec0_knn(  # noqa: PLR0913
+        self, conn: Any, query: np.ndarray, k: int, threads: Sequence[str] | None,
+        kinds: Sequence[str] | None, since: int | None, until: int | None, ids: set[int] | None = None,
+    ) -> list[tuple[int, float]]:
+        """Exact KNN in vec0, one query per thread (a partition), the best row of each memory."""
+        where = ["embedding MATCH ?", "k = ?", "namespace = ?", "deleted = 0"]
+        params: list[Any] = [np.ascontiguousarray(query, dtype=np.float32)]
+        filters: list[Any] = []
+        if kinds:
+            where.append(f"kind IN ({','.join('?' * len(kinds))})")
+            filters.extend(kinds)
         if since is not None:
-            mask &= self._created[:n] >= since
+            where.append("created_at >= ?")
+            filters.append(since)
         if until is not None:
-            mask &= self._created[:n] <= until
-        if ids is not None:
-            allowed = np.zeros(n, dtype=bool)
-            wanted_ids = np.asarray([i for i in ids if 0 <= i < len(self._slot_of)], dtype=np.int64)
-            slots = self._slot_of[wanted_ids] if len(wanted_ids) else np.zeros(0, dtype=np.int64)
-            allowed[slots[slots >= 0]] = True
-            mask &= allowed
-        return mask
+            where.append("created_at <= ?")
+            filters.append(until)
+        rows = min(VEC0_K_MAX, 2 * k) if ids is None else VEC0_K_MAX
+        while True:
+            found: list[tuple[int, float]] = []
+            exhausted = True
+            for thread in threads if threads is not None else (None,):
+                sql = "SELECT row_id, distance FROM vec_memories WHERE " + " AND ".join(
+                    where + ([] if thread is None else ["thread = ?"])
+                )
+                args = [*params, rows, self.namespace, *filters, *([] if thread is None else [thread])]
+                got = conn.execute(sql, args).fetchall()
+                exhausted &= len(got) < rows
+                found.extend(got)
+            if ids is not None:
+                found = [(r, d) for r, d in found if r // PASSAGE_SLOTS in ids]
+            row_ids = np.asarray([r for r, _ in found], dtype=np.int64)
+            sims = 1.0 - np.asarray([d for _, d in found], dtype=np.float64)
+            best = best_per_memory(row_ids, sims, k)
+            # Passages of one memory can fill the rows asked for: ask for more until k memories.
+            if len(best) >= k or exhausted or rows >= VEC0_K_MAX:
+                return best
+            rows = min(VEC0_K_MAX, 4 * rows)
 
-    def nearest(self, query: np.ndarray, k: int, mask: np.ndarray) -> list[tuple[int, float]]:
-        """The k nearest rows in `mask` as (memory id, cosine distance), nearest first."""
-        query = np.asarray(query, dtype=np.float32)
-        qnorm = float(np.linalg.norm(query))
-        if not self._n or qnorm == 0 or k <= 0 or len(query) != self._matrix.shape[1]:
-            return []
-        n = self._n
-        count = int(mask.sum())
-        if not count:
-            return []
-        if count < GATHER_SHARE * n:
-            slots = np.flatnonzero(mask)
-            sims = (self._matrix[slots] @ query) / (self._norms[slots] * qnorm)
-        elif self._prescan_ready():
-            slots = self._prescan(query, qnorm, mask, max(k, PRESCAN_MIN, int(PRESCAN_SHARE * count)))
-            sims = (self._matrix[slots] @ query) / (self._norms[slots] * qnorm)
-        else:
-            sims = (self._matrix[:n] @ query) / (self._norms[:n] * qnorm)
-            slots = np.flatnonzero(mask)
-            sims = sims[slots]
-        if len(sims) > k:
-            top = np.argpartition(-sims, k - 1)[:k]
-            slots, sims = slots[top], sims[top]
-        order = np.lexsort((self._ids[slots], -sims))
-        return [(int(self._ids[slots[i]]), float(1.0 - sims[i])) for i in order]
-
-    # -- the pre-scan -------------------------------------------------------------
-    def _prescan_ready(self) -> bool:
-        """Whether searches over most rows pre-scan the projection (fitting it when due)."""
-        live = self._n - self._free
-        if not self.prescan_from or live < self.prescan_from:
-            return False
-        if self._basis is None or live >= 2 * self._fitted_rows:  # refit once the data has doubled
-            self._fit()
-        return True
-
-    def _fit(self) -> None:
-        """The projection: top principal directions (uncentred, as dot products are) of a sample of rows."""
-        rows = np.flatnonzero(self._valid[: self._n] & (self._norms[: self._n] > 0))
-        sample = rows[np.linspace(0, len(rows) - 1, min(len(rows), PRESCAN_SAMPLE)).astype(np.int64)]
-        unit = self._matrix[sample] / self._norms[sample, None]
-        _, vectors = np.linalg.eigh(unit.T @ unit)  # ascending eigenvalues
-        self._basis = np.ascontiguousarray(vectors[:, ::-1][:, :PRESCAN_DIMS], dtype=np.float32)
-        self._projected = np.zeros((len(self._ids), self._basis.shape[1]), dtype=np.float32)
-        for start in range(0, self._n, 65536):  # blocks: no second full-size temporary
-            end = min(start + 65536, self._n)
-            self._projected[start:end] = self._matrix[start:end] @ self._basis
-        self._fitted_rows = len(rows)
-
-    def _prescan(self, query: np.ndarray, qnorm: float, mask: np.ndarray, keep: int) -> np.ndarray:
-        """Slots of the `keep` rows in `mask` nearest the query in the projection."""
-        n = self._n
-        with np.errstate(divide="ignore", invalid="ignore"):  # zero-norm rows are outside the mask
-            approx = (self._projected[:n] @ (query @ self._basis)) / (self._norms[:n] * qnorm)
-        approx[~mask] = -np.inf
-        keep = min(keep, int(mask.sum()))
-        return np.argpartition(-approx, keep - 1)[:keep]
-
-    def cosines(self, query: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
-        """Exact cosine of the query to these live memories (those that have a vector)."""
-        query = np.asarray(query, dtype=np.float32)
-        out: dict[int, float] = {}
-        if not self._n or len(query) != self._matrix.shape[1]:
-            return out
-        for memory_id in ids:
-            slot = self._slot(memory_id)
-            if slot >= 0:
-                out[memory_id] = float(self._matrix[slot] @ query)
+    def vec0_rows(self, conn: Any, memory_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """Each memory's rows from vec0 as a (passages x dims) float32 matrix (point lookups)."""
+        out: dict[int, np.ndarray] = {}
+        for start in range(0, len(memory_ids), 500):
+            chunk = list(memory_ids[start : start + 500])
+            counts = dict(conn.execute(
+                f"SELECT memory_id, passages FROM vector_rows WHERE memory_id IN ({','.join('?' * len(chunk))})", chunk
+            ).fetchall())
+            for memory_id in chunk:
+                blobs = []
+                for p in range(counts.get(memory_id, 0)):
+                    # One lookup per row: `row_id IN (...)` makes vec0 scan the whole table.
+                    row = conn.execute("SELECT embedding FROM vec_memories WHERE row_id = ?",
+                                       (memory_id * PASSAGE_SLOTS + p,)).fetchone()
+                    if row is not None:
+                        blobs.append(row[0])
+                if blobs:
+                    out[memory_id] = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
         return out
 
-    @property
-    def size(self) -> int:
-        return int(self._valid[: self._n].sum())
+    def scope_rows(self, conn: Any, threads: Sequence[str]) -> int:
+        """Vector rows of these threads (the sidecar's count when it is current, else SQL)."""
+        side = self._side
+        if side is not None:
+            codes = np.asarray([text_code(t) for t in threads], dtype=np.uint32)
+            return int(np.isin(side.column("thread"), codes).sum())
+        return conn.execute(
+            "SELECT coalesce(sum(v.passages), 0) FROM vector_rows v JOIN memories m ON m.id = v.memory_id "
+            f"WHERE m.namespace = ? AND m.thread IN ({','.join('?' * len(threads))})",
+            (self.namespace, *threads),
+        ).fetchone()[0]
 
-    @property
-    def nbytes(self) -> int:
-        arrays = (self._matrix, self._norms, self._ids, self._threads, self._kinds, self._created, self._valid,
-                  self._slot_of, self._projected)
-        return sum(a.nbytes for a in arrays)
+    # -- the sidecar: keeping it in step -------------------------------------------------
+    def sync(self, conn: Any, fresh: Mapping[int, np.ndarray] | None = None, wait: bool = False) -> Sidecar | None:
+        """Bring the sidecar up to the log (`fresh`: vectors this process just committed, by
+        memory id); the sidecar to search, or None when vec0 must serve (no file yet, or
+        another process is rebuilding it). Never call inside an open write transaction."""
+        if self.path is None:
+            return None
+        top = conn.execute("SELECT coalesce(max(seq), 0) FROM vector_changes").fetchone()[0]
+        side = self._current()
+        if side is not None and side.applied == top:
+            self._map_rows(side)
+            return side
+        lock = self._lock(wait)
+        if lock is None:  # someone else is applying: search what is there
+            if side is not None:
+                self._map_rows(side)
+            return side
+        try:
+            side = self._current()
+            if side is not None and side.applied == top:
+                self._map_rows(side)
+                return side
+            lowest = conn.execute("SELECT min(seq) FROM vector_changes").fetchone()[0]
+            if side is None or top < side.applied or (lowest is not None and lowest > side.applied + 1) or (
+                conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_memories' AND sql LIKE ?",
+                             (f"%FLOAT[{side.dims}]%",)).fetchone() is None  # reembedded with another model
+            ):
+                side = self._rebuild_from_vec0(conn, top)
+            else:
+                self._map_rows(side)
+                side = self._apply(conn, side, top, fresh or {})
+            side.publish(top)
+            if side.dead > max(REBUILD_MIN, DEAD_SHARE * side.count) or (
+                side.count - side.dead >= max(2 * side.fitted, 1000)
+            ):
+                side = self._rewrite(side, extra=0)  # compact, refit the mean
+            self._map_rows(side)
+            return side
+        finally:
+            os.close(lock)
+
+    def _current(self) -> Sidecar | None:
+        """The mapped sidecar, re-opened if the file was replaced; None if there is none."""
+        assert self.path is not None
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._drop()
+            return None
+        if self._side is not None and self._side.inode == (st.st_dev, st.st_ino):
+            return self._side
+        self._drop()
+        try:
+            self._side = Sidecar(self.path)
+        except (OSError, ValueError) as exc:
+            log.warning("vector sidecar %s unusable (%s); rebuilding it from vec0", self.path, exc)
+            return None
+        if self.dims is not None and self._side.dims != self.dims:
+            self._drop()
+            return None
+        return self._side
+
+    def _drop(self) -> None:
+        if self._side is not None:
+            self._side.close()
+        self._side = None
+        self._slot_of = np.full(0, -1, dtype=np.int64)
+        self._mapped = 0
+
+    def _lock(self, wait: bool) -> int | None:
+        assert self.path is not None and fcntl is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(str(self.path) + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        return fd
+
+    def _map_rows(self, side: Sidecar) -> None:
+        """Fold rows appended since the last call into memory id -> first row."""
+        count = side.count
+        if count <= self._mapped:
+            return
+        ids = side.column("ids", count)[self._mapped :]
+        first = (ids >= 0) & (ids % PASSAGE_SLOTS == 0)
+        rows = np.flatnonzero(first) + self._mapped
+        memory_ids = ids[first] // PASSAGE_SLOTS
+        if len(memory_ids):
+            top = int(memory_ids.max()) + 1
+            if top > len(self._slot_of):
+                grown = np.full(max(top, 2 * len(self._slot_of)), -1, dtype=np.int64)
+                grown[: len(self._slot_of)] = self._slot_of
+                self._slot_of = grown
+            self._slot_of[memory_ids] = rows
+        self._mapped = count
+
+    def rows_of(self, side: Sidecar, memory_id: int) -> np.ndarray:
+        """The sidecar rows holding this memory's passages (empty if none)."""
+        if memory_id >= len(self._slot_of) or self._slot_of[memory_id] < 0:
+            return np.zeros(0, dtype=np.int64)
+        first = int(self._slot_of[memory_id])
+        ids = side.column("ids")
+        rows = []
+        row = first
+        while row < len(ids) and ids[row] // PASSAGE_SLOTS == memory_id and ids[row] >= 0:
+            rows.append(row)
+            row += 1
+        return np.asarray(rows, dtype=np.int64)
+
+    def _apply(self, conn: Any, side: Sidecar, top: int, fresh: Mapping[int, np.ndarray]) -> Sidecar:
+        changes = conn.execute(
+            "SELECT memory_id, max(vectors) FROM vector_changes WHERE seq > ? AND seq <= ? GROUP BY memory_id",
+            (side.applied, top),
+        ).fetchall()
+        appended: list[tuple[int, tuple, np.ndarray | None]] = []
+        for start in range(0, len(changes), 500):
+            chunk = changes[start : start + 500]
+            states = {r[0]: r for r in conn.execute(
+                _STATE_SQL + f"({','.join('?' * len(chunk))})", [c[0] for c in chunk])}
+            for memory_id, vectors in chunk:
+                state = states.get(memory_id)
+                rows = self.rows_of(side, memory_id)
+                mine = state is not None and state[1] == self.namespace and state[6] > 0
+                if not mine or vectors or not len(rows):
+                    if len(rows):
+                        side.tombstone(rows)
+                        self._slot_of[memory_id] = -1
+                    if mine:
+                        given = fresh.get(memory_id)
+                        ok = given is not None and np.ndim(given) == 2 and len(given) == state[6]
+                        appended.append((memory_id, state, np.asarray(given, np.float32) if ok else None))
+                else:
+                    side.patch(rows, state[4], text_code(state[2]), text_code(state[3]), int(state[5]))
+        missing = [m for m, _, v in appended if v is None]
+        from_vec0 = self.vec0_rows(conn, missing) if missing else {}
+        blocks = []
+        for memory_id, state, vectors in appended:
+            vectors = vectors if vectors is not None else from_vec0.get(memory_id)
+            if vectors is None or not len(vectors):
+                continue
+            n = len(vectors)
+            blocks.append(Block(
+                ids=memory_id * PASSAGE_SLOTS + np.arange(n, dtype=np.int64), vectors=vectors,
+                created=np.full(n, state[4], np.int64), thread=np.full(n, text_code(state[2]), np.uint32),
+                kind=np.full(n, text_code(state[3]), np.uint32), deleted=np.full(n, int(state[5]), np.uint8),
+            ))
+        if blocks:
+            block = Block(*(np.concatenate([getattr(b, f) for b in blocks]) for f in
+                            ("ids", "vectors", "created", "thread", "kind", "deleted")))
+            if side.end + len(block) > side.capacity:
+                side = self._rewrite(side, extra=len(block))
+            side.append(block)
+        return side
+
+    def _rebuild_from_vec0(self, conn: Any, top: int) -> Sidecar:
+        """A new sidecar from every vec0 row of the namespace (a missing or stale file), streamed:
+        the mean from a sample of the vectors, then the rows block by block."""
+        assert self.path is not None
+        log.info("building the vector sidecar of namespace %r from vec0", self.namespace)
+        count, = conn.execute(
+            "SELECT coalesce(sum(v.passages), 0) FROM vector_rows v JOIN memories m ON m.id = v.memory_id "
+            "WHERE m.namespace = ?", (self.namespace,),
+        ).fetchone()
+        ids = [r[0] for r in conn.execute(
+            "SELECT v.memory_id FROM vector_rows v JOIN memories m ON m.id = v.memory_id WHERE m.namespace = ?",
+            (self.namespace,))]
+        picked = [ids[i] for i in np.linspace(0, len(ids) - 1, min(len(ids), 2000)).astype(np.int64)] if ids else []
+        sample = [v[0] for v in self.vec0_rows(conn, picked).values()]
+        (ddl,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'vec_memories'").fetchone()
+        self.dims = dims = int(re.search(r"FLOAT\[(\d+)\]", ddl, re.IGNORECASE).group(1))  # type: ignore[union-attr]
+        self._drop()
+        side = Sidecar.create(self.path, dims, 2 * count, fit_mean(np.asarray(sample, np.float32).reshape(-1, dims), dims),
+                              top, len(ids))
+        cursor = conn.execute(
+            "SELECT row_id, embedding, created_at, thread, kind, deleted FROM vec_memories WHERE namespace = ?",
+            (self.namespace,),
+        )
+        while rows := cursor.fetchmany(8192):
+            rows = [r for r in rows if len(r[1]) == 4 * dims]
+            rows.sort(key=lambda r: r[0])  # a memory's passages next to each other
+            block = Block(
+                ids=np.asarray([r[0] for r in rows], np.int64),
+                vectors=np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dims),
+                created=np.asarray([r[2] for r in rows], np.int64),
+                thread=np.asarray([text_code(r[3]) for r in rows], np.uint32),
+                kind=np.asarray([text_code(r[4]) for r in rows], np.uint32),
+                deleted=np.asarray([r[5] for r in rows], np.uint8),
+            )
+            if side.end + len(block) > side.capacity:
+                side.publish(top)
+                side = self._rewrite(side, extra=len(block))
+            side.append(block)
+        side.publish(top)
+        self._side = side
+        return side
+
+    def _rewrite(self, side: Sidecar, extra: int) -> Sidecar:
+        """The live rows into a new file with room for `extra` more (and a mean refitted on them)."""
+        assert self.path is not None
+        ids = side.column("ids")
+        live = np.flatnonzero(ids >= 0)
+        sample = live[np.linspace(0, len(live) - 1, min(len(live), MEAN_SAMPLE)).astype(np.int64)] if len(live) else live
+        mean = fit_mean(side.read_half(sample).astype(np.float32), side.dims)
+        applied = side.applied
+        new_path = self.path.with_suffix(".new")
+        new = Sidecar.create(new_path, side.dims, 2 * (len(live) + extra), mean, applied, len(live))
+        for start in range(0, len(live), 65536):
+            rows = live[start : start + 65536]
+            new.append(Block(
+                ids=ids[rows], vectors=side.read_half(rows).astype(np.float32), created=side.column("created")[rows],
+                thread=side.column("thread")[rows], kind=side.column("kind")[rows],
+                deleted=side.column("deleted")[rows],
+            ))
+        new.publish(applied)
+        new.close()
+        os.replace(new_path, self.path)
+        self._drop()
+        reopened = self._current()
+        assert reopened is not None
+        self._map_rows(reopened)
+        return reopened
+
+    # -- the sidecar: searching ----------------------------------------------------------------
+    def sidecar_knn(  # noqa: PLR0913
+        self, side: Sidecar, query: np.ndarray, k: int, threads: Sequence[str] | None,
+        kinds: Sequence[str] | None, since: int | None, until: int | None, ids: set[int] | None,
+    ) -> list[tuple[int, float]]:
+        """Candidates as (memory id, cosine distance), best passage per memory, nearest first."""
+        n = side.count
+        row_ids = side.column("ids", n)
+        mask = (row_ids >= 0) & (side.column("deleted", n) == 0)
+        for column, values in (("thread", threads), ("kind", kinds)):
+            if values is not None:
+                codes = np.asarray([text_code(v) for v in values], dtype=np.uint32)
+                mask &= np.isin(side.column(column, n), codes)
+        if since is not None:
+            mask &= side.column("created", n) >= since
+        if until is not None:
+            mask &= side.column("created", n) <= until
+        if ids is not None:
+            mask &= np.isin(row_ids // PASSAGE_SLOTS, np.fromiter(ids, dtype=np.int64, count=len(ids)))
+        query = np.asarray(query, dtype=np.float32)
+        rows = side.candidates(query, mask)
+        if not len(rows):
+            return []
+        sims = side.score(query, rows)
+        live = np.isfinite(sims)
+        return best_per_memory(row_ids[rows][live], sims[live], k)
+
+    def sidecar_cosines(self, side: Sidecar, query: np.ndarray, memory_ids: Sequence[int]) -> dict[int, float]:
+        """Best-passage cosine of these memories from the sidecar's float16 rows (those it holds)."""
+        wanted = {m: self.rows_of(side, m) for m in memory_ids}  # float16 rows, scored as float32 below
+        rows = np.sort(np.concatenate([r for r in wanted.values() if len(r)] or [np.zeros(0, np.int64)]))
+        if not len(rows):
+            return {}
+        sims = side.score(np.asarray(query, dtype=np.float32), rows)
+        deleted = side.column("deleted")[rows]
+        best: dict[int, float] = {}
+        for row_id, sim, gone in zip(side.column("ids")[rows].tolist(), sims.tolist(), deleted.tolist()):
+            if row_id >= 0 and not gone and np.isfinite(sim):
+                memory_id = row_id // PASSAGE_SLOTS
+                best[memory_id] = max(best.get(memory_id, -1.0), sim)
+        return best

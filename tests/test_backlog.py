@@ -1,0 +1,212 @@
+"""A recall never waits for the embedding backlog; queries go ahead of backfill batches; long texts
+are embedded as passages (issue 19, issue 14 item 8)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from server.embedding import passages as passages_mod
+from server.embedding.backfill import BATCH_SIZE
+from server.embedding.embedders import HashEmbedder, MiniLMEmbedder
+from server.embedding.passages import MAX_PASSAGES, PASSAGE_WORDS, SINGLE_MAX_WORDS, passages
+from server.service import RECALL_DRAIN_LIMIT
+
+
+class CountingEmbedder(HashEmbedder):
+    """The hash embedder, counting the texts it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts = 0
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.texts += len(texts)
+        return super().embed(texts)
+
+
+@pytest.fixture
+def counting(settings, clock):
+    from server.service import MemoryService
+
+    embedder = CountingEmbedder()
+    svc = MemoryService.open(settings, embedder=embedder, clock=clock)
+    svc.recall("warm up: index the memory files", thread="t")
+    svc.indexer.run_once()  # their units, so that only what the test stores is pending
+    embedder.texts = 0
+    yield svc, embedder
+    svc.close()
+
+
+def test_a_recall_over_a_backlog_embeds_only_its_query_and_says_what_is_pending(counting):
+    service, embedder = counting
+    for n in range(40):
+        service.remember(f"backlog note {n} about the payments queue", thread="t")
+    service.remember("a note in another thread", thread="elsewhere")
+    first = service.recall("payments queue", thread="t", k=5)
+    # The first recall after remembering runs one backfill batch (what a fresh server was just told), not the backlog
+    assert embedder.texts == BATCH_SIZE + 1 and first.pending_embeddings == 40 - BATCH_SIZE
+    result = service.recall("payments queue", thread="t", k=40)
+    assert embedder.texts == BATCH_SIZE + 2  # then only its query
+    assert result.search == "hybrid" and result.pending_embeddings == 40 - BATCH_SIZE  # the other thread's is not in scope
+    assert f"{40 - BATCH_SIZE} memories in the searched threads are not embedded yet" in result.note
+    assert sum(m.match == "keyword" for m in result.memories) == 40 - BATCH_SIZE  # found by keyword meanwhile
+    assert service.store.count()["pending_embeddings"] == 41 - BATCH_SIZE
+    service.indexer.run_once()
+    after = service.recall("payments queue", thread="t", k=5)
+    assert after.pending_embeddings == 0 and (after.note is None or "not embedded" not in after.note)
+    assert any(m.match == "both" for m in after.memories)
+
+
+def test_a_few_just_remembered_memories_are_embedded_by_the_recall_itself(counting):
+    service, embedder = counting
+    stored = [service.remember(f"fresh decision {n}: use the blue deployment", thread="t").id for n in range(3)]
+    assert 3 <= RECALL_DRAIN_LIMIT
+    result = service.recall("blue deployment", thread="t", k=5)
+    assert embedder.texts == 3 + 1 and result.pending_embeddings == 0 and result.note is None
+    assert {m.id for m in result.memories if m.match == "both"} == set(stored)
+
+
+def test_a_recall_does_not_wait_for_a_batch_of_other_memories(counting, monkeypatch):
+    service, embedder = counting
+    monkeypatch.setattr("server.service.RECALL_BATCH_WAIT_SECONDS", 0.2)
+    service.remember("one fresh memory", thread="t")
+    with service.indexer._lock:  # a backfill batch is running and does not finish
+        started = time.perf_counter()
+        result = service.recall("fresh memory", thread="t")
+        took = time.perf_counter() - started
+    assert result.pending_embeddings == 1 and embedder.texts == 1 and took < 5
+    assert result.memories[0].match == "keyword"
+
+
+def test_a_memory_the_running_batch_embeds_is_found_by_meaning(counting):
+    """The backfill took the just-remembered memory into its batch: the recall waits for that batch."""
+    service, embedder = counting
+    stored = service.remember("we settled on the blue deployment", thread="t").id
+    holding, release = threading.Event(), threading.Event()
+    embed = service.indexer._embed
+
+    def slow_batch(batch: list) -> int:
+        holding.set()
+        release.wait(5)
+        return embed(batch)
+
+    service.indexer._embed = slow_batch  # type: ignore[method-assign]
+    worker = threading.Thread(target=service.indexer.run_once)
+    worker.start()
+    assert holding.wait(5)
+    threading.Timer(0.1, release.set).start()
+    started = time.perf_counter()
+    result = service.recall("blue deployment", thread="t")
+    took = time.perf_counter() - started
+    worker.join()
+    assert took < 1.5  # woken by the batch's end, not by the 2 s bound
+    assert result.pending_embeddings == 0 and result.memories[0].id == stored
+    assert result.memories[0].match == "both"
+
+
+def test_the_backfill_commits_batch_by_batch(counting):
+    service, _ = counting
+    for n in range(3 * BATCH_SIZE + 2):
+        service.remember(f"note {n}", thread="t")
+    commits = []
+    real = service.store.store_vectors
+    service.store.store_vectors = lambda vectors: commits.append(len(vectors)) or real(vectors)  # type: ignore[method-assign]
+    assert service.indexer.run_once() == 3 * BATCH_SIZE + 2
+    assert commits == [BATCH_SIZE] * 3 + [2]
+
+
+def test_a_query_goes_ahead_of_the_next_backfill_batch():
+    """A single text (a recall's query) waits for the batch being encoded, not for the rest of the backlog."""
+    embedder = MiniLMEmbedder(batch_size=2)
+    order: list[str] = []
+
+    def run(texts: list[str]) -> np.ndarray:
+        order.append("query" if texts == ["the query"] else "batch")
+        time.sleep(0.05)
+        return np.ones((len(texts), embedder.dimensions), dtype=np.float32)
+
+    embedder._run, embedder._max_batch, embedder._started = run, 2, True
+    embedder._ready.set()
+    backlog = threading.Thread(target=embedder.embed, args=([f"text {n}" for n in range(20)],))
+    backlog.start()
+    time.sleep(0.08)  # the backfill is in its second batch of ten
+    started = time.perf_counter()
+    embedder.embed(["the query"])
+    waited = time.perf_counter() - started
+    backlog.join()
+    assert order.index("query") <= 3 and order.count("batch") == 10
+    assert waited < 0.3  # one batch of 50 ms and its own 50 ms, not the 400 ms of the backlog left
+
+
+def test_short_texts_are_one_passage_and_long_ones_overlapping_windows():
+    short = " ".join(f"w{i}" for i in range(SINGLE_MAX_WORDS))
+    assert passages(short) == [short]
+    words = [f"w{i}" for i in range(1000)]
+    text = " ".join(words)
+    out = passages(text)
+    assert out[0] == text  # the whole text first: what the model reads of it, as before passages
+    windows = [p.split() for p in out[1:]]
+    assert all(len(w) <= PASSAGE_WORDS for w in windows)
+    assert windows[0][0] == "w0" and windows[-1][-1] == "w999"
+    covered = {w for window in windows for w in window}
+    assert covered == set(words)
+    assert all(set(a) & set(b) for a, b in zip(windows, windows[1:]))  # neighbours overlap
+    huge = " ".join(f"w{i}" for i in range(20_000))
+    assert len(passages(huge)) <= MAX_PASSAGES
+
+
+def test_a_fact_in_the_middle_of_a_long_memory_is_found_by_meaning(settings, clock, monkeypatch):
+    """End to end: the backfill embeds passages, vector search ranks the memory by its best one."""
+    from server.service import MemoryService
+
+    monkeypatch.setattr(passages_mod, "SINGLE_MAX_WORDS", 20)
+    monkeypatch.setattr(passages_mod, "PASSAGE_WORDS", 10)
+    monkeypatch.setattr(passages_mod, "PASSAGE_STRIDE", 5)
+    svc = MemoryService.open(settings, embedder=HashEmbedder(), clock=clock)
+    try:
+        filler = " ".join(f"filler{i}" for i in range(60))
+        long_id = svc.remember(f"{filler} zeppelin hangar inventory {filler}", thread="t").id
+        svc.indexer.run_once()
+        rows = svc.db.conn.execute("SELECT passages FROM vector_rows WHERE memory_id = ?", (long_id,)).fetchone()[0]
+        assert rows == len(passages_mod.passages(svc.get(long_id).content)) > 5
+        hits = svc.store.knn(svc.embedder.embed(["zeppelin hangar inventory"])[0], 3, _scope("t"))
+        whole = float(svc.embedder.embed([svc.get(long_id).content])[0] @ svc.embedder.embed(["zeppelin hangar inventory"])[0])
+        assert next(iter(hits)) == long_id and 1 - hits[long_id] > whole + 0.2  # the passage is far closer
+    finally:
+        svc.close()
+
+
+def _scope(thread: str):
+    from server.storage.protocol import Scope
+
+    return Scope(threads=(thread, ""))
+
+
+def test_on_onnx_runtime_a_query_runs_beside_the_batch_being_encoded():
+    """ONNX Runtime sessions take concurrent calls: the query does not wait for the batch in progress."""
+    embedder = MiniLMEmbedder(batch_size=4)
+    batch_running, batch_may_end, batch_done = threading.Event(), threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def run(texts: list[str]) -> np.ndarray:
+        if texts == ["the query"]:
+            seen.append(batch_running.is_set() and not batch_done.is_set())
+        else:
+            batch_running.set()
+            batch_may_end.wait(2)
+            batch_done.set()
+        return np.ones((len(texts), embedder.dimensions), dtype=np.float32)
+
+    embedder._run, embedder._max_batch, embedder._started, embedder.runtime = run, 4, True, "onnx"
+    embedder._ready.set()
+    backlog = threading.Thread(target=embedder.embed, args=([f"text {n}" for n in range(4)],))
+    backlog.start()
+    assert batch_running.wait(5)
+    embedder.embed(["the query"])  # would block until batch_may_end if it waited for its turn
+    batch_may_end.set()
+    backlog.join()
+    assert seen == [True]
