@@ -161,7 +161,8 @@ class UpdateLinker:
             if current is None or not linkable(current):
                 continue
             # As if written in order: memories written after it had this one to compare with.
-            linked = self.link(db, current, vectors[row.id], later=False)
+            # A long memory has several passage vectors; the first is the text as the model reads it.
+            linked = self.link(db, current, np.atleast_2d(vectors[row.id])[0], later=False)
             if linked:
                 made.append(linked)
         return made

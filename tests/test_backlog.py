@@ -46,6 +46,7 @@ def test_a_recall_over_a_backlog_embeds_only_its_query_and_says_what_is_pending(
     for n in range(40):
         service.remember(f"backlog note {n} about the payments queue", thread="t")
     service.remember("a note in another thread", thread="elsewhere")
+    embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
     first = service.recall("payments queue", thread="t", k=5)
     # The first recall after remembering runs one backfill batch (what a fresh server was just told), not the backlog
     assert embedder.texts == BATCH_SIZE + 1 and first.pending_embeddings == 40 - BATCH_SIZE
@@ -65,6 +66,7 @@ def test_a_few_just_remembered_memories_are_embedded_by_the_recall_itself(counti
     service, embedder = counting
     stored = [service.remember(f"fresh decision {n}: use the blue deployment", thread="t").id for n in range(3)]
     assert 3 <= RECALL_DRAIN_LIMIT
+    embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
     result = service.recall("blue deployment", thread="t", k=5)
     assert embedder.texts == 3 + 1 and result.pending_embeddings == 0 and result.note is None
     assert {m.id for m in result.memories if m.match == "both"} == set(stored)
@@ -74,6 +76,7 @@ def test_a_recall_does_not_wait_for_a_batch_of_other_memories(counting, monkeypa
     service, embedder = counting
     monkeypatch.setattr("server.service.RECALL_BATCH_WAIT_SECONDS", 0.2)
     service.remember("one fresh memory", thread="t")
+    embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
     with service.indexer._lock:  # a backfill batch is running and does not finish
         started = time.perf_counter()
         result = service.recall("fresh memory", thread="t")
