@@ -44,6 +44,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -170,13 +171,20 @@ NEGATIONS = frozenset(
 _VALUED = frozenset({"value", "name", "ident", "code"})
 
 
-@lru_cache(maxsize=1)
-def _stemmer():  # type: ignore[no-untyped-def]
-    # Pure Python, imported only when a memory is compared; the English module alone (the
-    # package's stemmer() factory loads all 30 languages: ~90 ms on a busy machine).
-    from snowballstemmer.english_stemmer import EnglishStemmer
+_local = threading.local()
 
-    return EnglishStemmer()
+
+def _stemmer():  # type: ignore[no-untyped-def]
+    """This thread's stemmer: a stemmer keeps its word in its own fields while it works, so one
+    shared by the threads of a server garbles words (IndexError) when two stem at once."""
+    found = getattr(_local, "stemmer", None)
+    if found is None:
+        # Pure Python, imported only when a memory is compared; the English module alone (the
+        # package's stemmer() factory loads all 30 languages: ~90 ms on a busy machine).
+        from snowballstemmer.english_stemmer import EnglishStemmer
+
+        found = _local.stemmer = EnglishStemmer()
+    return found
 
 
 @lru_cache(maxsize=65536)

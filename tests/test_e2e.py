@@ -93,20 +93,27 @@ def test_stdout_carries_only_json_rpc_and_malformed_lines_do_not_kill_the_server
         _rpc("tools/call", {"name": "remember", "arguments": {"content": 5}}, 4),
         _rpc("tools/call", {"name": "nope", "arguments": {}}, 5),
         _rpc("tools/call", {"name": "remember", "arguments": {"content": "still serving"}}, 6),
-        _rpc("tools/call", {"name": "recall", "arguments": {"query": "serving"}}, 7),
     ]
     replies = {}
-    with _spawn(tmp_path, MEMVAULT_LOG_LEVEL="DEBUG") as proc:
-        proc.stdin.write("".join(script).encode())
-        proc.stdin.flush()
+
+    def read_until(ids: set[int]) -> None:
         # A host reads its replies before it hangs up (requests run concurrently: any order).
-        while not {1, 3, 4, 5, 6, 7} <= replies.keys():
+        while not ids <= replies.keys():
             line = proc.stdout.readline()
             assert line, "server closed stdout early"
             message = json.loads(line)  # every stdout line is JSON ...
             assert message.get("jsonrpc") == "2.0"  # ... and JSON-RPC
             if "id" in message:
                 replies[message["id"]] = message
+
+    with _spawn(tmp_path, MEMVAULT_LOG_LEVEL="DEBUG") as proc:
+        proc.stdin.write("".join(script).encode())
+        proc.stdin.flush()
+        read_until({1, 3, 4, 5, 6})
+        # Read after write: the recall goes out once the remember has answered, as a host's would.
+        proc.stdin.write(_rpc("tools/call", {"name": "recall", "arguments": {"query": "serving"}}, 7).encode())
+        proc.stdin.flush()
+        read_until({7})
         proc.stdin.close()
         rest, err = proc.stdout.read(), proc.stderr.read()
         assert proc.wait(timeout=30) == 0, err.decode()

@@ -213,3 +213,27 @@ def test_a_long_note_is_not_judged_as_a_restatement_of_a_short_fact():
     assert judge(short, long_note, 0.8) is None
     brief = analyse("SMS moved from MessageBird to Twilio; support now edits the templates there.")
     assert judge(short, brief, 0.8) is not None  # the same change stated as one fact is an update
+
+
+def test_stemming_is_safe_from_several_threads_at_once():
+    # A server judges writes and runs curation in worker threads at the same time.
+    import random
+    import string
+    import threading
+
+    errors: list[BaseException] = []
+
+    def work(seed: int) -> None:
+        rng = random.Random(seed)
+        try:
+            for _ in range(5000):
+                updates.stem("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 12))) + "ing")
+        except Exception as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
