@@ -647,9 +647,12 @@ class Store:
 
     def pending_count(self, scope: Scope, cap: int | None = None) -> int:
         """Live memories of the namespace in `scope`'s threads still waiting for a vector (up to `cap`)."""
+        # The queue first (CROSS JOIN fixes the order): without ANALYZE statistics SQLite walked
+        # the namespace's memories instead, 0.67 s per recall over all threads at 100k with an
+        # empty queue; the queue is what is small.
         sql = (
-            "SELECT 1 FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id "
-            "WHERE m.namespace = ? AND m.deleted_at IS NULL"
+            "SELECT 1 FROM pending_embeddings p CROSS JOIN memories m ON m.id = p.memory_id "
+            "WHERE +m.namespace = ? AND m.deleted_at IS NULL"
         )
         params: list[Any] = [self.namespace]
         if scope.threads is not None:
