@@ -22,13 +22,15 @@ import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from server import search, updates
 from server.embedding.embedders import Embedder
 from server.models import CONVERSATION_KIND
 from server.storage.protocol import Database, MemoryRow, Scope, Store
+
+if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -125,17 +127,17 @@ class UpdateLinker:
         plan = search.keyword_plan(self.store, row.content, scope)
         ranked = list(search.keyword_hits(self.store, plan, scope, CANDIDATES))
         cosines: dict[int, float] = {}
-        if vector is not None and np.any(vector):
+        if vector is not None and vector.any():
             cosines = {i: 1.0 - d for i, d in self.store.knn(vector, CANDIDATES, scope).items()}
             ranked += [i for i in cosines if i not in ranked]
         rows = self.store.get([i for i in ranked if i != row.id])
         ids = [i for i in ranked if i in rows and linkable(rows[i])]
-        if vector is not None and np.any(vector):
+        if vector is not None and vector.any():
             cosines.update(self.store.cosines(vector, [i for i in ids if i not in cosines]))
             unembedded = [i for i in ids if i not in cosines][:EMBED_MISSING]
             if unembedded:  # written moments ago, not embedded yet: embed them here (not stored)
                 for i, v in zip(unembedded, self.embedder.embed([rows[i].content for i in unembedded])):
-                    cosines[i] = float(np.dot(v, vector))
+                    cosines[i] = float(v @ vector)
         return [(updates.Candidate(i, rows[i].content, rows[i].created_at, cosines.get(i)), rows[i]) for i in ids]
 
     # -- memories written before the model was ready --------------------------------------
@@ -162,7 +164,8 @@ class UpdateLinker:
                 continue
             # As if written in order: memories written after it had this one to compare with.
             # A long memory has several passage vectors; the first is the text as the model reads it.
-            linked = self.link(db, current, np.atleast_2d(vectors[row.id])[0], later=False)
+            stored = vectors[row.id]
+            linked = self.link(db, current, stored[0] if stored.ndim == 2 else stored, later=False)
             if linked:
                 made.append(linked)
         return made

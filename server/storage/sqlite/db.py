@@ -116,7 +116,9 @@ def store_error(exc: BaseException, path: str, waited: float | None = None) -> E
         return StoreBusy(
             f"the store is busy (another memvault process is writing); retry{shown}. Nothing was changed."
         )
-    if primary == _SQLITE_FULL or "disk is full" in text:
+    # sqlite-vec reports a chunk it could not allocate (its blob insert failed: on a full disk)
+    # as its own error, without SQLite's result code.
+    if primary == _SQLITE_FULL or "disk is full" in text or "could not insert a new vector chunk" in text:
         return DiskFull(
             f"disk full: nothing was stored. Free space on the disk that holds {path} and retry."
         )
