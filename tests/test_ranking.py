@@ -1,3 +1,5 @@
+"""Hybrid ranking (server/ranking.py): keyword and vector fusion, neighbouring turns, a superseded memory below its replacement, what a score says, term coverage."""
+
 from datetime import datetime, timedelta
 
 from server import ranking as rk
