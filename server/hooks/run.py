@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from server.hooks import protocol
 from server.hooks.protocol import CAPTURE_EVENTS, HookInput
-from server.hooks.work import capture_with, inject_with, log_line, open_light, short_busy_wait, thread_for
+from server.hooks.work import capture_with, inject_with, log_line, open_light, thread_for
 
 if TYPE_CHECKING:
     from server.config import Settings
@@ -124,8 +124,9 @@ def _inject(settings: Settings, hook_settings: HookSettings, hook: HookInput) ->
     if service is None:
         return ""  # nothing remembered yet: nothing to say
     try:
-        short_busy_wait(service, hook_settings.deadline_seconds)
-        return inject_with(service, settings, hook_settings, hook, thread)
+        # A locked store makes the hook give up within its deadline instead of waiting the server's write wait.
+        with service.db.waiting_at_most(hook_settings.deadline_seconds * 0.6):
+            return inject_with(service, settings, hook_settings, hook, thread)
     finally:
         service.close()
 

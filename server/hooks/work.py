@@ -133,10 +133,3 @@ def capture_with(
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(report.kinds.items()))
     return (f"{report.lines} transcript lines: {report.turns} turns, {report.statements} statements"
             f"{f' ({kinds})' if kinds else ''}, {report.duplicates} already known, {report.rejected} rejected")
-
-
-def short_busy_wait(service: MemoryService, deadline: float) -> None:
-    """A locked SQLite store makes the hook give up within its deadline instead of waiting 10 s."""
-    conn = getattr(service.db, "conn", None)
-    if conn is not None:
-        conn.execute(f"PRAGMA busy_timeout = {int(deadline * 1000 * 0.6)}")
