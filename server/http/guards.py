@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import re
 import time
@@ -31,6 +32,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a host name or address (IPv6 with or without brackets) is this machine's loopback."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
 
 _PORT = r"(?::(?P<port>[0-9]{1,5}))?"
 # reg-name (letters, digits, '.', '-', '_'), IPv4, or a bracketed IPv6 literal.

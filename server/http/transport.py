@@ -17,7 +17,6 @@ What each request passes through, outermost first:
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import sys
@@ -35,7 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from server.clock import to_millis
 from server.config import Settings
 from server.errors import SetupError
-from server.http.guards import Allowed, HostOriginCheck, PlainBearer401, SessionCap
+from server.http.guards import Allowed, HostOriginCheck, PlainBearer401, SessionCap, is_loopback
 from server.http.tenants import Tenants, current_identity
 from server.models import Principal
 from server.http.tokens import TokenStore
@@ -45,15 +44,6 @@ log = logging.getLogger(__name__)
 PATH = "/mcp"
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
 LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def _listed(raw: str) -> list[str]:

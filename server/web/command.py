@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(settings: Settings, args: argparse.Namespace, out: Any) -> int:
     from server.cli.output import USAGE
-    from server.web.security import is_loopback
+    from server.http.guards import is_loopback
 
     if not is_loopback(args.host):
         out.say(f"refusing {args.host}: the web page listens on loopback only (127.0.0.1, ::1 or localhost). To "

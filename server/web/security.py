@@ -24,7 +24,6 @@ SameSite=Strict cookie named after the port. Every request passes `Guard`, outer
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import secrets
 import threading
 import time
@@ -62,15 +61,6 @@ class Refused(MemvaultError):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from server.config import Settings
 from server.errors import DiskFull, SetupError, StoreBusy, StoreReadOnly
+from server.storage.waits import WriteWaits
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ class PgDatabase:
         self.ef_search = int(ef_search)
         self.errors = psycopg.errors
         self._local = threading.local()
-        self._waits = threading.local()
+        self._waits = WriteWaits()
 
         def configure(conn: Any) -> None:
             try:
@@ -108,7 +109,7 @@ class PgDatabase:
         view.__dict__.update(self.__dict__)
         view.tenant = tenant
         view._local = threading.local()
-        view._waits = threading.local()
+        view._waits = WriteWaits()
         return view
 
     @classmethod
@@ -128,7 +129,7 @@ class PgDatabase:
         # A write waits a bounded time for the tenant's writer lock (lock_timeout; 0 would mean
         # forever in PostgreSQL, so "try once" is 1 ms), then fails as StoreBusy.
         if wait is None:
-            wait = getattr(self._waits, "seconds", self.write_wait)
+            wait = self._waits.current(self.write_wait)
         wait_ms = max(1, int(1000 * wait))
         with self.pool.connection() as conn:
             try:
@@ -170,15 +171,8 @@ class PgDatabase:
     @contextmanager
     def waiting_at_most(self, seconds: float) -> Iterator[None]:
         """Within this block, this thread's writes wait at most `seconds` for the tenant's writer lock."""
-        previous = getattr(self._waits, "seconds", None)
-        self._waits.seconds = seconds
-        try:
+        with self._waits.at_most(seconds):
             yield
-        finally:
-            if previous is None:
-                del self._waits.seconds
-            else:
-                self._waits.seconds = previous
 
     @staticmethod
     def _rollback(conn: Any) -> None:

@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 from server.errors import DiskFull, DriverUnavailable, StoreBusy, StoreReadOnly
+from server.storage.waits import WriteWaits
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +171,7 @@ class Database:
         self.conn.execute("PRAGMA foreign_keys = ON")
         self._lock = threading.RLock()
         self._depth = 0
-        self._waits = threading.local()  # waiting_at_most() of the calling thread
+        self._waits = WriteWaits()  # waiting_at_most() of the calling thread
 
     def for_tenant(self, tenant: str) -> Database:
         """Itself: every namespace lives in the one file, and each store's statements name theirs."""
@@ -222,7 +223,7 @@ class Database:
         rollback: nothing of the transaction is kept.
         """
         if wait is None:
-            wait = getattr(self._waits, "seconds", self.write_wait)
+            wait = self._waits.current(self.write_wait)
         self._begin_write(wait)
         try:
             if self._depth:
@@ -258,15 +259,8 @@ class Database:
         For best-effort writes inside a read (a recall's counters, its embedding drain): they
         are skipped when another process is writing, so the read never waits for it.
         """
-        previous = getattr(self._waits, "seconds", None)
-        self._waits.seconds = seconds
-        try:
+        with self._waits.at_most(seconds):
             yield
-        finally:
-            if previous is None:
-                del self._waits.seconds
-            else:
-                self._waits.seconds = previous
 
     def _rollback(self) -> None:
         try:

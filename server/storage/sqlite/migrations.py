@@ -255,7 +255,7 @@ def m007_hyphenated_terms(conn: Any, ctx: SchemaContext) -> None:
     # Hyphenated ids (SHOP-142, orders-api) are now indexed joined as well (shop142,
     # ordersapi): re-index the live memories whose keyword text holds one -- their own
     # text, or for a conversation turn the turns before it -- as a write does today.
-    from server.storage.sqlite.fts import turn_context
+    from server.storage.sqlite import fts  # imported here, as below: a hook process opening a store skips it
     from server.textindex import index_text
 
     rows = conn.execute(
@@ -266,7 +266,8 @@ def m007_hyphenated_terms(conn: Any, ctx: SchemaContext) -> None:
         text = index_text(content, (section or None) if is_file_unit else None)
         conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
         conn.execute(
-            "INSERT INTO memory_fts(rowid, text, context) VALUES (?, ?, ?)", (memory_id, text, turn_context(conn, memory_id))
+            "INSERT INTO memory_fts(rowid, text, context) VALUES (?, ?, ?)",
+            (memory_id, text, fts.turn_context(conn, memory_id)),
         )
 
 
