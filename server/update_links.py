@@ -135,7 +135,9 @@ class UpdateLinker:
         if vector is not None and vector.any():
             cosines.update(self.store.cosines(vector, [i for i in ids if i not in cosines]))
             unembedded = [i for i in ids if i not in cosines][:EMBED_MISSING]
-            if unembedded:  # written moments ago, not embedded yet: embed them here (not stored)
+            # Written moments ago, not embedded yet: embed them here (not stored) — only where a
+            # model is loaded (a hook process judges from stored vectors and has none).
+            if unembedded and _ready_now(self.embedder):
                 for i, v in zip(unembedded, self.embedder.embed([rows[i].content for i in unembedded])):
                     cosines[i] = float(v @ vector)
         return [(updates.Candidate(i, rows[i].content, rows[i].created_at, cosines.get(i)), rows[i]) for i in ids]

@@ -453,3 +453,31 @@ def test_a_hook_process_answering_alone_imports_neither_numpy_nor_pydantic(env):
                           cwd=Path(__file__).resolve().parent.parent)
     assert run_.returncode == 0, run_.stderr
     assert json.loads(run_.stdout.splitlines()[-1]) == {"injected": True, "heavy": []}
+
+
+def test_a_hook_process_keeps_storing_while_a_server_embeds_what_it_wrote(settings):
+    """A hook process has no model: when a server has meanwhile embedded some of its writes, judging
+    those for updates must not try to embed the rest (it used to raise and lose the capture)."""
+    from server.embedding.embedders import HashEmbedder
+    from server.service import MemoryService
+
+    light = open_light(settings, create=True)
+    try:
+        first = light.remember("The billing service retries webhooks 3 times.", thread="shop").id
+        light.remember("The billing service logs to Loki.", thread="shop")
+        server = MemoryService.open(settings, embedder=HashEmbedder())  # a server's backfill
+        try:
+            server.embed_backlog()
+        finally:
+            server.close()
+        unembedded = light.remember("The billing service retries webhooks with backoff.", thread="shop").id
+        later = light.remember("The billing service now retries webhooks 5 times.", thread="shop").id
+    finally:
+        light.close()
+    reopened = MemoryService.open(settings, embedder=HashEmbedder())
+    try:
+        kept = reopened.store.get([first, unembedded, later])
+        assert set(kept) == {first, unembedded, later}
+        assert all(row.deleted_at is None for row in kept.values())
+    finally:
+        reopened.close()
