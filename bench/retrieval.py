@@ -231,7 +231,7 @@ def main() -> None:
     results["settings"] = {
         name: getattr(ranking, name)
         for name in ("DENSE_CANDIDATES", "KEYWORD_CANDIDATES", "KEYWORD_MATCH_BUDGET", "CONTEXT_PREVIOUS", "CONTEXT_MAX_GAP_SECONDS",
-                     "CONTEXT_COLUMN_WEIGHT", "W_KEYWORD", "NEIGHBOR_WEIGHT", "SUPERSEDED_FACTOR", "COS_FLOOR", "COS_CEIL")
+                     "CONTEXT_COLUMN_WEIGHT", "W_KEYWORD", "NEIGHBOR_WEIGHT", "SUPERSEDED_FACTOR", "COS_FLOOR", "CONFIDENCE_WEIGHTS", "CONFIDENCE_BIAS", "CROWD_RANK")
     }
     results["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                        cwd=HERE).stdout.strip()

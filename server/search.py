@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from server import ranking
@@ -41,6 +41,8 @@ class KeywordPlan:
     rare: tuple[str, ...] = ()  # every memory containing one of these is ranked...
     common: tuple[str, ...] = ()  # ...with these counted in its rank; memories with only these are not
     window: int | None = None  # rank only the newest `window` matches of each search (the rarest term alone is too common)
+    #: Share of the query's terms that no memory in the scope holds (a signal of ranking.confidence).
+    missing: float = field(default=0.0, compare=False)
 
     def queries(self) -> list[KeywordQuery]:
         """The searches keyword_hits runs: memories with a rare and a common term, and with rare terms only."""
@@ -87,11 +89,12 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
         else:
             rare.append(term)
             total += counts[term]
+    missing = sum(1 for t in terms if not counts[t]) / len(terms) if terms else 0.0
     if not rare:
-        return KeywordPlan()
+        return KeywordPlan(missing=missing)
     window = budget if total > budget else None
     drop = _common(store, rare, scope) if window is None else set()
-    return KeywordPlan(tuple(t for t in rare if t not in drop) or tuple(rare), tuple(common), window)
+    return KeywordPlan(tuple(t for t in rare if t not in drop) or tuple(rare), tuple(common), window, missing)
 
 
 def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int) -> dict[int, float]:
@@ -240,7 +243,8 @@ def replacements(store: SearchIndex, rows: dict[int, MemoryRow]) -> dict[int, in
 
 
 def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: int, scope: Scope) -> list[Hit]:
-    keyword = keyword_hits(store, keyword_plan(store, query, scope), scope, ranking.KEYWORD_CANDIDATES)
+    plan = keyword_plan(store, query, scope)
+    keyword = keyword_hits(store, plan, scope, ranking.KEYWORD_CANDIDATES)
     idents, ident_hits = _identifier_hits(store, query, scope)
     dense: dict[int, float] = {}
     nearest: set[int] = set()
@@ -281,7 +285,7 @@ def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: i
             successor=row.superseded_by,
             exact=any(verbatim(ident, row.content) for ident in idents),
         )
-    ranked = ranking.rank(query, dense, keyword, docs, k=k)
+    ranked = ranking.rank(query, dense, keyword, docs, k=k, missing=plan.missing)
     return [
         Hit(
             mid,

@@ -96,3 +96,36 @@ def test_context_and_neighbor_ids_respect_gap():
 def test_k_limits_output():
     dense = {i: 0.1 * i for i in range(1, 8)}
     assert len(rk.rank("memory", dense, {}, docs(), k=3)) == 3
+
+
+def _crowd(top: float, rest: float, n: int = 30) -> dict[int, float]:
+    return {1: top, **{i: rest for i in range(2, n + 2)}}
+
+
+def test_confidence_rises_when_the_best_match_stands_out_from_the_crowd():
+    d = {i: Doc(f"note {i}", T0) for i in range(1, 40)}
+    standing_out = rk.confidence("which queue do we use", _crowd(0.55, 0.20), {}, d, top=1)
+    flat_field = rk.confidence("which queue do we use", _crowd(0.55, 0.50), {}, d, top=1)
+    assert standing_out > 0.5 > flat_field
+
+
+def test_confidence_falls_with_query_terms_no_memory_holds():
+    d = {i: Doc(f"note {i}", T0) for i in range(1, 40)}
+    held = rk.confidence("kubernetes namespace", _crowd(0.5, 0.25), {}, d, top=1, missing=0.0)
+    unknown = rk.confidence("kubernetes namespace", _crowd(0.5, 0.25), {}, d, top=1, missing=1.0)
+    assert held > 0.5 and unknown < held / 3
+
+
+def test_confidence_without_a_query_vector_is_the_term_coverage():
+    d = {1: Doc("redis runs on port 6380", T0), 2: Doc("postgres runs on 5432", T0)}
+    assert rk.confidence("redis port", {}, {1: -4.0, 2: -1.0}, d, top=1) == 1.0
+    assert rk.confidence("redis password", {}, {1: -4.0}, d, top=1) == 0.5
+
+
+def test_confidence_of_an_exact_identifier_is_at_least_its_coverage():
+    flat = _crowd(0.3, 0.3)
+    d = {i: Doc(f"note {i}", T0) for i in range(1, 40)}
+    d[1] = Doc("parse_config reads the TOML settings file", T0, exact=True)
+    assert rk.confidence("parse_config", flat, {1: -6.0}, d, top=1) == 1.0
+    d[1] = Doc("parse_config reads the TOML settings file", T0)
+    assert rk.confidence("parse_config", flat, {1: -6.0}, d, top=1) < 0.5

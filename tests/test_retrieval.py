@@ -67,8 +67,13 @@ def test_a_superseded_fact_ranks_below_its_replacement_and_is_labelled(store):
 
 def test_scores_tell_no_match_from_a_strong_one(store):
     svc, ids = store
-    strong = _top(svc, "which database did we pick?")[0].score
+    named = _top(svc, "where is parse_config defined")[0].score  # its identifier, verbatim
+    paraphrase = _top(svc, "which database did we pick?")[0].score  # no word in common, answered
     weak = svc.recall("how tall is the Eiffel tower", thread="repo")
-    assert strong >= 0.5
-    assert weak.memories[0].score < 0.3 and "No strong match" in weak.note
+    assert named >= 0.8
+    # The score is a confidence that the top hit answers at all: a paraphrase that shares no word
+    # with any memory is a far weaker case (in the benchmarks most such questions were not answered
+    # first), but still many times an unrelated question's.
+    assert paraphrase > 10 * weak.memories[0].score
+    assert weak.memories[0].score < 0.01 and "No strong match" in weak.note
     assert svc.recall("how tall is the Eiffel tower", thread="repo", min_score=0.3).memories == []
