@@ -35,10 +35,20 @@ _CUE = LazyRe(
     r"upgraded|upgrading|bumped|raised|lowered|"
     r"cut|dropped|changed|reversed|instead|abandoned|deprecated|decommissioned|retired|removed|deleted|is gone|"
     r"are gone|handed|passed|took over|became|extended|downsized|shut down|disabled|from \S+(?: \S+)? to|since the|"
-    r"decided against|standardi[sz]ing on|going with|no more|these days|as of|extracted|pulled)\b",
+    r"decided against|standardi[sz]ing on|going with|no more|these days|as of|extracted|pulled|"
+    # a new lower bound ("requires macOS 11 or later"), the old way overridden or closed ("manual
+    # edits get overwritten", "applies only happen through Atlantis")
+    r"or (?:later|newer)|overwritten|"
+    r"only (?:happens?|goes|go|runs?|works?) (?:through|via))\b",
     re.I,
 )
-_VALUE = r"(`[^`\n]+`|[\w./:@+#\-]+(?:\s+[\w./:@+#\-]+)?)"
+#: A value: a quoted command or one or two tokens, with where it was when that is a number or host
+#: ("instead of raw Prometheus on 9090": the old value is Prometheus on 9090).
+#: A state that follows a change ("are on 1.29 after last month's upgrade window"); a cue only in a
+#: statement of a state: "document X was restored from backup after the migration" is an event.
+_AFTER_CHANGE = LazyRe(r"\bafter (?:\S+ ){0,3}(?:upgrade|migration|rewrite|rebrand|cut-?over)s?\b", re.I)
+_VALUE = (r"(`[^`\n]+`|[\w./:@+#\-]+(?:\s+(?!(?:on|at)\s)[\w./:@+#\-]+)?"
+          r"(?:\s+(?:on|at)\s+(?:port\s+)?[\w./:@+#\-]*[0-9.][\w./:@+#\-]*)?)")
 #: "... instead of X", "... from X", "the old X": X is the value being replaced.
 _OLD_BEFORE = LazyRe(
     r"\b(?:instead of|rather than|replaced|replacing|dropped|dropping|abandoned|ditched|removed|retired|"
@@ -47,7 +57,9 @@ _OLD_BEFORE = LazyRe(
 )
 #: "X was renamed ...", "X is no longer read": X is the value being replaced.
 _OLD_AFTER = LazyRe(
-    r"(`[^`\n]+`|[\w./:@+#\-]+)\s+(?:was|were|is|are|has been|have been)\s+(?:renamed|replaced|removed|deleted|"
+    # A capitalised word before the head is part of the name ("the Breakpad server is off": the
+    # old value is "Breakpad server", not just "server").
+    r"((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:was|were|is|are|has been|have been)\s+(?:renamed|replaced|removed|deleted|"
     r"dropped|gone|retired|deprecated|decommissioned|ignored|disabled|frozen|shut down|off|cancelled|paused|"
     r"no longer|being decommissioned|being cancelled)",
     re.I,
@@ -71,7 +83,7 @@ ENVIRONMENTS = {
 #: Verbs of events: two sentences built on one ("shipped X", "migration Y added") record two events.
 EVENT_VERBS = frozenset(
     "shipped deployed released rolled merged fixed broke introduced added reverted tagged failed crashed restored "
-    "corrupted went hit caused opened closed".split()
+    "corrupted went hit caused opened closed finished completed started".split()
 )
 NEGATIONS = frozenset(
     "not no never cannot can't don't doesn't isn't aren't won't wasn't weren't without disabled off".split()
@@ -135,6 +147,8 @@ def tokens(text: str) -> list[Token]:
         start = False
         if not raw.startswith("`"):
             raw = raw.strip(".:'-/")
+            if raw.endswith(("'s", "’s")):  # a possessive names the same thing ("ledger-core's port")
+                raw = raw[:-2]
         if not raw or raw.lower() in STOPWORDS:
             continue
         kind = _kind(raw, starts)
@@ -175,6 +189,8 @@ class Statement:
     shapes: frozenset[str]  # the shapes of its whole values ("3.12" -> "9.99")
     opening: frozenset[str]  # the terms of its first two tokens (its subject, usually)
     negated: bool  # holds a negation (not, never, don't, without, ...)
+    cue_terms: frozenset[str]  # its words that say something changed ("moved"): a verb, not its subject
+    eventful: bool  # built on an event verb ("shipped", "deployed", "added"): records an event, not a state
     words: tuple[str, ...]  # the lowercase word sequence, for aligning two sentences
 
 
@@ -205,16 +221,19 @@ def analyse(text: str) -> Statement:
         envs=frozenset(ENVIRONMENTS[w] for w in lower_words if w in ENVIRONMENTS),
         events=frozenset(t.norm for t in toks if t.kind == "event"),
         lead_events=frozenset(t.norm for t in toks[:2] if t.kind == "event"),
-        cue=bool(_CUE.search(text)),
+        cue=bool(_CUE.search(text)) or (bool(_AFTER_CHANGE.search(text)) and not any(w in EVENT_VERBS for w in align)),
         quoted=frozenset(quoted),
         values=frozenset(term for term in terms if any(c.isdigit() for c in term)),
         shapes=frozenset(_shape(t.norm) for t in toks if t.kind == "value"),
         opening=frozenset(x for t in toks[:2] for x in (t.norm, *t.parts)),
         negated=any(w in NEGATIONS for w in align),
+        cue_terms=frozenset(t.norm for t in toks if _CUE.fullmatch(t.raw)),
+        eventful=any(w in EVENT_VERBS for w in align),
         words=align,
     )
 
 
 def _shape(value: str) -> str:
-    """A value's shape: each digit a 9, each run of letters an a ("3.12" -> "9.99", "512Mi" -> "999a")."""
-    return re.sub(r"[a-z]+", "a", re.sub(r"[0-9]", "9", value))
+    """A value's shape: each run of digits a 9, each run of letters an a ("3.12" -> "9.9", "512Mi" ->
+    "9a", ":7070" and "50051" -> "9"): the kind of value, not its size (a port 7070 becomes 50051)."""
+    return re.sub(r"[a-z]+", "a", re.sub(r"[0-9]+", "9", value.lstrip(":")))

@@ -75,8 +75,9 @@ QUOTED_BONUS = 0.3
 AGREES_PENALTY = 0.3
 #: Bonus when what N opens with (its subject, usually) is in O.
 SUBJECT_BONUS = 0.15
-#: Bonus when O and N each hold a value of the same shape the other lacks (the slot that changed).
-SLOT_BONUS = 0.15
+#: Bonus when O and N each hold a value of the same shape the other lacks (the slot that changed):
+#: as telling as a quoted old value (QUOTED_BONUS) of which memory N replaces.
+SLOT_BONUS = 0.3
 #: Identifier parts count this much of a whole token in the subject share.
 PART_WEIGHT = 0.5
 #: A restatement is judged only between statements of at most this many words: a longer memory
@@ -190,26 +191,104 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     if max(len(old.words), len(new.words)) > MAX_STATEMENT_WORDS:
         return None  # documents, not statements: sharing words says nothing about one subject
     weights = weights or Weights()
+    # Its subject: its words and names, not the values that change nor a word saying that something
+    # changed ("Moved quill-core to Rust 2021": "moved" is what happened, not what it is about).
     subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
-               for t, k in old.terms.items() if k != "event" and t not in old.values}
+               for t, k in old.terms.items() if k != "event" and t not in old.values and t not in old.cue_terms}
     total = sum(subject.values())
     if not total:
         return None
     shared = [t for t in subject if t in new.terms]
     share = sum(subject[t] for t in shared) / total
     # The old value it names must be specific: a name, identifier, number or a rare word.
-    quoted = sum(old.terms[t] not in ("word", "part") or weights.rare(t, old.fts[t], 2) for t in new.quoted & set(old.terms))
+    # (How N writes it counts too: "Prometheus is reached ..." opens a sentence, "raw Prometheus" names it.)
+    quoted = sum(old.terms[t] not in ("word", "part") or new.terms.get(t) not in ("word", "part", None)
+                 or weights.rare(t, old.fts[t], 2) for t in new.quoted & set(old.terms))
     if not new.cue:
+        if contradiction(old, new, share, cosine):
+            return Judgement(share + cosine / 2 + SLOT_BONUS, "states another value of the same subject")
         return None
     if share < (MIN_SUBJECT_SHARE / 2 if quoted else MIN_SUBJECT_SHARE) or (cosine < MIN_COSINE and not quoted):
         return None
     agrees = bool(new.values) and new.values <= old.values
     opens = bool(new.opening & set(old.terms))
-    slot = bool({_shape(v) for v in old.values - new.values} & {_shape(v) for v in new.values - old.values} & old.shapes & new.shapes)
+    slot = changed_slot(old, new)
     score = (share + cosine / 2 + QUOTED_BONUS * min(quoted, 2) - AGREES_PENALTY * agrees
              + SUBJECT_BONUS * opens + SLOT_BONUS * slot)
     reason = "names its old value" if quoted else "says what changed about the same subject"
     return Judgement(score, reason, bool(quoted)) if score >= UPDATE_THRESHOLD else None
+
+
+def _units(statement: Statement) -> dict[str, str]:
+    """Each value's unit: the content word right after it ("10 seconds" -> "second") or else right
+    before it ("port 4100" -> "port", "Python 3.12" -> "python"), if any."""
+    words = statement.words
+    out: dict[str, str] = {}
+
+    def content(k: int) -> str | None:
+        word = words[k] if 0 <= k < len(words) else ""
+        return stem(word) if word.isalpha() and word not in STOPWORDS else None
+
+    for i, word in enumerate(words):
+        if any(c.isdigit() for c in word):
+            unit = content(i + 1) or content(i - 1)
+            if unit:
+                out[word.strip(":").lower()] = unit
+    return out
+
+
+def _word_swapped(old: Statement, new: Statement) -> bool:
+    """One sentence with a content word swapped for another besides the value ("The sampling rate for
+    web events is 100 %." / "... for mobile events is 10 %."): a template about two things."""
+    ops = difflib.SequenceMatcher(a=old.words, b=new.words, autojunk=False).get_opcodes()
+    for op, i1, i2, j1, j2 in ops:
+        if op != "replace" or i2 - i1 > 2 or j2 - j1 > 2:
+            continue
+        before = {stem(w) for w in old.words[i1:i2] if w.isalpha() and w not in STOPWORDS}
+        after = {stem(w) for w in new.words[j1:j2] if w.isalpha() and w not in STOPWORDS}
+        if before and after and not before & after:
+            return True
+    return False
+
+
+def changed_slot(old: Statement, new: Statement) -> bool:
+    """Whether O and N each hold a value the other lacks, of the same shape and unit: the slot that
+    changed ("1.26" -> "1.29", "10 seconds" -> "3 seconds"; not "2 instances" -> "8 threads")."""
+    old_units, new_units = _units(old), _units(new)
+    for a in old.values - new.values:
+        for b in new.values - old.values:
+            if _shape(a) != _shape(b) or _shape(a) not in old.shapes or _shape(b) not in new.shapes:
+                continue
+            if a in old_units and b in new_units and old_units[a] != new_units[b]:
+                continue  # another quantity
+            return True
+    return False
+
+
+def contradiction(old: Statement, new: Statement, share: float, cosine: float) -> bool:
+    """A restatement without a change cue: N opens with O's subject, shares most of it, reads alike,
+    and states another value in the same slot ("The EKS clusters run Kubernetes 1.26." -> "All EKS
+    clusters are on 1.29."). Not when either records an event (two releases, two deploys) or O's
+    subject words are not all in N ("The JS SDK is at 5.0.1." / "The mobile SDK is at 3.2.0.": two
+    SDKs; "The tracking service has 6 replicas." / "The billing service has 2 ...": two services)."""
+    if share < CONTRADICTION_SHARE or cosine < CONTRADICTION_COSINE or old.eventful or new.eventful:
+        return False
+    subject = {t for t in old.opening if t not in old.values}
+    if not subject or not subject <= set(new.terms) or old.negated != new.negated:
+        return False
+    # One slot changes: a record whose id and measure both differ ("job run 88213 finished in 41
+    # minutes" / "run 88297 ... 63 minutes") is another record, as is a name swapped for another
+    # ("go.mod pins grpc-go at v1.64.0" / "pins protobuf-go at v1.34.2": two packages).
+    if len(old.values - new.values) > 1 or len(new.values - old.values) > 1:
+        return False
+    if (_specific(old) - set(new.terms) and _specific(new) - set(old.terms)) or _word_swapped(old, new):
+        return False
+    return changed_slot(old, new)
+
+
+def _specific(statement: Statement) -> set[str]:
+    """Its names, identifiers and code (not values): what tells one thing from another of its kind."""
+    return {t.norm for t in statement.tokens if t.kind in ("name", "ident", "code")}
 
 
 @dataclass(frozen=True)
