@@ -118,6 +118,7 @@ class Token:
     norm: str  # what two memories compare: a stem for words and names, the lowercase form otherwise
     kind: str  # event (ticket id, hash), value (has a digit), ident, code (`...`), name, word
     parts: tuple[str, ...]  # the words and numbers inside an identifier, value or hyphenated word
+    place: bool = False  # written as a path ("dags/", "src/renderer/markdown/")
 
 
 def _kind(raw: str, sentence_start: bool) -> str:
@@ -143,6 +144,7 @@ def tokens(text: str) -> list[Token]:
     start = True
     for match in _TOKEN.finditer(text):
         raw = match.group(0)
+        place = "/" in raw.strip("`") and "://" not in raw  # a path ("dags/", "api/proto/"): a value's slot
         starts = start or bool(_SENTENCE_END.search(text[max(0, match.start() - 3) : match.start()]))
         start = False
         if not raw.startswith("`"):
@@ -163,7 +165,7 @@ def tokens(text: str) -> list[Token]:
         if kind != "word" or "-" in lower:
             found = [stem(p) if p.isalpha() else p for p in _PARTS.findall(norm) if p not in STOPWORDS and len(p) > 1]
             parts = tuple(dict.fromkeys(p for p in found if p != norm))
-        out.append(Token(raw, norm, kind, parts))
+        out.append(Token(raw, norm, kind, parts, place))
     return out
 
 
@@ -186,7 +188,8 @@ class Statement:
     cue: bool  # says that something changed
     quoted: frozenset[str]  # terms it names as the old value
     values: frozenset[str]  # terms holding a digit
-    shapes: frozenset[str]  # the shapes of its whole values ("3.12" -> "9.99")
+    shapes: frozenset[str]  # the shapes of its whole values ("3.12" -> "9.9")
+    places: frozenset[str]  # the paths it names
     opening: frozenset[str]  # the terms of its first two tokens (its subject, usually)
     negated: bool  # holds a negation (not, never, don't, without, ...)
     cue_terms: frozenset[str]  # its words that say something changed ("moved"): a verb, not its subject
@@ -225,6 +228,7 @@ def analyse(text: str) -> Statement:
         quoted=frozenset(quoted),
         values=frozenset(term for term in terms if any(c.isdigit() for c in term)),
         shapes=frozenset(_shape(t.norm) for t in toks if t.kind == "value"),
+        places=frozenset(t.norm for t in toks if t.place),
         opening=frozenset(x for t in toks[:2] for x in (t.norm, *t.parts)),
         negated=any(w in NEGATIONS for w in align),
         cue_terms=frozenset(t.norm for t in toks if _CUE.fullmatch(t.raw)),

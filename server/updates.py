@@ -208,11 +208,13 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
         if contradiction(old, new, share, cosine):
             return Judgement(share + cosine / 2 + SLOT_BONUS, "states another value of the same subject")
         return None
-    if share < (MIN_SUBJECT_SHARE / 2 if quoted else MIN_SUBJECT_SHARE) or (cosine < MIN_COSINE and not quoted):
+    # A counterpart of N's new value in O (the slot that changed) tells which memory N replaces as a
+    # quoted old value does: the subject words may then be fewer (a thread's common word, "DAG").
+    slot = changed_slot(old, new)
+    if share < (MIN_SUBJECT_SHARE / 2 if quoted or slot else MIN_SUBJECT_SHARE) or (cosine < MIN_COSINE and not quoted):
         return None
     agrees = bool(new.values) and new.values <= old.values
     opens = bool(new.opening & set(old.terms))
-    slot = changed_slot(old, new)
     score = (share + cosine / 2 + QUOTED_BONUS * min(quoted, 2) - AGREES_PENALTY * agrees
              + SUBJECT_BONUS * opens + SLOT_BONUS * slot)
     reason = "names its old value" if quoted else "says what changed about the same subject"
@@ -253,7 +255,10 @@ def _word_swapped(old: Statement, new: Statement) -> bool:
 
 def changed_slot(old: Statement, new: Statement) -> bool:
     """Whether O and N each hold a value the other lacks, of the same shape and unit: the slot that
-    changed ("1.26" -> "1.29", "10 seconds" -> "3 seconds"; not "2 instances" -> "8 threads")."""
+    changed ("1.26" -> "1.29", "10 seconds" -> "3 seconds", one path for another; not "2 instances"
+    -> "8 threads")."""
+    if old.places - new.places and new.places - old.places:
+        return True  # a path for another path: the place moved ("dags/" -> "orchestration/dags/")
     old_units, new_units = _units(old), _units(new)
     for a in old.values - new.values:
         for b in new.values - old.values:
