@@ -284,16 +284,23 @@ def contradiction(old: Statement, new: Statement, share: float, cosine: float) -
     # One slot changes: a record whose id and measure both differ ("job run 88213 finished in 41
     # minutes" / "run 88297 ... 63 minutes") is another record, as is a name swapped for another
     # ("go.mod pins grpc-go at v1.64.0" / "pins protobuf-go at v1.34.2": two packages).
-    if len(old.values - new.values) > 1 or len(new.values - old.values) > 1:
+    old_values, new_values = _whole_values(old), _whole_values(new)
+    if len(old_values - new_values) > 1 or len(new_values - old_values) > 1:
         return False
     if (_specific(old) - set(new.terms) and _specific(new) - set(old.terms)) or _word_swapped(old, new):
         return False
     return changed_slot(old, new)
 
 
+def _whole_values(statement: Statement) -> set[str]:
+    """Its values as written ("04:30", not also its parts "04" and "30")."""
+    return {t.norm for t in statement.tokens if t.kind == "value"}
+
+
 def _specific(statement: Statement) -> set[str]:
-    """Its names, identifiers and code (not values): what tells one thing from another of its kind."""
-    return {t.norm for t in statement.tokens if t.kind in ("name", "ident", "code")}
+    """Its names, identifiers, code and hyphenated names ("grpc-go"), not values: what tells one thing
+    from another of its kind."""
+    return {t.norm for t in statement.tokens if t.kind in ("name", "ident", "code") or (t.kind == "word" and "-" in t.norm)}
 
 
 @dataclass(frozen=True)
