@@ -197,6 +197,16 @@ class Statement:
     words: tuple[str, ...]  # the lowercase word sequence, for aligning two sentences
 
 
+def _cued(text: str, align: tuple[str, ...]) -> bool:
+    """Whether the text says that something changed. A lone closing "instead" after a negation contrasts
+    within the sentence ("Never log full GPS traces; log the shipment id instead"): no change of an
+    earlier fact. "after the upgrade" counts only in a statement of a state (not of an event)."""
+    found = {m.group(0).lower() for m in _CUE.finditer(text)}
+    if found == {"instead"} and any(w in NEGATIONS for w in align):
+        found = set()
+    return bool(found) or (bool(_AFTER_CHANGE.search(text)) and not any(w in EVENT_VERBS for w in align))
+
+
 @lru_cache(maxsize=8192)
 def analyse(text: str) -> Statement:
     toks = tuple(tokens(text))
@@ -224,7 +234,7 @@ def analyse(text: str) -> Statement:
         envs=frozenset(ENVIRONMENTS[w] for w in lower_words if w in ENVIRONMENTS),
         events=frozenset(t.norm for t in toks if t.kind == "event"),
         lead_events=frozenset(t.norm for t in toks[:2] if t.kind == "event"),
-        cue=bool(_CUE.search(text)) or (bool(_AFTER_CHANGE.search(text)) and not any(w in EVENT_VERBS for w in align)),
+        cue=_cued(text, align),
         quoted=frozenset(quoted),
         values=frozenset(term for term in terms if any(c.isdigit() for c in term)),
         shapes=frozenset(_shape(t.norm) for t in toks if t.kind == "value"),

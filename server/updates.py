@@ -169,6 +169,13 @@ def minimal_edit(old: Statement, new: Statement) -> tuple[str, str] | None:
         return None
     if {stem(w) for w in before} == {stem(w) for w in after}:
         return None
+    # A name swapped together with its value ("uses react-native-mmkv 2.11" / "uses
+    # react-native-reanimated 3.6"): two things, each with its own value, not one thing's new value.
+    named_before = {w for w in before if not any(c.isdigit() for c in w)}
+    named_after = {w for w in after if not any(c.isdigit() for c in w)}
+    valued = any(c.isdigit() for w in before for c in w) and any(c.isdigit() for w in after for c in w)
+    if valued and named_before and named_after and not named_before & named_after:
+        return None
     return " ".join(before), " ".join(after)
 
 

