@@ -14,7 +14,7 @@ How a pair (older O, newer N, same thread) is judged, in order:
   memory that *is* about one event, "SHOP-142: ...", "Deployed build 7a41c9e ..."), or
   different environments (prod / staging / dev / test) with none in common;
 * a **minimal edit**: the same sentence with one short span changed, where both sides
-  of the span hold a value (a number, version, name, identifier, path, command) and
+  of the span hold a value (not a name swapped together with its value) (a number, version, name, identifier, path, command) and
   no environment word, negation or event verb ("shipped 5.1.2" / "shipped 5.1.3" are
   two releases) — "... Python 3.11." -> "... Python 3.12.";
 * a **restatement**: N says that something changed ("now", "moved", "renamed",
@@ -27,9 +27,12 @@ How a pair (older O, newer N, same thread) is judged, in order:
   already states N's values is not what N replaces;
 * restatements are judged between statements only (up to MAX_STATEMENT_WORDS words each): a
   long note or meeting log holds many subjects and its words cover any short memory's;
-* nothing else: a restatement without a cue ("EKS clusters are on 1.29" after "EKS
-  runs Kubernetes 1.26") is not linked — templated look-alikes ("The mobile SDK is at
-  3.2.0" / "The JS SDK is at 5.0.1") look exactly like it.
+* a **contradiction without a cue** ("All EKS clusters are on 1.29." after "The EKS
+  clusters run Kubernetes 1.26."): N opens with O's subject, holds most of it, reads alike
+  and states another value in one slot (the same kind of value and unit, or a path for a
+  path) — never when either records an event, or a name or word is swapped: templated
+  look-alikes ("The mobile SDK is at 3.2.0" / "The JS SDK is at 5.0.1") read the same;
+* nothing else.
 
 The embedding is one signal, never the rule: similarity alone cannot tell "3.11" from
 "3.12" (0.95) nor a reworded duplicate (0.77). `same_fact` is dedupe's test: two texts
