@@ -14,8 +14,8 @@ How a pair (older O, newer N, same thread) is judged, in order:
   memory that *is* about one event, "SHOP-142: ...", "Deployed build 7a41c9e ..."), or
   different environments (prod / staging / dev / test) with none in common;
 * a **minimal edit**: the same sentence with one short span changed, where both sides
-  of the span hold a value (not a name swapped together with its value) (a number, version, name, identifier, path, command) and
-  no environment word, negation or event verb ("shipped 5.1.2" / "shipped 5.1.3" are
+  of the span hold a value (a number, version, name, identifier, path, command; not a
+  name swapped together with its value) and no environment word, negation or event verb ("shipped 5.1.2" / "shipped 5.1.3" are
   two releases) — "... Python 3.11." -> "... Python 3.12.";
 * a **restatement**: N says that something changed ("now", "moved", "renamed",
   "replaced", "switched", "no longer", "instead of", "from X to Y", ...) about the
