@@ -40,6 +40,7 @@ curation: whatever links updates must happen by itself. Then:
     python bench/updates.py                  # all projects, the real model (MiniLM, ONNX)
     python bench/updates.py --quick          # two projects (CI)
     python bench/updates.py --embedder hash  # the lexical test embedder, no model
+    python bench/updates.py --projects atlas,quill  # some projects only (a development/validation split)
 """
 
 from __future__ import annotations
@@ -390,11 +391,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK_PROJECTS)} (CI)")
     ap.add_argument("--embedder", default="minilm", choices=("minilm", "hash"))
+    ap.add_argument("--projects", default=None,
+                    help="comma-separated project names (default: every file in bench/data/updates/)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     out = Path(args.out or HERE / "results" / ("updates.quick.json" if args.quick else "updates.json"))
     started = time.perf_counter()
-    projects = load(QUICK_PROJECTS if args.quick else None)
+    projects = load(QUICK_PROJECTS if args.quick else tuple(args.projects.split(",")) if args.projects else None)
+    if not projects:
+        ap.error(f"no such project in {DATA}: {args.projects}")
     run = Run(projects, args.embedder)
     asked = run.ask_all()
     pairs = run.pairs()

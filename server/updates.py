@@ -14,8 +14,8 @@ How a pair (older O, newer N, same thread) is judged, in order:
   memory that *is* about one event, "SHOP-142: ...", "Deployed build 7a41c9e ..."), or
   different environments (prod / staging / dev / test) with none in common;
 * a **minimal edit**: the same sentence with one short span changed, where both sides
-  of the span hold a value (a number, version, name, identifier, path, command) and
-  no environment word, negation or event verb ("shipped 5.1.2" / "shipped 5.1.3" are
+  of the span hold a value (a number, version, name, identifier, path, command; not a
+  name swapped together with its value) and no environment word, negation or event verb ("shipped 5.1.2" / "shipped 5.1.3" are
   two releases) — "... Python 3.11." -> "... Python 3.12.";
 * a **restatement**: N says that something changed ("now", "moved", "renamed",
   "replaced", "switched", "no longer", "instead of", "from X to Y", ...) about the
@@ -27,9 +27,12 @@ How a pair (older O, newer N, same thread) is judged, in order:
   already states N's values is not what N replaces;
 * restatements are judged between statements only (up to MAX_STATEMENT_WORDS words each): a
   long note or meeting log holds many subjects and its words cover any short memory's;
-* nothing else: a restatement without a cue ("EKS clusters are on 1.29" after "EKS
-  runs Kubernetes 1.26") is not linked — templated look-alikes ("The mobile SDK is at
-  3.2.0" / "The JS SDK is at 5.0.1") look exactly like it.
+* a **contradiction without a cue** ("All EKS clusters are on 1.29." after "The EKS
+  clusters run Kubernetes 1.26."): N opens with O's subject, holds most of it, reads alike
+  and states another value in one slot (the same kind of value and unit, or a path for a
+  path) — never when either records an event, or a name or word is swapped: templated
+  look-alikes ("The mobile SDK is at 3.2.0" / "The JS SDK is at 5.0.1") read the same;
+* nothing else.
 
 The embedding is one signal, never the rule: similarity alone cannot tell "3.11" from
 "3.12" (0.95) nor a reworded duplicate (0.77). `same_fact` is dedupe's test: two texts
@@ -43,13 +46,23 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from server.lazyre import LazyRe
+# The analysis of one text lives in server.statements; its names are re-exported here for callers.
+from server.statements import (
+    _VALUED,
+    ENVIRONMENTS,
+    EVENT_VERBS,
+    NEGATIONS,
+    STOPWORDS,
+    Statement,
+    _shape,
+    analyse,
+    stem,
+    tokens,
+)
 
 #: Least score (subject share + cosine / 2 + bonuses) for a restatement to count as an update.
 UPDATE_THRESHOLD = 0.6
@@ -65,8 +78,9 @@ QUOTED_BONUS = 0.3
 AGREES_PENALTY = 0.3
 #: Bonus when what N opens with (its subject, usually) is in O.
 SUBJECT_BONUS = 0.15
-#: Bonus when O and N each hold a value of the same shape the other lacks (the slot that changed).
-SLOT_BONUS = 0.15
+#: Bonus when O and N each hold a value of the same shape the other lacks (the slot that changed):
+#: as telling as a quoted old value (QUOTED_BONUS) of which memory N replaces.
+SLOT_BONUS = 0.3
 #: Identifier parts count this much of a whole token in the subject share.
 PART_WEIGHT = 0.5
 #: A restatement is judged only between statements of at most this many words: a longer memory
@@ -111,201 +125,6 @@ class CountedWeights(Weights):
     def rare(self, term: str, word: str, held: int = 1) -> bool:
         return self._count(word) - held <= self.RARE
 
-_TOKEN = LazyRe(r"`[^`\n]+`|[\w$#][\w./:@+#*'\-]*[\w%*/]|[\w]")
-_HEX = LazyRe(r"(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{6,}")
-_TICKET = LazyRe(r"[A-Z][A-Z0-9]+-[0-9]+")
-_SEPARATED = LazyRe(r"[A-Za-z0-9][._/:@+\-][A-Za-z0-9]")
-_HYPHENATED_WORDS = LazyRe(r"[a-z]+(?:-[a-z]+)+")
-_CAMEL = LazyRe(r"[a-z][A-Z]")
-_PARTS = LazyRe(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
-_SENTENCE_END = LazyRe(r"[.!?;:]\s*$")
-_ALIGN_WORD = LazyRe(r"`[^`\n]*`|[\w.:/@+#%*'\-]+")
-_ENV_WORD = LazyRe(r"[a-z][a-z\-]*")
-#: Words saying that something changed (in the newer memory).
-_CUE = LazyRe(
-    r"\b(now|no longer|any ?more|moved|moving|renamed|switched|switching|replaced|replacing|migrated|migrating|"
-    r"upgraded|upgrading|bumped|raised|lowered|"
-    r"cut|dropped|changed|reversed|instead|abandoned|deprecated|decommissioned|retired|removed|deleted|is gone|"
-    r"are gone|handed|passed|took over|became|extended|downsized|shut down|disabled|from \S+(?: \S+)? to|since the|"
-    r"decided against|standardi[sz]ing on|going with|no more|these days|as of|extracted|pulled)\b",
-    re.I,
-)
-_VALUE = r"(`[^`\n]+`|[\w./:@+#\-]+(?:\s+[\w./:@+#\-]+)?)"
-#: "... instead of X", "... from X", "the old X": X is the value being replaced.
-_OLD_BEFORE = LazyRe(
-    r"\b(?:instead of|rather than|replaced|replacing|dropped|dropping|abandoned|ditched|removed|retired|"
-    r"no longer(?: uses?| on| reads?| in)?|old|off)\s+(?:the\s+|raw\s+)?" + _VALUE + r"|\bfrom\s+" + _VALUE + r"\s+to\b",
-    re.I,
-)
-#: "X was renamed ...", "X is no longer read": X is the value being replaced.
-_OLD_AFTER = LazyRe(
-    r"(`[^`\n]+`|[\w./:@+#\-]+)\s+(?:was|were|is|are|has been|have been)\s+(?:renamed|replaced|removed|deleted|"
-    r"dropped|gone|retired|deprecated|decommissioned|ignored|disabled|frozen|shut down|off|cancelled|paused|"
-    r"no longer|being decommissioned|being cancelled)",
-    re.I,
-)
-
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below between
-both but by can could did do does doing down during each few for from further had has have having he her here
-hers herself him himself his how i if in into is it its itself just me more most my myself no nor not of off on
-once only or other our ours ourselves out over own same she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up very was we were what when where which
-while who whom why will with would you your yours yourself yourselves also s t d ll m re ve it's we're we'll
-we've don't doesn't isn't aren't wasn't weren't won't can't i'm i've let's that's there's what's now""".split()
-)
-#: Environment words: memories about different environments describe different things.
-ENVIRONMENTS = {
-    "prod": "prod", "production": "prod", "live": "prod", "staging": "staging", "stage": "staging",
-    "stg": "staging", "pre-prod": "staging", "preprod": "staging", "dev": "dev", "development": "dev",
-    "local": "dev", "locally": "dev", "test": "test", "qa": "test", "sandbox": "test",
-}
-#: Verbs of events: two sentences built on one ("shipped X", "migration Y added") record two events.
-EVENT_VERBS = frozenset(
-    "shipped deployed released rolled merged fixed broke introduced added reverted tagged failed crashed restored "
-    "corrupted went hit caused opened closed".split()
-)
-NEGATIONS = frozenset(
-    "not no never cannot can't don't doesn't isn't aren't won't wasn't weren't without disabled off".split()
-)
-_VALUED = frozenset({"value", "name", "ident", "code"})
-
-
-_local = threading.local()
-
-
-def _stemmer():  # type: ignore[no-untyped-def]
-    """This thread's stemmer: a stemmer keeps its word in its own fields while it works, so one
-    shared by the threads of a server garbles words (IndexError) when two stem at once."""
-    found = getattr(_local, "stemmer", None)
-    if found is None:
-        # Pure Python, imported only when a memory is compared; the English module alone (the
-        # package's stemmer() factory loads all 30 languages: ~90 ms on a busy machine).
-        from snowballstemmer.english_stemmer import EnglishStemmer
-
-        found = _local.stemmer = EnglishStemmer()
-    return found
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    return _stemmer().stemWord(word)
-
-
-@dataclass(frozen=True)
-class Token:
-    raw: str
-    norm: str  # what two memories compare: a stem for words and names, the lowercase form otherwise
-    kind: str  # event (ticket id, hash), value (has a digit), ident, code (`...`), name, word
-    parts: tuple[str, ...]  # the words and numbers inside an identifier, value or hyphenated word
-
-
-def _kind(raw: str, sentence_start: bool) -> str:
-    if raw.startswith("`"):
-        return "code"
-    lower = raw.lower()
-    if _TICKET.fullmatch(raw) or (_HEX.search(lower) and not raw.isdigit()):
-        return "event"
-    if any(c.isdigit() for c in raw):
-        return "value"
-    if _SEPARATED.search(raw) and not _HYPHENATED_WORDS.fullmatch(raw):
-        return "ident"
-    if _CAMEL.search(raw) or (raw.isupper() and len(raw) >= 2):
-        return "ident"
-    if raw[0].isupper() and not sentence_start:
-        return "name"
-    return "word"
-
-
-def tokens(text: str) -> list[Token]:
-    """The content tokens of a text (stopwords left out), classified."""
-    out: list[Token] = []
-    start = True
-    for match in _TOKEN.finditer(text):
-        raw = match.group(0)
-        starts = start or bool(_SENTENCE_END.search(text[max(0, match.start() - 3) : match.start()]))
-        start = False
-        if not raw.startswith("`"):
-            raw = raw.strip(".:'-/")
-        if not raw or raw.lower() in STOPWORDS:
-            continue
-        kind = _kind(raw, starts)
-        lower = raw.lower()
-        if kind == "code":
-            norm = " ".join(raw.strip("`").split()).lower()
-        elif kind in ("word", "name") or (kind == "ident" and not _SEPARATED.search(raw)):
-            norm = stem(lower) if "-" not in lower else lower
-        else:
-            norm = lower
-        parts: tuple[str, ...] = ()
-        if kind != "word" or "-" in lower:
-            found = [stem(p) if p.isalpha() else p for p in _PARTS.findall(norm) if p not in STOPWORDS and len(p) > 1]
-            parts = tuple(dict.fromkeys(p for p in found if p != norm))
-        out.append(Token(raw, norm, kind, parts))
-    return out
-
-
-def _fts_word(token: Token) -> str:
-    """How the keyword index knows a token (for its frequency in the thread)."""
-    return token.raw.strip("`").lower()
-
-
-@dataclass(frozen=True)
-class Statement:
-    """What the rules need to know about one memory's text."""
-
-    text: str
-    tokens: tuple[Token, ...]
-    terms: dict[str, str]  # term -> kind ("part" for a part of an identifier)
-    fts: dict[str, str]  # term -> a word the keyword index knows it by
-    envs: frozenset[str]
-    events: frozenset[str]
-    lead_events: frozenset[str]  # events named in its first two tokens: the memory is about that event
-    cue: bool  # says that something changed
-    quoted: frozenset[str]  # terms it names as the old value
-    values: frozenset[str]  # terms holding a digit
-    shapes: frozenset[str]  # the shapes of its whole values ("3.12" -> "9.99")
-    opening: frozenset[str]  # the terms of its first two tokens (its subject, usually)
-    negated: bool  # holds a negation (not, never, don't, without, ...)
-    words: tuple[str, ...]  # the lowercase word sequence, for aligning two sentences
-
-
-@lru_cache(maxsize=8192)
-def analyse(text: str) -> Statement:
-    toks = tuple(tokens(text))
-    terms: dict[str, str] = {}
-    fts: dict[str, str] = {}
-    for t in toks:
-        terms.setdefault(t.norm, t.kind)
-        fts.setdefault(t.norm, _fts_word(t))
-        for p in t.parts:
-            terms.setdefault(p, "part")
-            fts.setdefault(p, p)
-    quoted = set()
-    for pattern in (_OLD_BEFORE, _OLD_AFTER):
-        for m in pattern.finditer(text):
-            value = next(g for g in m.groups() if g)
-            quoted.update(t.norm for t in tokens(value))
-            quoted.update(p for t in tokens(value) for p in t.parts)
-    lower_words = _ENV_WORD.findall(text.lower())
-    align = tuple(w.strip(".,;:!?()").lower() for w in _ALIGN_WORD.findall(text) if w.strip(".,;:!?()"))
-    return Statement(
-        text=text,
-        tokens=toks,
-        terms=terms,
-        fts=fts,
-        envs=frozenset(ENVIRONMENTS[w] for w in lower_words if w in ENVIRONMENTS),
-        events=frozenset(t.norm for t in toks if t.kind == "event"),
-        lead_events=frozenset(t.norm for t in toks[:2] if t.kind == "event"),
-        cue=bool(_CUE.search(text)),
-        quoted=frozenset(quoted),
-        values=frozenset(term for term in terms if any(c.isdigit() for c in term)),
-        shapes=frozenset(_shape(t.norm) for t in toks if t.kind == "value"),
-        opening=frozenset(x for t in toks[:2] for x in (t.norm, *t.parts)),
-        negated=any(w in NEGATIONS for w in align),
-        words=align,
-    )
-
 
 def idf(count: int, size: int) -> float:
     """How much a term tells in a thread of `size` memories where `count` hold it."""
@@ -313,12 +132,6 @@ def idf(count: int, size: int) -> float:
 
 
 # -- the pair rules ---------------------------------------------------------------------------
-
-
-def _shape(value: str) -> str:
-    """A value's shape: each digit a 9, each run of letters an a ("3.12" -> "9.99", "512Mi" -> "999a")."""
-    return re.sub(r"[a-z]+", "a", re.sub(r"[0-9]", "9", value))
-
 
 
 def different_things(a: Statement, b: Statement) -> str | None:
@@ -359,6 +172,13 @@ def minimal_edit(old: Statement, new: Statement) -> tuple[str, str] | None:
         return None
     if {stem(w) for w in before} == {stem(w) for w in after}:
         return None
+    # A name swapped together with its value ("uses react-native-mmkv 2.11" / "uses
+    # react-native-reanimated 3.6"): two things, each with its own value, not one thing's new value.
+    named_before = {w for w in before if not any(c.isdigit() for c in w)}
+    named_after = {w for w in after if not any(c.isdigit() for c in w)}
+    valued = any(c.isdigit() for w in before for c in w) and any(c.isdigit() for w in after for c in w)
+    if valued and named_before and named_after and not named_before & named_after:
+        return None
     return " ".join(before), " ".join(after)
 
 
@@ -381,26 +201,116 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     if max(len(old.words), len(new.words)) > MAX_STATEMENT_WORDS:
         return None  # documents, not statements: sharing words says nothing about one subject
     weights = weights or Weights()
+    # Its subject: its words and names, not the values that change nor a word saying that something
+    # changed ("Moved quill-core to Rust 2021": "moved" is what happened, not what it is about).
     subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
-               for t, k in old.terms.items() if k != "event" and t not in old.values}
+               for t, k in old.terms.items() if k != "event" and t not in old.values and t not in old.cue_terms}
     total = sum(subject.values())
     if not total:
         return None
     shared = [t for t in subject if t in new.terms]
     share = sum(subject[t] for t in shared) / total
     # The old value it names must be specific: a name, identifier, number or a rare word.
-    quoted = sum(old.terms[t] not in ("word", "part") or weights.rare(t, old.fts[t], 2) for t in new.quoted & set(old.terms))
+    # (How N writes it counts too: "Prometheus is reached ..." opens a sentence, "raw Prometheus" names it.)
+    quoted = sum(old.terms[t] not in ("word", "part") or new.terms.get(t) not in ("word", "part", None)
+                 or weights.rare(t, old.fts[t], 2) for t in new.quoted & set(old.terms))
     if not new.cue:
+        if contradiction(old, new, share, cosine):
+            return Judgement(share + cosine / 2 + SLOT_BONUS, "states another value of the same subject")
         return None
-    if share < (MIN_SUBJECT_SHARE / 2 if quoted else MIN_SUBJECT_SHARE) or (cosine < MIN_COSINE and not quoted):
+    # A counterpart of N's new value in O (the slot that changed) tells which memory N replaces as a
+    # quoted old value does: the subject words may then be fewer (a thread's common word, "DAG").
+    slot = changed_slot(old, new)
+    if share < (MIN_SUBJECT_SHARE / 2 if quoted or slot else MIN_SUBJECT_SHARE) or (cosine < MIN_COSINE and not quoted):
         return None
     agrees = bool(new.values) and new.values <= old.values
     opens = bool(new.opening & set(old.terms))
-    slot = bool({_shape(v) for v in old.values - new.values} & {_shape(v) for v in new.values - old.values} & old.shapes & new.shapes)
     score = (share + cosine / 2 + QUOTED_BONUS * min(quoted, 2) - AGREES_PENALTY * agrees
              + SUBJECT_BONUS * opens + SLOT_BONUS * slot)
     reason = "names its old value" if quoted else "says what changed about the same subject"
     return Judgement(score, reason, bool(quoted)) if score >= UPDATE_THRESHOLD else None
+
+
+def _units(statement: Statement) -> dict[str, str]:
+    """Each value's unit: the content word right after it ("10 seconds" -> "second") or else right
+    before it ("port 4100" -> "port", "Python 3.12" -> "python"), if any."""
+    words = statement.words
+    out: dict[str, str] = {}
+
+    def content(k: int) -> str | None:
+        word = words[k] if 0 <= k < len(words) else ""
+        return stem(word) if word.isalpha() and word not in STOPWORDS else None
+
+    for i, word in enumerate(words):
+        if any(c.isdigit() for c in word):
+            unit = content(i + 1) or content(i - 1)
+            if unit:
+                out[word.strip(":").lower()] = unit
+    return out
+
+
+def _word_swapped(old: Statement, new: Statement) -> bool:
+    """One sentence with a content word swapped for another besides the value ("The sampling rate for
+    web events is 100 %." / "... for mobile events is 10 %."): a template about two things."""
+    ops = difflib.SequenceMatcher(a=old.words, b=new.words, autojunk=False).get_opcodes()
+    for op, i1, i2, j1, j2 in ops:
+        if op != "replace" or i2 - i1 > 2 or j2 - j1 > 2:
+            continue
+        before = {stem(w) for w in old.words[i1:i2] if w.isalpha() and w not in STOPWORDS}
+        after = {stem(w) for w in new.words[j1:j2] if w.isalpha() and w not in STOPWORDS}
+        if before and after and not before & after:
+            return True
+    return False
+
+
+def changed_slot(old: Statement, new: Statement) -> bool:
+    """Whether O and N each hold a value the other lacks, of the same shape and unit: the slot that
+    changed ("1.26" -> "1.29", "10 seconds" -> "3 seconds", one path for another; not "2 instances"
+    -> "8 threads")."""
+    if old.places - new.places and new.places - old.places:
+        return True  # a path for another path: the place moved ("dags/" -> "orchestration/dags/")
+    old_units, new_units = _units(old), _units(new)
+    for a in old.values - new.values:
+        for b in new.values - old.values:
+            if _shape(a) != _shape(b) or _shape(a) not in old.shapes or _shape(b) not in new.shapes:
+                continue
+            if a in old_units and b in new_units and old_units[a] != new_units[b]:
+                continue  # another quantity
+            return True
+    return False
+
+
+def contradiction(old: Statement, new: Statement, share: float, cosine: float) -> bool:
+    """A restatement without a change cue: N opens with O's subject, shares most of it, reads alike,
+    and states another value in the same slot ("The EKS clusters run Kubernetes 1.26." -> "All EKS
+    clusters are on 1.29."). Not when either records an event (two releases, two deploys) or O's
+    subject words are not all in N ("The JS SDK is at 5.0.1." / "The mobile SDK is at 3.2.0.": two
+    SDKs; "The tracking service has 6 replicas." / "The billing service has 2 ...": two services)."""
+    if share < CONTRADICTION_SHARE or cosine < CONTRADICTION_COSINE or old.eventful or new.eventful:
+        return False
+    subject = {t for t in old.opening if t not in old.values}
+    if not subject or not subject <= set(new.terms) or old.negated != new.negated:
+        return False
+    # One slot changes: a record whose id and measure both differ ("job run 88213 finished in 41
+    # minutes" / "run 88297 ... 63 minutes") is another record, as is a name swapped for another
+    # ("go.mod pins grpc-go at v1.64.0" / "pins protobuf-go at v1.34.2": two packages).
+    old_values, new_values = _whole_values(old), _whole_values(new)
+    if len(old_values - new_values) > 1 or len(new_values - old_values) > 1:
+        return False
+    if (_specific(old) - set(new.terms) and _specific(new) - set(old.terms)) or _word_swapped(old, new):
+        return False
+    return changed_slot(old, new)
+
+
+def _whole_values(statement: Statement) -> set[str]:
+    """Its values as written ("04:30", not also its parts "04" and "30")."""
+    return {t.norm for t in statement.tokens if t.kind == "value"}
+
+
+def _specific(statement: Statement) -> set[str]:
+    """Its names, identifiers, code and hyphenated names ("grpc-go"), not values: what tells one thing
+    from another of its kind."""
+    return {t.norm for t in statement.tokens if t.kind in ("name", "ident", "code") or (t.kind == "word" and "-" in t.norm)}
 
 
 @dataclass(frozen=True)

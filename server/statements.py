@@ -1,0 +1,253 @@
+"""What the update and duplicate rules know about one memory's text (server.updates judges pairs).
+
+A memory's text becomes a Statement: its content tokens (stopwords left out), each
+classified -- an event (ticket id, commit hash), a value (holds a digit), an
+identifier (dotted, slashed, CamelCase, UPPER), code (`...`), a name (capitalised
+inside a sentence) or a word -- and stemmed where they are words; the environments it
+names (prod / staging / dev / test); whether it says that something changed (a cue:
+"now", "moved", "renamed", "instead of", ...) and which old value it names ("instead of
+Flux", "STRIPE_SECRET is no longer read"); its negations and its word sequence for
+aligning two sentences. No LLM, no embedding: words only.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+
+from server.lazyre import LazyRe
+
+_TOKEN = LazyRe(r"`[^`\n]+`|[\w$#][\w./:@+#*'\-]*[\w%*/]|[\w]")
+_HEX = LazyRe(r"(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{6,}")
+_TICKET = LazyRe(r"[A-Z][A-Z0-9]+-[0-9]+")
+_SEPARATED = LazyRe(r"[A-Za-z0-9][._/:@+\-][A-Za-z0-9]")
+_HYPHENATED_WORDS = LazyRe(r"[a-z]+(?:-[a-z]+)+")
+_CAMEL = LazyRe(r"[a-z][A-Z]")
+_PARTS = LazyRe(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
+_SENTENCE_END = LazyRe(r"[.!?;:]\s*$")
+_ALIGN_WORD = LazyRe(r"`[^`\n]*`|[\w.:/@+#%*'\-]+")
+_ENV_WORD = LazyRe(r"[a-z][a-z\-]*")
+#: Words saying that something changed (in the newer memory).
+_CUE = LazyRe(
+    r"\b(now|no longer|any ?more|moved|moving|renamed|switched|switching|replaced|replacing|migrated|migrating|"
+    r"upgraded|upgrading|bumped|raised|lowered|"
+    r"cut|dropped|changed|reversed|instead|abandoned|deprecated|decommissioned|retired|removed|deleted|is gone|"
+    r"are gone|handed|passed|took over|became|extended|downsized|shut down|disabled|from \S+(?: \S+)? to|since the|"
+    r"decided against|standardi[sz]ing on|going with|no more|these days|as of|extracted|pulled|"
+    # a new lower bound ("requires macOS 11 or later"), the old way overridden or closed ("manual
+    # edits get overwritten", "applies only happen through Atlantis")
+    r"or (?:later|newer)|overwritten|"
+    r"only (?:happens?|goes|go|runs?|works?) (?:through|via))\b",
+    re.I,
+)
+#: A value: a quoted command or one or two tokens, with where it was when that is a number or host
+#: ("instead of raw Prometheus on 9090": the old value is Prometheus on 9090).
+#: A state that follows a change ("are on 1.29 after last month's upgrade window"); a cue only in a
+#: statement of a state: "document X was restored from backup after the migration" is an event.
+_AFTER_CHANGE = LazyRe(r"\bafter (?:\S+ ){0,3}(?:upgrade|migration|rewrite|rebrand|cut-?over)s?\b", re.I)
+_VALUE = (r"(`[^`\n]+`|[\w./:@+#\-]+(?:\s+(?!(?:on|at)\s)[\w./:@+#\-]+)?"
+          r"(?:\s+(?:on|at)\s+(?:port\s+)?[\w./:@+#\-]*[0-9.][\w./:@+#\-]*)?)")
+#: "... instead of X", "... from X", "the old X": X is the value being replaced.
+_OLD_BEFORE = LazyRe(
+    r"\b(?:instead of|rather than|replaced|replacing|dropped|dropping|abandoned|ditched|removed|retired|"
+    r"no longer(?: uses?| on| reads?| in)?|old|off)\s+(?:the\s+|raw\s+)?" + _VALUE + r"|\bfrom\s+" + _VALUE + r"\s+to\b",
+    re.I,
+)
+#: "X was renamed ...", "X is no longer read": X is the value being replaced.
+_OLD_AFTER = LazyRe(
+    # A capitalised word before the head is part of the name ("the Breakpad server is off": the
+    # old value is "Breakpad server", not just "server").
+    r"((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:was|were|is|are|has been|have been)\s+(?:renamed|replaced|removed|deleted|"
+    r"dropped|gone|retired|deprecated|decommissioned|ignored|disabled|frozen|shut down|off|cancelled|paused|"
+    r"no longer|being decommissioned|being cancelled)",
+    re.I,
+)
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below between
+both but by can could did do does doing down during each few for from further had has have having he her here
+hers herself him himself his how i if in into is it its itself just me more most my myself no nor not of off on
+once only or other our ours ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves also s t d ll m re ve it's we're we'll
+we've don't doesn't isn't aren't wasn't weren't won't can't i'm i've let's that's there's what's now""".split()
+)
+#: Environment words: memories about different environments describe different things.
+ENVIRONMENTS = {
+    "prod": "prod", "production": "prod", "live": "prod", "staging": "staging", "stage": "staging",
+    "stg": "staging", "pre-prod": "staging", "preprod": "staging", "dev": "dev", "development": "dev",
+    "local": "dev", "locally": "dev", "test": "test", "qa": "test", "sandbox": "test",
+}
+#: Verbs of events: two sentences built on one ("shipped X", "migration Y added") record two events.
+EVENT_VERBS = frozenset(
+    "shipped deployed released rolled merged fixed broke introduced added reverted tagged failed crashed restored "
+    "corrupted went hit caused opened closed finished completed started".split()
+)
+NEGATIONS = frozenset(
+    "not no never cannot can't don't doesn't isn't aren't won't wasn't weren't without disabled off".split()
+)
+_VALUED = frozenset({"value", "name", "ident", "code"})
+
+
+_local = threading.local()
+
+
+def _stemmer():  # type: ignore[no-untyped-def]
+    """This thread's stemmer: a stemmer keeps its word in its own fields while it works, so one
+    shared by the threads of a server garbles words (IndexError) when two stem at once."""
+    found = getattr(_local, "stemmer", None)
+    if found is None:
+        # Pure Python, imported only when a memory is compared; the English module alone (the
+        # package's stemmer() factory loads all 30 languages: ~90 ms on a busy machine).
+        from snowballstemmer.english_stemmer import EnglishStemmer
+
+        found = _local.stemmer = EnglishStemmer()
+    return found
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return _stemmer().stemWord(word)
+
+
+@dataclass(frozen=True)
+class Token:
+    raw: str
+    norm: str  # what two memories compare: a stem for words and names, the lowercase form otherwise
+    kind: str  # event (ticket id, hash), value (has a digit), ident, code (`...`), name, word
+    parts: tuple[str, ...]  # the words and numbers inside an identifier, value or hyphenated word
+    place: bool = False  # written as a path ("dags/", "src/renderer/markdown/")
+
+
+def _kind(raw: str, sentence_start: bool) -> str:
+    if raw.startswith("`"):
+        return "code"
+    lower = raw.lower()
+    if _TICKET.fullmatch(raw) or (_HEX.search(lower) and not raw.isdigit()):
+        return "event"
+    if any(c.isdigit() for c in raw):
+        return "value"
+    if _SEPARATED.search(raw) and not _HYPHENATED_WORDS.fullmatch(raw):
+        return "ident"
+    if _CAMEL.search(raw) or (raw.isupper() and len(raw) >= 2):
+        return "ident"
+    if raw[0].isupper() and not sentence_start:
+        return "name"
+    return "word"
+
+
+def tokens(text: str) -> list[Token]:
+    """The content tokens of a text (stopwords left out), classified."""
+    out: list[Token] = []
+    start = True
+    for match in _TOKEN.finditer(text):
+        raw = match.group(0)
+        place = "/" in raw.strip("`") and "://" not in raw  # a path ("dags/", "api/proto/"): a value's slot
+        starts = start or bool(_SENTENCE_END.search(text[max(0, match.start() - 3) : match.start()]))
+        start = False
+        if not raw.startswith("`"):
+            raw = raw.strip(".:'-/")
+            if raw.endswith(("'s", "’s")):  # a possessive names the same thing ("ledger-core's port")
+                raw = raw[:-2]
+        if not raw or raw.lower() in STOPWORDS:
+            continue
+        kind = _kind(raw, starts)
+        lower = raw.lower()
+        if kind == "code":
+            norm = " ".join(raw.strip("`").split()).lower()
+        elif kind in ("word", "name") or (kind == "ident" and not _SEPARATED.search(raw)):
+            norm = stem(lower) if "-" not in lower else lower
+        else:
+            norm = lower
+        parts: tuple[str, ...] = ()
+        if kind != "word" or "-" in lower:
+            found = [stem(p) if p.isalpha() else p for p in _PARTS.findall(norm) if p not in STOPWORDS and len(p) > 1]
+            parts = tuple(dict.fromkeys(p for p in found if p != norm))
+        out.append(Token(raw, norm, kind, parts, place))
+    return out
+
+
+def _fts_word(token: Token) -> str:
+    """How the keyword index knows a token (for its frequency in the thread)."""
+    return token.raw.strip("`").lower()
+
+
+@dataclass(frozen=True)
+class Statement:
+    """What the rules need to know about one memory's text."""
+
+    text: str
+    tokens: tuple[Token, ...]
+    terms: dict[str, str]  # term -> kind ("part" for a part of an identifier)
+    fts: dict[str, str]  # term -> a word the keyword index knows it by
+    envs: frozenset[str]
+    events: frozenset[str]
+    lead_events: frozenset[str]  # events named in its first two tokens: the memory is about that event
+    cue: bool  # says that something changed
+    quoted: frozenset[str]  # terms it names as the old value
+    values: frozenset[str]  # terms holding a digit
+    shapes: frozenset[str]  # the shapes of its whole values ("3.12" -> "9.9")
+    places: frozenset[str]  # the paths it names
+    opening: frozenset[str]  # the terms of its first two tokens (its subject, usually)
+    negated: bool  # holds a negation (not, never, don't, without, ...)
+    cue_terms: frozenset[str]  # its words that say something changed ("moved"): a verb, not its subject
+    eventful: bool  # built on an event verb ("shipped", "deployed", "added"): records an event, not a state
+    words: tuple[str, ...]  # the lowercase word sequence, for aligning two sentences
+
+
+def _cued(text: str, align: tuple[str, ...]) -> bool:
+    """Whether the text says that something changed. A lone closing "instead" after a negation contrasts
+    within the sentence ("Never log full GPS traces; log the shipment id instead"): no change of an
+    earlier fact. "after the upgrade" counts only in a statement of a state (not of an event)."""
+    found = {m.group(0).lower() for m in _CUE.finditer(text)}
+    if found == {"instead"} and any(w in NEGATIONS for w in align):
+        found = set()
+    return bool(found) or (bool(_AFTER_CHANGE.search(text)) and not any(w in EVENT_VERBS for w in align))
+
+
+@lru_cache(maxsize=8192)
+def analyse(text: str) -> Statement:
+    toks = tuple(tokens(text))
+    terms: dict[str, str] = {}
+    fts: dict[str, str] = {}
+    for t in toks:
+        terms.setdefault(t.norm, t.kind)
+        fts.setdefault(t.norm, _fts_word(t))
+        for p in t.parts:
+            terms.setdefault(p, "part")
+            fts.setdefault(p, p)
+    quoted = set()
+    for pattern in (_OLD_BEFORE, _OLD_AFTER):
+        for m in pattern.finditer(text):
+            value = next(g for g in m.groups() if g)
+            quoted.update(t.norm for t in tokens(value))
+            quoted.update(p for t in tokens(value) for p in t.parts)
+    lower_words = _ENV_WORD.findall(text.lower())
+    align = tuple(w.strip(".,;:!?()").lower() for w in _ALIGN_WORD.findall(text) if w.strip(".,;:!?()"))
+    return Statement(
+        text=text,
+        tokens=toks,
+        terms=terms,
+        fts=fts,
+        envs=frozenset(ENVIRONMENTS[w] for w in lower_words if w in ENVIRONMENTS),
+        events=frozenset(t.norm for t in toks if t.kind == "event"),
+        lead_events=frozenset(t.norm for t in toks[:2] if t.kind == "event"),
+        cue=_cued(text, align),
+        quoted=frozenset(quoted),
+        values=frozenset(term for term in terms if any(c.isdigit() for c in term)),
+        shapes=frozenset(_shape(t.norm) for t in toks if t.kind == "value"),
+        places=frozenset(t.norm for t in toks if t.place),
+        opening=frozenset(x for t in toks[:2] for x in (t.norm, *t.parts)),
+        negated=any(w in NEGATIONS for w in align),
+        cue_terms=frozenset(t.norm for t in toks if _CUE.fullmatch(t.raw)),
+        eventful=any(w in EVENT_VERBS for w in align),
+        words=align,
+    )
+
+
+def _shape(value: str) -> str:
+    """A value's shape: each run of digits a 9, each run of letters an a ("3.12" -> "9.9", "512Mi" ->
+    "9a", ":7070" and "50051" -> "9"): the kind of value, not its size (a port 7070 becomes 50051)."""
+    return re.sub(r"[a-z]+", "a", re.sub(r"[0-9]+", "9", value.lstrip(":")))
