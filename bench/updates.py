@@ -144,7 +144,7 @@ class Run:
 
     # -- questions ------------------------------------------------------------
     def ask_all(self) -> dict:
-        rows_u, rows_l, nothing = [], [], []
+        rows_u, rows_l, nothing, held_out = [], [], [], []
         for p in self.projects:
             name = p["project"]
             for i, u in enumerate(p["updates"]):
@@ -165,7 +165,10 @@ class Run:
                 got: Asked = ask(self.service, query, name, K)
                 nothing.append({"project": name, "q": query, "top_score": round(got.top_score, 3),
                                 "top_is_file_unit": bool(got.file_units[:1] and got.file_units[0])})
-        return {"updates": rows_u, "lookalikes": rows_l, "unanswerable": nothing}
+            for query in p.get("unanswerable_held_out", []):
+                got = ask(self.service, query, name, K)
+                held_out.append({"project": name, "q": query, "top_score": round(got.top_score, 3)})
+        return {"updates": rows_u, "lookalikes": rows_l, "unanswerable": nothing, "unanswerable_held_out": held_out}
 
     # -- dedupe ---------------------------------------------------------------
     def pairs(self) -> dict[str, list[tuple[int, int]]]:
@@ -338,6 +341,11 @@ def calibrate(asked: dict) -> dict:
     nothing = [r["top_score"] for r in asked["unanswerable"]]
     out = calibration(found, missed, nothing, ranking.WEAK_MATCH)
     out["nothing_relevant_top_is_file_unit"] = mean([1.0 if r["top_is_file_unit"] else 0.0 for r in asked["unanswerable"]])
+    # Questions written after recall's confidence was fitted (ranking.CONFIDENCE_WEIGHTS): does the
+    # fit tell answered from unanswerable questions it never saw?
+    held_out = [r["top_score"] for r in asked.get("unanswerable_held_out", [])]
+    out["held_out"] = {"auroc_found_vs_nothing": auroc(found, held_out), "nothing_relevant": quantiles(held_out),
+                       "nothing_relevant_at_or_above_weak": mean([1.0 if v >= ranking.WEAK_MATCH else 0.0 for v in held_out])}
     return out
 
 
@@ -362,6 +370,10 @@ def print_report(res: dict) -> None:
           f"{c['auroc_answerable_vs_nothing']}; top score found {c['top_score']['found']}, nothing relevant "
           f"{c['top_score']['nothing_relevant']}; unanswerable at or above {c['weak_match_line']}: "
           f"{c['nothing_relevant_at_or_above_weak']}")
+    h = c["held_out"]
+    print(f"Held-out unanswerable questions (written after the confidence was fitted): AUROC found vs nothing "
+          f"{h['auroc_found_vs_nothing']}; top score {h['nothing_relevant']}; at or above {c['weak_match_line']}: "
+          f"{h['nothing_relevant_at_or_above_weak']}")
     w = res["on_write"]
     print(f"\nLinked on write (no curation): updates {w['update']['linked']}/{w['update']['pairs']} "
           f"({w['update']['rate']:.2f}, {w['update']['backwards']} backwards); look-alikes {w['lookalike']['linked']}/"
