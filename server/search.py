@@ -40,7 +40,7 @@ class KeywordPlan:
 
     rare: tuple[str, ...] = ()  # every memory containing one of these is ranked...
     common: tuple[str, ...] = ()  # ...with these counted in its rank; memories with only these are not
-    window: int | None = None  # rank only the newest `window` matches of each search (the rarest term alone is too common)
+    window: int | None = None  # rank only matches among the newest `window` memories with a rare term (it alone is too common)
 
     def queries(self) -> list[KeywordQuery]:
         """The searches keyword_hits runs: memories with a rare and a common term, and with rare terms only."""
@@ -70,7 +70,8 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
     words (whose rank is small: their IDF is) are left to the vector search.
     Below the budget, every store of up to tens of thousands of memories, all
     terms are rare and nothing changes. When even the rarest term matches more
-    than the budget, its newest `budget` matches are ranked (ids grow with time).
+    than the budget, only its newest `budget` matches are ranked (ids grow with time),
+    both searches of the plan sharing that one window (KeywordQuery.newest).
     Within a thread, thread-common rare terms are dropped (common_terms); counting
     them costs a walk of the term's matches, so terms beyond the budget are not checked.
     """
