@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -108,6 +110,25 @@ def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int
     for query in plan.queries():
         hits.update(store.keyword(query, limit, scope))
     return dict(sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:limit])
+
+
+#: A recall's keyword search runs here, on the store's second connection (SearchIndex.beside), while
+#: the caller searches vectors. Threads start on first use; two serve concurrent recalls.
+_BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memvault-keyword")
+
+
+def keyword_started(store: SearchIndex, query: str, scope: Scope, limit: int) -> Callable[[], dict[int, float]]:
+    """The query's keyword hits (keyword_plan, keyword_hits) started beside the caller when the store
+    has a second connection; call the result for them (it waits for the search to end)."""
+
+    def run(index: SearchIndex) -> dict[int, float]:
+        return keyword_hits(index, keyword_plan(index, query, scope), scope, limit)
+
+    beside = store.beside()
+    if beside is None:
+        hits = run(store)
+        return lambda: hits
+    return _BESIDE.submit(run, beside).result
 
 
 def common_terms(store: SearchIndex, query: str, scope: Scope) -> set[str]:
@@ -241,7 +262,7 @@ def replacements(store: SearchIndex, rows: dict[int, MemoryRow]) -> dict[int, in
 
 
 def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: int, scope: Scope) -> list[Hit]:
-    keyword = keyword_hits(store, keyword_plan(store, query, scope), scope, ranking.KEYWORD_CANDIDATES)
+    keyword_done = keyword_started(store, query, scope, ranking.KEYWORD_CANDIDATES)
     idents, ident_hits = _identifier_hits(store, query, scope)
     dense: dict[int, float] = {}
     nearest: set[int] = set()
@@ -249,6 +270,7 @@ def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: i
     if vectors:
         dense = {mid: 1.0 - dist for mid, dist in store.knn(query_vector, ranking.DENSE_CANDIDATES, scope).items()}
         nearest = set(dense)
+    keyword = keyword_done()
     candidates = list(dense.keys() | keyword.keys() | ident_hits.keys())
     if not candidates:
         return []

@@ -152,7 +152,9 @@ async def test_an_unexpected_failure_is_an_error_result_and_the_server_keeps_ser
         raise RuntimeError("disk on fire")
 
     async with Client(build_server(service, start_background=False)) as client:
-        monkeypatch.setattr(service.store, "match_count", boom)  # every recall with a searchable word counts its matches
+        # Every recall with a searchable word counts its matches, on the store's second connection
+        # (Store.beside, another thread): the class is patched, so the failure comes from there.
+        monkeypatch.setattr(type(service.store), "match_count", boom)
         failed = await client.call_tool("recall", {"query": "anything"})
         assert failed.is_error and "recall" in failed.content[0].text
         assert "disk on fire" not in failed.content[0].text  # internals stay in the server log

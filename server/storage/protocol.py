@@ -179,13 +179,18 @@ class ThreadsAndPrompts(Namespaced, Protocol):
 
 
 class SearchIndex(Memories, Protocol):
+    def beside(self) -> SearchIndex | None:
+        """The same index for a search run in another thread at the same time as this one's
+        (its own connection), or None when there is no such thing: run it here, in turn."""
+
     def match_count(self, query: KeywordQuery, cap: int, scope: Scope = Scope()) -> int:
         """How many index rows in the scope's threads match `query` (kind/time/tag filters ignored),
         counting no further than `cap` (cost bounded by it)."""
 
     def keyword(self, query: KeywordQuery, limit: int, scope: Scope) -> dict[int, float]:
         """Keyword matches as {id: rank}, best first; more negative is better (bm25's sign) and only
-        ratios to the best matter. With `query.newest`, only the newest matches in scope are ranked."""
+        ratios to the best matter. With `query.newest`, only matches among the newest `newest` memories
+        in scope holding one of `query.terms` are ranked."""
 
     def document_frequency(self, query: KeywordQuery, scope: Scope) -> int:
         """How many live memories in `scope` match `query`."""

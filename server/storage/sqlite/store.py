@@ -435,6 +435,11 @@ class Store:
         return cur.rowcount > 0
 
     # -- search index -------------------------------------------------------------
+    def beside(self) -> Store | None:
+        """This namespace's search index on a second connection (Database.aside), or None."""
+        db = self.db.aside()
+        return Store(db, self.namespace) if db is not None else None
+
     def match_count(self, query: KeywordQuery, cap: int, scope: Scope = Scope()) -> int:
         """FTS5 rows matching `query` in the scope's threads (every namespace of the file when
         threads is None), counted up to `cap`."""
