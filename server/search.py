@@ -45,13 +45,14 @@ class KeywordPlan:
     window: int | None = None  # rank only matches among the newest `window` memories with a rare term (it alone is too common)
 
     def queries(self) -> list[KeywordQuery]:
-        """The searches keyword_hits runs: memories with a rare and a common term, and with rare terms only."""
+        """The searches keyword_hits runs: memories with a rare and a common term (ranked by every
+        term), and memories with a rare term (ranked by the rare terms alone)."""
         if not self.rare:
             return []
-        rare_only = KeywordQuery(self.rare, excluded=self.common, newest=self.window)
+        rare = KeywordQuery(self.rare, newest=self.window)
         if not self.common:
-            return [rare_only]
-        return [KeywordQuery(self.rare, also=self.common, newest=self.window), rare_only]
+            return [rare]
+        return [KeywordQuery(self.rare, also=self.common, newest=self.window), rare]
 
 
 def keyword_query(query: str) -> KeywordQuery | None:
@@ -100,15 +101,22 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
 def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int) -> dict[int, float]:
     """The best `limit` keyword matches of the plan as {id: rank}, more negative is better.
 
-    With common terms, two searches over disjoint sets: memories with a rare and
-    a common term, ranked by all of them (bm25 sees each term once, so the rank
-    is the whole query's), and memories with rare terms only. Each search ranks
-    only its own matches, and the best `limit` of their union is the top of the
-    whole query over memories with a rare term.
+    With common terms, two searches: memories with a rare and a common term, ranked
+    by all of them (bm25 sees each term once, so the rank is the whole query's),
+    and memories with a rare term, ranked by the rare terms alone: the whole
+    query's rank for those without a common term, a worse one for those with
+    (a term adds to bm25, never takes away). A memory keeps its better rank. One
+    with a common term that only the second search found ranks below the first
+    search's `limit` best by its true rank, so below the cut by its worse one:
+    the best `limit` of the union are the top of the whole query over memories
+    with a rare term. The second search leaves the common terms out entirely
+    (no NOT): FTS5's bm25 walks every doclist of its query for the terms' document
+    frequencies, at a million memories 10-20 ms for each common term.
     """
     hits: dict[int, float] = {}
     for query in plan.queries():
-        hits.update(store.keyword(query, limit, scope))
+        for mid, rank in store.keyword(query, limit, scope).items():
+            hits[mid] = min(rank, hits.get(mid, rank))
     return dict(sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:limit])
 
 
