@@ -46,10 +46,18 @@ class KeywordPlan:
 
     def queries(self) -> list[KeywordQuery]:
         """The searches keyword_hits runs: memories with a rare and a common term (ranked by every
-        term), and memories with a rare term (ranked by the rare terms alone)."""
+        term), and memories with a rare term but no common one (ranked by the rare terms).
+
+        With a window the second search drops the "but no common one": FTS5's bm25 walks every
+        doclist of its query for the terms' document frequencies, including the excluded terms',
+        and in a store where even the rarest term has more matches than the budget those walks
+        cost more (1M memories: 17-20 ms a search instead of 20-31) than ranking the window's
+        memories that have a common word too. Without a window the NOT is cheaper (100k: 1.5-3.6 ms
+        instead of 11-14). keyword_hits keeps each memory's better rank either way.
+        """
         if not self.rare:
             return []
-        rare = KeywordQuery(self.rare, newest=self.window)
+        rare = KeywordQuery(self.rare, excluded=() if self.window else self.common, newest=self.window)
         if not self.common:
             return [rare]
         return [KeywordQuery(self.rare, also=self.common, newest=self.window), rare]
@@ -101,17 +109,15 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
 def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int) -> dict[int, float]:
     """The best `limit` keyword matches of the plan as {id: rank}, more negative is better.
 
-    With common terms, two searches: memories with a rare and a common term, ranked
-    by all of them (bm25 sees each term once, so the rank is the whole query's),
-    and memories with a rare term, ranked by the rare terms alone: the whole
-    query's rank for those without a common term, a worse one for those with
-    (a term adds to bm25, never takes away). A memory keeps its better rank. One
-    with a common term that only the second search found ranks below the first
-    search's `limit` best by its true rank, so below the cut by its worse one:
-    the best `limit` of the union are the top of the whole query over memories
-    with a rare term. The second search leaves the common terms out entirely
-    (no NOT): FTS5's bm25 walks every doclist of its query for the terms' document
-    frequencies, at a million memories 10-20 ms for each common term.
+    With common terms, two searches (KeywordPlan.queries): memories with a rare and
+    a common term, ranked by all of them (bm25 sees each term once, so the rank is
+    the whole query's), and memories with a rare term, ranked by the rare terms
+    alone: the whole query's rank for those without a common term, a worse one for
+    those with (a term adds to bm25, never takes away), which only a windowed plan
+    lets in. A memory keeps its better rank. One with a common term that only the
+    second search found ranks below the first search's `limit` best by its true
+    rank, so below the cut by its worse one: the best `limit` of the union are the
+    top of the whole query over memories with a rare term.
     """
     hits: dict[int, float] = {}
     for query in plan.queries():
@@ -269,8 +275,14 @@ def replacements(store: SearchIndex, rows: dict[int, MemoryRow]) -> dict[int, in
     return heads
 
 
-def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: int, scope: Scope) -> list[Hit]:
-    keyword_done = keyword_started(store, query, scope, ranking.KEYWORD_CANDIDATES)
+def search(  # noqa: PLR0913
+    store: SearchIndex, query: str, query_vector: np.ndarray | None, k: int, scope: Scope,
+    keyword_done: Callable[[], dict[int, float]] | None = None,
+) -> list[Hit]:
+    """The top k memories for the query; `keyword_done` is its keyword search when the caller started
+    it already (keyword_started, with ranking.KEYWORD_CANDIDATES), so that it ran while the query was embedded."""
+    if keyword_done is None:
+        keyword_done = keyword_started(store, query, scope, ranking.KEYWORD_CANDIDATES)
     idents, ident_hits = _identifier_hits(store, query, scope)
     dense: dict[int, float] = {}
     nearest: set[int] = set()

@@ -65,6 +65,7 @@ def test_the_bounded_search_ranks_exactly_like_the_whole_query(crowded, monkeypa
     monkeypatch.setattr(ranking, "KEYWORD_MATCH_BUDGET", 60)
     plan = keyword_plan(store, query, Scope())
     assert plan.common and plan.window is None  # the budget binds
+    assert plan.queries() == [KeywordQuery(plan.rare, also=plan.common), KeywordQuery(plan.rare, excluded=plan.common)]
     with_rare = set(store.keyword(KeywordQuery(plan.rare), 1000, Scope()))
     expected = sorted(((rank, mid) for mid, rank in whole.items() if mid in with_rare))[:20]
     got = keyword_hits(store, plan, Scope(), 20)
