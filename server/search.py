@@ -42,25 +42,16 @@ class KeywordPlan:
 
     rare: tuple[str, ...] = ()  # every memory containing one of these is ranked...
     common: tuple[str, ...] = ()  # ...with these counted in its rank; memories with only these are not
-    window: int | None = None  # rank only matches among the newest `window` memories with a rare term (it alone is too common)
+    window: int | None = None  # rank only the newest `window` matches of each search (the rarest term alone is too common)
 
     def queries(self) -> list[KeywordQuery]:
-        """The searches keyword_hits runs: memories with a rare and a common term (ranked by every
-        term), and memories with a rare term but no common one (ranked by the rare terms).
-
-        With a window the second search drops the "but no common one": FTS5's bm25 walks every
-        doclist of its query for the terms' document frequencies, including the excluded terms',
-        and in a store where even the rarest term has more matches than the budget those walks
-        cost more (1M memories: 17-20 ms a search instead of 20-31) than ranking the window's
-        memories that have a common word too. Without a window the NOT is cheaper (100k: 1.5-3.6 ms
-        instead of 11-14). keyword_hits keeps each memory's better rank either way.
-        """
+        """The searches keyword_hits runs: memories with a rare and a common term, and with rare terms only."""
         if not self.rare:
             return []
-        rare = KeywordQuery(self.rare, excluded=() if self.window else self.common, newest=self.window)
+        rare_only = KeywordQuery(self.rare, excluded=self.common, newest=self.window)
         if not self.common:
-            return [rare]
-        return [KeywordQuery(self.rare, also=self.common, newest=self.window), rare]
+            return [rare_only]
+        return [KeywordQuery(self.rare, also=self.common, newest=self.window), rare_only]
 
 
 def keyword_query(query: str) -> KeywordQuery | None:
@@ -81,8 +72,7 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
     words (whose rank is small: their IDF is) are left to the vector search.
     Below the budget, every store of up to tens of thousands of memories, all
     terms are rare and nothing changes. When even the rarest term matches more
-    than the budget, only its newest `budget` matches are ranked (ids grow with time),
-    both searches of the plan sharing that one window (KeywordQuery.newest).
+    than the budget, its newest `budget` matches are ranked (ids grow with time).
     Within a thread, thread-common rare terms are dropped (common_terms); counting
     them costs a walk of the term's matches, so terms beyond the budget are not checked.
     """
@@ -109,20 +99,15 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
 def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int) -> dict[int, float]:
     """The best `limit` keyword matches of the plan as {id: rank}, more negative is better.
 
-    With common terms, two searches (KeywordPlan.queries): memories with a rare and
-    a common term, ranked by all of them (bm25 sees each term once, so the rank is
-    the whole query's), and memories with a rare term, ranked by the rare terms
-    alone: the whole query's rank for those without a common term, a worse one for
-    those with (a term adds to bm25, never takes away), which only a windowed plan
-    lets in. A memory keeps its better rank. One with a common term that only the
-    second search found ranks below the first search's `limit` best by its true
-    rank, so below the cut by its worse one: the best `limit` of the union are the
-    top of the whole query over memories with a rare term.
+    With common terms, two searches over disjoint sets: memories with a rare and
+    a common term, ranked by all of them (bm25 sees each term once, so the rank
+    is the whole query's), and memories with rare terms only. Each search ranks
+    only its own matches, and the best `limit` of their union is the top of the
+    whole query over memories with a rare term.
     """
     hits: dict[int, float] = {}
     for query in plan.queries():
-        for mid, rank in store.keyword(query, limit, scope).items():
-            hits[mid] = min(rank, hits.get(mid, rank))
+        hits.update(store.keyword(query, limit, scope))
     return dict(sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:limit])
 
 

@@ -189,8 +189,7 @@ class SearchIndex(Memories, Protocol):
 
     def keyword(self, query: KeywordQuery, limit: int, scope: Scope) -> dict[int, float]:
         """Keyword matches as {id: rank}, best first; more negative is better (bm25's sign) and only
-        ratios to the best matter. With `query.newest`, only matches among the newest `newest` memories
-        in scope holding one of `query.terms` are ranked."""
+        ratios to the best matter. With `query.newest`, only the newest matches in scope are ranked."""
 
     def document_frequency(self, query: KeywordQuery, scope: Scope) -> int:
         """How many live memories in `scope` match `query`."""

@@ -204,8 +204,7 @@ class KeywordQuery:
     much as `terms`). Terms are words as textindex.query_terms makes them (lower-case,
     no operators or punctuation); the backend quotes them. `own_text_only` leaves out the
     context a conversation turn is indexed with (the turns before it). `newest` bounds
-    the work: only matches among the newest `newest` memories holding one of `terms` are
-    ranked (ids grow with time), so searches with the same terms share one window.
+    the work: only the newest `newest` matches are ranked (ids grow with time).
     """
 
     terms: tuple[str, ...]

@@ -459,8 +459,7 @@ class PgStore:
     def keyword(self, query: KeywordQuery, limit: int, scope: Scope) -> dict[int, float]:
         """Full-text matches as {id: -ts_rank_cd}: more negative is better, like SQLite's bm25.
 
-        With `query.newest`, only matches among the newest `newest` memories in scope holding one
-        of `query.terms` are ranked (one window for every search with those terms, as SQLite's).
+        With `query.newest`, only the newest matches in scope are ranked.
         """
         matching = _matching(query)
         if matching is None:
@@ -472,13 +471,8 @@ class PgStore:
         # 1 + log(length) so long texts do not win by size alone (bm25 normalises length too).
         sql = f"SELECT id, -ts_rank_cd('{_WEIGHTS}', {vector}, q, 1) AS rank {live}" + "".join(f" AND {w}" for w in where)
         if query.newest is not None:
-            _, window_live, window_params = _matching(KeywordQuery(query.terms, own_text_only=query.own_text_only))
-            window_where: list[str] = []
-            _scope_filters(scope, "", window_where, window_params)
-            floor = (f"SELECT id {window_live}" + "".join(f" AND {w}" for w in window_where)
-                     + " ORDER BY id DESC LIMIT 1 OFFSET %s")
-            sql += f" AND id >= coalesce(({floor}), 0)"
-            params += [*window_params, query.newest - 1]
+            sql = f"SELECT * FROM ({sql} ORDER BY id DESC LIMIT %s) AS newest"
+            params.append(query.newest)
         sql += " ORDER BY rank, id LIMIT %s"
         params.append(limit)
         with self.db.read() as conn:

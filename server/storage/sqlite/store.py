@@ -112,15 +112,15 @@ def _in(values: Sequence[Any]) -> str:
     return "(" + ",".join("?" * len(values)) + ")"
 
 
-def _ranked(sql: str, rowid: str, floor: int | None) -> tuple[str, list[Any]]:
-    """`sql` (selecting a rowid and a bm25 `rank`, ending in a WHERE clause) best first, ending in `LIMIT ?`.
+def _windowed(sql: str, rowid: str, window: int | None) -> tuple[str, list[Any]]:
+    """`sql` (selecting a rowid and a bm25 `rank`) ordered best first, ending in `LIMIT ?`.
 
-    With a floor (see Store._window_floor), only rows from that rowid up are ranked: FTS5
-    seeks its doclists to the floor, so bm25 runs for the window's matches alone.
+    With a window, only the newest `window` rows are ranked: the inner query walks
+    the doclists newest first and stops, so bm25 runs `window` times at most.
     """
-    if floor is None:
+    if window is None:
         return f"{sql} ORDER BY rank, {rowid} LIMIT ?", []
-    return f"{sql} AND {rowid} >= ? ORDER BY rank, {rowid} LIMIT ?", [floor]
+    return f"SELECT * FROM ({sql} ORDER BY {rowid} DESC LIMIT ?) ORDER BY rank, rowid LIMIT ?", [window]
 
 
 def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any]) -> None:
@@ -456,64 +456,35 @@ class Store:
         """FTS5 matches ranked by bm25 (more negative is better, as SQLite reports it).
 
         A turn's context column counts CONTEXT_COLUMN_WEIGHT as much as its own words.
-        With `query.newest`, only matches among the newest `newest` memories in scope holding
-        one of `query.terms` are ranked (_window_floor): the searches of one keyword plan
-        share that window, so together they compute bm25 `newest` times at most.
+        With `query.newest`, only the newest matches in scope are ranked: FTS5 walks
+        a doclist newest first natively and computes bm25 only for the rows it returns.
         """
-        expression = fts5_match(query)
+        expression, window = fts5_match(query), query.newest
         if expression is None:
             return {}
         # In threads, FTS5 itself keeps to the scope (scope_token): only the scope's matches are ranked.
         expression = _in_scope(expression, self.namespace, scope.threads)
-        floor = self._window_floor(query, scope) if query.newest is not None else None
         if scope == Scope():
-            top = self._keyword_unscoped(expression, limit, floor)
+            top = self._keyword_unscoped(expression, limit, window)
             if top is not None:
                 return top
         where = ["memory_fts MATCH ?", "m.namespace = ?", "m.deleted_at IS NULL"]
         params: list[Any] = [expression, self.namespace]
-        self._filters(scope, where, params)
-        sql = f"SELECT f.rowid, {_BM25} AS rank FROM memory_fts f JOIN memories m ON m.id = f.rowid WHERE " + " AND ".join(where)
-        sql, extra = _ranked(sql, "f.rowid", floor)
-        params += [*extra, limit]
-        with self.db.read() as conn:
-            return {r[0]: r[1] for r in conn.execute(sql, params)}
-
-    def _filters(self, scope: Scope, where: list[str], params: list[Any]) -> None:
-        """The scope's filters of a search joined to `memories` (as m) beyond the thread's scope token."""
         _scope_filters(scope, "m.", where, params)
         if scope.tags:
             where.append(f"m.id IN (SELECT memory_id FROM memory_tags WHERE tag IN {_in(scope.tags)})")
             params.extend(scope.tags)
-
-    def _window_floor(self, query: KeywordQuery, scope: Scope) -> int | None:
-        """The lowest id among the newest `query.newest` memories in scope holding one of `query.terms`
-        (None when fewer hold one: every match is ranked).
-
-        A walk of the terms' doclists newest first, no bm25 (~0.05 us a match). The window is
-        the terms' alone, whatever `also` and `excluded` say, so the two searches of a plan
-        (terms with a common word, terms without) split one window instead of each ranking
-        their own: ranking the newest matches of each search ran bm25 up to twice the window,
-        and the search without common words walked all of them (its matches are few) to fill it.
-        """
-        expression = _in_scope(fts5_match(KeywordQuery(query.terms, own_text_only=query.own_text_only)),
-                               self.namespace, scope.threads)
-        offset = query.newest - 1
-        if scope.kinds or scope.tags or scope.since is not None or scope.until is not None:
-            # Filters only `memories` knows: the window counts the matches that pass them.
-            where = ["memory_fts MATCH ?", "m.namespace = ?", "m.deleted_at IS NULL"]
-            params: list[Any] = [expression, self.namespace]
-            self._filters(scope, where, params)
-            sql = ("SELECT f.rowid FROM memory_fts f JOIN memories m ON m.id = f.rowid WHERE "
-                   + " AND ".join(where) + " ORDER BY f.rowid DESC LIMIT 1 OFFSET ?")
-        else:
-            # Forgotten memories have no keyword row, and in threads the scope token names the namespace.
-            sql, params = "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?", [expression]
+        sql = (
+            f"SELECT f.rowid, {_BM25} AS rank FROM memory_fts f "
+            "JOIN memories m ON m.id = f.rowid WHERE "
+            + " AND ".join(where)
+        )
+        sql, extra = _windowed(sql, "f.rowid", window)
+        params += [*extra, limit]
         with self.db.read() as conn:
-            row = conn.execute(sql, (*params, max(0, offset))).fetchone()
-        return row[0] if row is not None else None
+            return {r[0]: r[1] for r in conn.execute(sql, params)}
 
-    def _keyword_unscoped(self, expression: str, limit: int, floor: int | None) -> dict[int, float] | None:
+    def _keyword_unscoped(self, expression: str, limit: int, window: int | None) -> dict[int, float] | None:
         """The top matches of a search over every thread, or None when the cheap plan cannot tell.
 
         Joining `memories` to check namespace and deleted_at reads one row per match
@@ -523,7 +494,11 @@ class Store:
         only the best 2 x limit. If fewer than `limit` of them pass, the joined query decides.
         """
         fetch = 2 * limit
-        sql, extra = _ranked(f"SELECT rowid, {_BM25} AS rank FROM memory_fts WHERE memory_fts MATCH ?", "rowid", floor)
+        sql, extra = _windowed(
+            f"SELECT rowid, {_BM25} AS rank FROM memory_fts WHERE memory_fts MATCH ?",
+            "rowid",
+            window,
+        )
         with self.db.read() as conn:
             ranked = conn.execute(sql, (expression, *extra, fetch)).fetchall()
             if not ranked:
