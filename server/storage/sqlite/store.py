@@ -445,12 +445,12 @@ class Store:
     def beside(self) -> Store | None:
         """This namespace's search index on a second connection (Database.aside); None in a file of
         fewer than BESIDE_FROM memories, where the keyword search costs less than the hand-off."""
-        db = self.db.aside()
-        if db is None:
+        if self.db.path == ":memory:":
             return None
         with self.db.read() as conn:
             top = conn.execute("SELECT max(id) FROM memories").fetchone()[0] or 0
-        return Store(db, self.namespace) if top >= BESIDE_FROM else None
+        db = self.db.aside() if top >= BESIDE_FROM else None  # a small store opens no second connection
+        return Store(db, self.namespace) if db is not None else None
 
     def match_count(self, query: KeywordQuery, cap: int, scope: Scope = Scope()) -> int:
         """FTS5 rows matching `query` in the scope's threads (every namespace of the file when
