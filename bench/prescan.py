@@ -73,13 +73,13 @@ def sweep(vectors: np.ndarray, queries: np.ndarray, label: str) -> dict:
     ids = np.asarray(ids)
     unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     exact = [set(ids[np.argsort(-(unit @ q), kind="stable")[:10]].tolist()) for q in queries]
-    shipped = (sidecar.FLOOR, sidecar.NARROW, sidecar.WIDE, sidecar.EXACT_ROWS)
+    shipped = (sidecar.FLOOR, sidecar.NARROW, sidecar.WIDE, sidecar.EXACT_ROWS, sidecar.WIDE_ROWS)
     rows = []
     for share in (*SHARES, None):
         if share is None:  # as shipped
-            sidecar.FLOOR, sidecar.NARROW, sidecar.WIDE, sidecar.EXACT_ROWS = shipped
+            sidecar.FLOOR, sidecar.NARROW, sidecar.WIDE, sidecar.EXACT_ROWS, sidecar.WIDE_ROWS = shipped
         else:
-            sidecar.FLOOR, sidecar.NARROW, sidecar.WIDE, sidecar.EXACT_ROWS = 10, share, 10 * share, 0
+            sidecar.FLOOR, sidecar.NARROW, sidecar.WIDE, sidecar.EXACT_ROWS, sidecar.WIDE_ROWS = 10, share, 10 * share, 0, 0
         started = time.perf_counter()
         found = sum(len(e & set(store.knn(q, 10, Scope()))) for q, e in zip(queries, exact))
         scored = max(sidecar.FLOOR, int(sidecar.NARROW * len(ids)))

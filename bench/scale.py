@@ -9,6 +9,8 @@ Per size, measured in one run beside its reference:
     a NumPy float32 dot product of the query with the same vectors plus the top-50
     selection (argpartition: what an exact in-memory matrix costs), and their ratio;
   * recall@10 of Store.knn against exact brute force over the same vectors;
+  * the keyword budget's price: the share of the unbudgeted keyword top 50 the bounded search
+    keeps, and both searches' time (keyword_budget);
   * the stdio server's RSS / PSS / private memory after its recalls;
   * bytes per memory on disk (db + wal after a checkpoint) and per table (dbstat);
   * build time.
@@ -160,6 +162,35 @@ def timed(fn, repeat: int) -> list[float]:
     return out
 
 
+def keyword_budget(store, queries: list[str]) -> dict:
+    """The keyword budget's price (ranking.KEYWORD_MATCH_BUDGET, search.keyword_plan): how much of the
+    whole query's top 50 (every term, every match ranked by bm25, no budget) the bounded search keeps,
+    over all threads, and what each costs, on the same queries in the same run."""
+    from server import ranking
+    from server.search import keyword_hits, keyword_plan, keyword_query
+    from server.storage.protocol import Scope
+
+    kept, kept10, bounded_ms, whole_ms = [], [], [], []
+    for q in queries:
+        whole_query = keyword_query(q)
+        if whole_query is None:
+            continue
+        t = time.perf_counter()
+        whole = store.keyword(whole_query, 50, Scope())
+        whole_ms.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        bounded = keyword_hits(store, keyword_plan(store, q, Scope()), Scope(), 50)
+        bounded_ms.append((time.perf_counter() - t) * 1000)
+        if whole:
+            kept.append(len(whole.keys() & bounded.keys()) / len(whole))
+            top10 = sorted(whole, key=lambda m: (whole[m], m))[:10]
+            kept10.append(len(set(top10) & bounded.keys()) / len(top10))
+    return {"budget": ranking.KEYWORD_MATCH_BUDGET, "top50_kept": statistics.mean(kept) if kept else None,
+            "top10_in_top50": statistics.mean(kept10) if kept10 else None,
+            "bounded_ms_p50": statistics.median(bounded_ms) if bounded_ms else None,
+            "whole_ms_p50": statistics.median(whole_ms) if whole_ms else None}
+
+
 def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
     from server.config import Settings
     from server.service import MemoryService
@@ -211,6 +242,7 @@ def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
         exact = set(ids[np.argsort(-(every @ v), kind="stable")[:10]].tolist())
         hits += len(exact & set(store.knn(v, 10, Scope())))
     del every
+    result["keyword_budget"] = keyword_budget(store, queries)
     with service.db.read() as conn:
         result["disk"] = disk(Path(settings.db_path), conn)
     result["disk"]["bytes_per_memory"] = result["disk"]["total_bytes"] / size
@@ -269,6 +301,10 @@ def show(r: dict) -> None:
           + f" | {r['query_embed_ms_p50']:5.1f} | {r['vector_search_ms_p50']:7.2f} {r['numpy_floor_ms_p50']:7.2f} "
           f"{r['vector_vs_floor']:5.2f}x | {r['recall_at_10_vs_exact']:5.3f} | {r['disk']['bytes_per_memory']:6.0f} | "
           f"{r['build_s']:6.1f}", flush=True)
+    kb = r["keyword_budget"]
+    if kb["top50_kept"] is not None:
+        print(f"{'':>9}   keyword budget {kb['budget']:,}: keeps {kb['top50_kept']:.3f} of the unbudgeted top 50 "
+              f"({kb['top10_in_top50']:.3f} of its top 10); {kb['bounded_ms_p50']:.1f} ms vs {kb['whole_ms_p50']:.1f} ms unbudgeted")
 
 
 def main() -> None:

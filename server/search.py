@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -110,6 +112,34 @@ def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int
     for query in plan.queries():
         hits.update(store.keyword(query, limit, scope))
     return dict(sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:limit])
+
+
+#: A recall's keyword search runs here, on the store's second connection (SearchIndex.beside), while
+#: the caller searches vectors. Threads start on first use; two serve concurrent recalls.
+_BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memvault-keyword")
+
+
+@dataclass(frozen=True)
+class KeywordFound:
+    """A query's keyword hits ({id: rank}, keyword_hits) and its plan's share of terms no memory holds."""
+
+    hits: dict[int, float]
+    missing: float = 0.0
+
+
+def keyword_started(store: SearchIndex, query: str, scope: Scope, limit: int) -> Callable[[], KeywordFound]:
+    """The query's keyword hits (keyword_plan, keyword_hits) started beside the caller when the store
+    has a second connection; call the result for them (it waits for the search to end)."""
+
+    def run(index: SearchIndex) -> KeywordFound:
+        plan = keyword_plan(index, query, scope)
+        return KeywordFound(keyword_hits(index, plan, scope, limit), plan.missing)
+
+    beside = store.beside()
+    if beside is None:
+        hits = run(store)
+        return lambda: hits
+    return _BESIDE.submit(run, beside).result
 
 
 def common_terms(store: SearchIndex, query: str, scope: Scope) -> set[str]:
@@ -242,9 +272,14 @@ def replacements(store: SearchIndex, rows: dict[int, MemoryRow]) -> dict[int, in
     return heads
 
 
-def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: int, scope: Scope) -> list[Hit]:
-    plan = keyword_plan(store, query, scope)
-    keyword = keyword_hits(store, plan, scope, ranking.KEYWORD_CANDIDATES)
+def search(  # noqa: PLR0913
+    store: SearchIndex, query: str, query_vector: np.ndarray | None, k: int, scope: Scope,
+    keyword_done: Callable[[], KeywordFound] | None = None,
+) -> list[Hit]:
+    """The top k memories for the query; `keyword_done` is its keyword search when the caller started
+    it already (keyword_started, with ranking.KEYWORD_CANDIDATES), so that it ran while the query was embedded."""
+    if keyword_done is None:
+        keyword_done = keyword_started(store, query, scope, ranking.KEYWORD_CANDIDATES)
     idents, ident_hits = _identifier_hits(store, query, scope)
     dense: dict[int, float] = {}
     nearest: set[int] = set()
@@ -252,6 +287,8 @@ def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: i
     if vectors:
         dense = {mid: 1.0 - dist for mid, dist in store.knn(query_vector, ranking.DENSE_CANDIDATES, scope).items()}
         nearest = set(dense)
+    found = keyword_done()
+    keyword = found.hits
     candidates = list(dense.keys() | keyword.keys() | ident_hits.keys())
     if not candidates:
         return []
@@ -285,7 +322,7 @@ def search(store: SearchIndex, query: str, query_vector: np.ndarray | None, k: i
             successor=row.superseded_by,
             exact=any(verbatim(ident, row.content) for ident in idents),
         )
-    ranked = ranking.rank(query, dense, keyword, docs, k=k, missing=plan.missing)
+    ranked = ranking.rank(query, dense, keyword, docs, k=k, missing=found.missing)
     return [
         Hit(
             mid,

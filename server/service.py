@@ -30,7 +30,7 @@ from server.files.atomic import sweep_temp_files
 from server import ranking
 from server.redact import redact
 from server.safety import instruction_flags
-from server.search import Hit, search
+from server.search import Hit, keyword_started, search
 from server.storage.opener import make_store, open_database
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
@@ -402,6 +402,8 @@ class MemoryService:
         # A recall is a read: the index refresh, the vector drain and the recall counters are
         # written only when the write lock is free at once, never waited for.
         files_note = self.file_index.sync(wait=0)
+        # The keyword search needs no vector: it runs (on a second connection) while the query is embedded.
+        keyword = keyword_started(self.store, query, scope, ranking.KEYWORD_CANDIDATES)
         note = None
         vector = None
         waiting = 0
@@ -438,7 +440,7 @@ class MemoryService:
                 or "the embedding model is still loading"
             )
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
-        hits = search(self.store, query, vector, k, scope)
+        hits = search(self.store, query, vector, k, scope, keyword)
         memories = [h for h in hits if h.score >= min_score]
         if memories:
             self._mark_recalled([m.memory_id for m in memories])

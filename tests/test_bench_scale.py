@@ -22,6 +22,8 @@ def test_scale_quick_measures_every_figure(tmp_path):
         assert 0 < s["vector_search_ms_p50"] and 0 < s["numpy_floor_ms_p50"]
         assert s["disk"]["tables"]["vec_memories_vector_chunks00"] > s["memories"] * 384 * 4  # every vector on disk
         assert s["vector_rows"] >= s["memories"]  # and in the shared sidecar
+        # Below the keyword budget every term is ranked: the bounded search is the whole query.
+        assert s["keyword_budget"]["top50_kept"] >= 0.98 and s["keyword_budget"]["bounded_ms_p50"] > 0
         # vec0 allocates whole chunks per thread (64 rows x 1,536 B): in these small stores of 200
         # threads that allocation, not the memories, dominates the file.
         chunks = s["threads"] * 64 * 384 * 4

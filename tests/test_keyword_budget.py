@@ -8,13 +8,14 @@ memories. Sizes are small; the speed-up is bench/scale.py's figure.
 from __future__ import annotations
 
 import random
+import threading
 
 import pytest
 from mcp import Client
 
 from server import ranking
 from server.app import build_server
-from server.search import KeywordPlan, keyword_hits, keyword_plan, keyword_query
+from server.search import KeywordPlan, keyword_hits, keyword_plan, keyword_query, keyword_started
 from server.storage.protocol import KeywordQuery, Scope
 
 WORDS = ["redis", "queue", "worker", "deploy", "cache", "billing", "retry", "gateway"]
@@ -111,3 +112,43 @@ async def test_recall_over_mcp_finds_the_rare_identifier_under_a_tight_budget(cr
                                                   "thread": "*", "k": 3})
     assert found.structured_content["memories"][0]["id"] == stored.structured_content["id"]
     assert keyword_plan(crowded.store, "flaky_gateway_retry redis queue", Scope()).common  # the budget bound
+
+
+def test_the_keyword_search_runs_beside_the_caller_on_a_second_connection(crowded, monkeypatch):
+    """search.keyword_started: the same hits as in turn, computed in another thread on Store.beside's
+    connection; never there while the caller has a transaction open (its changes are not visible)."""
+    from server.storage.sqlite import store as sqlite_store
+
+    store = crowded.store
+    assert store.beside() is None  # 400 memories: searched in turn, the hand-off would cost more
+    monkeypatch.setattr(sqlite_store, "BESIDE_FROM", 100)
+    beside = store.beside()
+    assert beside is not None and beside.db.conn is not store.db.conn
+    assert store.beside().db is beside.db  # the second connection is opened once
+    expected = keyword_hits(store, keyword_plan(store, "redis billing retry", Scope()), Scope(), 20)
+    calls = []
+    real = type(store).keyword
+
+    def spy(self, *args, **kwargs):
+        calls.append((threading.current_thread().name, self.db is beside.db))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(store), "keyword", spy)
+    assert keyword_started(store, "redis billing retry", Scope(), 20)().hits == expected
+    assert calls and all(name.startswith("memvault-keyword") and second for name, second in calls)
+    calls.clear()
+    with store.db.write():
+        assert store.beside() is None
+        assert keyword_started(store, "redis billing retry", Scope(), 20)().hits == expected
+    assert calls and all(name == threading.current_thread().name and not second for name, second in calls)
+
+
+def test_an_in_memory_store_searches_in_turn():
+    from server.storage.sqlite.db import Database
+    from server.storage.sqlite.store import Store
+
+    db = Database(":memory:")
+    try:
+        assert Store(db, "default").beside() is None
+    finally:
+        db.close()

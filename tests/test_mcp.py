@@ -152,7 +152,12 @@ async def test_an_unexpected_failure_is_an_error_result_and_the_server_keeps_ser
         raise RuntimeError("disk on fire")
 
     async with Client(build_server(service, start_background=False)) as client:
-        monkeypatch.setattr(service.store, "match_count", boom)  # every recall with a searchable word counts its matches
+        # Every recall with a searchable word counts its matches, here on the store's second
+        # connection in another thread (Store.beside, as in a large store): the failure crosses it.
+        from server.storage.sqlite import store as sqlite_store
+
+        monkeypatch.setattr(sqlite_store, "BESIDE_FROM", 0)
+        monkeypatch.setattr(type(service.store), "match_count", boom)
         failed = await client.call_tool("recall", {"query": "anything"})
         assert failed.is_error and "recall" in failed.content[0].text
         assert "disk on fire" not in failed.content[0].text  # internals stay in the server log

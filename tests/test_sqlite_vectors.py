@@ -292,6 +292,7 @@ def test_recall_at_10_of_the_sidecar_against_exact_search(tmp_path, monkeypatch)
     monkeypatch.setattr(sidecar_mod, "EXACT_ROWS", 0)
     monkeypatch.setattr(sidecar_mod, "NARROW", 0.05)
     monkeypatch.setattr(sidecar_mod, "WIDE", 0.3)
+    monkeypatch.setattr(sidecar_mod, "WIDE_ROWS", 0)
     dims = 128
     db = Database(tmp_path / "r.db")
     migrate(db, SchemaContext(dimensions=dims))

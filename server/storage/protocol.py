@@ -179,6 +179,10 @@ class ThreadsAndPrompts(Namespaced, Protocol):
 
 
 class SearchIndex(Memories, Protocol):
+    def beside(self) -> SearchIndex | None:
+        """The same index for a search run in another thread at the same time as this one's
+        (its own connection), or None when there is no such thing: run it here, in turn."""
+
     def match_count(self, query: KeywordQuery, cap: int, scope: Scope = Scope()) -> int:
         """How many index rows in the scope's threads match `query` (kind/time/tag filters ignored),
         counting no further than `cap` (cost bounded by it)."""

@@ -440,6 +440,10 @@ class PgStore:
         return conn.execute("DELETE FROM global_prompts WHERE name = %s", (name,)).rowcount > 0
 
     # -- search index -------------------------------------------------------------
+    def beside(self) -> None:
+        """None: PostgreSQL answers a recall's keyword search in a millisecond or two; it runs in turn."""
+        return None
+
     def match_count(self, query: KeywordQuery, cap: int, scope: Scope = Scope()) -> int:
         """Live memories of the tenant in the scope's threads matching `query`, counted up to `cap`."""
         matching = _matching(query)

@@ -172,6 +172,8 @@ class Database:
         self._lock = threading.RLock()
         self._depth = 0
         self._waits = WriteWaits()  # waiting_at_most() of the calling thread
+        self._aside: Database | None = None
+        self._aside_lock = threading.Lock()
 
     def for_tenant(self, tenant: str) -> Database:
         """Itself: every namespace lives in the one file, and each store's statements name theirs."""
@@ -288,7 +290,34 @@ class Database:
                 self._depth = 0
                 self.conn.execute("COMMIT")
 
+    def aside(self) -> Database | None:
+        """A second connection to the file, for a read that runs beside this connection's (a recall's
+        keyword search in another thread while this one searches vectors: SQLite releases the GIL,
+        so the two take the longer one's time, not their sum); opened once, on first use.
+
+        None when the calling thread has a transaction open here (the second connection would not
+        see its changes) and for an in-memory database (no second connection sees it).
+        """
+        if self.path == ":memory:" or not self._outside_transaction():
+            return None
+        with self._aside_lock:
+            if self._aside is None:
+                self._aside = Database(self.path, self.write_wait)
+            return self._aside
+
+    def _outside_transaction(self) -> bool:
+        if not self._lock.acquire(blocking=False):
+            return True  # another thread holds the connection: not this thread's transaction
+        try:
+            return self._depth == 0
+        finally:
+            self._lock.release()
+
     def close(self) -> None:
+        with self._aside_lock:
+            if self._aside is not None:
+                self._aside.close()
+                self._aside = None
         with self._lock:
             try:
                 self.conn.execute("PRAGMA optimize")
