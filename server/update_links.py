@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from server import search, updates
 from server.embedding.embedders import Embedder
+from server.errors import StoreUnavailable
 from server.models import CONVERSATION_KIND
 from server.storage.protocol import Database, MemoryRow, Scope, Store
 
@@ -109,11 +110,20 @@ class UpdateLinker:
             found = found if picks is not None and picks.older == row.id else None
         if found is None:
             return None
-        with db.write() as conn:
-            now = self.store.get([found.older, found.newer])
-            if not all(i in now and linkable(now[i]) for i in (found.older, found.newer)):
-                return None  # forgotten or linked by another writer meanwhile
-            self.store.set_superseded(conn, found.older, found.newer, row.updated_at)
+        try:
+            with db.write() as conn:
+                now = self.store.get([found.older, found.newer])
+                if not all(i in now and linkable(now[i]) for i in (found.older, found.newer)):
+                    return None  # forgotten or linked by another writer meanwhile
+                self.store.set_superseded(conn, found.older, found.newer, row.updated_at)
+        except StoreUnavailable:
+            # Busy past the bounded wait, or the disk is full: the memory itself is stored (a write
+            # must not fail for its link), so it is judged again once its vector is at hand.
+            log.info("memory %d: its update link to %d was not written (store unavailable); judged again later",
+                     found.newer, found.older)
+            with self._lock:
+                self._pending.add(row.id)
+            return None
         with self._lock:
             self._pending.discard(row.id)
         texts = {c.id: c.text for c, _ in candidates}

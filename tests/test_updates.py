@@ -152,6 +152,31 @@ def test_writes_judged_without_a_vector_are_linked_by_the_next_recall(service):
     assert [m.id for m in found[:2]] == [new.id, old]
 
 
+def test_a_link_the_busy_store_cannot_take_leaves_the_memory_stored_and_is_made_later(service, monkeypatch):
+    """The write lock taken by another process between a remember's insert and its link: remember
+    still succeeds (the memory is stored; a retry would store it twice), and the link is made later."""
+    from server.errors import StoreBusy
+
+    old = service.remember("orders-api targets Python 3.11.", thread="shop").id
+    _settle(service)
+    real = service.store.set_superseded
+    calls = []
+
+    def busy_once(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        calls.append(args)
+        if len(calls) == 1:
+            raise StoreBusy("the store is busy")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(service.store, "set_superseded", busy_once)
+    new = service.remember("orders-api targets Python 3.12.", thread="shop")
+    assert new.status == "stored" and new.updates is None
+    assert service.get(new.id) is not None and service.get(old).superseded_by is None
+    _settle(service)
+    service.recall("which Python version does orders-api target?", thread="shop")
+    assert service.get(old).superseded_by == new.id and len(calls) == 2
+
+
 def test_a_note_imported_with_a_past_date_is_superseded_by_the_later_memory(service):
     new = service.remember("The default HPA max replicas is 20.", thread="k8s", created_at="2026-04-01T10:00:00Z").id
     _settle(service)
