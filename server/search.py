@@ -137,8 +137,8 @@ def keyword_started(store: SearchIndex, query: str, scope: Scope, limit: int) ->
 
     beside = store.beside()
     if beside is None:
-        hits = run(store)
-        return lambda: hits
+        found = run(store)
+        return lambda: found
     return _BESIDE.submit(run, beside).result
 
 
