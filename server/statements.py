@@ -185,9 +185,11 @@ class Statement:
     envs: frozenset[str]
     events: frozenset[str]
     lead_events: frozenset[str]  # events named in its first two tokens: the memory is about that event
+    labels: frozenset[str]  # values in a short heading before a colon ("Step 3:", "note 42:"): which record it is
     cue: bool  # says that something changed
     quoted: frozenset[str]  # terms it names as the old value
     values: frozenset[str]  # terms holding a digit
+    slot_values: frozenset[str]  # its values outside events: what a slot can hold (not a hash's digit runs)
     shapes: frozenset[str]  # the shapes of its whole values ("3.12" -> "9.9")
     places: frozenset[str]  # the paths it names
     opening: frozenset[str]  # the terms of its first two tokens (its subject, usually)
@@ -234,9 +236,13 @@ def analyse(text: str) -> Statement:
         envs=frozenset(ENVIRONMENTS[w] for w in lower_words if w in ENVIRONMENTS),
         events=frozenset(t.norm for t in toks if t.kind == "event"),
         lead_events=frozenset(t.norm for t in toks[:2] if t.kind == "event"),
+        labels=_labels(text),
         cue=_cued(text, align),
         quoted=frozenset(quoted),
         values=frozenset(term for term in terms if any(c.isdigit() for c in term)),
+        slot_values=frozenset(
+            x for t in toks if t.kind != "event" for x in (t.norm, *t.parts) if any(c.isdigit() for c in x)
+        ),
         shapes=frozenset(_shape(t.norm) for t in toks if t.kind == "value"),
         places=frozenset(t.norm for t in toks if t.place),
         opening=frozenset(x for t in toks[:2] for x in (t.norm, *t.parts)),
@@ -245,6 +251,15 @@ def analyse(text: str) -> Statement:
         eventful=any(w in EVENT_VERBS for w in align),
         words=align,
     )
+
+
+def _labels(text: str) -> frozenset[str]:
+    """The values of a heading of at most four words ending in a colon ("Step 3: run the migrations",
+    "shared fact 26: the team uses sqlite"): they number a record, they are not a fact's value."""
+    head, colon, _ = text.partition(": ")
+    if not colon or len(head.split()) > 4:
+        return frozenset()
+    return frozenset(t.norm for t in tokens(head) if t.kind == "value")
 
 
 def _shape(value: str) -> str:

@@ -138,6 +138,8 @@ def different_things(a: Statement, b: Statement) -> str | None:
     """Why two memories cannot be about the same fact (other events or environments), or None."""
     if (a.events - b.events and b.events - a.events) or a.lead_events - b.events or b.lead_events - a.events:
         return "they name different events (ids, hashes or tickets)"
+    if a.labels and b.labels and a.labels != b.labels:
+        return "they are two numbered records (Step 3: / Step 4:)"
     if a.envs and b.envs and not a.envs & b.envs:
         return f"different environments ({', '.join(sorted(a.envs))} / {', '.join(sorted(b.envs))})"
     return None
@@ -270,8 +272,10 @@ def changed_slot(old: Statement, new: Statement) -> bool:
     if old.places - new.places and new.places - old.places:
         return True  # a path for another path: the place moved ("dags/" -> "orchestration/dags/")
     old_units, new_units = _units(old), _units(new)
-    for a in old.values - new.values:
-        for b in new.values - old.values:
+    # The digit runs inside a hash or ticket id are not values: "note 719540613589" and "note
+    # b3deec983704" name two records, not one number changed.
+    for a in old.slot_values - new.slot_values:
+        for b in new.slot_values - old.slot_values:
             if _shape(a) != _shape(b) or _shape(a) not in old.shapes or _shape(b) not in new.shapes:
                 continue
             if a in old_units and b in new_units and old_units[a] != new_units[b]:
@@ -297,9 +301,17 @@ def contradiction(old: Statement, new: Statement, share: float, cosine: float) -
     old_values, new_values = _whole_values(old), _whole_values(new)
     if len(old_values - new_values) > 1 or len(new_values - old_values) > 1:
         return False
+    if any(_record_number(v) for v in (old_values ^ new_values)):
+        return False  # "note 968666259482: ..." / "note 316998406627: ...": two records' numbers
     if (_specific(old) - set(new.terms) and _specific(new) - set(old.terms)) or _word_swapped(old, new):
         return False
     return changed_slot(old, new)
+
+
+def _record_number(value: str) -> bool:
+    """A bare run of 9 or more digits: an account, order or phone number, a timestamp — what names a
+    record. Quantities that large are written with separators or units; a changed one needs a cue."""
+    return len(value) >= 9 and value.isdigit()
 
 
 def _whole_values(statement: Statement) -> set[str]:

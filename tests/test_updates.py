@@ -141,6 +141,20 @@ def test_look_alikes_stay_apart_in_the_store(service):
     assert prod.updates is None and service.get(staging).superseded_by is None
 
 
+def test_notes_named_by_a_hash_and_by_a_number_stay_apart_and_each_is_found_by_its_id(service):
+    """Found by the multi-process load test: a note named by a 12-digit number and one named by a hash
+    were linked as an update (the hash's digit runs read as the number's new value)."""
+    first = service.remember("client 1 note 719540613589: index billing queue cache", thread="c1").id
+    _settle(service)
+    second = service.remember("client 1 note b3deec983704: cache branch index queue", thread="c1").id
+    _settle(service)
+    service.recall("index billing queue", thread="c1")  # judges any link still pending
+    assert service.get(first).superseded_by is None and service.get(second).superseded_by is None
+    for token, wanted in (("719540613589", first), ("b3deec983704", second)):
+        found = service.recall(token, thread="c1", k=5).memories
+        assert found[0].id == wanted and found[0].label is None
+
+
 def test_writes_judged_without_a_vector_are_linked_by_the_next_recall(service):
     """In a burst (the backfill has a queue) only minimal edits are judged at once; the rest are
     judged from the stored vectors once the backfill has them: at the next recall."""
@@ -290,6 +304,12 @@ def test_a_contradiction_without_a_cue_is_an_update(old, new):
         ("The sync server runs 2 instances.", "The sync server runs 8 worker threads."),  # another quantity (unit)
         ("The tracking service has 6 replicas.", "The billing service has 2 replicas."),  # another subject
         ("Build 4812 of the app went to testers.", "Build 4830 of the app went to testers."),  # two builds
+        # Two records: a hash's digit runs are not a number that changed, nor is a record number.
+        ("client 1 note 719540613589: index billing queue cache", "client 1 note b3deec983704: cache branch index queue"),
+        ("client 1 note 968666259482: postgres invoice vector deploy",
+         "client 1 note 316998406627: postgres cache invoice deploy"),
+        ("shared fact 0: the team uses sqlite", "shared fact 26: the team uses sqlite"),  # numbered records
+        ("Step 3: run the migrations with make migrate.", "Step 4: run the migrations with make migrate."),
     ],
 )
 def test_templated_look_alikes_are_not_contradictions(a, b):
