@@ -35,8 +35,9 @@ Score (all weights are module constants):
     exact identifiers: a memory holding one of the query's identifiers verbatim
         (search.identifiers) gets + the best fused score: above every other.
     superseded memories: their replacement (search.replacements, pulled into the
-        candidates) is raised to the stale memory's fused score if that is
-        higher, and the stale one is kept just below it; a superseded memory
+        candidates) and every step of the chain between them at hand are raised
+        to the stale memory's fused score if that is higher, and the chain is kept
+        in order below it (newest first); a superseded memory
         whose replacement is not at hand: fused *= SUPERSEDED_FACTOR.
 
 The returned score is in [0, 1]:  ``confidence * fused(m) / fused(top)``.
@@ -231,6 +232,13 @@ def rank(query: str, dense: Mapping[int, float], keyword: Mapping[int, float],
             continue
         if d.superseded_by is not None and d.superseded_by in fused:
             fused[d.superseded_by] = max(fused[d.superseded_by], fused[i] * REPLACEMENT_LIFT)
+            # Every step of its chain at hand comes up with it (A -> B -> C: C, B, A), or A would
+            # sink to B's own score below (B need not match the query at all).
+            step, seen = d.successor, {i}
+            while step in fused and step != d.superseded_by and step not in seen and docs.get(step) is not None:
+                seen.add(step)
+                fused[step] = max(fused[step], fused[i] * REPLACEMENT_LIFT)
+                step = docs[step].successor
         elif d.is_superseded:
             fused[i] *= SUPERSEDED_FACTOR
     # Each below the memory that replaced it, down a chain of updates (newest first).

@@ -233,6 +233,22 @@ def test_a_superseded_memory_is_still_found_by_its_identifier_and_labelled(servi
     assert next(m for m in found if m.id == old).label == f"superseded by memory {new}"
 
 
+def test_a_memory_two_updates_back_is_still_found_by_its_identifier_below_its_chain(service):
+    """A -> B -> C, and only A holds the query's identifier: C (current) first, then B, then A (found
+    by the load test: A sank to B's score, below memories that share nothing with the query)."""
+    curator = Curator(service)
+    a = service.remember("Trace e5bc66ab56fa: the slow checkout was the tax API call.", thread="shop").id
+    b = service.remember("The slow checkout is the payment call now.", thread="shop").id
+    c = service.remember("Checkout latency is dominated by the fraud check since Tuesday.", thread="shop").id
+    curator.run("supersede", ids=[a], replacement_id=b, dry_run=False)
+    curator.run("supersede", ids=[b], replacement_id=c, dry_run=False)
+    for i in range(30):
+        service.remember(f"Trace {i:04d}ab showed checkout call number {i} was slow on the tax API.", thread="shop")
+    found = service.recall("e5bc66ab56fa", thread="shop", k=5).memories
+    assert [m.id for m in found[:3]] == [c, b, a]
+    assert found[2].label == f"superseded by memory {c}"
+
+
 @pytest.mark.parametrize(
     "identifier",
     ["orders_api/shipping/rates.py", "NewPayoutBatcher", "parse_config", "ubuntu:20.04", "api.pxf.io"],
