@@ -140,10 +140,11 @@ def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any
 
 
 #: Files with at least this many memories (by id) run a recall's keyword search beside its vector
-#: search (Store.beside). Below, the search takes a few ms and the hand-off to another thread costs
-#: more than the overlap gains (10k, same runs against searching in turn: p50 12.8 against 12.3 ms;
-#: 100k: 25.2 against 28.2).
-BESIDE_FROM = 30_000
+#: search (Store.beside). Below, the search takes well under a millisecond. Measured with
+#: bench/scale.py, pairs of runs on the same machine, over MCP stdio (p50/p95 ms, all threads):
+#: 10k 9.9-11.8 / 12.7-15.3 beside against 14.3-14.9 / 19.0-19.5 in turn; 2k 10.5-11.1 against
+#: 11.4-12.4 (in-process 8.1-8.4 against 10.0-10.5).
+BESIDE_FROM = 1_000
 
 
 class Store:
