@@ -36,7 +36,7 @@ from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, New
 from server.textindex import index_text
 from server.global_prompts import GlobalPrompts
 from server.threads import Threads, named_threads, omitted_thread, thread_scope
-from server.update_links import UpdateLinker
+from server.update_links import UpdateLinker, waits_for_vector
 from server.update_links import describe as describe_link
 
 if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answering by keyword never builds one)
@@ -85,6 +85,8 @@ class MemoryService:
         self.store = make_store(db, settings.namespace)
         self.indexer = Indexer(self.store, embedder)
         self.linker = UpdateLinker(self.store, embedder)
+        # The backfill's own thread judges what it just embedded (memories written without a vector).
+        self.indexer.after_batch = lambda: self.linker.settle(self.db)
         #: What this process remembered since its last recall over a backlog (see find).
         self._fresh: deque[int] = deque(maxlen=RECALL_DRAIN_LIMIT)
         self.files = MemoryFiles(settings.files_dir, templates_dir(), settings.max_file_bytes)
@@ -293,6 +295,7 @@ class MemoryService:
                     user=author.user,
                     agent=author.agent,
                     log_daily=daily,
+                    judge_later=waits_for_vector(kind, source, vector),
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))

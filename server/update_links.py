@@ -8,12 +8,15 @@ and nothing links that pair again: a memory is checked once.
 
 A judgement needs the embedding of both memories as one of its signals. A write is
 judged at once when the model is ready and the backfill has no queue (the new text is
-embedded here, ~10 ms). Otherwise -- the model still loading, a burst of writes or an
-import -- only minimal edits ("... 3.11." -> "... 3.12.") are linked at once; the
-memory waits in `pending`, and the next recall or remember after the backfill has
-stored its vector judges it with every rule, from stored vectors ("resolved at recall
-time"; nothing is embedded twice). The wait list lives in the process: a server
-stopped before the backfill reached those memories leaves them unchecked.
+embedded here, ~10 ms). Otherwise -- the model still loading, a burst of writes, an
+import, a hook process (which has no model) -- only minimal edits ("... 3.11." ->
+"... 3.12.") are linked at once, and the memory is marked in the store
+(`update_checks`, NewMemory.judge_later) in the same transaction that stores it. Once
+the backfill has stored its vector it is judged with every rule, from stored vectors
+("resolved at recall time"; nothing is embedded twice): by the backfill of whichever
+server embedded it, right after the batch, and by a recall or remember of any process
+with a model (a few per call). The mark outlives the process that wrote the memory: a
+hook's captures and a server stopped mid-burst are judged by the next server.
 """
 
 from __future__ import annotations
@@ -40,6 +43,10 @@ CANDIDATES = 30
 #: Most candidates without a vector (not embedded yet: a burst of writes, an import) embedded
 #: on the spot to judge a write; the rest are judged without their cosine (minimal edits only).
 EMBED_MISSING = 8
+#: Marked memories a recall or remember judges (a few ms each; the backfill judges the rest).
+JUDGE_PER_CALL = 8
+#: Marked memories the backfill judges per round, after each batch it embeds.
+JUDGE_BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,12 @@ class Linked:
     newer: int
     older_text: str
     reason: str
+
+
+def waits_for_vector(kind: str, source: str, vector: object | None) -> bool:
+    """Whether a memory about to be written is marked to be judged once its vector is stored
+    (NewMemory.judge_later): a statement written with no embedding at hand."""
+    return vector is None and kind != CONVERSATION_KIND and not source.startswith("file:")
 
 
 def linkable(row: MemoryRow) -> bool:
@@ -72,7 +85,8 @@ class UpdateLinker:
     def __init__(self, store: Store, embedder: Embedder) -> None:
         self.store = store
         self.embedder = embedder
-        self._pending: set[int] = set()
+        #: Memories whose link a busy or full store refused: judged again by this process.
+        self._retry: set[int] = set()
         self._lock = threading.Lock()
 
     def vector(self, text: str) -> np.ndarray | None:
@@ -94,9 +108,6 @@ class UpdateLinker:
         memory it resembles)."""
         if not linkable(row):
             return None
-        if vector is None:
-            with self._lock:
-                self._pending.add(row.id)
         candidates = self._candidates(row, vector)
         weights = ThreadWeights(self.store, Scope(threads=(row.thread,)))
         found = updates.best_link(row.id, row.content, row.created_at, [c for c, _ in candidates], weights, later)
@@ -116,16 +127,17 @@ class UpdateLinker:
                 if not all(i in now and linkable(now[i]) for i in (found.older, found.newer)):
                     return None  # forgotten or linked by another writer meanwhile
                 self.store.set_superseded(conn, found.older, found.newer, row.updated_at)
+                self.store.judged(conn, [row.id])  # linked: no later check (a minimal edit linked at once)
         except StoreUnavailable:
             # Busy past the bounded wait, or the disk is full: the memory itself is stored (a write
             # must not fail for its link), so it is judged again once its vector is at hand.
             log.info("memory %d: its update link to %d was not written (store unavailable); judged again later",
                      found.newer, found.older)
             with self._lock:
-                self._pending.add(row.id)
+                self._retry.add(row.id)
             return None
         with self._lock:
-            self._pending.discard(row.id)
+            self._retry.discard(row.id)
         texts = {c.id: c.text for c, _ in candidates}
         log.info("memory %d updates memory %d (%s)", found.newer, found.older, found.reason)
         return Linked(found.older, found.newer, texts.get(found.older, row.content), found.reason)
@@ -152,35 +164,55 @@ class UpdateLinker:
                     cosines[i] = float(v @ vector)
         return [(updates.Candidate(i, rows[i].content, rows[i].created_at, cosines.get(i)), rows[i]) for i in ids]
 
-    # -- memories written before the model was ready --------------------------------------
-    def has_pending(self) -> bool:
-        return bool(self._pending)
+    # -- memories written without a vector at hand ------------------------------------------
+    def check_pending(self, db: Database, limit: int = JUDGE_PER_CALL) -> list[Linked]:
+        """Judge up to `limit` of the memories marked to wait for their vector (NewMemory.judge_later,
+        by any process) whose vectors are stored now, oldest first; the links made."""
+        return self._judge(db, limit)[0]
 
-    def check_pending(self, db: Database) -> list[Linked]:
-        """Judge the memories written without an embedding at hand, oldest first, as soon as the
-        backfill has stored their vectors (the rest wait for a later call)."""
-        if not self._pending:
-            return []
+    def settle(self, db: Database) -> int:
+        """Judge every marked memory that has its vector (the backfill, after each batch); how many."""
+        total = 0
+        while True:
+            _, done = self._judge(db, JUDGE_BATCH)
+            total += done
+            if done < JUDGE_BATCH:
+                return total
+
+    def _judge(self, db: Database, limit: int) -> tuple[list[Linked], int]:
+        if not _ready_now(self.embedder):
+            return [], 0  # no model here (a hook process): judging costs searches; a server does it
         with self._lock:
-            ids = sorted(self._pending)
+            retry = sorted(self._retry)
+        ids = list(dict.fromkeys([*self.store.unjudged(limit), *retry]))
+        if not ids:
+            return [], 0
         rows = self.store.get(ids)
         with db.read() as conn:
             vectors = self.store.vectors(conn, ids)
-        with self._lock:
-            self._pending.difference_update(i for i in ids if i in vectors or i not in rows or not linkable(rows[i]))
-        todo = sorted((rows[i] for i in vectors if i in rows and linkable(rows[i])), key=lambda r: (r.created_at, r.id))
+        done = [i for i in ids if i not in rows]
         made = []
-        for row in todo:
+        # As if written in order: memories written after one had it to compare with.
+        for row in sorted((rows[i] for i in ids if i in rows and i in vectors), key=lambda r: (r.created_at, r.id)):
             current = self.store.get([row.id]).get(row.id)
-            if current is None or not linkable(current):
-                continue
-            # As if written in order: memories written after it had this one to compare with.
-            # A long memory has several passage vectors; the first is the text as the model reads it.
-            stored = vectors[row.id]
-            linked = self.link(db, current, stored[0] if stored.ndim == 2 else stored, later=False)
-            if linked:
-                made.append(linked)
-        return made
+            if current is not None and linkable(current):
+                # A long memory has several passage vectors; the first is the text as the model reads it.
+                stored = vectors[row.id]
+                linked = self.link(db, current, stored[0] if stored.ndim == 2 else stored, later=False)
+                if linked:
+                    made.append(linked)
+                with self._lock:
+                    if row.id in self._retry:
+                        continue  # its link met a busy store: it stays marked
+            done.append(row.id)
+        with self._lock:
+            self._retry.difference_update(done)
+        try:
+            with db.write() as conn:
+                self.store.judged(conn, done)
+        except StoreUnavailable:
+            return made, 0  # judged again later, to the same verdict
+        return made, len(done)
 
 
 def _ready_now(embedder: Embedder) -> bool:
@@ -209,4 +241,4 @@ def _quote(text: str, limit: int = 80) -> str:
     return '"' + (one_line if len(one_line) <= limit else one_line[: limit - 1] + "…") + '"'
 
 
-__all__: Sequence[str] = ("Linked", "UpdateLinker", "describe", "linkable")
+__all__: Sequence[str] = ("Linked", "UpdateLinker", "describe", "linkable", "waits_for_vector")

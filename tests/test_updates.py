@@ -7,6 +7,8 @@ import pytest
 
 from server import updates
 from server.curation.curator import Curator
+from server.embedding.embedders import HashEmbedder
+from server.service import MemoryService
 from server.updates import analyse, duplicate, judge, same_fact
 
 
@@ -164,6 +166,63 @@ def test_writes_judged_without_a_vector_are_linked_by_the_next_recall(service):
     found = service.recall("which warehouse do we use?", thread="data").memories
     assert service.get(old).superseded_by == new.id
     assert [m.id for m in found[:2]] == [new.id, old]
+
+
+class _NoModel(HashEmbedder):
+    """A process without a model (a hook, a server whose model is still loading)."""
+
+    def wait_ready(self, timeout: float) -> bool:
+        return False
+
+
+def test_an_update_written_by_a_process_without_a_model_is_judged_by_the_server_that_embeds_it(settings, clock):
+    """The wait for the vector is kept in the store: the writer (a hook process) exits, and the server
+    whose backfill embeds the memory judges it with every rule, right after the batch."""
+    server = MemoryService.open(settings, embedder=HashEmbedder(), clock=clock)
+    try:
+        old = server.remember("Decision: the warehouse is Redshift.", thread="data").id
+        server.indexer.run_once()
+        hook = MemoryService.open(settings, embedder=_NoModel(), clock=clock)
+        try:
+            new = hook.remember("We migrated the warehouse from Redshift to Snowflake.", thread="data")
+            hook.recall("which warehouse do we use?", thread="data")  # no model here: it leaves the judging
+        finally:
+            hook.close()
+        assert new.updates is None and server.get(old).superseded_by is None  # only minimal edits at once
+        server.indexer.run_once(settle=True)  # the backfill thread's round: embed, then judge
+        assert server.get(old).superseded_by == new.id
+        with server.db.read() as conn:
+            assert conn.execute("SELECT count(*) FROM update_checks").fetchone()[0] == 0
+    finally:
+        server.close()
+
+
+def test_the_mark_survives_a_restart_and_a_forgotten_memory_is_not_judged(settings, clock):
+    first = MemoryService.open(settings, embedder=_NoModel(), clock=clock)
+    try:
+        old = first.remember("The staging database host is db-stg-1.internal.", thread="ops").id
+        gone = first.remember("We moved the staging database to db-stg-2.internal.", thread="ops").id
+        new = first.remember("The staging database host was renamed to pg-staging.internal.", thread="ops").id
+        first.forget(gone)
+    finally:
+        first.close()
+    again = MemoryService.open(settings, embedder=HashEmbedder(), clock=clock)
+    try:
+        again.indexer.run_once()
+        again.recall("staging database host", thread="ops")  # a recall judges a few marked memories too
+        assert again.get(old).superseded_by == new and again.get(gone).superseded_by is None
+        with again.db.read() as conn:
+            assert conn.execute("SELECT count(*) FROM update_checks").fetchone()[0] == 0
+    finally:
+        again.close()
+
+
+def test_a_write_judged_with_its_vector_leaves_no_mark(service):
+    service.remember("orders-api targets Python 3.11.", thread="shop")
+    _settle(service)
+    service.remember("Checkout retries twice before failing.", thread="shop")
+    with service.db.read() as conn:
+        assert conn.execute("SELECT count(*) FROM update_checks").fetchone()[0] == 0
 
 
 def test_a_link_the_busy_store_cannot_take_leaves_the_memory_stored_and_is_made_later(service, monkeypatch):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from server.embedding.embedders import Embedder
@@ -53,14 +54,19 @@ class Indexer:
         #: this process just remembered).
         self.in_progress: frozenset[int] = frozenset()
         self._batch_done = threading.Condition()
+        #: Called by the backfill thread after each batch it commits, outside the lock (the
+        #: service judges the update links that waited for these vectors).
+        self.after_batch: Callable[[], object] | None = None
 
-    def run_once(self, limit: int | None = None, wait: bool = True, batch_size: int | None = None) -> int:
+    def run_once(self, limit: int | None = None, wait: bool = True, batch_size: int | None = None,
+                 settle: bool = False) -> int:
         """Embed up to `limit` pending memories (all when None); returns how many got a vector.
 
         Each batch takes the lock and commits on its own. With `wait=False` the call gives
         up (returning what it did) instead of waiting for a batch another thread is running.
         `batch_size` overrides the small default where nobody waits behind it (an import that
-        the user runs and waits for: bigger batches embed ~10% faster).
+        the user runs and waits for: bigger batches embed ~10% faster). `settle`: call
+        `after_batch` after each batch (the backfill thread; a recall judges a few itself).
         """
         done = 0
         batch_size = batch_size or self.batch_size
@@ -80,6 +86,11 @@ class Indexer:
                 with self._batch_done:
                     self._batches += 1
                     self._batch_done.notify_all()
+            if settle and self.after_batch is not None:
+                try:
+                    self.after_batch()
+                except Exception:  # noqa: BLE001 - the judging must not stall the embedding; marks stay
+                    log.exception("judging the update links of an embedded batch failed; retried later")
             if self._stop.is_set():
                 break
         return done
@@ -141,7 +152,7 @@ class Indexer:
                 break
             try:
                 with self.store.db.waiting_at_most(WRITE_WAIT):
-                    count = self.run_once()
+                    count = self.run_once(settle=True)
                 if count:
                     log.info("backfill: embedded %d memories", count)
             except StoreUnavailable as exc:  # another process is writing, or the disk is full

@@ -209,6 +209,12 @@ class SearchIndex(Memories, Protocol):
     # the embedding queue
     def pending(self, limit: int) -> list[PendingEmbedding]: ...
     def has_pending(self) -> bool: ...
+    def unjudged(self, limit: int) -> list[int]:
+        """Memories whose update check waits (NewMemory.judge_later) and whose vector is stored, oldest first."""
+
+    def judged(self, conn: Handle, ids: Sequence[int]) -> None:
+        """Their update checks are done (or moot: forgotten, replaced)."""
+
     def pending_count(self, scope: Scope, cap: int | None = None) -> int:
         """Live memories in `scope` (its threads; other filters ignored) still waiting for a vector,
         counted no further than `cap`."""

@@ -64,6 +64,8 @@ class NewMemory:
     # Who wrote it (server.models.Principal); None when not configured.
     user: str | None = None
     agent: str | None = None
+    # Its update check waits for its vector (written with no model at hand: a hook, a burst).
+    judge_later: bool = False
 
 
 @dataclass(frozen=True)

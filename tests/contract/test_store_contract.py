@@ -168,6 +168,26 @@ def test_store_vectors_is_idempotent(svc):
     assert svc.store.pending(10) == []
 
 
+def test_update_checks_wait_for_the_vector_and_go_with_the_memory(svc):
+    """A memory written with judge_later is listed by unjudged once its vector is stored, oldest
+    first; judged() clears it, and a purged memory takes its mark with it."""
+    ids = []
+    with svc.db.write() as conn:
+        for n, at in enumerate((300, 100, 200)):
+            new = NewMemory(thread="t", content=f"fact {n}", kind="note", source="remember", origin=None,
+                            importance=0.5, tags=(), content_hash=f"h{n}", created_at=at, updated_at=at,
+                            index_text=f"fact {n}", judge_later=True)
+            ids.append(svc.store.insert_memory(conn, new))
+    assert svc.store.unjudged(10) == []  # no vector yet: nothing to judge with
+    svc.store.store_vectors({i: svc.embedder.embed([f"fact {n}"])[0] for n, i in enumerate(ids)})
+    assert svc.store.unjudged(10) == [ids[1], ids[2], ids[0]]  # by created_at
+    assert svc.store.unjudged(1) == [ids[1]]
+    with svc.db.write() as conn:
+        svc.store.judged(conn, [ids[1]])
+        svc.store.hard_delete(conn, ids[2], None)
+    assert svc.store.unjudged(10) == [ids[0]]
+
+
 def test_forget_hides_from_both_searches_and_undelete_brings_it_back(svc):
     memory_id = svc.remember("the wifi password rotates monthly").id
     svc.indexer.run_once(limit=10)

@@ -251,12 +251,33 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON memory_passages TO {app};
 """
 
 
+def m006_update_checks(ctx: PgSchemaContext) -> str:
+    # Memories whose update check (server/update_links.py) waits for their vector: written where
+    # no model was at hand. Kept in the database so whichever server embeds them judges them.
+    app = quote_ident(ctx.app_role)
+    return f"""
+CREATE TABLE update_checks (
+    tenant text NOT NULL CHECK (tenant <> ''),
+    memory_id bigint NOT NULL,
+    PRIMARY KEY (tenant, memory_id),
+    FOREIGN KEY (tenant, memory_id) REFERENCES memories (tenant, id) ON DELETE CASCADE
+);
+ALTER TABLE update_checks ENABLE ROW LEVEL SECURITY;
+ALTER TABLE update_checks FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_isolation ON update_checks
+    USING (tenant = current_setting('app.tenant', true))
+    WITH CHECK (tenant = current_setting('app.tenant', true));
+GRANT SELECT, INSERT, DELETE ON update_checks TO {app};
+"""
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[PgSchemaContext], str]], ...] = (
     (1, "core", m001_core),
     (2, "row_level_security", m002_row_level_security),
     (3, "api_tokens", m003_api_tokens),
     (4, "hyphenated_terms", m004_hyphenated_terms),
     (5, "passages", m005_passages),
+    (6, "update_checks", m006_update_checks),
 )
 LATEST = MIGRATIONS[-1][0]
 

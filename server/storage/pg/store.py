@@ -192,6 +192,8 @@ class PgStore:
                 "INSERT INTO daily_log_queue(tenant, memory_id, queued_at) VALUES (%s, %s, %s)",
                 (self.namespace, memory_id, new.updated_at),
             )
+        if new.judge_later:
+            conn.execute("INSERT INTO update_checks(tenant, memory_id) VALUES (%s, %s)", (self.namespace, memory_id))
         return memory_id
 
     def _next_id(self, conn: Any, at_least: int | None = None) -> int:
@@ -576,6 +578,18 @@ class PgStore:
         with self.db.read() as conn:
             return conn.execute("SELECT 1 FROM memories WHERE embed_pending LIMIT 1").fetchone() is not None
 
+    def unjudged(self, limit: int) -> list[int]:
+        """This tenant's memories whose update check waits for their vector and has it now, oldest first."""
+        with self.db.read() as conn:
+            return [r[0] for r in conn.execute(
+                "SELECT u.memory_id FROM update_checks u JOIN memories m ON m.tenant = u.tenant AND m.id = u.memory_id "
+                "WHERE NOT m.embed_pending ORDER BY m.created_at, m.id LIMIT %s",
+                (limit,),
+            )]
+
+    def judged(self, conn: Any, ids: Sequence[int]) -> None:
+        conn.execute("DELETE FROM update_checks WHERE memory_id = ANY(%s)", (list(ids),))
+
     def pending_count(self, scope: Scope, cap: int | None = None) -> int:
         """Live memories of the tenant in `scope`'s threads still waiting for a vector (up to `cap`)."""
         where, params = ["embed_pending", "deleted_at IS NULL"], []
@@ -742,7 +756,7 @@ class PgStore:
     def hard_delete(self, conn: Any, memory_id: int, successor: int | None) -> None:
         conn.execute("UPDATE memories SET superseded_by = %s WHERE superseded_by = %s", (successor, memory_id))
         conn.execute("DELETE FROM promotions WHERE memory_id = %s", (memory_id,))
-        # daily_log_queue and memory_originals go by ON DELETE CASCADE; the vector is a column.
+        # daily_log_queue, update_checks and memory_originals go by ON DELETE CASCADE; the vector is a column.
         conn.execute("DELETE FROM memories WHERE id = %s", (memory_id,))
 
     def promoted(self, conn: Any) -> set[int]:

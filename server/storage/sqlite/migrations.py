@@ -483,11 +483,21 @@ def _index_again(conn: Any, ids: list[int]) -> None:
         fts.insert(conn, "memory_fts_m011", memory_id, index_text(content, section or None) if file_key is not None else index_text(content))
 
 
+def m012_update_checks(conn: Any, ctx: SchemaContext) -> None:
+    # Memories whose update check (server/update_links.py) waits for their vector: written where no
+    # model was at hand (a hook process, a burst of writes). Kept in the file, not in the writing
+    # process, so whichever server embeds them judges them, even after the writer has exited.
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS update_checks "
+        "(memory_id INTEGER PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE)"
+    )
+
+
 MIGRATIONS: tuple[Callable[[Any, SchemaContext], None] | Batched, ...] = (
     m001_core, m002_files_threads, m003_curator, m004_plain_vectors, m005_api_tokens, m006_principal,
     m007_hyphenated_terms,
-    # Versions 8 and 9 (named for the design note's numbering; the version is the position here).
-    M010Vec0(), M011FtsScope(),
+    # Versions 8, 9 and 10 (named for the design note's numbering; the version is the position here).
+    M010Vec0(), M011FtsScope(), m012_update_checks,
 )
 
 

@@ -217,6 +217,8 @@ class Store:
         )
         self.fts_insert(conn, memory_id, new.index_text)
         conn.execute("INSERT INTO pending_embeddings(memory_id) VALUES (?)", (memory_id,))
+        if new.judge_later:
+            conn.execute("INSERT INTO update_checks(memory_id) VALUES (?)", (memory_id,))
         if new.log_daily:
             conn.execute("INSERT INTO daily_log_queue(memory_id, queued_at) VALUES (?, ?)", (memory_id, new.updated_at))
         return memory_id
@@ -663,6 +665,21 @@ class Store:
         with self.db.read() as conn:
             return conn.execute("SELECT 1 FROM pending_embeddings LIMIT 1").fetchone() is not None
 
+    def unjudged(self, limit: int) -> list[int]:
+        """The namespace's memories whose update check waits (NewMemory.judge_later) and whose
+        vector is stored now, oldest first (as they were written)."""
+        with self.db.read() as conn:
+            return [r[0] for r in conn.execute(
+                "SELECT u.memory_id FROM update_checks u JOIN memories m ON m.id = u.memory_id "
+                "WHERE m.namespace = ? AND u.memory_id NOT IN (SELECT memory_id FROM pending_embeddings) "
+                "ORDER BY m.created_at, m.id LIMIT ?",
+                (self.namespace, limit),
+            )]
+
+    def judged(self, conn: Any, ids: Sequence[int]) -> None:
+        """Their update checks are done."""
+        conn.executemany("DELETE FROM update_checks WHERE memory_id = ?", [(i,) for i in ids])
+
     def pending_count(self, scope: Scope, cap: int | None = None) -> int:
         """Live memories of the namespace in `scope`'s threads still waiting for a vector (up to `cap`)."""
         # The queue first (CROSS JOIN fixes the order): without ANALYZE statistics SQLite walked
@@ -896,7 +913,7 @@ class Store:
         self.fts_delete(conn, memory_id)
         conn.execute("DELETE FROM vector_rows WHERE memory_id = ?", (memory_id,))
         conn.execute("DELETE FROM promotions WHERE namespace = ? AND memory_id = ?", (self.namespace, memory_id))
-        # memory_tags, pending_embeddings and memory_originals go by ON DELETE CASCADE.
+        # memory_tags, pending_embeddings, update_checks and memory_originals go by ON DELETE CASCADE.
         conn.execute("DELETE FROM memories WHERE id = ? AND namespace = ?", (memory_id, self.namespace))
 
     def promoted(self, conn: Any) -> set[int]:
