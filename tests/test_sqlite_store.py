@@ -141,3 +141,33 @@ def test_namespaces_never_see_each_other(tmp_path):
     assert list(a.knn(query, 5, Scope())) == [in_a]
     assert b.get([in_a]) == {}
     db.close()
+
+
+def test_the_waiting_update_checks_are_read_without_walking_the_memories(tmp_path):
+    """Every recall asks for marked memories (Store.unjudged). With a million memories' statistics
+    and none for the (small, often empty) mark table, SQLite walked the namespace's memories first:
+    75 ms a recall at 1M (bench/scale.py). The mark table must be the outer loop."""
+    settings_home = tmp_path / "home"
+    from server.config import Settings
+
+    svc = MemoryService.open(Settings(home=settings_home, embedder="hash"), embedder=HashEmbedder())
+    svc.remember("one note")
+    svc.close()
+    db = Database(settings_home / "memvault.db")
+    db.conn.execute("ANALYZE")
+    db.conn.execute("DELETE FROM sqlite_stat1")
+    db.conn.executemany(  # what ANALYZE wrote on the 1M store of bench/scale.py
+        "INSERT INTO sqlite_stat1(tbl, idx, stat) VALUES ('memories', ?, ?)",
+        [("memories_by_time", "1000000 2001 2001 1"), ("memories_live_content", "1000000 2001 2001 1"),
+         ("memories_file_unit", "0 0 0 0")],
+    )
+    db.close()
+    db = Database(settings_home / "memvault.db")  # statistics are read when a connection opens
+    seen: list[str] = []
+    db.conn.set_trace_callback(seen.append)
+    assert Store(db, "default").unjudged(8) == []
+    db.conn.set_trace_callback(None)
+    [sql] = [s for s in seen if "update_checks" in s]
+    plan = [r[3] for r in db.conn.execute("EXPLAIN QUERY PLAN " + sql)]
+    assert plan[0].startswith("SCAN u"), plan
+    db.close()

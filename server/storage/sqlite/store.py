@@ -670,7 +670,9 @@ class Store:
         vector is stored now, oldest first (as they were written)."""
         with self.db.read() as conn:
             return [r[0] for r in conn.execute(
-                "SELECT u.memory_id FROM update_checks u JOIN memories m ON m.id = u.memory_id "
+                # CROSS JOIN keeps the (small) mark table outside: SQLite has no statistics for it and
+                # otherwise walks the namespace's memories (75 ms at a million).
+                "SELECT u.memory_id FROM update_checks u CROSS JOIN memories m ON m.id = u.memory_id "
                 "WHERE m.namespace = ? AND u.memory_id NOT IN (SELECT memory_id FROM pending_embeddings) "
                 "ORDER BY m.created_at, m.id LIMIT ?",
                 (self.namespace, limit),
