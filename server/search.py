@@ -109,7 +109,17 @@ def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int
     whole query over memories with a rare term.
     """
     hits: dict[int, float] = {}
-    for query in plan.queries():
+    queries = plan.queries()
+    other = store.beside() if SECOND_BESIDE and len(queries) == 2 and plan.window is not None else None
+    if other is not None:
+        # Past the budget (a million memories: every word matches tens of thousands), each search
+        # costs tens of ms (bm25 per ranked match, a doclist walk per term for its IDF): the
+        # second runs on another connection meanwhile (SQLite releases the GIL).
+        second = _SECOND.submit(other.keyword, queries[1], limit, scope)
+        hits.update(store.keyword(queries[0], limit, scope))
+        hits.update(second.result())
+        return dict(sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:limit])
+    for query in queries:
         hits.update(store.keyword(query, limit, scope))
     return dict(sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:limit])
 
@@ -117,6 +127,9 @@ def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int
 #: A recall's keyword search runs here, on the store's second connection (SearchIndex.beside), while
 #: the caller searches vectors. Threads start on first use; two serve concurrent recalls.
 _BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memvault-keyword")
+#: The second search of a windowed plan (keyword_hits) runs on a connection of its own, here.
+SECOND_BESIDE = True
+_SECOND = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memvault-keyword-2")
 
 
 @dataclass(frozen=True)
@@ -221,22 +234,38 @@ def verbatim(identifier: str, text: str) -> bool:
 
 
 def _identifier_hits(store: SearchIndex, query: str, scope: Scope) -> tuple[list[str], dict[int, float]]:
-    """The query's identifiers, and the memories holding one as a keyword match (the whole token as
-    a phrase, and its joined form: `SHOP-142` -> "shop 142", shop142)."""
+    """The query's identifiers, and the memories holding one as a keyword match: its joined form
+    (`SHOP-142` -> shop142, `handle_refund` -> handlerefund: the index holds every compound
+    identifier joined as well, textindex.identifier_parts), or, when no memory holds that, its words
+    as a phrase (`rates.py` inside `orders_api/shipping/rates.py`).
+
+    The phrase is the fallback, not a second search: FTS5 computes a phrase's document frequency by
+    walking both words' doclists with their positions (177 ms for "handle refund" at a million
+    memories), and skipped when a word is commoner than the keyword budget. An identifier is ranked
+    among its newest IDENTIFIER_WINDOW matches (one that thousands of memories hold names a topic)."""
     found = identifiers(query)
     hits: dict[int, float] = {}
+    budget = ranking.KEYWORD_MATCH_BUDGET
     for ident in found:
         words = _WORDS.findall(ident.lower())
-        terms = tuple(dict.fromkeys(t for t in (" ".join(words), "".join(words)) if t))
-        if terms:
-            for mid, rank in store.keyword(KeywordQuery(terms), IDENTIFIER_CANDIDATES, scope).items():
-                hits[mid] = min(rank, hits.get(mid, 0.0))
+        if not words:
+            continue
+        got = store.keyword(KeywordQuery(("".join(words),), newest=IDENTIFIER_WINDOW), IDENTIFIER_CANDIDATES, scope)
+        if not got and len(words) > 1 and all(
+            store.match_count(KeywordQuery((w,)), budget + 1, scope) <= budget for w in words
+        ):
+            phrase = KeywordQuery((" ".join(words),), newest=IDENTIFIER_WINDOW)
+            got = store.keyword(phrase, IDENTIFIER_CANDIDATES, scope)
+        for mid, rank in got.items():
+            hits[mid] = min(rank, hits.get(mid, 0.0))
     return found, hits
 
 
 _WORDS = re.compile(r"[^\W_]+")
 #: Memories each query identifier adds to the candidates.
 IDENTIFIER_CANDIDATES = 20
+#: An identifier's newest matches that are ranked (bm25 costs ~1 us a match).
+IDENTIFIER_WINDOW = 2_000
 #: How far a chain of replacements is followed.
 CHAIN_LIMIT = 20
 

@@ -308,6 +308,14 @@ def test_a_memory_two_updates_back_is_still_found_by_its_identifier_below_its_ch
     assert found[2].label == f"superseded by memory {c}"
 
 
+def test_a_part_of_a_longer_path_is_found_by_its_words_as_a_phrase(service):
+    for i in range(20):
+        service.remember(f"Note {i}: the orders api parses config, ships rates and pays out batches.", thread="t")
+    target = service.remember("Shipping prices are computed in orders_api/shipping/rates.py.", thread="t").id
+    found = service.recall("what does rates.py do?", thread="t").memories
+    assert found[0].id == target
+
+
 @pytest.mark.parametrize(
     "identifier",
     ["orders_api/shipping/rates.py", "NewPayoutBatcher", "parse_config", "ubuntu:20.04", "api.pxf.io"],

@@ -165,20 +165,24 @@ CREATE TABLE promotions (
 """
 
 
-def m002_row_level_security(ctx: PgSchemaContext) -> str:
-    app = quote_ident(ctx.app_role)
-    out = []
-    for table in TENANT_TABLES:
-        # FORCE: the owner is subject to the policy too. current_setting(..., true) is NULL
-        # when unset and '' after a transaction that set it ended: neither equals a tenant
-        # (CHECK tenant <> ''), so a connection without a tenant sees and writes nothing.
-        out.append(f"""
+def _tenant_policy(table: str, app: str, grants: str = "SELECT, INSERT, UPDATE, DELETE") -> str:
+    """Row-level security on a tenant table, and the app role's rights on it.
+
+    FORCE: the owner is subject to the policy too. current_setting(..., true) is NULL when
+    unset and '' after a transaction that set it ended: neither equals a tenant (CHECK
+    tenant <> ''), so a connection without a tenant sees and writes nothing."""
+    return f"""
 ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;
 ALTER TABLE {table} FORCE ROW LEVEL SECURITY;
 CREATE POLICY tenant_isolation ON {table}
     USING (tenant = current_setting('app.tenant', true))
     WITH CHECK (tenant = current_setting('app.tenant', true));
-GRANT SELECT, INSERT, UPDATE, DELETE ON {table} TO {app};""")
+GRANT {grants} ON {table} TO {app};"""
+
+
+def m002_row_level_security(ctx: PgSchemaContext) -> str:
+    app = quote_ident(ctx.app_role)
+    out = [_tenant_policy(table, app) for table in TENANT_TABLES]
     out.append(f"""
 GRANT USAGE ON SEQUENCE thread_messages_id_seq TO {app};
 GRANT SELECT ON schema_migrations TO {app};""")
@@ -242,12 +246,7 @@ CREATE TABLE memory_passages (
 );
 CREATE INDEX memory_passages_embedding ON memory_passages USING hnsw (embedding vector_cosine_ops)
     WITH (m = {int(ctx.hnsw_m)}, ef_construction = {int(ctx.hnsw_ef_construction)});
-ALTER TABLE memory_passages ENABLE ROW LEVEL SECURITY;
-ALTER TABLE memory_passages FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_isolation ON memory_passages
-    USING (tenant = current_setting('app.tenant', true))
-    WITH CHECK (tenant = current_setting('app.tenant', true));
-GRANT SELECT, INSERT, UPDATE, DELETE ON memory_passages TO {app};
+{_tenant_policy("memory_passages", app)}
 """
 
 
@@ -262,12 +261,7 @@ CREATE TABLE update_checks (
     PRIMARY KEY (tenant, memory_id),
     FOREIGN KEY (tenant, memory_id) REFERENCES memories (tenant, id) ON DELETE CASCADE
 );
-ALTER TABLE update_checks ENABLE ROW LEVEL SECURITY;
-ALTER TABLE update_checks FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_isolation ON update_checks
-    USING (tenant = current_setting('app.tenant', true))
-    WITH CHECK (tenant = current_setting('app.tenant', true));
-GRANT SELECT, INSERT, DELETE ON update_checks TO {app};
+{_tenant_policy("update_checks", app, "SELECT, INSERT, DELETE")}
 """
 
 
