@@ -50,11 +50,10 @@ class KeywordPlan:
         """The searches keyword_hits runs: memories with a rare and a common term, and with rare terms only."""
         if not self.rare:
             return []
-        # Windowed (every term commoner than the budget: a million memories), the second search is the
-        # rare terms' newest matches without the NOT: FTS5 walks a NOT's doclists too, for their IDF
-        # (same 1M store, in-process, all threads: p50 47-49 ms against 50-53 with the NOT). A memory
-        # both searches find keeps its better rank (keyword_hits), so the share of the unbudgeted
-        # top 50 kept is the same (0.336).
+        # Windowed (every term commoner than the budget: a million memories), the second search, run
+        # only to fill up a short first one (keyword_hits), is the rare terms' newest matches without
+        # the NOT, whose doclists FTS5 would walk too for their IDF; a memory both searches find
+        # keeps its better rank.
         excluded = () if self.window is not None else self.common
         rare_only = KeywordQuery(self.rare, excluded=excluded, newest=self.window)
         if not self.common:
@@ -112,15 +111,18 @@ def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int
     of them (bm25 sees each term once, so the rank is the whole query's), and memories with
     rare terms only (KeywordPlan.queries). Each search ranks only its own matches, and the
     best `limit` of their union is the top of the whole query over memories with a rare term.
+
+    Windowed (every term past the budget: a million memories), each search costs tens of ms
+    (bm25 per ranked match, a doclist walk per term for its IDF), and the second runs only when
+    the first finds fewer than `limit`: among the newest 20,000 memories holding the rare term
+    and another query word, bm25's sum over the terms puts those above the ones holding the rare
+    term alone (bench/scale.py at 1M: the same share of the unbudgeted top 50 kept, 0.336, p50
+    38.7 against 45.5 ms with both searches run side by side).
     """
     queries = plan.queries()
-    other = store.beside() if SECOND_BESIDE and len(queries) == 2 and plan.window is not None else None
-    if other is not None:
-        # Past the budget (a million memories: every word matches tens of thousands), each search
-        # costs tens of ms (bm25 per ranked match, a doclist walk per term for its IDF): the
-        # second runs on another connection meanwhile (SQLite releases the GIL).
-        second = _SECOND.submit(other.keyword, queries[1], limit, scope)
-        found = [store.keyword(queries[0], limit, scope), second.result()]
+    if plan.window is not None and len(queries) == 2:
+        first = store.keyword(queries[0], limit, scope)
+        found = [first] if len(first) >= limit else [first, store.keyword(queries[1], limit, scope)]
     else:
         found = [store.keyword(query, limit, scope) for query in queries]
     hits: dict[int, float] = {}
@@ -133,9 +135,6 @@ def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int
 #: A recall's keyword search runs here, on the store's second connection (SearchIndex.beside), while
 #: the caller searches vectors. Threads start on first use; two serve concurrent recalls.
 _BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memvault-keyword")
-#: The second search of a windowed plan (keyword_hits) runs on a connection of its own, here.
-SECOND_BESIDE = True
-_SECOND = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memvault-keyword-2")
 
 
 @dataclass(frozen=True)

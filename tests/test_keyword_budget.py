@@ -89,12 +89,19 @@ def test_a_term_too_common_alone_ranks_its_newest_matches(crowded, monkeypatch):
     def newest(query):
         return set(sorted(store.keyword(query, 1000, Scope()), reverse=True)[:30])
 
-    # Memories with both words and with "queue" are ranked among the newest 30 of each search.
+    # The first search (both words, newest 30) finds fewer than 50: the second fills up from the newest
+    # 30 holding "queue"; a memory both find keeps the better, whole-query rank.
     windows = newest(KeywordQuery(("queue",), also=("redis",))) | newest(KeywordQuery(("queue",)))
     assert set(hits) == windows and len(hits) > 30  # the windows overlap: fewer than 60, all kept
     assert min(hits) > min(store.keyword(KeywordQuery(("queue",)), 1000, Scope()))  # older ones left out
     both = store.keyword(KeywordQuery(("queue",), also=("redis",), newest=30), 50, Scope())
     assert all(hits[m] == rank for m, rank in both.items() if m in hits)
+    # Enough from the first search alone: the second is not run.
+    searched = []
+    real = store.keyword
+    monkeypatch.setattr(store, "keyword", lambda query, *a: searched.append(query) or real(query, *a))
+    assert keyword_hits(store, plan, Scope(), 20) == dict(sorted(both.items(), key=lambda h: (h[1], h[0]))[:20])
+    assert searched == plan.queries()[:1]
 
 
 def test_thread_common_rare_terms_are_still_dropped_in_a_thread(service):
