@@ -59,19 +59,21 @@ class Linked:
     reason: str
 
 
+def _statement(kind: str, source: str) -> bool:
+    """Statements only: not conversation turns (a chat says many things), not memory-file units
+    (the file is their record)."""
+    return kind != CONVERSATION_KIND and not source.startswith("file:")
+
+
 def waits_for_vector(kind: str, source: str, vector: object | None) -> bool:
     """Whether a memory about to be written is marked to be judged once its vector is stored
     (NewMemory.judge_later): a statement written with no embedding at hand."""
-    return vector is None and kind != CONVERSATION_KIND and not source.startswith("file:")
+    return vector is None and _statement(kind, source)
 
 
 def linkable(row: MemoryRow) -> bool:
-    """Statements only: not conversation turns (a chat says many things), not memory-file units
-    (the file is their record), nothing forgotten or already replaced."""
-    return (
-        row.kind != CONVERSATION_KIND and not row.source.startswith("file:")
-        and row.deleted_at is None and row.superseded_by is None
-    )
+    """A statement (_statement) neither forgotten nor already replaced."""
+    return _statement(row.kind, row.source) and row.deleted_at is None and row.superseded_by is None
 
 
 class ThreadWeights(updates.CountedWeights):

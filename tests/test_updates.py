@@ -280,13 +280,18 @@ def test_an_exact_identifier_puts_its_memory_first_and_a_hyphenated_one_is_one_t
     assert service.recall("shop142", thread="shop").memories[0].id == target  # the joined form is indexed
 
 
+def _slow_checkout_traces(service, n=30):
+    """Memories that share every word but the identifier with the ones the tests look for."""
+    for i in range(n):
+        service.remember(f"Trace {i:04d}ab showed checkout call number {i} was slow on the tax API.", thread="shop")
+
+
 def test_a_superseded_memory_is_still_found_by_its_identifier_and_labelled(service):
     curator = Curator(service)
     old = service.remember("Trace e5bc66ab56fa showed the slow checkout was the tax API call.", thread="shop").id
     new = service.remember("Checkout latency is now dominated by the payment call, see the dashboard.", thread="shop").id
     curator.run("supersede", ids=[old], replacement_id=new, dry_run=False)
-    for i in range(30):
-        service.remember(f"Trace {i:04d}ab showed checkout call number {i} was slow on the tax API.", thread="shop")
+    _slow_checkout_traces(service)
     found = service.recall("e5bc66ab56fa", thread="shop").memories
     assert old in [m.id for m in found[:3]]
     assert next(m for m in found if m.id == old).label == f"superseded by memory {new}"
@@ -301,8 +306,7 @@ def test_a_memory_two_updates_back_is_still_found_by_its_identifier_below_its_ch
     c = service.remember("Checkout latency is dominated by the fraud check since Tuesday.", thread="shop").id
     curator.run("supersede", ids=[a], replacement_id=b, dry_run=False)
     curator.run("supersede", ids=[b], replacement_id=c, dry_run=False)
-    for i in range(30):
-        service.remember(f"Trace {i:04d}ab showed checkout call number {i} was slow on the tax API.", thread="shop")
+    _slow_checkout_traces(service)
     found = service.recall("e5bc66ab56fa", thread="shop", k=5).memories
     assert [m.id for m in found[:3]] == [c, b, a]
     assert found[2].label == f"superseded by memory {c}"
