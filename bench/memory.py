@@ -50,7 +50,13 @@ def pss_mb(pid: int) -> float:
 
 
 def mapped(pid: int, name: str) -> bool:
-    return name in Path(f"/proc/{pid}/maps").read_text()
+    return bool(mapped_paths(pid, name))
+
+
+def mapped_paths(pid: int, name: str) -> list[str]:
+    """The files mapped into a process whose path contains `name`."""
+    lines = Path(f"/proc/{pid}/maps").read_text().splitlines()
+    return sorted({line.split(maxsplit=5)[-1] for line in lines if name in line})
 
 
 class Server(Proc):
@@ -66,7 +72,11 @@ class Server(Proc):
         self.notify("notifications/initialized")
 
     def tool(self, name: str, arguments: dict) -> dict:
-        return self.request("tools/call", {"name": name, "arguments": arguments})["result"]["structuredContent"]
+        reply = self.request("tools/call", {"name": name, "arguments": arguments})
+        result = reply.get("result") or {}
+        if "structuredContent" not in result or result.get("isError"):
+            raise RuntimeError(f"{name} failed: {json.dumps(reply)[:1500]}\nserver log:\n{self.log_tail()}")
+        return result["structuredContent"]
 
     def semantic_recall(self, timeout: float = 900) -> float:
         """Recall until the answer is semantic (the model loaded); returns the seconds it took."""
@@ -115,7 +125,7 @@ def measure(runtime: str, processes: int, root: Path) -> dict:
             s.semantic_recall()
         time.sleep(0.5)
         per = [{"pid": s.p.pid, "rss_mb": round(status_mb(s.p.pid), 1), "pss_mb": round(pss_mb(s.p.pid), 1),
-                "torch_mapped": mapped(s.p.pid, "libtorch")} for s in servers]
+                "torch_mapped": mapped_paths(s.p.pid, "libtorch")} for s in servers]
     finally:
         for s in servers:
             s.close()
@@ -249,7 +259,8 @@ def main() -> int:
     print(f"wrote {target}")
     bad = onnx is not None and any(p["torch_mapped"] for p in onnx["processes"])
     if bad:
-        print("error: a server on the onnx runtime has libtorch mapped")
+        print("error: a server on the onnx runtime has libtorch mapped: "
+              + "; ".join(f"pid {p['pid']}: {p['torch_mapped']}" for p in onnx["processes"] if p["torch_mapped"]))
     return 1 if bad else 0
 
 

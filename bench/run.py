@@ -17,11 +17,13 @@ import json
 import subprocess
 import sys
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
+TAIL_LINES = 40
 
 
 @dataclass(frozen=True)
@@ -66,9 +68,21 @@ def run(bench: Bench, quick: bool) -> dict:
     args = [sys.executable, str(HERE / bench.script), *(bench.quick if quick else bench.full), "--out", str(out)]
     print(f"\n=== {bench.name}: {' '.join(args[1:])}", flush=True)
     started = time.perf_counter()
-    code = subprocess.call(args, cwd=HERE.parent)
-    return {"name": bench.name, "exit_code": code, "seconds": round(time.perf_counter() - started, 1),
-            "results": str(out.relative_to(HERE.parent)), "wrote_results": out.exists()}
+    # The script's output is passed through and its last lines kept: when it fails, the
+    # summary says why (a caller capturing this runner's output sees only its end).
+    tail: deque[str] = deque(maxlen=TAIL_LINES)
+    with subprocess.Popen(args, cwd=HERE.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace") as proc:
+        for line in proc.stdout:
+            sys.stdout.write(line)
+            tail.append(line)
+        code = proc.wait()
+    sys.stdout.flush()
+    result = {"name": bench.name, "exit_code": code, "seconds": round(time.perf_counter() - started, 1),
+              "results": str(out.relative_to(HERE.parent)), "wrote_results": out.exists()}
+    if code != 0 or not result["wrote_results"]:
+        result["output_tail"] = "".join(tail)
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -46,8 +46,14 @@ class Proc:
 
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
         self.started = time.perf_counter()
-        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        # The server's log goes to a file, not a pipe nobody reads: kept to say why a server died.
+        self.log = tempfile.TemporaryFile()
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env)
         self.next_id = 1
+
+    def log_tail(self, chars: int = 3000) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-chars:]
 
     def request(self, method: str, params: dict | None = None) -> dict:
         rid = self.next_id
@@ -58,7 +64,7 @@ class Proc:
         while True:
             line = self.p.stdout.readline()
             if not line:
-                raise RuntimeError("server exited")
+                raise RuntimeError(f"server exited (code {self.p.wait(timeout=30)}) during {method}; its log:\n{self.log_tail()}")
             reply = json.loads(line)
             if reply.get("id") == rid:
                 return reply
@@ -71,6 +77,7 @@ class Proc:
         self.p.stdin.close()
         self.p.wait(timeout=30)
         self.p.stdout.close()
+        self.log.close()
 
 
 def spawn_times(argv: list[str], env: dict[str, str]) -> tuple[float, float]:

@@ -189,6 +189,9 @@ class MemoryService:
             done += count
             if progress:
                 progress(done, max(total, done))
+        # The writes that waited for these vectors to be judged as updates are judged now, not a
+        # few per recall: the caller's next recall must rank the current fact first.
+        self.linker.settle(self.db)
         return done
 
     def start_background(self, model_delay: float = 0.0) -> None:

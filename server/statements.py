@@ -29,6 +29,7 @@ _PARTS = LazyRe(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
 _SENTENCE_END = LazyRe(r"[.!?;:]\s*$")
 _ALIGN_WORD = LazyRe(r"`[^`\n]*`|[\w.:/@+#%*'\-]+")
 _ENV_WORD = LazyRe(r"[a-z][a-z\-]*")
+_DETERMINERS = frozenset({"the", "a", "an", "our", "this", "that", "each", "every"})
 #: Words saying that something changed (in the newer memory).
 _CUE = LazyRe(
     r"\b(now|no longer|any ?more|moved|moving|renamed|switched|switching|replaced|replacing|migrated|migrating|"
@@ -197,6 +198,7 @@ class Statement:
     cue_terms: frozenset[str]  # its words that say something changed ("moved"): a verb, not its subject
     eventful: bool  # built on an event verb ("shipped", "deployed", "added"): records an event, not a state
     words: tuple[str, ...]  # the lowercase word sequence, for aligning two sentences
+    subject_at: int  # where in `words` its subject starts (after a short heading and a determiner)
 
 
 def _cued(text: str, align: tuple[str, ...]) -> bool:
@@ -250,7 +252,18 @@ def analyse(text: str) -> Statement:
         cue_terms=frozenset(t.norm for t in toks if _CUE.fullmatch(t.raw)),
         eventful=any(w in EVENT_VERBS for w in align),
         words=align,
+        subject_at=_subject_at(text, align),
     )
+
+
+def _subject_at(text: str, align: tuple[str, ...]) -> int:
+    """The index in `align` of the sentence's first word after a heading of at most four words
+    ("Decision: ...") and a determiner: where its subject starts."""
+    head, colon, _ = text.partition(": ")
+    at = len([w for w in _ALIGN_WORD.findall(head) if w.strip(".,;:!?()")]) if colon and len(head.split()) <= 4 else 0
+    while at < len(align) and align[at] in _DETERMINERS:
+        at += 1
+    return at
 
 
 def _labels(text: str) -> frozenset[str]:

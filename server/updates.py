@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -86,6 +87,8 @@ PART_WEIGHT = 0.5
 #: A restatement is judged only between statements of at most this many words: a longer memory
 #: (a note, meeting log, design doc) holds many subjects, and its words cover any short memory's.
 MAX_STATEMENT_WORDS = 60
+#: A numbered member of a set: a name, maybe a separator, a number (worker-3, node2, shard_07).
+_MEMBER = re.compile(r"([a-z][a-z]*(?:[-_][a-z]+)*)[-_]?[0-9]+")
 
 
 
@@ -140,9 +143,22 @@ def different_things(a: Statement, b: Statement) -> str | None:
         return "they name different events (ids, hashes or tickets)"
     if a.labels and b.labels and a.labels != b.labels:
         return "they are two numbered records (Step 3: / Step 4:)"
+    if not (a.cue or b.cue) and _members(a, b):
+        return "they are about two numbered members of a set (worker-3 / worker-4)"
     if a.envs and b.envs and not a.envs & b.envs:
         return f"different environments ({', '.join(sorted(a.envs))} / {', '.join(sorted(b.envs))})"
     return None
+
+
+def _members(a: Statement, b: Statement) -> bool:
+    """Whether each sentence's subject is another numbered member of one set ("service-0 stores its data
+    in Redshift" / "service-1 stores ..."): each member has its own facts. With a change cue it is a
+    move ("worker-4 now handles the refunds queue"); as the value, an update ("the host is db-stg-2")."""
+    if a.subject_at >= len(a.words) or b.subject_at >= len(b.words):
+        return False
+    x, y = a.words[a.subject_at], b.words[b.subject_at]
+    mx, my = _MEMBER.fullmatch(x), _MEMBER.fullmatch(y)
+    return bool(mx and my and x != y and mx.group(1) == my.group(1))
 
 
 def _kinds_in(words: Iterable[str], statement: Statement) -> set[str]:

@@ -153,6 +153,10 @@ class Indexer:
             try:
                 with self.store.db.waiting_at_most(WRITE_WAIT):
                     count = self.run_once(settle=True)
+                    if not count and self.after_batch is not None:
+                        # Vectors another caller stored (a recall's small drain, another process's
+                        # backfill) may have left update checks waiting: judged here, off the request path.
+                        self.after_batch()
                 if count:
                     log.info("backfill: embedded %d memories", count)
             except StoreUnavailable as exc:  # another process is writing, or the disk is full
