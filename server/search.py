@@ -34,6 +34,8 @@ class Hit:
     match: str  # "keyword" | "semantic" | "both"
     row: MemoryRow
     replaced_by: int | None = None  # superseded: the live memory at the end of its chain
+    #: Superseded, but every memory that replaced it was forgotten since: it is current again.
+    replacement_forgotten: bool = False
 
 
 @dataclass(frozen=True)
@@ -330,6 +332,9 @@ def search(  # noqa: PLR0913
     # A replaced memory that matches brings what replaced it along: the current fact is shown
     # (first) whenever the stale one is found, even if the stale one words the query better.
     heads = replacements(store, rows)
+    # Superseded with no live replacement (each one forgotten since): the fact is current again,
+    # ranked as such; forgetting the update undoes it as curate_memory's restore would.
+    revived = {mid for mid, row in rows.items() if row.superseded_by is not None and mid not in heads}
     extra = [h for h in set(heads.values()) if h not in rows]
     rows.update({mid: r for mid, r in store.get(extra).items() if in_scope(r, scope)})
     heads = {old: new for old, new in heads.items() if new in rows and old in rows}
@@ -352,7 +357,7 @@ def search(  # noqa: PLR0913
             thread=row.thread,
             neighbors=near,
             superseded_by=heads.get(mid),
-            superseded=row.superseded_by is not None,
+            superseded=row.superseded_by is not None and mid not in revived,
             successor=row.superseded_by,
             exact=any(verbatim(ident, row.content) for ident in idents),
         )
@@ -364,6 +369,7 @@ def search(  # noqa: PLR0913
             "both" if mid in nearest and mid in keyword else ("keyword" if mid in keyword or mid in ident_hits else "semantic"),
             rows[mid],
             heads.get(mid),
+            mid in revived,
         )
         for mid, score in ranked
     ]

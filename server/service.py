@@ -363,7 +363,8 @@ class MemoryService:
 
         found = self.find(query, k, thread, kinds, tags, since, until, min_score)
         return RecallResult(
-            memories=[_memory(h.row, score=h.score, match=h.match, replaced_by=h.replaced_by) for h in found.hits],
+            memories=[_memory(h.row, score=h.score, match=h.match, replaced_by=h.replaced_by,
+                              replacement_forgotten=h.replacement_forgotten) for h in found.hits],
             search=found.search,  # type: ignore[arg-type]
             note=found.note,
             pending_embeddings=found.pending_embeddings,
@@ -532,9 +533,11 @@ class MemoryService:
         return _memory(row)
 
 
-def _label(row: MemoryRow, replaced_by: int | None = None) -> str | None:
+def _label(row: MemoryRow, replaced_by: int | None = None, replacement_forgotten: bool = False) -> str | None:
     parts = []
-    if row.superseded_by is not None:
+    if replacement_forgotten:
+        parts.append(f"current again: memory {row.superseded_by}, which had superseded it, was forgotten")
+    elif row.superseded_by is not None:
         # The current memory at the end of a chain of updates, when recall resolved it.
         parts.append(f"superseded by memory {replaced_by or row.superseded_by}")
     if row.compression is not None:
@@ -545,7 +548,8 @@ def _label(row: MemoryRow, replaced_by: int | None = None) -> str | None:
 
 
 def _memory(
-    row: MemoryRow, score: float | None = None, match: str | None = None, replaced_by: int | None = None
+    row: MemoryRow, score: float | None = None, match: str | None = None, replaced_by: int | None = None,
+    replacement_forgotten: bool = False,
 ) -> Memory:
     from server.results import Memory
 
@@ -566,7 +570,7 @@ def _memory(
             if row.source.startswith(FILE_SOURCE)
             else None
         ),
-        label=_label(row, replaced_by),
+        label=_label(row, replaced_by, replacement_forgotten),
         origin=row.origin,
         flags=list(instruction_flags(row.content)),
     )

@@ -147,6 +147,22 @@ def test_restore_undoes_the_link_and_nothing_links_the_pair_again(service):
     assert all(m.label is None for m in service.recall("on-call lead payouts", thread="pay").memories)
 
 
+def test_forgetting_the_update_makes_the_older_fact_current_again(service):
+    """Forgetting the memory that replaced another (it was wrong, or reverted) leaves no live
+    replacement: the older fact ranks as current and its label says why, not "superseded by" a
+    memory recall can no longer show."""
+    old = service.remember("The on-call lead for payouts is Yusuf.", thread="pay").id
+    _settle(service)
+    new = service.remember("The on-call lead for payouts is Carla.", thread="pay").id
+    assert service.get(old).superseded_by == new
+    for i in range(4):
+        service.remember(f"Payout batch {i} settles at 0{i}:00 UTC.", thread="pay")
+    service.forget(new)
+    found = service.recall("who leads on-call for payouts?", thread="pay").memories
+    assert found[0].id == old
+    assert found[0].label == f"current again: memory {new}, which had superseded it, was forgotten"
+
+
 def test_look_alikes_stay_apart_in_the_store(service):
     a = service.remember("Deployed ledger-core sha-e04f7a3 to prod; migrations applied.", thread="ledger").id
     _settle(service)
