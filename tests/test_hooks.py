@@ -481,3 +481,19 @@ def test_a_hook_process_keeps_storing_while_a_server_embeds_what_it_wrote(settin
         assert all(row.deleted_at is None for row in kept.values())
     finally:
         reopened.close()
+
+
+def test_session_start_leaves_out_a_superseded_statement_until_its_update_is_forgotten(service):
+    """The start context holds the current fact only; forgetting the update makes the older fact
+    current again there as in recall (not left out for a replacement nobody can see)."""
+    from server.hooks.inject import session_context
+
+    old = service.remember("The staging host is stg-orders.internal.", thread="shop-api").id
+    service.indexer.run_once()
+    new = service.remember("The staging host is stg-orders-2.internal.", thread="shop-api").id
+    assert service.get(old).superseded_by == new
+    text = session_context(service, "shop-api", 600).text
+    assert "stg-orders-2.internal" in text and "stg-orders.internal." not in text
+    service.forget(new)
+    text = session_context(service, "shop-api", 600).text
+    assert "stg-orders.internal." in text and "stg-orders-2.internal" not in text

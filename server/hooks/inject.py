@@ -18,6 +18,7 @@ from server.files.folder import MEMORY_FILE, SOUL_FILE
 from server.files.markdown import strip_comments
 from server.files.promote import for_thread
 from server.models import CONVERSATION_KIND
+from server.search import replacements
 from server.textindex import query_terms
 
 if TYPE_CHECKING:
@@ -107,8 +108,8 @@ def session_context(service: MemoryService, thread: str | None, budget: int) -> 
     prompts = [f"**{p.name}**: {p.content}" for p in service.store.global_prompts(active_only=True)]
     thread_row = service.store.get_thread(thread) if thread else None
     system_prompt = (thread_row.system_prompt or "") if thread_row else ""
-    rows = _durable(service.store.recent_memories(thread, START_CANDIDATES) if thread else [])
-    rows += _durable(service.store.recent_memories(GLOBAL_STORED, 50), kinds={"preference", "decision"})
+    rows = _durable(service, service.store.recent_memories(thread, START_CANDIDATES) if thread else [])
+    rows += _durable(service, service.store.recent_memories(GLOBAL_STORED, 50), kinds={"preference", "decision"})
     lines = [_line(r.kind, _iso(r.created_at), r.id, r.content, None) for r in rows]
     where = thread or "global memory"
     parts = [
@@ -148,11 +149,13 @@ def prompt_context(
     return Injection(assembly.text.strip(), tuple(m.id for i, m in enumerate(fresh) if i not in report.dropped_items))
 
 
-def _durable(rows: list[MemoryRow], kinds: set[str] | None = None) -> list[MemoryRow]:
-    """Live statements (no turns, nothing superseded), pinned first, then by kind, newest first."""
+def _durable(service: MemoryService, rows: list[MemoryRow], kinds: set[str] | None = None) -> list[MemoryRow]:
+    """Live statements (no turns, nothing superseded -- unless every replacement was forgotten since,
+    as recall counts it), pinned first, then by kind, newest first."""
+    replaced = replacements(service.store, {r.id: r for r in rows if r.superseded_by is not None})
     keep = [
         r for r in rows
-        if r.kind != CONVERSATION_KIND and r.superseded_by is None and (kinds is None or r.kind in kinds)
+        if r.kind != CONVERSATION_KIND and r.id not in replaced and (kinds is None or r.kind in kinds)
     ]
     keep.sort(key=lambda r: (not r.pinned, _KIND_ORDER.get(r.kind, 9), -r.created_at))
     return keep

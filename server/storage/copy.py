@@ -4,7 +4,8 @@ Per namespace (= PostgreSQL tenant) everything is copied through the store's Cop
 (server/storage/protocol.py), never re-derived: memories with every field (forgotten ones,
 pins, tags, supersede links, compression tier, who wrote them, file units), archived
 originals of compressed memories, the daily-log queue, vectors exactly as stored
-(never re-embedded; a memory waiting for its vector stays waiting), threads with their
+(never re-embedded; a memory waiting for its vector stays waiting, and one whose update check
+waits for it still waits), threads with their
 system prompts, the recent-message windows, global prompts, MEMORY.md promotions,
 meta (the embedding model) and the id high-water mark. Only the keyword index is
 rebuilt from the content, as every write builds it (SQLite's FTS5 index keeps no text

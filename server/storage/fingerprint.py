@@ -15,7 +15,7 @@ import numpy as np
 from server.storage.protocol import Copying
 
 #: fields of a dumped memory that are not the memory's own (each is its own kind below)
-_QUEUES = ("queued", "daily_queued_at", "original")
+_QUEUES = ("queued", "daily_queued_at", "original", "judge_later")
 
 #: meta keys whose values must agree (the model that made the vectors)
 MODEL_KEYS = ("embedding_model", "embedding_dimensions")
@@ -58,7 +58,7 @@ class _Digest:
 #: every kind of data a fingerprint reports, so an empty kind still shows (count 0)
 KINDS = (
     "memories", "forgotten", "superseded", "pinned", "tags", "originals", "vectors", "pending_embeddings",
-    "daily_log_queue", "threads", "system_prompts", "messages", "global_prompts", "promotions", "model",
+    "daily_log_queue", "update_checks", "threads", "system_prompts", "messages", "global_prompts", "promotions", "model",
 )
 
 
@@ -86,6 +86,8 @@ def fingerprint(store: Copying, page: int = 2000) -> dict[str, dict[str, Any]]:
                     d.add("pending_embeddings", r.id)
                 if r.daily_queued_at is not None:
                     d.add("daily_log_queue", [r.id, r.daily_queued_at])
+                if r.judge_later:
+                    d.add("update_checks", r.id)
             vectors = store.vectors(conn, [r.id for r in rows])
             for memory_id in sorted(vectors):
                 raw = np.ascontiguousarray(vectors[memory_id], dtype=np.float32).tobytes()

@@ -104,6 +104,7 @@ class MemoryDump(MemoryRow):
     queued: bool = False  # still waiting for its vector
     daily_queued_at: int | None = None  # its daily-log line not written yet (queued then)
     original: Original | None = None
+    judge_later: bool = False  # its update check still waits for its vector (NewMemory.judge_later)
 
 
 # -- threads, messages, prompts -----------------------------------------------------

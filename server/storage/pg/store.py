@@ -899,9 +899,10 @@ class PgStore:
         columns = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
         rows = conn.execute(
             f"SELECT {columns}, m.user_id, m.agent, m.file_key, m.embed_pending, q.queued_at, "
-            "o.content, o.compressed_at FROM memories m "
+            "o.content, o.compressed_at, u.memory_id IS NOT NULL FROM memories m "
             "LEFT JOIN daily_log_queue q ON q.tenant = m.tenant AND q.memory_id = m.id "
             "LEFT JOIN memory_originals o ON o.tenant = m.tenant AND o.memory_id = m.id "
+            "LEFT JOIN update_checks u ON u.tenant = m.tenant AND u.memory_id = m.id "
             "WHERE m.id > %s ORDER BY m.id LIMIT %s",
             (after, limit),
         ).fetchall()
@@ -910,6 +911,7 @@ class PgStore:
             MemoryDump(
                 **_row(r[:n]).__dict__, user=r[n], agent=r[n + 1], file_key=r[n + 2], queued=bool(r[n + 3]),
                 daily_queued_at=r[n + 4], original=None if r[n + 5] is None else Original(r[n + 5], r[n + 6]),
+                judge_later=bool(r[n + 7]),
             )
             for r in rows
         ]
@@ -959,6 +961,10 @@ class PgStore:
                 "INSERT INTO memory_originals(tenant, memory_id, content, compressed_at) VALUES (%s, %s, %s, %s)",
                 [(self.namespace, m.id, m.original.content, m.original.compressed_at)
                  for m in memories if m.original is not None],
+            )
+            cur.executemany(
+                "INSERT INTO update_checks(tenant, memory_id) VALUES (%s, %s)",
+                [(self.namespace, m.id) for m in memories if m.judge_later],
             )
         mine = {m.id for m in memories}
         self._write_passages(conn, {m: np.atleast_2d(v) for m, v in vectors.items() if m in mine and np.ndim(v) == 2})

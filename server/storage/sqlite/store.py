@@ -1065,9 +1065,10 @@ class Store:
         columns = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
         rows = conn.execute(
             f"SELECT {columns}, m.user_id, m.agent, m.file_key, p.memory_id IS NOT NULL, q.queued_at, "
-            "o.content, o.compressed_at FROM memories m "
+            "o.content, o.compressed_at, u.memory_id IS NOT NULL FROM memories m "
             "LEFT JOIN pending_embeddings p ON p.memory_id = m.id LEFT JOIN daily_log_queue q ON q.memory_id = m.id "
             "LEFT JOIN memory_originals o ON o.memory_id = m.id "
+            "LEFT JOIN update_checks u ON u.memory_id = m.id "
             "WHERE m.namespace = ? AND m.id > ? ORDER BY m.id LIMIT ?",
             (self.namespace, after, limit),
         ).fetchall()
@@ -1076,6 +1077,7 @@ class Store:
             MemoryDump(
                 **_memory_row(r[:n]).__dict__, user=r[n], agent=r[n + 1], file_key=r[n + 2], queued=bool(r[n + 3]),
                 daily_queued_at=r[n + 4], original=None if r[n + 5] is None else Original(r[n + 5], r[n + 6]),
+                judge_later=bool(r[n + 7]),
             )
             for r in rows
         ]
@@ -1122,6 +1124,9 @@ class Store:
         conn.executemany(
             "INSERT INTO memory_originals(memory_id, content, compressed_at) VALUES (?, ?, ?)",
             [(m.id, m.original.content, m.original.compressed_at) for m in memories if m.original is not None],
+        )
+        conn.executemany(
+            "INSERT INTO update_checks(memory_id) VALUES (?)", [(m.id,) for m in memories if m.judge_later]
         )
 
     def ids_taken(self, conn: Any, ids: Sequence[int]) -> set[int]:
