@@ -235,6 +235,8 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     if not new.cue:
         if contradiction(old, new, share, cosine):
             return Judgement(share + cosine / 2 + SLOT_BONUS, "states another value of the same subject")
+        if named_contradiction(old, new, share, cosine):
+            return Judgement(share + cosine / 2, "names another tool or place for the same subject")
         return None
     # A counterpart of N's new value in O (the slot that changed) tells which memory N replaces as a
     # quoted old value does: the subject words may then be fewer (a thread's common word, "DAG").
@@ -274,8 +276,9 @@ def _word_swapped(old: Statement, new: Statement) -> bool:
     for op, i1, i2, j1, j2 in ops:
         if op != "replace" or i2 - i1 > 2 or j2 - j1 > 2:
             continue
-        before = {stem(w) for w in old.words[i1:i2] if w.isalpha() and w not in STOPWORDS}
-        after = {stem(w) for w in new.words[j1:j2] if w.isalpha() and w not in STOPWORDS}
+        # Hyphenated names count ("for the storefront" / "for orders-api"); values do not.
+        before = {stem(w) for w in old.words[i1:i2] if w.replace("-", "").isalpha() and w not in STOPWORDS}
+        after = {stem(w) for w in new.words[j1:j2] if w.replace("-", "").isalpha() and w not in STOPWORDS}
         if before and after and not before & after:
             return True
     return False
@@ -322,6 +325,30 @@ def contradiction(old: Statement, new: Statement, share: float, cosine: float) -
     if (_specific(old) - set(new.terms) and _specific(new) - set(old.terms)) or _word_swapped(old, new):
         return False
     return changed_slot(old, new)
+
+
+def named_contradiction(old: Statement, new: Statement, share: float, cosine: float) -> bool:
+    """A restatement without a change cue naming another tool, service or place for the same subject
+    ("Feature flags are stored in LaunchDarkly." -> "Feature flags are in Unleash, self-hosted ..."):
+    N opens with O's subject, every value stays, each names something the other does not, and no
+    other word of the template was swapped (that is two things: "the Sentry project for the
+    storefront is shopfront-web" / "... for orders-api is shopfront-orders"). Not an addition
+    ("also", "as well"), not an event, not across a negation."""
+    if share < CONTRADICTION_SHARE or cosine < CONTRADICTION_COSINE or old.eventful or new.eventful:
+        return False
+    if old.negated != new.negated or _ADDITIVE.search(new.text) or _whole_values(old) != _whole_values(new):
+        return False
+    subject = {t for t in old.opening if t not in old.values}
+    if not subject or not subject <= set(new.terms) or not subject & new.opening:
+        return False
+    if new.opening - set(old.terms):
+        return False  # N narrows the subject ("Payments in Brazil use Adyen"): an exception, not a change
+    gone, came = _specific(old) - set(new.terms) - subject, _specific(new) - set(old.terms) - subject
+    return bool(gone) and bool(came) and not _word_swapped(old, new)
+
+
+#: Words saying that N adds to O rather than replacing it.
+_ADDITIVE = re.compile(r"\b(?:also|too|as well|in addition|besides|additionally|another|both|more)\b", re.I)
 
 
 def _record_number(value: str) -> bool:

@@ -83,6 +83,25 @@ def test_numbered_members_of_a_set_are_two_things_unless_something_moved():
     assert _judge("Python 3.11 is what orders-api targets.", "Python 3.12 is what orders-api targets.", 0.95) is not None
 
 
+def test_another_tool_named_for_the_same_subject_is_an_update_but_not_an_exception_or_an_addition():
+    """No change cue, no number: the same subject now names another tool or place. Not when the newer
+    memory narrows the subject (an exception), adds ("as well"), or swaps another word of the template."""
+    assert _judge("Feature flags are stored in LaunchDarkly.",
+                  "Feature flags are in Unleash, self-hosted on the tools cluster.", 0.71) is not None
+    assert _judge("Payments use Stripe.", "Payments in Brazil use Adyen for local cards.", 0.7) is None
+    assert _judge("Errors are reported to Sentry.",
+                  "Errors from the mobile app are reported to Crashlytics as well.", 0.7) is None
+    assert _judge("The Sentry project for the storefront is shopfront-web.",
+                  "The Sentry project for orders-api is shopfront-orders.", 0.8) is None
+    assert _judge("Logs are shipped to Datadog.", "Metrics are shipped to Grafana Cloud.", 0.7) is None
+
+
+def test_a_limit_lifted_is_a_change():
+    assert _judge("GPS pings are accepted at most once every 10 seconds per truck.",
+                  "Trucks may send a GPS ping every 3 seconds; the 10-second limit was lifted for the live map.",
+                  0.8) is not None
+
+
 def test_duplicates_say_the_same_thing_and_keep_every_value():
     assert duplicate("Run `pnpm i` after pulling to update dependencies.",
                      "Run pnpm i after pulling, to update dependencies.", 0.97, 0.9) == "similar"
