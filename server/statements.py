@@ -33,7 +33,7 @@ _DETERMINERS = frozenset({"the", "a", "an", "our", "this", "that", "each", "ever
 #: Words saying that something changed (in the newer memory).
 _CUE = LazyRe(
     r"\b(now|no longer|any ?more|moved|moving|renamed|switched|switching|replaced|replacing|migrated|migrating|"
-    r"upgraded|upgrading|bumped|raised|lowered|lifted|"
+    r"upgraded|upgrading|bumped|raised|lowered|lifted|adopted|adopting|"
     r"cut|dropped|changed|reversed|instead|abandoned|deprecated|decommissioned|retired|removed|deleted|is gone|"
     r"are gone|handed|passed|took over|became|extended|downsized|shut down|disabled|from \S+(?: \S+)? to|since the|"
     r"decided against|standardi[sz]ing on|going with|no more|these days|as of|extracted|pulled|"

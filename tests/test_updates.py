@@ -96,6 +96,12 @@ def test_another_tool_named_for_the_same_subject_is_an_update_but_not_an_excepti
     assert _judge("Logs are shipped to Datadog.", "Metrics are shipped to Grafana Cloud.", 0.7) is None
 
 
+def test_a_tool_adopted_is_a_change_of_the_same_subject_only():
+    assert _judge("Database migrations are applied with `migrate up`.",
+                  "Migrations run with `atlas migrate apply` since we adopted Atlas.", 0.6) is not None
+    assert _judge("We use Jest for unit tests.", "We adopted Playwright for end-to-end tests.", 0.5) is None
+
+
 def test_a_limit_lifted_is_a_change():
     assert _judge("GPS pings are accepted at most once every 10 seconds per truck.",
                   "Trucks may send a GPS ping every 3 seconds; the 10-second limit was lifted for the live map.",
