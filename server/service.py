@@ -302,6 +302,8 @@ class MemoryService:
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))
+        if vector is not None:
+            self.indexer.known(memory_id, content, vector)  # the backfill stores it, not embeds it again
         linked = self.linker.link(self.db, self.store.get([memory_id])[memory_id], vector)
         self.linker.check_pending(self.db)  # earlier writes whose vectors the backfill has stored since
         self._fresh.append(memory_id)

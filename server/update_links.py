@@ -8,7 +8,7 @@ and nothing links that pair again: a memory is checked once.
 
 A judgement needs the embedding of both memories as one of its signals. A write is
 judged at once when the model is ready and the backfill has no queue (the new text is
-embedded here, ~10 ms). Otherwise -- the model still loading, a burst of writes, an
+embedded here, ~10 ms, and the backfill stores that vector: Indexer.known). Otherwise -- the model still loading, a burst of writes, an
 import, a hook process (which has no model) -- only minimal edits ("... 3.11." ->
 "... 3.12.") are linked at once, and the memory is marked in the store
 (`update_checks`, NewMemory.judge_later) in the same transaction that stores it. Once

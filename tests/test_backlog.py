@@ -48,10 +48,12 @@ def test_a_recall_over_a_backlog_embeds_only_its_query_and_says_what_is_pending(
     service.remember("a note in another thread", thread="elsewhere")
     embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
     first = service.recall("payments queue", thread="t", k=5)
-    # The first recall after remembering runs one backfill batch (what a fresh server was just told), not the backlog
-    assert embedder.texts == BATCH_SIZE + 1 and first.pending_embeddings == 40 - BATCH_SIZE
+    # The first recall after remembering runs one backfill batch (what a fresh server was just told), not the
+    # backlog: its query and the batch, less the first note (remember embedded it, the queue being empty then,
+    # and the batch stores that vector)
+    assert embedder.texts == BATCH_SIZE and first.pending_embeddings == 40 - BATCH_SIZE
     result = service.recall("payments queue", thread="t", k=40)
-    assert embedder.texts == BATCH_SIZE + 2  # then only its query
+    assert embedder.texts == BATCH_SIZE + 1  # then only its query
     assert result.search == "hybrid" and result.pending_embeddings == 40 - BATCH_SIZE  # the other thread's is not in scope
     assert f"{40 - BATCH_SIZE} memories in the searched threads are not embedded yet" in result.note
     assert sum(m.match == "keyword" for m in result.memories) == 40 - BATCH_SIZE  # found by keyword meanwhile
@@ -68,7 +70,8 @@ def test_a_few_just_remembered_memories_are_embedded_by_the_recall_itself(counti
     assert 3 <= RECALL_DRAIN_LIMIT
     embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
     result = service.recall("blue deployment", thread="t", k=5)
-    assert embedder.texts == 3 + 1 and result.pending_embeddings == 0 and result.note is None
+    # the two written behind the first and the query (remember embedded the first, its vector is reused)
+    assert embedder.texts == 2 + 1 and result.pending_embeddings == 0 and result.note is None
     assert {m.id for m in result.memories if m.match == "both"} == set(stored)
 
 
@@ -213,3 +216,22 @@ def test_on_onnx_runtime_a_query_runs_beside_the_batch_being_encoded():
     batch_may_end.set()
     backlog.join()
     assert seen == [True]
+
+
+def test_a_memory_embedded_to_judge_its_write_is_not_embedded_again(counting):
+    """remember embeds a statement to judge it as an update (the model ready, no queue); the backfill
+    stores that vector rather than embedding the same text a second time. Edited since, or long (more
+    passages than the one text), it is embedded as usual."""
+    service, embedder = counting
+    first = service.remember("The payments service targets Python 3.12.", thread="t").id
+    assert embedder.texts == 1  # embedded once, to judge the write
+    assert service.indexer.run_once() == 1
+    assert embedder.texts == 1  # the backfill stored it without embedding it again
+    with service.db.read() as conn:
+        stored = service.store.vectors(conn, [first])[first]
+    assert np.allclose(np.atleast_2d(stored)[0], embedder.embed(["The payments service targets Python 3.12."])[0])
+    embedder.texts = 0
+    long_text = " ".join(f"word{n}" for n in range(400))
+    service.remember(long_text, thread="t")
+    service.indexer.run_once()
+    assert embedder.texts > 2  # its first passage to judge it, then every passage by the backfill

@@ -36,6 +36,9 @@ WRITE_WAIT = 0.25
 #: Texts per embed call and per commit. One ONNX batch of short texts takes tens of
 #: milliseconds, so a query waits at most that long behind the backfill.
 BATCH_SIZE = 8
+#: Vectors `remember` computed to judge a write, kept for the backfill (see Indexer.known):
+#: the newest few hundred; a write older than that is embedded again, as before.
+KNOWN_VECTORS = 256
 
 
 class Indexer:
@@ -57,6 +60,19 @@ class Indexer:
         #: Called by the backfill thread after each batch it commits, outside the lock (the
         #: service judges the update links that waited for these vectors).
         self.after_batch: Callable[[], object] | None = None
+        # memory id -> (text, vector) that `remember` embedded to judge the write: the backfill
+        # stores it instead of embedding the same text again (a short text's only passage is itself).
+        self._known: dict[int, tuple[str, np.ndarray]] = {}
+        self._known_lock = threading.Lock()
+
+    def known(self, memory_id: int, text: str, vector: np.ndarray) -> None:
+        """Keep the vector of a memory just written, computed from exactly `text`, for its backfill."""
+        if len(passages(text)) != 1:
+            return  # a long text has more passages: the backfill embeds them all
+        with self._known_lock:
+            self._known[memory_id] = (text, vector)
+            while len(self._known) > KNOWN_VECTORS:
+                self._known.pop(next(iter(self._known)))
 
     def run_once(self, limit: int | None = None, wait: bool = True, batch_size: int | None = None,
                  settle: bool = False) -> int:
@@ -109,12 +125,18 @@ class Indexer:
 
     def _embed(self, batch: list) -> int:
         """Embed one batch (each text as its passages) and store it in one transaction."""
-        pieces = [passages(item.content) for item in batch]
-        flat = [p for ps in pieces for p in ps]
-        vectors = self.embedder.embed(flat)
         out: dict[int, np.ndarray] = {}
+        with self._known_lock:
+            for item in batch:
+                text, vector = self._known.pop(item.memory_id, (None, None))
+                if text == item.content:  # not edited since remember embedded it
+                    out[item.memory_id] = vector[None, :]
+        todo = [item for item in batch if item.memory_id not in out]
+        pieces = [passages(item.content) for item in todo]
+        flat = [p for ps in pieces for p in ps]
+        vectors = self.embedder.embed(flat) if flat else None
         at = 0
-        for item, ps in zip(batch, pieces):
+        for item, ps in zip(todo, pieces):
             out[item.memory_id] = vectors[at : at + len(ps)]
             at += len(ps)
         self.store.store_vectors(out)
