@@ -26,8 +26,17 @@ gap rule (``neighbors``, see ``neighbor_ids``), and
 Score (all weights are module constants):
 
     base(m)  = W_KEYWORD * kw(m) + (1 - W_KEYWORD) * max(cos(m), 0)
-        kw(m) = bm25(m) / best bm25 among the keyword candidates (0..1),
+        kw(m) = bm25(m) / best bm25 among the keyword candidates (0..1)
+                * coverage(m) ** KEYWORD_COVERAGE_POWER,
                 0 when m is not a keyword candidate;
+        coverage(m) = the share of the query's terms that m holds (term_coverage).
+                The bm25 ratio is relative: when the best keyword hit holds one
+                common word of five ("release" in "what interpreter release
+                should I use for the order service?"), it and its like scored
+                1.0 and buried the memories the embedding found ("orders-api
+                targets Python 3.12", cosine rank 1, not in the top 20). The
+                square root keeps a memory holding most of the query near its
+                ratio and halves one holding a fifth of it;
         cos(m) = cosine similarity (computed from the vectors for
                  candidates the KNN did not return, else 0).
     fused(m) = base(m) + NEIGHBOR_WEIGHT * max(base(n) for n in neighbors(m)
@@ -67,6 +76,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime
 from typing import Iterable, Mapping
 
@@ -90,6 +100,8 @@ CONTEXT_MAX_GAP_SECONDS = 1800  # a previous memory counts as context only if
                                 # written within 30 min of the next one
 CONTEXT_COLUMN_WEIGHT = 0.5
 W_KEYWORD = 0.5
+#: How much a keyword hit's share of the query's terms weighs on its bm25 ratio (module doc).
+KEYWORD_COVERAGE_POWER = 0.5
 NEIGHBOR_WEIGHT = 0.2
 SUPERSEDED_FACTOR = 0.5
 #: A superseded candidate lifts the memory that replaced it to this share of its own score.
@@ -139,13 +151,19 @@ def _stem(word: str) -> str:
 _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
 
 
+@lru_cache(maxsize=4096)
+def _word_stems(text: str) -> frozenset[str]:
+    """The loosely stemmed words and identifier parts of a memory: every recall weighs each keyword
+    hit by its coverage (fuse), and the same memories come back query after query."""
+    return frozenset({_stem(w) for w in _WORDS.findall(text)} | {_stem(p) for p in textindex.identifier_parts(text)})
+
+
 def term_coverage(query_terms: Iterable[str], text: str) -> float:
     """Fraction of query terms found (loosely stemmed) in ``text``."""
     terms = [t for t in query_terms if t]
     if not terms:
         return 0.0
-    words = {_stem(w) for w in _WORDS.findall(text)}
-    words |= {_stem(p) for p in textindex.identifier_parts(text)}
+    words = _word_stems(text)
     hit = 0
     for t in terms:
         parts = _WORDS.findall(t)
@@ -187,14 +205,17 @@ def neighbor_ids(thread_memories: "list[tuple[int, datetime]]", position: int) -
 
 
 def fuse(dense: Mapping[int, float], keyword: Mapping[int, float],
-         docs: Mapping[int, Doc] | None = None) -> dict[int, float]:
-    """Un-normalised fused score per candidate (see module doc)."""
+         docs: Mapping[int, Doc] | None = None, terms: list[str] | None = None) -> dict[int, float]:
+    """Un-normalised fused score per candidate (see module doc); `terms` are the query's
+    (textindex.query_terms), without which a keyword hit's bm25 ratio is not weighed by its coverage."""
     docs = docs or {}
     kbest = max((-v for v in keyword.values()), default=0.0)
     base: dict[int, float] = {}
     for i in set(dense) | set(keyword):
         kw = (-keyword[i] / kbest) if (i in keyword and kbest > 0) else 0.0
         kw = max(0.0, kw)
+        if kw and terms and (d := docs.get(i)) is not None:
+            kw *= term_coverage(terms, d.content) ** KEYWORD_COVERAGE_POWER
         cos = max(0.0, float(dense.get(i, 0.0)))
         base[i] = W_KEYWORD * kw + (1.0 - W_KEYWORD) * cos
     fused: dict[int, float] = {}
@@ -213,7 +234,7 @@ def rank(query: str, dense: Mapping[int, float], keyword: Mapping[int, float],
     """Rank candidates; returns up to ``k`` (memory id, score in [0, 1]),
     best first.  ``now`` is accepted for interface stability (no time
     features are used by default: they did not help in our measurements)."""
-    fused = fuse(dense, keyword, docs)
+    fused = fuse(dense, keyword, docs, textindex.query_terms(query))
     if not fused:
         return []
     # Exact identifiers win: a memory holding one of the query's identifiers verbatim goes

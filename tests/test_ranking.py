@@ -129,3 +129,25 @@ def test_confidence_of_an_exact_identifier_is_at_least_its_coverage():
     assert rk.confidence("parse_config", flat, {1: -6.0}, d, top=1) == 1.0
     d[1] = Doc("parse_config reads the TOML settings file", T0)
     assert rk.confidence("parse_config", flat, {1: -6.0}, d, top=1) < 0.5
+
+
+def test_a_keyword_hit_holding_one_common_word_of_the_query_does_not_bury_what_the_embedding_found():
+    # "what interpreter release should I use for the order service?": the best keyword hit holds
+    # only "release" (its bm25 ratio is 1.0 however little of the query it holds); the memory the
+    # embedding ranks first holds none of the words. Weighed by coverage, the keyword hit no longer
+    # outranks it.
+    query = "what interpreter release should I use for the order service"
+    d = docs()
+    d[1] = Doc("The release manager this quarter is Femi.", T0)
+    d[2] = Doc("orders-api targets Python 3.12.", T0)
+    d[3] = Doc("Release 2.14 of the order service uses the new interpreter.", T0)
+    dense, kw = {1: 0.2, 2: 0.7, 3: 0.3}, {1: -6.0, 3: -5.5}
+    order = [i for i, _ in rk.rank(query, dense, kw, d)]
+    assert order.index(2) < order.index(1)
+    # A keyword hit holding most of the query keeps nearly its whole ratio and stays first.
+    assert order[0] == 3
+    # Without the query's terms the ratio is unweighed: the one-word hit wins on keywords alone.
+    base = rk.fuse(dense, kw, d)
+    assert base[1] > base[2]
+    weighed = rk.fuse(dense, kw, d, rk.textindex.query_terms(query))
+    assert weighed[1] < weighed[2] and weighed[3] == max(weighed.values())
