@@ -29,7 +29,8 @@ Score (all weights are module constants):
         kw(m) = bm25(m) / best bm25 among the keyword candidates (0..1)
                 * coverage(m) ** KEYWORD_COVERAGE_POWER,
                 0 when m is not a keyword candidate;
-        coverage(m) = the share of the query's terms that m holds (term_coverage).
+        coverage(m) = the share of the query's terms that m holds (term_coverage);
+                1 for a conversation turn (its match counts the turns before it).
                 The bm25 ratio is relative: when the best keyword hit holds one
                 common word of five ("release" in "what interpreter release
                 should I use for the order service?"), it and its like scored
@@ -130,6 +131,9 @@ class Doc:
     superseded: bool = False  # set if only a flag is known
     successor: int | None = None  # the memory that replaced it directly (its chain's next link)
     exact: bool = False  # holds one of the query's exact identifiers verbatim
+    #: A conversation turn: its keyword match counts the turns before it (the context column), so its
+    #: own words' share of the query is not what matched; fuse leaves its bm25 ratio unweighed.
+    turn: bool = False
 
     @property
     def is_superseded(self) -> bool:
@@ -214,7 +218,7 @@ def fuse(dense: Mapping[int, float], keyword: Mapping[int, float],
     for i in set(dense) | set(keyword):
         kw = (-keyword[i] / kbest) if (i in keyword and kbest > 0) else 0.0
         kw = max(0.0, kw)
-        if kw and terms and (d := docs.get(i)) is not None:
+        if kw and terms and (d := docs.get(i)) is not None and not d.turn:
             kw *= term_coverage(terms, d.content) ** KEYWORD_COVERAGE_POWER
         cos = max(0.0, float(dense.get(i, 0.0)))
         base[i] = W_KEYWORD * kw + (1.0 - W_KEYWORD) * cos

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from server import ranking
 from server.clock import from_millis
+from server.models import CONVERSATION_KIND
 from server.storage.protocol import KeywordQuery, MemoryRow, Scope, SearchIndex, TurnRef
 from server.textindex import query_terms
 
@@ -360,6 +361,7 @@ def search(  # noqa: PLR0913
             superseded=row.superseded_by is not None and mid not in revived,
             successor=row.superseded_by,
             exact=any(verbatim(ident, row.content) for ident in idents),
+            turn=row.kind == CONVERSATION_KIND,
         )
     ranked = ranking.rank(query, dense, keyword, docs, k=k, missing=found.missing)
     return [

@@ -197,3 +197,32 @@ def test_a_word_in_most_of_a_threads_memories_does_not_drown_the_keyword_search(
     assert common_terms(service.store, "acme billing invoices", Scope(threads=("acme", ""))) == {"acme"}
     assert common_terms(service.store, "acme billing invoices", Scope()) == set()  # not thread-scoped
     assert service.recall("acme billing invoices", thread="acme").memories[0].id == billing
+
+
+@pytest.mark.parametrize("kind", ["fact", "turn"])
+def test_a_keyword_hit_holding_one_word_of_the_query_counts_by_that_share_unless_it_is_a_turn(
+        service, monkeypatch, kind):
+    """ranking.fuse: a memory holding one rare word of five ("interpreter") no longer scores near one
+    holding four; a conversation turn's keyword match counts the turns before it (its context), so its
+    own words' share is not weighed."""
+    from server import ranking
+
+    for i in range(12):
+        service.remember(f"The {['payment', 'search', 'email', 'cart'][i % 4]} service {i} exposes version {i} of its order API.",
+                         thread="shop", kind=kind)
+    one_word = service.remember("Interpreter warnings are silenced in CI.", thread="shop", kind=kind).id
+    most = service.remember("The order service pins version 3.12 of Python.", thread="shop", kind=kind).id
+    service.embed_backlog()
+
+    def ratio() -> float:
+        scores = {m.id: m.score for m in service.recall("which interpreter version does the order service pin",
+                                                         thread="shop", k=5).memories}
+        return scores[one_word] / scores[most]
+
+    weighed = ratio()
+    monkeypatch.setattr(ranking, "KEYWORD_COVERAGE_POWER", 0.0)
+    unweighed = ratio()
+    if kind == "turn":
+        assert weighed == unweighed
+    else:
+        assert unweighed > 0.85 and weighed < 0.65
