@@ -77,8 +77,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import datetime
+from functools import lru_cache
 from typing import Iterable, Mapping
 
 from server import textindex
@@ -155,11 +155,19 @@ def _stem(word: str) -> str:
 _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-@lru_cache(maxsize=4096)
 def _word_stems(text: str) -> frozenset[str]:
-    """The loosely stemmed words and identifier parts of a memory: every recall weighs each keyword
-    hit by its coverage (fuse), and the same memories come back query after query."""
+    """The loosely stemmed words and identifier parts of a text. Every recall weighs each keyword hit
+    by its coverage (fuse) and the same memories come back query after query: a statement's are kept
+    (a long note's are not, or the cache could hold megabytes of text)."""
+    return _cached_stems(text) if len(text) <= _CACHED_TEXT else _stems(text)
+
+
+def _stems(text: str) -> frozenset[str]:
     return frozenset({_stem(w) for w in _WORDS.findall(text)} | {_stem(p) for p in textindex.identifier_parts(text)})
+
+
+_CACHED_TEXT = 1_000  # characters
+_cached_stems = lru_cache(maxsize=4096)(_stems)
 
 
 def term_coverage(query_terms: Iterable[str], text: str) -> float:
