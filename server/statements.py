@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -211,8 +212,36 @@ def _cued(text: str, align: tuple[str, ...]) -> bool:
     return bool(found) or (bool(_AFTER_CHANGE.search(text)) and not any(w in EVENT_VERBS for w in align))
 
 
-@lru_cache(maxsize=8192)
+#: Analyses kept, by the characters of their texts: one of a 32 KB note holds about 1 MB of tokens
+#: and words, so a count of entries (8,192 of them) could have held gigabytes of long notes; this
+#: keeps thousands of statements, or a few dozen long notes, and costs at most ~35 MB.
+ANALYSED_CHARS = 1_000_000
+_analysed: OrderedDict[str, Statement] = OrderedDict()
+_analysed_chars = 0
+_analysed_lock = threading.Lock()
+
+
 def analyse(text: str) -> Statement:
+    """What the rules need to know about a text, kept for the texts compared most recently (the same
+    memories are judged write after write, and dedupe compares each with many)."""
+    global _analysed_chars
+    with _analysed_lock:
+        found = _analysed.get(text)
+        if found is not None:
+            _analysed.move_to_end(text)
+            return found
+    statement = _analyse(text)
+    with _analysed_lock:
+        if text not in _analysed and len(text) <= ANALYSED_CHARS:
+            _analysed[text] = statement
+            _analysed_chars += len(text)
+            while _analysed_chars > ANALYSED_CHARS:
+                oldest, _ = _analysed.popitem(last=False)
+                _analysed_chars -= len(oldest)
+    return statement
+
+
+def _analyse(text: str) -> Statement:
     toks = tuple(tokens(text))
     terms: dict[str, str] = {}
     fts: dict[str, str] = {}

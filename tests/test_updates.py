@@ -574,3 +574,21 @@ def test_a_name_swapped_with_its_value_and_a_contrast_inside_one_sentence_are_no
     assert _judge("The driver app uses Mapbox 10.", "The driver app uses Mapbox 11.", None) is not None
     assert not analyse("Never log full GPS traces in production; log the shipment id instead.").cue
     assert analyse("We use Argo CD instead.").cue
+
+
+def test_the_analyses_kept_are_bounded_by_their_texts_characters_not_their_number(monkeypatch):
+    """A 32 KB note's analysis holds about 1 MB: kept by count (8,192), long notes could have held
+    gigabytes. Kept by characters, the oldest go first; a statement seen again is not analysed again."""
+    from server import statements
+
+    monkeypatch.setattr(statements, "ANALYSED_CHARS", 50_000)
+    note = " ".join(f"step {i} of the deploy runbook restarts orders-api on host-{i}" for i in range(400))
+    statement = "orders-api targets Python 3.12."
+    first = statements.analyse(statement)
+    for n in range(10):
+        statements.analyse(f"{note} (revision {n})")  # ~26 KB each
+    assert statements._analysed_chars <= 50_000
+    assert sum(len(t) for t in statements._analysed) == statements._analysed_chars
+    assert len(statements._analysed) <= 2 and statement not in statements._analysed  # the oldest went first
+    again = statements.analyse(statement)
+    assert again == first and statements.analyse(statement) is again  # kept once more, then reused
