@@ -44,6 +44,25 @@ _CUE = LazyRe(
     r"only (?:happens?|goes|go|runs?|works?) (?:through|via))\b",
     re.I,
 )
+#: Saying that a thing got a new name ("was renamed", "is called pf-render now"): the thing is the same,
+#: so its other facts (its toolchain's version, its replica count) stay true under the new name.
+_RENAMES = LazyRe(r"\brenam(?:ed|ing)\b|\bnow (?:called|named)\b|\b(?:called|named) \S+ now\b|\bnew name\b", re.I)
+#: How often something happens ("nightly", "every two weeks", "twice a week", "on Fridays"): a schedule's
+#: value, as much a slot as a number is (a release "every two weeks" -> "monthly" changed one value).
+_PERIOD = LazyRe(
+    r"\b(?:hourly|daily|nightly|weekly|fortnightly|bi-?weekly|monthly|quarterly|yearly|annually"
+    r"|(?:once|twice|\w+ times) (?:a|an|per|each) (?:hour|day|night|week|month|quarter|year)"
+    r"|every (?:other |[0-9]+ |one |two |three |four |five |six |ten |twelve )?"
+    r"(?:minute|hour|day|night|week|month|quarter|year)s?"
+    r"|(?:every|on) (?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b",
+    re.I,
+)
+_PERIOD_DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "night": 1, "week": 7, "month": 30, "quarter": 91,
+                "year": 365, "hourly": 1 / 24, "daily": 1, "nightly": 1, "weekly": 7, "fortnightly": 14,
+                "biweekly": 14, "bi-weekly": 14, "monthly": 30, "quarterly": 91, "yearly": 365, "annually": 365}
+_NEXT_WORD = LazyRe(r"[ \t]+([A-Za-z][\w\-]*)")
+_COUNTS = {"once": 1, "twice": 2, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10,
+           "twelve": 12, "other": 2}
 #: A value: a quoted command or one or two tokens, with where it was when that is a number or host
 #: ("instead of raw Prometheus on 9090": the old value is Prometheus on 9090).
 #: A state that follows a change ("are on 1.29 after last month's upgrade window"); a cue only in a
@@ -197,6 +216,9 @@ class Statement:
     opening: frozenset[str]  # the terms of its first two tokens (its subject, usually)
     negated: bool  # holds a negation (not, never, don't, without, ...)
     cue_terms: frozenset[str]  # its words that say something changed ("moved"): a verb, not its subject
+    renames: bool  # says that something got a new name ("was renamed", "is called X now")
+    periods: frozenset[str]  # how often, in days ("every two weeks" -> "14"), outside its subject
+    period_terms: frozenset[str]  # the words saying how often: a value, not the subject
     eventful: bool  # built on an event verb ("shipped", "deployed", "added"): records an event, not a state
     words: tuple[str, ...]  # the lowercase word sequence, for aligning two sentences
     subject_at: int  # where in `words` its subject starts (after a short heading and a determiner)
@@ -257,6 +279,7 @@ def _analyse(text: str) -> Statement:
             value = next(g for g in m.groups() if g)
             quoted.update(t.norm for t in tokens(value))
             quoted.update(p for t in tokens(value) for p in t.parts)
+    periods, period_terms = _periods(text)
     lower_words = _ENV_WORD.findall(text.lower())
     align = tuple(w.strip(".,;:!?()").lower() for w in _ALIGN_WORD.findall(text) if w.strip(".,;:!?()"))
     return Statement(
@@ -279,10 +302,42 @@ def _analyse(text: str) -> Statement:
         opening=frozenset(x for t in toks[:2] for x in (t.norm, *t.parts)),
         negated=any(w in NEGATIONS for w in align),
         cue_terms=frozenset(t.norm for t in toks if _CUE.fullmatch(t.raw)),
+        renames=bool(_RENAMES.search(text)),
+        periods=frozenset(periods),
+        period_terms=frozenset(period_terms),
         eventful=any(w in EVENT_VERBS for w in align),
         words=align,
         subject_at=_subject_at(text, align),
     )
+
+
+def _periods(text: str) -> tuple[set[str], set[str]]:
+    """How often the text says something happens, each in days ("twice a week" -> "3.5"; a weekday by
+    its name), and the words saying it. Not a schedule that names a thing ("The weekly report goes to
+    Dana" / "The monthly report ...": two reports, not one report's new schedule)."""
+    periods: set[str] = set()
+    terms: set[str] = set()
+    for m in _PERIOD.finditer(text):
+        words = m.group(0).lower().split()
+        after = _NEXT_WORD.match(text, m.end())
+        if len(words) == 1 and after and after.group(1).lower() not in STOPWORDS:
+            continue  # "weekly report", "nightly TestFlight builds": what it describes, not when
+        periods.add(_days(words))
+        terms |= {stem(w) for w in words if w not in STOPWORDS}
+    return periods, terms
+
+
+def _days(words: list[str]) -> str:
+    unit = words[-1].rstrip("s") if words[-1] not in _PERIOD_DAYS else words[-1]
+    if unit not in _PERIOD_DAYS:
+        return unit  # a weekday
+    days = _PERIOD_DAYS[unit]
+    if words[0] in ("every", "once") and len(words) == 3:
+        days *= _COUNTS.get(words[1], 0) or (int(words[1]) if words[1].isdigit() else 1)
+    elif words[0] != "every" and len(words) > 1:  # "twice a week", "3 times a day"
+        count = _COUNTS.get(words[0]) or (int(words[0]) if words[0].isdigit() else 1)
+        days /= count
+    return f"{days:g}"
 
 
 def _subject_at(text: str, align: tuple[str, ...]) -> int:

@@ -72,7 +72,7 @@ MIN_SUBJECT_SHARE = 0.2
 MIN_COSINE = 0.35
 #: A contradiction without a change cue needs this much of O's subject in N and this cosine.
 CONTRADICTION_SHARE = 0.5
-CONTRADICTION_COSINE = 0.5
+CONTRADICTION_COSINE = 0.35
 #: Score bonus per value of O that N quotes as the old one (at most two count).
 QUOTED_BONUS = 0.3
 #: Penalty when O already says every value N states (it agrees with N: not what N replaces).
@@ -222,7 +222,8 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     # Its subject: its words and names, not the values that change nor a word saying that something
     # changed ("Moved quill-core to Rust 2021": "moved" is what happened, not what it is about).
     subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
-               for t, k in old.terms.items() if k != "event" and t not in old.values and t not in old.cue_terms}
+               for t, k in old.terms.items()
+               if k != "event" and t not in old.values and t not in old.cue_terms and t not in old.period_terms}
     total = sum(subject.values())
     if not total:
         return None
@@ -237,6 +238,12 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
             return Judgement(share + cosine / 2 + SLOT_BONUS, "states another value of the same subject")
         if named_contradiction(old, new, share, cosine):
             return Judgement(share + cosine / 2, "names another tool or place for the same subject")
+        return None
+    if new.renames and any(_number(v) for v in old.slot_values - new.slot_values):
+        # A new name for the thing, not a new value of O's number: "render-farm is built with Rust
+        # 1.70" stays true of pf-render, and superseding it would hide it (and keep the later
+        # toolchain bump from linking to it). A rename replaces what named the thing ("the host
+        # is db-stg-1.internal" -> "the host was renamed to pg-staging.internal").
         return None
     # A counterpart of N's new value in O (the slot that changed) tells which memory N replaces as a
     # quoted old value does: the subject words may then be fewer (a thread's common word, "DAG").
@@ -277,8 +284,9 @@ def _word_swapped(old: Statement, new: Statement) -> bool:
         if op != "replace" or i2 - i1 > 2 or j2 - j1 > 2:
             continue
         # Hyphenated names count ("for the storefront" / "for orders-api"); values do not.
-        before = {stem(w) for w in old.words[i1:i2] if w.replace("-", "").isalpha() and w not in STOPWORDS}
-        after = {stem(w) for w in new.words[j1:j2] if w.replace("-", "").isalpha() and w not in STOPWORDS}
+        # A schedule swapped is a value changed ("weekly" -> "every night"), not another thing.
+        before = {stem(w) for w in old.words[i1:i2] if w.replace("-", "").isalpha() and w not in STOPWORDS} - old.period_terms
+        after = {stem(w) for w in new.words[j1:j2] if w.replace("-", "").isalpha() and w not in STOPWORDS} - new.period_terms
         if before and after and not before & after:
             return True
     return False
@@ -290,6 +298,8 @@ def changed_slot(old: Statement, new: Statement) -> bool:
     -> "8 threads")."""
     if old.places - new.places and new.places - old.places:
         return True  # a path for another path: the place moved ("dags/" -> "orchestration/dags/")
+    if old.periods and new.periods and not old.periods & new.periods:
+        return True  # another schedule: "every two weeks" -> "monthly"
     old_units, new_units = _units(old), _units(new)
     # The digit runs inside a hash or ticket id are not values: "note 719540613589" and "note
     # b3deec983704" name two records, not one number changed.
@@ -349,6 +359,11 @@ def named_contradiction(old: Statement, new: Statement, share: float, cosine: fl
 
 #: Words saying that N adds to O rather than replacing it.
 _ADDITIVE = re.compile(r"\b(?:also|too|as well|in addition|besides|additionally|another|both|more)\b", re.I)
+
+
+def _number(value: str) -> bool:
+    """A count, size or version ("8", "1.70", "3.12.1"), not a name holding digits ("db-stg-1.internal")."""
+    return set(_shape(value)) <= {"9", "."}
 
 
 def _record_number(value: str) -> bool:

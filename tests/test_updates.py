@@ -592,3 +592,61 @@ def test_the_analyses_kept_are_bounded_by_their_texts_characters_not_their_numbe
     assert len(statements._analysed) <= 2 and statement not in statements._analysed  # the oldest went first
     again = statements.analyse(statement)
     assert again == first and statements.analyse(statement) is again  # kept once more, then reused
+
+
+# -- schedules, renames and a command for the same subject -----------------------------------------
+
+
+def test_a_schedule_is_a_value_and_a_new_one_updates_the_old():
+    """"every two weeks" -> "monthly" changes one slot, as "1.26" -> "1.29" does; its words are the value,
+    not the subject. A schedule that names the subject ("the weekly report") is part of the subject."""
+    assert _judge("We ship a release every two weeks.", "Release cadence changed to monthly, with hotfixes as needed.",
+                  0.49) is not None
+    assert _judge("The staging database is refreshed weekly.", "The staging database is refreshed every night.",
+                  0.8).reason == "states another value of the same subject"
+    assert {"14"} == analyse("We release every two weeks.").periods == analyse("We release fortnightly.").periods
+    assert analyse("Backups run twice a day.").periods == {"0.5"}
+    assert analyse("The deploy freeze is on Fridays.").periods == {"friday"}
+    assert _judge("We release every two weeks.", "We release fortnightly.", 0.9) is None  # the same schedule
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("The weekly report goes to Dana.", "The monthly report goes to Sam."),  # two reports
+        ("Backups run nightly.", "Log rotation runs weekly."),  # two jobs
+        ("Staging deploys happen daily.", "Production deploys happen weekly."),  # two environments
+    ],
+)
+def test_schedules_of_two_things_are_not_updates(a, b):
+    assert _judge(a, b, cosine=0.8) is None and _judge(b, a, cosine=0.8) is None
+
+
+def test_a_rename_replaces_what_named_the_thing_not_its_numbers():
+    """Found on pixelforge: "render-farm is called pf-render now" superseded "render-farm is built with
+    Rust 1.70" (still true of pf-render), and the later toolchain bump then had nothing to link to."""
+    rename = "render-farm is called pf-render now (same Rust code, new k8s deployment and DNS name)."
+    assert analyse(rename).renames and analyse("slurp was renamed ingestd.").renames
+    assert not analyse("The internal testing track is called dogfood.").renames
+    assert _judge("render-farm is built with Rust 1.70.", rename, 0.6) is None
+    assert _judge("render-farm runs 8 replicas.", rename, 0.6) is None
+    assert _judge("Filters are rendered by the render-farm service.", rename, 0.42) is not None
+    # the value renamed is the thing's own name: an update
+    assert _judge("The staging database host is db-stg-1.internal.",
+                  "The staging database host was renamed to pg-staging.internal.", 0.6) is not None
+    candidates = [
+        updates.Candidate(1, "render-farm is built with Rust 1.70.", 10, 0.5),
+        updates.Candidate(2, "Filters are rendered by the render-farm service.", 20, 0.42),
+    ]
+    assert updates.best_link(9, rename, 30, candidates).older == 2
+    bump = "Bumped the render service's Rust toolchain to 1.79 in rust-toolchain.toml."
+    assert _judge("render-farm is built with Rust 1.70.", bump, 0.76) is not None
+
+
+def test_another_command_for_the_same_subject_is_an_update_though_the_new_one_says_more():
+    """The newer memory explains its command, so the two read less alike (cosine 0.40 with MiniLM)."""
+    old = "Run the integration tests with `go test -tags=integration ./...`."
+    new = "Integration tests run through `make itest`, which starts Postgres and Kafka in containers first."
+    assert _judge(old, new, 0.40).reason == "names another tool or place for the same subject"
+    assert _judge(old, new, 0.30) is None  # too unlike to be about one subject
+    assert _judge("Run the unit tests with `pytest tests/unit`.", "End-to-end tests run through `make e2e`.", 0.45) is None
