@@ -36,8 +36,10 @@ Score (all weights are module constants):
                 should I use for the order service?"), it and its like scored
                 1.0 and buried the memories the embedding found ("orders-api
                 targets Python 3.12", cosine rank 1, not in the top 20). The
-                square root keeps a memory holding most of the query near its
-                ratio and halves one holding a fifth of it;
+                share counts in full: under its square root (used first) a hit
+                holding two common words of seven kept half its ratio, still
+                above what the embedding alone found (a fresh project where
+                "model" and "run" are in many memories);
         cos(m) = cosine similarity (computed from the vectors for
                  candidates the KNN did not return, else 0).
     fused(m) = base(m) + NEIGHBOR_WEIGHT * max(base(n) for n in neighbors(m)
@@ -102,7 +104,7 @@ CONTEXT_MAX_GAP_SECONDS = 1800  # a previous memory counts as context only if
 CONTEXT_COLUMN_WEIGHT = 0.5
 W_KEYWORD = 0.5
 #: How much a keyword hit's share of the query's terms weighs on its bm25 ratio (module doc).
-KEYWORD_COVERAGE_POWER = 0.5
+KEYWORD_COVERAGE_POWER = 1.0
 NEIGHBOR_WEIGHT = 0.2
 SUPERSEDED_FACTOR = 0.5
 #: A superseded candidate lifts the memory that replaced it to this share of its own score.

@@ -2,6 +2,8 @@
 
 from datetime import datetime, timedelta
 
+import pytest
+
 from server import ranking as rk
 from server.ranking import Doc
 
@@ -151,3 +153,18 @@ def test_a_keyword_hit_holding_one_common_word_of_the_query_does_not_bury_what_t
     assert base[1] > base[2]
     weighed = rk.fuse(dense, kw, d, rk.textindex.query_terms(query))
     assert weighed[1] < weighed[2] and weighed[3] == max(weighed.values())
+
+
+def test_a_keyword_hit_holding_a_small_share_of_the_query_weighs_that_share_in_full():
+    """Found on a fresh project (bench/data/updates/marlin.json), where "model" and "run" are in many
+    memories: for "what's the accelerator cap for one model-fitting run?" every memory holding those two
+    words ranked above what the embedding put near the top. Weighed by the square root of its share
+    (2 of the query's 7 terms: 0.53 of its bm25 ratio), such a hit still outranked a memory the embedding
+    scores 0.40 and that holds none of the words; weighed by the share itself (0.29) it does not."""
+    query = "what's the accelerator cap for one model-fitting run?"
+    d = docs()
+    d[1] = Doc("Run the model tests with `pytest -n 4`.", T0)
+    d[2] = Doc("A training job may use at most 8 GPUs.", T0)
+    dense, kw = {1: 0.05, 2: 0.40}, {1: -4.0}
+    assert rk.term_coverage(rk.textindex.query_terms(query), d[1].content) == pytest.approx(2 / 7)
+    assert [i for i, _ in rk.rank(query, dense, kw, d)][0] == 2
