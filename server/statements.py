@@ -36,7 +36,7 @@ _CUE = LazyRe(
     r"\b(now|no longer|any ?more|moved|moving|renamed|switched|switching|replaced|replacing|migrated|migrating|"
     r"upgraded|upgrading|bumped|raised|lowered|lifted|adopted|adopting|"
     r"cut|dropped|changed|reversed|instead|abandoned|deprecated|decommissioned|retired|removed|deleted|is gone|"
-    r"are gone|handed|passed|took over|became|extended|downsized|shut down|disabled|from \S+(?: \S+)? to|since the|"
+    r"are gone|(?:handed|passed)\s+(?:(?!and\b|but\b|then\b)[\w\-]+\s+){0,4}?(?:over\s+)?to|took over|became|extended|downsized|shut down|disabled|from \S+(?: \S+)? to|since the|"
     r"decided against|standardi[sz]ing on|going with|no more|these days|as of|extracted|pulled|"
     # a new lower bound ("requires macOS 11 or later"), the old way overridden or closed ("manual
     # edits get overwritten", "applies only happen through Atlantis")
@@ -104,7 +104,7 @@ ENVIRONMENTS = {
 #: Verbs of events: two sentences built on one ("shipped X", "migration Y added") record two events.
 EVENT_VERBS = frozenset(
     "shipped deployed released rolled merged fixed broke introduced added reverted tagged failed crashed restored "
-    "corrupted went hit caused opened closed finished completed started".split()
+    "corrupted went hit caused opened closed finished completed started promoted".split()
 )
 NEGATIONS = frozenset(
     "not no never cannot can't don't doesn't isn't aren't won't wasn't weren't without disabled off".split()

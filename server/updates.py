@@ -324,6 +324,8 @@ def contradiction(old: Statement, new: Statement, share: float, cosine: float) -
     subject = {t for t in old.opening if t not in old.values}
     if not subject or not subject <= set(new.terms) or old.negated != new.negated:
         return False
+    if not (new.opening - new.values) & set(old.terms):
+        return False  # N is about something else: "Prediction cache TTL is 60 minutes ... after the nightly batch"
     # One slot changes: a record whose id and measure both differ ("job run 88213 finished in 41
     # minutes" / "run 88297 ... 63 minutes") is another record, as is a name swapped for another
     # ("go.mod pins grpc-go at v1.64.0" / "pins protobuf-go at v1.34.2": two packages).
