@@ -41,7 +41,9 @@ _CUE = LazyRe(
     # a new lower bound ("requires macOS 11 or later"), the old way overridden or closed ("manual
     # edits get overwritten", "applies only happen through Atlantis")
     r"or (?:later|newer)|overwritten|"
-    r"only (?:happens?|goes|go|runs?|works?) (?:through|via))\b",
+    r"only (?:happens?|goes|go|runs?|works?) (?:through|via)|"
+    # "We left Heroku for Render", "the Rails 7.1 upgrade is done"
+    r"left \S+ for|(?:upgrade|migration|move|switch|cut-?over|rewrite) (?:is|was|has been) (?:done|complete|completed|finished))\b",
     re.I,
 )
 #: Saying that a thing got a new name ("was renamed", "is called pf-render now"): the thing is the same,
@@ -73,7 +75,8 @@ _VALUE = (r"(`[^`\n]+`|[\w./:@+#\-]+(?:\s+(?!(?:on|at)\s)[\w./:@+#\-]+)?"
 #: "... instead of X", "... from X", "the old X": X is the value being replaced.
 _OLD_BEFORE = LazyRe(
     r"\b(?:instead of|rather than|replaced|replacing|dropped|dropping|abandoned|ditched|removed|retired|"
-    r"no longer(?: uses?| on| reads?| in)?|old|off)\s+(?:the\s+|raw\s+)?" + _VALUE + r"|\bfrom\s+" + _VALUE + r"\s+to\b",
+    r"no longer(?: uses?| on| reads?| in)?|old|off)\s+(?:the\s+|raw\s+)?" + _VALUE + r"|\bfrom\s+" + _VALUE + r"\s+to\b"
+    r"|\bleft\s+" + _VALUE + r"\s+for\b",
     re.I,
 )
 #: "X was renamed ...", "X is no longer read": X is the value being replaced.

@@ -179,7 +179,9 @@ def minimal_edit(old: Statement, new: Statement) -> tuple[str, str] | None:
         return None
     _, i1, i2, j1, j2 = ops[0]
     same = [w for k, w in enumerate(a) if not i1 <= k < i2]
-    if len(same) < 3 or len(same) / max(len(a), len(b)) < 0.6 or i2 - i1 > 2 or j2 - j1 > 2:
+    # One command for another needs less context: "Deploy with `git push heroku main`." -> "... render main`."
+    commands = i2 - i1 == j2 - j1 == 1 and a[i1].startswith("`") and b[j1].startswith("`")
+    if len(same) < (2 if commands else 3) or len(same) / max(len(a), len(b)) < 0.6 or i2 - i1 > 2 or j2 - j1 > 2:
         return None
     before, after = a[i1:i2], b[j1:j2]
     changed = set(before) | set(after)
@@ -233,6 +235,8 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     # (How N writes it counts too: "Prometheus is reached ..." opens a sentence, "raw Prometheus" names it.)
     quoted = sum(old.terms[t] not in ("word", "part") or new.terms.get(t) not in ("word", "part", None)
                  or weights.rare(t, old.fts[t], 2) for t in new.quoted & set(old.terms))
+    if new.quoted & new.period_terms and old.periods and not new.quoted & set(old.terms):
+        quoted += 1  # "... instead of weekly" names the old schedule, however O wrote it ("every Monday")
     if not new.cue:
         if contradiction(old, new, share, cosine):
             return Judgement(share + cosine / 2 + SLOT_BONUS, "states another value of the same subject")

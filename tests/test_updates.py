@@ -670,3 +670,27 @@ def test_a_passed_check_a_promotion_and_a_clause_about_another_subject_are_not_u
     # the newer memory may put the subject's words in another order: still the same subject
     assert _judge("Sentry samples 100 % of backend transactions.",
                   "Backend transaction sampling in Sentry is down to 20 % to stay within the quota.", 0.7) is not None
+
+
+def test_a_command_swapped_in_a_short_instruction_and_change_idioms_found_on_a_fresh_project():
+    """From a second fresh project (bench/data/updates/puffin.json: 14 of 25 updates linked at first)."""
+    verdict = _judge("Deploy with `git push heroku main`.", "Deploy with `git push render main`.", None)
+    assert verdict is not None and "changed to" in verdict.reason
+    assert _judge("Run `make lint`.", "Run `make test`.", 0.8) is None  # one word of context: two instructions
+    left = "We left Heroku for Render: production is three web services on Render's Frankfurt region."
+    assert analyse(left).cue and "heroku" in analyse(left).quoted
+    assert _judge("Production is hosted on Heroku with two standard-2x web dynos.", left, 0.6).quoted
+    assert analyse("The Rails 7.1 upgrade is done; the app boots with config.load_defaults 7.1.").cue
+    assert not analyse("The upgrade guide is done in Notion.").cue
+    # "instead of weekly" names the old schedule however the older memory wrote it
+    new = "Invoice reminder emails go out three days before and on the due date instead of weekly."
+    candidates = [
+        updates.Candidate(1, "Admins can lock a week so nobody edits its entries.", 10, 0.36),
+        updates.Candidate(2, "Invoice reminders are sent every Monday.", 20, 0.6),
+    ]
+
+    class FewHoldIt(updates.Weights):  # in the thread few memories hold "week": it names an old value
+        def rare(self, term, word, held=1):
+            return True
+
+    assert updates.best_link(9, new, 30, candidates, FewHoldIt()).older == 2
