@@ -242,6 +242,8 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
             return Judgement(share + cosine / 2 + SLOT_BONUS, "states another value of the same subject")
         if named_contradiction(old, new, share, cosine):
             return Judgement(share + cosine / 2, "names another tool or place for the same subject")
+        if another_command(old, new, share, cosine):
+            return Judgement(share + cosine / 2, "gives another command for the same task")
         return None
     if new.renames and any(_number(v) for v in old.slot_values - new.slot_values):
         # A new name for the thing, not a new value of O's number: "render-farm is built with Rust
@@ -361,6 +363,23 @@ def named_contradiction(old: Statement, new: Statement, share: float, cosine: fl
         return False  # N narrows the subject ("Payments in Brazil use Adyen"): an exception, not a change
     gone, came = _specific(old) - set(new.terms) - subject, _specific(new) - set(old.terms) - subject
     return bool(gone) and bool(came) and not _word_swapped(old, new)
+
+
+def another_command(old: Statement, new: Statement, share: float, cosine: float) -> bool:
+    """A restatement without a change cue giving another command for the same task, worded its own way
+    ("Start the app locally with `foreman start`." -> "Run `bin/dev` to start the app locally; it runs
+    the web server, Sidekiq and the CSS watcher."): most of O's subject in N, each holds a command the
+    other lacks, no word of a template swapped ("Run the unit tests with `pytest tests/unit`" / "Run
+    the integration tests with ..." are two tasks), not an addition, an event or across a negation."""
+    if share < CONTRADICTION_SHARE or cosine < CONTRADICTION_COSINE or old.eventful or new.eventful:
+        return False
+    if old.negated != new.negated or _ADDITIVE.search(new.text):
+        return False
+    if sum(1 for t in old.tokens if t.kind in ("word", "name", "ident")) < 2:
+        return False  # the task is named only by its command ("Run `make lint`." / "Run `make test`.")
+    commands_old = {t.norm for t in old.tokens if t.kind == "code"}
+    commands_new = {t.norm for t in new.tokens if t.kind == "code"}
+    return bool(commands_old - commands_new) and bool(commands_new - commands_old) and not _word_swapped(old, new)
 
 
 #: Words saying that N adds to O rather than replacing it.

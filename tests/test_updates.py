@@ -694,3 +694,16 @@ def test_a_command_swapped_in_a_short_instruction_and_change_idioms_found_on_a_f
             return True
 
     assert updates.best_link(9, new, 30, candidates, FewHoldIt()).older == 2
+
+
+def test_another_command_for_the_same_task_worded_its_own_way_is_an_update():
+    """From the fresh projects: the newer memory gives the task's new command in its own words."""
+    verdict = _judge("Start the app locally with `foreman start`.",
+                     "Run `bin/dev` to start the app locally; it runs the web server, Sidekiq and the CSS watcher.", 0.47)
+    assert verdict is not None and verdict.reason == "gives another command for the same task"
+    # two tasks (a word of the template swapped), an addition, another build
+    assert _judge("Run the unit tests with `pytest tests/unit`.",
+                  "Run the integration tests with `pytest tests/integration`.", 0.8) is None
+    assert _judge("Start the dev build with `npm run dev`.",
+                  "Start the app in dev with `pnpm dev:desktop`, which also watches the Rust core.", 0.52) is None
+    assert _judge("Start the dev build with `npm run dev`.", "Release builds: `npm run dist`.", 0.69) is None
