@@ -36,7 +36,9 @@ _CUE = LazyRe(
     r"\b(now|no longer|any ?more|moved|moving|renamed|switched|switching|replaced|replacing|migrated|migrating|"
     r"upgraded|upgrading|bumped|raised|lowered|lifted|adopted|adopting|"
     r"cut|dropped|changed|reversed|instead|abandoned|deprecated|decommissioned|retired|removed|deleted|is gone|"
-    r"are gone|(?:handed|passed)\s+(?:(?!and\b|but\b|then\b)[\w\-]+\s+){0,4}?(?:over\s+)?to|took over|became|extended|downsized|shut down|disabled|from \S+(?: \S+)? to|since the|"
+    # "passed" / "handed" with a recipient ("Ana passed code signing to the release bot"), not "the backtest passed"
+    r"are gone|(?:handed|passed)\s+(?:(?!and\b|but\b|then\b)[\w\-]+\s+){0,4}?(?:over\s+)?to|took over|"
+    r"became|extended|downsized|shut down|disabled|from \S+(?: \S+)? to|since the|"
     r"decided against|standardi[sz]ing on|going with|no more|these days|as of|extracted|pulled|"
     # a new lower bound ("requires macOS 11 or later"), the old way overridden or closed ("manual
     # edits get overwritten", "applies only happen through Atlantis")
@@ -63,6 +65,7 @@ _PERIOD_DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "night": 1, "week"
                 "year": 365, "hourly": 1 / 24, "daily": 1, "nightly": 1, "weekly": 7, "fortnightly": 14,
                 "biweekly": 14, "bi-weekly": 14, "monthly": 30, "quarterly": 91, "yearly": 365, "annually": 365}
 _NEXT_WORD = LazyRe(r"[ \t]+([A-Za-z][\w\-]*)")
+#: How many units apart ("every two weeks", "every other week") or times per unit ("twice a week").
 _COUNTS = {"once": 1, "twice": 2, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10,
            "twelve": 12, "other": 2}
 #: A value: a quoted command or one or two tokens, with where it was when that is a number or host

@@ -25,6 +25,11 @@ How a pair (older O, newer N, same thread) is judged, in order:
   quotes the old value ("instead of Flux", "STRIPE_SECRET is no longer read"), only
   memories holding it are considered, and it counts in their favour; an O that
   already states N's values is not what N replaces;
+* **another command for the same task** without a cue ("Start the app locally with `foreman
+  start`." -> "Run `bin/dev` to start the app locally; ..."): most of O's subject in N, a command
+  each lacks, the task named by words besides its command, no template word swapped;
+* a schedule is a value ("every two weeks" -> "monthly"), compared in days; a rename ("X is called
+  Y now") never replaces a memory holding a number it does not restate (that fact stays true of Y);
 * restatements are judged between statements only (up to MAX_STATEMENT_WORDS words each): a
   long note or meeting log holds many subjects and its words cover any short memory's;
 * a **contradiction without a cue** ("All EKS clusters are on 1.29." after "The EKS
@@ -291,8 +296,9 @@ def _word_swapped(old: Statement, new: Statement) -> bool:
             continue
         # Hyphenated names count ("for the storefront" / "for orders-api"); values do not.
         # A schedule swapped is a value changed ("weekly" -> "every night"), not another thing.
-        before = {stem(w) for w in old.words[i1:i2] if w.replace("-", "").isalpha() and w not in STOPWORDS} - old.period_terms
-        after = {stem(w) for w in new.words[j1:j2] if w.replace("-", "").isalpha() and w not in STOPWORDS} - new.period_terms
+        before = {stem(w) for w in old.words[i1:i2] if w.replace("-", "").isalpha() and w not in STOPWORDS}
+        after = {stem(w) for w in new.words[j1:j2] if w.replace("-", "").isalpha() and w not in STOPWORDS}
+        before, after = before - old.period_terms, after - new.period_terms
         if before and after and not before & after:
             return True
     return False
