@@ -238,10 +238,14 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     share = sum(subject[t] for t in shared) / total
     # The old value it names must be specific: a name, identifier, number or a rare word.
     # (How N writes it counts too: "Prometheus is reached ..." opens a sentence, "raw Prometheus" names it.)
-    quoted = sum(old.terms[t] not in ("word", "part") or new.terms.get(t) not in ("word", "part", None)
-                 or weights.rare(t, old.fts[t], 2) for t in new.quoted & set(old.terms))
+    # A part of the value N names ("api" of "/api/v1/readings is deprecated") tells only when it is rare;
+    # a rare plain word ("no longer flashes devices") counts in O's favour but is not a name to filter by.
+    named = [t for t in new.quoted & set(old.terms) if new.terms.get(t) != "part"
+             and (old.terms[t] not in ("word", "part") or new.terms.get(t) not in ("word", None))]
+    rare = [t for t in new.quoted & set(old.terms) if t not in named and weights.rare(t, old.fts[t], 2)]
     if new.quoted & new.period_terms and old.periods and not new.quoted & set(old.terms):
-        quoted += 1  # "... instead of weekly" names the old schedule, however O wrote it ("every Monday")
+        named.append("")  # "... instead of weekly" names the old schedule, however O wrote it ("every Monday")
+    quoted = len(named) + len(rare)
     if not new.cue:
         if contradiction(old, new, share, cosine):
             return Judgement(share + cosine / 2 + SLOT_BONUS, "states another value of the same subject")
@@ -266,7 +270,7 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     score = (share + cosine / 2 + QUOTED_BONUS * min(quoted, 2) - AGREES_PENALTY * agrees
              + SUBJECT_BONUS * opens + SLOT_BONUS * slot)
     reason = "names its old value" if quoted else "says what changed about the same subject"
-    return Judgement(score, reason, bool(quoted)) if score >= UPDATE_THRESHOLD else None
+    return Judgement(score, reason, bool(named)) if score >= UPDATE_THRESHOLD else None
 
 
 def _units(statement: Statement) -> dict[str, str]:
