@@ -248,7 +248,8 @@ def rank(query: str, dense: Mapping[int, float], keyword: Mapping[int, float],
     """Rank candidates; returns up to ``k`` (memory id, score in [0, 1]),
     best first.  ``now`` is accepted for interface stability (no time
     features are used by default: they did not help in our measurements)."""
-    fused = fuse(dense, keyword, docs, textindex.query_terms(query))
+    terms = textindex.query_terms(query)
+    fused = fuse(dense, keyword, docs, terms)
     if not fused:
         return []
     # Exact identifiers win: a memory holding one of the query's identifiers verbatim goes
@@ -293,17 +294,18 @@ def rank(query: str, dense: Mapping[int, float], keyword: Mapping[int, float],
     top = fused[order[0]]
     if top <= 0:
         return [(i, 0.0) for i in order[:k]]
-    conf = confidence(query, dense, keyword, docs, order[0], missing)
+    conf = confidence(query, dense, keyword, docs, order[0], missing, terms)
     return [(i, round(conf * fused[i] / top, 6)) for i in order[:k]]
 
 
 def confidence(query: str, dense: Mapping[int, float], keyword: Mapping[int, float],
-               docs: Mapping[int, Doc], top: int, missing: float = 0.0) -> float:
+               docs: Mapping[int, Doc], top: int, missing: float = 0.0, terms: list[str] | None = None) -> float:
     """How likely it is that the top-ranked memory answers the query, in [0, 1] (module doc).
 
-    `missing` is the share of the query's terms that no memory in the searched scope holds.
+    `missing` is the share of the query's terms that no memory in the searched scope holds; `terms`
+    are the query's (textindex.query_terms), when the caller has them already.
     """
-    terms = textindex.query_terms(query)
+    terms = textindex.query_terms(query) if terms is None else terms
     kw_best = min(keyword, key=lambda i: (keyword[i], i)) if keyword else None
     coverage = term_coverage(terms, docs[kw_best].content) if kw_best is not None and kw_best in docs else 0.0
     cosines = sorted((max(0.0, float(c)) for c in dense.values()), reverse=True)

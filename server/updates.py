@@ -329,13 +329,19 @@ def changed_slot(old: Statement, new: Statement) -> bool:
     return False
 
 
+def _restates(old: Statement, new: Statement, share: float, cosine: float) -> bool:
+    """What every rule without a change cue needs first: most of O's subject in N, reading alike, and
+    neither memory recording an event (two releases, two deploys are two facts)."""
+    return share >= CONTRADICTION_SHARE and cosine >= CONTRADICTION_COSINE and not old.eventful and not new.eventful
+
+
 def contradiction(old: Statement, new: Statement, share: float, cosine: float) -> bool:
     """A restatement without a change cue: N opens with O's subject, shares most of it, reads alike,
     and states another value in the same slot ("The EKS clusters run Kubernetes 1.26." -> "All EKS
     clusters are on 1.29."). Not when either records an event (two releases, two deploys) or O's
     subject words are not all in N ("The JS SDK is at 5.0.1." / "The mobile SDK is at 3.2.0.": two
     SDKs; "The tracking service has 6 replicas." / "The billing service has 2 ...": two services)."""
-    if share < CONTRADICTION_SHARE or cosine < CONTRADICTION_COSINE or old.eventful or new.eventful:
+    if not _restates(old, new, share, cosine):
         return False
     subject = {t for t in old.opening if t not in old.values}
     if not subject or not subject <= set(new.terms) or old.negated != new.negated:
@@ -362,7 +368,7 @@ def named_contradiction(old: Statement, new: Statement, share: float, cosine: fl
     other word of the template was swapped (that is two things: "the Sentry project for the
     storefront is shopfront-web" / "... for orders-api is shopfront-orders"). Not an addition
     ("also", "as well"), not an event, not across a negation."""
-    if share < CONTRADICTION_SHARE or cosine < CONTRADICTION_COSINE or old.eventful or new.eventful:
+    if not _restates(old, new, share, cosine):
         return False
     if old.negated != new.negated or _ADDITIVE.search(new.text) or _whole_values(old) != _whole_values(new):
         return False
@@ -381,7 +387,7 @@ def another_command(old: Statement, new: Statement, share: float, cosine: float)
     the web server, Sidekiq and the CSS watcher."): most of O's subject in N, each holds a command the
     other lacks, no word of a template swapped ("Run the unit tests with `pytest tests/unit`" / "Run
     the integration tests with ..." are two tasks), not an addition, an event or across a negation."""
-    if share < CONTRADICTION_SHARE or cosine < CONTRADICTION_COSINE or old.eventful or new.eventful:
+    if not _restates(old, new, share, cosine):
         return False
     if old.negated != new.negated or _ADDITIVE.search(new.text):
         return False
