@@ -20,7 +20,10 @@ from functools import lru_cache
 
 from server.lazyre import LazyRe
 
-_TOKEN = LazyRe(r"`[^`\n]+`|[\w$#][\w./:@+#*'\-]*[\w%*/]|[\w]")
+#: A number written with thousands separators ("€25,000", "1,000,000 rows") is one value.
+_GROUPED = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?\b"
+_GROUPED_NUMBER = LazyRe(_GROUPED)
+_TOKEN = LazyRe(r"`[^`\n]+`|" + _GROUPED + r"|[\w$#][\w./:@+#*'\-]*[\w%*/]|[\w]")
 _HEX = LazyRe(r"(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{6,}")
 _TICKET = LazyRe(r"[A-Z][A-Z0-9]+-[0-9]+")
 _SEPARATED = LazyRe(r"[A-Za-z0-9][._/:@+\-][A-Za-z0-9]")
@@ -28,13 +31,15 @@ _HYPHENATED_WORDS = LazyRe(r"[a-z]+(?:-[a-z]+)+")
 _CAMEL = LazyRe(r"[a-z][A-Z]")
 _PARTS = LazyRe(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
 _SENTENCE_END = LazyRe(r"[.!?;:]\s*$")
-_ALIGN_WORD = LazyRe(r"`[^`\n]*`|[\w.:/@+#%*'\-]+")
+_ALIGN_WORD = LazyRe(r"`[^`\n]*`|" + _GROUPED + r"|[\w.:/@+#%*'\-]+")
 _ENV_WORD = LazyRe(r"[a-z][a-z\-]*")
 _DETERMINERS = frozenset({"the", "a", "an", "our", "this", "that", "each", "every"})
 #: Words saying that something changed (in the newer memory).
 _CUE = LazyRe(
     r"\b(now|no longer|any ?more|moved|moving|renamed|switched|switching|replaced|replacing|migrated|migrating|"
-    r"upgraded|upgrading|bumped|raised|lowered|lifted|adopted|adopting|"
+    r"upgraded|upgrading|bumped|raised|lowered|lifted|adopted|adopting|swapped|swapping|ripped|"
+    # a quantity that moved ("the line cap went up to 1 MiB", "retention was reduced to 7 days")
+    r"went (?:up|down) to|increased|decreased|reduced|doubled|halved|"
     r"cut|dropped|changed|reversed|instead|abandoned|deprecated|decommissioned|retired|removed|deleted|is gone|"
     # "passed" / "handed" with a recipient ("Ana passed code signing to the release bot"), not "the backtest passed"
     r"are gone|(?:handed|passed)\s+(?:(?!and\b|but\b|then\b)[\w\-]+\s+){0,4}?(?:over\s+)?to|took over|"
@@ -78,15 +83,17 @@ _VALUE = (r"(`[^`\n]+`|[\w./:@+#\-]+(?:\s+(?!(?:on|at)\s)[\w./:@+#\-]+)?"
 #: "... instead of X", "... from X", "the old X": X is the value being replaced.
 _OLD_BEFORE = LazyRe(
     r"\b(?:instead of|rather than|replaced|replacing|dropped|dropping|abandoned|ditched|removed|retired|"
-    r"no longer(?: uses?| on| reads?| in)?|old|off)\s+(?:the\s+|raw\s+)?" + _VALUE + r"|\bfrom\s+" + _VALUE + r"\s+to\b"
-    r"|\bleft\s+" + _VALUE + r"\s+for\b",
+    r"no longer(?: uses?| on| reads?| in)?|old|off|swapped|ripped out)\s+(?:the\s+|raw\s+)?" + _VALUE + r"|\bfrom\s+" + _VALUE + r"\s+to\b"
+    r"|\bleft\s+" + _VALUE + r"\s+for\b"
+    # "We ripped Retrofit/Moshi out of the Android app"
+    r"|\bripped\s+" + _VALUE + r"\s+out\b",
     re.I,
 )
 #: "X was renamed ...", "X is no longer read": X is the value being replaced.
 _OLD_AFTER = LazyRe(
     # A capitalised word before the head is part of the name ("the Breakpad server is off": the
     # old value is "Breakpad server", not just "server").
-    r"((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:was|were|is|are|has been|have been)\s+(?:renamed|replaced|removed|deleted|"
+    r"((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:was|were|is|are|has been|have been|got)\s+(?:renamed|replaced|removed|deleted|"
     r"dropped|gone|retired|deprecated|decommissioned|ignored|disabled|frozen|shut down|off|cancelled|paused|"
     r"no longer|being decommissioned|being cancelled)",
     re.I,
@@ -189,7 +196,7 @@ def tokens(text: str) -> list[Token]:
         else:
             norm = lower
         parts: tuple[str, ...] = ()
-        if kind != "word" or "-" in lower:
+        if (kind != "word" or "-" in lower) and not _GROUPED_NUMBER.fullmatch(raw):
             found = [stem(p) if p.isalpha() else p for p in _PARTS.findall(norm) if p not in STOPWORDS and len(p) > 1]
             parts = tuple(dict.fromkeys(p for p in found if p != norm))
         out.append(Token(raw, norm, kind, parts, place))

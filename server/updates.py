@@ -22,9 +22,12 @@ How a pair (older O, newer N, same thread) is judged, in order:
   subject of O: the share of O's subject words (its words and names, weighted by how
   rare they are in the thread; numbers are the values that change, not the subject)
   found in N, plus half the cosine of their embeddings, passes UPDATE_THRESHOLD. When N
-  quotes the old value ("instead of Flux", "STRIPE_SECRET is no longer read"), only
-  memories holding it are considered, and it counts in their favour; an O that
-  already states N's values is not what N replaces;
+  quotes the old value ("instead of Flux", "STRIPE_SECRET is no longer read", "swapped
+  tarpaulin for ...", "doc-render got renamed"), or mentions O's value beside a new one of
+  the same shape ("serves on 9083 now; 8083 clashed with ..."), only memories holding it
+  are considered, and it counts in their favour; an O that already states N's values is
+  not what N replaces, nor one whose changed value belongs to a name N never mentions
+  ("Factory 2.3" for "the deployment target is 16.4");
 * **another command for the same task** without a cue ("Start the app locally with `foreman
   start`." -> "Run `bin/dev` to start the app locally; ..."): most of O's subject in N, a command
   each lacks, the task named by words besides its command, no template word swapped;
@@ -199,12 +202,20 @@ def minimal_edit(old: Statement, new: Statement) -> tuple[str, str] | None:
         return None
     # A name swapped together with its value ("uses react-native-mmkv 2.11" / "uses
     # react-native-reanimated 3.6"): two things, each with its own value, not one thing's new value.
-    named_before = {w for w in before if not any(c.isdigit() for c in w)}
-    named_after = {w for w in after if not any(c.isdigit() for c in w)}
+    # A unit of measure is not a name: "500 MB" -> "2 GB" is one limit's new value.
+    named_before = {w for w in before if not any(c.isdigit() for c in w) and w not in _MEASURES}
+    named_after = {w for w in after if not any(c.isdigit() for c in w) and w not in _MEASURES}
     valued = any(c.isdigit() for w in before for c in w) and any(c.isdigit() for w in after for c in w)
     if valued and named_before and named_after and not named_before & named_after:
         return None
     return " ".join(before), " ".join(after)
+
+
+#: Units of measure (lower case): a value written with another unit is still one quantity's value.
+_MEASURES = frozenset(
+    "b kb mb gb tb pb kib mib gib tib k m bytes byte ms s sec secs second seconds min mins minute minutes h hr hrs "
+    "hour hours d day days week weeks month months % percent rps qps req reqs requests".split()
+)
 
 
 @dataclass(frozen=True)
@@ -227,10 +238,12 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
         return None  # documents, not statements: sharing words says nothing about one subject
     weights = weights or Weights()
     # Its subject: its words and names, not the values that change nor a word saying that something
-    # changed ("Moved quill-core to Rust 2021": "moved" is what happened, not what it is about).
+    # changed ("Moved quill-core to Rust 2021": "moved" is what happened, not what it is about), nor
+    # a verb any sentence has ("uses", "needs": "The iOS app uses Factory 2.3" is about Factory).
     subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
                for t, k in old.terms.items()
-               if k != "event" and t not in old.values and t not in old.cue_terms and t not in old.period_terms}
+               if k != "event" and t not in old.values and t not in old.cue_terms and t not in old.period_terms
+               and t not in _FILLER_STEMS}
     total = sum(subject.values())
     if not total:
         return None
@@ -240,9 +253,17 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     # (How N writes it counts too: "Prometheus is reached ..." opens a sentence, "raw Prometheus" names it.)
     # A part of the value N names ("api" of "/api/v1/readings is deprecated") tells only when it is rare;
     # a rare plain word ("no longer flashes devices") counts in O's favour but is not a name to filter by.
+    # A hyphenated compound held whole ("doc-render got renamed ...") is as specific as a name.
     named = [t for t in new.quoted & set(old.terms) if new.terms.get(t) != "part"
-             and (old.terms[t] not in ("word", "part") or new.terms.get(t) not in ("word", None))]
-    rare = [t for t in new.quoted & set(old.terms) if t not in named and weights.rare(t, old.fts[t], 2)]
+             and (old.terms[t] not in ("word", "part") or new.terms.get(t) not in ("word", None) or "-" in t)]
+    # A part counts only where O holds it whole: "cargo" of "cargo-release is gone" is not the "cargo"
+    # of O's "crates/lantern-py/Cargo.toml".
+    rare = [t for t in new.quoted & set(old.terms)
+            if t not in named and old.terms[t] != "part" and weights.rare(t, old.fts[t], 2)]
+    # A name spelled apart in O: "cargo-release is gone" names O's `cargo release --workspace`.
+    named += [t for t in new.quoted - set(old.terms) if _spelled_apart(t, old.text)]
+    if new.cue:
+        named += _restated_old(old, new)
     if new.quoted & new.period_terms and old.periods and not new.quoted & set(old.terms):
         named.append("")  # "... instead of weekly" names the old schedule, however O wrote it ("every Monday")
     quoted = len(named) + len(rare)
@@ -262,7 +283,7 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
         return None
     # A counterpart of N's new value in O (the slot that changed) tells which memory N replaces as a
     # quoted old value does: the subject words may then be fewer (a thread's common word, "DAG").
-    slot = changed_slot(old, new)
+    slot = changed_slot(old, new, named_unit=True)
     if share < (MIN_SUBJECT_SHARE / 2 if quoted or slot else MIN_SUBJECT_SHARE) or (cosine < MIN_COSINE and not quoted):
         return None
     agrees = bool(new.values) and new.values <= old.values
@@ -271,6 +292,38 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
              + SUBJECT_BONUS * opens + SLOT_BONUS * slot)
     reason = "names its old value" if quoted else "says what changed about the same subject"
     return Judgement(score, reason, bool(named)) if score >= UPDATE_THRESHOLD else None
+
+
+#: Words saying that a value mentioned beside a new one still holds ("staging stays at 2").
+_STILL = frozenset("still stays stay keeps keep remains remain unchanged too also".split())
+
+
+def _restated_old(old: Statement, new: Statement) -> list[str]:
+    """O's values that N, saying that something changed, mentions beside a new value of the same shape
+    ("offer-engine serves on 9083 now; 8083 clashed with ..." names O's port 8083 as the
+    old one) -- unless N says that it still holds ("production goes to 6 now; staging stays at 2")."""
+    new_units = _units(new)
+    found = []
+    whole = {t.norm for t in new.tokens} & {t.norm for t in old.tokens}
+    for v in old.slot_values & new.slot_values & whole:
+        if _shape(v) not in old.shapes:
+            continue
+        if not any(_shape(w) == _shape(v) and w in new.values and new_units.get(w, new_units.get(v)) == new_units.get(v)
+                   for w in new.slot_values - old.slot_values):
+            continue
+        at = [i for i, word in enumerate(new.words) if word.strip("`").lower() == v]
+        if not at or any(w in _STILL for i in at for w in new.words[max(0, i - 4):i + 5]):
+            continue  # a part of another value ("30" of "04:30"), or it still holds
+        found.append(v)
+    return found
+
+
+def _spelled_apart(name: str, text: str) -> bool:
+    """Whether `text` writes the hyphenated or snake_case `name` with its parts apart ("cargo release")."""
+    parts = [p for p in re.split(r"[-_]", name) if p]
+    if len(parts) < 2 or not all(p.isalnum() for p in parts):
+        return False
+    return re.search(r"\b" + r"[\s_-]".join(map(re.escape, parts)) + r"\b", text.lower()) is not None
 
 
 def _units(statement: Statement) -> dict[str, str]:
@@ -308,15 +361,18 @@ def _word_swapped(old: Statement, new: Statement) -> bool:
     return False
 
 
-def changed_slot(old: Statement, new: Statement) -> bool:
+def changed_slot(old: Statement, new: Statement, named_unit: bool = False) -> bool:
     """Whether O and N each hold a value the other lacks, of the same shape and unit: the slot that
     changed ("1.26" -> "1.29", "10 seconds" -> "3 seconds", one path for another; not "2 instances"
-    -> "8 threads")."""
+    -> "8 threads"). `named_unit`: a value of a name (a version of "Factory 2.3") counts only when
+    N names it too: among the memories a change might replace, the slot tells which (a contradiction
+    has its subject in N already: "The EKS clusters run Kubernetes 1.26." -> "All EKS clusters are on 1.29.")."""
     if old.places - new.places and new.places - old.places:
         return True  # a path for another path: the place moved ("dags/" -> "orchestration/dags/")
     if old.periods and new.periods and not old.periods & new.periods:
         return True  # another schedule: "every two weeks" -> "monthly"
     old_units, new_units = _units(old), _units(new)
+    named = {stem(t.raw.lower()) for t in old.tokens if t.kind in ("name", "ident")}
     # The digit runs inside a hash or ticket id are not values: "note 719540613589" and "note
     # b3deec983704" name two records, not one number changed.
     for a in old.slot_values - new.slot_values:
@@ -325,6 +381,8 @@ def changed_slot(old: Statement, new: Statement) -> bool:
                 continue
             if a in old_units and b in new_units and old_units[a] != new_units[b]:
                 continue  # another quantity
+            if named_unit and a in old_units and old_units[a] not in new.terms and old_units[a] in named:
+                continue  # the version of a thing N never names ("Factory 2.3" / "deployment target 16.4")
             return True
     return False
 
@@ -487,6 +545,7 @@ def _swapped_word(a: Statement, b: Statement) -> bool:
 
 #: Words a rewording swaps freely (they never name what a memory is about).
 _FILLER = frozenset("via get gets got use uses using must need needs like always".split())
+_FILLER_STEMS = frozenset(stem(w) for w in _FILLER)
 
 
 def same_fact(a_text: str, b_text: str) -> bool:

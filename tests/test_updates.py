@@ -18,6 +18,13 @@ def _judge(old: str, new: str, cosine: float | None = 0.6):
     return judge(analyse(old), analyse(new), cosine)
 
 
+class _FewHoldIt(updates.Weights):
+    """A thread where few memories hold any term (every term rare)."""
+
+    def rare(self, term, word, held=1):
+        return True
+
+
 # -- the rules (server/updates.py) ------------------------------------------------------------
 
 
@@ -693,7 +700,7 @@ def test_a_command_swapped_in_a_short_instruction_and_change_idioms_found_on_a_f
         def rare(self, term, word, held=1):
             return True
 
-    assert updates.best_link(9, new, 30, candidates, FewHoldIt()).older == 2
+    assert updates.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
 
 
 def test_another_command_for_the_same_task_worded_its_own_way_is_an_update():
@@ -716,13 +723,84 @@ def test_a_part_of_a_named_value_or_a_rare_verb_does_not_pick_the_memory_replace
     assert verdict is None or not verdict.quoted  # "api" is only a part of the path it names
     assert _judge("The dashboard reads readings from /api/v1/readings.", deprecated, 0.6).quoted
 
-    class FewHoldIt(updates.Weights):
-        def rare(self, term, word, held=1):
-            return True
-
     new = "Firmware updates go over the air through LTE-M with MCUboot; the installer app no longer flashes devices."
     candidates = [
         updates.Candidate(1, "Flashing is done with `west flash --runner jlink` now that the rig uses J-Link probes.", 10, 0.5),
         updates.Candidate(2, "Firmware updates are pushed over Bluetooth from the installer app.", 20, 0.65),
     ]
-    assert updates.best_link(9, new, 30, candidates, FewHoldIt()).older == 2
+    assert updates.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
+
+
+def test_change_idioms_found_on_two_more_fresh_projects():
+    """From bench/data/updates/lantern.json and tern.json (13 and 17 of 25 linked at first)."""
+    swapped = analyse("Swapped tarpaulin for cargo-llvm-cov; it finally reports the proc-macro crate correctly.")
+    assert swapped.cue and "tarpaulin" in swapped.quoted
+    assert "nom" in analyse("We ripped out nom and rewrote the format parsers on winnow 0.6.").quoted
+    assert "retrofit" in analyse("We ripped Retrofit/Moshi out of the Android app; networking is Ktor client 2.3.").quoted
+    assert analyse("After the complaints in #1187 the line cap went up to 1 MiB.").cue
+    assert analyse("Retention was reduced to 7 days.").cue
+    # "X got renamed to Y" names X as the old value: the memory calling the service X is the one replaced,
+    # not one that merely shares a word with the rest of the sentence.
+    renamed = "doc-render got renamed to agreement-composer in TRN-2214; its old Kafka topic names stay until Q1."
+    assert "doc-render" in analyse(renamed).quoted
+    candidates = [
+        updates.Candidate(1, "The service that renders PDF loan agreements is called doc-render.", 10, 0.38),
+        updates.Candidate(2, "Switched our Kafka payloads to Avro with schemas registered in Apicurio.", 20, 0.39),
+    ]
+    assert updates.best_link(9, renamed, 30, candidates, _FewHoldIt()).older == 1
+
+
+def test_a_limit_written_with_another_unit_is_one_value_changed():
+    verdict = _judge("Lantern Cloud caps uploads at 500 MB per file.", "Lantern Cloud caps uploads at 2 GB per file.", None)
+    assert verdict is not None and "'500 mb' changed to '2 gb'" in verdict.reason
+    assert _judge("The app uses react-native-mmkv 2.11.", "The app uses react-native-reanimated 3.6.", None) is None
+
+
+def test_a_part_of_the_old_name_counts_only_where_the_older_memory_holds_it_whole():
+    """"cargo-release is gone" names the memory that runs `cargo release`, not the one whose path holds
+    Cargo.toml and a --release flag."""
+    new = "cargo-release is gone: merging the release-plz PR makes CI run `release-plz release`, which publishes crates."
+    candidates = [
+        updates.Candidate(1, "Build the Python wheels locally with `maturin build --release -m crates/lantern-py/Cargo.toml`.", 10, 0.32),
+        updates.Candidate(2, "Releases are cut locally with `cargo release --workspace --execute`.", 20, 0.61),
+    ]
+    assert updates.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
+    verdict = judge(analyse(candidates[0].text), analyse(new), 0.32, _FewHoldIt())
+    assert verdict is None or verdict.reason != "names its old value"
+
+
+def test_an_old_value_mentioned_beside_the_new_one_names_the_memory_replaced():
+    new = "offer-engine serves on 9083 now; 8083 clashed with the Jolokia agent ops injects into every pod."
+    candidates = [
+        updates.Candidate(1, "loan-intake, credit-check and offer-engine run on Temurin Java 17 in their images.", 10, 0.36),
+        updates.Candidate(2, "The production loan-intake deployment on OpenShift runs 8 pods.", 20, 0.46),
+        updates.Candidate(3, "Inside its pod, offer-engine listens for HTTP traffic on port 8083.", 30, 0.52),
+    ]
+    link = updates.best_link(9, new, 40, candidates)
+    assert link.older == 3 and link.reason == "names its old value"
+    # ... unless the newer memory says that the old value still holds
+    still = _judge("The staging worker runs 2 replicas.", "Bumped the production worker to 6 replicas now; staging stays at 2.", 0.6)
+    assert still is None or not still.quoted
+    # ... nor is a piece of another value: "30" of "04:30", the thousands of "€1,000" and "€25,000"
+    export = _judge("Invoices are due 30 days after delivery.",
+                    "The invoice export now runs at 04:30 UTC, after the carriers' files arrive.", 0.49)
+    assert export is None or not export.quoted
+    loans = _judge("Personal loans start at €1,000; the apps reject smaller amounts client-side.",
+                   "From now on loans under €25,000 get their offer shown instantly in the apps.", 0.68)
+    assert loans is None or not loans.quoted
+    assert [t.norm for t in analyse("Loans start at €1,000,000.50 now.").tokens if t.kind == "value"] == ["1,000,000.50"]
+    assert updates.minimal_edit(analyse("The batch size is 1,000 rows."), analyse("The batch size is 5,000 rows.")) == ("1,000", "5,000")
+
+
+def test_a_version_of_a_thing_the_newer_memory_never_names_is_not_the_slot_that_changed():
+    """"Bumped the iOS deployment target to 16.4" replaces "supports iOS 15", not "uses Factory 2.3":
+    2.3 is Factory's version and Factory is not mentioned (and "uses" says nothing of the subject)."""
+    new = "Bumped the iOS deployment target to 16.4 so the app can use NavigationStack throughout."
+    candidates = [
+        updates.Candidate(1, "The iOS app uses Factory 2.3 for dependency injection.", 10, 0.45),
+        updates.Candidate(2, "The iOS app supports iOS 15 and later.", 20, 0.49),
+    ]
+    assert updates.best_link(9, new, 30, candidates).older == 2
+    # at the same cosine too: "uses" is no part of what either memory is about
+    factory, supports = (_judge(c.text, new, 0.47) for c in candidates)
+    assert supports is not None and (factory is None or factory.score < supports.score)
