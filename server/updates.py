@@ -256,10 +256,10 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     # A hyphenated compound held whole ("doc-render got renamed ...") is as specific as a name.
     named = [t for t in new.quoted & set(old.terms) if new.terms.get(t) != "part"
              and (old.terms[t] not in ("word", "part") or new.terms.get(t) not in ("word", None) or "-" in t)]
-    # A part counts only where O holds it whole: "cargo" of "cargo-release is gone" is not the "cargo"
-    # of O's "crates/lantern-py/Cargo.toml".
-    rare = [t for t in new.quoted & set(old.terms)
-            if t not in named and old.terms[t] != "part" and weights.rare(t, old.fts[t], 2)]
+    # A part of a name in both is no match: "cargo" of "cargo-release is gone" is not the "cargo" of
+    # O's "crates/lantern-py/Cargo.toml" ("swapped tarpaulin for ..." does name O's "cargo-tarpaulin").
+    rare = [t for t in new.quoted & set(old.terms) if t not in named
+            and not old.terms[t] == new.terms.get(t) == "part" and weights.rare(t, old.fts[t], 2)]
     # A name spelled apart in O: "cargo-release is gone" names O's `cargo release --workspace`.
     named += [t for t in new.quoted - set(old.terms) if _spelled_apart(t, old.text)]
     if new.cue:
@@ -334,7 +334,7 @@ def _units(statement: Statement) -> dict[str, str]:
 
     def content(k: int) -> str | None:
         word = words[k] if 0 <= k < len(words) else ""
-        return stem(word) if word.isalpha() and word not in STOPWORDS else None
+        return stem(word) if word.isalpha() and word not in STOPWORDS and word not in _FILLER else None
 
     for i, word in enumerate(words):
         if any(c.isdigit() for c in word):
@@ -383,8 +383,13 @@ def changed_slot(old: Statement, new: Statement, named_unit: bool = False) -> bo
                 continue  # another quantity
             if named_unit and a in old_units and old_units[a] not in new.terms and old_units[a] in named:
                 continue  # the version of a thing N never names ("Factory 2.3" / "deployment target 16.4")
+            if named_unit and _BARE_NUMBER.fullmatch(a) and a not in old_units and b not in new_units:
+                continue  # two amounts, neither saying of what ("start at €1,000" / "loans under €25,000")
             return True
     return False
+
+
+_BARE_NUMBER = re.compile(r"[0-9][0-9,]*(?:\.[0-9]+)?")
 
 
 def _restates(old: Statement, new: Statement, share: float, cosine: float) -> bool:

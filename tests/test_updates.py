@@ -804,3 +804,18 @@ def test_a_version_of_a_thing_the_newer_memory_never_names_is_not_the_slot_that_
     # at the same cosine too: "uses" is no part of what either memory is about
     factory, supports = (_judge(c.text, new, 0.47) for c in candidates)
     assert supports is not None and (factory is None or factory.score < supports.score)
+
+
+def test_a_tool_named_whole_matches_its_hyphenated_name_and_bare_amounts_are_no_slot():
+    coverage = judge(analyse("Code coverage for the workspace is measured in CI with cargo-tarpaulin."),
+                     analyse("Swapped tarpaulin for cargo-llvm-cov; it finally reports the proc-macro crate correctly."),
+                     0.5, _FewHoldIt())
+    assert coverage is not None and coverage.reason == "names its old value"
+    # two amounts that say nothing of what they count are not one value changed; "MB" or "port" says it
+    loans = (analyse("Personal loans start at €1,000; the apps reject smaller amounts client-side."),
+             analyse("From now on loans under €25,000 get their offer shown instantly in the apps."))
+    assert not updates.changed_slot(*loans, named_unit=True)
+    assert updates.changed_slot(analyse("Uploads are limited to 10 MB."), analyse("Uploads are now limited to 25 MB."),
+                                named_unit=True)
+    assert updates.changed_slot(analyse("quill-sync listens on 4000 in dev."),
+                                analyse("The dev sync server moved to port 4100."), named_unit=True)
