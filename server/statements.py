@@ -95,9 +95,17 @@ _OLD_AFTER = LazyRe(
     # old value is "Breakpad server", not just "server").
     r"((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:was|were|is|are|has been|have been|got)\s+(?:renamed|replaced|removed|deleted|"
     r"dropped|gone|retired|deprecated|decommissioned|ignored|disabled|frozen|shut down|off|cancelled|paused|"
-    r"no longer|being decommissioned|being cancelled)",
+    r"no longer|being decommissioned|being cancelled)"
+    # an endpoint answering that it is gone: "/v1/status returns 410", "/v1/ingest has answered 410 Gone"
+    r"|((?:`[^`\n]+`|[\w./:@+#{}\-]+))\s+(?:has\s+answered|now\s+returns|returns|answers)\s+(?:410|gone)\b"
+    # after the new fact, the old value kept for something narrower: "...; LEDGER_DB_URL is for local
+    # dev only", "...; SendGrid is only used for the newsletter", "...; the UART is reserved for the modem"
+    r"|[;,\u2014]\s+(?:the\s+)?((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:is|are)\s+(?:now\s+)?"
+    r"(?:only\s+(?:used\s+)?(?:for|in|as|the default)|reserved for|for\s+(?:\S+\s+){1,2}only)",
     re.I,
 )
+
+_STATE = LazyRe(r"\b(?:off|paused|frozen|disabled)$", re.I)
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below between
@@ -304,7 +312,9 @@ def _analyse(text: str) -> Statement:
         events=frozenset(t.norm for t in toks if t.kind == "event"),
         lead_events=frozenset(t.norm for t in toks[:2] if t.kind == "event"),
         labels=_labels(text),
-        cue=_cued(text, align),
+        # naming a value as retired says that something changed ("MODEL_VERSION is ignored"); a state
+        # that may always have held does not ("Feature flag new-checkout is off in production")
+        cue=_cued(text, align) or any(not _STATE.search(m.group(0)) for m in _OLD_AFTER.finditer(text)),
         quoted=frozenset(quoted),
         values=frozenset(term for term in terms if any(c.isdigit() for c in term)),
         slot_values=frozenset(

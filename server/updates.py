@@ -22,7 +22,9 @@ How a pair (older O, newer N, same thread) is judged, in order:
   subject of O: the share of O's subject words (its words and names, weighted by how
   rare they are in the thread; numbers are the values that change, not the subject)
   found in N, plus half the cosine of their embeddings, passes UPDATE_THRESHOLD. When N
-  quotes the old value ("instead of Flux", "STRIPE_SECRET is no longer read", "swapped
+  quotes the old value ("instead of Flux", "STRIPE_SECRET is no longer read", "...; the
+  UART is reserved for the modem", "/v1/status returns 410" -- these say that something
+  changed without a change word), "swapped
   tarpaulin for ...", "doc-render got renamed"), or mentions O's value beside a new one of
   the same shape ("serves on 9083 now; 8083 clashed with ..."), only memories holding it
   are considered, and it counts in their favour; an O that already states N's values is

@@ -819,3 +819,29 @@ def test_a_tool_named_whole_matches_its_hyphenated_name_and_bare_amounts_are_no_
                                 named_unit=True)
     assert updates.changed_slot(analyse("quill-sync listens on 4000 in dev."),
                                 analyse("The dev sync server moved to port 4100."), named_unit=True)
+
+
+@pytest.mark.parametrize(
+    ("new", "old_value"),
+    [
+        ("The gateway resolves the model from the registry alias `production`; MODEL_VERSION is ignored.", "model_version"),
+        ("Carriers must post status updates to /v2/shipments/{id}/events; /v1/status returns 410.", "v1/status"),
+        ("Log shipping goes to POST /api/v2/streams/{stream_id}/records; /v1/ingest has answered 410 Gone.", "v1/ingest"),
+        ("Transactional email is sent with Postmark; SendGrid is only used for the newsletter.", "sendgrid"),
+        ("In production ledger-core reads credentials from Vault; LEDGER_DB_URL is for local dev only.", "ledger_db_url"),
+        ("Device logs go to RTT; the UART is reserved for the modem.", "uart"),
+    ],
+)
+def test_a_new_fact_then_the_old_value_retired_or_narrowed_says_what_changed(new, old_value):
+    """Written without a change word: the new fact, then the old value ignored, gone or kept for less."""
+    statement = analyse(new)
+    assert statement.cue and old_value in statement.quoted
+
+
+def test_a_state_or_a_narrow_use_on_its_own_is_no_change():
+    for text in ("Feature flag new-checkout is off in production.", "The staging cluster is only used for QA."):
+        assert not analyse(text).cue
+    assert _judge("Decision: feature flags via LaunchDarkly.", "Feature flag new-checkout is off in production.", 0.5) is None
+    carriers = _judge("Carriers post status updates to /v1/status.",
+                      "Carriers must post status updates to /v2/shipments/{id}/events; /v1/status returns 410.", 0.6)
+    assert carriers is not None and carriers.reason == "names its old value"
