@@ -77,7 +77,9 @@ _COUNTS = {"once": 1, "twice": 2, "one": 1, "two": 2, "three": 3, "four": 4, "fi
 #: ("instead of raw Prometheus on 9090": the old value is Prometheus on 9090).
 #: A state that follows a change ("are on 1.29 after last month's upgrade window"); a cue only in a
 #: statement of a state: "document X was restored from backup after the migration" is an event.
-_AFTER_CHANGE = LazyRe(r"\bafter (?:\S+ ){0,3}(?:upgrade|migration|rewrite|rebrand|cut-?over)s?\b", re.I)
+_AFTER_CHANGE = LazyRe(
+    r"\bafter (?:\S+ ){0,3}(?:upgrade|migration|rewrite|rebrand|cut-?over|move|switch|rework|overhaul|redesign)s?\b", re.I
+)
 _VALUE = (r"(`[^`\n]+`|[\w./:@+#\-]+(?:\s+(?!(?:on|at)\s)[\w./:@+#\-]+)?"
           r"(?:\s+(?:on|at)\s+(?:port\s+)?[\w./:@+#\-]*[0-9.][\w./:@+#\-]*)?)")
 #: "... instead of X", "... from X", "the old X": X is the value being replaced.
@@ -95,6 +97,7 @@ _OLD_AFTER = LazyRe(
     # old value is "Breakpad server", not just "server").
     r"((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:was|were|is|are|has been|have been|got)\s+(?:renamed|replaced|removed|deleted|"
     r"dropped|gone|retired|deprecated|decommissioned|ignored|disabled|frozen|shut down|off|cancelled|paused|"
+    r"unmaintained|end-of-life|EOL|"
     r"no longer|being decommissioned|being cancelled)"
     # an endpoint answering that it is gone: "/v1/status returns 410", "/v1/ingest has answered 410 Gone"
     r"|((?:`[^`\n]+`|[\w./:@+#{}\-]+))\s+(?:has\s+answered|now\s+returns|returns|answers)\s+(?:410|gone)\b"

@@ -263,13 +263,16 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     rare = [t for t in new.quoted & set(old.terms) if t not in named
             and not old.terms[t] == new.terms.get(t) == "part" and weights.rare(t, old.fts[t], 2)]
     # A name spelled apart in O: "cargo-release is gone" names O's `cargo release --workspace`.
-    named += [t for t in new.quoted - set(old.terms) if _spelled_apart(t, old.text)]
-    if new.cue:
-        named += _restated_old(old, new)
+    named += [t for t in new.quoted - set(old.terms) if _spelled_apart(t, old.text) or _inside(t, old)]
+    # O's value beside a new one names O; without a change word only when the new value comes first
+    # ("server.yaml has `tick_rate: 60` ...; at 30 Hz hit registration felt off"): that is how a change
+    # is told, while "30 for staging, 60 for production" lists two.
+    restated = _restated_old(old, new, after_new=not new.cue)
+    named += restated
     if new.quoted & new.period_terms and old.periods and not new.quoted & set(old.terms):
         named.append("")  # "... instead of weekly" names the old schedule, however O wrote it ("every Monday")
     quoted = len(named) + len(rare)
-    if not new.cue:
+    if not new.cue and not restated:
         if contradiction(old, new, share, cosine):
             return Judgement(share + cosine / 2 + SLOT_BONUS, "states another value of the same subject")
         if named_contradiction(old, new, share, cosine):
@@ -300,7 +303,7 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
 _STILL = frozenset("still stays stay keeps keep remains remain unchanged too also".split())
 
 
-def _restated_old(old: Statement, new: Statement) -> list[str]:
+def _restated_old(old: Statement, new: Statement, after_new: bool = False) -> list[str]:
     """O's values that N, saying that something changed, mentions beside a new value of the same shape
     ("offer-engine serves on 9083 now; 8083 clashed with ..." names O's port 8083 as the
     old one) -- unless N says that it still holds ("production goes to 6 now; staging stays at 2")."""
@@ -310,14 +313,41 @@ def _restated_old(old: Statement, new: Statement) -> list[str]:
     for v in old.slot_values & new.slot_values & whole:
         if _shape(v) not in old.shapes:
             continue
-        if not any(_shape(w) == _shape(v) and w in new.values and new_units.get(w, new_units.get(v)) == new_units.get(v)
-                   for w in new.slot_values - old.slot_values):
+        others = [w for w in new.slot_values - old.slot_values
+                  if _shape(w) == _shape(v) and w in new.values and new_units.get(w, new_units.get(v)) == new_units.get(v)]
+        if not others:
             continue
-        at = [i for i, word in enumerate(new.words) if word.strip("`").lower() == v]
+        at = [i for i, word in enumerate(new.words) if _bare(word) == v]
         if not at or any(w in _STILL for i in at for w in new.words[max(0, i - 4):i + 5]):
             continue  # a part of another value ("30" of "04:30"), or it still holds
+        first_new = min((i for i, word in enumerate(new.words) for w in others if w in _bare(word)), default=None)
+        if after_new and (first_new is None or first_new > at[0] or old.eventful or new.eventful):
+            continue
+        if _same_place(v, old.words, new.words):
+            continue  # unchanged beside the change ("...; phased rollout at 20 %" in both): not named as old
         found.append(v)
     return found
+
+
+def _same_place(value: str, a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether `value` stands between the same two words in both word lists."""
+    def around(words: Sequence[str]) -> set[tuple[str, str]]:
+        return {(words[i - 1] if i else "", words[i + 1] if i + 1 < len(words) else "")
+                for i, word in enumerate(words) if _bare(word) == value}
+    return bool(around(a) & around(b))
+
+
+def _bare(word: str) -> str:
+    return word.strip("`").lower()
+
+
+def _inside(value: str, statement: Statement) -> bool:
+    """Whether a host or path is written inside one of the statement's values: "p4.heron-studio.lan"
+    in "ssl:p4.heron-studio.lan:1666", "api.example.com" in "https://api.example.com/v2"."""
+    if not re.search(r"[a-z0-9][./][a-z0-9]", value):
+        return False
+    around = re.compile(r"(?:^|[:/@])" + re.escape(value) + r"(?:$|[:/@])")
+    return any(around.search(t.norm) for t in statement.tokens if t.kind in ("value", "ident", "code") and t.norm != value)
 
 
 def _spelled_apart(name: str, text: str) -> bool:

@@ -845,3 +845,21 @@ def test_a_state_or_a_narrow_use_on_its_own_is_no_change():
     carriers = _judge("Carriers post status updates to /v1/status.",
                       "Carriers must post status updates to /v2/shipments/{id}/events; /v1/status returns 410.", 0.6)
     assert carriers is not None and carriers.reason == "names its old value"
+
+
+def test_a_host_inside_an_address_an_unmaintained_version_and_the_old_value_told_after_the_new():
+    """From a third fresh project (bench/data/updates/heron.json: 9 of 25 linked at first)."""
+    p4 = "Set P4PORT to ssl:helix.heronstudio.net:1666 — the old p4.heron-studio.lan machine was decommissioned."
+    candidates = [
+        updates.Candidate(1, "The self-hosted TeamCity server runs on teamcity01.heron-studio.lan in the studio rack.", 10, 0.45),
+        updates.Candidate(2, "Artists connect to the Perforce server at ssl:p4.heron-studio.lan:1666 for the art depot.", 20, 0.4),
+    ]
+    link = updates.best_link(9, p4, 30, candidates)
+    assert link.older == 2 and link.reason == "names its old value"
+    unmaintained = analyse("Ticket queue code is on github.com/redis/go-redis/v9.6.1 — v8 is unmaintained.")
+    assert unmaintained.cue and "v8" in unmaintained.quoted
+    assert analyse("Bundles load from https://assets.herongame.net/content after the move to Cloud CDN.").cue
+    # no change word: the new value first, then the old one's trouble -- as against two values listed
+    ticks = _judge("The dedicated server tick rate is 30 Hz.", "The game server ticks at 60 Hz; 30 Hz felt sluggish in close fights.", 0.6)
+    assert ticks is not None and ticks.reason == "names its old value"
+    assert _judge("The staging worker runs 30 threads.", "The staging worker runs 30 threads and the production worker 60.", 0.8) is None
