@@ -152,9 +152,25 @@ def _stemmer():  # type: ignore[no-untyped-def]
     return found
 
 
+#: Irregular verb forms a suffix stemmer leaves apart ("shown" / "show"): a reworded update says
+#: "offers are shown instantly" of "the apps show an offer". Forms that are also common nouns or
+#: adjectives in a codebase ("left", "led", "found", "bound", "read", "split", "lost") are left out.
+_IRREGULAR = {
+    "shown": "show", "kept": "keep", "ran": "run", "built": "build", "rebuilt": "rebuild", "sent": "send",
+    "made": "make", "written": "write", "wrote": "write", "rewritten": "rewrite", "rewrote": "rewrite",
+    "taken": "take", "took": "take", "given": "give", "gave": "give", "held": "hold", "chosen": "choose",
+    "chose": "choose", "driven": "drive", "drove": "drive", "grown": "grow", "grew": "grow", "known": "know",
+    "knew": "know", "thrown": "throw", "threw": "throw", "begun": "begin", "began": "begin", "told": "tell",
+    "sold": "sell", "paid": "pay", "brought": "bring", "bought": "buy", "caught": "catch", "taught": "teach",
+    "meant": "mean", "stood": "stand", "hidden": "hide", "hid": "hide", "forgotten": "forget", "forgot": "forget",
+    "spoken": "speak", "spoke": "speak", "ridden": "ride", "rode": "ride", "shut": "shut", "hung": "hang",
+    "undone": "undo", "overridden": "override", "overrode": "override", "withdrawn": "withdraw",
+}
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    return _stemmer().stemWord(word)
+    return _stemmer().stemWord(_IRREGULAR.get(word, word))
 
 
 @dataclass(frozen=True)

@@ -863,3 +863,17 @@ def test_a_host_inside_an_address_an_unmaintained_version_and_the_old_value_told
     ticks = _judge("The dedicated server tick rate is 30 Hz.", "The game server ticks at 60 Hz; 30 Hz felt sluggish in close fights.", 0.6)
     assert ticks is not None and ticks.reason == "names its old value"
     assert _judge("The staging worker runs 30 threads.", "The staging worker runs 30 threads and the production worker 60.", 0.8) is None
+
+
+def test_irregular_verb_forms_name_the_same_subject():
+    """tern's last wrong link: "offers are shown instantly" had to find "the apps show an offer"."""
+    from server.statements import stem
+
+    assert stem("shown") == stem("show") and stem("written") == stem("writes") and stem("built") == stem("build")
+    assert stem("left") != stem("leave")  # "the left sidebar": a word with another sense stays itself
+    new = "From now on loans under €25,000 get their offer shown instantly in the apps; bigger amounts wait for an underwriter."
+    candidates = [
+        updates.Candidate(1, "Personal loans start at €1,000; the apps reject smaller amounts client-side.", 10, 0.68),
+        updates.Candidate(2, "The mobile apps show an offer only after a human underwriter approves it.", 20, 0.61),
+    ]
+    assert updates.best_link(9, new, 30, candidates).older == 2
