@@ -134,6 +134,8 @@ NEGATIONS = frozenset(
     "not no never cannot can't don't doesn't isn't aren't won't wasn't weren't without disabled off".split()
 )
 _VALUED = frozenset({"value", "name", "ident", "code"})
+#: Words a rewording swaps freely (they never name what a memory is about, nor a value's unit).
+FILLER = frozenset("via get gets got use uses using must need needs like always".split())
 
 
 _local = threading.local()

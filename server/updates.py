@@ -49,7 +49,8 @@ The embedding is one signal, never the rule: similarity alone cannot tell "3.11"
 are duplicates only if no number, version, identifier, path, hash, name, environment
 or negation of one is missing from the other.
 
-Measured by bench/updates.py (README "Memory that stays true").
+Which of O's values N names as the old one, beyond the phrases statements.py reads, and each
+value's unit, live in server.old_values. Measured by bench/updates.py (README "Memory that stays true").
 """
 
 from __future__ import annotations
@@ -62,10 +63,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 # The analysis of one text lives in server.statements; its names are re-exported here for callers.
+from server.old_values import MEASURES, inside, restated_old, spelled_apart, units
 from server.statements import (
     _VALUED,
     ENVIRONMENTS,
     EVENT_VERBS,
+    FILLER,
     NEGATIONS,
     STOPWORDS,
     Statement,
@@ -205,19 +208,12 @@ def minimal_edit(old: Statement, new: Statement) -> tuple[str, str] | None:
     # A name swapped together with its value ("uses react-native-mmkv 2.11" / "uses
     # react-native-reanimated 3.6"): two things, each with its own value, not one thing's new value.
     # A unit of measure is not a name: "500 MB" -> "2 GB" is one limit's new value.
-    named_before = {w for w in before if not any(c.isdigit() for c in w) and w not in _MEASURES}
-    named_after = {w for w in after if not any(c.isdigit() for c in w) and w not in _MEASURES}
+    named_before = {w for w in before if not any(c.isdigit() for c in w) and w not in MEASURES}
+    named_after = {w for w in after if not any(c.isdigit() for c in w) and w not in MEASURES}
     valued = any(c.isdigit() for w in before for c in w) and any(c.isdigit() for w in after for c in w)
     if valued and named_before and named_after and not named_before & named_after:
         return None
     return " ".join(before), " ".join(after)
-
-
-#: Units of measure (lower case): a value written with another unit is still one quantity's value.
-_MEASURES = frozenset(
-    "b kb mb gb tb pb kib mib gib tib k m bytes byte ms s sec secs second seconds min mins minute minutes h hr hrs "
-    "hour hours d day days week weeks month months % percent rps qps req reqs requests".split()
-)
 
 
 @dataclass(frozen=True)
@@ -263,11 +259,11 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     rare = [t for t in new.quoted & set(old.terms) if t not in named
             and not old.terms[t] == new.terms.get(t) == "part" and weights.rare(t, old.fts[t], 2)]
     # A name spelled apart in O: "cargo-release is gone" names O's `cargo release --workspace`.
-    named += [t for t in new.quoted - set(old.terms) if _spelled_apart(t, old.text) or _inside(t, old)]
+    named += [t for t in new.quoted - set(old.terms) if spelled_apart(t, old.text) or inside(t, old)]
     # O's value beside a new one names O; without a change word only when the new value comes first
     # ("server.yaml has `tick_rate: 60` ...; at 30 Hz hit registration felt off"): that is how a change
     # is told, while "30 for staging, 60 for production" lists two.
-    restated = _restated_old(old, new, after_new=not new.cue)
+    restated = restated_old(old, new, after_new=not new.cue)
     named += restated
     if new.quoted & new.period_terms and old.periods and not new.quoted & set(old.terms):
         named.append("")  # "... instead of weekly" names the old schedule, however O wrote it ("every Monday")
@@ -299,83 +295,6 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     return Judgement(score, reason, bool(named)) if score >= UPDATE_THRESHOLD else None
 
 
-#: Words saying that a value mentioned beside a new one still holds ("staging stays at 2").
-_STILL = frozenset("still stays stay keeps keep remains remain unchanged too also".split())
-
-
-def _restated_old(old: Statement, new: Statement, after_new: bool = False) -> list[str]:
-    """O's values that N, saying that something changed, mentions beside a new value of the same shape
-    ("offer-engine serves on 9083 now; 8083 clashed with ..." names O's port 8083 as the
-    old one) -- unless N says that it still holds ("production goes to 6 now; staging stays at 2")."""
-    new_units = _units(new)
-    found = []
-    whole = {t.norm for t in new.tokens} & {t.norm for t in old.tokens}
-    for v in old.slot_values & new.slot_values & whole:
-        if _shape(v) not in old.shapes:
-            continue
-        others = [w for w in new.slot_values - old.slot_values
-                  if _shape(w) == _shape(v) and w in new.values and new_units.get(w, new_units.get(v)) == new_units.get(v)]
-        if not others:
-            continue
-        at = [i for i, word in enumerate(new.words) if _bare(word) == v]
-        if not at or any(w in _STILL for i in at for w in new.words[max(0, i - 4):i + 5]):
-            continue  # a part of another value ("30" of "04:30"), or it still holds
-        first_new = min((i for i, word in enumerate(new.words) for w in others if w in _bare(word)), default=None)
-        if after_new and (first_new is None or first_new > at[0] or old.eventful or new.eventful):
-            continue
-        if _same_place(v, old.words, new.words):
-            continue  # unchanged beside the change ("...; phased rollout at 20 %" in both): not named as old
-        found.append(v)
-    return found
-
-
-def _same_place(value: str, a: Sequence[str], b: Sequence[str]) -> bool:
-    """Whether `value` stands between the same two words in both word lists."""
-    def around(words: Sequence[str]) -> set[tuple[str, str]]:
-        return {(words[i - 1] if i else "", words[i + 1] if i + 1 < len(words) else "")
-                for i, word in enumerate(words) if _bare(word) == value}
-    return bool(around(a) & around(b))
-
-
-def _bare(word: str) -> str:
-    return word.strip("`").lower()
-
-
-def _inside(value: str, statement: Statement) -> bool:
-    """Whether a host or path is written inside one of the statement's values: "p4.heron-studio.lan"
-    in "ssl:p4.heron-studio.lan:1666", "api.example.com" in "https://api.example.com/v2"."""
-    if not re.search(r"[a-z0-9][./][a-z0-9]", value):
-        return False
-    around = re.compile(r"(?:^|[:/@])" + re.escape(value) + r"(?:$|[:/@])")
-    return any(around.search(t.norm) for t in statement.tokens if t.kind in ("value", "ident", "code") and t.norm != value)
-
-
-def _spelled_apart(name: str, text: str) -> bool:
-    """Whether `text` writes the hyphenated or snake_case `name` with its parts apart ("cargo release")."""
-    parts = [p for p in re.split(r"[-_]", name) if p]
-    if len(parts) < 2 or not all(p.isalnum() for p in parts):
-        return False
-    return re.search(r"\b" + r"[\s_-]".join(map(re.escape, parts)) + r"\b", text.lower()) is not None
-
-
-def _units(statement: Statement) -> dict[str, str]:
-    """Each value's unit: the content word right after it ("10 seconds" -> "second") or else right
-    before it ("port 4100" -> "port", "Python 3.12" -> "python"), if any."""
-    words = statement.words
-    out: dict[str, str] = {}
-
-    def content(k: int) -> str | None:
-        word = words[k] if 0 <= k < len(words) else ""
-        return stem(word) if word.isalpha() and word not in STOPWORDS and word not in _FILLER else None
-
-    for i, word in enumerate(words):
-        if any(c.isdigit() for c in word):
-            unit = content(i + 1) or content(i - 1)
-            if unit:
-                out[word.strip(":").lower()] = unit
-    return out
-
-
 def _word_swapped(old: Statement, new: Statement) -> bool:
     """One sentence with a content word swapped for another besides the value ("The sampling rate for
     web events is 100 %." / "... for mobile events is 10 %."): a template about two things."""
@@ -403,7 +322,7 @@ def changed_slot(old: Statement, new: Statement, named_unit: bool = False) -> bo
         return True  # a path for another path: the place moved ("dags/" -> "orchestration/dags/")
     if old.periods and new.periods and not old.periods & new.periods:
         return True  # another schedule: "every two weeks" -> "monthly"
-    old_units, new_units = _units(old), _units(new)
+    old_units, new_units = units(old), units(new)
     named = {stem(t.raw.lower()) for t in old.tokens if t.kind in ("name", "ident")}
     # The digit runs inside a hash or ticket id are not values: "note 719540613589" and "note
     # b3deec983704" name two records, not one number changed.
@@ -574,15 +493,13 @@ def _swapped_word(a: Statement, b: Statement) -> bool:
 
     def content(words: Sequence[str]) -> set[str]:
         inner = [x for w in words for x in w.strip("`").split()]  # a quoted command is its words
-        return {stem(w) for w in inner if w not in STOPWORDS and w not in _FILLER}
+        return {stem(w) for w in inner if w not in STOPWORDS and w not in FILLER}
 
     before, after = content(a.words[i1:i2]), content(b.words[j1:j2])
     return bool(before) and bool(after) and not before & after
 
 
-#: Words a rewording swaps freely (they never name what a memory is about).
-_FILLER = frozenset("via get gets got use uses using must need needs like always".split())
-_FILLER_STEMS = frozenset(stem(w) for w in _FILLER)
+_FILLER_STEMS = frozenset(stem(w) for w in FILLER)
 
 
 def same_fact(a_text: str, b_text: str) -> bool:

@@ -1,0 +1,99 @@
+"""Which of an older memory's values a newer one names as replaced, and each value's unit.
+
+The rules of server.updates ask, of a pair (older O, newer N): does N name one of O's values as the
+old one? Besides the phrases statements.py reads ("instead of X", "X was renamed"), N may mention
+O's value beside its new one ("serves on 9083 now; 8083 clashed with ..."), name a host O writes
+inside an address ("p4.heron-studio.lan" in "ssl:p4.heron-studio.lan:1666"), or spell a name O
+writes apart ("cargo-release" for `cargo release`). And a value's unit ("10 seconds", "port
+4100", "Python 3.12") tells which quantity it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from server.statements import FILLER, STOPWORDS, Statement, _shape, stem
+
+#: Units of measure (lower case): a value written with another unit is still one quantity's value.
+MEASURES = frozenset(
+    "b kb mb gb tb pb kib mib gib tib k m bytes byte ms s sec secs second seconds min mins minute minutes h hr hrs "
+    "hour hours d day days week weeks month months % percent rps qps req reqs requests".split()
+)
+
+
+#: Words saying that a value mentioned beside a new one still holds ("staging stays at 2").
+_STILL = frozenset("still stays stay keeps keep remains remain unchanged too also".split())
+
+
+def restated_old(old: Statement, new: Statement, after_new: bool = False) -> list[str]:
+    """O's values that N, saying that something changed, mentions beside a new value of the same shape
+    ("offer-engine serves on 9083 now; 8083 clashed with ..." names O's port 8083 as the
+    old one) -- unless N says that it still holds ("production goes to 6 now; staging stays at 2")."""
+    new_units = units(new)
+    found = []
+    whole = {t.norm for t in new.tokens} & {t.norm for t in old.tokens}
+    for v in old.slot_values & new.slot_values & whole:
+        if _shape(v) not in old.shapes:
+            continue
+        others = [w for w in new.slot_values - old.slot_values
+                  if _shape(w) == _shape(v) and w in new.values and new_units.get(w, new_units.get(v)) == new_units.get(v)]
+        if not others:
+            continue
+        at = [i for i, word in enumerate(new.words) if _bare(word) == v]
+        if not at or any(w in _STILL for i in at for w in new.words[max(0, i - 4):i + 5]):
+            continue  # a part of another value ("30" of "04:30"), or it still holds
+        first_new = min((i for i, word in enumerate(new.words) for w in others if w in _bare(word)), default=None)
+        if after_new and (first_new is None or first_new > at[0] or old.eventful or new.eventful):
+            continue
+        if _same_place(v, old.words, new.words):
+            continue  # unchanged beside the change ("...; phased rollout at 20 %" in both): not named as old
+        found.append(v)
+    return found
+
+
+def _same_place(value: str, a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether `value` stands between the same two words in both word lists."""
+    def around(words: Sequence[str]) -> set[tuple[str, str]]:
+        return {(words[i - 1] if i else "", words[i + 1] if i + 1 < len(words) else "")
+                for i, word in enumerate(words) if _bare(word) == value}
+    return bool(around(a) & around(b))
+
+
+def _bare(word: str) -> str:
+    return word.strip("`").lower()
+
+
+def inside(value: str, statement: Statement) -> bool:
+    """Whether a host or path is written inside one of the statement's values: "p4.heron-studio.lan"
+    in "ssl:p4.heron-studio.lan:1666", "api.example.com" in "https://api.example.com/v2"."""
+    if not re.search(r"[a-z0-9][./][a-z0-9]", value):
+        return False
+    around = re.compile(r"(?:^|[:/@])" + re.escape(value) + r"(?:$|[:/@])")
+    return any(around.search(t.norm) for t in statement.tokens if t.kind in ("value", "ident", "code") and t.norm != value)
+
+
+def spelled_apart(name: str, text: str) -> bool:
+    """Whether `text` writes the hyphenated or snake_case `name` with its parts apart ("cargo release")."""
+    parts = [p for p in re.split(r"[-_]", name) if p]
+    if len(parts) < 2 or not all(p.isalnum() for p in parts):
+        return False
+    return re.search(r"\b" + r"[\s_-]".join(map(re.escape, parts)) + r"\b", text.lower()) is not None
+
+
+def units(statement: Statement) -> dict[str, str]:
+    """Each value's unit: the content word right after it ("10 seconds" -> "second") or else right
+    before it ("port 4100" -> "port", "Python 3.12" -> "python"), if any."""
+    words = statement.words
+    out: dict[str, str] = {}
+
+    def content(k: int) -> str | None:
+        word = words[k] if 0 <= k < len(words) else ""
+        return stem(word) if word.isalpha() and word not in STOPWORDS and word not in FILLER else None
+
+    for i, word in enumerate(words):
+        if any(c.isdigit() for c in word):
+            unit = content(i + 1) or content(i - 1)
+            if unit:
+                out[word.strip(":").lower()] = unit
+    return out
