@@ -133,7 +133,15 @@ EVENT_VERBS = frozenset(
 NEGATIONS = frozenset(
     "not no never cannot can't don't doesn't isn't aren't won't wasn't weren't without disabled off".split()
 )
+#: Nouns that make "hit" a thing rather than an event ("the cache hit rate", "hit registration").
+_HIT_NOUNS = frozenset("rate rates ratio ratios registration count counts points box boxes miss misses test tests".split())
 _VALUED = frozenset({"value", "name", "ident", "code"})
+
+
+def _eventful(words: tuple[str, ...]) -> bool:
+    """Whether the aligned words are built on an event verb ("shipped", "deployed", "we hit the limit")."""
+    return any(w in EVENT_VERBS and not (w == "hit" and i + 1 < len(words) and words[i + 1] in _HIT_NOUNS)
+               for i, w in enumerate(words))
 #: Words a rewording swaps freely (they never name what a memory is about, nor a value's unit).
 FILLER = frozenset("via get gets got use uses using must need needs like always".split())
 
@@ -273,7 +281,7 @@ def _cued(text: str, align: tuple[str, ...]) -> bool:
     found = {m.group(0).lower() for m in _CUE.finditer(text)}
     if found == {"instead"} and any(w in NEGATIONS for w in align):
         found = set()
-    return bool(found) or (bool(_AFTER_CHANGE.search(text)) and not any(w in EVENT_VERBS for w in align))
+    return bool(found) or (bool(_AFTER_CHANGE.search(text)) and not _eventful(align))
 
 
 #: Analyses kept, by the characters of their texts: one of a 32 KB note holds about 1 MB of tokens
@@ -349,7 +357,7 @@ def _analyse(text: str) -> Statement:
         renames=bool(_RENAMES.search(text)),
         periods=frozenset(periods),
         period_terms=frozenset(period_terms),
-        eventful=any(w in EVENT_VERBS for w in align),
+        eventful=_eventful(align),
         words=align,
         subject_at=_subject_at(text, align),
     )

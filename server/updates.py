@@ -67,7 +67,6 @@ from server.old_values import MEASURES, inside, restated_old, spelled_apart, uni
 from server.statements import (
     _VALUED,
     ENVIRONMENTS,
-    EVENT_VERBS,
     FILLER,
     NEGATIONS,
     STOPWORDS,
@@ -198,7 +197,7 @@ def minimal_edit(old: Statement, new: Statement) -> tuple[str, str] | None:
         return None
     before, after = a[i1:i2], b[j1:j2]
     changed = set(before) | set(after)
-    if changed & (set(ENVIRONMENTS) | NEGATIONS | {"can", "must", "should"}) or (changed | set(same)) & EVENT_VERBS:
+    if changed & (set(ENVIRONMENTS) | NEGATIONS | {"can", "must", "should"}) or old.eventful or new.eventful:
         return None  # another environment, a flipped negation, or two events
     kinds_old, kinds_new = _kinds_in(before, old), _kinds_in(after, new)
     if not (kinds_old & _VALUED and kinds_new & _VALUED) or "event" in kinds_old | kinds_new:

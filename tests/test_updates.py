@@ -877,3 +877,11 @@ def test_irregular_verb_forms_name_the_same_subject():
         updates.Candidate(2, "The mobile apps show an offer only after a human underwriter approves it.", 20, 0.61),
     ]
     assert updates.best_link(9, new, 30, candidates).older == 2
+
+
+def test_a_hit_rate_is_a_measure_not_an_event():
+    """"hit" is an event verb ("we hit the rate limit"), not in "the cache hit rate" or "hit registration"."""
+    assert analyse("We hit the rate limit on the GitHub API.").eventful
+    assert not analyse("The cache hit rate is 80 %.").eventful
+    verdict = _judge("The Redis cache hit rate must stay above 90 %.", "The Redis cache hit rate must stay above 95 %.", None)
+    assert verdict is not None and "'90' changed to '95'" in verdict.reason
