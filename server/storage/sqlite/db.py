@@ -164,7 +164,7 @@ class Database:
         # 4 KB page (25% of its bytes wasted) and five times in 8 KB (bench/scale.py).
         self.conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         if self.path != ":memory:":
-            self.conn.execute("PRAGMA journal_mode = WAL")
+            self._enter_wal()
         # NORMAL in WAL mode is durable across application crashes (kill -9);
         # only an OS crash or power loss can drop the last transactions.
         self.conn.execute("PRAGMA synchronous = NORMAL")
@@ -174,6 +174,26 @@ class Database:
         self._waits = WriteWaits()  # waiting_at_most() of the calling thread
         self._aside: Database | None = None
         self._aside_lock = threading.Lock()
+
+    def _enter_wal(self) -> None:
+        """Switch the file to WAL, waiting out other processes opening it at the same moment.
+
+        Changing the journal mode takes a lock that SQLite's busy handler does not wait for: when
+        several servers start at once on a new store (windows opened together), one of them got
+        "database is locked" here and exited before its first request (1 in 25 rounds of six
+        openers). Retried for as long as any other write would wait (busy_timeout).
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        pause = 0.005
+        while True:
+            try:
+                self.conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except self.errors.OperationalError as exc:
+                if not isinstance(store_error(exc, self.path), StoreBusy) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
 
     def for_tenant(self, tenant: str) -> Database:
         """Itself: every namespace lives in the one file, and each store's statements name theirs."""
