@@ -108,6 +108,7 @@ _OLD_AFTER = LazyRe(
     re.I,
 )
 
+#: A retired value's state that may always have held ("new-checkout is off"): no change cue by itself.
 _STATE = LazyRe(r"\b(?:off|paused|frozen|disabled)$", re.I)
 
 STOPWORDS = frozenset(
@@ -136,14 +137,14 @@ NEGATIONS = frozenset(
 #: Nouns that make "hit" a thing rather than an event ("the cache hit rate", "hit registration").
 _HIT_NOUNS = frozenset("rate rates ratio ratios registration count counts points box boxes miss misses test tests".split())
 _VALUED = frozenset({"value", "name", "ident", "code"})
+#: Words a rewording swaps freely (they never name what a memory is about, nor a value's unit).
+FILLER = frozenset("via get gets got use uses using must need needs like always".split())
 
 
 def _eventful(words: tuple[str, ...]) -> bool:
     """Whether the aligned words are built on an event verb ("shipped", "deployed", "we hit the limit")."""
     return any(w in EVENT_VERBS and not (w == "hit" and i + 1 < len(words) and words[i + 1] in _HIT_NOUNS)
                for i, w in enumerate(words))
-#: Words a rewording swaps freely (they never name what a memory is about, nor a value's unit).
-FILLER = frozenset("via get gets got use uses using must need needs like always".split())
 
 
 _local = threading.local()
@@ -324,11 +325,11 @@ def _analyse(text: str) -> Statement:
             terms.setdefault(p, "part")
             fts.setdefault(p, p)
     quoted = set()
-    for pattern in (_OLD_BEFORE, _OLD_AFTER):
-        for m in pattern.finditer(text):
-            value = next(g for g in m.groups() if g)
-            quoted.update(t.norm for t in tokens(value))
-            quoted.update(p for t in tokens(value) for p in t.parts)
+    retired = list(_OLD_AFTER.finditer(text))
+    for m in [*_OLD_BEFORE.finditer(text), *retired]:
+        value = next(g for g in m.groups() if g)
+        quoted.update(t.norm for t in tokens(value))
+        quoted.update(p for t in tokens(value) for p in t.parts)
     periods, period_terms = _periods(text)
     lower_words = _ENV_WORD.findall(text.lower())
     align = tuple(w.strip(".,;:!?()").lower() for w in _ALIGN_WORD.findall(text) if w.strip(".,;:!?()"))
@@ -343,7 +344,7 @@ def _analyse(text: str) -> Statement:
         labels=_labels(text),
         # naming a value as retired says that something changed ("MODEL_VERSION is ignored"); a state
         # that may always have held does not ("Feature flag new-checkout is off in production")
-        cue=_cued(text, align) or any(not _STATE.search(m.group(0)) for m in _OLD_AFTER.finditer(text)),
+        cue=_cued(text, align) or any(not _STATE.search(m.group(0)) for m in retired),
         quoted=frozenset(quoted),
         values=frozenset(term for term in terms if any(c.isdigit() for c in term)),
         slot_values=frozenset(

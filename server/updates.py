@@ -22,14 +22,13 @@ How a pair (older O, newer N, same thread) is judged, in order:
   subject of O: the share of O's subject words (its words and names, weighted by how
   rare they are in the thread; numbers are the values that change, not the subject)
   found in N, plus half the cosine of their embeddings, passes UPDATE_THRESHOLD. When N
-  quotes the old value ("instead of Flux", "STRIPE_SECRET is no longer read", "...; the
-  UART is reserved for the modem", "/v1/status returns 410" -- these say that something
-  changed without a change word), "swapped
-  tarpaulin for ...", "doc-render got renamed"), or mentions O's value beside a new one of
-  the same shape ("serves on 9083 now; 8083 clashed with ..."), only memories holding it
-  are considered, and it counts in their favour; an O that already states N's values is
-  not what N replaces, nor one whose changed value belongs to a name N never mentions
-  ("Factory 2.3" for "the deployment target is 16.4");
+  quotes the old value ("instead of Flux", "STRIPE_SECRET is no longer read", "swapped
+  tarpaulin for ...", "doc-render got renamed"; "...; the UART is reserved for the modem" and
+  "/v1/status returns 410" say that something changed without a change word), or mentions
+  O's value beside a new one of the same shape ("serves on 9083 now; 8083 clashed with ..."),
+  only memories holding it are considered, and it counts in their favour; an O that
+  already states N's values is not what N replaces, nor one whose changed value belongs
+  to a name N never mentions ("Factory 2.3" for "the deployment target is 16.4");
 * **another command for the same task** without a cue ("Start the app locally with `foreman
   start`." -> "Run `bin/dev` to start the app locally; ..."): most of O's subject in N, a command
   each lacks, the task named by words besides its command, no template word swapped;
@@ -237,10 +236,11 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     # Its subject: its words and names, not the values that change nor a word saying that something
     # changed ("Moved quill-core to Rust 2021": "moved" is what happened, not what it is about), nor
     # a verb any sentence has ("uses", "needs": "The iOS app uses Factory 2.3" is about Factory).
+    filler = _filler_stems()
     subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
                for t, k in old.terms.items()
                if k != "event" and t not in old.values and t not in old.cue_terms and t not in old.period_terms
-               and t not in _FILLER_STEMS}
+               and t not in filler}
     total = sum(subject.values())
     if not total:
         return None
@@ -498,7 +498,11 @@ def _swapped_word(a: Statement, b: Statement) -> bool:
     return bool(before) and bool(after) and not before & after
 
 
-_FILLER_STEMS = frozenset(stem(w) for w in FILLER)
+@lru_cache(maxsize=1)
+def _filler_stems() -> frozenset[str]:
+    """FILLER as stems, made on first use: the stemmer is imported when memories are first compared,
+    not when the server starts."""
+    return frozenset(stem(w) for w in FILLER)
 
 
 def same_fact(a_text: str, b_text: str) -> bool:
