@@ -156,7 +156,7 @@ def test_a_store_made_with_another_model_fails_at_start_with_the_fix(tmp_path):
 
 
 def test_initialize_and_tools_list_never_wait_for_torch(tmp_path):
-    """The model loads after start-up: answering initialize and tools/list imports no torch."""
+    """The model loads after start-up: answering initialize and tools/list imports no torch (nor the stemmer)."""
     script = f"""
 import sys, anyio
 from pathlib import Path
@@ -170,6 +170,8 @@ async def main():
     async with Client(build_server(service, start_background=False)) as client:
         assert {{t.name for t in (await client.list_tools()).tools}} >= {{"remember", "recall"}}
     assert "torch" not in sys.modules and "sentence_transformers" not in sys.modules, "heavy import at start-up"
+    # The stemmer is for comparing memories (update links): loaded on the first write, not at start.
+    assert not any(m.startswith("snowballstemmer") for m in sys.modules), "stemmer imported at start-up"
     print("ok")
 
 anyio.run(main)
