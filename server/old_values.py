@@ -2,7 +2,8 @@
 
 The rules of server.updates ask, of a pair (older O, newer N): does N name one of O's values as the
 old one? Besides the phrases statements.py reads ("instead of X", "X was renamed"), N may mention
-O's value beside its new one ("serves on 9083 now; 8083 clashed with ..."), name a host O writes
+O's value beside its new one ("serves on 9083 now; 8083 clashed with ..."; a port O writes inside
+an address counts: "localhost:4000"), name a host O writes
 inside an address ("p4.heron-studio.lan" in "ssl:p4.heron-studio.lan:1666"), or spell a name O
 writes apart ("cargo-release" for `cargo release`). And a value's unit ("10 seconds", "port
 4100", "Python 3.12") tells which quantity it is.
@@ -15,12 +16,14 @@ from collections.abc import Sequence
 
 from server.statements import FILLER, STOPWORDS, Statement, _shape, stem
 
+#: What a unit of measure measures: "1024 MiB" -> "2 GB" and "90 seconds" -> "5 minutes" are one
+#: quantity's values, written in other units.
+_DIMENSIONS = {**dict.fromkeys("b kb mb gb tb pb kib mib gib tib bytes byte".split(), "size"),
+               **dict.fromkeys("ms s sec secs second seconds mins minute minutes h hr hrs hour hours day days "
+                               "week weeks month months".split(), "time")}
 #: Units of measure (lower case): a value written with another unit is still one quantity's value.
-MEASURES = frozenset(
-    "b kb mb gb tb pb kib mib gib tib k m bytes byte ms s sec secs second seconds min mins minute minutes h hr hrs "
-    "hour hours d day days week weeks month months % percent rps qps req reqs requests".split()
-)
-
+#: (Those of _DIMENSIONS and the ones too ambiguous to say what they measure: "m", "min".)
+MEASURES = frozenset(_DIMENSIONS) | frozenset("k m d min % percent rps qps req reqs requests".split())
 
 #: Words saying that a value mentioned beside a new one still holds ("staging stays at 2").
 _STILL = frozenset("still stays stay keeps keep remains remain unchanged too also".split())
@@ -32,12 +35,15 @@ def restated_old(old: Statement, new: Statement, after_new: bool = False) -> lis
     old one) -- unless N says that it still holds ("production goes to 6 now; staging stays at 2")."""
     new_units = units(new)
     found = []
-    whole = {t.norm for t in new.tokens} & {t.norm for t in old.tokens}
+    # a port is a value of its own where O writes it inside an address ("http://localhost:4000")
+    ports = {m.group(1) for t in old.tokens if t.kind in ("value", "ident", "code") for m in _PORT.finditer(t.norm)}
+    whole = {t.norm for t in new.tokens} & ({t.norm for t in old.tokens} | ports)
     for v in old.slot_values & new.slot_values & whole:
-        if _shape(v) not in old.shapes:
+        if _shape(v) not in old.shapes and v not in ports:
             continue
+        unit = new_units.get(v) or ("port" if v in ports else None)
         others = [w for w in new.slot_values - old.slot_values
-                  if _shape(w) == _shape(v) and w in new.values and new_units.get(w, new_units.get(v)) == new_units.get(v)]
+                  if _shape(w) == _shape(v) and w in new.values and new_units.get(w, unit) == unit]
         if not others:
             continue
         at = [i for i, word in enumerate(new.words) if _bare(word) == v]
@@ -50,6 +56,10 @@ def restated_old(old: Statement, new: Statement, after_new: bool = False) -> lis
             continue  # unchanged beside the change ("...; phased rollout at 20 %" in both): not named as old
         found.append(v)
     return found
+
+
+#: A port written at the end of an address: "localhost:4000", "db1.internal:5432/app".
+_PORT = re.compile(r"[a-z0-9.\]]:([0-9]{2,5})(?=/|$)")
 
 
 def _same_place(value: str, a: Sequence[str], b: Sequence[str]) -> bool:
@@ -82,13 +92,16 @@ def spelled_apart(name: str, text: str) -> bool:
 
 
 def units(statement: Statement) -> dict[str, str]:
-    """Each value's unit: the content word right after it ("10 seconds" -> "second") or else right
-    before it ("port 4100" -> "port", "Python 3.12" -> "python"), if any."""
+    """Each value's unit: the content word right after it ("10 seconds" -> "time", "2 GB" -> "size": a
+    unit of measure stands for what it measures) or else right before it ("port 4100" -> "port",
+    "Python 3.12" -> "python"), if any."""
     words = statement.words
     out: dict[str, str] = {}
 
     def content(k: int) -> str | None:
         word = words[k] if 0 <= k < len(words) else ""
+        if word in _DIMENSIONS:
+            return _DIMENSIONS[word]
         return stem(word) if word.isalpha() and word not in STOPWORDS and word not in FILLER else None
 
     for i, word in enumerate(words):

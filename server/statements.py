@@ -33,6 +33,9 @@ _PARTS = LazyRe(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
 _SENTENCE_END = LazyRe(r"[.!?;:]\s*$")
 _ALIGN_WORD = LazyRe(r"`[^`\n]*`|" + _GROUPED + r"|[\w.:/@+#%*'\-]+")
 _ENV_WORD = LazyRe(r"[a-z][a-z\-]*")
+#: Words before an event id that date a state rather than record the event ("Since CUR-540 every
+#: pod connects via PgBouncer" is about the pods; "CUR-540: ..." is about the ticket).
+_DATED_BY = frozenset({"since", "after", "per", "following"})
 _DETERMINERS = frozenset({"the", "a", "an", "our", "this", "that", "each", "every"})
 #: Words saying that something changed (in the newer memory).
 _CUE = LazyRe(
@@ -44,7 +47,12 @@ _CUE = LazyRe(
     # "passed" / "handed" with a recipient ("Ana passed code signing to the release bot"), not "the backtest passed"
     r"are gone|(?:handed|passed)\s+(?:(?!and\b|but\b|then\b)[\w\-]+\s+){0,4}?(?:over\s+)?to|took over|"
     r"became|extended|downsized|shut down|disabled|from \S+(?: \S+)? to|since the|"
+    # a state dated by the ticket or release that changed it: "since CUR-540 every pod ...", "since v2.3"
+    # (not by a time: "includes fuel station sales since last year" may be a fact beside the old one)
+    r"since (?:[a-z][a-z0-9]*-[0-9]+|v?[0-9]+\.[0-9]+(?:\.[0-9]+)?)|"
     r"decided against|standardi[sz]ing on|going with|no more|these days|as of|extracted|pulled|"
+    # what was there before is "the old" one: "...; the old locator-style hostname doesn't route"
+    r"the old|"
     # a new lower bound ("requires macOS 11 or later"), the old way overridden or closed ("manual
     # edits get overwritten", "applies only happen through Atlantis")
     r"or (?:later|newer)|overwritten|"
@@ -78,7 +86,9 @@ _COUNTS = {"once": 1, "twice": 2, "one": 1, "two": 2, "three": 3, "four": 4, "fi
 #: A state that follows a change ("are on 1.29 after last month's upgrade window"); a cue only in a
 #: statement of a state: "document X was restored from backup after the migration" is an event.
 _AFTER_CHANGE = LazyRe(
-    r"\bafter (?:\S+ ){0,3}(?:upgrade|migration|rewrite|rebrand|cut-?over|move|switch|rework|overhaul|redesign)s?\b", re.I
+    r"\bafter (?:\S+ ){0,3}(?:upgrade|migration|rewrite|rebrand|cut-?over|move|switch|rework|overhaul|redesign|split)s?\b"
+    # "After splitting the CDK app into per-concern stacks, tables are declared in ..."
+    r"|\bafter (?:splitting|migrating|moving|switching|upgrading|rewriting|consolidating)\b", re.I
 )
 _VALUE = (r"(`[^`\n]+`|[\w./:@+#\-]+(?:\s+(?!(?:on|at)\s)[\w./:@+#\-]+)?"
           r"(?:\s+(?:on|at)\s+(?:port\s+)?[\w./:@+#\-]*[0-9.][\w./:@+#\-]*)?)")
@@ -103,7 +113,7 @@ _OLD_AFTER = LazyRe(
     r"|((?:`[^`\n]+`|[\w./:@+#{}\-]+))\s+(?:has\s+answered|now\s+returns|returns|answers)\s+(?:410|gone)\b"
     # after the new fact, the old value kept for something narrower: "...; LEDGER_DB_URL is for local
     # dev only", "...; SendGrid is only used for the newsletter", "...; the UART is reserved for the modem"
-    r"|[;,\u2014]\s+(?:the\s+)?((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:is|are)\s+(?:now\s+)?"
+    r"|(?:[;,\u2014]|(?<=[a-z0-9)`]\.))\s+(?:the\s+)?((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:is|are)\s+(?:now\s+)?"
     r"(?:only\s+(?:used\s+)?(?:for|in|as|the default)|reserved for|for\s+(?:\S+\s+){1,2}only)",
     re.I,
 )
@@ -340,7 +350,8 @@ def _analyse(text: str) -> Statement:
         fts=fts,
         envs=frozenset(ENVIRONMENTS[w] for w in lower_words if w in ENVIRONMENTS),
         events=frozenset(t.norm for t in toks if t.kind == "event"),
-        lead_events=frozenset(t.norm for t in toks[:2] if t.kind == "event"),
+        lead_events=frozenset(t.norm for i, t in enumerate(toks[:2]) if t.kind == "event"
+                              and not (i and toks[0].raw.lower() in _DATED_BY)),
         labels=_labels(text),
         # naming a value as retired says that something changed ("MODEL_VERSION is ignored"); a state
         # that may always have held does not ("Feature flag new-checkout is off in production")

@@ -383,7 +383,7 @@ def named_contradiction(old: Statement, new: Statement, share: float, cosine: fl
     ("also", "as well"), not an event, not across a negation."""
     if not _restates(old, new, share, cosine):
         return False
-    if old.negated != new.negated or _ADDITIVE.search(new.text) or _whole_values(old) != _whole_values(new):
+    if old.negated != new.negated or _adds(new.text) or _whole_values(old) != _whole_values(new):
         return False
     subject = {t for t in old.opening if t not in old.values}
     if not subject or not subject <= set(new.terms) or not subject & new.opening:
@@ -402,7 +402,7 @@ def another_command(old: Statement, new: Statement, share: float, cosine: float)
     the integration tests with ..." are two tasks), not an addition, an event or across a negation."""
     if not _restates(old, new, share, cosine):
         return False
-    if old.negated != new.negated or _ADDITIVE.search(new.text):
+    if old.negated != new.negated or _adds(new.text):
         return False
     if sum(1 for t in old.tokens if t.kind in ("word", "name", "ident")) < 2:
         return False  # the task is named only by its command ("Run `make lint`." / "Run `make test`.")
@@ -413,6 +413,14 @@ def another_command(old: Statement, new: Statement, share: float, cosine: float)
 
 #: Words saying that N adds to O rather than replacing it.
 _ADDITIVE = re.compile(r"\b(?:also|too|as well|in addition|besides|additionally|another|both|more)\b", re.I)
+#: Where a memory's first clause ends: a later clause tells more of the new value ("Use `mix
+#: curlew.db.reset`; it wraps ecto.reset and also loads the seeds"), not that it adds to O's.
+_CLAUSE_END = re.compile(r";|[.!?]\s|\s[\u2014\u2013-]\s")
+
+
+def _adds(text: str) -> bool:
+    """Whether the memory's main clause says that it adds to what was ("Also run ...", "... too")."""
+    return bool(_ADDITIVE.search(_CLAUSE_END.split(text, maxsplit=1)[0]))
 
 
 def _number(value: str) -> bool:

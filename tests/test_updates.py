@@ -885,3 +885,71 @@ def test_a_hit_rate_is_a_measure_not_an_event():
     assert not analyse("The cache hit rate is 80 %.").eventful
     verdict = _judge("The Redis cache hit rate must stay above 90 %.", "The Redis cache hit rate must stay above 95 %.", None)
     assert verdict is not None and "'90' changed to '95'" in verdict.reason
+
+
+def test_change_idioms_found_on_three_more_fresh_projects():
+    """From bench/data/updates/gannet.json, curlew.json and plover.json (57 of 75 linked at first)."""
+    # the narrowed old value after a full stop, as after a semicolon
+    rest = ("Tech app sync moved to a Phoenix Channel backed by a local WatermelonDB store, so jobs and checklists "
+            "work with patchy signal. REST is only used for upload presigning now.")
+    assert "rest" in analyse(rest).quoted
+    candidates = [
+        updates.Candidate(1, "The job list and checklists in the technician app work fully offline.", 10, 0.65),
+        updates.Candidate(2, "The technician app talks to the backend only through the REST API under /api/v1.", 20, 0.58),
+    ]
+    assert updates.best_link(9, rest, 30, candidates).older == 2
+    # "the old X" says that X was replaced
+    assert analyse("Use the org account URL in profiles.yml; the old locator-style hostname doesn't route.").cue
+    # after splitting / migrating ..., a state that follows a change
+    assert analyse("After splitting the CDK app into per-concern stacks, tables are declared in "
+                   "infra/lib/stacks/storage-stack.ts.").cue
+
+
+def test_a_state_dated_by_a_ticket_or_release_is_a_change_not_that_tickets_event():
+    pgbouncer = ("Since CUR-540 every prod pod connects to Postgres via PgBouncer at pgbouncer.curlew.internal:6432 "
+                 "instead of db1 directly.")
+    statement = analyse(pgbouncer)
+    assert statement.cue and not statement.lead_events  # about the pods, not about CUR-540
+    assert analyse("CUR-540: pods exhausted max_connections.").lead_events == {"cur-540"}
+    assert _judge("Production apps connect straight to Postgres on db1.curlew.internal:5432.", pgbouncer, 0.53) is not None
+    batch = _judge("POST /v1/workouts/batch accepts at most 50 workouts per request.",
+                   "Batch upload takes up to 200 workouts per call since PLV-412; first syncs took dozens of round trips.",
+                   0.63)
+    assert batch is not None
+    assert analyse("Works since v2.3.").cue
+    # a time is no such date: "since last year" may tell a fact beside the old one
+    assert _judge("Training data never includes pharmacy sales.", "Training data includes fuel station sales since last year.",
+                  0.42) is None
+
+
+def test_sizes_and_times_written_in_other_units_are_one_quantity():
+    from server.old_values import units
+
+    old = analyse("The plover-api ECS task definition uses 512 CPU units and 1024 MiB of memory.")
+    new = analyse("Bumped plover-api tasks to 1 vCPU / 2 GB after the OOM kills during the New Year challenge spike.")
+    assert units(old)["1024"] == units(new)["2"] == "size"
+    candidates = [
+        updates.Candidate(1, "plover-api runs between 3 and 12 Fargate tasks, scaling on ALB request count per target.", 10, 0.54),
+        updates.Candidate(2, old.text, 20, 0.52),
+    ]
+    assert updates.best_link(9, new.text, 30, candidates).older == 2
+    assert units(analyse("Sessions expire after 90 seconds."))["90"] == units(analyse("Sessions expire after 5 minutes."))["5"]
+    assert not updates.changed_slot(analyse("Each worker gets 2 GB."), analyse("Each worker runs 8 threads."), named_unit=True)
+
+
+def test_a_port_inside_the_old_address_named_beside_the_new_port():
+    new = "Local Phoenix is on port 4040 (PORT is set in .envrc), because another Phoenix app is squatting on 4000."
+    verdict = _judge("The local Phoenix dev server listens on http://localhost:4000.", new, 0.73)
+    assert verdict is not None and verdict.reason == "names its old value"
+    # a number inside another kind of value is no port ("v4000" in a path)
+    assert _judge("Artifacts are kept under s3://builds/v4000/.", new, 0.4) is None
+
+
+def test_more_said_of_the_new_command_after_its_clause_is_no_addition():
+    verdict = _judge("Reset the local database with `mix ecto.reset`.",
+                     "Use `mix curlew.db.reset` for a fresh local DB; it wraps ecto.reset and also loads the seed "
+                     "territories and a fake technician fleet.", 0.74)
+    assert verdict is not None and verdict.reason == "gives another command for the same task"
+    # "also" in the main clause still adds to the old command
+    assert _judge("Reset the local database with `mix ecto.reset`.",
+                  "Also reset the local database with `mix curlew.seed` to load the territories.", 0.74) is None
