@@ -34,7 +34,10 @@ _SENTENCE_END = LazyRe(r"[.!?;:]\s*$")
 _ALIGN_WORD = LazyRe(r"`[^`\n]*`|" + _GROUPED + r"|[\w.:/@+#%*'\-]+")
 _ENV_WORD = LazyRe(r"[a-z][a-z\-]*")
 #: Words before an event id that date a state rather than record the event ("Since CUR-540 every
-#: pod connects via PgBouncer" is about the pods; "CUR-540: ..." is about the ticket).
+#: pod connects via PgBouncer" is about the pods; "CUR-540: ..." is about the ticket). Nor is a
+#: ticket that moved something to a new value what the memory is about: "AVO-318 moved us to
+#: Python 3.13" states the new version ("SKUA-409 removed the 32-bit build" records the ticket's work).
+_MOVED_TO = frozenset({"moved", "switched", "migrated", "bumped", "upgraded", "changed", "swapped"})
 _DATED_BY = frozenset({"since", "after", "per", "following"})
 _DETERMINERS = frozenset({"the", "a", "an", "our", "this", "that", "each", "every"})
 #: Words saying that something changed (in the newer memory).
@@ -46,10 +49,15 @@ _CUE = LazyRe(
     r"cut|dropped|changed|reversed|instead|abandoned|deprecated|decommissioned|retired|removed|deleted|is gone|"
     # "passed" / "handed" with a recipient ("Ana passed code signing to the release bot"), not "the backtest passed"
     r"are gone|(?:handed|passed)\s+(?:(?!and\b|but\b|then\b)[\w\-]+\s+){0,4}?(?:over\s+)?to|took over|"
-    r"became|extended|downsized|shut down|disabled|from \S+(?: \S+)? to|since the|"
+    r"became|extended|downsized|shut down|disabled|since the|"
+    # "from X to Y" after a verb of change ("went from 90 s to about 8 s"); alone it is a range or a
+    # direction ("ranges from 0 ms to 500 ms", "every two hours from 06:00 to 18:00")
+    r"(?:went|grew|jumped|fell|shifted|converted|ported|transitioned|updated)\s+(?:\S+\s+){0,6}?from \S+(?: \S+)? to|"
     # a state dated by the ticket or release that changed it: "since CUR-540 every pod ...", "since v2.3"
     # (not by a time: "includes fuel station sales since last year" may be a fact beside the old one)
     r"since (?:[a-z][a-z0-9]*-[0-9]+|v?[0-9]+\.[0-9]+(?:\.[0-9]+)?)|"
+    # "From the November 2026 release onward versions are CalVer", "builds from 1.8 on call /v2/..."
+    r"from (?:\S+ ){1,4}?onwards?|from v?[0-9]+\.[0-9]+(?:\.[0-9]+)? on|"
     r"decided against|standardi[sz]ing on|going with|no more|these days|as of|extracted|pulled|"
     # what was there before is "the old" one: "...; the old locator-style hostname doesn't route"
     r"the old|"
@@ -92,10 +100,17 @@ _AFTER_CHANGE = LazyRe(
 )
 _VALUE = (r"(`[^`\n]+`|[\w./:@+#\-]+(?:\s+(?!(?:on|at)\s)[\w./:@+#\-]+)?"
           r"(?:\s+(?:on|at)\s+(?:port\s+)?[\w./:@+#\-]*[0-9.][\w./:@+#\-]*)?)")
+#: Verbs after which "from X to Y" tells a change, X the old value ("migrated the warehouse from
+#: Redshift to Snowflake", "Renamed the Celery component in app.yaml from worker to celery-default");
+#: without one it is a range ("Sample rates from 44.1 kHz to 192 kHz are supported").
+_FROM_TO_VERB = (r"(?:moved|moving|migrated|migrating|switched|switching|bumped|went|changed|changing|upgraded|"
+                 r"upgrading|downgraded|raised|lowered|increased|decreased|reduced|cut|dropped|shifted|swapped|"
+                 r"renamed|converted|ported|transitioned|updated|grew|jumped|fell|rewrote|rewritten)")
 #: "... instead of X", "... from X", "the old X": X is the value being replaced.
 _OLD_BEFORE = LazyRe(
     r"\b(?:instead of|rather than|replaced|replacing|dropped|dropping|abandoned|ditched|removed|retired|"
-    r"no longer(?: uses?| on| reads?| in)?|old|off|swapped|ripped out)\s+(?:the\s+|raw\s+)?" + _VALUE + r"|\bfrom\s+" + _VALUE + r"\s+to\b"
+    r"no longer(?: uses?| on| reads?| in)?|old|off(?!\s+(?:at|to|on|in|by|with|for)\s)|swapped|ripped out)\s+(?:the\s+|raw\s+)?" + _VALUE + r"|\b" + _FROM_TO_VERB
+    + r"\s+(?:[^\s;]*[^\s;.]\s+){0,6}?from\s+" + _VALUE + r"\s+to\b"
     r"|\bleft\s+" + _VALUE + r"\s+for\b"
     # "We ripped Retrofit/Moshi out of the Android app"
     r"|\bripped\s+" + _VALUE + r"\s+out\b",
@@ -105,7 +120,9 @@ _OLD_BEFORE = LazyRe(
 _OLD_AFTER = LazyRe(
     # A capitalised word before the head is part of the name ("the Breakpad server is off": the
     # old value is "Breakpad server", not just "server").
-    r"((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:was|were|is|are|has been|have been|got)\s+(?:renamed|replaced|removed|deleted|"
+    # So is a host or domain before it ("the dunlin.internal DNS zone was removed").
+    r"((?:[a-z0-9][\w\-]*\.[\w.\-]*[a-z0-9]\s+)?(?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+"
+    r"(?:was|were|is|are|has been|have been|got)\s+(?:renamed|replaced|removed|deleted|"
     r"dropped|gone|retired|deprecated|decommissioned|ignored|disabled|frozen|shut down|off|cancelled|paused|"
     r"unmaintained|end-of-life|EOL|"
     r"no longer|being decommissioned|being cancelled)"
@@ -114,7 +131,10 @@ _OLD_AFTER = LazyRe(
     # after the new fact, the old value kept for something narrower: "...; LEDGER_DB_URL is for local
     # dev only", "...; SendGrid is only used for the newsletter", "...; the UART is reserved for the modem"
     r"|(?:[;,\u2014]|(?<=[a-z0-9)`]\.))\s+(?:the\s+)?((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:is|are)\s+(?:now\s+)?"
-    r"(?:only\s+(?:used\s+)?(?:for|in|as|the default)|reserved for|for\s+(?:\S+\s+){1,2}only)",
+    r"(?:only\s+(?:used\s+)?(?:for|in|as|the default)|reserved for|for\s+(?:\S+\s+){1,2}only)"
+    # "...; /api/v1/activate only stays up for older installs until March 2027"
+    r"|(?:[;,\u2014]|(?<=[a-z0-9)`]\.))\s+(?:the\s+)?((?:`[^`\n]+`|[\w./:@+#{}\-]+))\s+only\s+(?:stays?|remains?)\s+"
+    r"(?:up\s+|live\s+|available\s+|around\s+)?(?:for|until)\b",
     re.I,
 )
 
@@ -351,7 +371,8 @@ def _analyse(text: str) -> Statement:
         envs=frozenset(ENVIRONMENTS[w] for w in lower_words if w in ENVIRONMENTS),
         events=frozenset(t.norm for t in toks if t.kind == "event"),
         lead_events=frozenset(t.norm for i, t in enumerate(toks[:2]) if t.kind == "event"
-                              and not (i and toks[0].raw.lower() in _DATED_BY)),
+                              and not (i and toks[0].raw.lower() in _DATED_BY)
+                              and not (i + 1 < len(toks) and toks[i + 1].raw.lower() in _MOVED_TO)),
         labels=_labels(text),
         # naming a value as retired says that something changed ("MODEL_VERSION is ignored"); a state
         # that may always have held does not ("Feature flag new-checkout is off in production")

@@ -11,7 +11,8 @@ says something else about the same subject. The rules for all three live here; n
 How a pair (older O, newer N, same thread) is judged, in order:
 
 * never an update when they name different events (ticket ids, commit hashes; a
-  memory that *is* about one event, "SHOP-142: ...", "Deployed build 7a41c9e ..."), or
+  memory that *is* about one event, "SHOP-142: ...", "Deployed build 7a41c9e ..."), when one
+  records a commit or build by its hash and the other names no event, or when they name
   different environments (prod / staging / dev / test) with none in common;
 * a **minimal edit**: the same sentence with one short span changed, where both sides
   of the span hold a value (a number, version, name, identifier, path, command; not a
@@ -64,6 +65,7 @@ from functools import lru_cache
 # The analysis of one text lives in server.statements; its names are re-exported here for callers.
 from server.old_values import MEASURES, inside, restated_old, spelled_apart, units
 from server.statements import (
+    _HEX,
     _VALUED,
     ENVIRONMENTS,
     FILLER,
@@ -152,6 +154,10 @@ def different_things(a: Statement, b: Statement) -> str | None:
     """Why two memories cannot be about the same fact (other events or environments), or None."""
     if (a.events - b.events and b.events - a.events) or a.lead_events - b.events or b.lead_events - a.events:
         return "they name different events (ids, hashes or tickets)"
+    if (_hashes(a) and not b.events) or (_hashes(b) and not a.events):
+        # "Gateway release v2.41.0 was built by Cloud Build run 7f3c2a91" records a build: a later
+        # statement of how the gateway works does not replace it (no update of the benchmarks' 525 has one)
+        return "one records a commit or build (a hash) the other does not name"
     if a.labels and b.labels and a.labels != b.labels:
         return "they are two numbered records (Step 3: / Step 4:)"
     if not (a.cue or b.cue) and _members(a, b):
@@ -159,6 +165,11 @@ def different_things(a: Statement, b: Statement) -> str | None:
     if a.envs and b.envs and not a.envs & b.envs:
         return f"different environments ({', '.join(sorted(a.envs))} / {', '.join(sorted(b.envs))})"
     return None
+
+
+def _hashes(statement: Statement) -> bool:
+    """Whether the memory names a commit, build or run by its hash (it records that event)."""
+    return any(_HEX.fullmatch(e) for e in statement.events)
 
 
 def _members(a: Statement, b: Statement) -> bool:

@@ -953,3 +953,56 @@ def test_more_said_of_the_new_command_after_its_clause_is_no_addition():
     # "also" in the main clause still adds to the old command
     assert _judge("Reset the local database with `mix ecto.reset`.",
                   "Also reset the local database with `mix curlew.seed` to load the territories.", 0.74) is None
+
+
+def test_change_idioms_found_on_three_later_fresh_projects():
+    """From bench/data/updates/dunlin.json, avocet.json and skua.json (54 of 75 linked at first, 4 wrong)."""
+    # a ticket that moved something to a new value is not an event the memory is about ...
+    python = analyse("AVO-318 moved us to Python 3.13 across web, workers and the solver box.")
+    assert python.cue and not python.lead_events
+    assert _judge("The web and worker containers run Python 3.12 on the python:3.12-slim-bookworm base image.",
+                  python.text, 0.57) is not None
+    # ... while one that removed something records the ticket's work
+    assert analyse("SKUA-409 removed the legacy 32-bit Windows build.").lead_events == {"skua-409"}
+    # "from X onward", "from 1.8 on" date a new state
+    assert analyse("From the November 2026 release onward versions are CalVer YY.MM.patch.").cue
+    activate = analyse("Plugin builds from 1.8 on call POST /v2/activations; /api/v1/activate only stays up for "
+                       "older installs until March 2027.")
+    assert activate.cue and "api/v1/activate" in activate.quoted
+    # "kick off at 22:30" names no old value; a domain before a retired name is part of it
+    assert not analyse("Nightlies kick off at 22:30 UTC.").quoted
+    assert "heroku" in analyse("We moved off Heroku.").quoted
+    dns = "Gateway now calls the ledger on its Cloud Run URL; the internal LB and the dunlin.internal DNS zone were removed."
+    assert "dunlin.internal" in analyse(dns).quoted
+    candidates = [
+        updates.Candidate(1, "dunlin-gateway reaches the ledger at ledger.dunlin.internal:443 through the internal load balancer.",
+                          10, 0.76),
+        updates.Candidate(2, "On Cloud Run, dunlin-gateway scales between 3 and 60 instances.", 20, 0.51),
+    ]
+    assert updates.best_link(9, dns, 30, candidates).older == 1
+
+
+def test_from_x_to_y_is_a_change_only_after_a_verb_of_change():
+    """"Sample rates from 44.1 kHz to 192 kHz are supported" is a range (skua's wrong link to "a 256-sample
+    buffer at 48 kHz"), "ranges from 1 ms to 4000 ms" too (its templated look-alike "... from 0 ms to 500 ms")."""
+    for text in ("Sample rates from 44.1 kHz to 192 kHz are supported; anything else is rejected in prepareToPlay.",
+                 "The delay time parameter ranges from 1 ms to 4000 ms.",
+                 "Roster sync runs every two hours from 06:00 to 18:00 on weekdays."):
+        statement = analyse(text)
+        assert not statement.cue and not statement.quoted, text
+    assert _judge("The pre-delay parameter ranges from 0 ms to 500 ms.", "The delay time parameter ranges from 1 ms to 4000 ms.",
+                  0.89) is None
+    assert "redshift" in analyse("We migrated the warehouse from Redshift to Snowflake.").quoted
+    assert "worker" in analyse("Renamed the Celery component in .do/app.yaml from worker to celery-default.").quoted
+    export = analyse("A whole-school export of ~200 pages went from 90 s to about 8 s.")
+    assert export.cue and "90" in export.quoted
+
+
+def test_a_record_of_a_build_by_its_hash_is_not_replaced_by_a_statement():
+    build = analyse("Gateway release v2.41.0 was built by Cloud Build run 7f3c2a91.")
+    state = analyse("Gateway now calls the ledger on its Cloud Run URL with a Google ID token.")
+    assert updates.different_things(build, state) and updates.different_things(state, build)
+    assert judge(build, state, 0.6) is None
+    # a ticket is not a hash: a decision citing one can still be reversed by a later statement
+    assert not updates.different_things(analyse("Search uses Algolia (decided in SHOP-12)."),
+                                        analyse("Search uses Elasticsearch now."))
