@@ -126,6 +126,11 @@ _OLD_AFTER = LazyRe(
     r"dropped|gone|retired|deprecated|decommissioned|ignored|disabled|frozen|shut down|off|cancelled|paused|"
     r"unmaintained|end-of-life|EOL|"
     r"no longer|being decommissioned|being cancelled)"
+    # a person who moved on to other work: "Tomasz is the solver owner these days; Priya went over to
+    # the MIS integrations work" names Priya, who owned it
+    r"|\b((?-i:[A-Z][a-z]+))\s+(?:went|moved|switched)\s+(?:over\s+|full-time\s+|back\s+)?(?:to|on|onto)\s+"
+    r"(?:the\s+)?(?:\S+\s+){0,3}?(?:team|work|squad|project|rewrite|effort|backend|frontend)\b"
+    r"|\b((?-i:[A-Z][a-z]+))\s+left\s+(?:the\s+)?(?:team|company)\b"
     # an endpoint answering that it is gone: "/v1/status returns 410", "/v1/ingest has answered 410 Gone"
     r"|((?:`[^`\n]+`|[\w./:@+#{}\-]+))\s+(?:has\s+answered|now\s+returns|returns|answers)\s+(?:410|gone)\b"
     # after the new fact, the old value kept for something narrower: "...; LEDGER_DB_URL is for local

@@ -1006,3 +1006,20 @@ def test_a_record_of_a_build_by_its_hash_is_not_replaced_by_a_statement():
     # a ticket is not a hash: a decision citing one can still be reversed by a later statement
     assert not updates.different_things(analyse("Search uses Algolia (decided in SHOP-12)."),
                                         analyse("Search uses Elasticsearch now."))
+
+
+def test_the_old_owner_moved_on_to_other_work_names_the_memory_replaced():
+    """Three of six fresh projects told an owner's change by the old owner moving on, with no change word."""
+    new = "Tomás Ferreira handles AAX builds and wraptool signing since Maya went full-time on the granular engine rewrite."
+    assert "maya" in analyse(new).quoted and analyse(new).cue
+    candidates = [
+        updates.Candidate(1, "AAX builds are signed with the PACE wraptool on the Mac mini runner.", 10, 0.7),
+        updates.Candidate(2, "Maya Lindqvist owns the AAX build and the PACE wraptool signing.", 20, 0.72),
+    ]
+    link = updates.best_link(9, new, 30, candidates)
+    assert link.older == 2 and link.reason == "names its old value"
+    mei = analyse("Jonas Lindqvist took over PloverWatch in October when Mei moved to the subscriptions backend work.")
+    assert "mei" in mei.quoted
+    assert "priya" in analyse("Tomasz Nowak is the solver owner these days; Priya left the team.").quoted
+    # a person moving a thing is no owner moving on
+    assert not analyse("Priya moved the cron to 03:00.").quoted
