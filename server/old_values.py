@@ -37,13 +37,16 @@ def restated_old(old: Statement, new: Statement, after_new: bool = False) -> lis
     found = []
     # a port is a value of its own where O writes it inside an address ("http://localhost:4000")
     ports = {m.group(1) for t in old.tokens if t.kind in ("value", "ident", "code") for m in _PORT.finditer(t.norm)}
+    new_whole = {t.norm for t in new.tokens} | {m.lower() for t in new.tokens for m in _STANDALONE.findall(t.raw)}
     whole = {t.norm for t in new.tokens} & ({t.norm for t in old.tokens} | ports)
     for v in old.slot_values & new.slot_values & whole:
         if _shape(v) not in old.shapes and v not in ports:
             continue
         unit = new_units.get(v) or ("port" if v in ports else None)
+        # the new value stands on its own ("127.0.0.1:7411", "`tick_rate: 60`"): "16" of "fp16-only
+        # engines" is no new line number for "line 2"
         others = [w for w in new.slot_values - old.slot_values
-                  if _shape(w) == _shape(v) and w in new.values and new_units.get(w, unit) == unit]
+                  if _shape(w) == _shape(v) and w in new.values and w in new_whole and new_units.get(w, unit) == unit]
         if not others:
             continue
         at = [i for i, word in enumerate(new.words) if _bare(word) == v]
@@ -58,6 +61,9 @@ def restated_old(old: Statement, new: Statement, after_new: bool = False) -> lis
     return found
 
 
+#: A number standing on its own inside a token, not glued to letters ("7411" of "127.0.0.1:7411",
+#: not "16" of "fp16-only").
+_STANDALONE = re.compile(r"(?<![A-Za-z0-9.])[0-9]+(?:[.,][0-9]+)*(?![A-Za-z0-9])")
 #: A port written at the end of an address: "localhost:4000", "db1.internal:5432/app".
 _PORT = re.compile(r"[a-z0-9.\]]:([0-9]{2,5})(?=/|$)")
 

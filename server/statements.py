@@ -176,10 +176,23 @@ _VALUED = frozenset({"value", "name", "ident", "code"})
 FILLER = frozenset("via get gets got use uses using must need needs like always".split())
 
 
-def _eventful(words: tuple[str, ...]) -> bool:
-    """Whether the aligned words are built on an event verb ("shipped", "deployed", "we hit the limit")."""
+def _eventful(words: tuple[str, ...], past: bool = False) -> bool:
+    """Whether the aligned words are built on an event verb ("shipped", "deployed", "we hit the limit").
+    `past`: only one that tells what happened ("went to production", "was deployed"), not how things
+    are done ("is deployed by Envoyer", "are shipped to Loki")."""
     return any(w in EVENT_VERBS and not (w == "hit" and i + 1 < len(words) and words[i + 1] in _HIT_NOUNS)
+               and not (past and i and words[i - 1] in _PRESENT)
                for i, w in enumerate(words))
+
+
+_PRESENT = frozenset("is are be being get gets".split())
+
+
+def records_event(statement: Statement) -> bool:
+    """Whether the memory tells something that happened to one thing it names by its number, version
+    or id ("Release v2026.10.3 went to production as deployment #1842"): a record that stays true,
+    whatever changes later. ("Jobs run on Celery workers, started with `celery worker`" names none.)"""
+    return any(t.kind in ("value", "event") for t in statement.tokens) and _eventful(statement.words, past=True)
 
 
 _local = threading.local()

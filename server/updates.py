@@ -13,7 +13,9 @@ How a pair (older O, newer N, same thread) is judged, in order:
 * never an update when they name different events (ticket ids, commit hashes; a
   memory that *is* about one event, "SHOP-142: ...", "Deployed build 7a41c9e ..."), when one
   records a commit or build by its hash and the other names no event, or when they name
-  different environments (prod / staging / dev / test) with none in common;
+  different environments (prod / staging / dev / test) with none in common; nor when O records
+  what happened to a numbered thing ("Release v2026.10.3 went to production as deployment
+  #1842") and N does not: what happened stays true;
 * a **minimal edit**: the same sentence with one short span changed, where both sides
   of the span hold a value (a number, version, name, identifier, path, command; not a
   name swapped together with its value) and no environment word, negation or event verb ("shipped 5.1.2" / "shipped 5.1.3" are
@@ -74,6 +76,7 @@ from server.statements import (
     Statement,
     _shape,
     analyse,
+    records_event,
     stem,
     tokens,
 )
@@ -236,6 +239,8 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     """Whether `new` (the later memory) updates `old`, with the score and the reason; None if not."""
     if different_things(old, new):
         return None
+    if records_event(old) and not records_event(new):
+        return None  # what happened stays true: a later statement of how things are is no update of it
     edit = minimal_edit(old, new)
     if edit is not None:
         return Judgement(2.0 + (cosine or 0.0), f"same statement with {edit[0]!r} changed to {edit[1]!r}")

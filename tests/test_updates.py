@@ -1023,3 +1023,37 @@ def test_the_old_owner_moved_on_to_other_work_names_the_memory_replaced():
     assert "priya" in analyse("Tomasz Nowak is the solver owner these days; Priya left the team.").quoted
     # a person moving a thing is no owner moving on
     assert not analyse("Priya moved the cron to 03:00.").quoted
+
+
+def test_a_record_of_what_happened_to_a_numbered_thing_is_not_replaced_by_a_statement():
+    """grebe: "Release v2026.10.3 went to production as Vapor deployment #1842" had been superseded by how
+    production is deployed now, instead of the memory about deploying from a laptop."""
+    from server.statements import records_event
+
+    new = ("Nobody deploys from a laptop anymore; prod goes out through the deploy-prod GitHub Actions workflow, "
+           "which runs `vapor deploy production --commit=$GITHUB_SHA` after a manual approval.")
+    release = "Release v2026.10.3 went to production as Vapor deployment #1842."
+    assert records_event(analyse(release)) and not records_event(analyse(new))
+    candidates = [
+        updates.Candidate(1, "Deploy production from your machine with `vapor deploy production`.", 10, 0.6),
+        updates.Candidate(2, release, 20, 0.55),
+    ]
+    assert updates.best_link(9, new, 30, candidates).older == 1
+    assert judge(analyse(release), analyse(new), 0.55) is None
+    # how things are done is no record ("are deployed by", "started with" a command naming no number)
+    assert not records_event(analyse("Horizon workers are deployed by the Envoyer project grebe-queue."))
+    assert not records_event(analyse("Background jobs run on Celery workers, started with celery -A app worker."))
+
+
+def test_a_number_glued_to_letters_is_not_a_new_value_beside_the_old_one():
+    """shrike: "fp16-only engines blew the 80 ms budget on line 2" named no old value of "Line 2 runs at
+    about 40 parts per second" ("16" of "fp16" is no new line number); "127.0.0.1:7411" still holds a port."""
+    from server.old_values import restated_old
+
+    line = analyse("Line 2 runs at about 40 parts per second.")
+    engines = analyse("Use `make engine LINE=L2` on the Orin. Don't call trtexec by hand - fp16-only engines blew "
+                      "the 80 ms latency budget on line 2.")
+    assert restated_old(line, engines, after_new=True) == []
+    port = analyse("Running `cargo run -p lantern-cloud` locally serves on port 8080.")
+    bound = analyse("The local Cloud dev server binds 127.0.0.1:7411 now; 8080 kept colliding with Docker containers.")
+    assert restated_old(port, bound) == ["8080"]
