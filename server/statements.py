@@ -44,6 +44,9 @@ _DETERMINERS = frozenset({"the", "a", "an", "our", "this", "that", "each", "ever
 _CUE = LazyRe(
     r"\b(now|no longer|any ?more|moved|moving|renamed|switched|switching|replaced|replacing|migrated|migrating|"
     r"upgraded|upgrading|bumped|raised|lowered|lifted|adopted|adopting|swapped|swapping|ripped|"
+    # code moved to another platform ("the function was ported to Netlify Functions v2"); not "tightened":
+    # "Tightened the JS budget to 35 kB" superseded the bundle's measured size, another quantity
+    r"ported|"
     # a quantity that moved ("the line cap went up to 1 MiB", "retention was reduced to 7 days")
     r"went (?:up|down) to|increased|decreased|reduced|doubled|halved|"
     r"cut|dropped|changed|reversed|instead|abandoned|deprecated|decommissioned|retired|removed|deleted|is gone|"
@@ -60,7 +63,7 @@ _CUE = LazyRe(
     r"from (?:\S+ ){1,4}?onwards?|from v?[0-9]+\.[0-9]+(?:\.[0-9]+)? on|"
     r"decided against|standardi[sz]ing on|going with|no more|these days|as of|extracted|pulled|"
     # what was there before is "the old" one: "...; the old locator-style hostname doesn't route"
-    r"the old|"
+    r"(?:the|its|our|their) old|"
     # a new lower bound ("requires macOS 11 or later"), the old way overridden or closed ("manual
     # edits get overwritten", "applies only happen through Atlantis")
     r"or (?:later|newer)|overwritten|"
@@ -125,11 +128,15 @@ _OLD_AFTER = LazyRe(
     r"(?:was|were|is|are|has been|have been|got)\s+(?:renamed|replaced|removed|deleted|"
     r"dropped|gone|retired|deprecated|decommissioned|ignored|disabled|frozen|shut down|off|cancelled|paused|"
     r"unmaintained|end-of-life|EOL|"
-    r"no longer|being decommissioned|being cancelled)"
+    r"no longer|being decommissioned|being cancelled|drained|torn down|phased out|sunset)"
+    # archived in the past, not "old logs are archived to S3" (how things are kept)
+    r"|((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:was|were|has been|have been|got)\s+archived\b"
+    # an old address forwarding to the new one: "next.bittern.dev just 301s there"
+    r"|((?:`[^`\n]+`|[\w./:@+#{}\-]+\.[\w./:@+#{}\-]+))\s+(?:just\s+|now\s+|only\s+)?(?:301s|302s|redirects)\b"
     # a person who moved on to other work: "Tomasz is the solver owner these days; Priya went over to
     # the MIS integrations work" names Priya, who owned it
     r"|\b((?-i:[A-Z][a-z]+))\s+(?:went|moved|switched)\s+(?:over\s+|full-time\s+|back\s+)?(?:to|on|onto)\s+"
-    r"(?:the\s+)?(?:\S+\s+){0,3}?(?:team|work|squad|project|rewrite|effort|backend|frontend)\b"
+    r"(?:the\s+)?(?:\S+\s+){0,3}?(?:team|work|squad|project|rewrite|migration|effort|backend|frontend)\b"
     r"|\b((?-i:[A-Z][a-z]+))\s+left\s+(?:the\s+)?(?:team|company)\b"
     # an endpoint answering that it is gone: "/v1/status returns 410", "/v1/ingest has answered 410 Gone"
     r"|((?:`[^`\n]+`|[\w./:@+#{}\-]+))\s+(?:has\s+answered|now\s+returns|returns|answers)\s+(?:410|gone)\b"

@@ -267,8 +267,12 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     # A part of the value N names ("api" of "/api/v1/readings is deprecated") tells only when it is rare;
     # a rare plain word ("no longer flashes devices") counts in O's favour but is not a name to filter by.
     # A hyphenated compound held whole ("doc-render got renamed ...") is as specific as a name.
+    # But a word N writes in lower case is no name, however O writes it: "the m6i managed node groups were
+    # drained" names no "Group entities".
+    capitalised = {t.norm for t in new.tokens if t.raw[:1].isupper()}
     named = [t for t in new.quoted & set(old.terms) if new.terms.get(t) != "part"
-             and (old.terms[t] not in ("word", "part") or new.terms.get(t) not in ("word", None) or "-" in t)]
+             and ((old.terms[t] not in ("word", "part") and (new.terms.get(t) != "word" or t in capitalised))
+                  or new.terms.get(t) not in ("word", None) or "-" in t)]
     # A part of a name in both is no match: "cargo" of "cargo-release is gone" is not the "cargo" of
     # O's "crates/lantern-py/Cargo.toml" ("swapped tarpaulin for ..." does name O's "cargo-tarpaulin").
     rare = [t for t in new.quoted & set(old.terms) if t not in named
@@ -317,14 +321,19 @@ def _word_swapped(old: Statement, new: Statement) -> bool:
     for op, i1, i2, j1, j2 in ops:
         if op != "replace" or i2 - i1 > 2 or j2 - j1 > 2:
             continue
-        # Hyphenated names count ("for the storefront" / "for orders-api"); values do not.
+        # Hyphenated names and scoped packages count ("for the storefront" / "for orders-api"); values do not.
         # A schedule swapped is a value changed ("weekly" -> "every night"), not another thing.
-        before = {stem(w) for w in old.words[i1:i2] if w.replace("-", "").isalpha() and w not in STOPWORDS}
-        after = {stem(w) for w in new.words[j1:j2] if w.replace("-", "").isalpha() and w not in STOPWORDS}
+        before = {stem(w) for w in old.words[i1:i2] if _NAMED.fullmatch(w) and w not in STOPWORDS}
+        after = {stem(w) for w in new.words[j1:j2] if _NAMED.fullmatch(w) and w not in STOPWORDS}
         before, after = before - old.period_terms, after - new.period_terms
         if before and after and not before & after:
             return True
     return False
+
+
+#: A word or a name without digits: "mobile", "orders-api", a package "@floating-ui/dom" (swapped for
+#: "preact" in "@bittern/theme-docs depends on ... version 1.7": two packages), not a path or a value.
+_NAMED = re.compile(r"@?[a-z][a-z_\-]*(?:/[a-z][a-z_\-]*)?(?<=[a-z])")
 
 
 def changed_slot(old: Statement, new: Statement, named_unit: bool = False) -> bool:
@@ -441,7 +450,7 @@ def _adds(text: str) -> bool:
 
 def _number(value: str) -> bool:
     """A count, size or version ("8", "1.70", "3.12.1"), not a name holding digits ("db-stg-1.internal")."""
-    return set(_shape(value)) <= {"9", "."}
+    return set(_shape(value)) <= {"9", ".", ","}  # "3,100" members is a count too
 
 
 def _record_number(value: str) -> bool:
