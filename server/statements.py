@@ -119,6 +119,9 @@ _OLD_BEFORE = LazyRe(
     r"|\bripped\s+" + _VALUE + r"\s+out\b",
     re.I,
 )
+#: After the new fact, where a clause or sentence about the old value starts ("...; SendGrid is ...",
+#: "... patchy signal. REST is ...").
+_AFTER_CLAUSE = r"(?:[;,\u2014]|(?<=[a-z0-9)`]\.))\s+(?:the\s+)?"
 #: "X was renamed ...", "X is no longer read": X is the value being replaced.
 _OLD_AFTER = LazyRe(
     # A capitalised word before the head is part of the name ("the Breakpad server is off": the
@@ -142,10 +145,10 @@ _OLD_AFTER = LazyRe(
     r"|((?:`[^`\n]+`|[\w./:@+#{}\-]+))\s+(?:has\s+answered|now\s+returns|returns|answers)\s+(?:410|gone)\b"
     # after the new fact, the old value kept for something narrower: "...; LEDGER_DB_URL is for local
     # dev only", "...; SendGrid is only used for the newsletter", "...; the UART is reserved for the modem"
-    r"|(?:[;,\u2014]|(?<=[a-z0-9)`]\.))\s+(?:the\s+)?((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:is|are)\s+(?:now\s+)?"
+    r"|" + _AFTER_CLAUSE + r"((?-i:[A-Z][\w.\-]*\s+)?(?:`[^`\n]+`|[\w./:@+#\-]+))\s+(?:is|are)\s+(?:now\s+)?"
     r"(?:only\s+(?:used\s+)?(?:for|in|as|the default)|reserved for|for\s+(?:\S+\s+){1,2}only)"
     # "...; /api/v1/activate only stays up for older installs until March 2027"
-    r"|(?:[;,\u2014]|(?<=[a-z0-9)`]\.))\s+(?:the\s+)?((?:`[^`\n]+`|[\w./:@+#{}\-]+))\s+only\s+(?:stays?|remains?)\s+"
+    r"|" + _AFTER_CLAUSE + r"((?:`[^`\n]+`|[\w./:@+#{}\-]+))\s+only\s+(?:stays?|remains?)\s+"
     r"(?:up\s+|live\s+|available\s+|around\s+)?(?:for|until)\b",
     re.I,
 )
@@ -183,6 +186,10 @@ _VALUED = frozenset({"value", "name", "ident", "code"})
 FILLER = frozenset("via get gets got use uses using must need needs like always".split())
 
 
+#: Words before an event verb that make it how things are done ("is deployed by"), not what happened.
+_PRESENT = frozenset("is are be being get gets".split())
+
+
 def _eventful(words: tuple[str, ...], past: bool = False) -> bool:
     """Whether the aligned words are built on an event verb ("shipped", "deployed", "we hit the limit").
     `past`: only one that tells what happened ("went to production", "was deployed"), not how things
@@ -191,8 +198,6 @@ def _eventful(words: tuple[str, ...], past: bool = False) -> bool:
                and not (past and i and words[i - 1] in _PRESENT)
                for i, w in enumerate(words))
 
-
-_PRESENT = frozenset("is are be being get gets".split())
 
 
 def records_event(statement: Statement) -> bool:

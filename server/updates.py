@@ -159,7 +159,7 @@ def different_things(a: Statement, b: Statement) -> str | None:
         return "they name different events (ids, hashes or tickets)"
     if (_hashes(a) and not b.events) or (_hashes(b) and not a.events):
         # "Gateway release v2.41.0 was built by Cloud Build run 7f3c2a91" records a build: a later
-        # statement of how the gateway works does not replace it (no update of the benchmarks' 525 has one)
+        # statement of how the gateway works does not replace it (no update of the benchmarks' 786 has one)
         return "one records a commit or build (a hash) the other does not name"
     if a.labels and b.labels and a.labels != b.labels:
         return "they are two numbered records (Step 3: / Step 4:)"
