@@ -115,4 +115,14 @@ def units(statement: Statement) -> dict[str, str]:
             unit = content(i + 1) or content(i - 1)
             if unit:
                 out[word.strip(":").lower()] = unit
+    # A range's first number is of its second's unit: "between 6 and 30 replicas" counts replicas
+    # (not a value to set against "JDK 21").
+    for i in range(len(words) - 2):
+        first, last = words[i].strip(":").lower(), words[i + 2].strip(":").lower()
+        if words[i + 1] in _RANGE and first not in out and last in out and _NUMBER.fullmatch(first):
+            out[first] = out[last]
     return out
+
+
+_RANGE = frozenset(("and", "to", "or"))
+_NUMBER = re.compile(r"[0-9][0-9,]*(?:\.[0-9]+)?")

@@ -36,8 +36,9 @@ _ENV_WORD = LazyRe(r"[a-z][a-z\-]*")
 #: Words before an event id that date a state rather than record the event ("Since CUR-540 every
 #: pod connects via PgBouncer" is about the pods; "CUR-540: ..." is about the ticket). Nor is a
 #: ticket that moved something to a new value what the memory is about: "AVO-318 moved us to
-#: Python 3.13" states the new version ("SKUA-409 removed the 32-bit build" records the ticket's work).
-_MOVED_TO = frozenset({"moved", "switched", "migrated", "bumped", "upgraded", "changed", "swapped"})
+#: Python 3.13" states the new version, as "GOD-311: replaced the Bluetooth plugin with flutter_blue_plus
+#: 1.34.5" does ("SKUA-409 removed the 32-bit build" records the ticket's work).
+_MOVED_TO = frozenset({"moved", "switched", "migrated", "bumped", "upgraded", "changed", "swapped", "replaced"})
 _DATED_BY = frozenset({"since", "after", "per", "following"})
 _DETERMINERS = frozenset({"the", "a", "an", "our", "this", "that", "each", "every"})
 #: Words saying that something changed (in the newer memory).
@@ -414,7 +415,7 @@ def _analyse(text: str) -> Statement:
         ),
         shapes=frozenset(_shape(t.norm) for t in toks if t.kind == "value"),
         places=frozenset(t.norm for t in toks if t.place),
-        opening=frozenset(x for t in toks[:2] for x in (t.norm, *t.parts)),
+        opening=frozenset(x for t in _untagged(text, toks)[:2] for x in (t.norm, *t.parts)),
         negated=any(w in NEGATIONS for w in align),
         cue_terms=frozenset(t.norm for t in toks if _CUE.fullmatch(t.raw)),
         renames=bool(_RENAMES.search(text)),
@@ -424,6 +425,19 @@ def _analyse(text: str) -> Statement:
         words=align,
         subject_at=_subject_at(text, align),
     )
+
+
+#: A note's leading tag, not its subject: "FYI", "Note:", "NB", or a conventional-commit type
+#: ("chore(worker): drop reportlab ...", "refactor: move Flyway scripts to ...").
+_NOTE_TAG = LazyRe(r"\s*(?:(?:fyi|note|nb|psa|heads[- ]up|update)\b[:,]?|"
+                   r"(?:chore|feat|fix|refactor|build|ci|docs|perf|style|test|ops)(?:\([^)]*\))?!?:)\s+", re.I)
+
+
+def _untagged(text: str, toks: tuple[Token, ...]) -> tuple[Token, ...]:
+    """The tokens after a note's leading tag (_NOTE_TAG): where its subject opens ("FYI ledger-consumer
+    is on auto.offset.reset=earliest" opens with ledger-consumer, as "The ledger-consumer group uses ..." does)."""
+    tag = _NOTE_TAG.match(text)
+    return tuple(tokens(text[tag.end():])) if tag else toks
 
 
 def _periods(text: str) -> tuple[set[str], set[str]]:

@@ -287,6 +287,10 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     if new.quoted & new.period_terms and old.periods and not new.quoted & set(old.terms):
         named.append("")  # "... instead of weekly" names the old schedule, however O wrote it ("every Monday")
     quoted = len(named) + len(rare)
+    if restated and not new.cue and _template(old, new) and _word_swapped(old, new):
+        # O's value beside a new one, but another word of the template swapped too: two things
+        # ("HPA keeps stork-api between 6 and 30 replicas." / "HPA keeps stork-ledger between 3 and 6").
+        return None
     if not new.cue and not restated:
         if contradiction(old, new, share, cosine):
             return Judgement(share + cosine / 2 + SLOT_BONUS, "states another value of the same subject")
@@ -312,6 +316,11 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
              + SUBJECT_BONUS * opens + SLOT_BONUS * slot)
     reason = "names its old value" if quoted else "says what changed about the same subject"
     return Judgement(score, reason, bool(named)) if score >= UPDATE_THRESHOLD else None
+
+
+def _template(a: Statement, b: Statement) -> bool:
+    """Whether the two are one sentence with a few words changed (most of their words in order)."""
+    return difflib.SequenceMatcher(a=a.words, b=b.words, autojunk=False).ratio() >= 0.6
 
 
 def _word_swapped(old: Statement, new: Statement) -> bool:

@@ -1097,3 +1097,38 @@ def test_a_rename_keeps_a_grouped_count_and_a_lower_case_word_names_no_name():
     assert updates.best_link(9, new, 30, candidates, GroupIsRare()).older == 1
     # "its old" says that the old one was replaced, as "the old" does
     assert analyse("Deploys go through Argo CD; its old Jenkins job stays read-only.").cue
+
+
+def test_a_template_naming_another_service_beside_an_old_number_is_two_facts():
+    from server.old_values import units
+
+    hpa = _judge("HPA keeps stork-api between 6 and 30 replicas.", "HPA keeps stork-ledger between 3 and 6 replicas.", 0.9)
+    assert hpa is None
+    # the same template with only the numbers changed is the update it looks like
+    assert _judge("HPA keeps stork-api between 6 and 30 replicas.", "HPA keeps stork-api between 10 and 30 replicas.",
+                  0.95) is not None
+    # and a rewording that names the old value after the new one still does (not a template)
+    assert _judge("The dedicated server tick rate is 30 Hz.", "The game server ticks at 60 Hz; 30 Hz felt sluggish "
+                  "in close fights.", 0.6) is not None
+    # a range's first number counts what its second does: "6" of "between 6 and 30 replicas" is no
+    # value to set against "JDK 21" (that memory stays for the toolchain's own update)
+    hpa_memory = analyse("HPA keeps stork-api between 6 and 30 replicas.")
+    assert units(hpa_memory) == {"6": "replica", "30": "replica"}
+    jdk = analyse("stork-api builds and runs on JDK 21 now so we could enable spring.threads.virtual.enabled=true.")
+    assert not updates.changed_slot(hpa_memory, jdk, named_unit=True)
+    assert units(analyse("Retries back off from 2 to 30 seconds."))["2"] == "time"
+
+
+def test_a_notes_leading_tag_is_not_its_subject():
+    """"FYI", "Note:", a conventional-commit type: the subject opens after them."""
+    assert {"ledger-consumer", "auto.offset.reset"} <= analyse("FYI ledger-consumer is on auto.offset.reset=earliest.").opening
+    assert "note" not in analyse("Note: receipt PDFs go in the private bucket donor-documents.").opening
+    assert "note" in analyse("Notes are stored in S3.").opening  # a word, not a tag
+    commit = ("chore(worker): drop reportlab, render receipts with weasyprint 62.3 from Jinja HTML templates (#214). "
+              "Layout changes no longer need someone who knows canvas coordinates.")
+    assert "worker" not in analyse(commit).opening
+    # so the commit's scope does not make it an update of where the worker is deployed
+    assert _judge("The Python worker is deployed on Render as a background worker service.", commit, 0.35) is None
+    # a ticket that replaced something states the new value, as one that moved or switched it does
+    assert not analyse("GOD-311: replaced the Bluetooth plugin with flutter_blue_plus 1.34.5.").lead_events
+    assert analyse("GOD-311: the Bluetooth plugin drops bonds on Android 14.").lead_events  # about the ticket
