@@ -19,6 +19,13 @@ Kind = Literal["fact", "preference", "decision", "note", "summary", "event", "ta
 #: is indexed and ranked with the turns around it (see ranking.py).
 CONVERSATION_KIND = "turn"
 
+
+def is_statement(kind: str, source: str) -> bool:
+    """A statement, what update links and recall's newer-first order compare: not a conversation turn
+    (a chat says many things), not a memory-file unit (the file is its record)."""
+    return kind != CONVERSATION_KIND and not source.startswith("file:")
+
+
 #: The thread name that means "global memory, shared by every thread".
 GLOBAL_THREAD = "global"
 #: In recall, the thread name that means "search every thread".

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from server import ranking
+from server import newer_first, ranking
 from server.clock import from_millis
 from server.models import CONVERSATION_KIND
 from server.storage.protocol import KeywordQuery, MemoryRow, Scope, SearchIndex, TurnRef
@@ -309,6 +309,27 @@ def replacements(store: SearchIndex, rows: dict[int, MemoryRow]) -> dict[int, in
     return heads
 
 
+def _pair_cosines(store: SearchIndex, ids: list[int]) -> Callable[[int, int], float | None]:
+    """Cosine of two of these memories' stored vectors (each one's whole text: its first passage), read
+    from the store on the first question only (most recalls ask none)."""
+    import numpy as np
+
+    unit: dict[int, np.ndarray] = {}
+    read: list[bool] = []
+
+    def cosine(a: int, b: int) -> float | None:
+        if not read:
+            read.append(True)
+            with store.db.read() as conn:
+                for mid, matrix in store.vectors(conn, ids).items():
+                    first = np.atleast_2d(np.asarray(matrix, dtype=np.float32))[0]
+                    norm = float(np.linalg.norm(first))
+                    unit[mid] = first / norm if norm else first
+        return float(unit[a] @ unit[b]) if a in unit and b in unit else None
+
+    return cosine
+
+
 def search(  # noqa: PLR0913
     store: SearchIndex, query: str, query_vector: np.ndarray | None, k: int, scope: Scope,
     keyword_done: Callable[[], KeywordFound] | None = None,
@@ -363,7 +384,10 @@ def search(  # noqa: PLR0913
             exact=any(verbatim(ident, row.content) for ident in idents),
             turn=row.kind == CONVERSATION_KIND,
         )
-    ranked = ranking.rank(query, dense, keyword, docs, k=k, missing=found.missing)
+    ranked = ranking.rank(query, dense, keyword, docs, k=max(k, newer_first.WINDOW) if vectors else k,
+                          missing=found.missing)
+    if vectors:  # (without a query vector, as in a hook process that answers alone, the ranking stands)
+        ranked = newer_first.order(ranked, rows, docs, query, _pair_cosines(store, [mid for mid, _ in ranked]))[:k]
     return [
         Hit(
             mid,

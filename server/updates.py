@@ -249,19 +249,9 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     if max(len(old.words), len(new.words)) > MAX_STATEMENT_WORDS:
         return None  # documents, not statements: sharing words says nothing about one subject
     weights = weights or Weights()
-    # Its subject: its words and names, not the values that change nor a word saying that something
-    # changed ("Moved quill-core to Rust 2021": "moved" is what happened, not what it is about), nor
-    # a verb any sentence has ("uses", "needs": "The iOS app uses Factory 2.3" is about Factory).
-    filler = _filler_stems()
-    subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
-               for t, k in old.terms.items()
-               if k != "event" and t not in old.values and t not in old.cue_terms and t not in old.period_terms
-               and t not in filler}
-    total = sum(subject.values())
-    if not total:
+    share = subject_share(old, new, weights)
+    if share is None:
         return None
-    shared = [t for t in subject if t in new.terms]
-    share = sum(subject[t] for t in shared) / total
     # The old value it names must be specific: a name, identifier, number or a rare word.
     # (How N writes it counts too: "Prometheus is reached ..." opens a sentence, "raw Prometheus" names it.)
     # A part of the value N names ("api" of "/api/v1/readings is deprecated") tells only when it is rare;
@@ -316,6 +306,26 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
              + SUBJECT_BONUS * opens + SLOT_BONUS * slot)
     reason = "names its old value" if quoted else "says what changed about the same subject"
     return Judgement(score, reason, bool(named)) if score >= UPDATE_THRESHOLD else None
+
+
+def subject_share(old: Statement, new: Statement, weights: Weights) -> float | None:
+    """The share of O's subject (weighted by rarity) that N holds; None if O has no subject words.
+    Its subject: its words and names, not the values that change nor a word saying that something
+    changed ("Moved quill-core to Rust 2021": "moved" is what happened, not what it is about), nor
+    a verb any sentence has ("uses", "needs": "The iOS app uses Factory 2.3" is about Factory)."""
+    filler = _filler_stems()
+    subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
+               for t, k in old.terms.items()
+               if k != "event" and t not in old.values and t not in old.cue_terms and t not in old.period_terms
+               and t not in filler}
+    total = sum(subject.values())
+    return sum(w for t, w in subject.items() if t in new.terms) / total if total else None
+
+
+def other_things(old: Statement, new: Statement) -> bool:
+    """Whether the two are about other things, whatever words they share (recall's order asks, newer_first.py)."""
+    return (bool(different_things(old, new)) or (records_event(old) and not records_event(new))
+            or _word_swapped(old, new) or _swapped_word(old, new))
 
 
 def _template(a: Statement, b: Statement) -> bool:

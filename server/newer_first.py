@@ -1,0 +1,82 @@
+"""Recall's last step: of two memories that may say one thing, the newer first when the query asks for both alike.
+
+An update is linked on write only when the rules are sure of it (server/updates.py: a change word and
+the old value, or most of the old memory's words); a note written as it comes often states the new
+state and nothing else ("DI across shared and Android is kotlin-inject ..." for "Decided to use Koin
+for dependency injection ..."), and unlinked, the older memory -- often the plainer sentence -- came
+first in 7 of 10 questions about such a pair (bench/updates.py). At recall the query tells more: when
+it matches both about as well and the two read as one subject with another value, the newer is shown
+first. Nothing is superseded or labelled: a wrong guess costs an order, not a memory. The test is the
+write-time one, weakened:
+
+* both statements (not conversation turns or memory-file units), neither superseded, the newer written
+  later, and the older not the one holding an identifier the query names verbatim;
+* the newer scores at least NEAR of the older and holds as many of the query's terms (a look-alike the
+  query names, "the staging host", keeps its place);
+* their vectors' cosine at least PAIR_COSINE, at least SUBJECT_SHARE of the older's subject in the
+  newer (updates.subject_share), nothing that makes them two things (updates.other_things: other
+  events, environments, a record of what happened, a template with another word swapped), and the
+  newer says that something changed or, neither recording an event ("went to production as
+  deployment #1842"), holds another value in the older's slot.
+
+The constants are those that cost no look-alike its place on the benchmark's 33 projects (README,
+"Updates at recall").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from server import ranking, textindex, updates
+from server.models import is_statement
+from server.statements import analyse
+from server.storage.records import MemoryRow
+
+#: How far down the ranked list a newer memory is looked for (recall ranks at least this many).
+WINDOW = 10
+NEAR = 0.8
+PAIR_COSINE = 0.5
+SUBJECT_SHARE = 0.3
+
+
+def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], docs: Mapping[int, ranking.Doc],
+          query: str, cosine: Callable[[int, int], float | None]) -> list[tuple[int, float]]:
+    """`ranked` (id, score), best first, with each newer memory that may update one above it moved just
+    above it, at its score; `cosine(a, b)` is the two memories' stored vectors' (None if one has none)."""
+    terms = textindex.query_terms(query)
+    out: list[tuple[int, float]] = []
+    for mid, score in ranked:
+        at = len(out)
+        row = rows.get(mid)
+        if row is not None and _current_statement(row):
+            for i, (other, other_score) in enumerate(out):
+                if _newer_first(row, rows.get(other), score, other_score, docs, terms, cosine):
+                    at = i
+                    break
+        out.insert(at, (mid, out[at][1] if at < len(out) else score))
+    return out
+
+
+def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score: float,
+                 docs: Mapping[int, ranking.Doc], terms: list[str], cosine: Callable[[int, int], float | None]) -> bool:
+    if old is None or not _current_statement(old) or new.created_at <= old.created_at or score < NEAR * old_score:
+        return False
+    old_doc, new_doc = docs.get(old.id), docs.get(new.id)
+    if old_doc is not None and old_doc.exact and not (new_doc is not None and new_doc.exact):
+        return False  # the query names an identifier the older holds
+    if ranking.term_coverage(terms, new.content) < ranking.term_coverage(terms, old.content):
+        return False
+    o, n = analyse(old.content), analyse(new.content)
+    if updates.other_things(o, n):
+        return False
+    share = updates.subject_share(o, n, updates.Weights())
+    if share is None or share < SUBJECT_SHARE:
+        return False
+    if not n.cue and (o.eventful or n.eventful or not updates.changed_slot(o, n)):
+        return False  # no change word: another value in O's slot, and neither records an event (two deploys)
+    pair = cosine(old.id, new.id)
+    return pair is not None and pair >= PAIR_COSINE
+
+
+def _current_statement(row: MemoryRow) -> bool:
+    return is_statement(row.kind, row.source) and row.superseded_by is None and row.deleted_at is None

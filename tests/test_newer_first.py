@@ -1,0 +1,85 @@
+"""Recall's newer-first order (server/newer_first.py): an update the write-time rules did not link comes
+first when the query asks for both alike; look-alikes and what the query names keep their place."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from conftest import T0
+from server import newer_first
+from server.statements import analyse
+from server.updates import Weights, judge
+
+OLD = "vercel.json sets maxDuration to 10 seconds for the functions under app/api."
+QUERY = "maxDuration in vercel.json for the functions"
+NEW = ("API functions get maxDuration 30 in vercel.json; PayPal order capture sometimes takes 12 to 15 seconds "
+       "and was timing out.")
+
+
+def _remember(service, text: str, days: int, thread: str = "t") -> int:
+    return service.remember(text, thread=thread, created_at=T0 + timedelta(days=days)).id
+
+
+def _ranks(service, query: str, k: int = 5) -> list[int]:
+    return [m.id for m in service.recall(query, thread="t", k=k).memories]
+
+
+def test_an_update_the_rules_did_not_link_comes_first_unlabelled(service):
+    assert judge(analyse(OLD), analyse(NEW), 0.6, Weights()) is None  # no change word: not linked on write
+    old, new = _remember(service, OLD, 0), _remember(service, NEW, 30)
+    _remember(service, "The donate page is statically rendered and revalidated every 60 seconds.", 10)
+    service.embed_backlog()
+    assert service.get(old).superseded_by is None  # nothing is linked ...
+    result = service.recall(QUERY, thread="t")
+    ids = [m.id for m in result.memories]
+    assert ids[:2] == [new, old]  # ... yet the newer statement comes first
+    first, second = result.memories[:2]
+    assert first.score == second.score  # as likely an answer as the one it may update
+    assert (first.superseded_by, first.label, second.superseded_by, second.label) == (None, None, None, None)
+
+
+def test_the_older_keeps_its_place_when_the_query_names_what_only_it_holds(service):
+    old = _remember(service, "The functions under app/api get maxDuration 10 in vercel.json.", 0)
+    cron = _remember(service, "The cron functions get maxDuration 30 in vercel.json.", 30)
+    service.embed_backlog()
+    assert _ranks(service, "maxDuration of the app/api functions in vercel.json")[0] == old
+    assert _ranks(service, "maxDuration of the cron functions in vercel.json")[0] == cron
+
+
+def test_look_alikes_events_and_turns_keep_the_rankings_order(service, monkeypatch):
+    """Asked alike (the query names neither side), two environments, two deployments and two chat turns
+    come in the ranking's own order: each newer one is another fact, not an update."""
+    _remember(service, "The staging database host is db-stg-1.internal, port 5432.", 0)
+    _remember(service, "The production database host is db-prod-1.internal, port 6432.", 30)
+    _remember(service, "Release v2.4.0 went to production as deployment #1841.", 0)
+    _remember(service, "Release v2.4.1 went to production as deployment #1842 after the hotfix.", 30)
+    service.remember(OLD, thread="turns", kind="turn", created_at=T0)
+    service.remember(NEW, thread="turns", kind="turn", created_at=T0 + timedelta(days=30))
+    service.embed_backlog()
+    asked = [("database host port", "t"), ("release deployment production", "t"), (QUERY, "turns")]
+    got = [[m.id for m in service.recall(q, thread=thread).memories] for q, thread in asked]
+    monkeypatch.setattr(newer_first, "order", lambda ranked, *rest: list(ranked))
+    ranking_alone = [[m.id for m in service.recall(q, thread=thread).memories] for q, thread in asked]
+    assert got == ranking_alone
+    assert all(ids[0] < ids[1] for ids in ranking_alone)  # the older first: each case would be moved
+
+
+def test_a_newer_memory_below_the_first_k_is_looked_for_within_the_window(service):
+    old, new = _remember(service, OLD, 0), _remember(service, NEW, 30)
+    for n in range(12):
+        _remember(service, f"vercel.json functions under app/api note {n}: keep handlers small and stateless.", 5 + n)
+    service.embed_backlog()
+    ranked = _ranks(service, QUERY, k=newer_first.WINDOW)
+    assert new in ranked and ranked.index(new) < ranked.index(old)
+    assert _ranks(service, QUERY, k=1) == [new]
+
+
+@pytest.mark.parametrize("days", [0, -30])
+def test_only_a_later_memory_goes_first(service, days):
+    """Written at the same time or before, the 'newer' one is not newer: the ranking stands."""
+    old = _remember(service, OLD, 0)
+    _remember(service, NEW, days)
+    service.embed_backlog()
+    assert _ranks(service, QUERY)[0] == old
