@@ -54,6 +54,7 @@ SUITE = (
     Bench("pg_scale", "pg_scale.py"),
     Bench("migrate", "migrate.py"),
     Bench("profile_recall", "profile_recall.py", needs_model=True),
+    Bench("newer_first_cost", "newer_first_cost.py", needs_model=True),  # recall with / without its newer-first step
     Bench("secrets_fp", "secrets_fp.py", quick=()),
     Bench("hooks", "hooks.py"),  # spawned hook latency at 10k/100k memories, capture cost
     Bench("value_hooks", "value_hooks.py"),  # later sessions answered by injected context alone

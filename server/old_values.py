@@ -119,10 +119,11 @@ def units(statement: Statement) -> dict[str, str]:
     # (not a value to set against "JDK 21").
     for i in range(len(words) - 2):
         first, last = words[i].strip(":").lower(), words[i + 2].strip(":").lower()
-        if words[i + 1] in _RANGE and first not in out and last in out and _NUMBER.fullmatch(first):
+        if words[i + 1] in _RANGE and first not in out and last in out and BARE_NUMBER.fullmatch(first):
             out[first] = out[last]
     return out
 
 
 _RANGE = frozenset(("and", "to", "or"))
-_NUMBER = re.compile(r"[0-9][0-9,]*(?:\.[0-9]+)?")
+#: A plain number ("8", "1,000", "3.5"): no unit, version letters or separators of its own.
+BARE_NUMBER = re.compile(r"[0-9][0-9,]*(?:\.[0-9]+)?")

@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 # The analysis of one text lives in server.statements; its names are re-exported here for callers.
-from server.old_values import MEASURES, inside, restated_old, spelled_apart, units
+from server.old_values import BARE_NUMBER, MEASURES, inside, restated_old, spelled_apart, units
 from server.statements import (
     _HEX,
     _VALUED,
@@ -377,13 +377,10 @@ def changed_slot(old: Statement, new: Statement, named_unit: bool = False) -> bo
                 continue  # another quantity
             if named_unit and a in old_units and old_units[a] not in new.terms and old_units[a] in named:
                 continue  # the version of a thing N never names ("Factory 2.3" / "deployment target 16.4")
-            if named_unit and _BARE_NUMBER.fullmatch(a) and a not in old_units and b not in new_units:
+            if named_unit and BARE_NUMBER.fullmatch(a) and a not in old_units and b not in new_units:
                 continue  # two amounts, neither saying of what ("start at €1,000" / "loans under €25,000")
             return True
     return False
-
-
-_BARE_NUMBER = re.compile(r"[0-9][0-9,]*(?:\.[0-9]+)?")
 
 
 def _restates(old: Statement, new: Statement, share: float, cosine: float) -> bool:
