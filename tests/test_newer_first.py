@@ -3,16 +3,17 @@ first when the query asks for both alike; look-alikes and what the query names k
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from conftest import T0
 from server import newer_first
 from server.statements import analyse
 from server.updates import Weights, judge
 
 OLD = "vercel.json sets maxDuration to 10 seconds for the functions under app/api."
+#: When the older memories were written (the service's clock is later: these are past notes).
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 QUERY = "maxDuration in vercel.json for the functions"
 NEW = ("API functions get maxDuration 30 in vercel.json; PayPal order capture sometimes takes 12 to 15 seconds "
        "and was timing out.")
