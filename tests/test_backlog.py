@@ -12,7 +12,7 @@ import pytest
 from server.embedding import passages as passages_mod
 from server.embedding.backfill import BATCH_SIZE
 from server.embedding.embedders import HashEmbedder, MiniLMEmbedder
-from server.embedding.passages import MAX_PASSAGES, MAX_SENTENCES, PASSAGE_WORDS, SINGLE_MAX_WORDS, passages
+from server.embedding.passages import MAX_PASSAGES, PASSAGE_WORDS, SINGLE_MAX_WORDS, passages
 from server.service import RECALL_DRAIN_LIMIT
 
 
@@ -163,43 +163,6 @@ def test_short_texts_are_one_passage_and_long_ones_overlapping_windows():
     assert all(set(a) & set(b) for a, b in zip(windows, windows[1:]))  # neighbours overlap
     huge = " ".join(f"w{i}" for i in range(20_000))
     assert len(passages(huge)) <= MAX_PASSAGES
-
-
-def test_a_statement_of_several_sentences_gets_a_passage_per_sentence_but_a_turn_does_not():
-    note = "Prod gateway log level is WARN. INFO was costing about 3 us per order; the async logger did not help."
-    assert passages(note) == [note, "Prod gateway log level is WARN.", "INFO was costing about 3 us per order;",
-                              "the async logger did not help."]
-    assert passages(note, "turn") == [note]  # a chat turn: whole (LoCoMo lost R@5 with sentences)
-    assert passages(note, "decision") == passages(note)
-    # one sentence, or one besides fragments too short to say anything, is the text alone; versions
-    # and file names are no sentence ends
-    assert passages("Pin v1.2.3 in config.toml for now.") == ["Pin v1.2.3 in config.toml for now."]
-    assert passages("Use make test. Done.") == ["Use make test. Done."]
-    many = " ".join(f"Sentence number {n} is here." for n in range(20))
-    assert len(passages(many)) == 1 + MAX_SENTENCES
-
-
-def test_a_note_is_found_by_one_sentence_and_remember_embeds_its_whole_text_once(counting):
-    """A note saying the new state and then why: its first sentence has a vector of its own (the reason
-    does not dilute it), and the vector remember computed to judge the write is its first passage."""
-    service, embedder = counting
-    note = "Prod gateway log level is WARN. Verbose INFO logging was costing microseconds per order."
-    first = service.remember(note, thread="t").id
-    assert embedder.texts == 1  # remember embedded the note whole, to judge it as an update
-    said = note + " Ask Ingrid."
-    turn = service.remember(said, thread="t", kind="turn").id  # a turn is not judged: not embedded now
-    assert service.indexer.run_once() == 2
-    assert embedder.texts == 1 + 1 + 2  # the turn whole; the note's two sentences (its whole text known)
-    rows = dict(service.db.conn.execute("SELECT memory_id, passages FROM vector_rows WHERE memory_id IN (?, ?)",
-                                        (turn, first)).fetchall())
-    assert rows == {turn: 1, first: 3}
-    with service.db.read() as conn:
-        stored = service.store.vectors(conn, [first])[first]
-    assert np.allclose(stored, embedder.embed([note, *passages(note)[1:]]))
-    query = embedder.embed(["Prod gateway log level is WARN"])[0]
-    hits = service.store.knn(query, 5, _scope("t"))
-    assert 1 - hits[first] > float(stored[0] @ query) + 0.1  # ranked by its first sentence, far closer
-    assert 1 - hits[turn] == pytest.approx(float(embedder.embed([said])[0] @ query), abs=1e-5)  # by its whole text
 
 
 def test_a_fact_in_the_middle_of_a_long_memory_is_found_by_meaning(settings, clock, monkeypatch):

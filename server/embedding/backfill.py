@@ -61,12 +61,14 @@ class Indexer:
         #: service judges the update links that waited for these vectors).
         self.after_batch: Callable[[], object] | None = None
         # memory id -> (text, vector) that `remember` embedded to judge the write: the backfill
-        # stores it as the memory's first passage (the whole text) instead of embedding it again.
+        # stores it instead of embedding the same text again (a short text's only passage is itself).
         self._known: dict[int, tuple[str, np.ndarray]] = {}
         self._known_lock = threading.Lock()
 
     def known(self, memory_id: int, text: str, vector: np.ndarray) -> None:
         """Keep the vector of a memory just written, computed from exactly `text`, for its backfill."""
+        if len(passages(text)) != 1:
+            return  # a long text has more passages: the backfill embeds them all
         with self._known_lock:
             self._known[memory_id] = (text, vector)
             while len(self._known) > KNOWN_VECTORS:
@@ -123,26 +125,20 @@ class Indexer:
 
     def _embed(self, batch: list) -> int:
         """Embed one batch (each text as its passages) and store it in one transaction."""
-        import numpy as np  # when first needed, as in embedders.py: a hook process answering alone loads none
-
-        known: dict[int, np.ndarray] = {}
+        out: dict[int, np.ndarray] = {}
         with self._known_lock:
             for item in batch:
                 text, vector = self._known.pop(item.memory_id, (None, None))
                 if text == item.content:  # not edited since remember embedded it
-                    known[item.memory_id] = vector
-        # Each memory's passages; the first (the whole text) is what remember embedded, if it did.
-        pieces = [passages(item.content, item.kind) for item in batch]
-        todo = [(item, ps[1:] if item.memory_id in known else ps) for item, ps in zip(batch, pieces)]
-        flat = [p for _, ps in todo for p in ps]
-        vectors = self.embedder.embed(flat) if flat else np.zeros((0, self.embedder.dimensions), np.float32)
-        out: dict[int, np.ndarray] = {}
+                    out[item.memory_id] = vector[None, :]
+        todo = [item for item in batch if item.memory_id not in out]
+        pieces = [passages(item.content) for item in todo]
+        flat = [p for ps in pieces for p in ps]
+        vectors = self.embedder.embed(flat) if flat else None
         at = 0
-        for item, ps in todo:
-            rows = vectors[at : at + len(ps)]
+        for item, ps in zip(todo, pieces):
+            out[item.memory_id] = vectors[at : at + len(ps)]
             at += len(ps)
-            first = known.get(item.memory_id)
-            out[item.memory_id] = rows if first is None else np.vstack([first[None, :], rows])
         self.store.store_vectors(out)
         return len(batch)
 

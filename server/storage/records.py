@@ -239,7 +239,6 @@ class PendingEmbedding:
 
     memory_id: int
     content: str
-    kind: str | None = None  # a conversation turn is embedded without sentence passages (passages.py)
 
 
 # -- browsing (what a person lists and opens: `memvault list|show|stats`, the web page) -----------

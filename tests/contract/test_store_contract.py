@@ -161,7 +161,7 @@ def test_knn_distances_are_cosine_and_cosines_are_exact(svc):
 def test_store_vectors_is_idempotent(svc):
     svc.remember("one fact")
     [pending] = svc.store.pending(10)
-    assert pending == PendingEmbedding(1, "one fact", "note")  # its kind: a turn gets no sentence passages
+    assert pending == PendingEmbedding(1, "one fact")
     vector = svc.embedder.embed([pending.content])[0]
     assert svc.store.store_vectors({pending.memory_id: vector}) == 1
     assert svc.store.store_vectors({pending.memory_id: vector}) == 0  # another process already wrote it

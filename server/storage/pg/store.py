@@ -570,8 +570,8 @@ class PgStore:
     def pending(self, limit: int) -> list[PendingEmbedding]:
         """This tenant's memories still waiting for a vector (RLS: a backfill serves its own tenant)."""
         with self.db.read() as conn:
-            return [PendingEmbedding(r[0], r[1], r[2]) for r in conn.execute(
-                "SELECT id, content, kind FROM memories WHERE embed_pending ORDER BY id LIMIT %s", (limit,)
+            return [PendingEmbedding(r[0], r[1]) for r in conn.execute(
+                "SELECT id, content FROM memories WHERE embed_pending ORDER BY id LIMIT %s", (limit,)
             )]
 
     def has_pending(self) -> bool:

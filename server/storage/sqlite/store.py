@@ -655,11 +655,11 @@ class Store:
         """Memories (of every namespace: the backfill serves the whole file) still without a vector."""
         with self.db.read() as conn:
             rows = conn.execute(
-                "SELECT m.id, m.content, m.kind FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id "
+                "SELECT m.id, m.content FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id "
                 "ORDER BY p.memory_id LIMIT ?",
                 (limit,),
             ).fetchall()
-        return [PendingEmbedding(r[0], r[1], r[2]) for r in rows]
+        return [PendingEmbedding(r[0], r[1]) for r in rows]
 
     def has_pending(self) -> bool:
         with self.db.read() as conn:
