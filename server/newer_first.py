@@ -19,8 +19,9 @@ write-time one, weakened:
   newer says that something changed or, neither recording an event ("went to production as
   deployment #1842"), holds another value in the older's slot.
 
-The constants are those that cost no look-alike its place on the benchmark's 33 projects (README,
-"Updates at recall").
+The constants are the strictest that cost no look-alike its first place in a replay of the update
+benchmark's captured rankings (looser ones gained more and lost look-alikes; README, "Session 26:
+recall's newer-first order").
 """
 
 from __future__ import annotations
