@@ -23,16 +23,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from quality import commit  # noqa: E402
+from quality import commit, quantiles  # noqa: E402
 from server import newer_first  # noqa: E402
 from updates import QUICK_PROJECTS, Run, load  # noqa: E402
 
 DEVELOPMENT = "atlas,helmsman,ledgerly,quill,pixelforge,shopfront"
-
-
-def _quantiles(ms: list[float]) -> dict:
-    ordered = sorted(ms)
-    return {"p50": round(statistics.median(ordered), 2), "p95": round(ordered[int(0.95 * (len(ordered) - 1))], 2)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         service.close()
     res = {
         "projects": args.projects.split(","), "memories": len(run.ids), "recalls_each": len(times["with"]),
-        "with_ms": _quantiles(times["with"]), "without_ms": _quantiles(times["without"]),
+        "with_ms": quantiles(times["with"]), "without_ms": quantiles(times["without"]),
         "ratio_p50": round(statistics.median(times["with"]) / statistics.median(times["without"]), 3),
         "commit": commit(),
     }

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from server.config import Settings
+    from server.storage.records import MemoryRow
 
 KINDS = ("fact", "preference", "decision", "note", "summary", "event", "task", "snippet", "turn")
 Kind = Literal["fact", "preference", "decision", "note", "summary", "event", "task", "snippet", "turn"]
@@ -24,6 +25,11 @@ def is_statement(kind: str, source: str) -> bool:
     """A statement, what update links and recall's newer-first order compare: not a conversation turn
     (a chat says many things), not a memory-file unit (the file is its record)."""
     return kind != CONVERSATION_KIND and not source.startswith("file:")
+
+
+def linkable(row: MemoryRow) -> bool:
+    """A statement (is_statement) neither forgotten nor already replaced."""
+    return is_statement(row.kind, row.source) and row.deleted_at is None and row.superseded_by is None
 
 
 #: The thread name that means "global memory, shared by every thread".

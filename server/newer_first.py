@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from server import ranking, textindex, updates
-from server.models import is_statement
+from server.models import linkable
 from server.statements import analyse
 from server.storage.records import MemoryRow
 
@@ -49,7 +49,7 @@ def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], do
     for mid, score in ranked:
         at = len(out)
         row = rows.get(mid)
-        if row is not None and _current_statement(row):
+        if row is not None and linkable(row):
             for i, (other, other_score) in enumerate(out):
                 if _newer_first(row, rows.get(other), score, other_score, docs, terms, cosine):
                     at = i
@@ -60,7 +60,7 @@ def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], do
 
 def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score: float,
                  docs: Mapping[int, ranking.Doc], terms: list[str], cosine: Callable[[int, int], float | None]) -> bool:
-    if old is None or not _current_statement(old) or new.created_at <= old.created_at or score < NEAR * old_score:
+    if old is None or not linkable(old) or new.created_at <= old.created_at or score < NEAR * old_score:
         return False
     old_doc, new_doc = docs.get(old.id), docs.get(new.id)
     if old_doc is not None and old_doc.exact and not (new_doc is not None and new_doc.exact):
@@ -77,7 +77,3 @@ def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score:
         return False  # no change word: another value in O's slot, and neither records an event (two deploys)
     pair = cosine(old.id, new.id)
     return pair is not None and pair >= PAIR_COSINE
-
-
-def _current_statement(row: MemoryRow) -> bool:
-    return is_statement(row.kind, row.source) and row.superseded_by is None and row.deleted_at is None

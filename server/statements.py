@@ -200,7 +200,6 @@ def _eventful(words: tuple[str, ...], past: bool = False) -> bool:
                for i, w in enumerate(words))
 
 
-
 def records_event(statement: Statement) -> bool:
     """Whether the memory tells something that happened to one thing it names by its number, version
     or id ("Release v2026.10.3 went to production as deployment #1842"): a record that stays true,

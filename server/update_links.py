@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from server import search, updates
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
-from server.models import is_statement
+from server.models import is_statement, linkable
 from server.storage.protocol import Database, MemoryRow, Scope, Store
 
 if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
@@ -63,11 +63,6 @@ def waits_for_vector(kind: str, source: str, vector: object | None) -> bool:
     """Whether a memory about to be written is marked to be judged once its vector is stored
     (NewMemory.judge_later): a statement written with no embedding at hand."""
     return vector is None and is_statement(kind, source)
-
-
-def linkable(row: MemoryRow) -> bool:
-    """A statement (_statement) neither forgotten nor already replaced."""
-    return is_statement(row.kind, row.source) and row.deleted_at is None and row.superseded_by is None
 
 
 class ThreadWeights(updates.CountedWeights):
