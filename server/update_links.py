@@ -1,7 +1,7 @@
 """Linking a new memory to the one it updates, on write (the rules are server.updates').
 
 When `remember` stores a memory, the memories of its thread that could be about the
-same subject (its best keyword and vector matches) are judged by updates.best_link;
+same subject (its best keyword and vector matches) are judged by update_model.best_link;
 the one it updates is marked superseded by it, right after the write (judging holds no
 lock), and remember says so ("this updates memory N"). `curate_memory(action="restore")` removes the link,
 and nothing links that pair again: a memory is checked once.
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from server import search, updates
+from server import search, update_model, updates
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
 from server.models import is_statement, linkable
@@ -101,13 +101,14 @@ class UpdateLinker:
             return None
         candidates = self._candidates(row, vector)
         weights = ThreadWeights(self.store, Scope(threads=(row.thread,)))
-        found = updates.best_link(row.id, row.content, row.created_at, [c for c, _ in candidates], weights, later)
+        fitted = self.embedder.model_id == update_model.MODEL_ID
+        found = update_model.best_link(row.id, row.content, row.created_at, [c for c, _ in candidates], weights, later, fitted)
         if found is not None and found.newer != row.id:
             newer = dict((c.id, r) for c, r in candidates)[found.newer]
             vector_of_newer = self.embedder.embed([newer.content])[0] if vector is not None else None
-            picks = updates.best_link(
+            picks = update_model.best_link(
                 newer.id, newer.content, newer.created_at, [c for c, _ in self._candidates(newer, vector_of_newer)],
-                weights, later=False,
+                weights, later=False, fitted=fitted,
             )
             found = found if picks is not None and picks.older == row.id else None
         if found is None:
@@ -133,7 +134,7 @@ class UpdateLinker:
         log.info("memory %d updates memory %d (%s)", found.newer, found.older, found.reason)
         return Linked(found.older, found.newer, texts.get(found.older, row.content), found.reason)
 
-    def _candidates(self, row: MemoryRow, vector: np.ndarray | None) -> list[tuple[updates.Candidate, MemoryRow]]:
+    def _candidates(self, row: MemoryRow, vector: np.ndarray | None) -> list[tuple[update_model.Candidate, MemoryRow]]:
         """The thread's memories that may be about the same subject: its best keyword matches and,
         with a vector, its nearest ones, each with its cosine to `vector` (None without one)."""
         scope = Scope(threads=(row.thread,))
@@ -153,7 +154,7 @@ class UpdateLinker:
             if unembedded and _ready_now(self.embedder):
                 for i, v in zip(unembedded, self.embedder.embed([rows[i].content for i in unembedded])):
                     cosines[i] = float(v @ vector)
-        return [(updates.Candidate(i, rows[i].content, rows[i].created_at, cosines.get(i)), rows[i]) for i in ids]
+        return [(update_model.Candidate(i, rows[i].content, rows[i].created_at, cosines.get(i)), rows[i]) for i in ids]
 
     # -- memories written without a vector at hand ------------------------------------------
     def check_pending(self, db: Database, limit: int = JUDGE_PER_CALL) -> list[Linked]:

@@ -486,50 +486,6 @@ def _specific(statement: Statement) -> set[str]:
     return {t.norm for t in statement.tokens if t.kind in ("name", "ident", "code") or (t.kind == "word" and "-" in t.norm)}
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """An earlier (or later) memory of the same thread a new one may update."""
-
-    id: int
-    text: str
-    created_at: int
-    cosine: float | None
-
-
-@dataclass(frozen=True)
-class Link:
-    older: int
-    newer: int
-    score: float
-    reason: str
-
-
-def best_link(new_id: int, new_text: str, created_at: int, candidates: Sequence[Candidate],
-              weights: Weights | None = None, later: bool = True) -> Link | None:
-    """The one update link a new memory makes: the older memory it updates or, when it is itself the
-    older one (an import of past notes) and `later`, the later memory that updates it; None when
-    there is none. (A later memory updates one memory: the caller checks that it is this one.)"""
-    if not any(c.id != new_id for c in candidates):
-        return None
-    new = analyse(new_text)
-    found: list[tuple[Judgement, Link]] = []
-    for c in candidates:
-        if c.id == new_id or (not later and (c.created_at, c.id) > (created_at, new_id)):
-            continue
-        other = analyse(c.text)
-        if (c.created_at, c.id) < (created_at, new_id):
-            verdict, link = judge(other, new, c.cosine, weights), (c.id, new_id)
-        else:
-            verdict, link = judge(new, other, c.cosine, weights), (new_id, c.id)
-        if verdict is not None:
-            found.append((verdict, Link(link[0], link[1], round(verdict.score, 4), verdict.reason)))
-    if any(v.quoted for v, _ in found):  # it names what it replaces: only memories holding that
-        found = [(v, link) for v, link in found if v.quoted or v.score >= 2.0]
-    if not found:
-        return None
-    return max(found, key=lambda f: (f[0].score, -f[1].older))[1]
-
-
 def _swapped_word(a: Statement, b: Statement) -> bool:
     """The same sentence with one content word swapped for another ("the web collector" / "the mobile
     collector"): a look-alike about another thing, not a rewording (those change more, or only

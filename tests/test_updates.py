@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from server import updates
+from server import update_model, updates
 from server.curation.curator import Curator
 from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
@@ -129,11 +129,11 @@ def test_duplicates_say_the_same_thing_and_keep_every_value():
 
 def test_the_best_older_memory_is_linked_and_one_naming_the_old_value_wins():
     candidates = [
-        updates.Candidate(1, "Argo CD is at version 2.11.", 10, 0.55),
-        updates.Candidate(2, "Decision: GitOps with Flux.", 20, 0.34),
-        updates.Candidate(3, "Grafana is at grafana.ops.acme.io.", 30, 0.2),
+        update_model.Candidate(1, "Argo CD is at version 2.11.", 10, 0.55),
+        update_model.Candidate(2, "Decision: GitOps with Flux.", 20, 0.34),
+        update_model.Candidate(3, "Grafana is at grafana.ops.acme.io.", 30, 0.2),
     ]
-    link = updates.best_link(9, "Reversed: we're standardising on Argo CD instead of Flux.", 40, candidates)
+    link = update_model.best_link(9, "Reversed: we're standardising on Argo CD instead of Flux.", 40, candidates)
     assert (link.older, link.newer) == (2, 9)
 
 
@@ -527,29 +527,29 @@ def test_the_old_value_named_keeps_its_name_and_place_and_wins():
     assert {"prometheus", "9090"} <= analyse(new).quoted
     assert {"breakpad", "server"} <= analyse("Crash reports go to Sentry now; the Breakpad server is off.").quoted
     candidates = [
-        updates.Candidate(1, "All services expose metrics at /metrics in Prometheus format.", 10, 0.6),
-        updates.Candidate(2, "Prometheus is reached on port 9090 through a port-forward.", 20, 0.64),
+        update_model.Candidate(1, "All services expose metrics at /metrics in Prometheus format.", 10, 0.6),
+        update_model.Candidate(2, "Prometheus is reached on port 9090 through a port-forward.", 20, 0.64),
     ]
-    assert updates.best_link(9, new, 30, candidates).older == 2
+    assert update_model.best_link(9, new, 30, candidates).older == 2
 
 
 def test_the_slot_that_changed_picks_the_memory_replaced():
     """A port for a port (of any length), a path for a path; a cue word in the old memory is not its subject."""
     new = "The dev sync server moved to port 4100 to stop clashing with the docs site."
     candidates = [
-        updates.Candidate(1, "The sync server's document store is S3.", 10, 0.6),
-        updates.Candidate(2, "quill-sync listens on 4000 in dev.", 20, 0.46),
-        updates.Candidate(3, "The sync server runs 4 instances.", 30, 0.6),
+        update_model.Candidate(1, "The sync server's document store is S3.", 10, 0.6),
+        update_model.Candidate(2, "quill-sync listens on 4000 in dev.", 20, 0.46),
+        update_model.Candidate(3, "The sync server runs 4 instances.", 30, 0.6),
     ]
-    assert updates.best_link(9, new, 40, candidates).older == 2
+    assert update_model.best_link(9, new, 40, candidates).older == 2
     assert _judge("DAG files live in dags/ at the repo root.",
                   "DAGs moved to orchestration/dags/ and are synced by the deploy workflow.", 0.59) is not None
     markdown = "Markdown parsing moved into the Rust core (quill-core/src/markdown.rs)."
     candidates = [
-        updates.Candidate(1, "Moved quill-core to Rust edition 2021.", 10, 0.6),
-        updates.Candidate(2, "The markdown parser lives in src/renderer/markdown/.", 20, 0.7),
+        update_model.Candidate(1, "Moved quill-core to Rust edition 2021.", 10, 0.6),
+        update_model.Candidate(2, "The markdown parser lives in src/renderer/markdown/.", 20, 0.7),
     ]
-    assert updates.best_link(9, markdown, 30, candidates).older == 2
+    assert update_model.best_link(9, markdown, 30, candidates).older == 2
 
 
 @pytest.mark.anyio
@@ -642,10 +642,10 @@ def test_a_rename_replaces_what_named_the_thing_not_its_numbers():
     assert _judge("The staging database host is db-stg-1.internal.",
                   "The staging database host was renamed to pg-staging.internal.", 0.6) is not None
     candidates = [
-        updates.Candidate(1, "render-farm is built with Rust 1.70.", 10, 0.5),
-        updates.Candidate(2, "Filters are rendered by the render-farm service.", 20, 0.42),
+        update_model.Candidate(1, "render-farm is built with Rust 1.70.", 10, 0.5),
+        update_model.Candidate(2, "Filters are rendered by the render-farm service.", 20, 0.42),
     ]
-    assert updates.best_link(9, rename, 30, candidates).older == 2
+    assert update_model.best_link(9, rename, 30, candidates).older == 2
     bump = "Bumped the render service's Rust toolchain to 1.79 in rust-toolchain.toml."
     assert _judge("render-farm is built with Rust 1.70.", bump, 0.76) is not None
 
@@ -692,15 +692,15 @@ def test_a_command_swapped_in_a_short_instruction_and_change_idioms_found_on_a_f
     # "instead of weekly" names the old schedule however the older memory wrote it
     new = "Invoice reminder emails go out three days before and on the due date instead of weekly."
     candidates = [
-        updates.Candidate(1, "Admins can lock a week so nobody edits its entries.", 10, 0.36),
-        updates.Candidate(2, "Invoice reminders are sent every Monday.", 20, 0.6),
+        update_model.Candidate(1, "Admins can lock a week so nobody edits its entries.", 10, 0.36),
+        update_model.Candidate(2, "Invoice reminders are sent every Monday.", 20, 0.6),
     ]
 
     class FewHoldIt(updates.Weights):  # in the thread few memories hold "week": it names an old value
         def rare(self, term, word, held=1):
             return True
 
-    assert updates.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
+    assert update_model.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
 
 
 def test_another_command_for_the_same_task_worded_its_own_way_is_an_update():
@@ -725,10 +725,10 @@ def test_a_part_of_a_named_value_or_a_rare_verb_does_not_pick_the_memory_replace
 
     new = "Firmware updates go over the air through LTE-M with MCUboot; the installer app no longer flashes devices."
     candidates = [
-        updates.Candidate(1, "Flashing is done with `west flash --runner jlink` now that the rig uses J-Link probes.", 10, 0.5),
-        updates.Candidate(2, "Firmware updates are pushed over Bluetooth from the installer app.", 20, 0.65),
+        update_model.Candidate(1, "Flashing is done with `west flash --runner jlink` now that the rig uses J-Link probes.", 10, 0.5),
+        update_model.Candidate(2, "Firmware updates are pushed over Bluetooth from the installer app.", 20, 0.65),
     ]
-    assert updates.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
+    assert update_model.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
 
 
 def test_change_idioms_found_on_two_more_fresh_projects():
@@ -744,10 +744,10 @@ def test_change_idioms_found_on_two_more_fresh_projects():
     renamed = "doc-render got renamed to agreement-composer in TRN-2214; its old Kafka topic names stay until Q1."
     assert "doc-render" in analyse(renamed).quoted
     candidates = [
-        updates.Candidate(1, "The service that renders PDF loan agreements is called doc-render.", 10, 0.38),
-        updates.Candidate(2, "Switched our Kafka payloads to Avro with schemas registered in Apicurio.", 20, 0.39),
+        update_model.Candidate(1, "The service that renders PDF loan agreements is called doc-render.", 10, 0.38),
+        update_model.Candidate(2, "Switched our Kafka payloads to Avro with schemas registered in Apicurio.", 20, 0.39),
     ]
-    assert updates.best_link(9, renamed, 30, candidates, _FewHoldIt()).older == 1
+    assert update_model.best_link(9, renamed, 30, candidates, _FewHoldIt()).older == 1
 
 
 def test_a_limit_written_with_another_unit_is_one_value_changed():
@@ -761,10 +761,10 @@ def test_a_part_of_the_old_name_counts_only_where_the_older_memory_holds_it_whol
     Cargo.toml and a --release flag."""
     new = "cargo-release is gone: merging the release-plz PR makes CI run `release-plz release`, which publishes crates."
     candidates = [
-        updates.Candidate(1, "Build the Python wheels locally with `maturin build --release -m crates/lantern-py/Cargo.toml`.", 10, 0.32),
-        updates.Candidate(2, "Releases are cut locally with `cargo release --workspace --execute`.", 20, 0.61),
+        update_model.Candidate(1, "Build the Python wheels locally with `maturin build --release -m crates/lantern-py/Cargo.toml`.", 10, 0.32),
+        update_model.Candidate(2, "Releases are cut locally with `cargo release --workspace --execute`.", 20, 0.61),
     ]
-    assert updates.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
+    assert update_model.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
     verdict = judge(analyse(candidates[0].text), analyse(new), 0.32, _FewHoldIt())
     assert verdict is None or verdict.reason != "names its old value"
 
@@ -772,11 +772,11 @@ def test_a_part_of_the_old_name_counts_only_where_the_older_memory_holds_it_whol
 def test_an_old_value_mentioned_beside_the_new_one_names_the_memory_replaced():
     new = "offer-engine serves on 9083 now; 8083 clashed with the Jolokia agent ops injects into every pod."
     candidates = [
-        updates.Candidate(1, "loan-intake, credit-check and offer-engine run on Temurin Java 17 in their images.", 10, 0.36),
-        updates.Candidate(2, "The production loan-intake deployment on OpenShift runs 8 pods.", 20, 0.46),
-        updates.Candidate(3, "Inside its pod, offer-engine listens for HTTP traffic on port 8083.", 30, 0.52),
+        update_model.Candidate(1, "loan-intake, credit-check and offer-engine run on Temurin Java 17 in their images.", 10, 0.36),
+        update_model.Candidate(2, "The production loan-intake deployment on OpenShift runs 8 pods.", 20, 0.46),
+        update_model.Candidate(3, "Inside its pod, offer-engine listens for HTTP traffic on port 8083.", 30, 0.52),
     ]
-    link = updates.best_link(9, new, 40, candidates)
+    link = update_model.best_link(9, new, 40, candidates)
     assert link.older == 3 and link.reason == "names its old value"
     # ... unless the newer memory says that the old value still holds
     still = _judge("The staging worker runs 2 replicas.", "Bumped the production worker to 6 replicas now; staging stays at 2.", 0.6)
@@ -797,10 +797,10 @@ def test_a_version_of_a_thing_the_newer_memory_never_names_is_not_the_slot_that_
     2.3 is Factory's version and Factory is not mentioned (and "uses" says nothing of the subject)."""
     new = "Bumped the iOS deployment target to 16.4 so the app can use NavigationStack throughout."
     candidates = [
-        updates.Candidate(1, "The iOS app uses Factory 2.3 for dependency injection.", 10, 0.45),
-        updates.Candidate(2, "The iOS app supports iOS 15 and later.", 20, 0.49),
+        update_model.Candidate(1, "The iOS app uses Factory 2.3 for dependency injection.", 10, 0.45),
+        update_model.Candidate(2, "The iOS app supports iOS 15 and later.", 20, 0.49),
     ]
-    assert updates.best_link(9, new, 30, candidates).older == 2
+    assert update_model.best_link(9, new, 30, candidates).older == 2
     # at the same cosine too: "uses" is no part of what either memory is about
     factory, supports = (_judge(c.text, new, 0.47) for c in candidates)
     assert supports is not None and (factory is None or factory.score < supports.score)
@@ -851,10 +851,10 @@ def test_a_host_inside_an_address_an_unmaintained_version_and_the_old_value_told
     """From a third fresh project (bench/data/updates/heron.json: 9 of 25 linked at first)."""
     p4 = "Set P4PORT to ssl:helix.heronstudio.net:1666 — the old p4.heron-studio.lan machine was decommissioned."
     candidates = [
-        updates.Candidate(1, "The self-hosted TeamCity server runs on teamcity01.heron-studio.lan in the studio rack.", 10, 0.45),
-        updates.Candidate(2, "Artists connect to the Perforce server at ssl:p4.heron-studio.lan:1666 for the art depot.", 20, 0.4),
+        update_model.Candidate(1, "The self-hosted TeamCity server runs on teamcity01.heron-studio.lan in the studio rack.", 10, 0.45),
+        update_model.Candidate(2, "Artists connect to the Perforce server at ssl:p4.heron-studio.lan:1666 for the art depot.", 20, 0.4),
     ]
-    link = updates.best_link(9, p4, 30, candidates)
+    link = update_model.best_link(9, p4, 30, candidates)
     assert link.older == 2 and link.reason == "names its old value"
     unmaintained = analyse("Ticket queue code is on github.com/redis/go-redis/v9.6.1 — v8 is unmaintained.")
     assert unmaintained.cue and "v8" in unmaintained.quoted
@@ -873,10 +873,10 @@ def test_irregular_verb_forms_name_the_same_subject():
     assert stem("left") != stem("leave")  # "the left sidebar": a word with another sense stays itself
     new = "From now on loans under €25,000 get their offer shown instantly in the apps; bigger amounts wait for an underwriter."
     candidates = [
-        updates.Candidate(1, "Personal loans start at €1,000; the apps reject smaller amounts client-side.", 10, 0.68),
-        updates.Candidate(2, "The mobile apps show an offer only after a human underwriter approves it.", 20, 0.61),
+        update_model.Candidate(1, "Personal loans start at €1,000; the apps reject smaller amounts client-side.", 10, 0.68),
+        update_model.Candidate(2, "The mobile apps show an offer only after a human underwriter approves it.", 20, 0.61),
     ]
-    assert updates.best_link(9, new, 30, candidates).older == 2
+    assert update_model.best_link(9, new, 30, candidates).older == 2
 
 
 def test_a_hit_rate_is_a_measure_not_an_event():
@@ -894,10 +894,10 @@ def test_change_idioms_found_on_three_more_fresh_projects():
             "work with patchy signal. REST is only used for upload presigning now.")
     assert "rest" in analyse(rest).quoted
     candidates = [
-        updates.Candidate(1, "The job list and checklists in the technician app work fully offline.", 10, 0.65),
-        updates.Candidate(2, "The technician app talks to the backend only through the REST API under /api/v1.", 20, 0.58),
+        update_model.Candidate(1, "The job list and checklists in the technician app work fully offline.", 10, 0.65),
+        update_model.Candidate(2, "The technician app talks to the backend only through the REST API under /api/v1.", 20, 0.58),
     ]
-    assert updates.best_link(9, rest, 30, candidates).older == 2
+    assert update_model.best_link(9, rest, 30, candidates).older == 2
     # "the old X" says that X was replaced
     assert analyse("Use the org account URL in profiles.yml; the old locator-style hostname doesn't route.").cue
     # after splitting / migrating ..., a state that follows a change
@@ -929,10 +929,10 @@ def test_sizes_and_times_written_in_other_units_are_one_quantity():
     new = analyse("Bumped plover-api tasks to 1 vCPU / 2 GB after the OOM kills during the New Year challenge spike.")
     assert units(old)["1024"] == units(new)["2"] == "size"
     candidates = [
-        updates.Candidate(1, "plover-api runs between 3 and 12 Fargate tasks, scaling on ALB request count per target.", 10, 0.54),
-        updates.Candidate(2, old.text, 20, 0.52),
+        update_model.Candidate(1, "plover-api runs between 3 and 12 Fargate tasks, scaling on ALB request count per target.", 10, 0.54),
+        update_model.Candidate(2, old.text, 20, 0.52),
     ]
-    assert updates.best_link(9, new.text, 30, candidates).older == 2
+    assert update_model.best_link(9, new.text, 30, candidates).older == 2
     assert units(analyse("Sessions expire after 90 seconds."))["90"] == units(analyse("Sessions expire after 5 minutes."))["5"]
     assert not updates.changed_slot(analyse("Each worker gets 2 GB."), analyse("Each worker runs 8 threads."), named_unit=True)
 
@@ -975,11 +975,11 @@ def test_change_idioms_found_on_three_later_fresh_projects():
     dns = "Gateway now calls the ledger on its Cloud Run URL; the internal LB and the dunlin.internal DNS zone were removed."
     assert "dunlin.internal" in analyse(dns).quoted
     candidates = [
-        updates.Candidate(1, "dunlin-gateway reaches the ledger at ledger.dunlin.internal:443 through the internal load balancer.",
+        update_model.Candidate(1, "dunlin-gateway reaches the ledger at ledger.dunlin.internal:443 through the internal load balancer.",
                           10, 0.76),
-        updates.Candidate(2, "On Cloud Run, dunlin-gateway scales between 3 and 60 instances.", 20, 0.51),
+        update_model.Candidate(2, "On Cloud Run, dunlin-gateway scales between 3 and 60 instances.", 20, 0.51),
     ]
-    assert updates.best_link(9, dns, 30, candidates).older == 1
+    assert update_model.best_link(9, dns, 30, candidates).older == 1
 
 
 def test_from_x_to_y_is_a_change_only_after_a_verb_of_change():
@@ -1013,10 +1013,10 @@ def test_the_old_owner_moved_on_to_other_work_names_the_memory_replaced():
     new = "Tomás Ferreira handles AAX builds and wraptool signing since Maya went full-time on the granular engine rewrite."
     assert "maya" in analyse(new).quoted and analyse(new).cue
     candidates = [
-        updates.Candidate(1, "AAX builds are signed with the PACE wraptool on the Mac mini runner.", 10, 0.7),
-        updates.Candidate(2, "Maya Lindqvist owns the AAX build and the PACE wraptool signing.", 20, 0.72),
+        update_model.Candidate(1, "AAX builds are signed with the PACE wraptool on the Mac mini runner.", 10, 0.7),
+        update_model.Candidate(2, "Maya Lindqvist owns the AAX build and the PACE wraptool signing.", 20, 0.72),
     ]
-    link = updates.best_link(9, new, 30, candidates)
+    link = update_model.best_link(9, new, 30, candidates)
     assert link.older == 2 and link.reason == "names its old value"
     mei = analyse("Jonas Lindqvist took over PloverWatch in October when Mei moved to the subscriptions backend work.")
     assert "mei" in mei.quoted
@@ -1035,10 +1035,10 @@ def test_a_record_of_what_happened_to_a_numbered_thing_is_not_replaced_by_a_stat
     release = "Release v2026.10.3 went to production as Vapor deployment #1842."
     assert records_event(analyse(release)) and not records_event(analyse(new))
     candidates = [
-        updates.Candidate(1, "Deploy production from your machine with `vapor deploy production`.", 10, 0.6),
-        updates.Candidate(2, release, 20, 0.55),
+        update_model.Candidate(1, "Deploy production from your machine with `vapor deploy production`.", 10, 0.6),
+        update_model.Candidate(2, release, 20, 0.55),
     ]
-    assert updates.best_link(9, new, 30, candidates).older == 1
+    assert update_model.best_link(9, new, 30, candidates).older == 1
     assert judge(analyse(release), analyse(new), 0.55) is None
     # how things are done is no record ("are deployed by", "started with" a command naming no number)
     assert not records_event(analyse("Horizon workers are deployed by the Envoyer project grebe-queue."))
@@ -1086,15 +1086,15 @@ def test_a_rename_keeps_a_grouped_count_and_a_lower_case_word_names_no_name():
     new = ("Karpenter provisions the workload nodes now, on Graviton (m7g and c7g families, arm64). "
            "The m6i managed node groups were drained and deleted.")
     candidates = [
-        updates.Candidate(1, "Workloads on the EKS clusters run on managed node groups of m6i.xlarge instances.", 10, 0.64),
-        updates.Candidate(2, "The Backstage catalog holds about 260 Group entities.", 20, 0.16),
+        update_model.Candidate(1, "Workloads on the EKS clusters run on managed node groups of m6i.xlarge instances.", 10, 0.64),
+        update_model.Candidate(2, "The Backstage catalog holds about 260 Group entities.", 20, 0.16),
     ]
 
     class GroupIsRare(_FewHoldIt):
         def weight(self, term, word, held=1):
             return 3.0 if term == "group" else 1.0
 
-    assert updates.best_link(9, new, 30, candidates, GroupIsRare()).older == 1
+    assert update_model.best_link(9, new, 30, candidates, GroupIsRare()).older == 1
     # "its old" says that the old one was replaced, as "the old" does
     assert analyse("Deploys go through Argo CD; its old Jenkins job stays read-only.").cue
 

@@ -1,0 +1,170 @@
+"""Which earlier memory a new one updates: the pair rules' signals weighed by a fitted logistic model.
+
+server/updates.py reads a pair of memories with rules (a change word and the old value, a minimal edit,
+a restatement of most of the old memory's words). Each rule alone is either too strict for notes
+written as they come ("datasources.default.maximum-pool-size: 40 in application-prod.yml. Under load
+request threads were queueing ..." for "loon-api's Hikari pool is capped at maximum-pool-size 10") or
+too loose (a change word and two shared words link a fact to another fact). Here their signals -- the
+subject share both ways, the cosine, the change word, the slot that changed, the old value named,
+each rule's verdict, names each holds alone, ... -- are weighed together by a logistic model fitted on
+the update benchmark's pairs (`python bench/fit_update_model.py`, which writes
+server/update_weights.py and reports the fit's leave-projects-out figures). A pair is an update when
+the model gives it at least THRESHOLD (RULE_THRESHOLD when a rule links it too), or when it is a minimal edit ("... Python 3.11." ->
+"... Python 3.12.": the surest rule, kept whatever the weights).
+
+Some things never link, whatever a model says, because they are what an update is not: two events
+(tickets, hashes), two environments, two numbered members, a record of what happened and a later
+state, a document rather than a statement (updates.different_things, records_event,
+MAX_STATEMENT_WORDS); nor a pair sharing none of the older one's subject words (no update of the
+benchmarks' has none that is not a minimal edit, and it is 60 % of the pairs: it keeps a write cheap).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from server import updates
+from server.old_values import restated_old
+from server.statements import Statement, analyse, records_event
+from server.update_weights import COEFFICIENTS, INTERCEPT, MODEL_ID
+
+#: Least probability for a pair to be linked; RULE_THRESHOLD when a rule of server/updates.py links it
+#: too. Chosen on the leave-projects-out fit (README, "Session 27"): on projects the fit never saw, the
+#: rules' own links were one in five wrong, and those the model gives less than RULE_THRESHOLD hold
+#: most of the wrong ones.
+THRESHOLD = 0.6
+RULE_THRESHOLD = 0.3
+
+__all__ = ["MODEL_ID", "THRESHOLD", "Candidate", "Link", "best_link", "signals", "verdict"]
+
+
+def signals(old: Statement, new: Statement, cosine: float,
+            weights: updates.Weights) -> tuple[dict[str, float], updates.Judgement | None] | None:
+    """The pair's signals, the model's inputs, and the rules' verdict; None when the pair can never be an update."""
+    if updates.different_things(old, new) or (records_event(old) and not records_event(new)):
+        return None
+    if max(len(old.words), len(new.words)) > updates.MAX_STATEMENT_WORDS:
+        return None
+    minimal = updates.minimal_edit(old, new) is not None
+    share = updates.subject_share(old, new, weights) or 0.0
+    if share == 0.0 and not minimal:
+        return None
+    rule = updates.judge(old, new, cosine, weights)
+    mine, theirs = updates._specific(old), updates._specific(new)
+    slot = updates.changed_slot(old, new)
+    f = {
+        "cos": cosine, "share": share, "rshare": updates.subject_share(new, old, weights) or 0.0,
+        "cue": float(new.cue), "cue_words": float(len(new.cue_terms)),
+        "restated": float(bool(restated_old(old, new, after_new=not new.cue))),
+        "slot": float(slot), "slot_named": float(updates.changed_slot(old, new, named_unit=True)),
+        "contradiction": float(updates.contradiction(old, new, share, cosine)),
+        "named_contradiction": float(updates.named_contradiction(old, new, share, cosine)),
+        "another_command": float(updates.another_command(old, new, share, cosine)),
+        "old_eventful": float(old.eventful), "new_eventful": float(new.eventful),
+        "template": float(updates._template(old, new)), "word_swapped": float(updates._word_swapped(old, new)),
+        "swapped_word": float(updates._swapped_word(old, new)), "minimal": float(minimal),
+        "opens": float(bool(new.opening & set(old.terms))),
+        "agrees": float(bool(new.values) and new.values <= old.values),
+        "names_shared": float(len(mine & theirs)), "names_old_only": float(len(mine - set(new.terms))),
+        "names_new_only": float(len(theirs - set(old.terms))),
+        "quotes": float(bool(new.quoted)), "quotes_old": float(len(new.quoted & set(old.terms))),
+        "rule": float(rule is not None), "rule_score": rule.score if rule else 0.0,
+        "length_ratio": min(5.0, len(new.words) / max(1, len(old.words))),
+        "negation_differs": float(old.negated != new.negated), "renames": float(new.renames),
+        "place_moved": float(bool(old.places - new.places and new.places - old.places)),
+        "schedule_changed": float(bool(old.periods and new.periods and not old.periods & new.periods)),
+        "adds": float(updates._adds(new.text)), "environment_differs": float(bool(old.envs ^ new.envs)),
+    }
+    for a, b in INTERACTIONS:
+        f[f"{a}*{b}"] = f[a] * f[b]
+    for name in COUNTS:
+        f[f"log {name}"] = math.log1p(f[name])
+    return f, rule
+
+
+#: Pairs of signals that tell more together (a change word with most of the subject; a changed slot
+#: in a sentence that reads alike) than each alone.
+INTERACTIONS = (("share", "cos"), ("cue", "share"), ("cue", "cos"), ("slot", "share"), ("slot", "cos"),
+                ("restated", "share"), ("quotes_old", "share"), ("share", "rshare"), ("cue", "slot"),
+                ("template", "slot"), ("old_eventful", "new_eventful"), ("rule", "cos"), ("cos", "cos"),
+                ("share", "share"))
+COUNTS = ("names_shared", "names_old_only", "names_new_only", "quotes_old", "cue_words")
+
+
+def probability(signals_: dict[str, float]) -> float:
+    z = INTERCEPT + sum(COEFFICIENTS[name] * value for name, value in signals_.items())
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    probability: float
+    reason: str
+
+
+def verdict(old: Statement, new: Statement, cosine: float | None, weights: updates.Weights | None = None) -> Verdict | None:
+    """Whether `new` (the later memory) updates `old`: the model's probability and the reason to give."""
+    weights = weights or updates.Weights()
+    if cosine is None:  # no vector yet: only a minimal edit, the surest rule (judged again once it has one)
+        rule = updates.judge(old, new, None, weights)
+        return Verdict(1.0 + rule.score, rule.reason) if rule is not None else None
+    found = signals(old, new, cosine, weights)
+    if found is None:
+        return None
+    f, rule = found
+    if f["minimal"] and rule is not None and rule.score >= 2.0:  # judge's minimal edit (score 2 + cosine)
+        return Verdict(1.0 + rule.score, rule.reason)
+    p = probability(f)
+    if p < (RULE_THRESHOLD if rule is not None else THRESHOLD):
+        return None
+    return Verdict(p, rule.reason if rule is not None else "states the same subject with another value")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An earlier (or later) memory of the same thread a new one may update."""
+
+    id: int
+    text: str
+    created_at: int
+    cosine: float | None
+
+
+@dataclass(frozen=True)
+class Link:
+    older: int
+    newer: int
+    score: float
+    reason: str
+
+
+def best_link(new_id: int, new_text: str, created_at: int, candidates: Sequence[Candidate],
+              weights: updates.Weights | None = None, later: bool = True, fitted: bool = False) -> Link | None:
+    """The one update link a new memory makes: the older memory it updates or, when it is itself the
+    older one (an import of past notes) and `later`, the later memory that updates it; None when
+    there is none. (A later memory updates one memory: the caller checks that it is this one.)
+    `fitted`: the candidates' cosines come from the embedder the model was fitted with (MODEL_ID); with
+    another (the lexical test embedder) its weights mean nothing and the rules decide alone."""
+    if not any(c.id != new_id for c in candidates):
+        return None
+    new = analyse(new_text)
+    found: list[tuple[Link, bool]] = []
+    for c in candidates:
+        if c.id == new_id or (not later and (c.created_at, c.id) > (created_at, new_id)):
+            continue
+        other = analyse(c.text)
+        older, newer, link = (other, new, (c.id, new_id)) if (c.created_at, c.id) < (created_at, new_id) else (new, other, (new_id, c.id))
+        if fitted:
+            judged = verdict(older, newer, c.cosine, weights)
+            if judged is not None:
+                found.append((Link(link[0], link[1], round(judged.probability, 4), judged.reason), False))
+        else:
+            rule = updates.judge(older, newer, c.cosine, weights)
+            if rule is not None:
+                found.append((Link(link[0], link[1], round(rule.score, 4), rule.reason), rule.quoted or rule.score >= 2.0))
+    if not fitted and any(quoted for _, quoted in found):
+        # The rules alone: a memory naming what it replaces links only to memories holding that.
+        found = [(link, quoted) for link, quoted in found if quoted]
+    return max((link for link, _ in found), key=lambda f: (f.score, -f.older)) if found else None

@@ -1,0 +1,118 @@
+"""The update model (server/update_model.py): the rules' signals weighed by fitted weights decide which
+earlier memory a new one updates, with the real model's cosines (the weights were fitted on them)."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+from spawn import ROOT
+
+from server import update_model, update_weights
+from server.config import Settings
+from server.embedding.embedders import HashEmbedder, MiniLMEmbedder
+from server.service import MemoryService
+from server.statements import analyse
+from server.updates import Weights
+
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+BACKGROUND = ["The storefront is a Next.js app deployed on Vercel.", "Payments go through Stripe Checkout.",
+              "Error tracking is in Sentry, project shop-web.", "Product search uses Meilisearch on a small VM.",
+              "Staging deploys happen on every merge to main.", "The team prefers small pull requests with one reviewer."]
+#: A note stating only the new value of a setting, in the file the old note named: no change word, no
+#: old value, another wording -- the rules alone do not link it.
+SETTING_OLD = "api.pagination.maxPageSize in services/catalog/config/api.ts is 50."
+SETTING_NEW = "catalog maxPageSize is 200 in config/api.ts because the feed exporter pulls a whole category per request."
+#: Two retention rules, both true: the rules alone link them (most of the subject, another number, and
+#: "move-out" read as a change).
+KEPT_A = "Delivery photos are kept in Blob storage for 2 years after the order closes."
+KEPT_B = "Signed contracts are kept in Blob storage for 7 years after move-out."
+
+
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbedder:
+    embedder = MiniLMEmbedder()
+    assert embedder.wait_ready(300), embedder.error
+    return embedder
+
+
+def _thread(tmp_path, embedder, older: str, newer: str) -> tuple[MemoryService, int, object]:
+    home = tmp_path / "home"
+    home.mkdir()
+    name = "minilm" if isinstance(embedder, MiniLMEmbedder) else "hash"
+    svc = MemoryService.open(Settings(home=home, embedder=name, model_wait_seconds=5), embedder=embedder)
+    for i, text in enumerate(BACKGROUND):
+        svc.remember(text, thread="shop", created_at=T0 + timedelta(days=i))
+    old = svc.remember(older, thread="shop", created_at=T0 + timedelta(days=10)).id
+    svc.embed_backlog()  # judged at once on the next write, as a server with its model loaded does
+    return svc, old, svc.remember(newer, thread="shop", created_at=T0 + timedelta(days=40))
+
+
+@pytest.mark.model
+def test_a_new_value_stated_plainly_is_linked_by_the_model_and_reported(tmp_path, minilm):
+    vectors = minilm.embed([SETTING_OLD, SETTING_NEW])
+    candidates = [update_model.Candidate(1, SETTING_OLD, 10, float(vectors[0] @ vectors[1]))]
+    assert update_model.best_link(2, SETTING_NEW, 20, candidates, Weights()) is None  # the rules alone: no link
+    svc, old, stored = _thread(tmp_path, minilm, SETTING_OLD, SETTING_NEW)
+    try:
+        assert stored.updates == old and svc.get(old).superseded_by == stored.id
+        assert f"This updates memory {old}" in stored.message and "another value" in stored.message
+        first = svc.recall("what is the catalog API's max page size?", thread="shop").memories
+        assert first[0].id == stored.id
+        assert [m.label for m in first if m.id == old] in ([], [f"superseded by memory {stored.id}"])
+    finally:
+        svc.close()
+
+
+@pytest.mark.model
+def test_two_facts_of_one_template_stay_apart_though_the_rules_would_link_them(tmp_path, minilm):
+    vectors = minilm.embed([KEPT_A, KEPT_B])
+    candidates = [update_model.Candidate(1, KEPT_A, 10, float(vectors[0] @ vectors[1]))]
+    assert update_model.best_link(2, KEPT_B, 20, candidates, Weights()) is not None  # the rules alone link them
+    svc, old, stored = _thread(tmp_path, minilm, KEPT_A, KEPT_B)
+    try:
+        assert stored.updates is None and svc.get(old).superseded_by is None
+        assert "updates memory" not in stored.message
+    finally:
+        svc.close()
+
+
+def test_with_another_embedder_the_rules_decide_alone(tmp_path):
+    """The weights were fitted on MiniLM's cosines; the lexical test embedder's mean something else."""
+    assert HashEmbedder.model_id != update_weights.MODEL_ID == MiniLMEmbedder.model_id
+    svc, old, stored = _thread(tmp_path, HashEmbedder(), KEPT_A, KEPT_B)
+    try:
+        assert stored.updates == old  # what the rules alone do (the model test above keeps them apart)
+    finally:
+        svc.close()
+
+
+def test_every_signal_has_a_weight_and_every_weight_a_signal():
+    found = update_model.signals(analyse(SETTING_OLD), analyse(SETTING_NEW), 0.8, Weights())
+    assert found is not None
+    assert set(found[0]) == set(update_weights.COEFFICIENTS)
+
+
+def test_pairs_that_are_never_updates_get_no_signals():
+    never = [("The staging API runs 2 replicas.", "The production API runs 6 replicas."),  # two environments
+             ("SHOP-141: checkout times out.", "SHOP-142: checkout times out on Safari."),  # two tickets
+             ("Grafana is at grafana.ops.acme.io.", "Payments go through Stripe Checkout.")]  # no shared subject
+    for older, newer in never:
+        assert update_model.signals(analyse(older), analyse(newer), 0.9, Weights()) is None
+    # A minimal edit needs no shared subject word beyond the sentence itself, and links whatever the weights.
+    verdict = update_model.verdict(analyse("We use Python 3.11."), analyse("We use Python 3.12."), 0.97)
+    assert verdict is not None and "'3.11' changed to '3.12'" in verdict.reason
+
+
+def test_the_fit_recovers_a_known_logistic_model():
+    sys.path.insert(0, str(ROOT / "bench"))
+    from fit_update_model import fit
+
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(20_000, 3)) * [1.0, 2.0, 0.5] + [0.0, 1.0, -1.0]
+    truth, bias = np.array([1.5, -0.8, 2.0]), -0.4
+    y = (rng.random(len(x)) < 1 / (1 + np.exp(-(x @ truth + bias)))).astype(float)
+    coef, intercept = fit(x, y)
+    assert np.allclose(coef, truth, atol=0.1) and abs(intercept - bias) < 0.1
