@@ -19,6 +19,11 @@ write-time one, weakened:
   newer says that something changed or, neither recording an event ("went to production as
   deployment #1842"), holds another value in the older's slot.
 
+When the stored vectors are the update model's embedder's, a pair the model (server/update_model.py)
+gives at least LIKELY -- half its linking threshold, the least it links a rule's pair at -- is shown newer
+first after the first checks alone (the identifier, the query's terms), whatever their scores: most
+updates written as plain notes score well below the older memory the question was worded after.
+
 The constants are the strictest that cost no look-alike its first place in a replay of the update
 benchmark's captured rankings (looser ones gained more and lost look-alikes; README, "Session 26:
 recall's newer-first order").
@@ -28,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from server import ranking, textindex, updates
+from server import ranking, textindex, update_model, updates
 from server.models import linkable
 from server.statements import analyse
 from server.storage.records import MemoryRow
@@ -38,20 +43,27 @@ WINDOW = 10
 NEAR = 0.8
 PAIR_COSINE = 0.5
 SUBJECT_SHARE = 0.3
+#: The update model's probability (server/update_model.py) above which a pair the query asks for alike is
+#: shown newer first whatever their scores: its RULE_THRESHOLD, the least it links a rule's pair at.
+LIKELY = update_model.RULE_THRESHOLD
 
 
 def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], docs: Mapping[int, ranking.Doc],
-          query: str, cosine: Callable[[int, int], float | None]) -> list[tuple[int, float]]:
+          query: str, cosine: Callable[[int, int], float | None],
+          likely: Callable[[int, int], float] | None = None) -> list[tuple[int, float]]:
     """`ranked` (id, score), best first, with each newer memory that may update one above it moved just
-    above it, at its score; `cosine(a, b)` is the two memories' stored vectors' (None if one has none)."""
+    above it, at its score; `cosine(a, b)` is the two memories' stored vectors' (None if one has none),
+    `likely(older, newer)` the update model's probability that the newer updates the older (None: the
+    embedder is not the one the model was fitted on)."""
     terms = textindex.query_terms(query)
+    coverage = {mid: ranking.term_coverage(terms, rows[mid].content) for mid, _ in ranked if mid in rows}
     out: list[tuple[int, float]] = []
     for mid, score in ranked:
         at = len(out)
         row = rows.get(mid)
         if row is not None and linkable(row):
             for i, (other, other_score) in enumerate(out):
-                if _newer_first(row, rows.get(other), score, other_score, docs, terms, cosine):
+                if _newer_first(row, rows.get(other), score, other_score, docs, coverage, cosine, likely):
                     at = i
                     break
         out.insert(at, (mid, out[at][1] if at < len(out) else score))
@@ -59,13 +71,19 @@ def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], do
 
 
 def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score: float,
-                 docs: Mapping[int, ranking.Doc], terms: list[str], cosine: Callable[[int, int], float | None]) -> bool:
-    if old is None or not linkable(old) or new.created_at <= old.created_at or score < NEAR * old_score:
+                 docs: Mapping[int, ranking.Doc], coverage: Mapping[int, float],
+                 cosine: Callable[[int, int], float | None],
+                 likely: Callable[[int, int], float] | None) -> bool:
+    if old is None or not linkable(old) or new.created_at <= old.created_at:
         return False
     old_doc, new_doc = docs.get(old.id), docs.get(new.id)
     if old_doc is not None and old_doc.exact and not (new_doc is not None and new_doc.exact):
         return False  # the query names an identifier the older holds
-    if ranking.term_coverage(terms, new.content) < ranking.term_coverage(terms, old.content):
+    if coverage[new.id] < coverage[old.id]:  # the query's terms, ranking.term_coverage
+        return False
+    if likely is not None and likely(old.id, new.id) >= LIKELY:
+        return True  # the update model half-sure of it: whatever their scores, the newer first
+    if score < NEAR * old_score:
         return False
     o, n = analyse(old.content), analyse(new.content)
     if updates.other_things(o, n):

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from server import search, update_model, updates
+from server import search, update_model
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
 from server.models import is_statement, linkable
@@ -65,13 +65,6 @@ def waits_for_vector(kind: str, source: str, vector: object | None) -> bool:
     return vector is None and is_statement(kind, source)
 
 
-class ThreadWeights(updates.CountedWeights):
-    """How rare a term is in the thread, from the keyword index (counts cached with recall's)."""
-
-    def __init__(self, store: Store, scope: Scope) -> None:
-        super().__init__(lambda word: search.term_frequency(store, word, scope), store.scope_size(scope))
-
-
 class UpdateLinker:
     def __init__(self, store: Store, embedder: Embedder) -> None:
         self.store = store
@@ -100,7 +93,7 @@ class UpdateLinker:
         if not linkable(row):
             return None
         candidates = self._candidates(row, vector)
-        weights = ThreadWeights(self.store, Scope(threads=(row.thread,)))
+        weights = search.ThreadWeights(self.store, Scope(threads=(row.thread,)))
         fitted = self.embedder.model_id == update_model.MODEL_ID
         found = update_model.best_link(row.id, row.content, row.created_at, [c for c, _ in candidates], weights, later, fitted)
         if found is not None and found.newer != row.id:

@@ -116,3 +116,25 @@ def test_the_fit_recovers_a_known_logistic_model():
     y = (rng.random(len(x)) < 1 / (1 + np.exp(-(x @ truth + bias)))).astype(float)
     coef, intercept = fit(x, y)
     assert np.allclose(coef, truth, atol=0.1) and abs(intercept - bias) < 0.1
+
+
+#: A plain statement of the new state the model is not sure enough of to link (p < THRESHOLD): recall
+#: shows it above the older one when the query asks for both alike (server/newer_first.py).
+BUILDER_OLD = "The thumbnailer builds with Go 1.20 (golang:1.20-alpine builder stage)."
+BUILDER_NEW = "go.mod is at go 1.22.5 and the builder stage is golang:1.22-bookworm; alpine's musl broke the HEIC decoder."
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("fitted", [True, False])
+def test_recall_shows_a_likely_update_first_without_linking_it(tmp_path, minilm, monkeypatch, fitted):
+    if not fitted:  # as with an embedder the weights were not fitted on: the older memory stays first
+        monkeypatch.setattr(update_model, "MODEL_ID", "another embedder")
+    svc, old, stored = _thread(tmp_path, minilm, BUILDER_OLD, BUILDER_NEW)
+    try:
+        svc.embed_backlog()
+        assert stored.updates is None and svc.get(old).superseded_by is None  # nothing linked or labelled
+        for query in ("what Go builder stage image do we use?", "which Go version is the builder on?"):
+            ids = [m.id for m in svc.recall(query, thread="shop", k=3).memories]
+            assert ids[:2] == ([stored.id, old] if fitted else [old, stored.id]), query
+    finally:
+        svc.close()
