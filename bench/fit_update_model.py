@@ -98,8 +98,7 @@ def links(rows: list[dict], prob: np.ndarray) -> dict:
     for row, p in zip(rows, prob):
         score = 2.0 + p if row["minimal"] else p
         key = (row["project"], row["newer"])
-        least = update_model.RULE_THRESHOLD if row["signals"]["rule"] else update_model.THRESHOLD
-        if score >= least and score > best.get(key, (-1.0, ""))[0]:
+        if score >= update_model.least(row["signals"]) and score > best.get(key, (-1.0, ""))[0]:
             best[key] = (score, row["label"])
     got = Counter(label for _, label in best.values())
     made = sum(got.values())

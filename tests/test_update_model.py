@@ -138,3 +138,23 @@ def test_recall_shows_a_likely_update_first_without_linking_it(tmp_path, minilm,
             assert ids[:2] == ([stored.id, old] if fitted else [old, stored.id]), query
     finally:
         svc.close()
+
+
+def test_a_rule_pair_naming_the_old_value_needs_less_of_the_model(monkeypatch):
+    """Thresholds: 0.6 for the model alone, 0.3 when a rule links the pair, 0.05 when that pair names
+    the old value as the one replaced (the surest sign a text gives)."""
+    quoting = (analyse("Search indexing uses Elasticsearch 7."),
+               analyse("Search indexing runs on OpenSearch 2.11 instead of Elasticsearch; the license change ruled it out."))
+    plain = (analyse("The web container serves on port 3000."), analyse("web serves on 3100 now; the dev laptops needed it."))
+    for old, new in (quoting, plain):
+        found = update_model.signals(old, new, 0.7, Weights())
+        assert found is not None and found[0]["rule"] == 1.0
+    assert update_model.signals(*quoting, 0.7, Weights())[0]["quotes_old"] > 0
+    assert update_model.signals(*plain, 0.7, Weights())[0]["quotes_old"] == 0
+    monkeypatch.setattr(update_model, "probability", lambda signals: 0.1)
+    assert update_model.verdict(*quoting, 0.7) is not None
+    assert update_model.verdict(*plain, 0.7) is None
+    monkeypatch.setattr(update_model, "probability", lambda signals: 0.4)
+    assert update_model.verdict(*plain, 0.7) is not None
+    no_rule = (analyse("Payments go through Stripe Checkout."), analyse("Stripe Checkout pages show the shop's logo."))
+    assert update_model.verdict(*no_rule, 0.7) is None  # 0.4 is not enough without a rule
