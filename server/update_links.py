@@ -1,4 +1,4 @@
-"""Linking a new memory to the one it updates, on write (the rules are server.updates').
+"""Linking a new memory to the one it updates, on write (the decision is server.update_model's).
 
 When `remember` stores a memory, the memories of its thread that could be about the
 same subject (its best keyword and vector matches) are judged by update_model.best_link;

@@ -37,12 +37,13 @@ from server.update_weights import COEFFICIENTS, INTERCEPT, MODEL_ID
 #: most of the wrong ones.
 THRESHOLD = 0.6
 RULE_THRESHOLD = 0.3
-#: ... and when the rule's pair names the older memory's value as the one replaced ("8081 collides with
-#: ...", "instead of Flux"): the surest sign a text gives. Leave projects out it kept 11 more right links
+#: ... and when the newer memory names a term of the older one as what it replaces ("instead of
+#: Elasticsearch", "swapped tarpaulin for ..."): the surest sign a text gives. Leave projects out it kept 11 more right links
 #: than RULE_THRESHOLD for no more wrong ones, and on the projects never fitted 2 more for none.
 QUOTED_THRESHOLD = 0.05
 
-__all__ = ["MODEL_ID", "THRESHOLD", "Candidate", "Link", "best_link", "signals", "verdict"]
+__all__ = ["MODEL_ID", "QUOTED_THRESHOLD", "RULE_THRESHOLD", "THRESHOLD", "Candidate", "Link", "best_link", "least",
+           "probability", "signals", "verdict"]
 
 
 def signals(old: Statement, new: Statement, cosine: float,
