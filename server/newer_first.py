@@ -19,10 +19,13 @@ write-time one, weakened:
   newer says that something changed or, neither recording an event ("went to production as
   deployment #1842"), holds another value in the older's slot.
 
-When the stored vectors are the update model's embedder's, a pair the model (server/update_model.py)
-gives at least LIKELY -- half its linking threshold, the least it links a rule's pair at -- is shown newer
-first after the first checks alone (the identifier, the query's terms), whatever their scores: most
-updates written as plain notes score well below the older memory the question was worded after.
+A pair recorded on write as a possible update (storage PossibleUpdate: the earlier memory the update
+model, server/update_model.py, gives the newer the most, at least its POSSIBLE, when that is too little
+to link them) is shown newer first after the first checks alone (the identifier, the query's terms),
+whatever their scores: most updates written as plain notes score well below the older memory the
+question was worded after. Recorded per memory against its whole thread, it names the one memory the
+newer most probably replaces, not any memory of the ranked list the newer resembles (README,
+"Session 28": asking the model about every ranked pair at recall lost more look-alikes and cost 1.21x).
 
 The constants are the strictest that cost no look-alike its first place in a replay of the update
 benchmark's captured rankings (looser ones gained more and lost look-alikes; README, "Session 26:
@@ -33,28 +36,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from server import ranking, textindex, update_model, updates
+from server import ranking, textindex, updates
 from server.models import linkable
 from server.statements import analyse
-from server.storage.records import MemoryRow
+from server.storage.records import MemoryRow, PossibleUpdate
 
 #: How far down the ranked list a newer memory is looked for (recall ranks at least this many).
 WINDOW = 10
 NEAR = 0.8
 PAIR_COSINE = 0.5
 SUBJECT_SHARE = 0.3
-#: The update model's probability (server/update_model.py) above which a pair the query asks for alike is
-#: shown newer first whatever their scores: its RULE_THRESHOLD, the least it links a rule's pair at.
-LIKELY = update_model.RULE_THRESHOLD
 
 
 def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], docs: Mapping[int, ranking.Doc],
           query: str, cosine: Callable[[int, int], float | None],
-          likely: Callable[[int, int], float] | None = None) -> list[tuple[int, float]]:
+          possible: Mapping[int, PossibleUpdate] | None = None) -> list[tuple[int, float]]:
     """`ranked` (id, score), best first, with each newer memory that may update one above it moved just
     above it, at its score; `cosine(a, b)` is the two memories' stored vectors' (None if one has none),
-    `likely(older, newer)` the update model's probability that the newer updates the older (None: the
-    embedder is not the one the model was fitted on)."""
+    `possible` the possible updates recorded for the ranked memories (by the newer's id)."""
+    possible = possible or {}
     terms = textindex.query_terms(query)
     coverage = {mid: ranking.term_coverage(terms, rows[mid].content) for mid, _ in ranked if mid in rows}
     out: list[tuple[int, float]] = []
@@ -63,7 +63,7 @@ def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], do
         row = rows.get(mid)
         if row is not None and linkable(row):
             for i, (other, other_score) in enumerate(out):
-                if _newer_first(row, rows.get(other), score, other_score, docs, coverage, cosine, likely):
+                if _newer_first(row, rows.get(other), score, other_score, docs, coverage, cosine, possible.get(mid)):
                     at = i
                     break
         out.insert(at, (mid, out[at][1] if at < len(out) else score))
@@ -72,8 +72,7 @@ def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], do
 
 def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score: float,
                  docs: Mapping[int, ranking.Doc], coverage: Mapping[int, float],
-                 cosine: Callable[[int, int], float | None],
-                 likely: Callable[[int, int], float] | None) -> bool:
+                 cosine: Callable[[int, int], float | None], maybe: PossibleUpdate | None) -> bool:
     if old is None or not linkable(old) or new.created_at <= old.created_at:
         return False
     old_doc, new_doc = docs.get(old.id), docs.get(new.id)
@@ -81,8 +80,8 @@ def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score:
         return False  # the query names an identifier the older holds
     if coverage[new.id] < coverage[old.id]:  # the query's terms, ranking.term_coverage
         return False
-    if likely is not None and likely(old.id, new.id) >= LIKELY:
-        return True  # the update model half-sure of it: whatever their scores, the newer first
+    if maybe is not None and maybe.older == old.id:
+        return True  # recorded on write as what the newer most probably updates: whatever their scores
     if score < NEAR * old_score:
         return False
     o, n = analyse(old.content), analyse(new.content)

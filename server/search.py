@@ -18,10 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from server import newer_first, ranking, update_model, updates
+from server import newer_first, ranking, updates
 from server.clock import from_millis
 from server.models import CONVERSATION_KIND
-from server.statements import analyse
 from server.storage.protocol import KeywordQuery, MemoryRow, Scope, SearchIndex, TurnRef
 from server.textindex import query_terms
 
@@ -331,30 +330,6 @@ def _pair_cosines(store: SearchIndex, ids: list[int]) -> Callable[[int, int], fl
     return cosine
 
 
-#: Below this cosine the update model is not asked: of the 916 benchmark pairs it gives newer_first.LIKELY
-#: or more, 4 are below it, and it halves the pairs a recall scores (bench/newer_first_cost.py).
-LIKELY_COSINE = 0.35
-
-
-def _likely_update(store: SearchIndex, rows: dict[int, MemoryRow],
-                   cosine: Callable[[int, int], float | None]) -> Callable[[int, int], float]:
-    """The update model's probability that one of these memories updates an older one of its thread
-    (0 across threads or without both vectors), each thread's term weights counted once."""
-    weights: dict[str, ThreadWeights] = {}
-
-    def likely(older: int, newer: int) -> float:
-        old, new = rows[older], rows[newer]
-        pair = cosine(older, newer)
-        if old.thread != new.thread or pair is None or pair < LIKELY_COSINE:
-            return 0.0
-        if old.thread not in weights:
-            weights[old.thread] = ThreadWeights(store, Scope(threads=(old.thread,)))
-        found = update_model.signals(analyse(old.content), analyse(new.content), pair, weights[old.thread])
-        return update_model.probability(found[0]) if found is not None else 0.0
-
-    return likely
-
-
 class ThreadWeights(updates.CountedWeights):
     """How rare a term is in the thread, from the keyword index (counts cached with recall's)."""
 
@@ -364,11 +339,10 @@ class ThreadWeights(updates.CountedWeights):
 
 def search(  # noqa: PLR0913
     store: SearchIndex, query: str, query_vector: np.ndarray | None, k: int, scope: Scope,
-    keyword_done: Callable[[], KeywordFound] | None = None, fitted: bool = False,
+    keyword_done: Callable[[], KeywordFound] | None = None,
 ) -> list[Hit]:
     """The top k memories for the query; `keyword_done` is its keyword search when the caller started
-    it already (keyword_started, with ranking.KEYWORD_CANDIDATES), so that it ran while the query was embedded.
-    `fitted`: the stored vectors are the update model's embedder's (newer_first may ask the model)."""
+    it already (keyword_started, with ranking.KEYWORD_CANDIDATES), so that it ran while the query was embedded."""
     if keyword_done is None:
         keyword_done = keyword_started(store, query, scope, ranking.KEYWORD_CANDIDATES)
     idents, ident_hits = _identifier_hits(store, query, scope)
@@ -420,9 +394,11 @@ def search(  # noqa: PLR0913
     ranked = ranking.rank(query, dense, keyword, docs, k=max(k, newer_first.WINDOW) if vectors else k,
                           missing=found.missing)
     if vectors:  # (without a query vector, as in a hook process that answers alone, the ranking stands)
-        cosine = _pair_cosines(store, [mid for mid, _ in ranked])
-        likely = _likely_update(store, rows, cosine) if fitted else None
-        ranked = newer_first.order(ranked, rows, docs, query, cosine, likely)[:k]
+        ids = [mid for mid, _ in ranked]
+        cosine = _pair_cosines(store, ids)
+        with store.db.read() as conn:
+            possible = store.possible_updates(conn, ids)
+        ranked = newer_first.order(ranked, rows, docs, query, cosine, possible)[:k]
     return [
         Hit(
             mid,

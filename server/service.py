@@ -27,7 +27,7 @@ from server.files.index import FILE_SOURCE, FileIndex
 from server.files.dailylog import DailyEntry
 from server.files.folder import MemoryFiles
 from server.files.atomic import sweep_temp_files
-from server import ranking, update_model
+from server import ranking
 from server.redact import redact
 from server.safety import instruction_flags
 from server.search import Hit, keyword_started, search
@@ -449,7 +449,7 @@ class MemoryService:
                 or "the embedding model is still loading"
             )
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
-        hits = search(self.store, query, vector, k, scope, keyword, self.embedder.model_id == update_model.MODEL_ID)
+        hits = search(self.store, query, vector, k, scope, keyword)
         memories = [h for h in hits if h.score >= min_score]
         if memories:
             self._mark_recalled([m.memory_id for m in memories])

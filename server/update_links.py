@@ -31,7 +31,7 @@ from server import search, update_model
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
 from server.models import is_statement, linkable
-from server.storage.protocol import Database, MemoryRow, Scope, Store
+from server.storage.protocol import Database, MemoryRow, PossibleUpdate, Scope, Store
 
 if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
     import numpy as np
@@ -81,7 +81,8 @@ class UpdateLinker:
             return None
         return self.embedder.embed([text])[0]
 
-    def link(self, db: Database, row: MemoryRow, vector: np.ndarray | None, later: bool = True) -> Linked | None:
+    def link(self, db: Database, row: MemoryRow, vector: np.ndarray | None, later: bool = True,
+             possible: dict[int, PossibleUpdate] | None = None) -> Linked | None:
         """Judge a memory just written against its thread and link the update found, if any.
 
         The judging reads outside any write lock (it may embed candidates that have no vector
@@ -89,13 +90,22 @@ class UpdateLinker:
         `later`: also look for a later memory that updates this one (a note imported with a past
         date); it counts only if this memory is the one that later memory would pick itself, as
         if they had been written in order (a later memory updates one memory, not every older
-        memory it resembles)."""
+        memory it resembles). Without a link, the earlier memory it possibly updates
+        (update_model.judge) is recorded: into `possible` when given (the caller writes a batch's
+        at once), else in a transaction of its own."""
         if not linkable(row):
             return None
         candidates = self._candidates(row, vector)
         weights = search.ThreadWeights(self.store, Scope(threads=(row.thread,)))
         fitted = self.embedder.model_id == update_model.MODEL_ID
-        found = update_model.best_link(row.id, row.content, row.created_at, [c for c, _ in candidates], weights, later, fitted)
+        judged = update_model.judge(row.id, row.content, row.created_at, [c for c, _ in candidates], weights, later, fitted)
+        found = judged.link
+        if found is None and judged.possible is not None:
+            maybe = PossibleUpdate(*judged.possible)
+            if possible is not None:
+                possible[row.id] = maybe
+            else:
+                self._record_possible(db, {row.id: maybe})
         if found is not None and found.newer != row.id:
             newer = dict((c.id, r) for c, r in candidates)[found.newer]
             vector_of_newer = self.embedder.embed([newer.content])[0] if vector is not None else None
@@ -126,6 +136,15 @@ class UpdateLinker:
         texts = {c.id: c.text for c, _ in candidates}
         log.info("memory %d updates memory %d (%s)", found.newer, found.older, found.reason)
         return Linked(found.older, found.newer, texts.get(found.older, row.content), found.reason)
+
+    def _record_possible(self, db: Database, possible: dict[int, PossibleUpdate]) -> None:
+        """Write possible updates; a busy store skips them (a hint for recall's order, not a fact)."""
+        try:
+            with db.write() as conn:
+                for memory_id, maybe in possible.items():
+                    self.store.set_possible_update(conn, memory_id, maybe)
+        except StoreUnavailable:
+            log.info("%d possible update(s) not recorded (store unavailable)", len(possible))
 
     def _candidates(self, row: MemoryRow, vector: np.ndarray | None) -> list[tuple[update_model.Candidate, MemoryRow]]:
         """The thread's memories that may be about the same subject: its best keyword matches and,
@@ -177,13 +196,14 @@ class UpdateLinker:
             vectors = self.store.vectors(conn, ids)
         done = [i for i in ids if i not in rows]
         made = []
+        possible: dict[int, PossibleUpdate] = {}
         # As if written in order: memories written after one had it to compare with.
         for row in sorted((rows[i] for i in ids if i in rows and i in vectors), key=lambda r: (r.created_at, r.id)):
             current = self.store.get([row.id]).get(row.id)
             if current is not None and linkable(current):
                 # A long memory has several passage vectors; the first is the text as the model reads it.
                 stored = vectors[row.id]
-                linked = self.link(db, current, stored[0] if stored.ndim == 2 else stored, later=False)
+                linked = self.link(db, current, stored[0] if stored.ndim == 2 else stored, later=False, possible=possible)
                 if linked:
                     made.append(linked)
                 with self._lock:
@@ -194,6 +214,8 @@ class UpdateLinker:
             self._retry.difference_update(done)
         try:
             with db.write() as conn:
+                for memory_id, maybe in possible.items():
+                    self.store.set_possible_update(conn, memory_id, maybe)
                 self.store.judged(conn, done)
         except StoreUnavailable:
             return made, 0  # judged again later, to the same verdict

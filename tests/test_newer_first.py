@@ -84,3 +84,26 @@ def test_only_a_later_memory_goes_first(service, days):
     _remember(service, NEW, days)
     service.embed_backlog()
     assert _ranks(service, QUERY)[0] == old
+
+
+def test_a_recorded_possible_update_goes_first_whatever_the_scores_unless_the_query_names_the_older(service):
+    """The update model's possible update (recorded on write, storage PossibleUpdate) moves the newer memory
+    above the one it names, however much better the older one scores; a query naming what only the
+    older holds keeps it first; a possible update naming another memory moves nothing."""
+    from server.storage.protocol import PossibleUpdate
+
+    old = _remember(service, "Nightly builds run on the Jenkins box ci-01 with the monorepo pipeline script.", 0)
+    new = _remember(service, "GitHub Actions now: the workflow uploads coverage reports to Codecov, posts a summary "
+                             "comment on the release PR, and the nightly builds run there too.", 30)
+    other = _remember(service, "Release notes are drafted by hand every Friday.", 10)
+    service.embed_backlog()
+    asked, naming_old = "where do nightly builds run?", "which Jenkins box runs nightly builds?"
+    assert _ranks(service, asked)[:2] == [old, new]  # the ranking alone: the older, fuller sentence first
+    with service.db.write() as conn:
+        service.store.set_possible_update(conn, new, PossibleUpdate(other, 0.5))
+    assert _ranks(service, asked)[:2] == [old, new]  # it names another memory: nothing moves
+    with service.db.write() as conn:
+        service.store.set_possible_update(conn, new, PossibleUpdate(old, 0.15))
+    assert _ranks(service, asked)[:2] == [new, old]
+    assert _ranks(service, naming_old)[0] == old
+    assert service.get(old).superseded_by is None  # nothing superseded or labelled

@@ -12,6 +12,7 @@ from server.curation import archive
 from server.curation.curator import Curator
 from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
+from server.storage.protocol import PossibleUpdate
 from server.thread_prompt import build_thread_prompt
 
 LONG = ("We moved the task queue from Celery to Dramatiq on 2026-03-02 because Celery lost tasks under Redis 7.2. "
@@ -28,6 +29,7 @@ TABLES = {
     "prompts": "SELECT * FROM global_prompts ORDER BY name",
     "messages": "SELECT thread, role, content, created_at FROM thread_messages ORDER BY thread, created_at, content",
     "promotions": "SELECT * FROM promotions ORDER BY memory_id",
+    "possible_updates": "SELECT * FROM possible_updates ORDER BY memory_id",
 }
 
 
@@ -51,7 +53,10 @@ def everything(service):
     a = s.remember("Jobs run on Celery", kind="decision", thread="api", tags=["queue"], created_at="2025-12-01").id
     b = s.remember("Background work is handled by Dramatiq workers", kind="decision", thread="api", tags=["queue"]).id
     s.remember(LONG, kind="note", thread="api", created_at="2026-02-01T10:00:00.123Z")
-    s.remember("The storefront deploys from main", thread="web")
+    main = s.remember("The storefront deploys from main", thread="web").id
+    tags = s.remember("The storefront deploys from release tags", thread="web").id
+    with s.db.write() as conn:  # a possible update, as the update model records one (the hash embedder makes none)
+        s.store.set_possible_update(conn, tags, PossibleUpdate(main, 0.4375))
     gone = s.remember("Old VPN is vpn.example.com", thread="global").id
     s.remember("Never deploy on Fridays", pinned=True, importance=0.9)
     s.threads.add_messages("api", [{"role": "user", "content": "which queue?"}, {"role": "assistant", "content": "Dramatiq"}])

@@ -118,8 +118,9 @@ def test_the_fit_recovers_a_known_logistic_model():
     assert np.allclose(coef, truth, atol=0.1) and abs(intercept - bias) < 0.1
 
 
-#: A plain statement of the new state the model is not sure enough of to link (p < THRESHOLD): recall
-#: shows it above the older one when the query asks for both alike (server/newer_first.py).
+#: A plain statement of the new state the model is not sure enough of to link (p < THRESHOLD): recorded as a
+#: possible update on write, and recall shows it above the older one when the query asks for both alike
+#: (server/newer_first.py).
 BUILDER_OLD = "The thumbnailer builds with Go 1.20 (golang:1.20-alpine builder stage)."
 BUILDER_NEW = "go.mod is at go 1.22.5 and the builder stage is golang:1.22-bookworm; alpine's musl broke the HEIC decoder."
 
@@ -133,6 +134,11 @@ def test_recall_shows_a_likely_update_first_without_linking_it(tmp_path, minilm,
     try:
         svc.embed_backlog()
         assert stored.updates is None and svc.get(old).superseded_by is None  # nothing linked or labelled
+        with svc.db.read() as conn:  # ... but recorded as what the newer possibly updates (not without the model)
+            possible = svc.store.possible_updates(conn)
+        assert (list(possible) == [stored.id] and possible[stored.id].older == old
+                and update_model.POSSIBLE <= possible[stored.id].probability < update_model.THRESHOLD) if fitted \
+            else possible == {}
         for query in ("what Go builder stage image do we use?", "which Go version is the builder on?"):
             ids = [m.id for m in svc.recall(query, thread="shop", k=3).memories]
             assert ids[:2] == ([stored.id, old] if fitted else [old, stored.id]), query
@@ -158,3 +164,28 @@ def test_a_rule_pair_naming_the_old_value_needs_less_of_the_model(monkeypatch):
     assert update_model.verdict(*plain, 0.7) is not None
     no_rule = (analyse("Payments go through Stripe Checkout."), analyse("Stripe Checkout pages show the shop's logo."))
     assert update_model.verdict(*no_rule, 0.7) is None  # 0.4 is not enough without a rule
+
+
+def test_judge_names_the_most_probable_earlier_memory_when_it_links_none(monkeypatch):
+    """Below the linking threshold, the earlier candidate the model gives the most (at least POSSIBLE) is
+    the possible update; a later candidate (an import's past note) or one below POSSIBLE is none, and a
+    link leaves no possible update beside it."""
+    old = "The thumbnailer builds with Go 1.20 (golang:1.20-alpine builder stage)."
+    new = "go.mod is at go 1.22.5 and the builder stage is golang:1.22-bookworm; alpine's musl broke the HEIC decoder."
+    near = "The thumbnailer's builder stage caches Go modules between builds."
+    cands = [update_model.Candidate(1, old, 10, 0.7), update_model.Candidate(2, near, 20, 0.6),
+             update_model.Candidate(3, old.replace("1.20", "1.19"), 50, 0.7)]
+    given = {old: 0.2, near: 0.15, old.replace("1.20", "1.19"): 0.5}
+    monkeypatch.setattr(update_model, "assess", lambda o, n, cosine, weights=None: update_model.Verdict(
+        given[o.text if o.text != new else n.text], "r", linked=False))
+    found = update_model.judge(9, new, 30, cands, fitted=True)
+    assert found.link is None and found.possible == (1, 0.2)  # 3 is later: never what 9 updates
+    given[old] = 0.05
+    assert update_model.judge(9, new, 30, cands, fitted=True).possible == (2, 0.15)
+    given[near] = 0.09
+    assert update_model.judge(9, new, 30, cands, fitted=True).possible is None
+    assert update_model.judge(9, new, 30, cands, fitted=False).possible is None  # the rules alone: no model
+    monkeypatch.setattr(update_model, "assess", lambda o, n, cosine, weights=None: update_model.Verdict(
+        0.9 if o.text == near else 0.3, "r", linked=o.text == near))
+    found = update_model.judge(9, new, 30, cands, fitted=True, later=False)
+    assert found.link is not None and found.link.older == 2 and found.possible is None

@@ -51,7 +51,7 @@ from server.errors import InvalidInput, NotFound
 from server.files.atomic import atomic_write
 from server.service import MemoryService, content_hash
 from server.files.index import FILE_SOURCE
-from server.storage.protocol import Copying, MemoryRow, Original, Promotion, ThreadMessage
+from server.storage.protocol import Copying, MemoryRow, Original, PossibleUpdate, Promotion, ThreadMessage
 from server.textindex import index_text
 from server.threads import thread_scope
 from server.curation.archive_load import (  # noqa: F401 -- the format's names, re-exported
@@ -124,7 +124,8 @@ def _iso(ms: int | None) -> str | None:
 # -- export ----------------------------------------------------------------------
 
 
-def _memory_record(row: MemoryRow, original: Original | None, file_key: str | None) -> dict[str, Any]:
+def _memory_record(row: MemoryRow, original: Original | None, file_key: str | None,
+                   possible: PossibleUpdate | None) -> dict[str, Any]:
     return {
         "id": row.id, "thread": row.thread or None, "content": row.content, "kind": row.kind,
         "source": row.source, "origin": row.origin, "importance": row.importance, "tags": list(row.tags),
@@ -135,6 +136,7 @@ def _memory_record(row: MemoryRow, original: Original | None, file_key: str | No
         "original": None if original is None else {"content": original.content, "compressed_at": iso(original.compressed_at)},
         # A unit of a memory file: where it is (its key is what the file index knows it by).
         "file_key": file_key, "file_line": row.file_line, "file_section": row.file_section,
+        "possible_update": None if possible is None else {"older": possible.older, "probability": possible.probability},
     }
 
 
@@ -189,9 +191,10 @@ def export(
         messages = [_message_record(m) for m in store.dump_messages(conn) if m.thread in exported]
         ids = {r.id for r in rows}
         promotions = [_promotion_record(p) for p in store.promotions(conn) if p.memory_id in ids]
+        possible = service.store.possible_updates(conn, sorted(ids))
     records = []
     for n, row in enumerate(rows, 1):
-        records.append(_memory_record(row, originals.get(row.id), keys.get(row.id)))
+        records.append(_memory_record(row, originals.get(row.id), keys.get(row.id), possible.get(row.id)))
         if progress and (n % 500 == 0 or n == len(rows)):
             progress(n, len(rows))
     scope = {"thread": thread, "since": since, "until": until}
@@ -332,6 +335,13 @@ def restore(service: MemoryService, payload: _Payload, commit: bool, progress: P
                     if target is not None:
                         store.link_superseded(conn, new_id, target)
                         links += relinked
+            for new_id, m in inserted:
+                if m.possible_update is not None:
+                    older = mapping.get(m.possible_update.older)
+                    if older is None and store.get([m.possible_update.older]):
+                        older = m.possible_update.older  # a subset archive: the older memory is already here
+                    if older is not None:
+                        service.store.set_possible_update(conn, new_id, PossibleUpdate(older, m.possible_update.probability))
             added = {t.id for t in payload.threads if store.put_thread(conn, t.model_dump())}
             prompts = sum(store.import_global_prompt(conn, p.model_dump()) for p in payload.global_prompts)
             # A thread already here keeps its own window; one this import adds gets the archived one.

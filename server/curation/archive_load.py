@@ -56,6 +56,12 @@ class _Original(BaseModel):
     compressed_at: str
 
 
+class _Possible(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+    older: int
+    probability: float
+
+
 class _Memory(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
     id: int
@@ -81,6 +87,8 @@ class _Memory(BaseModel):
     file_key: str | None = None
     file_line: int | None = None
     file_section: str | None = None
+    # The earlier memory it possibly updates (storage PossibleUpdate); archives before it have none.
+    possible_update: _Possible | None = None
 
     @property
     def file_unit(self) -> bool:

@@ -315,9 +315,10 @@ def copy_namespace(plan: Plan, source_identity: str, batch: int, progress: Progr
             state["cursor"] = rows[-1].id
             dst.set_meta(conn, key, json.dumps(state))
         progress.advance(ns, len(rows))
-    progress.note(f"{ns}: links, threads, messages, prompts, promotions")
+    progress.note(f"{ns}: links, possible updates, threads, messages, prompts, promotions")
     with src.db.read() as conn:
         links = [(r.id, r.superseded_by) for r in src.rows(conn, deleted=None) if r.superseded_by is not None]
+        possible = src.possible_updates(conn)
         threads = src.threads(conn)
         messages = src.dump_messages(conn)
         prompts = src.export_global_prompts(conn)
@@ -327,6 +328,8 @@ def copy_namespace(plan: Plan, source_identity: str, batch: int, progress: Progr
     with dst.db.write() as conn:
         for memory_id, by in links:
             dst.link_superseded(conn, memory_id, by)
+        for memory_id, update in possible.items():
+            dst.set_possible_update(conn, memory_id, update)
         for thread in threads:
             dst.put_thread(conn, thread)
         dst.load_messages(conn, messages)

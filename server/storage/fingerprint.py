@@ -58,7 +58,7 @@ class _Digest:
 #: every kind of data a fingerprint reports, so an empty kind still shows (count 0)
 KINDS = (
     "memories", "forgotten", "superseded", "pinned", "tags", "originals", "vectors", "pending_embeddings",
-    "daily_log_queue", "update_checks", "threads", "system_prompts", "messages", "global_prompts", "promotions", "model",
+    "daily_log_queue", "update_checks", "possible_updates", "threads", "system_prompts", "messages", "global_prompts", "promotions", "model",
 )
 
 
@@ -93,6 +93,8 @@ def fingerprint(store: Copying, page: int = 2000) -> dict[str, dict[str, Any]]:
                 raw = np.ascontiguousarray(vectors[memory_id], dtype=np.float32).tobytes()
                 d.add("vectors", [memory_id, hashlib.sha256(raw).hexdigest()])
             after = rows[-1].id
+        for memory_id, possible in sorted(store.possible_updates(conn).items()):
+            d.add("possible_updates", [memory_id, possible.older, possible.probability])
         for thread in sorted(store.threads(conn), key=lambda t: t["id"]):
             d.add("threads", thread)
             if thread["system_prompt"]:

@@ -50,6 +50,7 @@ from server.storage.records import (
     NewMemory,
     NewMessage,
     Original,
+    PossibleUpdate,
     PendingEmbedding,
     Promotion,
     PromptExport,
@@ -66,7 +67,8 @@ from server.storage.records import (
 __all__ = [
     "GLOBAL", "FileUnit", "GlobalPrompt", "HealthCounts", "IndexDrift", "KeywordQuery", "MemoryDump", "MemoryFilter",
     "MemoryRow",
-    "MemoryState", "Message", "Neighbours", "NewMemory", "NewMessage", "Original", "PendingEmbedding", "Promotion",
+    "MemoryState", "Message", "Neighbours", "NewMemory", "NewMessage", "Original", "PendingEmbedding", "PossibleUpdate",
+    "Promotion",
     "PromptExport", "Scope", "Thread", "ThreadExport", "ThreadFigures", "ThreadMessage", "TimelineRow", "TokenInfo",
     "TurnRef",
     "Handle", "Database", "Namespaced", "Meta", "Memories", "FileUnits", "ThreadsAndPrompts", "SearchIndex",
@@ -214,6 +216,12 @@ class SearchIndex(Memories, Protocol):
 
     def judged(self, conn: Handle, ids: Sequence[int]) -> None:
         """Their update checks are done (or moot: forgotten, replaced)."""
+
+    def set_possible_update(self, conn: Handle, memory_id: int, possible: PossibleUpdate | None) -> None:
+        """Record (or with None clear) the earlier memory this one most likely updates, unlinked."""
+
+    def possible_updates(self, conn: Handle, ids: Sequence[int] | None = None) -> dict[int, PossibleUpdate]:
+        """The possible updates recorded for these memories (None: every one of the namespace)."""
 
     def pending_count(self, scope: Scope, cap: int | None = None) -> int:
         """Live memories in `scope` (its threads; other filters ignored) still waiting for a vector,

@@ -69,6 +69,16 @@ class NewMemory:
 
 
 @dataclass(frozen=True)
+class PossibleUpdate:
+    """The earlier memory a memory most likely updates, when the update model was not sure enough to
+    link them (server/update_model.py, POSSIBLE): recall shows the newer first when a query finds both
+    alike; nothing is superseded."""
+
+    older: int
+    probability: float
+
+
+@dataclass(frozen=True)
 class MemoryState:
     """What a write re-checks inside its transaction before changing a memory."""
 

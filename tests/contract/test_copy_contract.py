@@ -13,7 +13,7 @@ from server.curation.curator import Curator
 from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
 from server.search import keyword_query
-from server.storage.protocol import Original, Promotion, Scope, ThreadMessage
+from server.storage.protocol import Original, PossibleUpdate, Promotion, Scope, ThreadMessage
 from server.textindex import index_text
 
 
@@ -35,6 +35,7 @@ def _everything(service):
             "messages": store.dump_messages(conn),
             "promotions": store.promotions(conn),
             "threads": store.threads(conn),
+            "possible_updates": store.possible_updates(conn),
         }
 
 
@@ -56,13 +57,16 @@ def test_dump_then_load_copies_every_field_and_keeps_ids(svc, empty):
     svc.threads.add_messages("api", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
     with svc.db.write() as conn:
         svc.store.hard_delete(conn, svc.remember("purged at once").id, None)  # its id stays retired
+        svc.store.set_possible_update(conn, b, PossibleUpdate(gone, 0.3125))
     source, dst = svc.store, empty.store
     with svc.db.read() as conn:
         rows = source.dump_memories(conn, 0, 1000)
         vectors = source.vectors(conn, [r.id for r in rows])
         links = [(r.id, r.superseded_by) for r in source.rows(conn, deleted=None) if r.superseded_by]
+        possible = source.possible_updates(conn)
         high = source.id_high_water(conn)
         assert svc.settings.namespace in source.namespaces(conn)
+    assert possible == {b: PossibleUpdate(gone, 0.3125)}
     queued = {r.id for r in rows if r.queued}
     assert queued - set(vectors) and queued & set(vectors)  # waiting for a first vector; for a new one
     [compressed] = [r for r in rows if r.original]
@@ -78,6 +82,8 @@ def test_dump_then_load_copies_every_field_and_keeps_ids(svc, empty):
             dst.load_memories(conn, batch, texts, {i: v for i, v in vectors.items() if i in {r.id for r in batch}})
         for memory_id, by in links:
             dst.link_superseded(conn, memory_id, by)
+        for memory_id, update in possible.items():
+            dst.set_possible_update(conn, memory_id, update)
         with svc.db.read() as sconn:
             threads, messages, promotions = source.threads(sconn), source.dump_messages(sconn), source.promotions(sconn)
         for thread in threads:

@@ -20,7 +20,7 @@ from server.service import MemoryService
 from server.search import keyword_query
 from server.storage.protocol import (
     FileUnit, HealthCounts, IndexDrift, KeywordQuery, MemoryState, Neighbours, NewMemory, Original,
-    PendingEmbedding, Scope, TurnRef,
+    PendingEmbedding, PossibleUpdate, Scope, TurnRef,
 )
 from server.textindex import index_text
 
@@ -186,6 +186,36 @@ def test_update_checks_wait_for_the_vector_and_go_with_the_memory(svc):
         svc.store.judged(conn, [ids[1]])
         svc.store.hard_delete(conn, ids[2], None)
     assert svc.store.unjudged(10) == [ids[0]]
+
+
+def test_possible_updates_are_recorded_replaced_cleared_and_go_with_either_memory(svc):
+    """set_possible_update records the earlier memory one most likely updates (one per memory: a second
+    replaces it; None clears it); possible_updates reads them by id or all the namespace's; a purged
+    memory, newer or older, takes its record with it; a memory purged before its record is written
+    gets none."""
+    old, other, new, third = (svc.remember(text, thread="t").id for text in (
+        "Builds run on Jenkins", "Deploys go out on Fridays", "CI is GitHub Actions", "Releases are cut on Mondays"))
+    with svc.db.write() as conn:
+        svc.store.set_possible_update(conn, new, PossibleUpdate(old, 0.25))
+        svc.store.set_possible_update(conn, third, PossibleUpdate(other, 0.5))
+    with svc.db.read() as conn:
+        assert svc.store.possible_updates(conn, [new, old]) == {new: PossibleUpdate(old, 0.25)}
+        assert svc.store.possible_updates(conn) == {new: PossibleUpdate(old, 0.25), third: PossibleUpdate(other, 0.5)}
+    with svc.db.write() as conn:
+        svc.store.set_possible_update(conn, new, PossibleUpdate(other, 0.125))  # judged again: replaced
+        svc.store.set_possible_update(conn, third, None)
+    with svc.db.read() as conn:
+        assert svc.store.possible_updates(conn) == {new: PossibleUpdate(other, 0.125)}
+    with svc.db.write() as conn:
+        svc.store.hard_delete(conn, other, None)  # the older one purged
+        svc.store.set_possible_update(conn, third, PossibleUpdate(other, 0.5))  # too late: nothing to point at
+    with svc.db.read() as conn:
+        assert svc.store.possible_updates(conn) == {}
+    with svc.db.write() as conn:
+        svc.store.set_possible_update(conn, new, PossibleUpdate(old, 0.25))
+        svc.store.hard_delete(conn, new, None)  # the newer one purged
+    with svc.db.read() as conn:
+        assert svc.store.possible_updates(conn) == {}
 
 
 def test_forget_hides_from_both_searches_and_undelete_brings_it_back(svc):

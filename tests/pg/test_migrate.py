@@ -21,6 +21,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from server.storage import copy as migrate
 from server.storage.opener import make_store
+from server.storage.protocol import PossibleUpdate
 from server.config import Settings
 from server.curation.curator import Curator
 from server.storage.sqlite.db import Database
@@ -83,6 +84,10 @@ def build_source(home: Path, namespaces: tuple[str, str], extra: int = 0) -> Pat
         svc.global_prompts.run("set", name="off", content="Unused.")
         svc.global_prompts.run("deactivate", name="off")
         svc.remember("Staging lives in eu-west-1", thread="ops")  # still waiting for its vector
+        # A possible update (the update model's hint for recall's order; the hash embedder makes none itself).
+        guess = svc.remember("The build runs on GitHub Actions runners now", thread="api").id
+        with svc.db.write() as conn:
+            svc.store.set_possible_update(conn, guess, PossibleUpdate(a, 0.27))
         daily = svc.settings.files_dir / "daily"
         daily.rename(daily.with_name("daily.away"))
         daily.write_text("not a folder")  # the daily-log append fails: the line stays queued
@@ -146,6 +151,7 @@ def test_sqlite_to_postgres_to_sqlite_is_exact(pg_url, tmp_path):
     assert counts["global_prompts"] == 2 and counts["promotions"] >= 1 and counts["vectors"] >= 6
     assert counts["pending_embeddings"] >= 1 and counts["daily_log_queue"] >= 1
     assert counts["update_checks"] >= 1  # writes whose update check waits for their vector still wait
+    assert counts["possible_updates"] == 1
     assert "memories copied" in there.stderr and "verified" in there.stderr
 
     back = tmp_path / "back" / "memvault.db"

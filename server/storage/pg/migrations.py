@@ -265,6 +265,25 @@ CREATE TABLE update_checks (
 """
 
 
+def m007_possible_updates(ctx: PgSchemaContext) -> str:
+    # The earlier memory each memory most likely updates when the update model was not sure enough to
+    # link them (server/update_links.py): recall's newer-first order reads it. Gone with either memory.
+    app = quote_ident(ctx.app_role)
+    return f"""
+CREATE TABLE possible_updates (
+    tenant text NOT NULL CHECK (tenant <> ''),
+    memory_id bigint NOT NULL,
+    older bigint NOT NULL,
+    probability double precision NOT NULL,
+    PRIMARY KEY (tenant, memory_id),
+    FOREIGN KEY (tenant, memory_id) REFERENCES memories (tenant, id) ON DELETE CASCADE,
+    FOREIGN KEY (tenant, older) REFERENCES memories (tenant, id) ON DELETE CASCADE
+);
+CREATE INDEX possible_updates_older ON possible_updates (tenant, older);
+{_tenant_policy("possible_updates", app)}
+"""
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[PgSchemaContext], str]], ...] = (
     (1, "core", m001_core),
     (2, "row_level_security", m002_row_level_security),
@@ -272,6 +291,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[PgSchemaContext], str]], ...] = (
     (4, "hyphenated_terms", m004_hyphenated_terms),
     (5, "passages", m005_passages),
     (6, "update_checks", m006_update_checks),
+    (7, "possible_updates", m007_possible_updates),
 )
 LATEST = MIGRATIONS[-1][0]
 

@@ -47,6 +47,7 @@ from server.storage.protocol import (
     NewMessage,
     Original,
     PendingEmbedding,
+    PossibleUpdate,
     Promotion,
     PromptExport,
     Scope,
@@ -589,6 +590,29 @@ class PgStore:
 
     def judged(self, conn: Any, ids: Sequence[int]) -> None:
         conn.execute("DELETE FROM update_checks WHERE memory_id = ANY(%s)", (list(ids),))
+
+    def set_possible_update(self, conn: Any, memory_id: int, possible: PossibleUpdate | None) -> None:
+        """Record (or with None clear) the earlier memory this one most likely updates, unlinked."""
+        if possible is None:
+            conn.execute("DELETE FROM possible_updates WHERE memory_id = %s", (memory_id,))
+            return
+        # Both memories must still be there (one may have been purged since it was judged).
+        conn.execute(
+            "INSERT INTO possible_updates(tenant, memory_id, older, probability) SELECT %s, %s, %s, %s WHERE "
+            "(SELECT COUNT(*) FROM memories WHERE id = ANY(%s)) = 2 "
+            "ON CONFLICT (tenant, memory_id) DO UPDATE SET older = excluded.older, probability = excluded.probability",
+            (self.namespace, memory_id, possible.older, possible.probability, [memory_id, possible.older]),
+        )
+
+    def possible_updates(self, conn: Any, ids: Sequence[int] | None = None) -> dict[int, PossibleUpdate]:
+        """The possible updates recorded for these memories (None: every one of the tenant's)."""
+        if ids is None:
+            rows = conn.execute("SELECT memory_id, older, probability FROM possible_updates ORDER BY memory_id").fetchall()
+        else:
+            rows = conn.execute(
+                "SELECT memory_id, older, probability FROM possible_updates WHERE memory_id = ANY(%s)", (list(ids),)
+            ).fetchall()
+        return {r[0]: PossibleUpdate(r[1], r[2]) for r in rows}
 
     def pending_count(self, scope: Scope, cap: int | None = None) -> int:
         """Live memories of the tenant in `scope`'s threads still waiting for a vector (up to `cap`)."""

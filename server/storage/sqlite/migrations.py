@@ -493,11 +493,22 @@ def m012_update_checks(conn: Any, ctx: SchemaContext) -> None:
     )
 
 
+def m013_possible_updates(conn: Any, ctx: SchemaContext) -> None:
+    # The earlier memory each memory most likely updates when the update model was not sure enough to
+    # link them (server/update_links.py): recall's newer-first order reads it. Gone with either memory.
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS possible_updates "
+        "(memory_id INTEGER PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE, "
+        "older INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE, probability REAL NOT NULL)"
+    )
+    conn.execute("CREATE INDEX IF NOT EXISTS possible_updates_older ON possible_updates(older)")
+
+
 MIGRATIONS: tuple[Callable[[Any, SchemaContext], None] | Batched, ...] = (
     m001_core, m002_files_threads, m003_curator, m004_plain_vectors, m005_api_tokens, m006_principal,
     m007_hyphenated_terms,
     # Versions 8, 9 and 10 (named for the design note's numbering; the version is the position here).
-    M010Vec0(), M011FtsScope(), m012_update_checks,
+    M010Vec0(), M011FtsScope(), m012_update_checks, m013_possible_updates,
 )
 
 

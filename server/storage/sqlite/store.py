@@ -32,6 +32,7 @@ from server.storage.protocol import (
     NewMessage,
     Original,
     PendingEmbedding,
+    PossibleUpdate,
     Promotion,
     PromptExport,
     Scope,
@@ -681,6 +682,36 @@ class Store:
     def judged(self, conn: Any, ids: Sequence[int]) -> None:
         """Their update checks are done."""
         conn.executemany("DELETE FROM update_checks WHERE memory_id = ?", [(i,) for i in ids])
+
+    def set_possible_update(self, conn: Any, memory_id: int, possible: PossibleUpdate | None) -> None:
+        """Record (or with None clear) the earlier memory this one most likely updates, unlinked."""
+        if possible is None:
+            conn.execute("DELETE FROM possible_updates WHERE memory_id = ?", (memory_id,))
+            return
+        # Both memories must still be there (one may have been purged since it was judged).
+        conn.execute(
+            "INSERT INTO possible_updates(memory_id, older, probability) SELECT ?, ?, ? WHERE "
+            "(SELECT COUNT(*) FROM memories WHERE id IN (?, ?)) = 2 ON CONFLICT(memory_id) "
+            "DO UPDATE SET older = excluded.older, probability = excluded.probability",
+            (memory_id, possible.older, possible.probability, memory_id, possible.older),
+        )
+
+    def possible_updates(self, conn: Any, ids: Sequence[int] | None = None) -> dict[int, PossibleUpdate]:
+        """The possible updates recorded for these memories (None: every one of the namespace)."""
+        if ids is None:
+            rows = conn.execute(
+                "SELECT p.memory_id, p.older, p.probability FROM possible_updates p "
+                "JOIN memories m ON m.id = p.memory_id WHERE m.namespace = ? ORDER BY p.memory_id",
+                (self.namespace,),
+            ).fetchall()
+        else:
+            rows = []
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start : start + 500])
+                rows += conn.execute(
+                    f"SELECT memory_id, older, probability FROM possible_updates WHERE memory_id IN {_in(chunk)}", chunk
+                ).fetchall()
+        return {r[0]: PossibleUpdate(r[1], r[2]) for r in rows}
 
     def pending_count(self, scope: Scope, cap: int | None = None) -> int:
         """Live memories of the namespace in `scope`'s threads still waiting for a vector (up to `cap`)."""
