@@ -3,7 +3,7 @@
 One store of update projects (bench/data/updates, the real model), every update question asked k=5
 with the step and with it replaced by the identity, interleaved and alternating which goes first, so
 that the two are measured under the same load; the ratio is the figure (absolute times on a shared
-machine are noisy).
+machine are noisy). Without the step, recall also skips reading the possible updates it orders by.
 
     python bench/newer_first_cost.py                      # the six development projects
     python bench/newer_first_cost.py --projects atlas,quill
@@ -44,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     service = run.service
     questions = [(q, p["project"]) for p in run.projects for u in p["updates"] for q in u["q"].values()]
     step, identity = newer_first.order, (lambda ranked, *rest: list(ranked))
+    # Without the step, recall does not read the possible updates it orders by either.
+    read, skip = service.store.possible_updates, (lambda conn, ids=None: {})
     for query, thread in questions[:20]:
         service.recall(query, thread=thread, k=5)  # warm the caches
     times: dict[str, list[float]] = {"with": [], "without": []}
@@ -52,11 +54,13 @@ def main(argv: list[str] | None = None) -> int:
             for query, thread in questions:
                 for mode in (("with", "without") if rnd % 2 == 0 else ("without", "with")):
                     newer_first.order = step if mode == "with" else identity
+                    service.store.possible_updates = read if mode == "with" else skip
                     started = time.perf_counter()
                     service.recall(query, thread=thread, k=5)
                     times[mode].append((time.perf_counter() - started) * 1000)
     finally:
         newer_first.order = step
+        service.store.possible_updates = read
         service.close()
     res = {
         "projects": args.projects.split(","), "memories": len(run.ids), "recalls_each": len(times["with"]),
