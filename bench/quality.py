@@ -11,7 +11,7 @@ the top score what to put in front of the model.
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -24,6 +24,7 @@ class Asked:
     ids: list[int]
     scores: list[float]
     file_units: list[bool]
+    labels: list[str | None] = field(default_factory=list)
 
     @property
     def top_score(self) -> float:
@@ -33,6 +34,11 @@ class Asked:
         """1-based rank of the memory, None when it is not in the results."""
         return self.ids.index(memory_id) + 1 if memory_id in self.ids else None
 
+    def flagged(self, memory_id: int) -> bool:
+        """Whether the memory is shown labelled possibly outdated (a later memory shown above may replace it)."""
+        at = self.rank(memory_id)
+        return at is not None and at <= len(self.labels) and (self.labels[at - 1] or "").startswith("possibly outdated")
+
 
 def ask(service, query: str, thread: str | None, k: int) -> Asked:  # noqa: ANN001 - a MemoryService
     memories = service.recall(query, k=k, thread=thread).memories
@@ -40,6 +46,7 @@ def ask(service, query: str, thread: str | None, k: int) -> Asked:  # noqa: ANN0
         ids=[m.id for m in memories],
         scores=[float(m.score or 0.0) for m in memories],
         file_units=[m.location is not None for m in memories],
+        labels=[m.label for m in memories],
     )
 
 

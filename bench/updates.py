@@ -154,12 +154,14 @@ class Run:
                     cos_new, cos_old = self.cosine_ranks(query, name, new, old)
                     rows_u.append({"cosine_new_rank": cos_new, "cosine_old_rank": cos_old, "project": name, "kind": u["kind"], "style": style(u, "reworded"), "type": qtype, "q": query,
                                    "new_rank": got.rank(new), "old_rank": got.rank(old), "top_score": round(got.top_score, 3),
+                                   "old_flagged": got.flagged(old),
                                    "top_is_file_unit": bool(got.file_units[:1] and got.file_units[0])})
             for i, pair in enumerate(p["lookalikes"]):
                 other = "b" if pair["ask"] == "a" else "a"
                 got = ask(self.service, pair["q"], name, K)
                 rows_l.append({"cosine_rank": self.cosine_ranks(pair["q"], name, self.id(p, pair["ask"], i))[0], "project": name, "kind": pair["kind"], "style": style(pair, "reworded"), "q": pair["q"],
                                "rank": got.rank(self.id(p, pair["ask"], i)), "other_rank": got.rank(self.id(p, other, i)),
+                               "flagged": got.flagged(self.id(p, pair["ask"], i)),
                                "top_score": round(got.top_score, 3)})
             for query in p["unanswerable"]:
                 got: Asked = ask(self.service, query, name, K)
@@ -305,6 +307,8 @@ def summarise_updates(rows: list[dict]) -> dict:
             "both@5": mean([hit(r["new_rank"], 5) * hit(r["old_rank"], 5) for r in part]),
             "cosine R@5": mean([hit(r["cosine_new_rank"], 5) for r in part]),
             "cosine newer_above_older": mean([1.0 if r["cosine_new_rank"] < r["cosine_old_rank"] else 0.0 for r in part]),
+            # The older memory shown, not superseded, labelled "possibly outdated" under the newer.
+            "older_flagged": mean([1.0 if r.get("old_flagged") else 0.0 for r in part]),
         }
 
     by = defaultdict(list)
@@ -324,7 +328,9 @@ def summarise_lookalikes(rows: list[dict]) -> dict:
     def block(part: list[dict]) -> dict:
         return {"n": len(part), "R@1": mean([hit(r["rank"], 1) for r in part]), "R@5": mean([hit(r["rank"], 5) for r in part]),
                 "other_first": mean([1.0 if r["other_rank"] == 1 else 0.0 for r in part]),
-                "cosine R@5": mean([hit(r["cosine_rank"], 5) for r in part])}
+                "cosine R@5": mean([hit(r["cosine_rank"], 5) for r in part]),
+                # The memory asked about labelled "possibly outdated": a false hint (both are true).
+                "flagged_outdated": mean([1.0 if r.get("flagged") else 0.0 for r in part])}
 
     kinds = sorted({r["kind"] for r in rows})
     styles = sorted({r["style"] for r in rows})
@@ -359,8 +365,10 @@ def print_report(res: dict) -> None:
     for name, b in rows:
         print(f"{name:20}{b['n']:>5}{fmt(b['newer_above_older'], 13)}{fmt(b['stale_first'], 9)}{fmt(b['R@1'])}{fmt(b['R@5'])}"
               f"{fmt(b['both@5'], 8)}{'':11}{fmt(b['cosine R@5'], 5)}{fmt(b['cosine newer_above_older'], 13)}")
+    print(f"older memory shown labelled 'possibly outdated' (not superseded): {u['all']['older_flagged']}")
     look = res["lookalikes"]
-    print(f"\nLook-alikes (not updates): {look['all']['n']} questions")
+    print(f"\nLook-alikes (not updates): {look['all']['n']} questions; the one asked about labelled 'possibly outdated': "
+          f"{look['all']['flagged_outdated']}")
     print(f"{'':20}{'n':>5}{'R@1':>7}{'R@5':>7}{'other#1':>9}{'cosine R@5':>12}")
     for name, b in [("all", look["all"]), *[(f"{k} (style)", v) for k, v in look["by_style"].items()],
                     *[(f"  {k}", v) for k, v in look["by_kind"].items()]]:

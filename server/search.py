@@ -37,6 +37,9 @@ class Hit:
     replaced_by: int | None = None  # superseded: the live memory at the end of its chain
     #: Superseded, but every memory that replaced it was forgotten since: it is current again.
     replacement_forgotten: bool = False
+    #: Not superseded, but a later memory shown above it was recorded as most probably updating it
+    #: (newer_first.outdated): a hint for the reader, not a link.
+    possibly_replaced_by: int | None = None
 
 
 @dataclass(frozen=True)
@@ -399,6 +402,9 @@ def search(  # noqa: PLR0913
         with store.db.read() as conn:
             possible = store.possible_updates(conn, ids)
         ranked = newer_first.order(ranked, rows, docs, query, cosine, possible)[:k]
+        outdated = newer_first.outdated(ranked, possible)
+    else:
+        outdated = {}
     return [
         Hit(
             mid,
@@ -407,6 +413,7 @@ def search(  # noqa: PLR0913
             rows[mid],
             heads.get(mid),
             mid in revived,
+            outdated.get(mid),
         )
         for mid, score in ranked
     ]

@@ -366,7 +366,8 @@ class MemoryService:
         found = self.find(query, k, thread, kinds, tags, since, until, min_score)
         return RecallResult(
             memories=[_memory(h.row, score=h.score, match=h.match, replaced_by=h.replaced_by,
-                              replacement_forgotten=h.replacement_forgotten) for h in found.hits],
+                              replacement_forgotten=h.replacement_forgotten,
+                              possibly_replaced_by=h.possibly_replaced_by) for h in found.hits],
             search=found.search,  # type: ignore[arg-type]
             note=found.note,
             pending_embeddings=found.pending_embeddings,
@@ -535,13 +536,20 @@ class MemoryService:
         return _memory(row)
 
 
-def _label(row: MemoryRow, replaced_by: int | None = None, replacement_forgotten: bool = False) -> str | None:
+def _label(row: MemoryRow, replaced_by: int | None = None, replacement_forgotten: bool = False,
+           possibly_replaced_by: int | None = None) -> str | None:
     parts = []
     if replacement_forgotten:
         parts.append(f"current again: memory {row.superseded_by}, which had superseded it, was forgotten")
     elif row.superseded_by is not None:
         # The current memory at the end of a chain of updates, when recall resolved it.
         parts.append(f"superseded by memory {replaced_by or row.superseded_by}")
+    elif possibly_replaced_by is not None:
+        parts.append(
+            f"possibly outdated: memory {possibly_replaced_by}, written later, may replace it (not linked; "
+            f"curate_memory(action=\"supersede\", ids=[{row.id}], replacement_id={possibly_replaced_by}, "
+            "dry_run=false) confirms it)"
+        )
     if row.compression is not None:
         parts.append(f"compressed ({row.compression.replace('_', ' ')}); the full text is archived")
     if row.pinned:
@@ -551,7 +559,7 @@ def _label(row: MemoryRow, replaced_by: int | None = None, replacement_forgotten
 
 def _memory(
     row: MemoryRow, score: float | None = None, match: str | None = None, replaced_by: int | None = None,
-    replacement_forgotten: bool = False,
+    replacement_forgotten: bool = False, possibly_replaced_by: int | None = None,
 ) -> Memory:
     from server.results import Memory
 
@@ -572,7 +580,7 @@ def _memory(
             if row.source.startswith(FILE_SOURCE)
             else None
         ),
-        label=_label(row, replaced_by, replacement_forgotten),
+        label=_label(row, replaced_by, replacement_forgotten, possibly_replaced_by),
         origin=row.origin,
         flags=list(instruction_flags(row.content)),
     )

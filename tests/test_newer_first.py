@@ -107,3 +107,41 @@ def test_a_recorded_possible_update_goes_first_whatever_the_scores_unless_the_qu
     assert _ranks(service, asked)[:2] == [new, old]
     assert _ranks(service, naming_old)[0] == old
     assert service.get(old).superseded_by is None  # nothing superseded or labelled
+
+
+@pytest.mark.anyio
+async def test_a_likely_possible_update_labels_the_older_possibly_outdated_through_mcp(service):
+    """Through the MCP client: a possible update of at least OUTDATED_LABEL, both shown, newer above: the older
+    is labelled possibly outdated with the call that confirms it; below that probability, or with the newer
+    not shown, no label; confirming it (curate_memory supersede) makes it a real link."""
+    from mcp import Client
+
+    from server.app import build_server
+    from server.storage.protocol import PossibleUpdate
+
+    old = _remember(service, "Nightly builds run on the Jenkins box ci-01 with the monorepo pipeline script.", 0)
+    new = _remember(service, "GitHub Actions now: the workflow uploads coverage reports to Codecov, posts a summary "
+                             "comment on the release PR, and the nightly builds run there too.", 30)
+    service.embed_backlog()
+    asked = {"query": "where do nightly builds run?", "thread": "t"}
+
+    def labels(result) -> dict[int, str | None]:
+        return {m["id"]: m["label"] for m in result.structured_content["memories"]}
+
+    async with Client(build_server(service, start_background=False)) as client:
+        for probability, labelled in ((0.15, False), (newer_first.OUTDATED_LABEL, True)):
+            with service.db.write() as conn:
+                service.store.set_possible_update(conn, new, PossibleUpdate(old, probability))
+            found = await client.call_tool("recall", asked)
+            assert [m["id"] for m in found.structured_content["memories"]][:2] == [new, old]
+            got = labels(found)
+            assert got[new] is None
+            assert (got[old] is not None and got[old].startswith(f"possibly outdated: memory {new}, written later")
+                    and f'ids=[{old}], replacement_id={new}' in got[old]) == labelled, (probability, got)
+        first_only = await client.call_tool("recall", {**asked, "k": 1})
+        assert labels(first_only) == {new: None}  # k=1: the newer alone is shown
+        confirm = await client.call_tool("curate_memory", {"action": "supersede", "ids": [old], "replacement_id": new,
+                                                           "dry_run": False})
+        assert not confirm.is_error
+        after = labels(await client.call_tool("recall", asked))
+        assert after.get(old) in (None, f"superseded by memory {new}") and service.get(old).superseded_by == new
