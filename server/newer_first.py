@@ -77,13 +77,15 @@ def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], do
     return out
 
 
-def outdated(ranked: Sequence[tuple[int, float]], possible: Mapping[int, PossibleUpdate]) -> dict[int, int]:
-    """older id -> newer id, for each shown memory that a memory shown above it possibly updates with at
-    least OUTDATED_LABEL."""
+def outdated(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow],
+             possible: Mapping[int, PossibleUpdate]) -> dict[int, int]:
+    """older id -> newer id, for each shown memory that a current memory shown above it possibly updates
+    with at least OUTDATED_LABEL."""
     place = {mid: i for i, (mid, _) in enumerate(ranked)}
     out: dict[int, int] = {}
     for newer, maybe in possible.items():
-        if maybe.probability >= OUTDATED_LABEL and newer in place and place.get(maybe.older, -1) > place[newer]:
+        if maybe.probability >= OUTDATED_LABEL and newer in place and place.get(maybe.older, -1) > place[newer] \
+                and linkable(rows[newer]):
             out.setdefault(maybe.older, newer)
     return out
 

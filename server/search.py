@@ -402,7 +402,7 @@ def search(  # noqa: PLR0913
         with store.db.read() as conn:
             possible = store.possible_updates(conn, ids)
         ranked = newer_first.order(ranked, rows, docs, query, cosine, possible)[:k]
-        outdated = newer_first.outdated(ranked, possible)
+        outdated = newer_first.outdated(ranked, rows, possible)
     else:
         outdated = {}
     return [

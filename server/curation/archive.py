@@ -191,7 +191,7 @@ def export(
         messages = [_message_record(m) for m in store.dump_messages(conn) if m.thread in exported]
         ids = {r.id for r in rows}
         promotions = [_promotion_record(p) for p in store.promotions(conn) if p.memory_id in ids]
-        possible = service.store.possible_updates(conn, sorted(ids))
+        possible = service.store.possible_updates(conn)  # one read; at most one per memory
     records = []
     for n, row in enumerate(rows, 1):
         records.append(_memory_record(row, originals.get(row.id), keys.get(row.id), possible.get(row.id)))
