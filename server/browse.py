@@ -169,9 +169,21 @@ class Detail:
     last_recalled_at: str | None
     promoted: str | None  # the MEMORY.md section it was promoted to
     history: list[Event] = field(default_factory=list)
+    #: The earlier memory this one possibly updates, and the later ones that possibly update it: the update
+    #: model's guesses below its linking threshold (storage PossibleUpdate), to confirm with supersede.
+    possibly_updates: Possible | None = None
+    possibly_updated_by: list[Possible] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Possible:
+    """A memory the update model guessed is an update of another (or updated by it), with its probability."""
+
+    memory: Entry
+    probability: float
 
 
 def show(service: MemoryService, memory_id: int) -> Detail:
@@ -182,6 +194,9 @@ def show(service: MemoryService, memory_id: int) -> Detail:
             raise NotFound(f"No memory {memory_id}; `memvault list` or a search shows the current ids.")
         replaced = service.store.browse(conn, MemoryFilter(forgotten=None, replaced_by=memory_id), MAX_PAGE)
         promotion = next((p for p in service.store.promotions(conn) if p.memory_id == memory_id), None)
+        maybe = service.store.possible_updates(conn, [memory_id]).get(memory_id)
+        later = service.store.possible_updates(conn, older=memory_id)
+    guessed = service.store.get([*later, *([maybe.older] if maybe else [])], include_deleted=False)
     successor = service.store.get([record.superseded_by]).get(record.superseded_by) if record.superseded_by else None
     history = [Event(iso(record.created_at), _created(record.source, record.origin, record.user, record.agent))]
     for old in sorted(replaced, key=lambda r: (r.created_at, r.id)):
@@ -210,6 +225,11 @@ def show(service: MemoryService, memory_id: int) -> Detail:
         recall_count=record.recall_count,
         last_recalled_at=iso(record.last_recalled_at) if record.last_recalled_at is not None else None,
         promoted=promotion.section if promotion else None, history=history,
+        possibly_updates=Possible(entry(guessed[maybe.older]), maybe.probability)
+        if maybe and maybe.older in guessed and guessed[maybe.older].superseded_by is None
+        and record.superseded_by is None else None,
+        possibly_updated_by=[Possible(entry(guessed[i]), p.probability) for i, p in later.items()
+                             if i in guessed and guessed[i].superseded_by is None and record.superseded_by is None],
     )
 
 

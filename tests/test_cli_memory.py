@@ -88,6 +88,32 @@ def test_edit_forget_restore_and_pin_change_the_memory_and_say_so(cli):
     assert "forget: memory 2 (from the terminal)" in history and "restore: restored memory 2" in history
 
 
+def test_show_names_a_possible_update_both_ways_and_the_command_that_confirms_it(cli, settings):
+    """The update model's guess below its linking threshold (storage PossibleUpdate; the hash embedder makes
+    none itself): `show` of the older names the later memory and the curate command; of the newer, the older."""
+    from server.service import MemoryService
+    from server.storage.protocol import PossibleUpdate
+
+    cli("remember", "The docs site is hosted on GitHub Pages", "--thread", "docs")
+    cli("remember", "Docs hosting: Cloudflare Pages, built from main", "--thread", "docs")
+    service = MemoryService.open(settings.with_(embedder="hash"))
+    try:
+        with service.db.write() as conn:
+            service.store.set_possible_update(conn, 2, PossibleUpdate(1, 0.42))
+    finally:
+        service.close()
+    code, out, _ = cli("show", "1")
+    assert code == 0 and ("possibly outdated by: 2 (p 0.42; not linked — `memvault curate supersede --ids 1 "
+                          "--replacement-id 2 --apply` confirms): Docs hosting: Cloudflare Pages, built from main") in out
+    assert "possibly updates: 1 (p 0.42; not linked): The docs site is hosted on GitHub Pages" in cli("show", "2")[1]
+    detail = _json(cli, "show", "1")
+    assert [(p["memory"]["id"], p["probability"]) for p in detail["possibly_updated_by"]] == [(2, 0.42)]
+    code, _, err = cli("curate", "supersede", "--ids", "1", "--replacement-id", "2", "--apply")
+    assert code == 0 and "possibly" not in cli("show", "1")[1]  # confirmed: a link now, no longer a guess
+    assert _json(cli, "show", "1")["memory"]["states"] == ["superseded by 2"]
+    assert "possibly" not in cli("show", "2")[1] and _json(cli, "show", "2")["possibly_updates"] is None
+
+
 def test_curate_previews_and_applies_only_with_apply(cli):
     cli("remember", "Deploys go through Argo CD", "--thread", "shop")
     cli("remember", "deploys go through argo cd.", "--thread", "shop")

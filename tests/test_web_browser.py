@@ -74,6 +74,14 @@ def seed(home: Path) -> None:
         from server.curation.curator import Curator
 
         Curator(svc).run("supersede", dry_run=False, ids=[old], replacement_id=new)
+        # A possible update, as the update model records one below its linking threshold (the hash embedder
+        # the seed writes with makes none itself): the memory page offers to confirm it.
+        pages = add("The docs site is hosted on GitHub Pages from the gh-pages branch", "fact", "docs", 9)
+        flare = add("Docs hosting: Cloudflare Pages, built from main on every merge", "fact", "docs", 0.4)
+        from server.storage.protocol import PossibleUpdate
+
+        with svc.db.write() as conn:
+            svc.store.set_possible_update(conn, flare, PossibleUpdate(pages, 0.42))
         svc.threads.configure("shop", title="Web shop", system_prompt="Use British English in customer-facing text.")
         svc.global_prompts.run("set", "style", "Answer briefly; show commands first.", 10)
     finally:
@@ -194,6 +202,26 @@ def test_find_correct_and_delete_a_memory_in_the_browser(ui):
     ui.shot("memories")
     ui.go(f"/memory/{new_id}")
     assert "edit: memory 1 → memory" in page.locator("text=History").locator("..").inner_text()
+
+
+def test_a_possible_update_is_shown_and_confirmed_in_the_browser(ui):
+    """A memory the update model guessed is outdated says so on its page, with the later memory and a link
+    to review the update; the review is supersede's preview, and applying it links the two."""
+    page = ui.page
+    ui.go("/search?q=github+pages+gh-pages")
+    page.locator("tbody tr", has_text="gh-pages branch").locator("a").first.click()
+    old_id = int(re.search(r"/memory/(\d+)", page.url).group(1))
+    links = page.locator(".possible").inner_text()
+    assert "Possibly outdated by memory" in links and "Cloudflare Pages" in links and "0.42" in links
+    ui.shot("memory-possibly-outdated")
+    page.click("text=Review this update")
+    preview = page.locator("#preview").inner_text()
+    assert "Would apply: supersede" in preview and str(old_id) in preview
+    page.click("button:has-text('Apply')")
+    assert "Done: supersede" in ui.flash("Done: supersede")
+    ui.go(f"/memory/{old_id}")
+    assert "superseded" in page.locator("h1").inner_text() and "Superseded by" in page.locator("body").inner_text()
+    assert page.locator(".possible").count() == 0  # confirmed: a link now, no longer a guess
 
 
 def test_a_curation_preview_then_apply_in_the_browser(ui):

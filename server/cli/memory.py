@@ -140,6 +140,14 @@ def show(settings: Settings, args: argparse.Namespace, out: Output) -> int:
         pairs.append(("promoted", f"MEMORY.md ({detail.promoted})"))
     if detail.superseded_by:
         pairs.append(("superseded by", f"{detail.superseded_by.id}: {short(detail.superseded_by.content, 80)}"))
+    for later in detail.possibly_updated_by:
+        pairs.append(("possibly outdated by", f"{later.memory.id} (p {later.probability:.2f}; not linked — `memvault curate "
+                      f"supersede --ids {m.id} --replacement-id {later.memory.id} --apply` confirms): "
+                      f"{short(later.memory.content, 80)}"))
+    if detail.possibly_updates:
+        earlier = detail.possibly_updates
+        pairs.append(("possibly updates", f"{earlier.memory.id} (p {earlier.probability:.2f}; not linked): "
+                      f"{short(earlier.memory.content, 80)}"))
     out.record(pairs, title=f"memory {m.id}")
     out.heading("content")
     out.text(m.content)

@@ -220,8 +220,10 @@ class SearchIndex(Memories, Protocol):
     def set_possible_update(self, conn: Handle, memory_id: int, possible: PossibleUpdate | None) -> None:
         """Record (or with None clear) the earlier memory this one most likely updates, unlinked."""
 
-    def possible_updates(self, conn: Handle, ids: Sequence[int] | None = None) -> dict[int, PossibleUpdate]:
-        """The possible updates recorded for these memories (None: every one of the namespace)."""
+    def possible_updates(self, conn: Handle, ids: Sequence[int] | None = None,
+                         older: int | None = None) -> dict[int, PossibleUpdate]:
+        """The possible updates recorded for these memories (None: every one of the namespace), or with
+        `older`, those naming that memory as what they possibly update."""
 
     def pending_count(self, scope: Scope, cap: int | None = None) -> int:
         """Live memories in `scope` (its threads; other filters ignored) still waiting for a vector,

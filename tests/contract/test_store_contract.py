@@ -190,7 +190,7 @@ def test_update_checks_wait_for_the_vector_and_go_with_the_memory(svc):
 
 def test_possible_updates_are_recorded_replaced_cleared_and_go_with_either_memory(svc):
     """set_possible_update records the earlier memory one most likely updates (one per memory: a second
-    replaces it; None clears it); possible_updates reads them by id or all the namespace's; a purged
+    replaces it; None clears it); possible_updates reads them by id, by the older memory or all the namespace's; a purged
     memory, newer or older, takes its record with it; a memory purged before its record is written
     gets none."""
     old, other, new, third = (svc.remember(text, thread="t").id for text in (
@@ -201,6 +201,8 @@ def test_possible_updates_are_recorded_replaced_cleared_and_go_with_either_memor
     with svc.db.read() as conn:
         assert svc.store.possible_updates(conn, [new, old]) == {new: PossibleUpdate(old, 0.25)}
         assert svc.store.possible_updates(conn) == {new: PossibleUpdate(old, 0.25), third: PossibleUpdate(other, 0.5)}
+        assert svc.store.possible_updates(conn, older=other) == {third: PossibleUpdate(other, 0.5)}  # the other way
+        assert svc.store.possible_updates(conn, older=new) == {}
     with svc.db.write() as conn:
         svc.store.set_possible_update(conn, new, PossibleUpdate(other, 0.125))  # judged again: replaced
         svc.store.set_possible_update(conn, third, None)

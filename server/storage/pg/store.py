@@ -604,9 +604,15 @@ class PgStore:
             (self.namespace, memory_id, possible.older, possible.probability, [memory_id, possible.older]),
         )
 
-    def possible_updates(self, conn: Any, ids: Sequence[int] | None = None) -> dict[int, PossibleUpdate]:
-        """The possible updates recorded for these memories (None: every one of the tenant's)."""
-        if ids is None:
+    def possible_updates(self, conn: Any, ids: Sequence[int] | None = None,
+                         older: int | None = None) -> dict[int, PossibleUpdate]:
+        """The possible updates recorded for these memories (None: every one of the tenant's), or with
+        `older`, those naming that memory as what they possibly update."""
+        if older is not None:
+            rows = conn.execute(
+                "SELECT memory_id, older, probability FROM possible_updates WHERE older = %s ORDER BY memory_id", (older,)
+            ).fetchall()
+        elif ids is None:
             rows = conn.execute("SELECT memory_id, older, probability FROM possible_updates ORDER BY memory_id").fetchall()
         else:
             rows = conn.execute(

@@ -696,9 +696,15 @@ class Store:
             (memory_id, possible.older, possible.probability, memory_id, possible.older),
         )
 
-    def possible_updates(self, conn: Any, ids: Sequence[int] | None = None) -> dict[int, PossibleUpdate]:
-        """The possible updates recorded for these memories (None: every one of the namespace)."""
-        if ids is None:
+    def possible_updates(self, conn: Any, ids: Sequence[int] | None = None,
+                         older: int | None = None) -> dict[int, PossibleUpdate]:
+        """The possible updates recorded for these memories (None: every one of the namespace), or with
+        `older`, those naming that memory as what they possibly update."""
+        if older is not None:
+            rows = conn.execute(
+                "SELECT memory_id, older, probability FROM possible_updates WHERE older = ? ORDER BY memory_id", (older,)
+            ).fetchall()
+        elif ids is None:
             rows = conn.execute(
                 "SELECT p.memory_id, p.older, p.probability FROM possible_updates p "
                 "JOIN memories m ON m.id = p.memory_id WHERE m.namespace = ? ORDER BY p.memory_id",
