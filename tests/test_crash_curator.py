@@ -132,8 +132,14 @@ def _kill_round(home, rng, round_no, acked, archive_name) -> tuple[str, list[str
     try:
         proc.stdin.write(b"".join(script))
         proc.stdin.flush()
-        if how == "timed":  # lands anywhere: start-up, a remember, an import, compress or promote
-            time.sleep(rng.uniform(0.3, 2.5))
+        if how == "timed":  # lands anywhere in the burst: a remember, an import, compress or promote
+            # Timed from the server's first reply, not from the spawn: a start-up slower than the window
+            # (a loaded machine) would otherwise take every timed kill before the burst began, and a
+            # kill at start-up exercises no curator write (tests/test_crash.py covers start-up).
+            first = proc.stdout.readline()
+            if first:
+                lines.append(first)
+            time.sleep(rng.uniform(0.05, 2.0))
         else:
             wanted = rng.randint(1, CALLS_PER_ROUND)
             while len(lines) < wanted + 1:
