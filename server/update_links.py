@@ -31,7 +31,7 @@ from server import search, update_model
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
 from server.models import is_statement, linkable
-from server.storage.protocol import Database, MemoryRow, PossibleUpdate, Scope, Store
+from server.storage.protocol import Database, Handle, MemoryRow, PossibleUpdate, Scope, Store
 
 if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
     import numpy as np
@@ -141,10 +141,13 @@ class UpdateLinker:
         """Write possible updates; a busy store skips them (a hint for recall's order, not a fact)."""
         try:
             with db.write() as conn:
-                for memory_id, maybe in possible.items():
-                    self.store.set_possible_update(conn, memory_id, maybe)
+                self._write_possible(conn, possible)
         except StoreUnavailable:
             log.info("%d possible update(s) not recorded (store unavailable)", len(possible))
+
+    def _write_possible(self, conn: Handle, possible: dict[int, PossibleUpdate]) -> None:
+        for memory_id, maybe in possible.items():
+            self.store.set_possible_update(conn, memory_id, maybe)
 
     def _candidates(self, row: MemoryRow, vector: np.ndarray | None) -> list[tuple[update_model.Candidate, MemoryRow]]:
         """The thread's memories that may be about the same subject: its best keyword matches and,
@@ -214,8 +217,7 @@ class UpdateLinker:
             self._retry.difference_update(done)
         try:
             with db.write() as conn:
-                for memory_id, maybe in possible.items():
-                    self.store.set_possible_update(conn, memory_id, maybe)
+                self._write_possible(conn, possible)
                 self.store.judged(conn, done)
         except StoreUnavailable:
             return made, 0  # judged again later, to the same verdict
