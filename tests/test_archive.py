@@ -157,6 +157,24 @@ def test_a_bad_record_with_a_recomputed_checksum_is_still_refused_whole(filled, 
         other.close()
 
 
+def test_a_possible_update_with_a_probability_outside_0_to_1_is_refused_whole(filled, tmp_path, settings, clock):
+    path = tmp_path / "a.json"
+    archive.write(archive.export(filled), path)
+
+    def overclaim(d):
+        d["payload"]["memories"][-1]["possible_update"] = {"older": d["payload"]["memories"][0]["id"], "probability": 5.0}
+        d["sha256"] = archive.checksum(d["payload"])
+
+    _tamper(path, overclaim)
+    other = _fresh(tmp_path, settings, clock)
+    try:
+        with pytest.raises(ArchiveError, match=r"memories\.4\.possible_update\.probability"):
+            archive.import_file(other, path)
+        assert _all(other) == []
+    finally:
+        other.close()
+
+
 def test_truncated_json_is_refused(service, tmp_path):
     path = tmp_path / "a.json"
     path.write_text('{"format": "memvault-archive", "version": 1, "payl')

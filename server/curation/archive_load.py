@@ -12,7 +12,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from server import validation as check
 from server.errors import InvalidInput
@@ -59,7 +59,8 @@ class _Original(BaseModel):
 class _Possible(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
     older: int
-    probability: float
+    # The update model's probability: recall labels a pair from 0.3 on, so nothing outside 0-1 is taken.
+    probability: float = Field(ge=0.0, le=1.0)
 
 
 class _Memory(BaseModel):
