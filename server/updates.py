@@ -225,7 +225,22 @@ def minimal_edit(old: Statement, new: Statement) -> tuple[str, str] | None:
     valued = any(c.isdigit() for w in before for c in w) and any(c.isdigit() for w in after for c in w)
     if valued and named_before and named_after and not named_before & named_after:
         return None
-    return " ".join(before), " ".join(after)
+    return " ".join(_unglued(before)), " ".join(_unglued(after))
+
+
+#: Words that say when, not what: written next to a new value ("due 2025-03-31 now"), they are no part of it.
+_WHEN_WORDS = frozenset("now currently instead today nowadays anymore".split())
+
+
+def _unglued(words: Sequence[str]) -> Sequence[str]:
+    """The changed words without the when-words at their edges, for the message ("'2024-06-20' changed to
+    '2025-03-31'", not "... to '2025-03-31 now'"); all of them if nothing else is left."""
+    start, end = 0, len(words)
+    while start < end and words[start] in _WHEN_WORDS:
+        start += 1
+    while end > start and words[end - 1] in _WHEN_WORDS:
+        end -= 1
+    return words[start:end] or words
 
 
 @dataclass(frozen=True)

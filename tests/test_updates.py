@@ -792,6 +792,14 @@ def test_an_old_value_mentioned_beside_the_new_one_names_the_memory_replaced():
     assert updates.minimal_edit(analyse("The batch size is 1,000 rows."), analyse("The batch size is 5,000 rows.")) == ("1,000", "5,000")
 
 
+def test_a_when_word_beside_the_new_value_is_not_quoted_as_part_of_it():
+    """'due 2025-03-31 now': the message quotes the two values, not "'2025-03-31 now'" (issue 35)."""
+    verdict = _judge("The release is due 2024-06-20.", "The release is due 2025-03-31 now.", cosine=None)
+    assert verdict is not None and verdict.reason == "same statement with '2024-06-20' changed to '2025-03-31'"
+    assert _judge("The API runs on port 8080.", "The API runs on port 9090 instead.", cosine=None).reason \
+        == "same statement with '8080' changed to '9090'"
+
+
 def test_a_version_of_a_thing_the_newer_memory_never_names_is_not_the_slot_that_changed():
     """"Bumped the iOS deployment target to 16.4" replaces "supports iOS 15", not "uses Factory 2.3":
     2.3 is Factory's version and Factory is not mentioned (and "uses" says nothing of the subject)."""
