@@ -279,3 +279,67 @@ def test_the_cli_import_computes_the_vectors_unless_told_not_to(filled, tmp_path
             assert svc.store.count()["pending_embeddings"] == pending
         finally:
             svc.close()
+
+
+def test_ctrl_c_while_the_cli_imports_says_what_is_stored_and_what_waits(filled, tmp_path, monkeypatch, capsys,
+                                                                        settings):
+    """Ctrl-C in `memvault import` (exit 130) says how many memories are stored, that running it again is safe, and
+    how many still wait for a vector; running it again stores the rest and embeds everything (issue 35)."""
+    from server import cli
+
+    monkeypatch.setenv("MEMVAULT_EMBEDDER", "hash")
+    monkeypatch.setenv("MEMVAULT_HOME", str(tmp_path / "new-home"))
+    path = tmp_path / "a.json"
+    archive.write(archive.export(filled), path)
+    real_embed = MemoryService.embed_backlog
+
+    def interrupted_embedding(self, progress=None, model_wait=600.0):
+        self.indexer.run_once(limit=2, batch_size=2)  # two vectors made, then Ctrl-C
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(MemoryService, "embed_backlog", interrupted_embedding)
+    assert cli.main(["import", str(path)]) == 130
+    said = capsys.readouterr()
+    assert said.out == "" and said.err == (
+        "memvault: interrupted while embedding: the import itself is complete (5 new memories stored from the "
+        "archive). 3 memories still wait for a vector: keyword search finds them now, and the server's background "
+        f"backfill embeds them when it runs. It is safe to run `memvault import {path}` again: memories already "
+        "present are skipped.\n")
+    monkeypatch.setattr(MemoryService, "embed_backlog", real_embed)
+    assert cli.main(["import", str(path)]) == 0  # again: nothing twice, and the vectors made
+    report = json.loads(capsys.readouterr().out)
+    assert (report["imported"], report["already_present"]) == (0, 5)
+    svc = MemoryService.open(settings.with_(home=tmp_path / "new-home"), embedder=HashEmbedder())
+    try:
+        counts = svc.store.count()
+        assert (counts["live"] + counts["deleted"], counts["pending_embeddings"]) == (5, 0)
+    finally:
+        svc.close()
+
+
+def test_ctrl_c_between_split_archives_names_the_one_not_stored(filled, tmp_path, monkeypatch, capsys):
+    """A folder of archives is imported one archive (one transaction) at a time: Ctrl-C in the second says what the
+    first stored and that nothing of the second was."""
+    from server import cli
+
+    monkeypatch.setenv("MEMVAULT_EMBEDDER", "hash")
+    monkeypatch.setenv("MEMVAULT_HOME", str(tmp_path / "new-home"))
+    first, second = tmp_path / "split" / "a.json", tmp_path / "split" / "b.json"
+    first.parent.mkdir()
+    archive.write(archive.export(filled), first)
+    second.write_text(first.read_text())
+    monkeypatch.setattr(archive, "archive_files", lambda folder: [first, second])
+    real_import = archive.import_file
+
+    def interrupted_second(service, path, **kw):
+        if path == second:
+            raise KeyboardInterrupt
+        return real_import(service, path, **kw)
+
+    monkeypatch.setattr(archive, "import_file", interrupted_second)
+    assert cli.main(["import", str(first.parent), "--no-embed"]) == 130
+    assert capsys.readouterr().err == (
+        "memvault: interrupted: 5 new memories stored from 1 of 2 archives; nothing from b.json (an archive is stored "
+        "whole or not at all). 5 memories still wait for a vector: keyword search finds them now, and the server's "
+        f"background backfill embeds them when it runs. It is safe to run `memvault import {first.parent} --no-embed` "
+        "again: memories already present are skipped.\n")

@@ -12,7 +12,7 @@ import logging
 import os
 
 from server import __version__
-from server.cli.output import OK, PROBLEMS, USAGE, Output
+from server.cli.output import INTERRUPTED, OK, PROBLEMS, USAGE, Output
 from server.config import Settings
 
 
@@ -204,6 +204,7 @@ def _import(settings: Settings, args: argparse.Namespace, out: Output) -> int:
         return USAGE
     service = MemoryService.open(settings, check_model=False)
     reports = []
+    path = None  # the archive being imported; None once all are stored
     try:
         for path in paths:
             with out.progress("imported") as progress:
@@ -217,11 +218,19 @@ def _import(settings: Settings, args: argparse.Namespace, out: Output) -> int:
             reports.append(
                 {"archive": str(path), "dry_run": args.dry_run, **c.as_dict(), "files": report.files.as_dict()}
             )
+        path = None
         if not args.dry_run and not args.no_embed:
             # Vectors now, in full batches, rather than leaving the backlog to the
             # next server start (interrupting is safe: the queue is durable).
             with out.progress("embedded") as progress:
                 service.embed_backlog(progress)
+    except KeyboardInterrupt:
+        if args.dry_run:
+            out.say("interrupted: a dry run, nothing was stored")
+        else:
+            out.say(_import_interrupted(reports, len(paths), path, service.store.count()["pending_embeddings"],
+                                        " ".join(["memvault", "import", args.file] + (["--no-embed"] if args.no_embed else []))))
+        return INTERRUPTED
     finally:
         service.close()
     if out.as_json or not out.tty:  # JSON when piped, as it always was
@@ -230,6 +239,25 @@ def _import(settings: Settings, args: argparse.Namespace, out: Output) -> int:
         for r in reports:
             out.record([(k.replace("_", " "), v) for k, v in r.items() if k != "files"], title=r["archive"])
     return OK if all(r.get("verify_failed", 0) == 0 for r in reports) else PROBLEMS
+
+
+def _import_interrupted(reports: list[dict], archives: int, current: object, pending: int, again: str) -> str:
+    """What Ctrl-C during `memvault import` left: what is stored, that running it again is safe, and
+    what the backfill still has to embed. (Each archive is one transaction: the one being read when
+    the interrupt came is stored whole or not at all.)"""
+    stored = sum(r["imported"] for r in reports)
+    done = f"{len(reports)} of {archives} archives" if archives > 1 else "the archive"
+    if current is None:
+        said = f"interrupted while embedding: the import itself is complete ({stored} new memories stored from {done}). "
+    elif not reports:
+        said = "interrupted: nothing was stored (an archive is stored whole or not at all). "
+    else:
+        said = (f"interrupted: {stored} new memories stored from {done}; nothing from "
+                f"{getattr(current, 'name', current)} (an archive is stored whole or not at all). ")
+    if pending:
+        said += (f"{pending} memories still wait for a vector: keyword search finds them now, and the server's "
+                 "background backfill embeds them when it runs. ")
+    return said + f"It is safe to run `{again}` again: memories already present are skipped."
 
 
 def _migrate(settings: Settings, args: argparse.Namespace, out: Output) -> int:
