@@ -19,7 +19,7 @@ from typing import Any
 from server import validation as check
 from server.clock import from_millis, iso, to_millis
 from server.curation.scoring import normalised_hash
-from server.errors import InvalidInput, NotFound
+from server.errors import InvalidInput, NotFound, no_memory
 from server.files.dailylog import parse_curation
 from server.files.index import FILE_SOURCE
 from server.models import KINDS
@@ -191,7 +191,7 @@ def show(service: MemoryService, memory_id: int) -> Detail:
     with service.db.read() as conn:
         record = service.store.record(conn, memory_id)
         if record is None:
-            raise NotFound(f"No memory {memory_id}; `memvault list` or a search shows the current ids.")
+            raise no_memory(memory_id)
         replaced = service.store.browse(conn, MemoryFilter(forgotten=None, replaced_by=memory_id), MAX_PAGE)
         promotion = next((p for p in service.store.promotions(conn) if p.memory_id == memory_id), None)
         maybe = service.store.possible_updates(conn, [memory_id]).get(memory_id)

@@ -34,6 +34,17 @@ class NotFound(MemvaultError):
     """The memory, thread or prompt asked for does not exist."""
 
 
+#: How to find ids, worded once for every "no such memory" (forget, show, edit, curation); the
+#: CLI and the web page reword it for their own commands (server/cli/output.py, server/web/site.py).
+FIND_IDS = "use recall to find current memory ids"
+
+
+def no_memory(ids: "int | list[int]") -> NotFound:
+    """The error for memory ids that name no memory (never stored, or purged)."""
+    listed = ", ".join(map(str, ids)) if isinstance(ids, list) else str(ids)
+    return NotFound(f"No memory {listed}; {FIND_IDS}.")
+
+
 class MissingFile(NotFound, FileNotFoundError):
     """A memory file (or a day's log) does not exist. Also a FileNotFoundError, for file-handling callers."""
 

@@ -19,7 +19,7 @@ from server import validation as check
 from server.clock import Clock, iso, system_clock, to_millis
 from server.config import Settings
 from server.embedding.embedders import Embedder, make_embedder
-from server.errors import InvalidInput, ModelMismatch, NotFound, StoreUnavailable
+from server.errors import InvalidInput, ModelMismatch, StoreUnavailable, no_memory
 from server.embedding.backfill import Indexer
 from server.models import ALL_THREADS, CONVERSATION_KIND, GLOBAL_THREAD, Principal
 from server.config import templates_dir
@@ -513,7 +513,7 @@ class MemoryService:
         with self.db.write() as conn:
             state = self.store.memory_state(conn, memory_id)
             if state is None:
-                raise NotFound(f"No memory {memory_id}; use recall to find current memory ids.")
+                raise no_memory(memory_id)
             if state.deleted_at is not None:
                 return ForgetResult(
                     id=memory_id, status="already_forgotten", message=f"Memory {memory_id} was already forgotten."
@@ -532,7 +532,7 @@ class MemoryService:
         memory_id = check.memory_id(memory_id)
         row = self.store.get([memory_id]).get(memory_id)
         if row is None:
-            raise NotFound(f"No memory {memory_id}; use recall to find current memory ids.")
+            raise no_memory(memory_id)
         return _memory(row)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -15,10 +16,10 @@ from spawn import ROOT, command, server_env
 pytestmark = pytest.mark.e2e
 
 
-def _on_a_terminal(home, *args: str) -> tuple[int, str]:
+def _on_a_terminal(home, *args: str, columns: int = 120) -> tuple[int, str]:
     """Run `memvault ARGS` with stdout and stderr on a pseudo-terminal 120 columns wide; (exit code, screen)."""
     leader, follower = pty.openpty()
-    env = server_env(home, COLUMNS="120", TERM="xterm-256color")
+    env = server_env(home, COLUMNS=str(columns), TERM="xterm-256color")
     env.pop("NO_COLOR", None)
     process = subprocess.Popen(command(*args), cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=follower,
                                stderr=follower)
@@ -52,6 +53,50 @@ def test_on_a_terminal_memories_are_an_aligned_coloured_table(tmp_path):
     assert len(rows) == 2 and {r.index("│") for r in rows} == {header.index("┃")}  # columns line up
     code, screen = _on_a_terminal(tmp_path, "show", "1")
     assert code == 0 and "We deploy billing with Helm" in screen and "history" in screen
+
+
+def _plain_screen(screen: str) -> list[str]:
+    """The screen's lines without colour codes (a pseudo-terminal ends lines with CR LF)."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", screen).replace("\r\n", "\n").split("\n")
+
+
+LONG = ("The nightly job rebuilds the staging cluster at 02:00 UTC from the main branch, restores the anonymised "
+        "customer snapshot, runs the migrations and the smoke tests, and posts the result to #staging-status; "
+        "when it fails, the cluster keeps yesterday's build and the on-call engineer gets paged.")
+
+
+def test_show_wraps_long_text_at_spaces_to_the_terminals_width_and_not_in_a_pipe(tmp_path):
+    """On a 60-column terminal every content line fits and no word is cut; piped, the text is one line as stored."""
+    env = server_env(tmp_path)
+    subprocess.run(command("remember", LONG), cwd=ROOT, env=env, check=True, capture_output=True, timeout=60)
+    code, screen = _on_a_terminal(tmp_path, "show", "1", columns=60)
+    lines = _plain_screen(screen)
+    content = lines[lines.index("content") + 1: lines.index("history") - 1]
+    assert code == 0 and len(content) >= 4 and all(len(line) <= 60 for line in content)
+    assert " ".join(content).split() == LONG.split()  # broken only between words
+    piped = subprocess.run(command("show", "1"), cwd=ROOT, env={**env, "COLUMNS": "60"}, capture_output=True,
+                           text=True, timeout=60)
+    lines = piped.stdout.splitlines()
+    assert lines[lines.index("# content") + 1] == LONG
+
+
+def test_hints_on_a_terminal_name_the_terminals_commands(tmp_path):
+    """remember's update note names `memvault restore N` (not the MCP tool) and quotes the values without the
+    word "now"; show and forget of a missing id say the same thing about finding ids."""
+    env = server_env(tmp_path)
+    subprocess.run(command("remember", "The release is due 2024-06-20", "--kind", "fact"), cwd=ROOT, env=env,
+                   check=True, capture_output=True, timeout=60)
+    code, screen = _on_a_terminal(tmp_path, "remember", "The release is due 2025-03-31 now", "--kind", "fact")
+    said = " ".join(line.strip() for line in _plain_screen(screen))
+    assert code == 0 and "This updates memory 1" in said
+    assert "'2024-06-20' changed to '2025-03-31'" in said and "`memvault restore 1` undoes it" in said
+    assert "curate_memory" not in said and "dry_run" not in said
+    missing = []
+    for args in (("show", "99"), ("forget", "99"), ("restore", "99"), ("edit", "99", "--text", "x")):
+        code, screen = _on_a_terminal(tmp_path, *args)
+        missing.append((code, " ".join(line.strip() for line in _plain_screen(screen) if line.strip())))
+    assert set(missing) == {(3, "memvault: No memory 99; `memvault list` or `memvault recall WORDS` shows current "
+                                "memory ids.")}
 
 
 def test_in_a_pipe_output_is_plain_and_a_reader_that_stops_early_is_no_error(tmp_path):

@@ -19,7 +19,7 @@ import argparse
 import sys
 from typing import Any
 
-from server.cli.output import NOT_FOUND, OK, Output, short
+from server.cli.output import NOT_FOUND, OK, Output, short, terminal_words
 from server.config import Settings
 
 #: What writes from the terminal record as their origin (provenance).
@@ -76,7 +76,7 @@ def recall(settings: Settings, args: argparse.Namespace, out: Output) -> int:
         out.json(result.model_dump())
         return OK
     rows = [[m.id, f"{m.score:.2f}", m.match, m.kind, m.thread or "global", m.created_at[:10],
-             m.content if out.tty else short(m.content, 10_000), m.label or ""] for m in result.memories]
+             m.content if out.tty else short(m.content, 10_000), terminal_words(m.label or "")] for m in result.memories]
     out.table(["id", "score", "match", "kind", "thread", "created", "memory", "state"], rows, wide="memory",
               styles=["dim" if (m.score or 0) < 0.3 else None for m in result.memories])
     if result.note:
@@ -150,10 +150,10 @@ def show(settings: Settings, args: argparse.Namespace, out: Output) -> int:
                       f"{short(earlier.memory.content, 80)}"))
     out.record(pairs, title=f"memory {m.id}")
     out.heading("content")
-    out.text(m.content)
+    out.text(m.content, wrap=True)
     if detail.original is not None:
         out.heading(f"original (archived when compressed, {detail.compressed_at})")
-        out.text(detail.original)
+        out.text(detail.original, wrap=True)
     if detail.supersedes:
         out.heading("replaces")
         out.table(["id", "created", "memory", "state"],
@@ -323,7 +323,7 @@ def curate(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     _details(out, result.details)
     if result.counts:
         out.record(list(result.counts.items()), title="counts")
-    out.say(result.message.replace("call again with dry_run=false", "run again with --apply"))
+    out.say(result.message)
     return OK
 
 

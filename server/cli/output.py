@@ -10,11 +10,14 @@ progress go to stderr, so stdout holds only the result.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
+
+from server.errors import FIND_IDS
 
 #: Exit statuses (README "Exit codes").
 OK = 0
@@ -107,8 +110,12 @@ class Output:
             table.add_row(self._cell(key), self._cell(value))
         self.console.print(table)
 
-    def text(self, text: str) -> None:
-        """A block of text (a memory's content, a prompt), as it is."""
+    def text(self, text: str, wrap: bool = False) -> None:
+        """A block of text (a memory's content, a prompt), as it is; `wrap`: on a terminal, each line wrapped
+        at spaces to the terminal's width (the terminal itself would break it mid-word). Piped, never wrapped:
+        a script gets the text as stored."""
+        if wrap and self.tty:
+            text = wrapped(text, self.console.width)
         self.stream.write(text if text.endswith("\n") else text + "\n")
 
     def heading(self, text: str) -> None:
@@ -119,7 +126,7 @@ class Output:
 
     # -- messages and progress (stderr) ------------------------------------------------------
     def say(self, text: str) -> None:
-        self.err.write(f"memvault: {text}\n")
+        self.err.write(f"memvault: {terminal_words(text)}\n")
         self.err.flush()
 
     @contextmanager
@@ -165,6 +172,52 @@ class Output:
         from rich.text import Text
 
         return Text(text, style=_STYLE.get(state.split(" ")[0], ""))
+
+
+def wrapped(text: str, width: int) -> str:
+    """`text` with every line longer than `width` wrapped at spaces, keeping its indentation (a list item's
+    or a code line's); a word longer than the line (a URL, a hash) is broken, as the terminal would."""
+    import textwrap
+
+    out = []
+    for line in text.splitlines():
+        indent = line[: len(line) - len(line.lstrip())]
+        if len(line) <= width or len(indent) >= width // 2:
+            out.append(line)
+            continue
+        out += textwrap.wrap(line, width, initial_indent="", subsequent_indent=indent, break_on_hyphens=False,
+                             drop_whitespace=True, replace_whitespace=False) or [line]
+    return "\n".join(out)
+
+
+_CALL = re.compile(r"curate_memory\((?P<args>[^()]*)\)")
+_ARG = re.compile(r"(\w+)=(\[[^\]]*\]|\"[^\"]*\"|'[^']*'|[\w.-]+)")
+#: The service's words for the MCP tools, and what a person types instead.
+_PHRASES = (
+    (FIND_IDS, "`memvault list` or `memvault recall WORDS` shows current memory ids"),
+    ("call again with dry_run=false", "run again with --apply"),
+)
+
+
+def terminal_words(text: str) -> str:
+    """A service message with its MCP hints in the terminal's commands: the service words them for the
+    assistant (`curate_memory(action="restore", ids=[4])`), a person at a terminal types `memvault restore 4`."""
+    for mcp, terminal in _PHRASES:
+        text = text.replace(mcp, terminal)
+    return _CALL.sub(lambda m: "`" + _command(dict(_ARG.findall(m.group("args")))) + "`", text)
+
+
+def _command(args: dict[str, str]) -> str:
+    """`memvault ...` for the arguments of one curate_memory call (as written in a message)."""
+    action = args.pop("action", "").strip("\"'")
+    ids = [i for i in args.pop("ids", "").strip("[]").replace(",", " ").split() if i]
+    apply = args.pop("dry_run", "") == "false"
+    if action in ("restore", "pin", "unpin") and not args:  # the commands of their own
+        return " ".join(["memvault", action, *ids])
+    words = ["memvault", "curate", action] + (["--ids", ",".join(ids)] if ids else [])
+    for name, value in args.items():
+        words += [f"--{name.replace('_', '-')}", value.strip("\"'")]
+    return " ".join(words + (["--apply"] if apply else []))
 
 
 def _escape(text: str) -> str:

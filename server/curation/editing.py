@@ -7,6 +7,8 @@ one first, and everything the write path does (secrets redacted, keyword and vec
 daily log) happens as for any memory. An edit of only the kind, tags or importance changes
 the memory in place. Forget, restore and pin are the service's and the curator's own
 actions; every change is written to the curation log of the day, which `show` reads back.
+Hints in messages name curate_memory's calls, as the service's do; the terminal and the page
+reword them as their own commands (server/cli/output.py, server/web/site.py).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, Literal
 from server import validation as check
 from server.clock import to_millis
 from server.curation.curator import Curator
-from server.errors import InvalidInput, NotFound
+from server.errors import InvalidInput, no_memory
 from server.files.index import FILE_SOURCE
 from server.models import CONVERSATION_KIND, CurateResult, ForgetResult, Principal
 from server.redact import redact
@@ -40,7 +42,8 @@ class EditResult:
 
 def _editable(row: MemoryRow) -> None:
     if row.deleted_at is not None:
-        raise InvalidInput(f"memory {row.id} is forgotten; restore it first (`memvault restore {row.id}`), then edit it")
+        raise InvalidInput(f"memory {row.id} is forgotten; restore it first (curate_memory(action=\"restore\", ids=[{row.id}])), "
+                           "then edit it")
     if row.superseded_by is not None:
         raise InvalidInput(
             f"memory {row.id} is superseded by memory {row.superseded_by}: edit that one (the current version), "
@@ -69,7 +72,7 @@ def edit(
     memory_id = check.memory_id(memory_id)
     row = service.store.get([memory_id]).get(memory_id)
     if row is None:
-        raise NotFound(f"No memory {memory_id}; `memvault list` or a search shows the current ids.")
+        raise no_memory(memory_id)
     _editable(row)
     new_kind = check.kind(kind) if kind is not None else row.kind
     if (new_kind == CONVERSATION_KIND) != (row.kind == CONVERSATION_KIND):
@@ -109,8 +112,8 @@ def edit(
         if clash is not None and clash != memory_id:
             raise InvalidInput(
                 f"memory {clash} already says this in {'thread ' + new_thread if new_thread else 'the global memories'}; "
-                f"to let it replace memory {memory_id}: `memvault curate supersede --ids {memory_id} "
-                f"--replacement-id {clash} --apply`"
+                f"to let it replace memory {memory_id}: curate_memory(action=\"supersede\", ids=[{memory_id}], "
+                f"replacement_id={clash}, dry_run=false)"
             )
         stored = service.remember(
             new_content, kind=new_kind, thread=new_thread or "global", tags=list(new_tags), importance=new_importance,
@@ -121,7 +124,7 @@ def edit(
     Curator(service).log(f"edit: memory {memory_id} → memory {stored.id} (new text" + (
         f", moved to {new_thread or 'global'}" if new_thread != row.thread else "") + ")")
     message = (f"Memory {memory_id} is now memory {stored.id}: the new text supersedes the old, which stays as its "
-               f"history (`memvault restore {memory_id}` undoes the edit).")
+               f"history (curate_memory(action=\"restore\", ids=[{memory_id}]) undoes the edit).")
     if redacted:
         message += f" Secrets were replaced before storing: {', '.join(redacted)}."
     return EditResult(stored.id, memory_id, "revised", redacted, message)

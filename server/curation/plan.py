@@ -15,7 +15,7 @@ from typing import Any
 
 from server import validation as check
 from server.clock import to_millis
-from server.errors import InvalidInput, NotFound
+from server.errors import InvalidInput, no_memory
 from server.files.index import FILE_SOURCE
 from server.service import MemoryService
 from server.storage.protocol import MemoryRow
@@ -75,10 +75,7 @@ def existing(service: MemoryService, ids: list[int]) -> dict[int, MemoryRow]:
     rows = service.store.get(ids)
     missing = [i for i in ids if i not in rows]
     if missing:
-        raise NotFound(
-            f"No memory {', '.join(map(str, missing))}; use recall or curate_memory(action='forget-list') "
-            "to find current ids."
-        )
+        raise no_memory(missing)
     return rows
 
 
