@@ -21,6 +21,12 @@ exits with the `exit_status` of the error that stopped it (server/cli/output.py 
 be written, 5 a damaged store, 6 the installation.
 """
 
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
 
 class MemvaultError(Exception):
     """Base class for every error memvault raises on purpose."""
@@ -39,7 +45,33 @@ class NotFound(MemvaultError):
 FIND_IDS = "use recall to find current memory ids"
 
 
-def no_memory(ids: "int | list[int]") -> NotFound:
+_CALL = re.compile(r"curate_memory\((?P<args>[^()]*)\)")
+_ARG = re.compile(r"(\w+)=(\[[^\]]*\]|\"[^\"]*\"|'[^']*'|[\w.-]+)")
+
+
+@dataclass(frozen=True)
+class Call:
+    """A curate_memory call a message suggests, for an edge to say in its own words."""
+
+    action: str
+    ids: list[str]
+    others: dict[str, str]  # the other arguments, e.g. {"replacement_id": "5"}
+    apply: bool  # dry_run=false
+
+
+def reword_hints(text: str, find_ids: str, call: Callable[[Call], str]) -> str:
+    """`text` (a message written for the assistant) with its hints in another surface's words: FIND_IDS as
+    `find_ids`, each curate_memory(...) call as `call` renders it."""
+    def render(match: re.Match[str]) -> str:
+        args = {k: v.strip("\"'") for k, v in _ARG.findall(match.group("args"))}
+        ids = [i for i in args.pop("ids", "").strip("[]").replace(",", " ").split() if i]
+        apply = args.pop("dry_run", "") == "false"
+        return call(Call(args.pop("action", ""), ids, args, apply))
+
+    return _CALL.sub(render, text.replace(FIND_IDS, find_ids))
+
+
+def no_memory(ids: int | list[int]) -> NotFound:
     """The error for memory ids that name no memory (never stored, or purged)."""
     listed = ", ".join(map(str, ids)) if isinstance(ids, list) else str(ids)
     return NotFound(f"No memory {listed}; {FIND_IDS}.")

@@ -128,6 +128,26 @@ def test_edit_forget_restore_and_pin_from_the_page(page, service):
     assert bad.status_code == 400 and "content" in bad.text and service.store.count()["live"] == 2
 
 
+def test_hints_on_the_page_name_its_buttons_and_pages(page, service):
+    """The page says what to do in its own words: the Restore button and the Curate page, never an MCP call or a
+    terminal command; a missing id points to the Memories and Search pages (issue 35)."""
+    import html
+
+    service.remember("We deploy billing with Helm", kind="decision", thread="shop")
+    service.remember("Tests run with make test", kind="snippet", thread="shop")
+    post(page, "/memory/1/edit", content="We deploy billing with Argo CD", kind="decision", tags="", importance="0.5",
+         thread="shop")
+    shown = html.unescape(page.get("/memory/3").text)
+    assert "which stays as its history (Restore on memory 1's page undoes the edit)" in shown
+    clash = html.unescape(post(page, "/memory/2/edit", content="We deploy billing with Argo CD", kind="snippet",
+                               tags="", importance="0.5", thread="shop").text)
+    assert "to let it replace memory 2: supersede on the Curate page (ids 2, replacement id 3)" in clash
+    missing = html.unescape(page.get("/memory/99").text)
+    assert "No memory 99; the Memories and Search pages show current memory ids." in missing
+    for text in (shown, clash, missing):
+        assert "curate_memory" not in text and "memvault restore" not in text and "use recall" not in text
+
+
 def test_a_curation_preview_is_applied_only_as_previewed(page, service):
     service.remember("Deploys go through Argo CD", thread="shop")
     service.remember("deploys go through argo cd.", thread="shop")

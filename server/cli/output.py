@@ -10,14 +10,13 @@ progress go to stderr, so stdout holds only the result.
 from __future__ import annotations
 
 import json
-import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from server.errors import FIND_IDS
+from server.errors import Call, reword_hints
 
 #: Exit statuses (README "Exit codes").
 OK = 0
@@ -190,34 +189,20 @@ def wrapped(text: str, width: int) -> str:
     return "\n".join(out)
 
 
-_CALL = re.compile(r"curate_memory\((?P<args>[^()]*)\)")
-_ARG = re.compile(r"(\w+)=(\[[^\]]*\]|\"[^\"]*\"|'[^']*'|[\w.-]+)")
-#: The service's words for the MCP tools, and what a person types instead.
-_PHRASES = (
-    (FIND_IDS, "`memvault list` or `memvault recall WORDS` shows current memory ids"),
-    ("call again with dry_run=false", "run again with --apply"),
-)
-
-
 def terminal_words(text: str) -> str:
-    """A service message with its MCP hints in the terminal's commands: the service words them for the
+    """A service message with its hints in the terminal's commands: the service words them for the
     assistant (`curate_memory(action="restore", ids=[4])`), a person at a terminal types `memvault restore 4`."""
-    for mcp, terminal in _PHRASES:
-        text = text.replace(mcp, terminal)
-    return _CALL.sub(lambda m: "`" + _command(dict(_ARG.findall(m.group("args")))) + "`", text)
+    text = text.replace("call again with dry_run=false", "run again with --apply")
+    return reword_hints(text, "`memvault list` or `memvault recall WORDS` shows current memory ids", _command)
 
 
-def _command(args: dict[str, str]) -> str:
-    """`memvault ...` for the arguments of one curate_memory call (as written in a message)."""
-    action = args.pop("action", "").strip("\"'")
-    ids = [i for i in args.pop("ids", "").strip("[]").replace(",", " ").split() if i]
-    apply = args.pop("dry_run", "") == "false"
-    if action in ("restore", "pin", "unpin") and not args:  # the commands of their own
-        return " ".join(["memvault", action, *ids])
-    words = ["memvault", "curate", action] + (["--ids", ",".join(ids)] if ids else [])
-    for name, value in args.items():
-        words += [f"--{name.replace('_', '-')}", value.strip("\"'")]
-    return " ".join(words + (["--apply"] if apply else []))
+def _command(call: Call) -> str:
+    if call.action in ("restore", "pin", "unpin") and not call.others:  # the commands of their own
+        return "`" + " ".join(["memvault", call.action, *call.ids]) + "`"
+    words = ["memvault", "curate", call.action] + (["--ids", ",".join(call.ids)] if call.ids else [])
+    for name, value in call.others.items():
+        words += [f"--{name.replace('_', '-')}", value]
+    return "`" + " ".join(words + (["--apply"] if call.apply else [])) + "`"
 
 
 def _escape(text: str) -> str:

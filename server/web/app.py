@@ -19,7 +19,7 @@ from server.errors import MemvaultError, NotFound
 from server.http.tenants import Tenants
 from server.web import pages
 from server.web.security import Gate, Guard, Refused
-from server.web.site import MAX_BODY, Web
+from server.web.site import MAX_BODY, Web, page_words
 
 
 def build_app(tenants: Tenants, gate: Gate) -> Any:
@@ -34,7 +34,7 @@ def build_app(tenants: Tenants, gate: Gate) -> Any:
         status = 404 if isinstance(exc, NotFound) else 400
         if request.state.session is None:
             return PlainTextResponse(str(exc), status_code=status)
-        return web.page(request, "error.html", status=status, message=str(exc))
+        return web.page(request, "error.html", status=status, message=page_words(str(exc)))
 
     app = Starlette(routes=pages.routes(web), exception_handlers={Refused: refused, MemvaultError: failed},
                     max_body_size=MAX_BODY)

@@ -21,7 +21,7 @@ from server.curation import editing
 from server.curation.curator import ACTIONS
 from server.errors import InvalidInput, NotFound
 from server.files import editor
-from server.web.site import Web, path_id
+from server.web.site import Web, page_words, path_id
 
 #: What each curation parameter is, for the form (name -> label, input type).
 PARAMS = {
@@ -141,7 +141,7 @@ def routes(web: Web) -> list[Route]:
             )
         except (InvalidInput, ValueError) as exc:
             detail = await web.run(_detail, service, memory_id)
-            message = str(exc) if isinstance(exc, InvalidInput) else "importance must be a number from 0 to 1"
+            message = page_words(str(exc)) if isinstance(exc, InvalidInput) else "importance must be a number from 0 to 1"
             return web.page(request, "edit.html", status=400, m=detail.memory, error=message, values=values)
         return web.done(request, f"/memory/{result.id}", result.message)
 
@@ -176,7 +176,7 @@ def routes(web: Web) -> list[Route]:
                 importance=float(values["importance"] or 0.5), origin=web.origin(request), author=_author(web, request),
             )
         except (InvalidInput, ValueError) as exc:
-            message = str(exc) if isinstance(exc, InvalidInput) else "importance must be a number from 0 to 1"
+            message = page_words(str(exc)) if isinstance(exc, InvalidInput) else "importance must be a number from 0 to 1"
             return web.page(request, "remember.html", status=400, error=message, values=values)
         return web.done(request, f"/memory/{result.id}", result.message)
 

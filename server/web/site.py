@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse
 
 from server import __version__, browse
-from server.errors import InvalidInput, NotFound
+from server.errors import Call, InvalidInput, NotFound, reword_hints
 from server.http.tenants import Tenants
 from server.models import KINDS
 from server.service import MemoryService
@@ -77,7 +77,7 @@ class Web:
 
     def done(self, request: Request, to: str, message: str) -> RedirectResponse:
         """After a change: say what happened on the next page (post/redirect/get)."""
-        self.session(request).flash.append(message)
+        self.session(request).flash.append(page_words(message))
         return RedirectResponse(to, status_code=303)
 
     def timed_recall(self, service: MemoryService, query: str, **kwargs: Any) -> Any:
@@ -87,6 +87,20 @@ class Web:
         self.latencies.setdefault(service.settings.namespace, deque(maxlen=LATENCIES)).append(
             (f"search page ({result.search})", taken))
         return result
+
+
+def page_words(text: str) -> str:
+    """A service message with its hints in the page's words: its buttons and pages, not the assistant's
+    curate_memory calls or the terminal's commands."""
+    return reword_hints(text, "the Memories and Search pages show current memory ids", _on_the_page)
+
+
+def _on_the_page(call: Call) -> str:
+    if call.action == "restore" and len(call.ids) == 1 and not call.others:
+        return f"Restore on memory {call.ids[0]}'s page"
+    named = [f"ids {', '.join(call.ids)}"] if call.ids else []
+    named += [f"{k.replace('_', ' ')} {v}" for k, v in call.others.items()]
+    return f"{call.action} on the Curate page" + (f" ({', '.join(named)})" if named else "")
 
 
 # -- pages that read ------------------------------------------------------------------------------
