@@ -24,6 +24,7 @@ from server.files.dailylog import parse_curation
 from server.files.index import FILE_SOURCE
 from server.models import KINDS
 from server.safety import instruction_flags
+from server.search import replacements
 from server.service import MemoryService
 from server.storage.protocol import MemoryFilter, MemoryRow
 from server.threads import thread_scope
@@ -173,6 +174,10 @@ class Detail:
     #: model's guesses below its linking threshold (storage PossibleUpdate), to confirm with supersede.
     possibly_updates: Possible | None = None
     possibly_updated_by: list[Possible] = field(default_factory=list)
+    #: Superseded by a memory that was itself superseded since: the live memory at the end of the chain
+    #: (what recall shows in its place), and the chain from this memory to it ([4001, 4002, 4003, 4004]).
+    current: Entry | None = None
+    chain: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -198,6 +203,11 @@ def show(service: MemoryService, memory_id: int) -> Detail:
         later = service.store.possible_updates(conn, older=memory_id)
     guessed = service.store.get([*later, *([maybe.older] if maybe else [])], include_deleted=False)
     successor = service.store.get([record.superseded_by]).get(record.superseded_by) if record.superseded_by else None
+    chain: dict[int, tuple[int, ...]] = {}
+    current = None
+    if successor is not None and successor.superseded_by is not None:  # replaced in turn: follow it to the end
+        head = replacements(service.store, {memory_id: service.store.get([memory_id])[memory_id]}, chain).get(memory_id)
+        current = service.store.get([head]).get(head) if head not in (None, record.superseded_by) else None
     history = [Event(iso(record.created_at), _created(record.source, record.origin, record.user, record.agent))]
     for old in sorted(replaced, key=lambda r: (r.created_at, r.id)):
         history.append(Event(iso(old.updated_at), f"replaced memory {old.id}"))
@@ -230,6 +240,8 @@ def show(service: MemoryService, memory_id: int) -> Detail:
         and record.superseded_by is None else None,
         possibly_updated_by=[Possible(entry(guessed[i]), p.probability) for i, p in later.items()
                              if i in guessed and guessed[i].superseded_by is None and record.superseded_by is None],
+        current=entry(current) if current else None,
+        chain=[memory_id, *chain[memory_id]] if current else [],
     )
 
 

@@ -40,6 +40,8 @@ class Hit:
     #: Not superseded, but a later memory shown above it was recorded as most probably updating it
     #: (newer_first.outdated): a hint for the reader, not a link.
     possibly_replaced_by: int | None = None
+    #: Superseded: the memories that replaced it in turn, up to `replaced_by` (one id when it replaced it directly).
+    chain: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -293,22 +295,27 @@ def in_scope(row: MemoryRow, scope: Scope) -> bool:
     )
 
 
-def replacements(store: SearchIndex, rows: dict[int, MemoryRow]) -> dict[int, int]:
+def replacements(store: SearchIndex, rows: dict[int, MemoryRow],
+                 paths: dict[int, tuple[int, ...]] | None = None) -> dict[int, int]:
     """For each superseded memory among `rows`: the live memory at the end of its chain of
-    replacements (a forgotten replacement is skipped over); none when the chain has no live end."""
+    replacements (a forgotten replacement is skipped over); none when the chain has no live end.
+    `paths`, when given, gets each one's chain: the ids that replaced it in turn, up to that live end."""
     heads: dict[int, int] = {}
     for mid, row in rows.items():
-        seen, cursor, live_end = {mid}, row.superseded_by, None
+        seen, cursor, live_end, walked = {mid}, row.superseded_by, None, []
         while cursor is not None and cursor not in seen and len(seen) <= CHAIN_LIMIT:
             seen.add(cursor)
             step = rows.get(cursor) or store.get([cursor]).get(cursor)
             if step is None:
                 break
+            walked.append(cursor)
             if step.deleted_at is None:
                 live_end = cursor
             cursor = step.superseded_by
         if live_end is not None:
             heads[mid] = live_end
+            if paths is not None:
+                paths[mid] = tuple(walked[: walked.index(live_end) + 1])
     return heads
 
 
@@ -363,7 +370,8 @@ def search(  # noqa: PLR0913
     rows = store.get(candidates)
     # A replaced memory that matches brings what replaced it along: the current fact is shown
     # (first) whenever the stale one is found, even if the stale one words the query better.
-    heads = replacements(store, rows)
+    chains: dict[int, tuple[int, ...]] = {}
+    heads = replacements(store, rows, chains)
     # Superseded with no live replacement (each one forgotten since): the fact is current again,
     # ranked as such; forgetting the update undoes it as curate_memory's restore would.
     revived = {mid for mid, row in rows.items() if row.superseded_by is not None and mid not in heads}
@@ -414,6 +422,7 @@ def search(  # noqa: PLR0913
             heads.get(mid),
             mid in revived,
             outdated.get(mid),
+            chain=chains.get(mid, ()) if mid in heads else (),
         )
         for mid, score in ranked
     ]

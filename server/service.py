@@ -367,7 +367,7 @@ class MemoryService:
         return RecallResult(
             memories=[_memory(h.row, score=h.score, match=h.match, replaced_by=h.replaced_by,
                               replacement_forgotten=h.replacement_forgotten,
-                              possibly_replaced_by=h.possibly_replaced_by) for h in found.hits],
+                              possibly_replaced_by=h.possibly_replaced_by, chain=h.chain) for h in found.hits],
             search=found.search,  # type: ignore[arg-type]
             note=found.note,
             pending_embeddings=found.pending_embeddings,
@@ -537,13 +537,15 @@ class MemoryService:
 
 
 def _label(row: MemoryRow, replaced_by: int | None = None, replacement_forgotten: bool = False,
-           possibly_replaced_by: int | None = None) -> str | None:
+           possibly_replaced_by: int | None = None, chain: tuple[int, ...] = ()) -> str | None:
     parts = []
     if replacement_forgotten:
         parts.append(f"current again: memory {row.superseded_by}, which had superseded it, was forgotten")
     elif row.superseded_by is not None:
         # The current memory at the end of a chain of updates, when recall resolved it.
         parts.append(f"superseded by memory {replaced_by or row.superseded_by}")
+        if len(chain) > 1:  # replaced in turn: which one is current, and the way there
+            parts[-1] += f", the current version ({' → '.join(map(str, (row.id, *chain)))})"
     elif possibly_replaced_by is not None:
         parts.append(
             f"possibly outdated: memory {possibly_replaced_by}, written later, may replace it (not linked; "
@@ -559,7 +561,7 @@ def _label(row: MemoryRow, replaced_by: int | None = None, replacement_forgotten
 
 def _memory(
     row: MemoryRow, score: float | None = None, match: str | None = None, replaced_by: int | None = None,
-    replacement_forgotten: bool = False, possibly_replaced_by: int | None = None,
+    replacement_forgotten: bool = False, possibly_replaced_by: int | None = None, chain: tuple[int, ...] = (),
 ) -> Memory:
     from server.results import Memory
 
@@ -580,7 +582,7 @@ def _memory(
             if row.source.startswith(FILE_SOURCE)
             else None
         ),
-        label=_label(row, replaced_by, replacement_forgotten, possibly_replaced_by),
+        label=_label(row, replaced_by, replacement_forgotten, possibly_replaced_by, chain),
         origin=row.origin,
         flags=list(instruction_flags(row.content)),
     )

@@ -114,6 +114,25 @@ def test_show_names_a_possible_update_both_ways_and_the_command_that_confirms_it
     assert "possibly" not in cli("show", "2")[1] and _json(cli, "show", "2")["possibly_updates"] is None
 
 
+def test_a_chain_of_updates_names_the_current_version_in_show_and_in_recall(cli):
+    """Memory 1, superseded by 2, which 3 superseded, which 4 superseded: `show 1` names 4 as the current version
+    with the chain, and recall labels each old one with 4 and the way there (issue 35)."""
+    cli("remember", "The release is due 2024-06-20", "--kind", "fact")
+    for n, date in ((1, "2025-03-31"), (2, "2025-04-30"), (3, "2025-05-30")):
+        assert cli("edit", str(n), "--text", f"The release is due {date}")[0] == 0
+    lines = cli("show", "1")[1].splitlines()
+    assert lines[lines.index("superseded by: 2: The release is due 2025-03-31"):][:3] == [
+        "superseded by: 2: The release is due 2025-03-31", "current version: 4: The release is due 2025-05-30",
+        "chain: 1 → 2 → 3 → 4"]
+    detail = _json(cli, "show", "1")
+    assert (detail["current"]["id"], detail["chain"]) == (4, [1, 2, 3, 4])
+    direct = _json(cli, "show", "3")  # replaced by the current version itself: nothing more to say
+    assert (direct["superseded_by"]["id"], direct["current"], direct["chain"]) == (4, None, [])
+    labels = {m["id"]: m["label"] for m in _json(cli, "recall", "when is the release due")["memories"]}
+    assert labels == {4: None, 3: "superseded by memory 4", 2: "superseded by memory 4, the current version (2 → 3 → 4)",
+                      1: "superseded by memory 4, the current version (1 → 2 → 3 → 4)"}
+
+
 def test_curate_previews_and_applies_only_with_apply(cli):
     cli("remember", "Deploys go through Argo CD", "--thread", "shop")
     cli("remember", "deploys go through argo cd.", "--thread", "shop")

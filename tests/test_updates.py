@@ -409,7 +409,7 @@ def test_a_memory_two_updates_back_is_still_found_by_its_identifier_below_its_ch
     _slow_checkout_traces(service)
     found = service.recall("e5bc66ab56fa", thread="shop", k=5).memories
     assert [m.id for m in found[:3]] == [c, b, a]
-    assert found[2].label == f"superseded by memory {c}"
+    assert found[2].label == f"superseded by memory {c}, the current version ({a} → {b} → {c})"
 
 
 def test_a_part_of_a_longer_path_is_found_by_its_words_as_a_phrase(service):

@@ -148,6 +148,19 @@ def test_hints_on_the_page_name_its_buttons_and_pages(page, service):
         assert "curate_memory" not in text and "memvault restore" not in text and "use recall" not in text
 
 
+def test_a_superseded_memorys_page_names_the_current_version_and_the_chain(page, service):
+    """Memory 1 was superseded by 2, and 2 by 3: memory 1's page links the current version, 3, and the chain."""
+    from server.curation import editing
+
+    service.remember("The release is due 2024-06-20", kind="fact")
+    editing.edit(service, 1, content="The release is due 2025-03-31")
+    editing.edit(service, 2, content="The release is due 2025-05-30")
+    shown = page.get("/memory/1").text
+    assert 'Current version: <a href="/memory/3">memory 3</a>: The release is due 2025-05-30' in shown
+    assert 'Replaced in turn: 1 → <a href="/memory/2">2</a> → <a href="/memory/3">3</a>' in shown
+    assert "Current version" not in page.get("/memory/2").text  # replaced by the current one itself
+
+
 def test_a_curation_preview_is_applied_only_as_previewed(page, service):
     service.remember("Deploys go through Argo CD", thread="shop")
     service.remember("deploys go through argo cd.", thread="shop")

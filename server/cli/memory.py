@@ -140,6 +140,9 @@ def show(settings: Settings, args: argparse.Namespace, out: Output) -> int:
         pairs.append(("promoted", f"MEMORY.md ({detail.promoted})"))
     if detail.superseded_by:
         pairs.append(("superseded by", f"{detail.superseded_by.id}: {short(detail.superseded_by.content, 80)}"))
+    if detail.current:
+        pairs.append(("current version", f"{detail.current.id}: {short(detail.current.content, 80)}"))
+        pairs.append(("chain", " → ".join(map(str, detail.chain))))
     for later in detail.possibly_updated_by:
         pairs.append(("possibly outdated by", f"{later.memory.id} (p {later.probability:.2f}; not linked — `memvault curate "
                       f"supersede --ids {m.id} --replacement-id {later.memory.id} --apply` confirms): "
