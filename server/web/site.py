@@ -48,6 +48,7 @@ class Web:
         self.templates.filters["day"] = lambda s: (s or "")[:10]
         self.templates.filters["minute"] = lambda s: (s or "")[:16].replace("T", " ")
         self.templates.filters["columns"] = lambda rows: list(dict.fromkeys(k for r in rows for k in r))
+        self.templates.filters["words"] = lambda text: page_words(text or "")
 
     def session(self, request: Request) -> Session:
         return request.state.session
