@@ -133,6 +133,16 @@ def test_a_chain_of_updates_names_the_current_version_in_show_and_in_recall(cli)
                       1: "superseded by memory 4, the current version (1 → 2 → 3 → 4)"}
 
 
+def test_curate_errors_name_the_terminals_options(cli):
+    """The curator's errors name --ids and the commands that show ids, not the MCP tool's arguments (issue 35)."""
+    assert cli("curate", "restore") == (
+        2, "", "memvault: restore needs --ids: the memory ids to act on, as `memvault list` or `memvault recall WORDS` "
+        "shows them\n")
+    code, _, err = cli("curate", "supersede", "--ids", "7", "--replacement-id", "8")
+    assert (code, err) == (3, "memvault: No memory 7, 8; `memvault list` or `memvault recall WORDS` shows current "
+                              "memory ids.\n")
+
+
 def test_curate_previews_and_applies_only_with_apply(cli):
     cli("remember", "Deploys go through Argo CD", "--thread", "shop")
     cli("remember", "deploys go through argo cd.", "--thread", "shop")

@@ -189,10 +189,20 @@ def wrapped(text: str, width: int) -> str:
     return "\n".join(out)
 
 
+#: The service's other words for the MCP tools' arguments, as a person at a terminal gives them.
+_PHRASES = (
+    ("call again with dry_run=false", "run again with --apply"),
+    ("needs ids: the memory ids to act on, as returned by recall",
+     "needs --ids: the memory ids to act on, as `memvault list` or `memvault recall WORDS` shows them"),
+    ("as returned by remember or recall", "as `memvault remember` prints them and `memvault list` shows them"),
+)
+
+
 def terminal_words(text: str) -> str:
     """A service message with its hints in the terminal's commands: the service words them for the
     assistant (`curate_memory(action="restore", ids=[4])`), a person at a terminal types `memvault restore 4`."""
-    text = text.replace("call again with dry_run=false", "run again with --apply")
+    for mcp, terminal in _PHRASES:
+        text = text.replace(mcp, terminal)
     return reword_hints(text, "`memvault list` or `memvault recall WORDS` shows current memory ids", _command)
 
 
