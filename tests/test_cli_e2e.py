@@ -133,3 +133,81 @@ def test_help_lists_every_command(tmp_path):
                  "prompts", "doctor", "ui", "hook", "hooks"):
         assert f"    {name} " in done.stdout or f"    {name}\n" in done.stdout, name
     assert "Exit status: 0 done, 1 problems found" in done.stdout
+
+
+def _archive_of(tmp_path, count: int):
+    """An archive of `count` distinct memories, written directly (storing them one by one takes minutes)."""
+    import json
+
+    from server.config import Settings
+    from server.curation import archive
+    from server.curation.archive_load import checksum
+    from server.embedding.embedders import HashEmbedder
+    from server.service import MemoryService, content_hash
+
+    svc = MemoryService.open(Settings(home=tmp_path / "source", embedder="hash"), embedder=HashEmbedder())
+    try:
+        svc.remember("seed", thread="t")
+        [document] = archive.export(svc).values()
+    finally:
+        svc.close()
+    seed = document["payload"]["memories"][0]
+    memories = []
+    for n in range(1, count + 1):
+        text = f"note {n}: the build cache number {n} lives in ~/.cache/build-{n} and is safe to delete"
+        memories.append({**seed, "id": n, "content": text, "content_hash": content_hash(text)})
+    document["payload"]["memories"] = memories
+    document["counts"]["memories"] = count
+    document["sha256"] = checksum(document["payload"])
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def _interrupt_import(home, path, when: str) -> tuple[int, str]:
+    """`memvault import PATH`, sent SIGINT (Ctrl-C) as soon as its progress on stderr starts with `when`."""
+    import signal
+
+    with subprocess.Popen(command("import", str(path)), cwd=ROOT, env=server_env(home), stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True) as process:
+        said = []
+        for line in process.stderr:
+            said.append(line)
+            if line.startswith(when):
+                process.send_signal(signal.SIGINT)
+                break
+        said.append(process.stderr.read())
+        return process.wait(timeout=60), "".join(said)
+
+
+def _counts(home) -> dict:
+    import json
+
+    done = subprocess.run(command("info", "--json"), cwd=ROOT, env=server_env(home), capture_output=True, text=True,
+                          timeout=60)
+    return json.loads(done.stdout)
+
+
+def test_ctrl_c_during_import_says_what_is_stored_and_what_is_left(tmp_path):
+    """A real SIGINT in `memvault import`: while storing, nothing is (the archive is one transaction); while
+    embedding, all of it is and the rest waits for the backfill. Each time the message matches the store, and
+    running the import again finishes it (issue 35)."""
+    path = _archive_of(tmp_path, 2000)
+    home = tmp_path / "home"
+    code, said = _interrupt_import(home, path, "imported 500/2000")
+    assert code == 130 and said.endswith(
+        "memvault: interrupted: nothing was stored (an archive is stored whole or not at all). It is safe to run "
+        f"`memvault import {path}` again: memories already present are skipped.\n")
+    assert _counts(home)["live"] == 0
+    code, said = _interrupt_import(home, path, "embedded ")
+    pending = _counts(home)["pending_embeddings"]
+    assert code == 130 and 0 < pending < 2000 and _counts(home)["live"] == 2000
+    assert said.endswith(
+        "memvault: interrupted while embedding: the import itself is complete (2000 new memories stored from the "
+        f"archive). {pending} memories still wait for a vector: keyword search finds them now, and the server's "
+        f"background backfill embeds them when it runs. It is safe to run `memvault import {path}` again: memories "
+        "already present are skipped.\n")
+    again = subprocess.run(command("import", str(path), "--json"), cwd=ROOT, env=server_env(home), capture_output=True,
+                           text=True, timeout=120)
+    assert again.returncode == 0 and '"already_present": 2000' in again.stdout
+    assert (_counts(home)["live"], _counts(home)["pending_embeddings"]) == (2000, 0)
