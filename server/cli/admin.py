@@ -228,8 +228,8 @@ def _import(settings: Settings, args: argparse.Namespace, out: Output) -> int:
         if args.dry_run:
             out.say("interrupted: a dry run, nothing was stored")
         else:
-            out.say(_import_interrupted(reports, len(paths), path, service.store.count()["pending_embeddings"],
-                                        " ".join(["memvault", "import", args.file] + (["--no-embed"] if args.no_embed else []))))
+            again = " ".join(["memvault", "import", args.file] + (["--no-embed"] if args.no_embed else []))
+            out.say(_import_interrupted(reports, len(paths), path, service.store.count()["pending_embeddings"], again))
         return INTERRUPTED
     finally:
         service.close()
@@ -248,7 +248,8 @@ def _import_interrupted(reports: list[dict], archives: int, current: object, pen
     stored = sum(r["imported"] for r in reports)
     done = f"{len(reports)} of {archives} archives" if archives > 1 else "the archive"
     if current is None:
-        said = f"interrupted while embedding: the import itself is complete ({stored} new memories stored from {done}). "
+        said = (f"interrupted while embedding: the import itself is complete ({stored} new memories stored "
+                f"from {done}). ")
     elif not reports:
         said = "interrupted: nothing was stored (an archive is stored whole or not at all). "
     else:

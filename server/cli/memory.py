@@ -76,7 +76,8 @@ def recall(settings: Settings, args: argparse.Namespace, out: Output) -> int:
         out.json(result.model_dump())
         return OK
     rows = [[m.id, f"{m.score:.2f}", m.match, m.kind, m.thread or "global", m.created_at[:10],
-             m.content if out.tty else short(m.content, 10_000), terminal_words(m.label or "")] for m in result.memories]
+             m.content if out.tty else short(m.content, 10_000), terminal_words(m.label or "")]
+            for m in result.memories]
     out.table(["id", "score", "match", "kind", "thread", "created", "memory", "state"], rows, wide="memory",
               styles=["dim" if (m.score or 0) < 0.3 else None for m in result.memories])
     if result.note:

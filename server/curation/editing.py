@@ -42,8 +42,8 @@ class EditResult:
 
 def _editable(row: MemoryRow) -> None:
     if row.deleted_at is not None:
-        raise InvalidInput(f"memory {row.id} is forgotten; restore it first (curate_memory(action=\"restore\", ids=[{row.id}])), "
-                           "then edit it")
+        raise InvalidInput(f"memory {row.id} is forgotten; restore it first "
+                           f"(curate_memory(action=\"restore\", ids=[{row.id}])), then edit it")
     if row.superseded_by is not None:
         raise InvalidInput(
             f"memory {row.id} is superseded by memory {row.superseded_by}: edit that one (the current version), "
