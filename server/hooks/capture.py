@@ -5,7 +5,8 @@ update each other are linked, that too), so a line read twice stores nothing twi
 the cursor may lag after a crash, never skip. Turns go to the thread as `turn`
 memories (searchable like imported chats, kept out of the daily log); durable
 statements as decision / preference / snippet / fact / note memories. Every memory is
-sourced to the session: source "hook", origin "<host> session <id>", tag "hook".
+sourced to the session: source "hook", origin "<host> session <id>" (a statement's adds
+", turn <n>": the person's turn it came from), tag "hook".
 """
 
 from __future__ import annotations
@@ -60,12 +61,12 @@ def capture(
         stat = os.stat(path)
         identity = f"{path}#{stat.st_ino}"
         if state.transcript != identity or stat.st_size < state.offset:
-            state.transcript, state.offset = identity, 0  # a new or rewritten file: from its start
+            state.transcript, state.offset, state.carry = identity, 0, {}  # a new or rewritten file: from its start
         while state.offset < stat.st_size:
             chunk = read_from(path, state.offset)
             if chunk.offset == state.offset:
                 break  # only a half-written line is left
-            found = extract(chunk.entries, root=str(hook.cwd))
+            found = extract(chunk.entries, root=str(hook.cwd), carry=state.carry)
             report.lines += chunk.lines
             if any(wants_no_memory(p) for p in found.prompts):
                 stop_capture(service, state)
@@ -76,18 +77,19 @@ def capture(
                     _store(service, report, state, hook, turn.content, "turn", thread, ("hook",), turn.at, daily=False)
             for statement in found.statements:
                 _store(service, report, state, hook, statement.content, statement.kind,
-                       thread, ("hook", *statement.tags), statement.at, daily=True)
-            state.offset = chunk.offset
+                       thread, ("hook", *statement.tags), statement.at, daily=True, turn=statement.turn)
+            state.offset, state.carry = chunk.offset, found.carry
         state.captures += 1
     return report
 
 
 def _store(service: MemoryService, report: CaptureReport, state: SessionState, hook: HookInput,
-           content: str, kind: str, thread: str | None, tags: tuple[str, ...], at, daily: bool) -> None:
+           content: str, kind: str, thread: str | None, tags: tuple[str, ...], at, daily: bool,
+           turn: int | None = None) -> None:
     try:
         result = service.remember(
             content, kind=kind, thread=thread or "global", tags=list(tags), created_at=at,
-            source=SOURCE, origin=origin(hook), daily=daily,
+            source=SOURCE, origin=origin(hook) + (f", turn {turn}" if turn else ""), daily=daily,
         )
     except InvalidInput as exc:  # e.g. a turn over MEMVAULT_MAX_CONTENT_BYTES: that one is skipped
         report.rejected += 1
