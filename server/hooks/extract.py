@@ -330,7 +330,9 @@ def _error_line(output: str) -> str:
     named = [ln for ln in lines if _ERROR_NAMED.search(ln)]
     hits = named or [ln for ln in lines if _ERROR_LINE.search(ln)]
     line = (hits[-1] if hits else (lines[-1] if lines else "")).strip()
-    return line[:200]
+    # "Error parsing line 46 in /long/path.jsonl: TypeError: x is not a function": the named error is the news.
+    inner = re.search(r"(?<=: )\w*(?:Error|Exception)\b:.+", line)
+    return (inner.group(0) if inner else line)[:200]
 
 
 # -- the whole transcript ----------------------------------------------------
@@ -504,14 +506,14 @@ def _reported_fix(problem: dict, confirmed: bool) -> Statement:
 
 def _fix(failure: _Failure, command: str, at: datetime | None) -> Statement:
     # What changed comes before what was said: a brief that clips the note keeps its start.
-    parts = [f"Fix: `{_clip(failure.command, 80)}` failed"]
+    parts = [f"Fix: `{_clip(failure.command, 60)}` failed"]
     if failure.error:
         parts[0] += f' with "{_short_paths(failure.error)}"'
     parts[0] += "."
     if failure.edited:
         parts.append("Changed: " + ", ".join(failure.edited[:5]) + ".")
     parts.extend(_finish(s) for s in failure.said[:2])
-    parts.append(f"Then `{_clip(command, 80)}` passed.")
+    parts.append(f"Then `{_clip(command, 60)}` passed.")
     return Statement("note", " ".join(parts), at, ("fix",))
 
 
