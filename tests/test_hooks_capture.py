@@ -134,3 +134,10 @@ def test_an_edit_turn_keeps_what_changed_not_only_the_path():
     found = extract(entries(user("add a header"), tool("MultiEdit", {"file_path": f"{ROOT}/src/out.ts", "edits": [
         {"old_string": "push(text)", "new_string": "push(`### Line #${n}`)\npush(text)"}]}, "t1")), root=ROOT)
     assert "[edited] src/out.ts: push(`### Line #${n}`)" in found.turns[-1].text
+
+
+def test_the_word_error_in_prose_opens_no_problem():
+    """Only a pasted error line (with its "SomethingError: …") starts a problem waiting for its fix."""
+    assert statements(user("Add an Error boundary component around the cart page"),
+                      say("I added it because the cart crashes the whole page otherwise."),
+                      user("next, the footer")) == []

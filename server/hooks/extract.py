@@ -238,7 +238,11 @@ def picked(text: str) -> str | None:
 
 
 # -- problems the person reports, and conclusions they confirm -------------------
-_PASTED_ERROR = re.compile(r"\b(?:\w*Error|\w*Exception|ERR_[A-Z_]+|fatal error|Traceback|panic:|FAILED)\b")
+# An error pasted into a prompt, not the word "Error" in prose ("add an Error boundary").
+_PASTED_ERROR = re.compile(
+    r"\b\w*(?:Error|Exception)(?:\s*\[\w+\])?:\s|\bERR_[A-Z_]{3,}|fatal error|Traceback \(most recent|\bpanic:|^FAILED\b",
+    re.MULTILINE,
+)
 _CONFIRM = re.compile(
     r"^\W*(?:(?:ok(?:ay)?|great|yes|yep|nice|cool|thanks?|thank you)[,.!]*\s+)*"
     r"(?:(?:it'?s|that'?s|this is|it is|everything'?s|all) (?:now )?working|(?:it |that |this )?works(?: now| great| fine| perfectly)?\b"
@@ -424,7 +428,7 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
                 elif confirmed and last_reply:
                     conclusion = [s for s in sentences(last_reply) if _CONCLUSION.search(s) and 20 <= len(s) <= 300]
                     if conclusion:
-                        state(Statement("note", "Confirmed: " + " ".join(_finish(s) for s in conclusion[:2]), entry.at,
+                        state(Statement("note", "Confirmed: " + " ".join(_finish(s.replace("**", "")) for s in conclusion[:2]), entry.at,
                                         ("conclusion",)))
             for statement in statements_in(entry.text, entry.at, from_user=True):
                 if not (chose and statement.kind == "decision" and picked(statement.content)):
