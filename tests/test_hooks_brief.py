@@ -70,3 +70,13 @@ def test_clip_finds_the_matching_line_of_a_multi_line_message():
             + "\nSkip any entries where `isMeta === true`\n"
             + "\n".join(f"Also handle the case {i} of the message content shapes" for i in range(12)))
     assert "isMeta === true" in clip(spec, 60, "which entries does it skip?")
+
+
+def test_an_open_problem_is_shown_until_a_later_fix_names_its_error(service):
+    remember(service, "Open problem: \"ModuleNotFoundError: No module named 'polars'\" (not fixed when the session ended).",
+             "task", 1, ("hook", "open-problem"))
+    assert "Open problem" in session_context(service, THREAD, 600).text
+    remember(service, "Fix for \"ModuleNotFoundError: No module named 'polars'\": changed pyproject.toml (polars==1.9.0).",
+             "note", 2, ("hook", "fix"))
+    text = session_context(service, THREAD, 600).text
+    assert "Open problem" not in text and "polars==1.9.0" in text

@@ -66,7 +66,9 @@ def capture(
             chunk = read_from(path, state.offset)
             if chunk.offset == state.offset:
                 break  # only a half-written line is left
-            found = extract(chunk.entries, root=str(hook.cwd), carry=state.carry)
+            # The session's last read: what is still open (a pasted error) is stored now or never.
+            last = hook.event == "session-end" and chunk.offset >= stat.st_size
+            found = extract(chunk.entries, root=str(hook.cwd), carry=state.carry, final=last)
             report.lines += chunk.lines
             if any(wants_no_memory(p) for p in found.prompts):
                 stop_capture(service, state)

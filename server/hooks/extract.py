@@ -183,7 +183,7 @@ def statements_in(text: str, at: datetime | None, from_user: bool) -> list[State
             out.append(Statement("decision", _finish(sentence), at))
         elif from_user and _PREFERENCE.search(sentence) and not _TRANSIENT.search(sentence):
             out.append(Statement("preference", _finish(sentence), at))
-        elif from_user and _CONVENTION.search(sentence) and not _TRANSIENT.search(sentence.rstrip("?")):
+        elif from_user and _CONVENTION.search(sentence) and not _TRANSIENT.search(sentence):
             out.append(Statement("preference", _finish(sentence), at, ("convention",)))
         elif (from_user and _REQUEST.search(sentence) and _CODE_NAME.search(sentence)
               and not _TRANSIENT.search(sentence.rstrip("?"))):
@@ -363,10 +363,12 @@ _CARRY_LIMIT = 8
 SUMMARY_CHARS = 2000
 
 
-def extract(entries: list[Entry], root: str | None = None, carry: dict | None = None) -> Extraction:
+def extract(entries: list[Entry], root: str | None = None, carry: dict | None = None, final: bool = False) -> Extraction:
     """Turns and statements of `entries`; file paths under `root` (the project) are shown relative to it.
 
-    `carry` is the previous chunk's `Extraction.carry` for the same transcript (None at its start)."""
+    `carry` is the previous chunk's `Extraction.carry` for the same transcript (None at its start).
+    `final` (the session ended): a problem still open is stored — as its fix so far when the
+    assistant explained or edited something, else as an open problem (a `task`)."""
     carry = dict(carry or {})
     out = Extraction()
     prefix = root.rstrip("/\\").replace("\\", "/") + "/" if root else None
@@ -478,6 +480,13 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
             if failure is not None and (failure.said or failure.edited):
                 state(_fix(failure, command, entry.at))
     close_reply()
+    if final and problem is not None:
+        if problem["said"] or problem["edited"]:
+            close_problem(False)
+        else:
+            state(Statement("task", f'Open problem: "{_short_paths(problem["error"])}" (not fixed when the session ended).',
+                            _problem_at(problem), ("open-problem",)))
+            problem = None
     out.carry = {
         "turn": turn, "options": options, "problem": problem, "last_reply": last_reply,
         "commands": sorted(seen_commands)[-200:],
@@ -486,6 +495,10 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
                      for k, f in list(failures.items())[-_CARRY_LIMIT:]},
     }
     return out
+
+
+def _problem_at(problem: dict) -> datetime | None:
+    return datetime.fromisoformat(problem["at"]) if problem.get("at") else None
 
 
 def _same_error(one: str, other: str) -> bool:
@@ -504,8 +517,7 @@ def _reported_fix(problem: dict, confirmed: bool) -> Statement:
     parts.extend(_finish(s) for s in problem["said"][:2])
     if confirmed:
         parts.append("The person confirmed it works.")
-    at = datetime.fromisoformat(problem["at"]) if problem.get("at") else None
-    return Statement("note", " ".join(parts), at, ("fix",))
+    return Statement("note", " ".join(parts), _problem_at(problem), ("fix",))
 
 
 def _fix(failure: _Failure, command: str, at: datetime | None) -> Statement:

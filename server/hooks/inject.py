@@ -7,7 +7,8 @@ SOUL.md or MEMORY.md template, turns of old conversations, weak matches, or a pr
 is only small talk ("thanks", "hi", "ok, looks good").
 
 The session-start brief takes the thread's live statements kind by kind in turn (a
-convention, a decision, a command, a fix, a fact, then the next of each, newest first),
+convention, a decision, a command, a fix, an open problem, a fact, then the next of each,
+newest first; an open problem a later fix names is left out),
 so that no one kind fills the budget; of the commands only the newest per purpose (test,
 lint, build, run …) and never a one-off look (`which`, `ls`, `git status`); compaction
 summaries last. The prompt hook puts statements before raw turns, and of two turns
@@ -210,10 +211,13 @@ def _durable(service: MemoryService, rows: list[MemoryRow], kinds: set[str] | No
     pinned = [r for r in keep if r.pinned]
     lanes: dict[str, list[MemoryRow]] = {}
     commands: set[str] = set()
+    fixes = [r for r in keep if "fix" in (r.tags or ())]
     for r in keep:
         if r.pinned:
             continue
         lane = _lane(r)
+        if lane == "problem" and _fixed_later(r, fixes):
+            continue  # an open problem a later session fixed is not open any more
         if lane.startswith("command"):
             if lane in commands or lane == "command:one-off":
                 continue  # an older command of the same purpose, or a look around: not standing context
@@ -228,8 +232,14 @@ def _durable(service: MemoryService, rows: list[MemoryRow], kinds: set[str] | No
 
 
 # The lanes of the session-start brief, in the order each round takes them.
-_LANE_ORDER = {"convention": 0, "decision": 1, "command": 2, "fix": 3, "preference": 4, "fact": 5, "task": 6,
-               "note": 7, "compaction": 9}
+_LANE_ORDER = {"convention": 0, "decision": 1, "command": 2, "fix": 3, "problem": 4, "preference": 5, "fact": 6,
+               "task": 7, "note": 8, "compaction": 9}
+_QUOTED = re.compile(r'"([^"]{8,})"')
+
+
+def _fixed_later(problem: MemoryRow, fixes: list[MemoryRow]) -> bool:
+    error = _QUOTED.search(problem.content)
+    return bool(error) and any(f.created_at >= problem.created_at and error.group(1) in f.content for f in fixes)
 
 
 def _lane(row: MemoryRow) -> str:
@@ -242,6 +252,8 @@ def _lane(row: MemoryRow) -> str:
         return "command:" + next((t for t in row.tags if t not in ("hook", "command")), "other")
     if "compaction" in tags:
         return "compaction"
+    if "open-problem" in tags:
+        return "problem"
     if "fix" in tags:
         return "fix"
     if row.kind == "preference":
