@@ -158,3 +158,13 @@ def test_an_error_left_open_when_the_session_ends_is_an_open_problem():
     assert [(s.kind, s.content, s.tags) for s in found] == [
         ("task", "Open problem: \"ModuleNotFoundError: No module named 'polars'\" (not fixed when the session ended).",
          ("open-problem",))]
+
+
+def test_where_the_assistant_says_things_are_is_a_location_fact():
+    found = statements(user("where is the parser?"),
+                       say("The tokenizer is defined in `src/lexer.ts`. Each class now lives in its own file under `src/`, "
+                           "and `src/index.ts` is the main entry. Is the config stored in `app/settings.py`?"))
+    assert found == [
+        ("fact", "The tokenizer is defined in `src/lexer.ts`."),
+        ("fact", "Each class now lives in its own file under `src/`, and `src/index.ts` is the main entry."),
+    ]

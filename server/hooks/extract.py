@@ -18,6 +18,8 @@ later session needs, found by rules that prefer missing one to storing junk:
   pasted, then the assistant's explanation and edits, closed by the person confirming
   ("it's working now") or moving on to something else. The note quotes the error line
   (not a "1 failed in 0.4s" tally) and what the edits wrote;
+* where things are, as the assistant states it ("`parse()` is defined in `src/parser.ts`",
+  "`src/index.ts` is the main entry"): facts tagged `location`, two per message at most;
 * compaction summaries, as notes.
 
 Edits keep what they wrote (the added lines), in the turn and in a fix. Each statement
@@ -150,6 +152,15 @@ _INTERJECTION = re.compile(
     r"^(?:(?:wait|ok(?:ay)?|oh|hmm+|actually|also|and|so|well|right|alright|btw|oops|one more thing)\b[\s,.!:;—–-]*)+",
     re.IGNORECASE,
 )
+# Where things are, as the assistant found them: "`parse()` is defined in `src/parser.ts`".
+_LOCATION = re.compile(
+    r"\b(?:is|are) (?:defined|implemented|declared|located|configured|registered|handled|stored|kept|set up)\s+(?:in|at|under)\b"
+    r"|\blives? (?:in|under)\b|\bentry(?: point)? is\b|\bis the (?:main )?entry(?: point)?\b|\bnow lives?\b",
+    re.IGNORECASE,
+)
+_PATH = re.compile(r"[\w.-]+/[\w./-]+|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|go|rs|rb|java|kt|c|h|cpp|cs|json|ya?ml|toml|vue|svelte|sh|sql)\b")
+#: Location facts taken from one assistant message at most (a tour of the code is not a list of facts).
+LOCATIONS_PER_MESSAGE = 2
 _PREF_WORDS = re.compile(r"\b(?:always|never|prefer|don'?t|do not|avoid|instead of|rather than)\b", re.IGNORECASE)
 
 
@@ -170,6 +181,7 @@ def statements_in(text: str, at: datetime | None, from_user: bool) -> list[State
     on …"): an assistant's summary is often the clearest statement of one.
     """
     out: list[Statement] = []
+    locations = 0
     for sentence in sentences(text):
         sentence = _INTERJECTION.sub("", sentence).strip()
         if len(sentence) > 400 or _words(sentence) < 4:
@@ -188,6 +200,10 @@ def statements_in(text: str, at: datetime | None, from_user: bool) -> list[State
         elif (from_user and _REQUEST.search(sentence) and _CODE_NAME.search(sentence)
               and not _TRANSIENT.search(sentence.rstrip("?"))):
             out.append(Statement("decision", _finish(sentence), at, ("request",)))
+        elif (not from_user and locations < LOCATIONS_PER_MESSAGE and _LOCATION.search(sentence)
+              and _PATH.search(sentence) and not sentence.endswith("?")):
+            locations += 1
+            out.append(Statement("fact", _finish(sentence.replace("**", "")), at, ("location",)))
     return out
 
 
