@@ -80,3 +80,16 @@ def test_an_open_problem_is_shown_until_a_later_fix_names_its_error(service):
              "note", 2, ("hook", "fix"))
     text = session_context(service, THREAD, 600).text
     assert "Open problem" not in text and "polars==1.9.0" in text
+
+
+def test_a_long_statement_shown_clipped_at_session_start_can_be_shown_again_for_its_tail(service):
+    """The brief showed its first sentences; a prompt about its last one gets that sentence."""
+    filler = " ".join(f"Step {i} of the migration touched the orders table and its indexes." for i in range(12))
+    note = remember(service, f"Fix for the slow orders page: {filler} The cure was a partial index on status, "
+                           "created concurrently on the live database in the maintenance window with the workers paused.",
+                    "note", 1, ("hook", "fix"))
+    start = session_context(service, THREAD, 600)
+    assert note in start.ids and "partial index" not in start.text
+    again = prompt_context(service, THREAD, "what was the cure for the slow orders page, which index?", 300, 0.0,
+                           set(start.ids))
+    assert note in again.ids and "partial index on status" in again.text

@@ -159,7 +159,7 @@ def prompt_context(
         return Injection("")
     # find, not recall: the same search without building pydantic results (a hook process skips pydantic).
     hits = service.find(query, k=PROMPT_K, thread=thread or "global", min_score=min_score).hits
-    fresh = _statements_first([h.row for h in hits if h.memory_id not in already
+    fresh = _statements_first([h.row for h in hits if (h.memory_id not in already or _clipped(h.row))
                                and h.row.source != FILE_SOURCE + SOUL_FILE])
     if not fresh:
         return Injection("")
@@ -170,6 +170,12 @@ def prompt_context(
     if report.status in ("left out", "empty"):
         return Injection("")
     return Injection(assembly.text.strip(), tuple(m.id for i, m in enumerate(fresh) if i not in report.dropped_items))
+
+
+def _clipped(row: MemoryRow) -> bool:
+    """A statement too long for one line: shown before, it showed only some sentences, maybe not the
+    ones this prompt needs (clip picks them by the prompt's words), so it may be shown again."""
+    return row.kind != CONVERSATION_KIND and estimate_tokens(row.content) > LINE_TOKENS
 
 
 def small_talk(prompt: str) -> bool:
