@@ -144,10 +144,9 @@ def test_capture_stores_turns_and_statements_sourced_to_the_session(env):
     stop(env)
     rows = memories(env["home"])
     origin = f"claude-code session {SESSION}"
-    assert {(r[2], r[3], r[4]) for r in rows if r[0] == "turn"} == {("shop-api", "hook", origin)}
-    assert {(r[2], r[3], r[4]) for r in rows if r[0] != "turn"} == {("shop-api", "hook", origin + ", turn 1")}
+    assert {(r[2], r[3], r[4]) for r in rows} == {("shop-api", "hook", origin)}
     assert [r[0] for r in rows] == ["turn"] * 3 + ["decision", "preference", "fact", "snippet", "note", "decision", "note"]
-    assert json.loads(rows[-3][5]) == ["hook", "fix"]
+    assert json.loads(rows[-3][5]) == ["hook", "fix", "turn-1"]  # the person's turn it came from
     daily = "".join(p.read_text() for p in (env["home"] / "files" / "daily").glob("*.md"))
     assert "stg-orders.internal" in daily and "[turn]" not in daily  # statements are journaled, turns are not
 

@@ -5,8 +5,9 @@ update each other are linked, that too), so a line read twice stores nothing twi
 the cursor may lag after a crash, never skip. Turns go to the thread as `turn`
 memories (searchable like imported chats, kept out of the daily log); durable
 statements as decision / preference / snippet / fact / note memories. Every memory is
-sourced to the session: source "hook", origin "<host> session <id>" (a statement's adds
-", turn <n>": the person's turn it came from), tag "hook".
+sourced to the session: source "hook", origin "<host> session <id>", tag "hook"; a
+statement also carries the tag "turn-<n>", the person's turn it came from (in a tag, not
+the origin: forget-matching by origin must still find every memory of the session).
 """
 
 from __future__ import annotations
@@ -79,19 +80,18 @@ def capture(
                     _store(service, report, state, hook, turn.content, "turn", thread, ("hook",), turn.at, daily=False)
             for statement in found.statements:
                 _store(service, report, state, hook, statement.content, statement.kind,
-                       thread, ("hook", *statement.tags), statement.at, daily=True, turn=statement.turn)
+                       thread, ("hook", *statement.tags, *_turn_tag(statement.turn)), statement.at, daily=True)
             state.offset, state.carry = chunk.offset, found.carry
         state.captures += 1
     return report
 
 
 def _store(service: MemoryService, report: CaptureReport, state: SessionState, hook: HookInput,
-           content: str, kind: str, thread: str | None, tags: tuple[str, ...], at, daily: bool,
-           turn: int | None = None) -> None:
+           content: str, kind: str, thread: str | None, tags: tuple[str, ...], at, daily: bool) -> None:
     try:
         result = service.remember(
             content, kind=kind, thread=thread or "global", tags=list(tags), created_at=at,
-            source=SOURCE, origin=origin(hook) + (f", turn {turn}" if turn else ""), daily=daily,
+            source=SOURCE, origin=origin(hook), daily=daily,
         )
     except InvalidInput as exc:  # e.g. a turn over MEMVAULT_MAX_CONTENT_BYTES: that one is skipped
         report.rejected += 1
@@ -106,6 +106,10 @@ def _store(service: MemoryService, report: CaptureReport, state: SessionState, h
     else:
         report.statements += 1
         report.kinds[kind] = report.kinds.get(kind, 0) + 1
+
+
+def _turn_tag(turn: int | None) -> tuple[str, ...]:
+    return (f"turn-{turn}",) if turn else ()
 
 
 def stop_capture(service: MemoryService, state: SessionState) -> None:

@@ -274,7 +274,7 @@ _CONCLUSION = re.compile(
 
 
 # -- commands ----------------------------------------------------------------
-_PURPOSES = (
+PURPOSES = (
     ("test", re.compile(r"\b(?:pytest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|unittest|go test|cargo (?:test|nextest)"
                         r"|(?:npm|pnpm|yarn|bun) (?:run )?test\S*|make (?:test|check)\S*|gradle\w* test|mvn\S* test|dotnet test|mix test|rake test|bundle exec rspec)\b")),
     ("lint", re.compile(r"\b(?:ruff(?: check)?|flake8|pylint|eslint|golangci-lint|cargo clippy|rubocop|shellcheck|(?:npm|pnpm|yarn|bun) (?:run )?lint\S*|make lint)\b")),
@@ -300,7 +300,7 @@ _EXIT_CODE = re.compile(r"^Exit code (\d+)")
 def command_purpose(command: str) -> str | None:
     if _ONE_OFF.match(command):
         return None
-    for purpose, pattern in _PURPOSES:
+    for purpose, pattern in PURPOSES:
         if pattern.search(command):
             return purpose
     return None

@@ -26,7 +26,7 @@ from server.files.index import FILE_SOURCE
 from server.files.folder import MEMORY_FILE, SOUL_FILE
 from server.files.markdown import strip_comments
 from server.files.promote import for_thread
-from server.hooks.extract import command_purpose
+from server.hooks.extract import PURPOSES, command_purpose
 from server.models import CONVERSATION_KIND
 from server.search import replacements
 from server.textindex import query_terms
@@ -241,6 +241,7 @@ def _durable(service: MemoryService, rows: list[MemoryRow], kinds: set[str] | No
 _LANE_ORDER = {"convention": 0, "decision": 1, "command": 2, "fix": 3, "problem": 4, "preference": 5, "fact": 6,
                "task": 7, "note": 8, "compaction": 9}
 _QUOTED = re.compile(r'"([^"]{8,})"')
+_PURPOSE_NAMES = frozenset(name for name, _ in PURPOSES)
 
 
 def _fixed_later(problem: MemoryRow, fixes: list[MemoryRow]) -> bool:
@@ -255,7 +256,7 @@ def _lane(row: MemoryRow) -> str:
         command = _COMMAND_IN.search(row.content)
         if command and command_purpose(command.group(1)) is None:
             return "command:one-off"
-        return "command:" + next((t for t in row.tags if t not in ("hook", "command")), "other")
+        return "command:" + next((t for t in row.tags if t in _PURPOSE_NAMES), "other")
     if "compaction" in tags:
         return "compaction"
     if "open-problem" in tags:
