@@ -213,7 +213,6 @@ _OPTION_LINE = re.compile(
     r"^\s*(?:[-*]\s+)?(?:#{1,4}\s*)?(?:\*\*)?(?:option\s+)?\(?([A-Ha-h]|[1-9])(?:[.):]|\*\*|\s+[-—–])\)?(?:\*\*)?\s*[:—–-]?\s*(.{3,300})$",
     re.IGNORECASE | re.MULTILINE,
 )
-_OPTION_WORD = re.compile(r"^\s*(?:[-*]\s+)?(?:#{1,4}\s*)?(?:\*\*)?option\s", re.IGNORECASE)
 # A whole short reply that picks one ("B.", "2", "option 2", "let's implement option 2 please").
 _PICK_ALONE = re.compile(
     r"^\s*(?:(?:ok(?:ay)?|yes|sure|great)[,.!]?\s+)?(?:(?:let'?s|i'?ll|we'?ll)\s+)?"

@@ -46,8 +46,6 @@ LINE_TOKENS = 110
 PROMPT_K = 8
 #: A prompt longer than this is searched by its first characters (a pasted log is not a question).
 PROMPT_QUERY_CHARS = 400
-# Kinds in the order a new session wants them when the budget cannot hold them all.
-_KIND_ORDER = {"decision": 0, "preference": 1, "snippet": 2, "note": 3, "fact": 4, "task": 5}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 #: Two turns sharing this share of their key terms are about the same thing: the later one is kept.
 SAME_SUBJECT = 0.5
