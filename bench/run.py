@@ -58,6 +58,7 @@ SUITE = (
     Bench("secrets_fp", "secrets_fp.py", quick=()),
     Bench("hooks", "hooks.py"),  # spawned hook latency at 10k/100k memories, capture cost
     Bench("value_hooks", "value_hooks.py"),  # later sessions answered by injected context alone
+    Bench("real_sessions", "real_sessions.py", quick=()),  # the same on published sessions; tuning and held-out
     Bench("poisoning", "poisoning.py", quick=()),
     Bench("faults", "faults.py"),  # injected faults: calls answered, clear errors, data lost, reads under a held lock
 )

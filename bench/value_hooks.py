@@ -73,11 +73,19 @@ def transcript_lines(session: dict, cwd: Path) -> list[list[dict]]:
                  "is_error": failed}]},
                 "toolUseResult": {"stdout": "" if failed else output, "stderr": output if failed else "",
                                   "interrupted": False, "isImage": False}})
-        elif kind == "edit":
+        elif kind in ("edit", "multiedit", "write"):
+            # ["edit", path] or ["edit", path, old, new]; ["multiedit", path, old, new]; ["write", path, content]
             tool_id = f"toolu_{session['id']}_{n}"
+            old, new = (step[2], step[3]) if len(step) > 3 else ("x", "y")
+            path = step[1] if step[1].startswith("/") else f"{cwd}/{step[1]}"  # hosts send absolute paths
+            if kind == "write":
+                name, tool_input = "Write", {"file_path": path, "content": step[2] if len(step) > 2 else ""}
+            elif kind == "multiedit":
+                name, tool_input = "MultiEdit", {"file_path": path, "edits": [{"old_string": old, "new_string": new}]}
+            else:
+                name, tool_input = "Edit", {"file_path": path, "old_string": old, "new_string": new}
             lines.append({**base("assistant"), "message": {"id": f"msg-{n}", "role": "assistant", "content": [
-                {"type": "tool_use", "id": tool_id, "name": "Edit",
-                 "input": {"file_path": step[1], "old_string": "x", "new_string": "y"}}]}})
+                {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}]}})
             lines.append({**base("user"), "message": {"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": tool_id, "content": f"The file {step[1]} has been updated."}]}})
         elif kind == "compact":

@@ -108,10 +108,13 @@ def test_extraction_finds_the_durable_statements_of_the_fixture():
         ("fact", "The staging host is stg-orders.internal."),
         ("snippet", "Test command that worked: `pnpm test --filter orders`"),
         ("note", 'Fix: `pnpm test --filter orders` failed with "TypeError: Cannot read properties of undefined '
-                 "(reading 'length')\". The test fails because the cursor is undefined on the first page. I added a "
-                 "default cursor of 0. Changed: src/orders.ts. Then `pnpm test --filter orders` passed."),
+                 "(reading 'length')\". Changed: src/orders.ts (cursor ?? 0). The test fails because the cursor is "
+                 "undefined on the first page. I added a default cursor of 0. Then `pnpm test --filter orders` passed."),
         ("decision", "We decided to keep pagination cursor-based."),
+        ("note", "Compaction summary: This session is being continued from a previous conversation. Summary: the orders "
+                 "tests were fixed with a default cursor. We decided to keep pagination cursor-based."),
     ]
+    assert {s.turn for s in found.statements} == {1}  # each statement knows the person's turn it came from
     assert [t.role for t in found.turns] == ["user", "assistant", "user"]
     assert "[ran] pnpm test --filter orders" in found.turns[1].text
     assert "Rust" not in " ".join(t.text for t in found.turns)  # the subagent's line
@@ -142,8 +145,8 @@ def test_capture_stores_turns_and_statements_sourced_to_the_session(env):
     rows = memories(env["home"])
     origin = f"claude-code session {SESSION}"
     assert {(r[2], r[3], r[4]) for r in rows} == {("shop-api", "hook", origin)}
-    assert [r[0] for r in rows] == ["turn"] * 3 + ["decision", "preference", "fact", "snippet", "note", "decision"]
-    assert json.loads(rows[-2][5]) == ["hook", "fix"]
+    assert [r[0] for r in rows] == ["turn"] * 3 + ["decision", "preference", "fact", "snippet", "note", "decision", "note"]
+    assert json.loads(rows[-3][5]) == ["hook", "fix", "turn-1"]  # the person's turn it came from
     daily = "".join(p.read_text() for p in (env["home"] / "files" / "daily").glob("*.md"))
     assert "stg-orders.internal" in daily and "[turn]" not in daily  # statements are journaled, turns are not
 
@@ -214,7 +217,7 @@ def test_captures_of_one_session_never_interleave(env):
         second = capture(service, hook, "shop-api", sessions)
     finally:
         service.close()
-    assert (first.turns, first.statements) == (3, 6)
+    assert (first.turns, first.statements) == (3, 7)
     assert (second.lines, second.turns, second.statements) == (0, 0, 0)
 
 

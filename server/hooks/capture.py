@@ -5,7 +5,9 @@ update each other are linked, that too), so a line read twice stores nothing twi
 the cursor may lag after a crash, never skip. Turns go to the thread as `turn`
 memories (searchable like imported chats, kept out of the daily log); durable
 statements as decision / preference / snippet / fact / note memories. Every memory is
-sourced to the session: source "hook", origin "<host> session <id>", tag "hook".
+sourced to the session: source "hook", origin "<host> session <id>", tag "hook"; a
+statement also carries the tag "turn-<n>", the person's turn it came from (in a tag, not
+the origin: forget-matching by origin must still find every memory of the session).
 """
 
 from __future__ import annotations
@@ -60,12 +62,14 @@ def capture(
         stat = os.stat(path)
         identity = f"{path}#{stat.st_ino}"
         if state.transcript != identity or stat.st_size < state.offset:
-            state.transcript, state.offset = identity, 0  # a new or rewritten file: from its start
+            state.transcript, state.offset, state.carry = identity, 0, {}  # a new or rewritten file: from its start
         while state.offset < stat.st_size:
             chunk = read_from(path, state.offset)
             if chunk.offset == state.offset:
                 break  # only a half-written line is left
-            found = extract(chunk.entries, root=str(hook.cwd))
+            # The session's last read: what is still open (a pasted error) is stored now or never.
+            last = hook.event == "session-end" and chunk.offset >= stat.st_size
+            found = extract(chunk.entries, root=str(hook.cwd), carry=state.carry, final=last)
             report.lines += chunk.lines
             if any(wants_no_memory(p) for p in found.prompts):
                 stop_capture(service, state)
@@ -76,8 +80,8 @@ def capture(
                     _store(service, report, state, hook, turn.content, "turn", thread, ("hook",), turn.at, daily=False)
             for statement in found.statements:
                 _store(service, report, state, hook, statement.content, statement.kind,
-                       thread, ("hook", *statement.tags), statement.at, daily=True)
-            state.offset = chunk.offset
+                       thread, ("hook", *statement.tags, *_turn_tag(statement.turn)), statement.at, daily=True)
+            state.offset, state.carry = chunk.offset, found.carry
         state.captures += 1
     return report
 
@@ -102,6 +106,10 @@ def _store(service: MemoryService, report: CaptureReport, state: SessionState, h
     else:
         report.statements += 1
         report.kinds[kind] = report.kinds.get(kind, 0) + 1
+
+
+def _turn_tag(turn: int | None) -> tuple[str, ...]:
+    return (f"turn-{turn}",) if turn else ()
 
 
 def stop_capture(service: MemoryService, state: SessionState) -> None:

@@ -5,12 +5,27 @@ A turn is what the person typed, or what the assistant answered between two prom
 later session needs, found by rules that prefer missing one to storing junk:
 
 * explicit requests: "remember that …", "note that …", "keep in mind …";
-* decisions: "we decided …", "let's go with …", "switch X to Y", "from now on …";
-* preferences: "always …", "never …", "I prefer …", a sentence starting "don't …";
-* commands that worked: build, test, lint, format and type-check command lines from
-  shell tool calls whose result was not an error;
-* an error followed by its fix: a command that failed, then the same command passing,
-  with what the assistant said caused it and the files changed in between.
+* decisions: "we decided …", "let's go with …", "switch X to Y", "from now on …",
+  "we're moving from X to Y", a request to restructure named code ("can we move X to
+  `Y`"), and an option picked by letter or number ("B.", "let's implement option 2"),
+  stored as the option's text from the assistant's previous reply;
+* preferences and conventions: "always …", "never …", "I prefer …", "don't …", "use X
+  for Y", "we're not using X", "… cannot be changed";
+* commands that worked: build, test, lint, format, type-check and run command lines
+  from shell tool calls whose result was not an error (never one-off looks like `ls`,
+  `which`, `cat`, `git status`);
+* fixes: a command that failed, then the same command passing; or an error the person
+  pasted, then the assistant's explanation and edits, closed by the person confirming
+  ("it's working now") or moving on to something else. The note quotes the error line
+  (not a "1 failed in 0.4s" tally) and what the edits wrote;
+* where things are, as the assistant states it ("`parse()` is defined in `src/parser.ts`",
+  "`src/index.ts` is the main entry"): facts tagged `location`, two per message at most;
+* compaction summaries, as notes.
+
+Edits keep what they wrote (the added lines), in the turn and in a fix. Each statement
+carries the number of the person's turn it came from; the state that spans captures (the
+options on offer, an open problem, failures waiting for their fix) is a small dict the
+caller keeps with the session's cursor.
 """
 
 from __future__ import annotations
@@ -45,6 +60,7 @@ class Statement:
     content: str
     at: datetime | None
     tags: tuple[str, ...] = field(default=())
+    turn: int | None = None  # the person's turn (1-based, per session) it came from
 
 
 # -- sentences ---------------------------------------------------------------
@@ -82,7 +98,8 @@ _REMEMBER = re.compile(
 _DECISION = re.compile(
     r"\b(?:we(?:'ve| have)? decided|(?:the )?decision(?: is)?:|let'?s go with|let'?s use|let'?s switch"
     r"|we(?:'ll| will) (?:go with|use|switch|stick with|standardi[sz]e on)|we(?:'re| are) (?:moving|migrating|switching) to"
-    r"|switch(?:ed|ing)?\b.{1,60}?\bto\b|from now on|going forward|we(?:'re| are) going with|decided to)\b",
+    r"|switch(?:ed|ing)?\b.{1,60}?\bto\b|from now on|going forward|we(?:'re| are) going with|decided to"
+    r"|we(?:'re| are) (?:moving|migrating|switching) from\b.{1,60}?\bto)\b",
     re.IGNORECASE,
 )
 # From the assistant (and compaction summaries) only the forms that report a decision made
@@ -90,7 +107,7 @@ _DECISION = re.compile(
 # the assistant's own steps, not project decisions.
 _DECISION_REPORTED = re.compile(
     r"\b(?:we(?:'ve| have)? decided|(?:the )?decision(?: is)?:|we(?:'ll| will) (?:go with|use|stick with|standardi[sz]e on)"
-    r"|we(?:'re| are) (?:moving|migrating|switching) to|from now on|going forward|we(?:'re| are) going with)\b",
+    r"|we(?:'re| are) (?:moving|migrating|switching) (?:from\b.{1,60}?\b)?to|from now on|going forward|we(?:'re| are) going with)\b",
     re.IGNORECASE,
 )
 _PREFERENCE = re.compile(
@@ -102,7 +119,7 @@ _PREFERENCE = re.compile(
 )
 # Sentences that only look like rules: momentary, hedged, or about the conversation itself.
 _TRANSIENT = re.compile(
-    r"\b(?:for now|right now|yet|this time|at the moment|today|worry|bother|hesitate|mind if|wait)\b|\?$",
+    r"\b(?:for now|right now|yet|this time|at the moment|today|worry|bother|hesitate|mind if)\b|\?$",
     re.IGNORECASE,
 )
 # A decision must say what was decided: "let's go with option B" / "… with that" do not.
@@ -110,6 +127,40 @@ _VAGUE_OBJECT = re.compile(
     r"\b(?:go with|use|switch to|going with)\s+(?:it|that|this|them|those|these|option \w+|the (?:first|second|third|other|last) (?:one|option)|your (?:suggestion|plan|approach))\s*[.!]?$",
     re.IGNORECASE,
 )
+# Conventions the person states about the project ("use the prefix X for branch names").
+_CONVENTION = re.compile(
+    r"\buse (?:the |a )?(?:`[^`]+`|\S+)(?: \S+){0,3} (?:for|as|when|to name)\b"
+    r"|\bwe(?:'re| are) not using\b|\bwe (?:don'?t|do not|never) use\b|\bwe(?:'re| are)? (?:always )?using\b"
+    r"|\b(?:cannot|can'?t|must not|mustn'?t|should not|shouldn'?t|must never) be (?:changed|renamed|modified|edited|touched|removed)\b"
+    r"|\bplease (?:don'?t|do not|never|always)\b",
+    re.IGNORECASE,
+)
+# A request to restructure named code: "can we move each class to a separate file", "I'd like
+# to move X to the `Y` class". Only with a code name in it (a path, `code`, camelCase), else it
+# is a to-do of the moment ("can we look at this").
+_REQUEST = re.compile(
+    r"\b(?:can we|could we|let'?s|i(?:'d| would) like to|i want (?:you )?to|we should)\b.{0,80}?"
+    r"\b(?:move|rename|split|merge|replace|switch|put|keep|make|extract|convert|set ?up|initiali[sz]e|use)\b",
+    re.IGNORECASE,
+)
+_CODE_NAME = re.compile(
+    r"`[^`]+`|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|go|rs|rb|java|kt|c|h|cpp|cs|md|json|ya?ml|toml|vue|svelte|css|html|sh|sql)\b"
+    r"|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b|\b\w+/[\w.-]+"
+)
+# "wait, from now on …": a leading interjection says nothing about whether the rest holds.
+_INTERJECTION = re.compile(
+    r"^(?:(?:wait|ok(?:ay)?|oh|hmm+|actually|also|and|so|well|right|alright|btw|oops|one more thing)\b[\s,.!:;—–-]*)+",
+    re.IGNORECASE,
+)
+# Where things are, as the assistant found them: "`parse()` is defined in `src/parser.ts`".
+_LOCATION = re.compile(
+    r"\b(?:is|are) (?:defined|implemented|declared|located|configured|registered|handled|stored|kept|set up)\s+(?:in|at|under)\b"
+    r"|\blives? (?:in|under)\b|\bentry(?: point)? is\b|\bis the (?:main )?entry(?: point)?\b|\bnow lives?\b",
+    re.IGNORECASE,
+)
+_PATH = re.compile(r"[\w.-]+/[\w./-]+|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|go|rs|rb|java|kt|c|h|cpp|cs|json|ya?ml|toml|vue|svelte|sh|sql)\b")
+#: Location facts taken from one assistant message at most (a tour of the code is not a list of facts).
+LOCATIONS_PER_MESSAGE = 2
 _PREF_WORDS = re.compile(r"\b(?:always|never|prefer|don'?t|do not|avoid|instead of|rather than)\b", re.IGNORECASE)
 
 
@@ -122,15 +173,17 @@ def classify(sentence: str) -> str:
 
 
 def statements_in(text: str, at: datetime | None, from_user: bool) -> list[Statement]:
-    """Explicit requests, decisions and preferences stated in one message.
+    """Explicit requests, decisions, preferences and conventions stated in one message.
 
-    Preferences and "remember" requests are taken from the person's words only; an
-    assistant's "always run X" is advice, not the person's rule. Decisions are taken
+    Preferences, conventions, requests and "remember" are taken from the person's words
+    only; an assistant's "always run X" is advice, not the person's rule. Decisions are taken
     from both, from the assistant only when reported as shared ("we decided …", "from now
     on …"): an assistant's summary is often the clearest statement of one.
     """
     out: list[Statement] = []
+    locations = 0
     for sentence in sentences(text):
+        sentence = _INTERJECTION.sub("", sentence).strip()
         if len(sentence) > 400 or _words(sentence) < 4:
             continue
         remember = _REMEMBER.match(sentence) if from_user else None
@@ -142,11 +195,85 @@ def statements_in(text: str, at: datetime | None, from_user: bool) -> list[State
             out.append(Statement("decision", _finish(sentence), at))
         elif from_user and _PREFERENCE.search(sentence) and not _TRANSIENT.search(sentence):
             out.append(Statement("preference", _finish(sentence), at))
+        elif from_user and _CONVENTION.search(sentence) and not _TRANSIENT.search(sentence):
+            out.append(Statement("preference", _finish(sentence), at, ("convention",)))
+        elif (from_user and _REQUEST.search(sentence) and _CODE_NAME.search(sentence)
+              and not _TRANSIENT.search(sentence.rstrip("?"))):
+            out.append(Statement("decision", _finish(sentence), at, ("request",)))
+        elif (not from_user and locations < LOCATIONS_PER_MESSAGE and _LOCATION.search(sentence)
+              and _PATH.search(sentence) and not sentence.endswith("?")):
+            locations += 1
+            out.append(Statement("fact", _finish(sentence.replace("**", "")), at, ("location",)))
     return out
 
 
+# -- an option picked from the assistant's list ------------------------------------
+# "1. **Jest** …", "B) keep both", "### Option 2: a queue" — one option per line.
+_OPTION_LINE = re.compile(
+    r"^\s*(?:[-*]\s+)?(?:#{1,4}\s*)?(?:\*\*)?(?:option\s+)?\(?([A-Ha-h]|[1-9])(?:[.):]|\*\*|\s+[-—–])\)?(?:\*\*)?\s*[:—–-]?\s*(.{3,300})$",
+    re.IGNORECASE | re.MULTILINE,
+)
+# A whole short reply that picks one ("B.", "2", "option 2", "let's implement option 2 please").
+_PICK_ALONE = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|yes|sure|great)[,.!]?\s+)?(?:(?:let'?s|i'?ll|we'?ll)\s+)?"
+    r"(?:go with|do|implement|use|pick|choose|take|try)?\s*(?:option\s+|#)?([A-Ha-h]|[1-9])\s*[.!)]?\s*(?:please)?[.!]?\s*$",
+    re.IGNORECASE,
+)
+_PICK_IN = re.compile(
+    r"\b(?:go with|implement|do|use|pick|choose|take|try|prefer|like)\s+(?:option|approach|choice)\s+#?([A-Ha-h]|[1-9])\b"
+    r"|\b(?:option|approach)\s+#?([A-Ha-h]|[1-9])\s+(?:it is|please|sounds (?:good|right|best)|is (?:best|better|good|fine))",
+    re.IGNORECASE,
+)
+
+
+def options_in(text: str) -> dict[str, str]:
+    """The options an assistant's reply lists, by label ("A", "2"); {} when it lists fewer than two."""
+    found: dict[str, str] = {}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        match = _OPTION_LINE.match(line)
+        if not match:
+            continue
+        label, body = match.group(1).upper(), match.group(2).replace("**", "").strip()
+        if len(body) < 60 and not body.endswith((".", "!", "?")):  # a title: its description is usually the next line
+            rest = next((ln.strip() for ln in lines[i + 1 : i + 3] if ln.strip()), "")
+            if rest and not _OPTION_LINE.match(rest) and not rest.endswith("?"):
+                body = f"{body} — {rest.replace('**', '').lstrip('-* ')}"
+        found.setdefault(label, body[:300])
+    return found if len(found) >= 2 else {}
+
+
+def picked(text: str) -> str | None:
+    """The label a reply picks ("B", "2"), if it picks one."""
+    alone = _PICK_ALONE.match(text) if len(text) <= 80 else None
+    if alone:
+        return alone.group(1).upper()
+    inside = _PICK_IN.search(text)
+    return (inside.group(1) or inside.group(2)).upper() if inside else None
+
+
+# -- problems the person reports, and conclusions they confirm -------------------
+# An error pasted into a prompt, not the word "Error" in prose ("add an Error boundary").
+_PASTED_ERROR = re.compile(
+    r"\b\w*(?:Error|Exception)(?:\s*\[\w+\])?:\s|\bERR_[A-Z_]{3,}|fatal error|Traceback \(most recent|\bpanic:|^FAILED\b",
+    re.MULTILINE,
+)
+_CONFIRM = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|great|yes|yep|nice|cool|thanks?|thank you)[,.!]*\s+)*"
+    r"(?:(?:it'?s|that'?s|this is|it is|everything'?s|all) (?:now )?working|(?:it |that |this )?works(?: now| great| fine| perfectly)?\b"
+    r"|(?:that|this) (?:fixed|did|solved) it|fixed(?: it)?!|looks? (?:really |very )?good|perfect|lgtm|excellent|awesome)",
+    re.IGNORECASE,
+)
+_CONCLUSION = re.compile(
+    r"\b(?:the (?:issue|problem|cause|root cause|fix|error) (?:is|was)|this (?:confirms|adds|ensures|fixes|means)|turned out"
+    r"|because|I(?:'ve| have) (?:fixed|moved|refactored|converted|split|added|replaced|renamed|updated)|is now|now (?:lives|uses)"
+    r"|instead of|too (?:new|old)|not (?:compatible|supported))\b",
+    re.IGNORECASE,
+)
+
+
 # -- commands ----------------------------------------------------------------
-_PURPOSES = (
+PURPOSES = (
     ("test", re.compile(r"\b(?:pytest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|unittest|go test|cargo (?:test|nextest)"
                         r"|(?:npm|pnpm|yarn|bun) (?:run )?test\S*|make (?:test|check)\S*|gradle\w* test|mvn\S* test|dotnet test|mix test|rake test|bundle exec rspec)\b")),
     ("lint", re.compile(r"\b(?:ruff(?: check)?|flake8|pylint|eslint|golangci-lint|cargo clippy|rubocop|shellcheck|(?:npm|pnpm|yarn|bun) (?:run )?lint\S*|make lint)\b")),
@@ -154,13 +281,25 @@ _PURPOSES = (
     ("type-check", re.compile(r"\b(?:mypy|pyright|tsc|(?:npm|pnpm|yarn|bun) (?:run )?typecheck\S*)\b")),
     ("build", re.compile(r"\b(?:make(?: \w+)?|cargo build|go build|(?:npm|pnpm|yarn|bun) (?:run )?build\S*|gradle\w* build|mvn\S* (?:package|install)"
                          r"|dotnet build|docker(?: compose)? build|cmake --build|pip install -e|uv sync|poetry install|(?:npm|pnpm|yarn) install|bazel build)\b")),
+    # Running the program itself: `node src/index.ts`, `python -m app`, `npm run dev`, `cargo run`.
+    ("run", re.compile(r"(?:^|&&\s*|;\s*)(?:node|deno run|bun(?: run)?|tsx|npx tsx|ts-node|python3?|uv run|poetry run|go run|cargo run"
+                       r"|(?:npm|pnpm|yarn) (?:run )?(?:start|dev|serve)|flask run|uvicorn|rails (?:s|server))\s+(?!-[ce]\b)\S")),
+)
+# Looks around, not work: never a "command that worked", whatever follows them.
+_ONE_OFF = re.compile(
+    r"^(?:which|where|type|file|ls|ll|tree|cat|less|head|tail|wc|grep|rg|ag|find|fd|echo|printf|pwd|env|printenv|ps|top|kill|pkill"
+    r"|lsof|stat|du|df|sed -n|awk|jq|curl|wget|open|code|xdg-open|sleep|true|false|date|whoami|id|uname|history"
+    r"|git (?:status|log|diff|show|branch|remote|rev-parse|blame|stash list)|node (?:-v|--version)|python3? (?:-V|--version)"
+    r"|\w+ --?(?:version|help))\b"
 )
 _CD_PREFIX = re.compile(r"^cd\s+\S+\s*&&\s*")
 _EXIT_CODE = re.compile(r"^Exit code (\d+)")
 
 
 def command_purpose(command: str) -> str | None:
-    for purpose, pattern in _PURPOSES:
+    if _ONE_OFF.match(command):
+        return None
+    for purpose, pattern in PURPOSES:
         if pattern.search(command):
             return purpose
     return None
@@ -187,18 +326,32 @@ def _family(command: str) -> str:
 
 
 _ERROR_LINE = re.compile(r"\b(?:error|Error|ERROR|FAILED|Failed|failed|Exception|exception|not found|cannot|Cannot|No module)\b")
+# The line that names the error, not a tally of it ("1 failed in 0.41s", "Found 2 errors.").
+_ERROR_NAMED = re.compile(r"\b\w*(?:Error|Exception)\b[:\s]|\bERR_[A-Z_]+|\berror(?:\[\w+\])?:|fatal error|\bpanic:|\bE\s{2,}\S")
+_TALLY = re.compile(
+    r"^\W*(?:=+\s*)?(?:\d+ (?:failed|errors?|passed|warnings?|skipped)[, ]*)+(?:in [\d.]+\s*s)?\W*(?:=+)?$"
+    r"|^(?:Found|\d+) \d* ?(?:errors?|problems?)\b|^(?:npm (?:error|ERR!) (?:code|A complete log)|gyp ERR! (?:not ok|stack))"
+    r"|^(?:error: )?(?:Command failed|Process completed) with exit code|^\s*at \S+ \(|^\s*File \"",
+    re.IGNORECASE,
+)
 _CAUSE = re.compile(
     r"\b(?:because|caused|cause|missing|needs?|needed|the (?:issue|problem|fix|error) (?:is|was)|fixed|fix(?:ed)? (?:it|this|that)|"
-    r"was (?:using|pointing|set)|should (?:be|use)|instead|wrong|typo|forgot|renamed|changed|added|updated|pinned)\b",
+    r"was (?:using|pointing|set)|should (?:be|use)|instead|wrong|typo|forgot|renamed|changed|added|updated|pinned"
+    r"|not (?:supported|compatible|always)|too (?:new|old))\b",
     re.IGNORECASE,
 )
 
 
 def _error_line(output: str) -> str:
+    """The line of `output` that names its error: a named error over a generic "error" line, never a tally."""
     lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not _EXIT_CODE.match(ln.strip())]
-    hits = [ln for ln in lines if _ERROR_LINE.search(ln)]
+    lines = [ln for ln in lines if not _TALLY.search(ln)] or lines
+    named = [ln for ln in lines if _ERROR_NAMED.search(ln)]
+    hits = named or [ln for ln in lines if _ERROR_LINE.search(ln)]
     line = (hits[-1] if hits else (lines[-1] if lines else "")).strip()
-    return line[:200]
+    # "Error parsing line 46 in /long/path.jsonl: TypeError: x is not a function": the named error is the news.
+    inner = re.search(r"(?<=: )\w*(?:Error|Exception)\b:.+", line)
+    return (inner.group(0) if inner else line)[:200]
 
 
 # -- the whole transcript ----------------------------------------------------
@@ -207,6 +360,7 @@ class Extraction:
     turns: list[Turn] = field(default_factory=list)
     statements: list[Statement] = field(default_factory=list)
     prompts: list[str] = field(default_factory=list)  # what the person typed, for #nomem
+    carry: dict = field(default_factory=dict)  # state for the next chunk of the same transcript
 
 
 @dataclass
@@ -218,37 +372,95 @@ class _Failure:
     edited: list[str] = field(default_factory=list)
 
 
-def extract(entries: list[Entry], root: str | None = None) -> Extraction:
-    """Turns and statements of `entries`; file paths under `root` (the project) are shown relative to it."""
+#: At most this many failures or a problem's sentences and edits are carried between captures.
+_CARRY_LIMIT = 8
+#: A compaction summary kept as a note is cut here (turns hold the whole of it for search).
+SUMMARY_CHARS = 2000
+
+
+def extract(entries: list[Entry], root: str | None = None, carry: dict | None = None, final: bool = False) -> Extraction:
+    """Turns and statements of `entries`; file paths under `root` (the project) are shown relative to it.
+
+    `carry` is the previous chunk's `Extraction.carry` for the same transcript (None at its start).
+    `final` (the session ended): a problem still open is stored — as its fix so far when the
+    assistant explained or edited something, else as an open problem (a `task`)."""
+    carry = dict(carry or {})
     out = Extraction()
-    prefix = root.rstrip("/\\") + "/" if root else None
+    prefix = root.rstrip("/\\").replace("\\", "/") + "/" if root else None
     reply: list[str] = []
     reply_at: datetime | None = None
     calls: dict[str, tuple[str, str | None]] = {}  # tool id -> (command, purpose)
-    failures: dict[str, _Failure] = {}  # command family -> the failure waiting for its fix
-    seen_commands: set[str] = set()
+    failures: dict[str, _Failure] = {k: _Failure(**v) for k, v in (carry.get("failures") or {}).items()}
+    seen_commands: set[str] = set(carry.get("commands") or [])
+    options: dict[str, str] = dict(carry.get("options") or {})
+    problem: dict | None = carry.get("problem")
+    turn = int(carry.get("turn") or 0)
+    last_reply: str = carry.get("last_reply") or ""
+
+    def state(statement: Statement) -> None:
+        out.statements.append(Statement(statement.kind, statement.content, statement.at, statement.tags, turn or None))
 
     def close_reply() -> None:
-        nonlocal reply, reply_at
+        nonlocal reply, reply_at, options, last_reply
         if reply:
-            out.turns.append(Turn("assistant", _cut("\n".join(reply)), reply_at))
+            text = "\n".join(reply)
+            out.turns.append(Turn("assistant", _cut(text), reply_at))
+            options = options_in(text) or options
+            last_reply = text[-3000:]
         reply, reply_at = [], None
+
+    def close_problem(confirmed: bool) -> None:
+        nonlocal problem
+        if problem and (problem["said"] or problem["edited"]):
+            state(_reported_fix(problem, confirmed))
+        problem = None
 
     for entry in entries:
         if entry.kind in ("user", "summary"):
             close_reply()
-            if entry.kind == "user":
-                out.prompts.append(entry.text)
-                out.turns.append(Turn("user", _cut(entry.text), entry.at))
-                out.statements.extend(statements_in(entry.text, entry.at, from_user=True))
-            else:  # a compaction summary: the assistant's own digest; decisions in it count
-                out.statements.extend(statements_in(entry.text, entry.at, from_user=False))
+            if entry.kind == "summary":  # a compaction summary: the assistant's own digest; decisions in it count
+                for statement in statements_in(entry.text, entry.at, from_user=False):
+                    state(statement)
+                if entry.text.strip():
+                    state(Statement("note", "Compaction summary: " + _cut(entry.text, SUMMARY_CHARS), entry.at, ("compaction",)))
+                continue
+            turn += 1
+            text = entry.text
+            out.prompts.append(text)
+            label = picked(text) if options else None
+            chose = bool(label and label in options)
+            if chose:
+                state(Statement("decision", _finish(f"Chose option {label}: {options[label]}"), entry.at, ("option",)))
+                text = f"{text} [option {label}: {options[label]}]"
+            out.turns.append(Turn("user", _cut(text), entry.at))
+            options = {}
+            confirmed = bool(_CONFIRM.match(entry.text))
+            error = _error_line(entry.text) if _PASTED_ERROR.search(entry.text) else ""
+            if problem is not None and error and _same_error(error, problem["error"]) and not confirmed:
+                pass  # the same error again ("similar error, different macro"): the problem stays open
+            else:
+                close_problem(confirmed)
+                if error:
+                    problem = {"error": error, "at": entry.at.isoformat() if entry.at else None, "said": [], "edited": []}
+                elif confirmed and last_reply:
+                    conclusion = [s for s in sentences(last_reply) if _CONCLUSION.search(s) and 20 <= len(s) <= 300]
+                    if conclusion:
+                        state(Statement("note", "Confirmed: " + " ".join(_finish(s.replace("**", "")) for s in conclusion[:2]), entry.at,
+                                        ("conclusion",)))
+            for statement in statements_in(entry.text, entry.at, from_user=True):
+                if not (chose and statement.kind == "decision" and picked(statement.content)):
+                    state(statement)  # "let's go with option B" is the pick above, already resolved
         elif entry.kind == "assistant":
             reply.append(entry.text)
             reply_at = reply_at or entry.at
-            out.statements.extend(statements_in(entry.text, entry.at, from_user=False))
+            for statement in statements_in(entry.text, entry.at, from_user=False):
+                state(statement)
+            causes = [s for s in sentences(entry.text) if _CAUSE.search(s) and len(s) <= 300]
             for failure in failures.values():
-                failure.said.extend(s for s in sentences(entry.text) if _CAUSE.search(s) and len(s) <= 300)
+                failure.said.extend(causes)
+            if problem is not None:
+                problem["said"] = (problem["said"] + [s for s in sentences(entry.text)
+                                                      if (_CAUSE.search(s) or _CONCLUSION.search(s)) and len(s) <= 300])[:_CARRY_LIMIT]
         elif entry.kind == "tool_call":
             reply_at = reply_at or entry.at
             command = _command(entry)
@@ -257,12 +469,15 @@ def extract(entries: list[Entry], root: str | None = None) -> Extraction:
                 calls[entry.tool_id or ""] = (command, command_purpose(command))
             elif entry.tool in EDIT_TOOLS and entry.file_path:
                 path = entry.file_path.replace("\\", "/")
-                if prefix and path.startswith(prefix.replace("\\", "/")):
+                if prefix and path.startswith(prefix):
                     path = path[len(prefix):]
-                reply.append(f"[edited] {path}")
+                edited = f"{path} ({_clip(entry.change, 200)})" if entry.change else path
+                reply.append(f"[edited] {path}" + (f": {entry.change}" if entry.change else ""))
                 for failure in failures.values():
-                    if path not in failure.edited:
-                        failure.edited.append(path)
+                    if edited not in failure.edited:
+                        failure.edited.append(edited)
+                if problem is not None and edited not in problem["edited"]:
+                    problem["edited"] = (problem["edited"] + [edited])[:_CARRY_LIMIT]
         elif entry.kind == "tool_result" and entry.tool_id in calls:
             command, purpose = calls.pop(entry.tool_id or "")
             if purpose is None:
@@ -273,32 +488,79 @@ def extract(entries: list[Entry], root: str | None = None) -> Extraction:
                 continue
             if command not in seen_commands:
                 seen_commands.add(command)
-                out.statements.append(Statement(
+                state(Statement(
                     "snippet", f"{purpose.capitalize()} command that worked: `{command}`", entry.at, ("command", purpose)
                 ))
             failure = failures.pop(family, None)
             if failure is not None and (failure.said or failure.edited):
-                out.statements.append(_fix(failure, command, entry.at))
+                state(_fix(failure, command, entry.at))
     close_reply()
+    if final and problem is not None:
+        if problem["said"] or problem["edited"]:
+            close_problem(False)
+        else:
+            state(Statement("task", f'Open problem: "{_short_paths(problem["error"])}" (not fixed when the session ended).',
+                            _problem_at(problem), ("open-problem",)))
+            problem = None
+    out.carry = {
+        "turn": turn, "options": options, "problem": problem, "last_reply": last_reply,
+        "commands": sorted(seen_commands)[-200:],
+        "failures": {k: {"command": f.command, "error": f.error, "at": None, "said": f.said[:_CARRY_LIMIT],
+                         "edited": f.edited[:_CARRY_LIMIT]}
+                     for k, f in list(failures.items())[-_CARRY_LIMIT:]},
+    }
     return out
 
 
+def _problem_at(problem: dict) -> datetime | None:
+    return datetime.fromisoformat(problem["at"]) if problem.get("at") else None
+
+
+def _same_error(one: str, other: str) -> bool:
+    """Two reports of one error: the same message once file names, line numbers and quotes are set aside."""
+    def core(text: str) -> str:
+        text = re.sub(r"\(?[\w./\\-]+:\d+(?::\d+)?\)?|\bat \S+", "", text)
+        return " ".join(text.split())[:80].lower()
+
+    return core(one) == core(other)
+
+
+def _reported_fix(problem: dict, confirmed: bool) -> Statement:
+    parts = [f'Fix for "{_short_paths(problem["error"])}":']
+    if problem["edited"]:
+        parts.append("changed " + "; ".join(problem["edited"][:3]) + ".")
+    parts.extend(_finish(s) for s in problem["said"][:2])
+    if confirmed:
+        parts.append("The person confirmed it works.")
+    return Statement("note", " ".join(parts), _problem_at(problem), ("fix",))
+
+
 def _fix(failure: _Failure, command: str, at: datetime | None) -> Statement:
-    parts = [f"Fix: `{failure.command}` failed"]
+    # What changed comes before what was said: a brief that clips the note keeps its start.
+    parts = [f"Fix: `{_clip(failure.command, 60)}` failed"]
     if failure.error:
-        parts[0] += f' with "{failure.error}"'
+        parts[0] += f' with "{_short_paths(failure.error)}"'
     parts[0] += "."
-    parts.extend(_finish(s) for s in failure.said[:2])
     if failure.edited:
         parts.append("Changed: " + ", ".join(failure.edited[:5]) + ".")
-    parts.append(f"Then `{command}` passed.")
+    parts.extend(_finish(s) for s in failure.said[:2])
+    parts.append(f"Then `{_clip(command, 60)}` passed.")
     return Statement("note", " ".join(parts), at, ("fix",))
 
 
-def _cut(text: str) -> str:
-    if len(text) <= MAX_TURN_CHARS:
+def _short_paths(text: str) -> str:
+    """Absolute paths in an error shortened to their last part: the file name says it, the home folder does not."""
+    return re.sub(r"(?<![\w.])(?:[A-Za-z]:)?(?:[/\\][\w.@~+-]+){3,}[/\\]([\w.@+-]+)", r"…/\1", text)
+
+
+def _clip(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"
+
+
+def _cut(text: str, limit: int = MAX_TURN_CHARS) -> str:
+    if len(text) <= limit:
         return text
-    head = text[:MAX_TURN_CHARS]
+    head = text[:limit]
     end = head.rfind("\n")
-    head = head[: end if end > MAX_TURN_CHARS // 2 else MAX_TURN_CHARS]
+    head = head[: end if end > limit // 2 else limit]
     return f"{head}\n[… {len(text) - len(head)} characters not kept …]"

@@ -3,7 +3,16 @@
 Both are assembled with budget.fit (the code behind thread_prompt) within a small token
 budget, and both answer by keyword search: the hook process never loads the embedding
 model. Nothing at all is returned when there is nothing worth the tokens — an unedited
-SOUL.md or MEMORY.md template, turns of old conversations, or weak matches.
+SOUL.md or MEMORY.md template, turns of old conversations, weak matches, or a prompt that
+is only small talk ("thanks", "hi", "ok, looks good").
+
+The session-start brief takes the thread's live statements kind by kind in turn (a
+convention, a decision, a command, a fix, an open problem, a fact, then the next of each,
+newest first; an open problem a later fix names is left out),
+so that no one kind fills the budget; of the commands only the newest per purpose (test,
+lint, build, run …) and never a one-off look (`which`, `ls`, `git status`); compaction
+summaries last. The prompt hook puts statements before raw turns, and of two turns
+about the same thing keeps the later one.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from server.files.index import FILE_SOURCE
 from server.files.folder import MEMORY_FILE, SOUL_FILE
 from server.files.markdown import strip_comments
 from server.files.promote import for_thread
+from server.hooks.extract import PURPOSES, command_purpose
 from server.models import CONVERSATION_KIND
 from server.search import replacements
 from server.textindex import query_terms
@@ -36,9 +46,17 @@ LINE_TOKENS = 110
 PROMPT_K = 8
 #: A prompt longer than this is searched by its first characters (a pasted log is not a question).
 PROMPT_QUERY_CHARS = 400
-# Kinds in the order a new session wants them when the budget cannot hold them all.
-_KIND_ORDER = {"decision": 0, "preference": 1, "snippet": 2, "note": 3, "fact": 4, "task": 5}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+#: Two turns sharing this share of their key terms are about the same thing: the later one is kept.
+SAME_SUBJECT = 0.5
+# A prompt made only of these words is small talk: nothing is injected for it.
+_SMALL_TALK = frozenset("""
+hi hello hey yo morning evening thanks thank thx ty cheers ok okay k kk yes yep yeah yup no nope sure great good
+nice cool awesome perfect excellent fine alright right lgtm looks look seems sounds works worked working done
+go ahead continue proceed next please you very much so much a lot it this that all now again got gotcha understood
+i see wow love lol haha oh ah well amazing brilliant fantastic wonderful super
+""".split())
+_COMMAND_IN = re.compile(r"command that worked: `([^`]+)`")
 
 
 @dataclass(frozen=True)
@@ -63,10 +81,12 @@ def _line(kind: str, created_ms_iso: str, memory_id: int, content: str, query: s
 
 def clip(text: str, tokens: int, query: str | None = None) -> str:
     """`text` within `tokens`: whole if it fits, else its sentences that best match `query` (in order)."""
+    # Pieces before whitespace is folded: a message's lines are its sentences too (a spec's
+    # "Skip entries where isMeta" line has no full stop), and folding first would glue them.
+    pieces = [" ".join(p.split()) for p in _SENTENCE.split(text) if p.strip()]
     text = " ".join(text.split()) if "\n" in text and len(text) > 200 else text.strip()
     if estimate_tokens(text) <= tokens:
         return text
-    pieces = [p for p in _SENTENCE.split(text) if p.strip()]
     terms = set(query_terms(query)) if query else set()
 
     def overlap(piece: str) -> int:
@@ -133,11 +153,12 @@ def prompt_context(
 ) -> Injection:
     """Strong keyword matches for the prompt that this session has not been shown yet."""
     query = " ".join(prompt.split())[:PROMPT_QUERY_CHARS]
-    if budget <= 0 or not query_terms(query):
+    if budget <= 0 or not query_terms(query) or small_talk(query):
         return Injection("")
     # find, not recall: the same search without building pydantic results (a hook process skips pydantic).
     hits = service.find(query, k=PROMPT_K, thread=thread or "global", min_score=min_score).hits
-    fresh = [h.row for h in hits if h.memory_id not in already and h.row.source != FILE_SOURCE + SOUL_FILE]
+    fresh = _statements_first([h.row for h in hits if (h.memory_id not in already or _clipped(h.row))
+                               and h.row.source != FILE_SOURCE + SOUL_FILE])
     if not fresh:
         return Injection("")
     lines = [_line(m.kind, _iso(m.created_at), m.id, m.content, query) for m in fresh]
@@ -149,6 +170,39 @@ def prompt_context(
     return Injection(assembly.text.strip(), tuple(m.id for i, m in enumerate(fresh) if i not in report.dropped_items))
 
 
+def _clipped(row: MemoryRow) -> bool:
+    """A statement too long for one line: shown before, it showed only some sentences, maybe not the
+    ones this prompt needs (clip picks them by the prompt's words), so it may be shown again."""
+    return row.kind != CONVERSATION_KIND and estimate_tokens(row.content) > LINE_TOKENS
+
+
+def small_talk(prompt: str) -> bool:
+    """A prompt of greetings, thanks and acknowledgements only ("thanks!", "ok, looks good")."""
+    words = re.findall(r"[a-z']+", prompt.lower().replace("’", "'"))
+    return bool(words) and len(words) <= 8 and all(w.strip("'") in _SMALL_TALK for w in words)
+
+
+def _statements_first(rows: list[MemoryRow]) -> list[MemoryRow]:
+    """Statements in their ranked order, then turns; of two turns about the same thing only the later.
+
+    A turn is what someone said then; a later turn on the same subject may have reversed it
+    ("on by default" one week, "unset means off" the next), and the statement, where capture
+    made one, is the settled form."""
+    statements = [r for r in rows if r.kind != CONVERSATION_KIND]
+    turns = [r for r in rows if r.kind == CONVERSATION_KIND]
+    terms = {r.id: set(query_terms(r.content[:2000])) for r in turns}
+    kept: list[MemoryRow] = []
+    for r in turns:
+        later = [o for o in turns if o.created_at > r.created_at and _overlap(terms[r.id], terms[o.id]) >= SAME_SUBJECT]
+        if not later:
+            kept.append(r)
+    return statements + kept
+
+
+def _overlap(one: set[str], other: set[str]) -> float:
+    return len(one & other) / min(len(one), len(other)) if one and other else 0.0
+
+
 def _durable(service: MemoryService, rows: list[MemoryRow], kinds: set[str] | None = None) -> list[MemoryRow]:
     """Live statements (no turns, nothing superseded -- unless every replacement was forgotten since,
     as recall counts it), pinned first, then by kind, newest first."""
@@ -157,8 +211,59 @@ def _durable(service: MemoryService, rows: list[MemoryRow], kinds: set[str] | No
         r for r in rows
         if r.kind != CONVERSATION_KIND and r.id not in replaced and (kinds is None or r.kind in kinds)
     ]
-    keep.sort(key=lambda r: (not r.pinned, _KIND_ORDER.get(r.kind, 9), -r.created_at))
-    return keep
+    keep.sort(key=lambda r: -r.created_at)
+    pinned = [r for r in keep if r.pinned]
+    lanes: dict[str, list[MemoryRow]] = {}
+    commands: set[str] = set()
+    fixes = [r for r in keep if "fix" in (r.tags or ())]
+    for r in keep:
+        if r.pinned:
+            continue
+        lane = _lane(r)
+        if lane == "problem" and _fixed_later(r, fixes):
+            continue  # an open problem a later session fixed is not open any more
+        if lane.startswith("command"):
+            if lane in commands or lane == "command:one-off":
+                continue  # an older command of the same purpose, or a look around: not standing context
+            commands.add(lane)
+            lane = "command"
+        lanes.setdefault(lane, []).append(r)
+    order = sorted(lanes, key=lambda lane: _LANE_ORDER.get(lane, 8))
+    interleaved: list[MemoryRow] = []
+    for i in range(max((len(v) for v in lanes.values()), default=0)):
+        interleaved += [lanes[lane][i] for lane in order if i < len(lanes[lane])]
+    return pinned + interleaved
+
+
+# The lanes of the session-start brief, in the order each round takes them.
+_LANE_ORDER = {"convention": 0, "decision": 1, "command": 2, "fix": 3, "problem": 4, "preference": 5, "fact": 6,
+               "task": 7, "note": 8, "compaction": 9}
+_QUOTED = re.compile(r'"([^"]{8,})"')
+_PURPOSE_NAMES = frozenset(name for name, _ in PURPOSES)
+
+
+def _fixed_later(problem: MemoryRow, fixes: list[MemoryRow]) -> bool:
+    error = _QUOTED.search(problem.content)
+    return bool(error) and any(f.created_at >= problem.created_at and error.group(1) in f.content for f in fixes)
+
+
+def _lane(row: MemoryRow) -> str:
+    """Which lane of the brief a statement belongs to (commands: one lane per purpose)."""
+    tags = set(row.tags or ())
+    if row.kind == "snippet" and "command" in tags:
+        command = _COMMAND_IN.search(row.content)
+        if command and command_purpose(command.group(1)) is None:
+            return "command:one-off"
+        return "command:" + next((t for t in row.tags if t in _PURPOSE_NAMES), "other")
+    if "compaction" in tags:
+        return "compaction"
+    if "open-problem" in tags:
+        return "problem"
+    if "fix" in tags:
+        return "fix"
+    if row.kind == "preference":
+        return "convention"
+    return row.kind
 
 
 def _template(service: MemoryService, name: str) -> str:

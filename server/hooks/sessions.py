@@ -33,6 +33,7 @@ class SessionState:
     nomem: bool = False  # "#nomem": capture is off for this session
     captures: int = 0
     tokens_injected: int = 0
+    carry: dict = field(default_factory=dict)  # extraction state between captures (extract.Extraction.carry)
 
     @classmethod
     def from_json(cls, text: str) -> SessionState:

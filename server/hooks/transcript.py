@@ -42,6 +42,7 @@ class Entry:
     tool_id: str | None = None  # tool_call / tool_result: the id pairing them
     command: str | None = None  # tool_call of a shell tool: the command line
     file_path: str | None = None  # tool_call of an editing tool: the file
+    change: str | None = None  # tool_call of an editing tool: the lines it wrote (Edit/MultiEdit: added ones)
     is_error: bool = False  # tool_result
 
 
@@ -136,6 +137,7 @@ def _assistant(content: object, at: datetime | None) -> Iterable[Entry]:
             tool_input: dict = raw_input if isinstance(raw_input, dict) else {}
             command = tool_input.get("command")
             path = tool_input.get("file_path") or tool_input.get("path") or tool_input.get("notebook_path")
+            change = _change(tool_input) if isinstance(path, str) else None
             yield Entry(
                 "tool_call",
                 at=at,
@@ -143,7 +145,37 @@ def _assistant(content: object, at: datetime | None) -> Iterable[Entry]:
                 tool_id=str(block.get("id") or ""),
                 command=_clean(command) if isinstance(command, str) else None,
                 file_path=path if isinstance(path, str) else None,
+                change=_clean(change) if change else None,
             )
+
+
+#: Most of an edit kept as its change: enough to find it and say what it did, not the whole file.
+MAX_CHANGE_CHARS = 400
+
+
+def _change(tool_input: dict) -> str:
+    """What an editing tool wrote: the lines an edit added (those not in the text it replaced),
+    or the start of what a write wrote; blank lines dropped, cut to MAX_CHANGE_CHARS. Claude
+    Code's Edit/MultiEdit/Write/NotebookEdit and Cursor's edit_file/StrReplace name them differently."""
+    pairs = [tool_input] + [e for e in tool_input.get("edits") or [] if isinstance(e, dict)]
+    added: list[str] = []
+    for pair in pairs:
+        new = _first_text(pair, "new_string", "new_str", "new_source", "code_edit")
+        if new is None:
+            continue
+        before = {line.strip() for line in (_first_text(pair, "old_string", "old_str") or "").splitlines()}
+        added += [line.strip() for line in new.splitlines() if line.strip() and line.strip() not in before]
+    written = _first_text(tool_input, "content", "contents")
+    if not added and written:
+        added = [line.strip() for line in written.splitlines() if line.strip()]
+    return "; ".join(added)[:MAX_CHANGE_CHARS]
+
+
+def _first_text(values: dict, *keys: str) -> str | None:
+    for key in keys:
+        if isinstance(values.get(key), str):
+            return values[key]
+    return None
 
 
 def _flatten(content: object) -> str:

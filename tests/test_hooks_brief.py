@@ -1,0 +1,95 @@
+"""What a new session is shown: the session-start brief across kinds, and the prompt hook's choices."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.hooks import inject
+from server.hooks.inject import clip, prompt_context, session_context
+
+THREAD = "shop-api"
+
+
+def remember(service, content: str, kind: str, day: int, tags: tuple[str, ...] = ("hook",)) -> int:
+    return service.remember(content, kind=kind, thread=THREAD, tags=list(tags), source="hook", daily=False,
+                            created_at=f"2026-09-{day:02d}T10:00:00Z").id
+
+
+def test_one_kind_never_fills_the_session_start_brief(service):
+    """Many newer decisions do not push out the convention, the command and the fix."""
+    remember(service, "Use the prefix mv/ for branch names.", "preference", 1)
+    remember(service, "Test command that worked: `pnpm test --filter api`", "snippet", 2, ("hook", "command", "test"))
+    remember(service, 'Fix for "KeyError: cursor": changed app/orders.py (cursor = params.get("cursor", 0)).', "note", 3,
+             ("hook", "fix"))
+    topics = ["Redis caching", "Stripe billing", "gRPC transport", "Kafka events", "S3 uploads", "JWT sessions",
+              "Sentry alerts", "Celery beat", "OpenAPI specs", "Docker images", "Terraform state", "Nginx proxy"]
+    for day, topic in enumerate(topics, start=10):
+        remember(service, f"Decision {day}: {topic} stays as designed in review {day * 7}.", "decision", day)
+    text = session_context(service, THREAD, 200).text
+    assert "mv/ for branch names" in text and "pnpm test --filter api" in text and "KeyError: cursor" in text
+    assert "Nginx proxy" in text  # the newest decision leads its kind
+
+
+def test_the_brief_keeps_the_newest_command_per_purpose_and_no_one_off_looks(service):
+    remember(service, "Lint command that worked: `which golangci-lint && file $(which golangci-lint)`", "snippet", 1,
+             ("hook", "command", "lint"))
+    remember(service, "Test command that worked: `pytest -x tests`", "snippet", 2, ("hook", "command", "test"))
+    remember(service, "Test command that worked: `pytest -q -n 4 tests`", "snippet", 3, ("hook", "command", "test"))
+    text = session_context(service, THREAD, 600).text
+    assert "pytest -q -n 4 tests" in text
+    assert "pytest -x tests" not in text and "which golangci-lint" not in text
+
+
+@pytest.mark.parametrize("prompt", ["thanks!", "hi", "ok, looks good", "Perfect, thank you very much.", "go ahead"])
+def test_small_talk_gets_nothing_even_when_a_turn_matches_it(service, prompt):
+    remember(service, "user: Looks really good, thanks! Perfect. Go ahead and hi to the team.", "turn", 1, ())
+    assert inject.small_talk(prompt)
+    assert prompt_context(service, THREAD, prompt, 300, 0.0, set()).text == ""
+
+
+@pytest.mark.parametrize("prompt", ["thanks, now make the retry count 5", "ok what port does staging use?"])
+def test_a_question_after_a_thank_you_is_not_small_talk(prompt):
+    assert not inject.small_talk(prompt)
+
+
+def test_the_prompt_hook_puts_statements_before_turns_and_keeps_the_later_of_two_turns(service):
+    """A since-reversed turn is left out; the statement comes first."""
+    old = remember(service, "user: The retry setting should be on by default for the webhook retry worker.", "turn", 1, ())
+    new = remember(service, "user: Change of plan: the webhook retry setting is off by default, unset means off.",
+                   "turn", 5, ())
+    fact = remember(service, "The webhook retry setting is off unless MEMVAULT_RETRY is set.", "fact", 4)
+    found = prompt_context(service, THREAD, "is the webhook retry setting on by default?", 600, 0.0, set())
+    assert found.ids[0] == fact
+    assert new in found.ids and old not in found.ids
+
+
+def test_clip_finds_the_matching_line_of_a_multi_line_message():
+    """A spec's lines without full stops are pieces of their own, so the one that matches is kept."""
+    spec = ("I want a tool that reads every JSONL file in the folder and writes one markdown file for each\n\n"
+            + "\n".join(f"Rule {i}: output the block number {i} with its heading and a blank line" for i in range(12))
+            + "\nSkip any entries where `isMeta === true`\n"
+            + "\n".join(f"Also handle the case {i} of the message content shapes" for i in range(12)))
+    assert "isMeta === true" in clip(spec, 60, "which entries does it skip?")
+
+
+def test_an_open_problem_is_shown_until_a_later_fix_names_its_error(service):
+    remember(service, "Open problem: \"ModuleNotFoundError: No module named 'polars'\" (not fixed when the session ended).",
+             "task", 1, ("hook", "open-problem"))
+    assert "Open problem" in session_context(service, THREAD, 600).text
+    remember(service, "Fix for \"ModuleNotFoundError: No module named 'polars'\": changed pyproject.toml (polars==1.9.0).",
+             "note", 2, ("hook", "fix"))
+    text = session_context(service, THREAD, 600).text
+    assert "Open problem" not in text and "polars==1.9.0" in text
+
+
+def test_a_long_statement_shown_clipped_at_session_start_can_be_shown_again_for_its_tail(service):
+    """The brief showed its first sentences; a prompt about its last one gets that sentence."""
+    filler = " ".join(f"Step {i} of the migration touched the orders table and its indexes." for i in range(12))
+    note = remember(service, f"Fix for the slow orders page: {filler} The cure was a partial index on status, "
+                           "created concurrently on the live database in the maintenance window with the workers paused.",
+                    "note", 1, ("hook", "fix"))
+    start = session_context(service, THREAD, 600)
+    assert note in start.ids and "partial index" not in start.text
+    again = prompt_context(service, THREAD, "what was the cure for the slow orders page, which index?", 300, 0.0,
+                           set(start.ids))
+    assert note in again.ids and "partial index on status" in again.text

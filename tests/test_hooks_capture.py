@@ -1,0 +1,170 @@
+"""What capture takes from real sessions: the forms people write decisions and conventions in,
+options picked by letter, fixes through edits, commands, and state that spans two captures.
+
+Entries come from Claude Code's JSONL line shapes (parse_record, as the transcript reader
+sees them), so the tests feed what the host writes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from server.hooks.extract import extract, statements_in
+from server.hooks.transcript import parse_record
+
+ROOT = "/home/dev/shop-api"
+
+
+def user(text: str) -> dict:
+    return {"type": "user", "message": {"role": "user", "content": text}, "timestamp": "2026-09-01T10:00:00Z"}
+
+
+def say(text: str) -> dict:
+    return {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+            "timestamp": "2026-09-01T10:00:05Z"}
+
+
+def tool(name: str, tool_input: dict, tool_id: str) -> dict:
+    return {"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}]}, "timestamp": "2026-09-01T10:00:06Z"}
+
+
+def result(tool_id: str, text: str, error: bool = False) -> dict:
+    return {"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": tool_id, "content": text, "is_error": error}]},
+        "timestamp": "2026-09-01T10:00:07Z"}
+
+
+def entries(*records: dict) -> list:
+    return [e for r in records for e in parse_record(r)]
+
+
+def statements(*records: dict) -> list[tuple[str, str]]:
+    return [(s.kind, s.content) for s in extract(entries(*records), root=ROOT).statements]
+
+
+@pytest.mark.parametrize("text", [
+    "Wait, from now on, never push directly to main.",
+    "From now on, never push directly to main.",
+])
+def test_a_rule_after_an_interjection_is_kept(text):
+    """A leading "wait," says nothing about whether the rule holds."""
+    assert [s.content for s in statements_in(text, None, from_user=True)] == ["From now on, never push directly to main."]
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("We're moving from Celery to Dramatiq for the background jobs.", "decision"),
+    ("Use the prefix mv/ for the branch name.", "preference"),
+    ("We're not using tsc here, Node 24 strips the types.", "preference"),
+    ("The types in types.ts cannot be changed as they match the JSONL format.", "preference"),
+    ("Can we move each class to a separate file and make index.ts the main entry?", "decision"),
+])
+def test_decisions_and_conventions_in_the_forms_people_write_them(text, kind):
+    assert [s.kind for s in statements_in(text, None, from_user=True)] == [kind]
+
+
+@pytest.mark.parametrize("text", [
+    "Can you use the debugger for this one?", "Use a scratch file for now.", "Let's look at the logs together.",
+])
+def test_questions_and_requests_of_the_moment_are_not_conventions(text):
+    assert statements_in(text, None, from_user=True) == []
+
+
+@pytest.mark.parametrize("reply", ["B.", "b", "Let's implement option B", "let's go with option B please"])
+def test_an_option_picked_by_letter_is_stored_as_the_options_text(reply):
+    """The pick resolves to the option the assistant's previous reply listed under that label."""
+    offer = say("Two ways to do it:\n\nA) Keep the cron job and add a lock file.\n"
+                "B) Move the job to a Dramatiq actor with a retry policy.\n\nWhich do you prefer?")
+    assert statements(user("How should the nightly sync run?"), offer, user(reply)) == [
+        ("decision", "Chose option B: Move the job to a Dramatiq actor with a retry policy.")]
+
+
+def test_a_pick_without_options_on_offer_stores_nothing():
+    assert statements(user("How should the nightly sync run?"), say("It runs from cron."), user("B.")) == []
+
+
+def test_an_option_offered_in_one_capture_and_picked_in_the_next_is_resolved():
+    """A host captures after each reply: the offer and the pick arrive in two chunks; the carry links them."""
+    first = extract(entries(user("Which queue?"), say("1. **Redis** — simple, already deployed\n2. **RabbitMQ** — durable")),
+                    root=ROOT)
+    second = extract(entries(user("let's do option 2")), root=ROOT, carry=first.carry)
+    assert [(s.kind, s.content, s.turn) for s in second.statements] == [
+        ("decision", "Chose option 2: RabbitMQ — durable.", 2)]
+
+
+def test_a_fix_quotes_the_error_and_keeps_what_the_edit_wrote():
+    """Not the pytest tally ("1 failed in 0.41s") and not just the path: the error line and the added code."""
+    note = statements(
+        user("the orders test fails"),
+        tool("Bash", {"command": "pytest tests/test_orders.py"}, "t1"),
+        result("t1", "Exit code 1\nE   KeyError: 'cursor'\nFAILED tests/test_orders.py::test_page - KeyError: 'cursor'\n"
+                     "1 failed in 0.41s", error=True),
+        say("The handler reads the cursor without a default, because the first page has none."),
+        tool("Edit", {"file_path": f"{ROOT}/app/orders.py", "old_string": "cursor = params['cursor']",
+                      "new_string": "cursor = params.get('cursor', 0)"}, "t2"),
+        result("t2", "The file has been updated."),
+        tool("Bash", {"command": "pytest tests/test_orders.py"}, "t3"),
+        result("t3", "1 passed in 0.30s"),
+    )[-1]
+    assert note[0] == "note"
+    assert "FAILED tests/test_orders.py::test_page - KeyError: 'cursor'" in note[1]
+    assert "app/orders.py (cursor = params.get('cursor', 0))" in note[1]
+    assert "0.41s" not in note[1]
+
+
+def test_an_error_the_person_pasted_then_confirmed_fixed_becomes_a_fix_note():
+    found = statements(
+        user("Autopaint crashed:\n\nUncaught TypeError: Cannot read properties of undefined (reading 'getchar')\n"
+             "    at textGetter (drawing-utils.js:13:1)"),
+        say("The macros do not pass `textManager` to the drawing functions, so `textGetter` gets undefined."),
+        tool("Edit", {"file_path": f"{ROOT}/src/macros.js", "old_string": "drawGrid({ params, layer })",
+                      "new_string": "drawGrid({ params, layer, textManager: pchrome.textManager })"}, "t1"),
+        result("t1", "The file has been updated."),
+        user("It's working now, thanks!"),
+    )
+    assert len(found) == 1 and found[0][0] == "note"
+    assert found[0][1].startswith("Fix for \"Uncaught TypeError: Cannot read properties of undefined (reading 'getchar')\"")
+    assert "textManager: pchrome.textManager" in found[0][1] and "confirmed" in found[0][1]
+
+
+def test_commands_that_run_the_program_are_kept_and_one_off_looks_are_not():
+    found = statements(
+        user("check the converter still works"),
+        tool("Bash", {"command": "which node && file $(which node)"}, "t1"), result("t1", "/usr/bin/node"),
+        tool("Bash", {"command": "git status"}, "t2"), result("t2", "nothing to commit"),
+        tool("Bash", {"command": "node src/index.ts"}, "t3"), result("t3", "Found 3 JSONL file(s)"),
+    )
+    assert found == [("snippet", "Run command that worked: `node src/index.ts`")]
+
+
+def test_an_edit_turn_keeps_what_changed_not_only_the_path():
+    found = extract(entries(user("add a header"), tool("MultiEdit", {"file_path": f"{ROOT}/src/out.ts", "edits": [
+        {"old_string": "push(text)", "new_string": "push(`### Line #${n}`)\npush(text)"}]}, "t1")), root=ROOT)
+    assert "[edited] src/out.ts: push(`### Line #${n}`)" in found.turns[-1].text
+
+
+def test_the_word_error_in_prose_opens_no_problem():
+    """Only a pasted error line (with its "SomethingError: …") starts a problem waiting for its fix."""
+    assert statements(user("Add an Error boundary component around the cart page"),
+                      say("I added it because the cart crashes the whole page otherwise."),
+                      user("next, the footer")) == []
+
+
+def test_an_error_left_open_when_the_session_ends_is_an_open_problem():
+    """Pasted, never answered: at the session's last capture it becomes a task, not a fix."""
+    records = entries(user("CI says:\n\nModuleNotFoundError: No module named 'polars'\n\nlooking at it tomorrow"))
+    assert extract(records, root=ROOT).statements == []  # not final: it may still be fixed
+    found = extract(records, root=ROOT, final=True).statements
+    assert [(s.kind, s.content, s.tags) for s in found] == [
+        ("task", "Open problem: \"ModuleNotFoundError: No module named 'polars'\" (not fixed when the session ended).",
+         ("open-problem",))]
+
+
+def test_where_the_assistant_says_things_are_is_a_location_fact():
+    found = statements(user("where is the parser?"),
+                       say("The tokenizer is defined in `src/lexer.ts`. Each class now lives in its own file under `src/`, "
+                           "and `src/index.ts` is the main entry. Is the config stored in `app/settings.py`?"))
+    assert found == [
+        ("fact", "The tokenizer is defined in `src/lexer.ts`."),
+        ("fact", "Each class now lives in its own file under `src/`, and `src/index.ts` is the main entry."),
+    ]
