@@ -6,6 +6,9 @@ What each request passes through, outermost first:
                        the one a stdio client gets for the same line, with the request's id
                        (server/app/stdio.py) instead of id null and pydantic's text
   HostOriginCheck      Host / Origin parsed exactly and matched (DNS-rebinding protection)
+  MessageCheck         a body the SDK would read but JSON-RPC 2.0 refuses (a bare NaN, an id that is
+                       null, an object, ..., a lone surrogate escape) gets 400 with the error a stdio
+                       client gets for the same line (before authentication: the body is never handled)
   SessionCap           at most MEMVAULT_HTTP_SESSIONS_PER_TOKEN open sessions per token
   PlainBearer401       (tokens mode) the 401 says "invalid or revoked token", no OAuth metadata
   SDK bearer auth      TokenStore.verify; a missing, wrong, expired or revoked token gets 401
@@ -227,6 +230,41 @@ class BodyLimit:
         await self.app(scope, replayed, send)
 
 
+class MessageCheck:
+    """400 and a JSON-RPC error for a POST body the SDK would accept but JSON-RPC 2.0 refuses.
+
+    Without it a request with id null is taken for a notification (202, no answer ever), a
+    bare NaN for a number, and an id with a lone surrogate fails the reply with a 500.
+    The body arrives whole (BodyLimit reads it first).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        from server.app.stdio import reply_to_lenient
+
+        first = await receive()
+        reply = None
+        if first["type"] == "http.request" and not first.get("more_body") and first.get("body"):
+            reply = reply_to_lenient(first["body"].decode("utf-8", errors="replace"), unit="request body")
+        if reply is not None:
+            data = reply.model_dump_json(by_alias=True, exclude_unset=True).encode()
+            await send({"type": "http.response.start", "status": 400,
+                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
+            await send({"type": "http.response.body", "body": data})
+            return
+        replay = [first]
+
+        async def replayed() -> Message:
+            return replay.pop() if replay else await receive()
+
+        await self.app(scope, replayed, send)
+
+
 def build_app(tenants: Tenants, settings: Settings, host: str, port: int) -> ASGIApp:
     """The ASGI app: MCP at /mcp behind the checks described in the module docstring."""
     from server.app import build_server
@@ -261,7 +299,7 @@ def build_app(tenants: Tenants, settings: Settings, host: str, port: int) -> ASG
     if settings.http_auth == "tokens":
         app = PlainBearer401(app)
     app = SessionCap(app, settings.http_sessions_per_token, settings.http_session_idle_seconds)
-    return BodyLimit(HostOriginCheck(app, hosts, origins), settings.http_max_body_bytes)
+    return BodyLimit(HostOriginCheck(MessageCheck(app), hosts, origins), settings.http_max_body_bytes)
 
 
 def _uvicorn_server() -> type:
