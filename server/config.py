@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 from collections.abc import Mapping
@@ -14,6 +15,26 @@ from server.errors import SetupError
 #: MEMVAULT_THREAD is checked at start, and server.validation (which imports this module) uses them too.
 THREAD_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$"
 THREAD_WORDS = "1-128 characters from letters, digits and . _ @ + - (starting with a letter or digit)"
+
+
+def private_folder(path: Path) -> None:
+    """Create `path` and any missing parent as 0700 (owner only); existing folders keep their mode. FileExistsError: a file.
+
+    The data directory holds private text: made with the default mode it was readable by
+    every user (0755) until `doctor` said so. `Path.mkdir(parents=True)` gives the mode to
+    the last folder only, hence one os.mkdir per missing folder, outermost first.
+    """
+    missing, above = [], path
+    while not above.exists() and above != above.parent:
+        missing.append(above)
+        above = above.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:  # another process made it meanwhile
+            pass
+    if not path.is_dir():  # as Path.mkdir(exist_ok=True) says it: the caller names the file in its message
+        raise FileExistsError(errno.EEXIST, f"{path} is not a folder", str(path))
 
 
 def default_home() -> Path:

@@ -21,6 +21,7 @@ from contextlib import suppress
 from datetime import date, datetime
 from pathlib import Path
 
+from server.config import private_folder
 from server.errors import MissingFile, SetupError
 from server.files.atomic import PRIVATE, create_once
 from server.files.changes import Fingerprint, fingerprint, hash_file
@@ -88,7 +89,7 @@ class MemoryFiles:
         exists (even empty, even a dangling symlink) is kept as it is. Safe to run from
         several processes at once. Returns what was created, e.g. ``["SOUL.md", "daily/"]``.
         """
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_folder(self.root)  # the data directory too, when the store (PostgreSQL) did not make it
         created = []
         for name in (SOUL_FILE, MEMORY_FILE):
             target = self.root / name
@@ -104,7 +105,7 @@ class MemoryFiles:
             if create_once(target, data):
                 created.append(name)
         try:
-            self.daily_dir.mkdir()
+            self.daily_dir.mkdir(0o700)
             created.append(DAILY_DIR + "/")
         except FileExistsError:
             if not self.daily_dir.is_dir():
