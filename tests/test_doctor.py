@@ -116,6 +116,10 @@ def test_memory_files_the_server_refuses_fail_with_their_fix(doctor, settings, t
     assert code == 1
     assert checks["MEMORY.md"]["status"] == "fail" and "neither reads nor writes it" in checks["MEMORY.md"]["detail"]
     assert "SOUL.md" not in checks  # a regular file: nothing to report
+    os.link(outside, settings.files_dir / "SOUL.md.new")
+    os.replace(settings.files_dir / "SOUL.md.new", settings.files_dir / "SOUL.md")
+    code, checks = doctor()
+    assert checks["SOUL.md"]["status"] == "fail" and "is a hard link (2 names of one file)" in checks["SOUL.md"]["detail"]
     shutil.rmtree(settings.files_dir)
     settings.files_dir.write_text("a file where the folder belongs")
     code, checks = doctor()

@@ -179,6 +179,31 @@ def test_linked_memory_files_are_never_read_indexed_or_appended_to(busy_service,
     assert busy_service.files.list_days() == []  # a link is not a day's log
 
 
+@pytest.mark.skipif(not hasattr(os, "link"), reason="hard links")
+def test_hard_linked_memory_files_are_refused_like_symbolic_links(busy_service, secret_file, clock):
+    """A hard link names the same file as one outside the data directory: never read, indexed or appended to."""
+    from server.files import editor
+
+    day = clock().astimezone().date().isoformat()
+    original = secret_file.read_bytes()
+    root = busy_service.files.root
+    for name in ("MEMORY.md", "SOUL.md", f"daily/{day}.md"):
+        (root / name).unlink(missing_ok=True)
+        os.link(secret_file, root / name)
+    with pytest.raises(RefusedFile, match="is a hard link"):
+        busy_service.files.read_memory()
+    with pytest.raises(RefusedFile, match="is a hard link"):
+        busy_service.files.read_soul()
+    result = busy_service.recall("root bullet never indexed bash")
+    assert not any("root" in m.content or "bullet" in m.content for m in result.memories)
+    assert "MEMORY.md is not indexed: MEMORY.md is a hard link" in result.note
+    stored = busy_service.remember("The release train leaves on Tuesdays")
+    assert stored.status == "stored" and "could not be written" in stored.message
+    with pytest.raises(Exception, match="hard link"):
+        editor.read(busy_service.files, "MEMORY.md")
+    assert secret_file.read_bytes() == original
+
+
 def test_a_linked_daily_folder_is_refused(busy_service, secret_file, clock):
     daily = busy_service.files.daily_dir
     daily.rmdir()
