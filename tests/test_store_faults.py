@@ -204,6 +204,24 @@ def test_hard_linked_memory_files_are_refused_like_symbolic_links(busy_service, 
     assert secret_file.read_bytes() == original
 
 
+@pytest.mark.anyio
+async def test_reading_a_linked_memory_file_as_a_resource_is_a_refused_request_not_an_internal_error(
+        busy_service, secret_file, clock):
+    from mcp.shared.exceptions import MCPError
+
+    day = clock().astimezone().date().isoformat()
+    link_memory_files(busy_service.files.root, secret_file, day)
+    async with Client(build_server(busy_service, start_background=False)) as client:
+        for uri in ("memory://memory", "memory://soul"):
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource(uri)
+            assert refused.value.error.code == -32602, (uri, refused.value.error)
+            assert "is a symbolic link" in refused.value.error.message and "Replace it" in refused.value.error.message
+        with pytest.raises(MCPError) as refused:  # a linked log is no day's log at all
+            await client.read_resource(f"memory://daily/{day}")
+        assert refused.value.error.code == -32602 and "No daily log" in refused.value.error.message
+
+
 def test_a_linked_daily_folder_is_refused(busy_service, secret_file, clock):
     daily = busy_service.files.daily_dir
     daily.rmdir()
