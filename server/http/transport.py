@@ -1,7 +1,10 @@
 """`memvault serve --http`: MCP over the SDK's streamable HTTP transport, with bearer tokens.
 
 What each request passes through, outermost first:
-  BodyLimit            a body over MEMVAULT_HTTP_MAX_BODY_BYTES gets 413 before it is read; when the
+  (connection)         headers within MEMVAULT_HTTP_HEADER_TIMEOUT_SECONDS, at most
+                       MEMVAULT_HTTP_CONNECTIONS_PER_CLIENT connections per client address (guards.py)
+  BodyLimit            a body over MEMVAULT_HTTP_MAX_BODY_BYTES gets 413 before it is read, one not
+                       whole within MEMVAULT_HTTP_BODY_TIMEOUT_SECONDS gets 408; when the
                        SDK refuses a body as unreadable (400), its JSON-RPC error is replaced by
                        the one a stdio client gets for the same line, with the request's id
                        (server/app/stdio.py) instead of id null and pydantic's text
@@ -37,7 +40,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from server.clock import to_millis
 from server.config import Settings
 from server.errors import SetupError
-from server.http.guards import Allowed, HostOriginCheck, PlainBearer401, SessionCap, is_loopback
+from server.http.guards import (Allowed, HostOriginCheck, PlainBearer401, SessionCap, guarded_http_protocol,
+                                is_loopback)
 from server.http.tenants import Tenants, current_identity
 from server.models import Principal
 from server.http.tokens import TokenStore
@@ -133,11 +137,25 @@ async def identity_middleware(ctx: Any, call_next: Callable[[Any], Awaitable[Any
 
 
 class BodyLimit:
-    """413 with a message that says what to do, for bodies over the limit (declared or streamed)."""
+    """413 for bodies over the limit (declared or streamed), 408 for one that does not arrive in time."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, seconds: float = 30.0) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.seconds = seconds
+
+    async def _too_slow(self, send: Send) -> None:
+        body = json.dumps({
+            "error": "request_timeout",
+            "error_description": (
+                f"The request body did not arrive within {self.seconds:g} seconds "
+                "(MEMVAULT_HTTP_BODY_TIMEOUT_SECONDS); send it at once, or raise the limit on the server."
+            ),
+        }).encode()
+        await send({"type": "http.response.start", "status": 408,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
 
     async def _refuse(self, send: Send) -> None:
         body = json.dumps({
@@ -203,20 +221,25 @@ class BodyLimit:
         # declares no length is cut off at the limit just the same.
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                trailing: Message | None = message
-                break
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                await self._refuse(send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                trailing = None
-                break
+        trailing: Message | None = None
+        # A body sent a byte at a time would hold its connection (and this task) for ever.
+        with anyio.move_on_after(self.seconds) as late:
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    trailing = message
+                    break
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > self.max_bytes:
+                    await self._refuse(send)
+                    return
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
+        if late.cancelled_caught:
+            await self._too_slow(send)
+            return
         body = b"".join(chunks)
         if scope.get("method") == "POST" and body:
             send = self._answer_unreadable(body, send)
@@ -299,7 +322,8 @@ def build_app(tenants: Tenants, settings: Settings, host: str, port: int) -> ASG
     if settings.http_auth == "tokens":
         app = PlainBearer401(app)
     app = SessionCap(app, settings.http_sessions_per_token, settings.http_session_idle_seconds)
-    return BodyLimit(HostOriginCheck(MessageCheck(app), hosts, origins), settings.http_max_body_bytes)
+    return BodyLimit(HostOriginCheck(MessageCheck(app), hosts, origins), settings.http_max_body_bytes,
+                     settings.http_body_timeout_seconds)
 
 
 def _uvicorn_server() -> type:
@@ -336,8 +360,9 @@ def serve(settings: Settings, host: str, port: int) -> None:
                         "`memvault token create --tenant NAME`")
         app = build_app(tenants, settings, host, port)
         # log_config=None: uvicorn logs through ours (stderr); no line per request.
+        protocol = guarded_http_protocol(settings.http_header_timeout_seconds, settings.http_connections_per_client)
         config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False,
-                                log_level=settings.log_level.lower(), lifespan="on")
+                                log_level=settings.log_level.lower(), lifespan="on", http=protocol)
         server = _uvicorn_server()(config)
 
         async def announce() -> None:
