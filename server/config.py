@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 from collections.abc import Mapping
@@ -14,6 +15,26 @@ from server.errors import SetupError
 #: MEMVAULT_THREAD is checked at start, and server.validation (which imports this module) uses them too.
 THREAD_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$"
 THREAD_WORDS = "1-128 characters from letters, digits and . _ @ + - (starting with a letter or digit)"
+
+
+def private_folder(path: Path) -> None:
+    """Create `path` and any missing parent as 0700 (owner only); existing folders keep their mode. FileExistsError: a file.
+
+    The data directory holds private text: made with the default mode it was readable by
+    every user (0755) until `doctor` said so. `Path.mkdir(parents=True)` gives the mode to
+    the last folder only, hence one os.mkdir per missing folder, outermost first.
+    """
+    missing, above = [], path
+    while not above.exists() and above != above.parent:
+        missing.append(above)
+        above = above.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:  # another process made it meanwhile
+            pass
+    if not path.is_dir():  # as Path.mkdir(exist_ok=True) says it: the caller names the file in its message
+        raise FileExistsError(errno.EEXIST, f"{path} is not a folder", str(path))
 
 
 def default_home() -> Path:
@@ -140,6 +161,12 @@ class Settings:
     http_session_idle_seconds: float = 1800.0
     # Open sessions one bearer token may hold at once (a new one past this gets 429).
     http_sessions_per_token: int = 32
+    # Slow clients: a request's headers must arrive within the first limit (else the connection
+    # is closed, 408) and its body within the second (408); one client address may hold at most
+    # http_connections_per_client connections open (a new one past it gets 503 and is closed).
+    http_header_timeout_seconds: float = 10.0
+    http_body_timeout_seconds: float = 30.0
+    http_connections_per_client: int = 128
     # OAuth resource-server mode (http_auth = "oauth"): this server's MCP URL as clients
     # reach it (the token audience), the authorization server, its introspection endpoint
     # and the credentials memvault introspects with, the claim naming the tenant, and
@@ -248,6 +275,10 @@ def _validate(settings: Settings) -> None:
             f"MEMVAULT_HTTP_SESSION_IDLE_SECONDS={settings.http_session_idle_seconds}: use a number of seconds "
             "above 0, e.g. 1800 (idle HTTP sessions are closed after it)"
         )
+    for key, value in (("MEMVAULT_HTTP_HEADER_TIMEOUT_SECONDS", settings.http_header_timeout_seconds),
+                       ("MEMVAULT_HTTP_BODY_TIMEOUT_SECONDS", settings.http_body_timeout_seconds)):
+        if not (math.isfinite(value) and 0 < value <= 3600):
+            refuse(key, value, "use a number of seconds above 0 and at most 3600, e.g. 10 (headers) or 30 (a body)")
     if not 0.0 < settings.dedupe_threshold <= 1.0:
         refuse("MEMVAULT_DEDUPE_THRESHOLD", settings.dedupe_threshold, "use a cosine similarity in (0, 1], e.g. 0.85")
     if not 0.0 <= settings.promote_min_score <= 1.0:
@@ -278,6 +309,7 @@ _LIMITS = (
     ("pg_pool_size", "MEMVAULT_PG_POOL_SIZE"),
     ("http_max_body_bytes", "MEMVAULT_HTTP_MAX_BODY_BYTES"),
     ("http_sessions_per_token", "MEMVAULT_HTTP_SESSIONS_PER_TOKEN"),
+    ("http_connections_per_client", "MEMVAULT_HTTP_CONNECTIONS_PER_CLIENT"),
 )
 
 _ENV: tuple[tuple[str, str, type], ...] = (
@@ -318,6 +350,9 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("http_max_body_bytes", "MEMVAULT_HTTP_MAX_BODY_BYTES", int),
     ("http_session_idle_seconds", "MEMVAULT_HTTP_SESSION_IDLE_SECONDS", float),
     ("http_sessions_per_token", "MEMVAULT_HTTP_SESSIONS_PER_TOKEN", int),
+    ("http_header_timeout_seconds", "MEMVAULT_HTTP_HEADER_TIMEOUT_SECONDS", float),
+    ("http_body_timeout_seconds", "MEMVAULT_HTTP_BODY_TIMEOUT_SECONDS", float),
+    ("http_connections_per_client", "MEMVAULT_HTTP_CONNECTIONS_PER_CLIENT", int),
     ("http_public_url", "MEMVAULT_HTTP_PUBLIC_URL", str),
     ("oauth_issuer", "MEMVAULT_OAUTH_ISSUER", str),
     ("oauth_introspection_url", "MEMVAULT_OAUTH_INTROSPECTION_URL", str),

@@ -125,6 +125,10 @@ def data_directory(settings: Settings) -> list[Check]:
             out.append(Check(name, "fail", f"{path} is a symbolic link to {os.readlink(path)}: memvault neither "
                              "reads nor writes it",
                              f"replace it with a regular file: cp --remove-destination \"$(readlink -f {path})\" {path}"))
+        elif path.is_file() and path.stat().st_nlink > 1:
+            out.append(Check(name, "fail", f"{path} is a hard link ({path.stat().st_nlink} names of one file): "
+                             "memvault neither reads nor writes it", f"make it a file of its own: cp {path} {path}.copy "
+                             f"&& mv {path}.copy {path}"))
         elif not path.exists():
             out.append(Check(name, "warn", f"{path} is missing", "memvault info (creates it from the template)"))
         elif not path.is_file():

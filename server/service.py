@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from server import validation as check
-from server.clock import Clock, iso, system_clock, to_millis
+from server.clock import Clock, from_millis, iso, system_clock, to_millis
 from server.config import Settings
 from server.embedding.embedders import Embedder, make_embedder
 from server.errors import InvalidInput, ModelMismatch, StoreUnavailable, no_memory
@@ -326,11 +326,12 @@ class MemoryService:
         )
 
     # -- the daily log ----------------------------------------------------------
-    def _log_daily(self, memory_id: int, kind: str, thread: str, content: str) -> str | None:
+    def _log_daily(self, memory_id: int, kind: str, thread: str, content: str, once: bool = False) -> str | None:
         """Append the memory's line to today's log (local time); the reason if it failed."""
         try:
             self.files.append_daily(
-                self.clock().astimezone(), DailyEntry(kind=kind, content=content, thread=thread or None, id=memory_id)
+                self.clock().astimezone(), DailyEntry(kind=kind, content=content, thread=thread or None, id=memory_id),
+                once=once,
             )
             self.store.unqueue_daily(memory_id)
         except Exception as exc:  # noqa: BLE001 - the memory is stored; the line waits in the queue
@@ -341,9 +342,17 @@ class MemoryService:
     def write_daily_backlog(self, older_than_ms: int = 60_000) -> int:
         """Write the lines a crashed or failed append left behind (queued over a minute ago)."""
         cutoff = to_millis(self.clock()) - older_than_ms
+        today = self.clock().astimezone().date()
         written = 0
         for row in self.store.daily_backlog(queued_before=cutoff):
-            if self._log_daily(row.id, row.kind, row.thread, row.content) is None:
+            # A process killed between its append and the unqueue left the line written: each
+            # memory is logged once, so look in the log of the day it was queued and today's (and
+            # append with once=True: another process may be writing the same backlog meanwhile).
+            queued_day = from_millis(row.updated_at).astimezone().date()
+            if any(self.files.holds_daily_line(day, row.id) for day in {queued_day, today}):
+                self.store.unqueue_daily(row.id)
+                continue
+            if self._log_daily(row.id, row.kind, row.thread, row.content, once=True) is None:
                 written += 1
         if written:
             log.info("daily log: wrote %d line(s) left behind earlier", written)

@@ -88,6 +88,21 @@ def test_edit_forget_restore_and_pin_change_the_memory_and_say_so(cli):
     assert "forget: memory 2 (from the terminal)" in history and "restore: restored memory 2" in history
 
 
+def test_forget_of_several_ids_forgets_each_it_can_and_reports_every_outcome(cli, capsys):
+    """`memvault forget 1 999999 2`: per id, not all or nothing; exit 3 because one id does not exist."""
+    cli("remember", "first", "--thread", "shop")
+    cli("remember", "second", "--thread", "shop")
+    code, out, err = cli("forget", "1", "999999", "2", "--json")
+    assert code == 3
+    assert [(o["id"], o["status"]) for o in json.loads(out)] == [(1, "forgotten"), (999999, "not_found"), (2, "forgotten")]
+    code, _, err = cli("forget", "1", "999999")
+    assert code == 3 and "Memory 1 was already forgotten." in err and "999999: not forgotten: No memory 999999" in err
+    assert "1 of 2 ids forgotten" in err
+    with pytest.raises(SystemExit):
+        cli("forget", "--help")
+    assert "each id is forgotten on its own, not all or nothing" in " ".join(capsys.readouterr().out.split()).lower()
+
+
 def test_show_names_a_possible_update_both_ways_and_the_command_that_confirms_it(cli, settings):
     """The update model's guess below its linking threshold (storage PossibleUpdate; the hash embedder makes
     none itself): `show` of the older names the later memory and the curate command; of the newer, the older."""

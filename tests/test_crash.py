@@ -20,6 +20,7 @@ from server.storage import health
 from server.config import Settings
 from server.storage.sqlite.db import Database
 from server.embedding.embedders import HashEmbedder
+from server.files.dailylog import parse_daily
 from server.service import MemoryService
 
 pytestmark = pytest.mark.e2e
@@ -131,8 +132,12 @@ def test_kill_9_at_random_points_loses_no_acknowledged_write(tmp_path):
     service = MemoryService.open(Settings(home=home, embedder="hash"), embedder=HashEmbedder())
     try:
         service.indexer.run_once()
+        # ... and writes the daily-log lines the kills left queued, none twice.
+        service.write_daily_backlog(older_than_ms=0)
+        logged = [e.id for d in service.files.list_days() for e in parse_daily(service.files.read_daily(d))]
     finally:
         service.close()
+    assert len(logged) == len(set(logged)), f"daily-log lines written twice (seed {SEED})"
     report = health.check(home / "memvault.db")
     assert not report.problems(vectors_done=True), (SEED, report.problems(vectors_done=True))
 

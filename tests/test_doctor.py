@@ -51,6 +51,25 @@ def test_a_healthy_store_is_all_well(doctor, settings):
     assert checks["MCP client"]["status"] == "warn"  # none configured here: worth knowing, not broken
 
 
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_a_new_store_is_private_from_the_start_and_doctor_has_nothing_to_say(doctor, settings, tmp_path):
+    """The data directory (and any folder made above it) is 0700; memvault.db, -wal and -shm are 0600."""
+    from server.config import Settings
+
+    home = tmp_path / "made" / "home"
+    svc = MemoryService.open(Settings(home=home, embedder="hash"), embedder=HashEmbedder())
+    try:
+        svc.remember("a private memory", thread="shop")
+        made = [tmp_path / "made", home, *home.glob("memvault.db*"), *home.glob("memvault.db-vectors/*")]
+        modes = {p.name: oct(p.stat().st_mode & 0o777) for p in made}
+    finally:
+        svc.close()
+    assert {"memvault.db", "memvault.db-wal", "memvault.db-shm"} <= set(modes)
+    assert modes == {name: "0o700" if (home / name).is_dir() or name in ("made", "home") else "0o600" for name in modes}
+    os.environ["MEMVAULT_HOME"] = str(home)  # restored by the fixture's monkeypatch
+    assert doctor()[1]["data directory"]["status"] == "ok"
+
+
 def test_a_store_not_made_yet_is_a_warning_that_names_the_command(doctor, settings):
     code, checks = doctor()
     assert code == 0
@@ -97,6 +116,10 @@ def test_memory_files_the_server_refuses_fail_with_their_fix(doctor, settings, t
     assert code == 1
     assert checks["MEMORY.md"]["status"] == "fail" and "neither reads nor writes it" in checks["MEMORY.md"]["detail"]
     assert "SOUL.md" not in checks  # a regular file: nothing to report
+    os.link(outside, settings.files_dir / "SOUL.md.new")
+    os.replace(settings.files_dir / "SOUL.md.new", settings.files_dir / "SOUL.md")
+    code, checks = doctor()
+    assert checks["SOUL.md"]["status"] == "fail" and "is a hard link (2 names of one file)" in checks["SOUL.md"]["detail"]
     shutil.rmtree(settings.files_dir)
     settings.files_dir.write_text("a file where the folder belongs")
     code, checks = doctor()

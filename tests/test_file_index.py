@@ -62,6 +62,35 @@ def test_a_failed_daily_append_is_reported_and_written_later(service, clock, mon
     assert [e.id for e in entries] == [result.id]
 
 
+@pytest.mark.parametrize("next_day", [False, True])
+def test_a_line_written_before_a_kill_is_not_written_again(service, clock, monkeypatch, next_day):
+    """kill -9 between the append and the unqueue: the retry finds the line, and the log holds the memory once."""
+    monkeypatch.setattr(service.store, "unqueue_daily", lambda memory_id: None)  # the process died here
+    first = service.remember("written, but its queue row survived the kill")
+    monkeypatch.undo()
+    day = clock().astimezone().date()
+    if next_day:  # the next start is the day after: the line is in yesterday's log
+        clock.advance(days=1)
+    assert service.write_daily_backlog(older_than_ms=0) == 0
+    second = service.remember("a later memory")  # also retries the backlog, now empty
+    assert service.db.conn.execute("SELECT count(*) FROM daily_log_queue").fetchone()[0] == 0
+    logged = [e.id for d in service.files.list_days() for e in parse_daily(service.files.read_daily(d))]
+    assert logged == [first.id, second.id]
+    assert [e.id for e in parse_daily(service.files.read_daily(day))][0] == first.id
+
+
+def test_a_retried_append_of_a_line_already_in_the_log_appends_nothing(service, clock):
+    """Two processes retrying one queued line at once: the second finds it under the append lock."""
+    from server.files.dailylog import DailyEntry
+
+    when = clock().astimezone()
+    entry = DailyEntry("fact", "retried twice", None, 42)
+    _, first = service.files.append_daily(when, entry, once=True)
+    _, second = service.files.append_daily(when, entry, once=True)
+    assert first == second
+    assert [e.id for e in service.files.daily_entries(when.date())] == [42]
+
+
 def _write_memory_md(service, bullets: list[str]) -> None:
     body = "\n".join(f"- {b}" for b in bullets)
     service.files.memory_path.write_text(f"# MEMORY\n\n## Important Decisions\n\n{body}\n\nLast updated: today\n")

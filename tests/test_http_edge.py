@@ -77,6 +77,7 @@ async def test_host_and_origin_headers_are_matched_exactly(service, clock):
     async with http_app(service) as http:
         assert (await http.post("/mcp", content=body, headers={**auth, "Host": "localhost:8765@evil.com"})).status_code == 421
         assert (await http.post("/mcp", content=body, headers={**auth, "Host": "evil.com#localhost:8765"})).status_code == 421
+        assert (await http.post("/mcp", content=body, headers={**auth, "Host": ""})).status_code == 421  # empty: refused
         assert (await http.post("/mcp", content=body, headers={**auth, "Host": "LOCALHOST:8765"})).status_code == 200
         assert (await http.post("/mcp", content=body, headers={**auth, "Origin": "http://localhost:1@evil.com"})).status_code == 403
         assert (await http.post("/mcp", content=body, headers={**auth, "Origin": "http://localhost.evil.com:80"})).status_code == 403

@@ -245,3 +245,56 @@ def test_a_2025_client_subscribes_over_stdio_and_hears_an_edit(tmp_path):
         assert session.close() == 0
     finally:
         session.kill()
+
+
+#: Lines the SDK's parser accepts but JSON-RPC 2.0 refuses: (request bytes, code, the reply's id, words).
+LENIENT: list[tuple[bytes, int, object, str]] = [
+    (b'{"jsonrpc":"2.0","id":"a\\ud800","method":"ping"}', -32700, None, "lone surrogate"),
+    (b'{"jsonrpc":"2.0","id":null,"method":"ping"}', -32600, None, "the id is null"),
+    (b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600, None, "the id is an object"),
+    (b'{"jsonrpc":"2.0","id":[1],"method":"ping"}', -32600, None, "the id is an array"),
+    (b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', -32600, None, "the id is a fraction"),
+    (b'{"jsonrpc":"2.0","id":true,"method":"ping"}', -32600, None, "the id is a boolean"),
+    (b'{"jsonrpc":"2.0","id":NaN,"method":"ping"}', -32700, None, "NaN is not a JSON value"),
+    (_call(41, "recall", b'{"query":"x","min_score":Infinity}'), -32700, 41, "Infinity is not a JSON value"),
+]
+
+
+def test_lenient_lines_are_answered_over_stdio_and_the_server_keeps_serving(tmp_path):
+    """A surrogate in the id, an id of the wrong type, a bare NaN: each answered, none kills the server."""
+    session = RawSession(tmp_path)
+    try:
+        session.send(rpc("initialize", INIT, 0) + rpc("notifications/initialized"))
+        session.reply(0)
+        for i, (request, _, _, _) in enumerate(LENIENT):
+            session.send(request + b"\n" + rpc("ping", {}, 100 + i))
+            session.reply(100 + i, timeout=20)
+        assert session.close() == 0
+    finally:
+        session.kill()
+    answers = [json.loads(line) for line in session.stdout[1:]]
+    for i, (request, code, id, words) in enumerate(LENIENT):
+        answer, pong = answers[2 * i], answers[2 * i + 1]
+        assert pong == {"jsonrpc": "2.0", "id": 100 + i, "result": {}}, (request, answers)
+        assert answer["id"] == id and answer["error"]["code"] == code, (request, answer)
+        assert words in answer["error"]["message"], (request, answer)
+    assert "Traceback" not in session.stderr.decode(errors="replace")
+
+
+def test_lenient_bodies_get_the_same_answers_over_http(tmp_path):
+    srv = HttpServer(tmp_path, "--auth", "none")
+    try:
+        url = srv.wait_listening()
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        with httpx2.Client(timeout=30) as http:
+            opened = http.post(url, headers=headers, content=rpc("initialize", INIT, 0))
+            headers |= {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": INIT["protocolVersion"]}
+            for request, code, id, words in LENIENT:
+                response = http.post(url, headers=headers, content=request)
+                assert response.status_code == 400, (request, response.status_code, response.text)
+                answer = response.json()
+                assert answer["id"] == id and answer["error"]["code"] == code and words in answer["error"]["message"], answer
+            assert _json_rpc(http.post(url, headers=headers, content=rpc("ping", {}, 7)))["result"] == {}
+    finally:
+        srv.stop()
+    assert "Traceback" not in srv.stderr.decode(errors="replace")

@@ -179,6 +179,49 @@ def test_linked_memory_files_are_never_read_indexed_or_appended_to(busy_service,
     assert busy_service.files.list_days() == []  # a link is not a day's log
 
 
+@pytest.mark.skipif(not hasattr(os, "link"), reason="hard links")
+def test_hard_linked_memory_files_are_refused_like_symbolic_links(busy_service, secret_file, clock):
+    """A hard link names the same file as one outside the data directory: never read, indexed or appended to."""
+    from server.files import editor
+
+    day = clock().astimezone().date().isoformat()
+    original = secret_file.read_bytes()
+    root = busy_service.files.root
+    for name in ("MEMORY.md", "SOUL.md", f"daily/{day}.md"):
+        (root / name).unlink(missing_ok=True)
+        os.link(secret_file, root / name)
+    with pytest.raises(RefusedFile, match="is a hard link"):
+        busy_service.files.read_memory()
+    with pytest.raises(RefusedFile, match="is a hard link"):
+        busy_service.files.read_soul()
+    result = busy_service.recall("root bullet never indexed bash")
+    assert not any("root" in m.content or "bullet" in m.content for m in result.memories)
+    assert "MEMORY.md is not indexed: MEMORY.md is a hard link" in result.note
+    stored = busy_service.remember("The release train leaves on Tuesdays")
+    assert stored.status == "stored" and "could not be written" in stored.message
+    with pytest.raises(Exception, match="hard link"):
+        editor.read(busy_service.files, "MEMORY.md")
+    assert secret_file.read_bytes() == original
+
+
+@pytest.mark.anyio
+async def test_reading_a_linked_memory_file_as_a_resource_is_a_refused_request_not_an_internal_error(
+        busy_service, secret_file, clock):
+    from mcp.shared.exceptions import MCPError
+
+    day = clock().astimezone().date().isoformat()
+    link_memory_files(busy_service.files.root, secret_file, day)
+    async with Client(build_server(busy_service, start_background=False)) as client:
+        for uri in ("memory://memory", "memory://soul"):
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource(uri)
+            assert refused.value.error.code == -32602, (uri, refused.value.error)
+            assert "is a symbolic link" in refused.value.error.message and "Replace it" in refused.value.error.message
+        with pytest.raises(MCPError) as refused:  # a linked log is no day's log at all
+            await client.read_resource(f"memory://daily/{day}")
+        assert refused.value.error.code == -32602 and "No daily log" in refused.value.error.message
+
+
 def test_a_linked_daily_folder_is_refused(busy_service, secret_file, clock):
     daily = busy_service.files.daily_dir
     daily.rmdir()

@@ -153,3 +153,16 @@ def test_forget_of_a_memory_md_bullet_removes_its_line_with_a_backup(service):
     assert backups and any("Postgres" in p.read_text() for p in backups)
     assert "Postgres" not in " ".join(m.content for m in s.recall("postgres billing", k=10).memories)
     assert s.recall("deploys tuesdays", k=1).memories[0].id == kept  # the moved line keeps its id
+
+
+def test_forget_of_one_line_keeps_the_other_lines_bytes_exactly(service):
+    """Bytes that are not UTF-8 elsewhere in MEMORY.md (a Latin-1 note, a BOM) are written back as they were."""
+    s = service
+    before = (b"\xef\xbb\xbf# MEMORY\r\n\r\n## Important Decisions\r\n\r\n- Caf\xe9 opens at 8 (Latin-1)\r\n"
+              b"- Chose Postgres for billing\r\n- Deploys on Tuesdays \xff\xfe\r\n")
+    s.files.memory_path.write_bytes(before)
+    _touch(s.files.memory_path)
+    hit = s.recall("postgres billing", k=1).memories[0]
+    assert hit.content == "Chose Postgres for billing"
+    assert s.forget(hit.id).status == "forgotten"
+    assert s.files.memory_path.read_bytes() == before.replace(b"- Chose Postgres for billing\r\n", b"")

@@ -2,7 +2,8 @@
 
 Blocking work runs on worker threads (at most four at once) so the event loop keeps
 answering. A MemvaultError becomes a ToolError (tools) or a resource error (a
-missing or invalid name: not found); anything else the SDK turns into an error result.
+missing or invalid name: not found; a linked memory file: -32602); anything else the
+SDK turns into an error result.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from server.budget import bounded
-from server.errors import InvalidInput, MemvaultError, NotFound
+from server.errors import InvalidInput, MemvaultError, NotFound, RefusedFile
 from server.http.tenants import Tenants, current_identity, http_origin
 from server.models import Principal
 from server.service import MemoryService
@@ -77,6 +80,10 @@ class Edge:
             text = await anyio.to_thread.run_sync(lambda: fn(*args), limiter=self.limiter)
         except (NotFound, InvalidInput) as exc:
             raise ResourceNotFoundError(str(exc)) from None
+        except RefusedFile as exc:
+            # A linked memory file is refused on purpose, not an internal fault (-32603): the
+            # request asks for what memvault will not serve, and the message says how to fix it.
+            raise MCPError(INVALID_PARAMS, str(exc)) from None
         except MemvaultError as exc:
             raise ResourceError(str(exc)) from None
         return text

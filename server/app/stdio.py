@@ -11,6 +11,11 @@ says, with the request's id whenever one can be read from the line:
 - -32600 Invalid Request: JSON, but not one JSON-RPC message (a batch, a wrong type,
   nesting deeper than the parser takes).
 
+A line the SDK does read is still held to JSON and JSON-RPC 2.0 (`reply_to_lenient`): a
+bare NaN is -32700, and a request whose id is null, an object, an array, a fraction or a
+boolean -- which the SDK takes for a notification and never answers -- is -32600 with
+id null. An id that is not valid Unicode is never echoed (the reply could not be written).
+
 Nothing is answered for a blank line, for a response, or for a message without an id
 that names a method (a notification, which JSON-RPC never answers).
 
@@ -40,6 +45,8 @@ from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 #: pydantic-core parses at most this many levels of nesting (its recursion limit).
 MAX_DEPTH = 200
 _SHOWN = 40
+_SURROGATE = ("Parse error: the message contains a lone surrogate escape (such as \\ud800), which is not valid "
+              "Unicode; send the text as UTF-8")
 
 
 def _scan(text: str) -> tuple[int, Any]:
@@ -95,7 +102,18 @@ def _scan(text: str) -> tuple[int, Any]:
             i = end
             continue
         i += 1
-    return deepest, found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
+    return deepest, found if _usable_id(found) else None
+
+
+def _usable_id(value: Any) -> bool:
+    """Whether a reply can carry `value` as its id: a string or an integer (not a bool), and valid Unicode.
+
+    An id with a lone surrogate cannot be written back as UTF-8: echoing it would fail the
+    reply (on stdio it used to kill the server), so such a request is answered with id null.
+    """
+    if isinstance(value, str):
+        return not _has_surrogate(value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _has_surrogate(value: Any) -> bool:
@@ -141,12 +159,11 @@ def reply_to_unreadable(line: str, unit: str = "line") -> JSONRPCError | None:
         if "id" not in message and isinstance(message.get("method"), str):
             return None  # a notification: never answered, even when malformed
         raw_id = message.get("id")
-        id = raw_id if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) else None
+        id = raw_id if _usable_id(raw_id) else None
     else:
         id = None
     if _has_surrogate(message):
-        return _error(id, PARSE_ERROR, "Parse error: the message contains a lone surrogate escape (such as \\ud800), "
-                      "which is not valid Unicode; send the text as UTF-8")
+        return _error(id, PARSE_ERROR, _SURROGATE)
     if deepest > MAX_DEPTH:
         return _error(id, INVALID_REQUEST,
                       f"Invalid Request: the message is nested {deepest:,} levels deep; at most {MAX_DEPTH} are accepted")
@@ -154,6 +171,50 @@ def reply_to_unreadable(line: str, unit: str = "line") -> JSONRPCError | None:
         return _error(None, INVALID_REQUEST, f"Invalid Request: batches are not supported; send one message per {unit}")
     return _error(id, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message; a request is an object with "
                   '"jsonrpc": "2.0", an "id" (a string or an integer), a "method" string and optional "params" object')
+
+
+class _NotJson(ValueError):
+    """A bare NaN, Infinity or -Infinity: Python's and pydantic's parsers take them; JSON (RFC 8259) has none."""
+
+
+def _no_constants(literal: str) -> Any:
+    raise _NotJson(literal)
+
+
+def _id_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return {dict: "an object", list: "an array", float: "a fraction"}.get(type(value), "not valid Unicode")
+
+
+def reply_to_lenient(line: str, unit: str = "line") -> JSONRPCError | None:
+    """The error reply for a line the SDK *accepted* but JSON-RPC 2.0 refuses (None: let the SDK handle it).
+
+    The SDK's parsers are lenient in three ways this closes: a bare NaN or Infinity is read
+    as a number (-32700: it is not JSON); a request whose id is null, an object, an array, a
+    fraction or a boolean is read as a notification and never answered, so its client waits
+    forever (-32600 with id null, as JSON-RPC 2.0 says for an id that cannot be read); over
+    HTTP a lone surrogate escape anywhere is read as text (-32700, as on stdio).
+    """
+    try:
+        message = json.loads(line, parse_constant=_no_constants)
+    except _NotJson as exc:
+        _, scanned_id = _scan(line.strip())
+        return _error(scanned_id, PARSE_ERROR, f"Parse error: {exc.args[0]} is not a JSON value (JSON has no NaN or "
+                      f"Infinity); send finite numbers, or the value as a string")
+    except (ValueError, RecursionError):
+        return None  # not JSON at all: the SDK refuses it too, and reply_to_unreadable answers it
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return None  # a batch, a response or no request at all: the SDK's refusal (or its silence) stands
+    if _has_surrogate(message):
+        raw_id = message.get("id")
+        return _error(raw_id if _usable_id(raw_id) else None, PARSE_ERROR, _SURROGATE)
+    if "id" in message and not _usable_id(message["id"]):
+        return _error(None, INVALID_REQUEST, f"Invalid Request: the id is {_id_kind(message['id'])}; a request's id is "
+                      "a string or an integer (leave the id out only for a notification, which gets no reply)")
+    return None
 
 
 class _Lines:
@@ -207,6 +268,10 @@ async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
                             reply = reply_to_unreadable(line)
                             if reply is not None:
                                 await write.send(SessionMessage(reply))
+                            continue
+                        reply = reply_to_lenient(line)
+                        if reply is not None:
+                            await write.send(SessionMessage(reply))
                             continue
                         await send.send(item)
 

@@ -19,7 +19,7 @@ import argparse
 import sys
 from typing import Any
 
-from server.cli.output import NOT_FOUND, OK, Output, short, terminal_words
+from server.cli.output import NOT_FOUND, OK, USAGE, Output, short, terminal_words
 from server.config import Settings
 
 #: What writes from the terminal record as their origin (provenance).
@@ -257,18 +257,39 @@ def edit(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def forget(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server.curation import editing
+    """Each id on its own (not all or nothing): one that cannot be forgotten does not stop the others.
 
+    Every id's outcome is reported; the exit status is that of the first id refused for another
+    reason than not existing, else 3 (NOT_FOUND) when an id does not exist, else 0.
+    """
+    from server.curation import editing
+    from server.errors import MemvaultError, NotFound
+
+    ids = _ids(args.ids)  # a word that is no id at all is a usage error before anything is forgotten
+    outcomes: list[dict[str, Any]] = []
+    code = OK
     service = _open(settings)
     try:
-        results = [editing.forget(service, i, "from the terminal") for i in _ids(args.ids)]
+        for i in ids:
+            try:
+                outcomes.append(editing.forget(service, i, "from the terminal").model_dump())
+            except NotFound as exc:
+                outcomes.append({"id": i, "status": "not_found", "message": str(exc)})
+                code = code or NOT_FOUND
+            except MemvaultError as exc:  # e.g. a memory-file line edited since it was indexed
+                outcomes.append({"id": i, "status": "refused", "message": str(exc)})
+                code = code if code not in (OK, NOT_FOUND) else getattr(exc, "exit_status", USAGE)
     finally:
         service.close()
     if out.as_json:
-        out.json([r.model_dump() for r in results])
-    for r in results:
-        out.say(r.message)
-    return OK
+        out.json(outcomes)
+    for outcome in outcomes:
+        out.say(outcome["message"] if outcome["status"] in ("forgotten", "already_forgotten")
+                else f"{outcome['id']}: not forgotten: {outcome['message']}")
+    if len(ids) > 1 and code != OK:
+        done = sum(o["status"] in ("forgotten", "already_forgotten") for o in outcomes)
+        out.say(f"{done} of {len(ids)} ids forgotten; the others are listed above with the reason.")
+    return code
 
 
 def _curator_action(action: str) -> Any:
@@ -406,7 +427,12 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     ed.add_argument("--importance", type=float)
     ed.add_argument("--thread", help="move it to this thread ('global' for global)")
 
-    command("forget", forget, "forget memories: they leave recall, and stay in the store (restore brings them back)"
+    command("forget", forget, "forget memories: they leave recall, and stay in the store (restore brings them back)",
+            description="Forget memories: they leave recall, and stay in the store (restore brings them back). "
+            "Each id is forgotten on its own, not all or nothing: an id that does not exist (or cannot be forgotten) "
+            "is reported with the reason and the other ids are still forgotten. Exit status 0 when every id was "
+            "forgotten (or already was), 3 when an id does not exist, the refusal's own status otherwise; "
+            "--json prints each id's outcome (forgotten, already_forgotten, not_found, refused)."
             ).add_argument("ids", nargs="+", metavar="ID")
     command("restore", _curator_action("restore"), "undo forget, compression or supersede"
             ).add_argument("ids", nargs="+", metavar="ID")

@@ -110,8 +110,8 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8, newlines as given) so readers see old or new, never half.
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Replace ``path`` with ``text`` (UTF-8, newlines as given; bytes as they are) so readers see old or new, never half.
 
     Writes a temp file in the same directory, fsyncs it, ``os.replace`` s it over the target
     and fsyncs the directory (POSIX). An existing file keeps its permission bits.
@@ -120,7 +120,7 @@ def atomic_write(path: Path, text: str) -> None:
     fd, tmp = _temp_file(path)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8"))
+            f.write(text if isinstance(text, bytes) else text.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
         with suppress(FileNotFoundError):

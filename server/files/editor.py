@@ -41,6 +41,9 @@ def _path(files: MemoryFiles, name: str) -> Path:
     if path.is_symlink():
         raise InvalidInput(f"{path} is a symbolic link; memvault edits only regular files in its folder "
                            "(replace the link by the file it points to)")
+    if path.is_file() and path.stat().st_nlink > 1:
+        raise InvalidInput(f"{path} is a hard link (another name of the same file exists); memvault edits only "
+                           "files of its own (replace it by a copy: cp --remove-destination)")
     return path
 
 

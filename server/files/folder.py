@@ -21,7 +21,8 @@ from contextlib import suppress
 from datetime import date, datetime
 from pathlib import Path
 
-from server.errors import MissingFile, SetupError
+from server.config import private_folder
+from server.errors import MissingFile, RefusedFile, SetupError
 from server.files.atomic import PRIVATE, create_once
 from server.files.changes import Fingerprint, fingerprint, hash_file
 from server.files.dailylog import (
@@ -51,6 +52,11 @@ def truncation_note(name: str, size: int, limit: int) -> str:
         f"{name} is {size:,} bytes; only its first {limit:,} are read and searchable "
         "(MEMVAULT_MAX_FILE_BYTES). Move old parts elsewhere, or raise the setting."
     )
+
+
+def _id_marker(memory_id: int) -> bytes:
+    """The end of a memory's log line; exact ("id:42 -->" is not in "id:142 -->"), and never in content (escaped)."""
+    return f"<!-- id:{int(memory_id)} -->".encode()
 
 
 def _last_byte(fd: int, size: int) -> bytes:
@@ -88,7 +94,7 @@ class MemoryFiles:
         exists (even empty, even a dangling symlink) is kept as it is. Safe to run from
         several processes at once. Returns what was created, e.g. ``["SOUL.md", "daily/"]``.
         """
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_folder(self.root)  # the data directory too, when the store (PostgreSQL) did not make it
         created = []
         for name in (SOUL_FILE, MEMORY_FILE):
             target = self.root / name
@@ -104,7 +110,7 @@ class MemoryFiles:
             if create_once(target, data):
                 created.append(name)
         try:
-            self.daily_dir.mkdir()
+            self.daily_dir.mkdir(0o700)
             created.append(DAILY_DIR + "/")
         except FileExistsError:
             if not self.daily_dir.is_dir():
@@ -171,7 +177,15 @@ class MemoryFiles:
 
     # ---- the log
 
-    def append_daily(self, when: datetime, entry: DailyEntry) -> tuple[Path, int]:
+    def holds_daily_line(self, day: date, memory_id: int) -> bool:
+        """Whether the log of ``day`` has the line of memory ``memory_id`` (False when there is no readable log)."""
+        try:
+            data, _ = read_head(self.root, f"{DAILY_DIR}/{self.day_path(day).name}", None)
+        except (MissingFile, RefusedFile):
+            return False
+        return _id_marker(memory_id) in data
+
+    def append_daily(self, when: datetime, entry: DailyEntry, once: bool = False) -> tuple[Path, int]:
         """Append ``entry`` to the log of ``when``'s day; return (file, byte offset of the new line).
 
         The file (with a ``# YYYY-MM-DD`` heading) is created on the first entry of a day.
@@ -181,6 +195,9 @@ class MemoryFiles:
         300 MB log as on an empty one: only the size and the last byte are looked at. Not
         fsynced: the database is the record, and ``parse_daily`` lets the server repair the log.
         A linked or non-regular log file is refused (RefusedFile), never appended to.
+
+        ``once``: append nothing when the file already has the entry's line (a retry from the
+        queue: a process killed after its append but before it unqueued the line left one).
         """
         path = self.day_path(when)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -189,6 +206,11 @@ class MemoryFiles:
         try:
             with append_lock(fd):
                 size = os.fstat(fd).st_size
+                if once and entry.id is not None and size:
+                    existing = read_fd(fd)  # a retry only: rare, so reading the day's log is affordable
+                    found = existing.find(_id_marker(entry.id))
+                    if found >= 0:
+                        return path, existing.rfind(b"\n", 0, found) + 1
                 if size == 0:
                     head = f"# {when.date().isoformat()}\n\n"
                 elif _last_byte(fd, size) != b"\n":  # a person saved it without a final newline

@@ -23,6 +23,7 @@ dropped); `notes()` says which files are cut or refused.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import logging
 import re
@@ -36,6 +37,7 @@ from server.files.folder import DAILY_DIR, MEMORY_FILE, MemoryFiles, truncation_
 from server.files.dailylog import parse_daily
 from server.files.markdown import parse_markdown_units
 from server.files.promote import PROJECT_PREFIX
+from server.files.safe import read_head
 from server.validation import thread_name
 from server.redact import redact
 from server.storage.protocol import GLOBAL, FileUnits, NewMemory
@@ -251,11 +253,12 @@ class FileIndex:
             where = self.store.get([memory_id]).get(memory_id)
         line = where.file_line if where else None
         try:
-            text = path.read_text(encoding="utf-8-sig", errors="replace")
+            data, _ = read_head(self.files.root, name, None)  # a linked file is refused (RefusedFile)
         except OSError as exc:
             raise InvalidInput(
                 f"memory {memory_id} is {name} line {line}, which cannot be read ({exc.strerror}); edit {path} by hand"
             ) from None
+        text = data.decode("utf-8-sig", errors="replace")
         unit = next((u for u in self._units(name, text) if u.key == key), None)
         if key is None or unit is None:
             raise InvalidInput(
@@ -264,9 +267,16 @@ class FileIndex:
             )
         lines = text.split("\n")
         cut = lines[: unit.line - 1] + lines[unit.end_line :]
+        # The other lines are written back as the bytes they were: a byte that is not UTF-8
+        # (decoded above as U+FFFD) stays what it was. Decoding never moves a line feed, so
+        # line n of the text is line n of the bytes.
+        raw = data.split(b"\n")
+        kept = b"\n".join(raw[: unit.line - 1] + raw[unit.end_line :])
+        if unit.line == 1 and data.startswith(codecs.BOM_UTF8):
+            kept = codecs.BOM_UTF8 + kept
         try:
             backup(path, self.clock())
-            atomic_write(path, "\n".join(cut))
+            atomic_write(path, kept)
         except OSError as exc:
             raise InvalidInput(
                 f"memory {memory_id} is {name} line {unit.line}, which cannot be removed ({exc}); edit {path} by hand"

@@ -6,7 +6,9 @@ log would get remember's line appended to whatever it points at. Every open here
 from the files folder down one name at a time with O_NOFOLLOW (so neither the file nor a
 folder on the way, such as daily/, can be a link, and nothing can swap one in between a
 check and the open), then checks that it opened a regular file: a FIFO or a device
-would block or feed a reader forever.
+would block or feed a reader forever. A hard link is refused the same way (checked on the
+open descriptor): a daily log hard-linked to a file elsewhere would get remember's lines
+appended to that file, and MEMORY.md linked to one would be served.
 
 Where the OS has no O_NOFOLLOW or no `dir_fd` (Windows), each name is checked with
 lstat before the open instead.
@@ -32,10 +34,13 @@ _WALK = bool(O_NOFOLLOW and _O_DIRECTORY) and os.open in os.supports_dir_fd
 _LINK_ERRNOS = {errno.ELOOP, getattr(errno, "EMLINK", -1), getattr(errno, "EFTYPE", -1)}
 
 
-def refusal(path: Path) -> RefusedFile:
-    """The error for `path`, which is a link or not a regular file, saying what to do."""
+def refusal(path: Path, links: int = 1) -> RefusedFile:
+    """The error for `path`, which is a link (`links`: its count of hard links) or not a regular file, saying what to do."""
     try:
-        if path.is_symlink():
+        if links > 1:
+            what = (f"a hard link (one of {links} names of the same file, which may lie outside the data "
+                    "directory)")
+        elif path.is_symlink():
             what = f"a symbolic link (to {os.readlink(path)})"
         elif path.is_dir():
             what = "a folder"
@@ -103,8 +108,11 @@ def open_inside(root: Path, relative: str, flags: int, mode: int = 0o600) -> int
     except FileNotFoundError:
         raise MissingFile(f"{shown} does not exist") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise refusal(shown)
+        if st.st_nlink > 1:
+            raise refusal(shown, st.st_nlink)
         if _O_NONBLOCK:
             os.set_blocking(fd, True)
     except BaseException:

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from server.config import private_folder
 from server.files.atomic import O_BINARY, PRIVATE
 from server.files.dailylog import append_lock
 
@@ -84,7 +85,7 @@ class Sessions:
     @contextmanager
     def locked(self, host: str, session: str) -> Iterator[SessionState]:
         """The session's state, held exclusively; saved when the block ends without error."""
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_folder(self.root)  # the data directory too, when a hook runs before any server
         path, lock_path = self._paths(host, session)
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | O_BINARY, PRIVATE)
         try:

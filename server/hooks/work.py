@@ -49,10 +49,10 @@ def hooks_dir(settings: Settings) -> Path:
 def log_line(settings: Settings | None, message: str) -> None:
     """One line in hooks.log (never raises: the log is best effort)."""
     try:
-        from server.config import default_home
+        from server.config import default_home, private_folder
 
         folder = hooks_dir(settings) if settings is not None else default_home() / "hooks"
-        folder.mkdir(parents=True, exist_ok=True)
+        private_folder(folder)
         path = folder / LOG_NAME
         stamp = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
         line = f"{stamp} {' '.join(message.split())[:1000]}\n"

@@ -19,19 +19,31 @@
   ``SessionCap`` counts each token's open sessions (bookkeeping from the
   responses: an ``mcp-session-id`` issued, a DELETE, a 404, idle time) and refuses
   a new one past ``MEMVAULT_HTTP_SESSIONS_PER_TOKEN`` with 429.
+* **Slow clients.** uvicorn waits for a request's headers forever (1,100 connections
+  with unfinished headers were all held open). ``guarded_http_protocol`` gives each
+  request ``MEMVAULT_HTTP_HEADER_TIMEOUT_SECONDS`` to send its headers (then 408 and the
+  connection is closed) and lets one client address hold at most
+  ``MEMVAULT_HTTP_CONNECTIONS_PER_CLIENT`` connections (503 and closed past it). The
+  body's own limit, ``MEMVAULT_HTTP_BODY_TIMEOUT_SECONDS``, is kept where the body is
+  read (``BodyLimit`` in transport.py).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import ipaddress
 import json
+import logging
 import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger(__name__)
 
 
 def is_loopback(host: str) -> bool:
@@ -291,3 +303,90 @@ class SessionCap:
                 entry[1] -= 1
             if not sessions:
                 self._open.pop(key, None)
+
+
+def _plain_response(status: str, payload: dict[str, str]) -> bytes:
+    body = json.dumps(payload).encode()
+    return (f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+            "connection: close\r\n\r\n").encode() + body
+
+
+def guarded_http_protocol(header_seconds: float, per_client: int) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol with a deadline for each request's headers and a cap on one client's connections.
+
+    Written at the connection level because neither reaches the app: a request whose headers
+    never end is not a request yet. The deadline starts when the connection opens and again
+    after each response (the next request on a kept-alive connection); a request whose
+    headers arrived (a long answer, a listen stream) is never cut by it.
+    """
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    open_connections: dict[str, int] = {}
+    too_slow = _plain_response("408 Request Timeout", {
+        "error": "request_timeout",
+        "error_description": f"The request's headers did not arrive within {header_seconds:g} seconds "
+        "(MEMVAULT_HTTP_HEADER_TIMEOUT_SECONDS); send them at once.",
+    })
+    too_many = _plain_response("503 Service Unavailable", {
+        "error": "too_many_connections",
+        "error_description": f"This client already holds {per_client} open connections "
+        "(MEMVAULT_HTTP_CONNECTIONS_PER_CLIENT); close some (or reuse them) and retry. Behind a proxy "
+        "every client shares the proxy's address: raise the limit there.",
+    })
+
+    class Guarded(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
+        _counted: str | None = None
+        _deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            client = self.client[0] if self.client else ""
+            if open_connections.get(client, 0) >= per_client:
+                log.warning("refused a connection from %s: it holds %d already (MEMVAULT_HTTP_CONNECTIONS_PER_CLIENT)",
+                            client or "a local socket", per_client)
+                transport.write(too_many)
+                transport.close()
+                return
+            open_connections[client] = open_connections.get(client, 0) + 1
+            self._counted = client
+            self._arm()
+
+        def _arm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._deadline = self.loop.call_later(header_seconds, self._headers_late)
+
+        def _headers_late(self) -> None:
+            self._deadline = None
+            waiting = self.cycle is None or self.cycle.response_complete
+            if waiting and not self.transport.is_closing():
+                if self._started:  # part of a request came: say why it is cut (an idle connection just closes)
+                    self.transport.write(too_slow)
+                self.transport.close()
+
+        _started = False
+
+        def data_received(self, data: bytes) -> None:
+            self._started = True
+            super().data_received(data)
+
+        def on_response_complete(self) -> None:
+            self._started = False
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            if self._counted is not None:
+                left = open_connections.get(self._counted, 1) - 1
+                if left > 0:
+                    open_connections[self._counted] = left
+                else:
+                    open_connections.pop(self._counted, None)
+                self._counted = None
+            super().connection_lost(exc)
+
+    return Guarded

@@ -1,11 +1,17 @@
 """`memvault serve --http`: MCP over the SDK's streamable HTTP transport, with bearer tokens.
 
 What each request passes through, outermost first:
-  BodyLimit            a body over MEMVAULT_HTTP_MAX_BODY_BYTES gets 413 before it is read; when the
+  (connection)         headers within MEMVAULT_HTTP_HEADER_TIMEOUT_SECONDS, at most
+                       MEMVAULT_HTTP_CONNECTIONS_PER_CLIENT connections per client address (guards.py)
+  BodyLimit            a body over MEMVAULT_HTTP_MAX_BODY_BYTES gets 413 before it is read, one not
+                       whole within MEMVAULT_HTTP_BODY_TIMEOUT_SECONDS gets 408; when the
                        SDK refuses a body as unreadable (400), its JSON-RPC error is replaced by
                        the one a stdio client gets for the same line, with the request's id
                        (server/app/stdio.py) instead of id null and pydantic's text
   HostOriginCheck      Host / Origin parsed exactly and matched (DNS-rebinding protection)
+  MessageCheck         a body the SDK would read but JSON-RPC 2.0 refuses (a bare NaN, an id that is
+                       null, an object, ..., a lone surrogate escape) gets 400 with the error a stdio
+                       client gets for the same line (before authentication: the body is never handled)
   SessionCap           at most MEMVAULT_HTTP_SESSIONS_PER_TOKEN open sessions per token
   PlainBearer401       (tokens mode) the 401 says "invalid or revoked token", no OAuth metadata
   SDK bearer auth      TokenStore.verify; a missing, wrong, expired or revoked token gets 401
@@ -34,7 +40,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from server.clock import to_millis
 from server.config import Settings
 from server.errors import SetupError
-from server.http.guards import Allowed, HostOriginCheck, PlainBearer401, SessionCap, is_loopback
+from server.http.guards import (Allowed, HostOriginCheck, PlainBearer401, SessionCap, guarded_http_protocol,
+                                is_loopback)
 from server.http.tenants import Tenants, current_identity
 from server.models import Principal
 from server.http.tokens import TokenStore
@@ -130,11 +137,25 @@ async def identity_middleware(ctx: Any, call_next: Callable[[Any], Awaitable[Any
 
 
 class BodyLimit:
-    """413 with a message that says what to do, for bodies over the limit (declared or streamed)."""
+    """413 for bodies over the limit (declared or streamed), 408 for one that does not arrive in time."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, seconds: float = 30.0) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.seconds = seconds
+
+    async def _too_slow(self, send: Send) -> None:
+        body = json.dumps({
+            "error": "request_timeout",
+            "error_description": (
+                f"The request body did not arrive within {self.seconds:g} seconds "
+                "(MEMVAULT_HTTP_BODY_TIMEOUT_SECONDS); send it at once, or raise the limit on the server."
+            ),
+        }).encode()
+        await send({"type": "http.response.start", "status": 408,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
 
     async def _refuse(self, send: Send) -> None:
         body = json.dumps({
@@ -200,20 +221,25 @@ class BodyLimit:
         # declares no length is cut off at the limit just the same.
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                trailing: Message | None = message
-                break
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                await self._refuse(send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                trailing = None
-                break
+        trailing: Message | None = None
+        # A body sent a byte at a time would hold its connection (and this task) for ever.
+        with anyio.move_on_after(self.seconds) as late:
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    trailing = message
+                    break
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > self.max_bytes:
+                    await self._refuse(send)
+                    return
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
+        if late.cancelled_caught:
+            await self._too_slow(send)
+            return
         body = b"".join(chunks)
         if scope.get("method") == "POST" and body:
             send = self._answer_unreadable(body, send)
@@ -223,6 +249,41 @@ class BodyLimit:
 
         async def replayed() -> Message:
             return replay.pop(0) if replay else await receive()
+
+        await self.app(scope, replayed, send)
+
+
+class MessageCheck:
+    """400 and a JSON-RPC error for a POST body the SDK would accept but JSON-RPC 2.0 refuses.
+
+    Without it a request with id null is taken for a notification (202, no answer ever), a
+    bare NaN for a number, and an id with a lone surrogate fails the reply with a 500.
+    The body arrives whole (BodyLimit reads it first).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        from server.app.stdio import reply_to_lenient
+
+        first = await receive()
+        reply = None
+        if first["type"] == "http.request" and not first.get("more_body") and first.get("body"):
+            reply = reply_to_lenient(first["body"].decode("utf-8", errors="replace"), unit="request body")
+        if reply is not None:
+            data = reply.model_dump_json(by_alias=True, exclude_unset=True).encode()
+            await send({"type": "http.response.start", "status": 400,
+                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
+            await send({"type": "http.response.body", "body": data})
+            return
+        replay = [first]
+
+        async def replayed() -> Message:
+            return replay.pop() if replay else await receive()
 
         await self.app(scope, replayed, send)
 
@@ -261,7 +322,8 @@ def build_app(tenants: Tenants, settings: Settings, host: str, port: int) -> ASG
     if settings.http_auth == "tokens":
         app = PlainBearer401(app)
     app = SessionCap(app, settings.http_sessions_per_token, settings.http_session_idle_seconds)
-    return BodyLimit(HostOriginCheck(app, hosts, origins), settings.http_max_body_bytes)
+    return BodyLimit(HostOriginCheck(MessageCheck(app), hosts, origins), settings.http_max_body_bytes,
+                     settings.http_body_timeout_seconds)
 
 
 def _uvicorn_server() -> type:
@@ -298,8 +360,9 @@ def serve(settings: Settings, host: str, port: int) -> None:
                         "`memvault token create --tenant NAME`")
         app = build_app(tenants, settings, host, port)
         # log_config=None: uvicorn logs through ours (stderr); no line per request.
+        protocol = guarded_http_protocol(settings.http_header_timeout_seconds, settings.http_connections_per_client)
         config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False,
-                                log_level=settings.log_level.lower(), lifespan="on")
+                                log_level=settings.log_level.lower(), lifespan="on", http=protocol)
         server = _uvicorn_server()(config)
 
         async def announce() -> None:

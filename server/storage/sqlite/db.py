@@ -8,7 +8,9 @@ when none can.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
+from server.config import private_folder
 from server.errors import DiskFull, DriverUnavailable, StoreBusy, StoreReadOnly
 from server.storage.waits import WriteWaits
 
@@ -152,7 +155,11 @@ class Database:
         self.path = str(path)
         self.write_wait = write_wait
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            private_folder(Path(self.path).parent)
+            # Made private before SQLite creates it (0644 by default); SQLite gives the -wal and
+            # -shm files the mode of the database file, so they are 0600 too.
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         module = driver()
         self.errors = module
         self.conn = module.connect(

@@ -131,7 +131,7 @@ class Sidecar:
         """A new empty file at `path` (written beside it, then renamed over)."""
         capacity = max(capacity, 1024)
         tmp = path.with_suffix(".tmp")
-        with open(tmp, "wb") as f:
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:  # private, as the database
             f.write(_HEAD.pack(MAGIC, VERSION, dims, capacity, 0, 0, applied, fitted))
             f.seek(MEAN_AT)
             f.write(np.asarray(mean, dtype="<f4").tobytes())

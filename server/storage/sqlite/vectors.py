@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from server.config import private_folder
 from server.storage.sqlite.migrations import PASSAGE_SLOTS
 from server.storage.sqlite.sidecar import Block, Sidecar, fit_mean, text_code
 
@@ -246,7 +247,7 @@ class VectorIndex:
 
     def _lock(self, wait: bool) -> int | None:
         assert self.path is not None and fcntl is not None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(self.path.parent)
         fd = os.open(str(self.path) + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
