@@ -284,7 +284,8 @@ def forget(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     if out.as_json:
         out.json(outcomes)
     for outcome in outcomes:
-        out.say(outcome["message"] if outcome["status"] in ("forgotten", "already_forgotten")
+        # One id: its message alone, worded as show's and restore's; several: each refused one names its id.
+        out.say(outcome["message"] if outcome["status"] in ("forgotten", "already_forgotten") or len(ids) == 1
                 else f"{outcome['id']}: not forgotten: {outcome['message']}")
     if len(ids) > 1 and code != OK:
         done = sum(o["status"] in ("forgotten", "already_forgotten") for o in outcomes)
