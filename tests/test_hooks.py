@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import shutil
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ from server.budget import estimate_tokens
 from server.config import Settings
 from server.hooks import install, protocol
 from server.hooks.capture import capture
+from server.hooks.privacy import strip_private
 from server.hooks.extract import extract
 from server.hooks.protocol import HookInput
 from server.hooks.run import main
@@ -304,6 +307,45 @@ def test_cursor_input_and_output_shapes(env):
     prompt = json.loads(run("prompt", {"conversation_id": "c-2", "hook_event_name": "beforeSubmitPrompt",
                                        "workspace_roots": [str(env["repo"])], "prompt": "unrelated weather question"}))
     assert prompt == {"continue": True}
+
+
+def test_the_hosts_own_event_names_work_like_ours(env, monkeypatch):
+    """`memvault hook Stop`, `hook UserPromptSubmit`, Cursor's `beforeSubmitPrompt`: the same as our names."""
+    run("Stop", {"session_id": SESSION, "transcript_path": str(env["transcript"]), "cwd": str(env["repo"])})
+    assert ("decision", "We decided to cache the product catalogue in Redis for 5 minutes.") in [r[:2] for r in memories(env["home"])]
+    assert "Always run the linter" in context(run("SessionStart", {"session_id": "s2", "cwd": str(env["repo"])}))
+    assert "Redis" in context(run("UserPromptSubmit", {"session_id": "s3", "cwd": str(env["repo"]),
+                                                       "prompt": "how long do we cache the product catalogue in Redis?"}))
+    from server.hooks.command import hook_main
+
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", list(root.handlers))  # the hook process takes over the root logger
+    monkeypatch.setattr(root, "level", root.level)
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(
+        {"conversation_id": "c-9", "workspace_roots": [str(env["repo"])], "prompt": "cache catalogue Redis minutes"}).encode())))
+    monkeypatch.setattr(sys, "stdout", out)
+    assert hook_main(["beforeSubmitPrompt"]) == 0
+    assert "Redis" in json.loads(out.getvalue())["additional_context"]
+
+
+def test_cursors_user_query_wrapper_is_not_part_of_the_prompt(env):
+    assert strip_private("<user_query>\nswitch the API to Go\n</user_query>") == "switch the API to Go"
+    stop(env)
+    prompt = json.loads(run("prompt", {"conversation_id": "c-3", "workspace_roots": [str(env["repo"])],
+                                       "prompt": "<user_query>how long do we cache the catalogue in Redis?</user_query>"}))
+    assert "Redis for 5 minutes" in prompt["additional_context"]
+
+
+def test_stdin_beyond_the_cap_is_read_and_dropped_not_left_in_the_hosts_pipe(env):
+    """A host that writes more than the cap must not get a broken pipe: all of it is read, nothing injected."""
+    from server.hooks.run import MAX_STDIN
+
+    stdin = io.BytesIO(b'{"session_id": "big", "prompt": "' + b"x" * (MAX_STDIN + 100_000) + b'"}')
+    out = io.StringIO()
+    assert main("prompt", None, stdin=stdin, stdout=out) == 0
+    assert stdin.tell() == len(stdin.getvalue()) and out.getvalue() == ""
+    assert "stdin is over 4 MB" in (env["home"] / "hooks" / "hooks.log").read_text()
 
 
 def test_parse_refuses_what_is_not_a_hook_event():

@@ -174,6 +174,49 @@ def test_hooks_install_writes_absolute_commands_that_run(host, tmp_path):
     assert gone.returncode == 0 and not (project / ".claude" / "settings.json").exists()
 
 
+def test_installed_hooks_use_the_servers_store_whatever_environment_the_host_gives_them(host, tmp_path):
+    """The README's set-up: MEMVAULT_HOME only in the server's `env` block. The installed commands carry
+    that store, so hooks run with a host's bare environment (no MEMVAULT_HOME, another HOME) fill and read
+    the server's store; `doctor` fails, naming both paths, once the two differ."""
+    user = tmp_path / "user"
+    user.mkdir()
+    server_home = tmp_path / "server-home"
+    (user / ".claude.json").write_text(json.dumps({"mcpServers": {"memvault": {
+        "command": MEMVAULT, "args": ["serve"], "env": {"MEMVAULT_HOME": str(server_home)}}}}))
+    shell = {k: v for k, v in host["env"].items() if k != "MEMVAULT_HOME"} | {"HOME": str(user)}
+    done = subprocess.run([MEMVAULT, "hooks", "install"], capture_output=True, env=shell, cwd=user, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert str(server_home) in done.stderr.decode()
+    hooks = json.loads((user / ".claude" / "settings.json").read_text())["hooks"]
+
+    # What a host gives a hook: its own environment, nothing of the server's env block.
+    bare = {"HOME": str(tmp_path / "elsewhere"), "PATH": "/usr/bin:/bin"}
+    if "PYTHONPATH" in os.environ:  # a checkout's tests run its own code
+        bare["PYTHONPATH"] = os.environ["PYTHONPATH"]
+
+    def run(name: str, event: str, **extra) -> subprocess.CompletedProcess:
+        command = hooks[name][0]["hooks"][0]["command"]
+        return subprocess.run(["sh", "-c", command.replace(" hook stop ", " hook stop --foreground ")],
+                              input=json.dumps(payload(host, event, **extra)).encode(),
+                              capture_output=True, env=bare, cwd=host["repo"], timeout=60)
+
+    assert run("Stop", "stop").returncode == 0
+    assert ("decision", "We decided to cache the product catalogue in Redis for 5 minutes.") in stored(server_home)
+    assert not (tmp_path / "elsewhere").exists() and not (user / ".local").exists()
+    start = run("SessionStart", "session-start", session_id="next", source="startup")
+    assert "Always run the linter before committing." in json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+
+    doctor = subprocess.run([MEMVAULT, "doctor", "--json"], capture_output=True, env=shell, cwd=user, timeout=60)
+    assert not [c for c in json.loads(doctor.stdout)["checks"] if c["name"].startswith("hooks store")]
+    (user / ".claude.json").write_text(json.dumps({"mcpServers": {"memvault": {
+        "command": MEMVAULT, "args": ["serve"], "env": {"MEMVAULT_HOME": str(tmp_path / "moved")}}}}))
+    doctor = subprocess.run([MEMVAULT, "doctor", "--json"], capture_output=True, env=shell, cwd=user, timeout=60)
+    assert doctor.returncode == 1
+    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "hooks store (claude-code)"]
+    assert check["status"] == "fail"
+    assert str(server_home) in check["detail"] and str(tmp_path / "moved") in check["detail"]
+
+
 PLUGIN = Path(__file__).resolve().parent.parent / "plugin"
 
 

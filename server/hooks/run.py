@@ -47,7 +47,8 @@ def main(
     stdin: BinaryIO | None = None,
     stdout: TextIO | None = None,
 ) -> int:
-    """Run one hook; always returns 0."""
+    """Run one hook (`event` in our words or the host's); always returns 0."""
+    event = protocol.EVENT_NAMES.get(event, event)
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout
     settings = None
@@ -57,7 +58,7 @@ def main(
         from server.hooks.settings import HookSettings
 
         settings = Settings.from_env()
-        raw = stdin.read(MAX_STDIN)
+        raw = _read_stdin(stdin)
         hook = protocol.parse(raw, event, host)
         hook_settings = HookSettings.from_env()
         if event in CAPTURE_EVENTS:
@@ -89,6 +90,19 @@ def main(
         if event == "prompt" and (host == "cursor"):
             stdout.write('{"continue": true}\n')
     return 0
+
+
+def _read_stdin(stdin: BinaryIO) -> bytes:
+    """Up to MAX_STDIN bytes; the rest is read and dropped, so a host writing more never gets a broken pipe."""
+    raw = stdin.read(MAX_STDIN)
+    if len(raw) < MAX_STDIN:
+        return raw
+    dropped = 0
+    while chunk := stdin.read(1 << 20):
+        dropped += len(chunk)
+    if dropped:
+        raise protocol.BadInput(f"stdin is over {MAX_STDIN // (1024 * 1024)} MB ({dropped} bytes more were dropped)")
+    return raw
 
 
 def log_warnings_to_file() -> None:
