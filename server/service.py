@@ -135,9 +135,14 @@ class MemoryService:
         model = self.store.get_meta("embedding_model")
         dims = self.store.get_meta("embedding_dimensions")
         if model is None:
-            with self.db.write() as conn:
-                self.store.set_meta(conn, "embedding_model", self.embedder.model_id)
-                self.store.set_meta(conn, "embedding_dimensions", str(self.embedder.dimensions))
+            # Recorded when the lock is free at once: a reader (`memvault recall` on a store the hooks
+            # filled) must not wait for another process's writer; the next open records it.
+            try:
+                with self.db.write(wait=0) as conn:
+                    self.store.set_meta(conn, "embedding_model", self.embedder.model_id)
+                    self.store.set_meta(conn, "embedding_dimensions", str(self.embedder.dimensions))
+            except StoreUnavailable:
+                log.info("the store's embedding model is recorded at the next start (another process is writing)")
             return
         if model != self.embedder.model_id or dims != str(self.embedder.dimensions):
             raise ModelMismatch(

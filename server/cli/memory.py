@@ -66,8 +66,11 @@ def recall(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     service = _open(settings, model=True)
     try:
         with out.working("searching"):
+            # Omitted: MEMVAULT_THREAD, else every thread (the service's own default, global, is
+            # for a client that writes there too; the terminal searches what it has).
+            thread = args.thread if args.thread is not None else settings.default_thread or "*"
             result = service.recall(
-                args.query, k=args.k, thread=args.thread, kinds=args.kind, tags=_tags(args.tags), since=args.since,
+                args.query, k=args.k, thread=thread, kinds=args.kind, tags=_tags(args.tags), since=args.since,
                 until=args.until, min_score=args.min_score,
             )
     finally:
