@@ -21,7 +21,7 @@ from server.config import Settings
 from server.embedding.embedders import Embedder, make_embedder
 from server.errors import InvalidInput, ModelMismatch, NotFound, StoreUnavailable
 from server.embedding.backfill import Indexer
-from server.models import ALL_THREADS, CONVERSATION_KIND, GLOBAL_THREAD, Principal
+from server.models import ALL_THREADS, CONVERSATION_KIND, GLOBAL_THREAD, Principal, is_statement
 from server.config import templates_dir
 from server.files.index import FILE_SOURCE, FileIndex
 from server.files.dailylog import DailyEntry
@@ -251,6 +251,7 @@ class MemoryService:
         pinned: bool = False,
         author: Principal | None = None,
         daily: bool = True,
+        judge_now: bool = True,
     ) -> RememberResult:
         # author: who writes, when it is not the process's own principal (a bearer
         # token's user and agent over HTTP); recorded on the memory for provenance.
@@ -273,8 +274,11 @@ class MemoryService:
         created = to_millis(when) if when else now
         digest = content_hash(content)
         shown_thread = stored_thread or None
+        # judge_now=False (a hook's capture: hundreds of statements in one go) leaves the update check
+        # to the backfill, from stored vectors: judged here, each costs a keyword search of its thread
+        # (40-70 ms at 20k memories), which made a statement-heavy capture take minutes.
         # Outside the write lock: what the update check compares (None while the model loads).
-        vector = self.linker.vector(content) if kind != CONVERSATION_KIND else None
+        vector = self.linker.vector(content) if kind != CONVERSATION_KIND and judge_now else None
         with self.db.write() as conn:
             existing = self.store.find_live(conn, stored_thread, digest)
             if existing is not None:
@@ -303,14 +307,15 @@ class MemoryService:
                     user=author.user,
                     agent=author.agent,
                     log_daily=daily,
-                    judge_later=waits_for_vector(kind, source, vector),
+                    judge_later=waits_for_vector(kind, source, vector) if judge_now else is_statement(kind, source),
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))
         if vector is not None:
             self.indexer.known(memory_id, content, vector)  # the backfill stores it, not embeds it again
-        linked = self.linker.link(self.db, self.store.get([memory_id])[memory_id], vector)
-        self.linker.check_pending(self.db)  # earlier writes whose vectors the backfill has stored since
+        linked = self.linker.link(self.db, self.store.get([memory_id])[memory_id], vector) if judge_now else None
+        if judge_now:
+            self.linker.check_pending(self.db)  # earlier writes whose vectors the backfill has stored since
         self._fresh.append(memory_id)
         self.indexer.notify()  # after the judging: the backfill may start loading the model
         where = f"thread {stored_thread}" if stored_thread else "global memory"

@@ -539,3 +539,33 @@ def test_session_start_leaves_out_a_superseded_statement_until_its_update_is_for
     service.forget(new)
     text = session_context(service, "shop-api", 600).text
     assert "stg-orders.internal." in text and "stg-orders-2.internal" not in text
+
+
+def test_a_capture_leaves_update_checks_to_the_backfill(env, monkeypatch):
+    """A capture stores each statement marked to be judged later instead of searching its thread for the memory
+    it updates, one statement at a time (what made a statement-heavy capture take minutes); the first process
+    with a model judges them, and the minimal edit is linked then."""
+    from server.embedding.embedders import HashEmbedder
+    from server.service import MemoryService
+    from server.update_links import UpdateLinker
+
+    lines = [{"type": "user", "timestamp": f"2026-10-04T15:0{i}:00.000Z", "message": {"role": "user", "content": text}}
+             for i, text in enumerate(["We decided to pin Python 3.11 for the API image.",
+                                       "We decided to pin Python 3.12 for the API image."])]
+    env["transcript"].write_text("".join(json.dumps(line) + "\n" for line in lines))
+    calls = []
+    with monkeypatch.context() as patched:
+        patched.setattr(UpdateLinker, "link", lambda self, *a, **k: calls.append(a) or None)
+        stop(env)
+    assert calls == [] and [r[1] for r in memories(env["home"])][-2:] == [
+        "We decided to pin Python 3.11 for the API image.", "We decided to pin Python 3.12 for the API image."]
+    service = MemoryService.open(Settings.from_env(), embedder=HashEmbedder())
+    try:
+        service.embed_backlog()
+    finally:
+        service.close()
+    con = sqlite3.connect(env["home"] / "memvault.db")
+    rows = dict(con.execute("SELECT content, coalesce(superseded_by, -id) FROM memories WHERE content LIKE '%pin Python%'"))
+    ids = dict(con.execute("SELECT content, id FROM memories WHERE content LIKE '%pin Python%'"))
+    con.close()
+    assert rows["We decided to pin Python 3.11 for the API image."] == ids["We decided to pin Python 3.12 for the API image."]

@@ -6,6 +6,9 @@ the cursor may lag after a crash, never skip. Turns go to the thread as `turn`
 memories (searchable like imported chats, kept out of the daily log); durable
 statements as decision / preference / snippet / fact / note memories. Every memory is
 sourced to the session: source "hook", origin "<host> session <id>", tag "hook".
+Statements are stored marked for the update check, which the backfill of the next
+process with a model runs (remember's judge_now=False): run here, one keyword search of
+the thread per statement made a statement-heavy capture cost seconds per 100 lines.
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ def _store(service: MemoryService, report: CaptureReport, state: SessionState, h
     try:
         result = service.remember(
             content, kind=kind, thread=thread or "global", tags=list(tags), created_at=at,
-            source=SOURCE, origin=origin(hook), daily=daily,
+            source=SOURCE, origin=origin(hook), daily=daily, judge_now=False,
         )
     except InvalidInput as exc:  # e.g. a turn over MEMVAULT_MAX_CONTENT_BYTES: that one is skipped
         report.rejected += 1
