@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+from contextlib import suppress
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from server.config import Settings
 from server.embedding.embedders import Embedder, make_embedder
 from server.errors import InvalidInput, ModelMismatch, NotFound, StoreUnavailable
 from server.embedding.backfill import Indexer
-from server.models import ALL_THREADS, CONVERSATION_KIND, GLOBAL_THREAD, Principal, is_statement
+from server.models import ALL_THREADS, CAPTURED_SOURCE, CONVERSATION_KIND, GLOBAL_THREAD, Principal, is_statement
 from server.config import templates_dir
 from server.files.index import FILE_SOURCE, FileIndex
 from server.files.dailylog import DailyEntry
@@ -135,14 +136,10 @@ class MemoryService:
         model = self.store.get_meta("embedding_model")
         dims = self.store.get_meta("embedding_dimensions")
         if model is None:
-            # Recorded when the lock is free at once: a reader (`memvault recall` on a store the hooks
-            # filled) must not wait for another process's writer; the next open records it.
-            try:
-                with self.db.write(wait=0) as conn:
-                    self.store.set_meta(conn, "embedding_model", self.embedder.model_id)
-                    self.store.set_meta(conn, "embedding_dimensions", str(self.embedder.dimensions))
-            except StoreUnavailable:
-                log.info("the store's embedding model is recorded at the next start (another process is writing)")
+            # wait=0: a reader (`memvault recall` on a store the hooks filled) never waits for a writer.
+            with suppress(StoreUnavailable), self.db.write(wait=0) as conn:  # else the next open records it
+                self.store.set_meta(conn, "embedding_model", self.embedder.model_id)
+                self.store.set_meta(conn, "embedding_dimensions", str(self.embedder.dimensions))
             return
         if model != self.embedder.model_id or dims != str(self.embedder.dimensions):
             raise ModelMismatch(
@@ -274,10 +271,8 @@ class MemoryService:
         created = to_millis(when) if when else now
         digest = content_hash(content)
         shown_thread = stored_thread or None
-        # judge_now=False (a hook's capture: hundreds of statements in one go) leaves the update check
-        # to the backfill, from stored vectors: judged here, each costs a keyword search of its thread
-        # (40-70 ms at 20k memories), which made a statement-heavy capture take minutes.
-        # Outside the write lock: what the update check compares (None while the model loads).
+        # judge_now=False (a capture: hundreds at once) leaves the update check to the backfill: here each
+        # costs a search of its thread (40-70 ms at 20k memories). Outside the write lock (None: model loading).
         vector = self.linker.vector(content) if kind != CONVERSATION_KIND and judge_now else None
         with self.db.write() as conn:
             existing = self.store.find_live(conn, stored_thread, digest)
@@ -512,6 +507,10 @@ class MemoryService:
         memory_id = check.memory_id(memory_id)
         now = to_millis(self.clock())
         row = self.store.get([memory_id]).get(memory_id)
+        if row is not None and row.source == CAPTURED_SOURCE:
+            from server.hooks.capture import erase  # nobody chose to store it: forgotten means erased
+
+            return erase(self, row)
         if row is not None and row.source.startswith(FILE_SOURCE) and row.deleted_at is None:
             # A unit of MEMORY.md or a daily note: the file is its record, so the line goes.
             where = self.file_index.remove(memory_id, row.source)

@@ -18,7 +18,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from server.errors import InvalidInput
+from server.errors import InvalidInput, NotFound
+from server.models import CAPTURED_SOURCE
 from server.hooks.extract import extract
 from server.hooks.privacy import wants_no_memory
 from server.hooks.protocol import HookInput
@@ -26,10 +27,12 @@ from server.hooks.sessions import SessionState, Sessions
 from server.hooks.transcript import read_from
 
 if TYPE_CHECKING:
+    from server.results import ForgetResult
     from server.service import MemoryService
+    from server.storage.protocol import MemoryRow
 
 log = logging.getLogger(__name__)
-SOURCE = "hook"
+SOURCE = CAPTURED_SOURCE
 
 
 @dataclass
@@ -54,6 +57,8 @@ def capture(
     report = CaptureReport()
     with sessions.locked(hook.host, hook.session_id) as state:
         if state.nomem:
+            if state.stored:  # what a busy store kept #nomem from forgetting: now
+                stop_capture(service, state)
             report.skipped = "#nomem: capture is off for this session"
             return report
         path = hook.transcript_path
@@ -107,12 +112,36 @@ def _store(service: MemoryService, report: CaptureReport, state: SessionState, h
         report.kinds[kind] = report.kinds.get(kind, 0) + 1
 
 
+def erase(service: MemoryService, row: MemoryRow) -> ForgetResult:
+    """MemoryService.forget of a captured memory: erased with its daily-log line. Nobody chose to store it,
+    so it must leave no copy a client or the web page (which lists forgotten memories) can read."""
+    from server.clock import to_millis
+    from server.results import ForgetResult
+
+    with service.db.write() as conn:
+        if row.deleted_at is None and service.store.memory_state(conn, row.id) is not None:
+            service.store.soft_delete(conn, row.id, to_millis(service.clock()))
+        service.store.hard_delete(conn, row.id, row.superseded_by)
+    try:
+        note = "its daily-log line is removed too" if service.files.remove_daily_lines({row.id}) else "no daily-log line"
+    except OSError as exc:
+        note = f"its daily-log line could not be removed ({exc}): delete it by hand"
+    return ForgetResult(id=row.id, status="forgotten", message=f"Memory {row.id} is forgotten and erased (a captured "
+                        f"memory is not kept once forgotten: no restore); {note}.")
+
+
 def stop_capture(service: MemoryService, state: SessionState) -> None:
-    """#nomem: nothing more from this session, and what it already stored is forgotten."""
+    """#nomem: nothing more from this session, and what it already stored is erased (forget erases
+    captured memories, daily-log lines included). Ids that could not be erased now (a busy store)
+    stay in the state and are retried by the session's next capture."""
     state.nomem = True
+    left = []
     for memory_id in state.stored:
         try:
             service.forget(memory_id)
+        except NotFound:
+            continue  # erased already
         except Exception as exc:  # noqa: BLE001 - one that cannot be forgotten must not keep the rest
-            log.warning("could not forget memory %d after #nomem: %s", memory_id, exc)
-    state.stored = []
+            log.warning("could not forget memory %d after #nomem (retried at the next capture): %s", memory_id, exc)
+            left.append(memory_id)
+    state.stored = left
