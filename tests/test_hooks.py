@@ -611,3 +611,20 @@ def test_forgetting_a_captured_memory_erases_it_and_its_daily_log_line(env):
     assert "Redis" not in log_text and f"id:{captured} " not in log_text
     assert "Always run the linter before committing." in log_text
     assert "WeasyPrint" in log_text  # a chosen memory's line is the person's journal: kept
+
+
+def test_forgetting_a_sessions_captures_by_origin_erases_them_too(env):
+    """curate_memory(action="forget-matching", origin=...) -- the README's way to drop one session -- erases like forget."""
+    from server.curation.lifecycle import forget_matching
+    from server.embedding.embedders import HashEmbedder
+    from server.service import MemoryService
+
+    stop(env)
+    service = MemoryService.open(Settings.from_env(), embedder=HashEmbedder())
+    try:
+        plan = forget_matching(service, origin=f"claude-code session {SESSION}")
+        plan.apply()
+    finally:
+        service.close()
+    assert "erased" in plan.summary
+    assert "Redis" not in readable(env["home"]) and "staging host" not in readable(env["home"])
