@@ -165,7 +165,7 @@ def test_hooks_install_writes_absolute_commands_that_run(host, tmp_path):
     assert Path(exe).is_absolute() and os.access(exe, os.X_OK)
     status = json.loads(subprocess.run([MEMVAULT, "hooks", "status", "--scope", "project", "--project-dir", str(project)],
                                        capture_output=True, env=host["env"], timeout=60).stdout)
-    assert len(status["memvault_hooks"]) == 5
+    assert len(status["memvault_hooks"]) == 5 and status["store"] == str(host["home"])
     again = subprocess.run([MEMVAULT, "hooks", "install", "--scope", "project", "--project-dir", str(project)],
                            capture_output=True, env=host["env"], timeout=60)
     assert b"already installed" in again.stderr

@@ -281,7 +281,9 @@ def status(host: str, path: Path) -> dict[str, Any]:
         for group in groups if isinstance(groups, list) else []:
             handlers = group.get("hooks", []) if host == "claude-code" and isinstance(group, dict) else [group]
             found += [f"{name}: {h.get('command')}" for h in handlers if isinstance(h, dict) and _OURS.search(str(h.get("command", "")))]
-    return {"host": host, "config": str(path), "exists": before is not None, "memvault_hooks": found}
+    named = hook_store(found[0].split(": ", 1)[1]) if found else None
+    store = str(named) if named else ("the host's environment (MEMVAULT_HOME, else the default)" if found else None)
+    return {"host": host, "config": str(path), "exists": before is not None, "memvault_hooks": found, "store": store}
 
 
 def _backups() -> Path:
