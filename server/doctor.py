@@ -264,6 +264,21 @@ def _hook_store(host: str, path: Path, commands: list[str], flag: str) -> list[C
     return out
 
 
+def terminal_store(settings: Settings) -> list[Check]:
+    """Warn when the terminal's commands (this shell's MEMVAULT_HOME) would read another store than a
+    configured memvault server: `memvault recall` would then not see what the assistant remembered."""
+    from server.hooks import install as hook_install
+
+    here = hook_install.Store(settings.home, settings.namespace)
+    out = []
+    for host in ("claude-code", "cursor"):
+        for server in hook_install.server_stores(host, Path.cwd()):
+            if not server.same(here):
+                out.append(Check("terminal store", "warn", f"this shell's commands use the store in {here}, but "
+                                 f"{server.why} uses {server}", f"export MEMVAULT_HOME={server.home} (in your shell profile)"))
+    return out
+
+
 def _command_exists(command: str) -> bool:
     """Whether the program a hook or MCP configuration runs is there (a bare name: found on PATH)."""
     first = command.strip()
@@ -325,7 +340,7 @@ def clients() -> list[Check]:
 
 def checks(settings: Settings) -> list[Check]:
     return [install(), sqlite_driver(settings), model(settings), *data_directory(settings), disk(settings),
-            *store(settings), *hooks(), *clients()]
+            *store(settings), *hooks(), *terminal_store(settings), *clients()]
 
 
 # -- the command -------------------------------------------------------------------------------

@@ -215,6 +215,8 @@ def test_installed_hooks_use_the_servers_store_whatever_environment_the_host_giv
     [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "hooks store (claude-code)"]
     assert check["status"] == "fail"
     assert str(server_home) in check["detail"] and str(tmp_path / "moved") in check["detail"]
+    [terminal] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "terminal store"]
+    assert terminal["status"] == "warn" and terminal["fix"] == f"export MEMVAULT_HOME={tmp_path / 'moved'} (in your shell profile)"
 
 
 PLUGIN = Path(__file__).resolve().parent.parent / "plugin"
