@@ -4,6 +4,8 @@ and ``purge``, the one action that erases, and only memories already forgotten."
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from server import validation as check
 from server.clock import iso, to_millis
 from server.curation.plan import Plan, existing, listing, memory_ids, now
@@ -84,8 +86,9 @@ def forget_matching(
                 service.store.soft_delete(conn, r.id, at)
             for r in captured.values():
                 service.store.hard_delete(conn, r.id, r.superseded_by if r.superseded_by not in captured else None)
-        if captured:
-            service.files.remove_daily_lines(set(captured))
+        if captured:  # a line is on the day its memory was stored, never earlier (a day of slack)
+            first = min(min(r.created_at, r.updated_at) for r in captured.values()) - DAY_MS
+            service.files.remove_daily_lines(set(captured), since=datetime.fromtimestamp(first / 1000).date())
 
     erased = f"; {len(captured)} captured by the hooks are erased, no restore" if captured else ""
     return Plan({"forgotten": len(rows)}, [r.id for r in rows], details,

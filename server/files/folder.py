@@ -234,8 +234,8 @@ class MemoryFiles:
             os.close(fd)
         return path, number
 
-    def remove_daily_lines(self, ids: set[int]) -> list[Path]:
-        """Remove memvault's lines of these memories from every daily log; the files changed.
+    def remove_daily_lines(self, ids: set[int], since: date | None = None) -> list[Path]:
+        """Remove memvault's lines of these memories from the daily logs (of `since` and later); the files changed.
 
         For memories that must leave no readable copy (a captured memory forgotten, a #nomem
         session): no backup is kept. Each file is rewritten in place under the append lock, so a
@@ -245,6 +245,8 @@ class MemoryFiles:
         markers = [f"<!-- id:{int(i)} -->".encode() for i in ids]
         changed = []
         for day in self.list_days():
+            if since is not None and day < since:
+                continue  # a line is written when its memory is stored: never on an earlier day
             name = f"{DAILY_DIR}/{self.day_path(day).name}"
             try:
                 fd = open_inside(self.root, name, os.O_RDWR, PRIVATE)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+from datetime import date, datetime, timedelta
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -123,11 +124,19 @@ def erase(service: MemoryService, row: MemoryRow) -> ForgetResult:
             service.store.soft_delete(conn, row.id, to_millis(service.clock()))
         service.store.hard_delete(conn, row.id, row.superseded_by)
     try:
-        note = "its daily-log line is removed too" if service.files.remove_daily_lines({row.id}) else "no daily-log line"
+        gone = service.files.remove_daily_lines({row.id}, since=_day_before(min(row.created_at, row.updated_at)))
+        note = "its daily-log line is removed too" if gone else "no daily-log line"
     except OSError as exc:
         note = f"its daily-log line could not be removed ({exc}): delete it by hand"
     return ForgetResult(id=row.id, status="forgotten", message=f"Memory {row.id} is forgotten and erased (a captured "
                         f"memory is not kept once forgotten: no restore); {note}.")
+
+
+def _day_before(ms: int) -> date:
+    """The local day before `ms`: a memory's daily-log line is on the day it was stored (by then it was
+    created and not yet updated; a day of slack for time zones), never earlier -- so erasing one reads a
+    few logs, not years of them."""
+    return (datetime.fromtimestamp(ms / 1000) - timedelta(days=1)).date()
 
 
 def stop_capture(service: MemoryService, state: SessionState) -> None:
