@@ -405,7 +405,8 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     ed.add_argument("--importance", type=float)
     ed.add_argument("--thread", help="move it to this thread ('global' for global)")
 
-    command("forget", forget, "forget memories: they leave recall, and stay in the store (restore brings them back)"
+    command("forget", forget, "forget memories: they leave recall, and stay in the store (restore brings them back; "
+            "what the hooks captured is erased)"
             ).add_argument("ids", nargs="+", metavar="ID")
     command("restore", _curator_action("restore"), "undo forget, compression or supersede"
             ).add_argument("ids", nargs="+", metavar="ID")
