@@ -628,3 +628,26 @@ def test_forgetting_a_sessions_captures_by_origin_erases_them_too(env):
         service.close()
     assert "erased" in plan.summary
     assert "Redis" not in readable(env["home"]) and "staging host" not in readable(env["home"])
+
+
+def test_a_capture_cut_short_by_a_busy_store_keeps_what_it_stored_for_nomem(env, monkeypatch):
+    """A store busy part-way through a capture: the session keeps the ids stored so far (so #nomem can still
+    erase them) and the cursor before the unfinished lines; the next capture stores the rest, nothing twice."""
+    from server.errors import StoreBusy
+    from server.service import MemoryService
+
+    real, calls = MemoryService.remember, []
+
+    def busy_after_three(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) > 3:
+            raise StoreBusy("the store is busy")
+        return real(self, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(MemoryService, "remember", busy_after_three)
+        stop(env)
+    assert len(memories(env["home"])) == 3
+    assert "stopped part-way" in (env["home"] / "hooks" / "hooks.log").read_text()
+    run("prompt", {"session_id": SESSION, "cwd": str(env["repo"]), "prompt": "drop all of it #nomem"})
+    assert memories(env["home"]) == []

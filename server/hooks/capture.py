@@ -19,7 +19,7 @@ from datetime import date, datetime, timedelta
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from server.errors import InvalidInput, NotFound
+from server.errors import InvalidInput, NotFound, StoreUnavailable
 from server.models import CAPTURED_SOURCE
 from server.hooks.extract import extract
 from server.hooks.privacy import wants_no_memory
@@ -80,12 +80,18 @@ def capture(
                 stop_capture(service, state)
                 report.skipped = "#nomem: capture turned off for this session"
                 return report
-            if turns and thread is not None:
-                for turn in found.turns:
-                    _store(service, report, state, hook, turn.content, "turn", thread, ("hook",), turn.at, daily=False)
-            for statement in found.statements:
-                _store(service, report, state, hook, statement.content, statement.kind,
-                       thread, ("hook", *statement.tags), statement.at, daily=True)
+            try:
+                if turns and thread is not None:
+                    for turn in found.turns:
+                        _store(service, report, state, hook, turn.content, "turn", thread, ("hook",), turn.at, daily=False)
+                for statement in found.statements:
+                    _store(service, report, state, hook, statement.content, statement.kind,
+                           thread, ("hook", *statement.tags), statement.at, daily=True)
+            except StoreUnavailable as exc:
+                # Busy past the write wait (or a full disk): keep the cursor before this chunk and the ids
+                # stored so far (#nomem erases by them); the next capture stores the rest, no duplicates.
+                report.skipped = f"stopped part-way, resumed at the next capture: {exc}"
+                break
             state.offset = chunk.offset
         state.captures += 1
     return report
