@@ -57,8 +57,10 @@ def main(
         from server.config import Settings
         from server.hooks.settings import HookSettings
 
+        raw, dropped = _read_stdin(stdin)  # first: whatever fails next, the host's pipe is drained
         settings = Settings.from_env()
-        raw = _read_stdin(stdin)
+        if dropped:
+            raise protocol.BadInput(f"stdin is over {MAX_STDIN // (1024 * 1024)} MB ({dropped} bytes more were dropped)")
         hook = protocol.parse(raw, event, host)
         hook_settings = HookSettings.from_env()
         if event in CAPTURE_EVENTS:
@@ -92,17 +94,15 @@ def main(
     return 0
 
 
-def _read_stdin(stdin: BinaryIO) -> bytes:
-    """Up to MAX_STDIN bytes; the rest is read and dropped, so a host writing more never gets a broken pipe."""
+def _read_stdin(stdin: BinaryIO) -> tuple[bytes, int]:
+    """Up to MAX_STDIN bytes, and how many more were read and dropped (so a host writing more never
+    gets a broken pipe)."""
     raw = stdin.read(MAX_STDIN)
-    if len(raw) < MAX_STDIN:
-        return raw
     dropped = 0
-    while chunk := stdin.read(1 << 20):
-        dropped += len(chunk)
-    if dropped:
-        raise protocol.BadInput(f"stdin is over {MAX_STDIN // (1024 * 1024)} MB ({dropped} bytes more were dropped)")
-    return raw
+    if len(raw) == MAX_STDIN:
+        while chunk := stdin.read(1 << 20):
+            dropped += len(chunk)
+    return raw, dropped
 
 
 def log_warnings_to_file() -> None:
