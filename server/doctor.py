@@ -219,10 +219,13 @@ def dimensions(settings: Settings) -> int:
 def hooks() -> list[Check]:
     from server.hooks import install as hook_install
 
-    out = []
+    out, seen = [], set()
     for host, flag in (("claude-code", ""), ("cursor", " --host cursor")):
         for scope in ("user", "project"):
             path = hook_install.config_path(host, scope, Path.cwd())
+            if path in seen:  # doctor run in the home folder: the project's file is the user's
+                continue
+            seen.add(path)
             try:
                 state = hook_install.status(host, path)
             except Exception as exc:  # noqa: BLE001 - a broken host file is a finding, not a crash
@@ -237,9 +240,46 @@ def hooks() -> list[Check]:
                                  + (" --scope project" if scope == "project" else "")))
             else:
                 out.append(Check(f"hooks ({host})", "ok", f"{len(state['memvault_hooks'])} hooks in {path}"))
+            out += _hook_store(host, path, state["memvault_hooks"], flag)
     if not out:
         out.append(Check("hooks", "info", "no memvault hooks installed (optional: automatic memory in Claude Code "
                          "or Cursor)", "memvault hooks install   (or --host cursor)"))
+    return out
+
+
+def _hook_store(host: str, path: Path, commands: list[str], flag: str) -> list[Check]:
+    """Fail when the hooks and a memvault server configured in the same host would use different stores."""
+    from server.config import default_home
+    from server.hooks import install as hook_install
+
+    named = hook_install.hook_store(commands[0].split(": ", 1)[1])
+    # A command without --home (installed by an older memvault) follows the host's environment,
+    # which hosts do not give MEMVAULT_HOME: the default data directory.
+    hooks_store = named or hook_install.Store(default_home(), "default")
+    out = []
+    for server in hook_install.server_stores(host, Path.cwd()):
+        if not server.same(hooks_store):
+            out.append(Check(
+                f"hooks store ({host})", "fail",
+                f"the hooks in {path} use the store in {hooks_store}, but {server.why} uses {server}: captures "
+                "are invisible to the server and session start never sees what it stored",
+                f"MEMVAULT_HOME={server.home} memvault hooks install{flag} (or give the server the hooks' MEMVAULT_HOME)",
+            ))
+    return out
+
+
+def terminal_store(settings: Settings) -> list[Check]:
+    """Warn when the terminal's commands (this shell's MEMVAULT_HOME) would read another store than a
+    configured memvault server: `memvault recall` would then not see what the assistant remembered."""
+    from server.hooks import install as hook_install
+
+    here = hook_install.Store(settings.home, settings.namespace)
+    out = []
+    for host in ("claude-code", "cursor"):
+        for server in hook_install.server_stores(host, Path.cwd()):
+            if not server.same(here):
+                out.append(Check("terminal store", "warn", f"this shell's commands use the store in {here}, but "
+                                 f"{server.why} uses {server}", f"export MEMVAULT_HOME={server.home} (in your shell profile)"))
     return out
 
 
@@ -304,7 +344,7 @@ def clients() -> list[Check]:
 
 def checks(settings: Settings) -> list[Check]:
     return [install(), sqlite_driver(settings), model(settings), *data_directory(settings), disk(settings),
-            *store(settings), *hooks(), *clients()]
+            *store(settings), *hooks(), *terminal_store(settings), *clients()]
 
 
 # -- the command -------------------------------------------------------------------------------

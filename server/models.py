@@ -19,6 +19,8 @@ Kind = Literal["fact", "preference", "decision", "note", "summary", "event", "ta
 #: A turn of a conversation: unlike the other kinds it need not stand alone, so it
 #: is indexed and ranked with the turns around it (see ranking.py).
 CONVERSATION_KIND = "turn"
+#: The source of what the hooks captured from a session: forgotten means erased (service.forget).
+CAPTURED_SOURCE = "hook"
 
 
 def is_statement(kind: str, source: str) -> bool:

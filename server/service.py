@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+from contextlib import suppress
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from server.config import Settings
 from server.embedding.embedders import Embedder, make_embedder
 from server.errors import InvalidInput, ModelMismatch, StoreUnavailable, no_memory
 from server.embedding.backfill import Indexer
-from server.models import ALL_THREADS, CONVERSATION_KIND, GLOBAL_THREAD, Principal
+from server.models import ALL_THREADS, CAPTURED_SOURCE, CONVERSATION_KIND, GLOBAL_THREAD, Principal, is_statement
 from server.config import templates_dir
 from server.files.index import FILE_SOURCE, FileIndex
 from server.files.dailylog import DailyEntry
@@ -135,7 +136,8 @@ class MemoryService:
         model = self.store.get_meta("embedding_model")
         dims = self.store.get_meta("embedding_dimensions")
         if model is None:
-            with self.db.write() as conn:
+            # wait=0: a reader (`memvault recall` on a store the hooks filled) never waits for a writer.
+            with suppress(StoreUnavailable), self.db.write(wait=0) as conn:  # else the next open records it
                 self.store.set_meta(conn, "embedding_model", self.embedder.model_id)
                 self.store.set_meta(conn, "embedding_dimensions", str(self.embedder.dimensions))
             return
@@ -246,6 +248,7 @@ class MemoryService:
         pinned: bool = False,
         author: Principal | None = None,
         daily: bool = True,
+        judge_now: bool = True,
     ) -> RememberResult:
         # author: who writes, when it is not the process's own principal (a bearer
         # token's user and agent over HTTP); recorded on the memory for provenance.
@@ -268,8 +271,9 @@ class MemoryService:
         created = to_millis(when) if when else now
         digest = content_hash(content)
         shown_thread = stored_thread or None
-        # Outside the write lock: what the update check compares (None while the model loads).
-        vector = self.linker.vector(content) if kind != CONVERSATION_KIND else None
+        # judge_now=False (a capture: hundreds at once) leaves the update check to the backfill: here each
+        # costs a search of its thread (40-70 ms at 20k memories). Outside the write lock (None: model loading).
+        vector = self.linker.vector(content) if kind != CONVERSATION_KIND and judge_now else None
         with self.db.write() as conn:
             existing = self.store.find_live(conn, stored_thread, digest)
             if existing is not None:
@@ -298,14 +302,15 @@ class MemoryService:
                     user=author.user,
                     agent=author.agent,
                     log_daily=daily,
-                    judge_later=waits_for_vector(kind, source, vector),
+                    judge_later=waits_for_vector(kind, source, vector) if judge_now else is_statement(kind, source),
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))
         if vector is not None:
             self.indexer.known(memory_id, content, vector)  # the backfill stores it, not embeds it again
-        linked = self.linker.link(self.db, self.store.get([memory_id])[memory_id], vector)
-        self.linker.check_pending(self.db)  # earlier writes whose vectors the backfill has stored since
+        linked = self.linker.link(self.db, self.store.get([memory_id])[memory_id], vector) if judge_now else None
+        if judge_now:
+            self.linker.check_pending(self.db)  # earlier writes whose vectors the backfill has stored since
         self._fresh.append(memory_id)
         self.indexer.notify()  # after the judging: the backfill may start loading the model
         where = f"thread {stored_thread}" if stored_thread else "global memory"
@@ -511,6 +516,10 @@ class MemoryService:
         memory_id = check.memory_id(memory_id)
         now = to_millis(self.clock())
         row = self.store.get([memory_id]).get(memory_id)
+        if row is not None and row.source == CAPTURED_SOURCE:
+            from server.hooks.capture import erase  # nobody chose to store it: forgotten means erased
+
+            return erase(self, row)
         if row is not None and row.source.startswith(FILE_SOURCE) and row.deleted_at is None:
             # A unit of MEMORY.md or a daily note: the file is its record, so the line goes.
             where = self.file_index.remove(memory_id, row.source)

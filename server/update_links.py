@@ -10,7 +10,8 @@ A judgement needs the embedding of both memories as one of its signals. A write 
 judged at once when the model is ready and the backfill has no queue (the new text is
 embedded here, ~10 ms, and the backfill stores that vector: Indexer.known). Otherwise -- the model still loading, a burst of writes, an
 import, a hook process (which has no model) -- only minimal edits ("... 3.11." ->
-"... 3.12.") are linked at once, and the memory is marked in the store
+"... 3.12.") are linked at once (a hook's capture does not even look: remember's
+judge_now=False), and the memory is marked in the store
 (`update_checks`, NewMemory.judge_later) in the same transaction that stores it. Once
 the backfill has stored its vector it is judged with every rule, from stored vectors
 ("resolved at recall time"; nothing is embedded twice): by the backfill of whichever

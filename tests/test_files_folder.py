@@ -552,3 +552,22 @@ def test_unit_parsing_never_crashes_and_lines_are_in_range(text: str) -> None:
     n = len(text.split("\n"))
     for unit in parse_markdown_units(text, "x.md"):
         assert 1 <= unit.line <= unit.end_line <= n and unit.text.strip()
+
+
+def test_removing_daily_lines_keeps_the_rest_of_the_log_and_skips_earlier_days(tmp_path):
+    """Only memvault's lines of the given ids go (a person's notes and other ids stay); days before `since` are not read."""
+    from datetime import date, datetime
+
+    from server.files.dailylog import DailyEntry
+    from server.files.folder import MemoryFiles
+
+    files = MemoryFiles(tmp_path / "files", tmp_path / "templates")
+    for day, ids in ((1, (1, 2)), (2, (3, 4))):
+        for i in ids:
+            files.append_daily(datetime(2026, 3, day, 9, i), DailyEntry(kind="decision", content=f"memory {i}", id=i))
+    with open(files.day_path(date(2026, 3, 2)), "a") as handle:
+        handle.write("my own note about memory 3\n")
+    assert files.remove_daily_lines({1, 3}, since=date(2026, 3, 2)) == [files.day_path(date(2026, 3, 2))]
+    assert [e.id for e in files.daily_entries(date(2026, 3, 1))] == [1, 2]
+    assert [e.id for e in files.daily_entries(date(2026, 3, 2))] == [4]
+    assert files.read_daily(date(2026, 3, 2)).endswith("my own note about memory 3\n")

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import shutil
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ from server.budget import estimate_tokens
 from server.config import Settings
 from server.hooks import install, protocol
 from server.hooks.capture import capture
+from server.hooks.privacy import strip_private
 from server.hooks.extract import extract
 from server.hooks.protocol import HookInput
 from server.hooks.run import main
@@ -309,6 +312,45 @@ def test_cursor_input_and_output_shapes(env):
     assert prompt == {"continue": True}
 
 
+def test_the_hosts_own_event_names_work_like_ours(env, monkeypatch):
+    """`memvault hook Stop`, `hook UserPromptSubmit`, Cursor's `beforeSubmitPrompt`: the same as our names."""
+    run("Stop", {"session_id": SESSION, "transcript_path": str(env["transcript"]), "cwd": str(env["repo"])})
+    assert ("decision", "We decided to cache the product catalogue in Redis for 5 minutes.") in [r[:2] for r in memories(env["home"])]
+    assert "Always run the linter" in context(run("SessionStart", {"session_id": "s2", "cwd": str(env["repo"])}))
+    assert "Redis" in context(run("UserPromptSubmit", {"session_id": "s3", "cwd": str(env["repo"]),
+                                                       "prompt": "how long do we cache the product catalogue in Redis?"}))
+    from server.hooks.command import hook_main
+
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", list(root.handlers))  # the hook process takes over the root logger
+    monkeypatch.setattr(root, "level", root.level)
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(
+        {"conversation_id": "c-9", "workspace_roots": [str(env["repo"])], "prompt": "cache catalogue Redis minutes"}).encode())))
+    monkeypatch.setattr(sys, "stdout", out)
+    assert hook_main(["beforeSubmitPrompt"]) == 0
+    assert "Redis" in json.loads(out.getvalue())["additional_context"]
+
+
+def test_cursors_user_query_wrapper_is_not_part_of_the_prompt(env):
+    assert strip_private("<user_query>\nswitch the API to Go\n</user_query>") == "switch the API to Go"
+    stop(env)
+    prompt = json.loads(run("prompt", {"conversation_id": "c-3", "workspace_roots": [str(env["repo"])],
+                                       "prompt": "<user_query>how long do we cache the catalogue in Redis?</user_query>"}))
+    assert "Redis for 5 minutes" in prompt["additional_context"]
+
+
+def test_stdin_beyond_the_cap_is_read_and_dropped_not_left_in_the_hosts_pipe(env):
+    """A host that writes more than the cap must not get a broken pipe: all of it is read, nothing injected."""
+    from server.hooks.run import MAX_STDIN
+
+    stdin = io.BytesIO(b'{"session_id": "big", "prompt": "' + b"x" * (MAX_STDIN + 100_000) + b'"}')
+    out = io.StringIO()
+    assert main("prompt", None, stdin=stdin, stdout=out) == 0
+    assert stdin.tell() == len(stdin.getvalue()) and out.getvalue() == ""
+    assert "stdin is over 4 MB" in (env["home"] / "hooks" / "hooks.log").read_text()
+
+
 def test_parse_refuses_what_is_not_a_hook_event():
     for raw in (b"", b"[]", b"not json", b'{"cwd": "/x"}'):
         with pytest.raises(protocol.BadInput):
@@ -500,3 +542,115 @@ def test_session_start_leaves_out_a_superseded_statement_until_its_update_is_for
     service.forget(new)
     text = session_context(service, "shop-api", 600).text
     assert "stg-orders.internal." in text and "stg-orders-2.internal" not in text
+
+
+def test_a_capture_leaves_update_checks_to_the_backfill(env, monkeypatch):
+    """A capture stores each statement marked to be judged later instead of searching its thread for the memory
+    it updates, one statement at a time (what made a statement-heavy capture take minutes); the first process
+    with a model judges them, and the minimal edit is linked then."""
+    from server.embedding.embedders import HashEmbedder
+    from server.service import MemoryService
+    from server.update_links import UpdateLinker
+
+    lines = [{"type": "user", "timestamp": f"2026-10-04T15:0{i}:00.000Z", "message": {"role": "user", "content": text}}
+             for i, text in enumerate(["We decided to pin Python 3.11 for the API image.",
+                                       "We decided to pin Python 3.12 for the API image."])]
+    env["transcript"].write_text("".join(json.dumps(line) + "\n" for line in lines))
+    calls = []
+    with monkeypatch.context() as patched:
+        patched.setattr(UpdateLinker, "link", lambda self, *a, **k: calls.append(a) or None)
+        stop(env)
+    assert calls == [] and [r[1] for r in memories(env["home"])][-2:] == [
+        "We decided to pin Python 3.11 for the API image.", "We decided to pin Python 3.12 for the API image."]
+    service = MemoryService.open(Settings.from_env(), embedder=HashEmbedder())
+    try:
+        service.embed_backlog()
+    finally:
+        service.close()
+    con = sqlite3.connect(env["home"] / "memvault.db")
+    rows = dict(con.execute("SELECT content, coalesce(superseded_by, -id) FROM memories WHERE content LIKE '%pin Python%'"))
+    ids = dict(con.execute("SELECT content, id FROM memories WHERE content LIKE '%pin Python%'"))
+    con.close()
+    assert rows["We decided to pin Python 3.11 for the API image."] == ids["We decided to pin Python 3.12 for the API image."]
+
+
+def readable(home: Path) -> str:
+    """Every copy a client, the web page or a person can read: the memories table in every state (forgotten
+    included, as the web page lists them), archived originals, and every text file under the data directory."""
+    con = sqlite3.connect(home / "memvault.db")
+    rows = [r[0] for r in con.execute("SELECT content FROM memories UNION ALL SELECT content FROM memory_originals")]
+    con.close()
+    files = [p.read_text(errors="replace") for p in home.rglob("*") if p.is_file() and p.suffix in (".md", ".json", ".log")]
+    return "\n".join(rows + files)
+
+
+def test_nomem_leaves_no_readable_copy_not_even_in_the_daily_log(env):
+    stop(env)
+    assert "We decided to cache the product catalogue in Redis" in readable(env["home"])  # the daily log has it
+    run("prompt", {"session_id": SESSION, "cwd": str(env["repo"]), "prompt": "keep this out #nomem"})
+    assert "Redis" not in readable(env["home"]) and "staging host" not in readable(env["home"])
+
+
+def test_forgetting_a_captured_memory_erases_it_and_its_daily_log_line(env):
+    """A captured memory forgotten is erased (the web page lists forgotten memories) and leaves the daily log,
+    whose other lines stay; a memory someone chose to remember is still only forgotten (restore brings it back)."""
+    from server.embedding.embedders import HashEmbedder
+    from server.service import MemoryService
+
+    stop(env)
+    service = MemoryService.open(Settings.from_env(), embedder=HashEmbedder())
+    try:
+        chosen = service.remember("The invoice PDFs are generated by WeasyPrint.", kind="fact", thread="shop-api").id
+        [captured] = [r.id for r in service.store.recent_memories("shop-api", 50) if "Redis" in r.content and r.kind == "decision"]
+        assert "erased" in service.forget(captured).message
+        assert service.forget(chosen).status == "forgotten"
+        day = service.files.list_days()[-1]
+        log_text = service.files.read_daily(day)
+    finally:
+        service.close()
+    con = sqlite3.connect(env["home"] / "memvault.db")
+    assert con.execute("SELECT count(*) FROM memories WHERE id = ?", (captured,)).fetchone() == (0,)
+    con.close()
+    assert "Redis" not in log_text and f"id:{captured} " not in log_text
+    assert "Always run the linter before committing." in log_text
+    assert "WeasyPrint" in log_text  # a chosen memory's line is the person's journal: kept
+
+
+def test_forgetting_a_sessions_captures_by_origin_erases_them_too(env):
+    """curate_memory(action="forget-matching", origin=...) -- the README's way to drop one session -- erases like forget."""
+    from server.curation.lifecycle import forget_matching
+    from server.embedding.embedders import HashEmbedder
+    from server.service import MemoryService
+
+    stop(env)
+    service = MemoryService.open(Settings.from_env(), embedder=HashEmbedder())
+    try:
+        plan = forget_matching(service, origin=f"claude-code session {SESSION}")
+        plan.apply()
+    finally:
+        service.close()
+    assert "erased" in plan.summary
+    assert "Redis" not in readable(env["home"]) and "staging host" not in readable(env["home"])
+
+
+def test_a_capture_cut_short_by_a_busy_store_keeps_what_it_stored_for_nomem(env, monkeypatch):
+    """A store busy part-way through a capture: the session keeps the ids stored so far (so #nomem can still
+    erase them) and the cursor before the unfinished lines; the next capture stores the rest, nothing twice."""
+    from server.errors import StoreBusy
+    from server.service import MemoryService
+
+    real, calls = MemoryService.remember, []
+
+    def busy_after_three(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) > 3:
+            raise StoreBusy("the store is busy")
+        return real(self, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(MemoryService, "remember", busy_after_three)
+        stop(env)
+    assert len(memories(env["home"])) == 3
+    assert "stopped part-way" in (env["home"] / "hooks" / "hooks.log").read_text()
+    run("prompt", {"session_id": SESSION, "cwd": str(env["repo"]), "prompt": "drop all of it #nomem"})
+    assert memories(env["home"]) == []

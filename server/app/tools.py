@@ -110,7 +110,8 @@ def register(mcp: MCPServer, edge: Edge) -> None:
     async def forget(
         id: Annotated[int, Field(ge=1, le=MAX_ID, description="The memory id, as returned by remember or recall.")],
     ) -> ForgetResult:
-        """Forget a memory: it stops appearing in recall. It is kept in the store (soft delete), not erased."""
+        """Forget a memory: it stops appearing in recall. It is kept in the store (soft delete), not erased -- except
+        a memory the hooks captured from a session (source "hook"), which is erased with its daily-log line."""
         return await edge.call(edge.current().forget, id)
 
     @mcp.tool(

@@ -66,8 +66,11 @@ def recall(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     service = _open(settings, model=True)
     try:
         with out.working("searching"):
+            # Omitted: MEMVAULT_THREAD, else every thread (the service's own default, global, is
+            # for a client that writes there too; the terminal searches what it has).
+            thread = args.thread if args.thread is not None else settings.default_thread or "*"
             result = service.recall(
-                args.query, k=args.k, thread=args.thread, kinds=args.kind, tags=_tags(args.tags), since=args.since,
+                args.query, k=args.k, thread=thread, kinds=args.kind, tags=_tags(args.tags), since=args.since,
                 until=args.until, min_score=args.min_score,
             )
     finally:
@@ -428,8 +431,10 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     ed.add_argument("--importance", type=float)
     ed.add_argument("--thread", help="move it to this thread ('global' for global)")
 
-    command("forget", forget, "forget memories: they leave recall, and stay in the store (restore brings them back)",
-            description="Forget memories: they leave recall, and stay in the store (restore brings them back). "
+    command("forget", forget, "forget memories: they leave recall, and stay in the store (restore brings them back; "
+            "what the hooks captured is erased)",
+            description="Forget memories: they leave recall, and stay in the store (restore brings them back); "
+            "what the hooks captured is erased for good, with its daily-log line. "
             "Each id is forgotten on its own, not all or nothing: an id that does not exist (or cannot be forgotten) "
             "is reported with the reason and the other ids are still forgotten. Exit status 0 when every id was "
             "forgotten (or already was), 3 when an id does not exist, the refusal's own status otherwise; "

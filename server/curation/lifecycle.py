@@ -4,11 +4,14 @@ and ``purge``, the one action that erases, and only memories already forgotten."
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from server import validation as check
 from server.clock import iso, to_millis
 from server.curation.plan import Plan, existing, listing, memory_ids, now
 from server.curation.scoring import DAY_MS
 from server.errors import InvalidInput
+from server.models import CAPTURED_SOURCE
 from server.service import MemoryService
 from server.threads import thread_scope
 
@@ -73,14 +76,23 @@ def forget_matching(
         for r in rows
     ]
 
+    # What the hooks captured is erased, daily-log lines included, as MemoryService.forget does.
+    captured = {r.id: r for r in rows if r.source == CAPTURED_SOURCE}
+
     def apply() -> None:
         at = now(service)
         with service.db.write() as conn:
             for r in rows:
                 service.store.soft_delete(conn, r.id, at)
+            for r in captured.values():
+                service.store.hard_delete(conn, r.id, r.superseded_by if r.superseded_by not in captured else None)
+        if captured:  # a line is on the day its memory was stored, never earlier (a day of slack)
+            first = min(min(r.created_at, r.updated_at) for r in captured.values()) - DAY_MS
+            service.files.remove_daily_lines(set(captured), since=datetime.fromtimestamp(first / 1000).date())
 
+    erased = f"; {len(captured)} captured by the hooks are erased, no restore" if captured else ""
     return Plan({"forgotten": len(rows)}, [r.id for r in rows], details,
-                f"forgot {listing([r.id for r in rows])} (restore brings them back; purge erases)", apply)
+                f"forgot {listing([r.id for r in rows])} (restore brings them back; purge erases{erased})", apply)
 
 
 def purge(service: MemoryService, ids: list[int] | None = None, older_than_days: int | None = None) -> Plan:

@@ -256,6 +256,43 @@ class MemoryFiles:
             os.close(fd)
         return path, number
 
+    def remove_daily_lines(self, ids: set[int], since: date | None = None) -> list[Path]:
+        """Remove memvault's lines of these memories from the daily logs (of `since` and later); the files changed.
+
+        For memories that must leave no readable copy (a captured memory forgotten, a #nomem
+        session): no backup is kept. Each file is rewritten in place under the append lock, so a
+        concurrent append waits and then lands after the shortened text (a rename would let it
+        land in the replaced file and be lost). Lines a person wrote are left as they are.
+        """
+        markers = [f"<!-- id:{int(i)} -->".encode() for i in ids]
+        changed = []
+        for day in self.list_days():
+            if since is not None and day < since:
+                continue  # a line is written when its memory is stored: never on an earlier day
+            name = f"{DAILY_DIR}/{self.day_path(day).name}"
+            try:
+                fd = open_inside(self.root, name, os.O_RDWR, PRIVATE)
+            except (OSError, RefusedFile):
+                continue  # gone meanwhile, or a link (never written to)
+            try:
+                with append_lock(fd):
+                    data = read_fd(fd)
+                    if not any(m in data for m in markers):
+                        continue
+                    text = data.decode("utf-8", "surrogateescape")
+                    drop = {e.line for e in parse_daily(text) if e.id in ids}
+                    kept = "\n".join(line for n, line in enumerate(text.split("\n"), start=1) if n not in drop)
+                    payload = kept.encode("utf-8", "surrogateescape")
+                    os.lseek(fd, 0, os.SEEK_SET)  # not O_APPEND: this write goes where it is told
+                    view = memoryview(payload)
+                    while view:
+                        view = view[os.write(fd, view):]
+                    os.ftruncate(fd, len(payload))
+                    changed.append(self.day_path(day))
+            finally:
+                os.close(fd)
+        return changed
+
     def daily_entries(self, day: date) -> list[DailyEntry]:
         """``parse_daily(read_daily(day))``."""
         return parse_daily(self.read_daily(day))

@@ -8,16 +8,21 @@ statements as decision / preference / snippet / fact / note memories. Every memo
 sourced to the session: source "hook", origin "<host> session <id>", tag "hook"; a
 statement also carries the tag "turn-<n>", the person's turn it came from (in a tag, not
 the origin: forget-matching by origin must still find every memory of the session).
+Statements are stored marked for the update check, which the backfill of the next
+process with a model runs (remember's judge_now=False): run here, one keyword search of
+the thread per statement made a statement-heavy capture cost seconds per 100 lines.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+from datetime import date, datetime, timedelta
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from server.errors import InvalidInput
+from server.errors import InvalidInput, NotFound, StoreUnavailable
+from server.models import CAPTURED_SOURCE
 from server.hooks.extract import extract
 from server.hooks.privacy import wants_no_memory
 from server.hooks.protocol import HookInput
@@ -25,10 +30,12 @@ from server.hooks.sessions import SessionState, Sessions
 from server.hooks.transcript import read_from
 
 if TYPE_CHECKING:
+    from server.results import ForgetResult
     from server.service import MemoryService
+    from server.storage.protocol import MemoryRow
 
 log = logging.getLogger(__name__)
-SOURCE = "hook"
+SOURCE = CAPTURED_SOURCE
 
 
 @dataclass
@@ -53,6 +60,8 @@ def capture(
     report = CaptureReport()
     with sessions.locked(hook.host, hook.session_id) as state:
         if state.nomem:
+            if state.stored:  # what a busy store kept #nomem from forgetting: now
+                stop_capture(service, state)
             report.skipped = "#nomem: capture is off for this session"
             return report
         path = hook.transcript_path
@@ -75,12 +84,18 @@ def capture(
                 stop_capture(service, state)
                 report.skipped = "#nomem: capture turned off for this session"
                 return report
-            if turns and thread is not None:
-                for turn in found.turns:
-                    _store(service, report, state, hook, turn.content, "turn", thread, ("hook",), turn.at, daily=False)
-            for statement in found.statements:
-                _store(service, report, state, hook, statement.content, statement.kind,
-                       thread, ("hook", *statement.tags, *_turn_tag(statement.turn)), statement.at, daily=True)
+            try:
+                if turns and thread is not None:
+                    for turn in found.turns:
+                        _store(service, report, state, hook, turn.content, "turn", thread, ("hook",), turn.at, daily=False)
+                for statement in found.statements:
+                    _store(service, report, state, hook, statement.content, statement.kind,
+                           thread, ("hook", *statement.tags, *_turn_tag(statement.turn)), statement.at, daily=True)
+            except StoreUnavailable as exc:
+                # Busy past the write wait (or a full disk): keep the cursor before this chunk and the ids
+                # stored so far (#nomem erases by them); the next capture stores the rest, no duplicates.
+                report.skipped = f"stopped part-way, resumed at the next capture: {exc}"
+                break
             state.offset, state.carry = chunk.offset, found.carry
         state.captures += 1
     return report
@@ -91,7 +106,7 @@ def _store(service: MemoryService, report: CaptureReport, state: SessionState, h
     try:
         result = service.remember(
             content, kind=kind, thread=thread or "global", tags=list(tags), created_at=at,
-            source=SOURCE, origin=origin(hook), daily=daily,
+            source=SOURCE, origin=origin(hook), daily=daily, judge_now=False,
         )
     except InvalidInput as exc:  # e.g. a turn over MEMVAULT_MAX_CONTENT_BYTES: that one is skipped
         report.rejected += 1
@@ -112,12 +127,44 @@ def _turn_tag(turn: int | None) -> tuple[str, ...]:
     return (f"turn-{turn}",) if turn else ()
 
 
+def erase(service: MemoryService, row: MemoryRow) -> ForgetResult:
+    """MemoryService.forget of a captured memory: erased with its daily-log line. Nobody chose to store it,
+    so it must leave no copy a client or the web page (which lists forgotten memories) can read."""
+    from server.clock import to_millis
+    from server.results import ForgetResult
+
+    with service.db.write() as conn:
+        if row.deleted_at is None and service.store.memory_state(conn, row.id) is not None:
+            service.store.soft_delete(conn, row.id, to_millis(service.clock()))
+        service.store.hard_delete(conn, row.id, row.superseded_by)
+    try:
+        gone = service.files.remove_daily_lines({row.id}, since=_day_before(min(row.created_at, row.updated_at)))
+        note = "its daily-log line is removed too" if gone else "no daily-log line"
+    except OSError as exc:
+        note = f"its daily-log line could not be removed ({exc}): delete it by hand"
+    return ForgetResult(id=row.id, status="forgotten", message=f"Memory {row.id} is forgotten and erased (a captured "
+                        f"memory is not kept once forgotten: no restore); {note}.")
+
+
+def _day_before(ms: int) -> date:
+    """The local day before `ms`: a memory's daily-log line is on the day it was stored (by then it was
+    created and not yet updated; a day of slack for time zones), never earlier -- so erasing one reads a
+    few logs, not years of them."""
+    return (datetime.fromtimestamp(ms / 1000) - timedelta(days=1)).date()
+
+
 def stop_capture(service: MemoryService, state: SessionState) -> None:
-    """#nomem: nothing more from this session, and what it already stored is forgotten."""
+    """#nomem: nothing more from this session, and what it already stored is erased (forget erases
+    captured memories, daily-log lines included). Ids that could not be erased now (a busy store)
+    stay in the state and are retried by the session's next capture."""
     state.nomem = True
+    left = []
     for memory_id in state.stored:
         try:
             service.forget(memory_id)
+        except NotFound:
+            continue  # erased already
         except Exception as exc:  # noqa: BLE001 - one that cannot be forgotten must not keep the rest
-            log.warning("could not forget memory %d after #nomem: %s", memory_id, exc)
-    state.stored = []
+            log.warning("could not forget memory %d after #nomem (retried at the next capture): %s", memory_id, exc)
+            left.append(memory_id)
+    state.stored = left

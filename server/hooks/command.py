@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
-from server.hooks.protocol import EVENTS, HOSTS
+from server.hooks.protocol import EVENT_NAMES, EVENTS, HOSTS
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -33,15 +34,21 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _hook_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("event", choices=EVENTS)
+    parser.add_argument("event", choices=sorted(EVENT_NAMES), metavar="EVENT",
+                        help=f"{', '.join(EVENTS)}, or the host's own name (SessionStart, UserPromptSubmit, "
+                        "beforeSubmitPrompt, ...)")
     parser.add_argument("--host", choices=HOSTS, help="the host that runs it (default: recognised from the input)")
+    # Written by `memvault hooks install`: the hooks use the store of the installation, whatever
+    # environment the host gives them (a host passes its MCP server's `env` block to the server only).
+    parser.add_argument("--home", help="the data directory (overrides MEMVAULT_HOME)")
+    parser.add_argument("--namespace", help="the namespace (overrides MEMVAULT_NAMESPACE)")
     parser.add_argument("--foreground", action="store_true",
                         help="capture in this process instead of a detached one (tests, debugging)")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.command == "hook":
-        return _hook(args.event, args.host, args.foreground)
+        return _hook(args.event, args.host, args.foreground, args.home, args.namespace)
     from pathlib import Path
 
     from server.hooks import install
@@ -51,7 +58,17 @@ def run(args: argparse.Namespace) -> int:
     if action == "status":
         print(json.dumps(install.status(args.host, target), indent=2))
         return 0
-    change = install.plan(args.host, target, remove=action == "uninstall")
+    store = None
+    if action == "install":
+        project = Path(args.project_dir).resolve()
+        store = install.resolve_store(args.host, project)
+        print(f"memvault: the hooks will use the store in {store} ({store.why})", file=sys.stderr)
+        for server in install.server_stores(args.host, project):
+            if not server.same(store):
+                print(f"memvault: warning: {server.why} uses {server}, the hooks {store}: they would not share "
+                      "memories. Set the same MEMVAULT_HOME in both (or unset it in both), then install again",
+                      file=sys.stderr)
+    change = install.plan(args.host, target, remove=action == "uninstall", store=store)
     if args.print_only:
         sys.stdout.write(change.text)
         return 0
@@ -69,9 +86,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hook(event: str, host: str | None, foreground: bool) -> int:
+def _hook(event: str, host: str | None, foreground: bool, home: str | None = None, namespace: str | None = None) -> int:
     from server.hooks.run import log_warnings_to_file, main
 
+    # Into the environment, not only into Settings: the detached capture inherits it.
+    if home:
+        os.environ["MEMVAULT_HOME"] = home
+    if namespace:
+        os.environ["MEMVAULT_NAMESPACE"] = namespace
     log_warnings_to_file()
     return main(event, host, foreground)
 
@@ -84,4 +106,4 @@ def hook_main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit:
         return 0  # fail open even on a bad command line
-    return _hook(args.event, args.host, args.foreground)
+    return _hook(args.event, args.host, args.foreground, args.home, args.namespace)

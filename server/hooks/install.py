@@ -8,6 +8,12 @@ Claude Code reads hooks from settings.json (`~/.claude/settings.json` for the us
 kept as they are), replaces memvault's own entries (so a second install changes nothing),
 and backs the file up under $MEMVAULT_HOME/hooks/backups first. Commands use the absolute
 path of this installation's `memvault`, so neither PATH nor another runtime is needed.
+
+Commands also name the store (`--home`, and `--namespace` when not the default): a host
+gives its MCP server the `env` block of the server's entry, but runs hooks with its own
+environment, so a MEMVAULT_HOME set only for the server would leave the hooks filling
+another store. The store is MEMVAULT_HOME where install runs, else the one the host's
+memvault server entry sets, else the default data directory (`resolve_store`).
 """
 
 from __future__ import annotations
@@ -31,6 +37,129 @@ TIMEOUTS = {"session-start": 10, "prompt": 10, "pre-compact": 30, "stop": 30, "s
 _OURS = re.compile(r"(?:memvault|server\.hooks)\S*\"?\s+(?:hook\s+)?(?:session-start|prompt|pre-compact|stop|session-end)\b")
 
 
+@dataclass(frozen=True)
+class Store:
+    """Which data directory (and namespace) a hook command or an MCP server entry uses."""
+
+    home: Path
+    namespace: str = "default"
+    why: str = ""  # where it was found, for the install message and doctor
+
+    def same(self, other: Store) -> bool:
+        return _norm(self.home) == _norm(other.home) and self.namespace == other.namespace
+
+    def __str__(self) -> str:
+        return str(self.home) + ("" if self.namespace == "default" else f" (namespace {self.namespace})")
+
+
+def _norm(path: Path) -> str:
+    try:
+        return os.path.normcase(str(path.expanduser().resolve()))
+    except OSError:
+        return os.path.normcase(str(path))
+
+
+def mcp_configs(host: str, project: Path) -> list[Path]:
+    """The host's MCP server configurations that exist (user-wide and the project's)."""
+    home = Path.home()
+    if host == "claude-code":
+        candidates = [home / ".claude.json", project / ".mcp.json"]
+    else:
+        candidates = [home / ".cursor" / "mcp.json", project / ".cursor" / "mcp.json"]
+    return [p for p in candidates if p.is_file()]
+
+
+def server_stores(host: str, project: Path) -> list[Store]:
+    """The store of each memvault MCP server entry in the host's configurations (unreadable files skipped)."""
+    from server.config import default_home
+
+    found = []
+    for path in mcp_configs(host, project):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for name, entry in _server_entries(data):
+            if "memvault" not in name + str(entry.get("command", "")) + " ".join(map(str, entry.get("args") or [])):
+                continue
+            env = entry.get("env") if isinstance(entry.get("env"), dict) else {}
+            home = str(env.get("MEMVAULT_HOME") or "")
+            found.append(Store(
+                Path(home).expanduser() if home else default_home(),
+                str(env.get("MEMVAULT_NAMESPACE") or "default"),
+                f"the MCP server {name!r} in {path}",
+            ))
+    return found
+
+
+def _server_entries(data: Any) -> list[tuple[str, dict[str, Any]]]:
+    """(name, entry) of every MCP server entry, wherever the file nests them (~/.claude.json: per project too)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(data, dict):
+        block = data.get("mcpServers")
+        if isinstance(block, dict):
+            found += [(str(n), e) for n, e in block.items() if isinstance(e, dict)]
+        for key, value in data.items():
+            if key != "mcpServers" and isinstance(value, dict):
+                found += _server_entries(value)
+    return found
+
+
+def resolve_store(host: str, project: Path, env: dict[str, str] | None = None) -> Store:
+    """The store the hooks should use: MEMVAULT_HOME here, else the host's memvault server's, else the default."""
+    from server.config import default_home
+
+    env = dict(os.environ) if env is None else env
+    namespace = env.get("MEMVAULT_NAMESPACE") or ""
+    if env.get("MEMVAULT_HOME"):
+        return Store(Path(env["MEMVAULT_HOME"]).expanduser(), namespace or "default", "MEMVAULT_HOME")
+    servers = server_stores(host, project)
+    distinct = {(_norm(s.home), s.namespace): s for s in servers}
+    if len(distinct) == 1:
+        server = servers[0]
+        return Store(server.home, namespace or server.namespace, server.why)
+    return Store(default_home(), namespace or "default", "the default data directory")
+
+
+def command_line(event: str, host: str, store: Store | None = None) -> str:
+    """The shell command a host runs: the absolute `memvault` of this installation (forward slashes), and the store."""
+    folder = Path(sys.executable).parent
+    where = ""
+    if store is not None:
+        where = f" --home {_quote(store.home.as_posix())}"
+        if store.namespace != "default":
+            where += f" --namespace {_quote(store.namespace)}"
+    for name in ("memvault", "memvault.exe"):
+        exe = folder / name
+        if exe.is_file():
+            return f'"{exe.as_posix()}" hook {event} --host {host}{where}'
+    # No console script beside the interpreter (an unusual install): run the module.
+    return f'"{Path(sys.executable).as_posix()}" -m server.hooks {event} --host {host}{where}'
+
+
+def _quote(text: str) -> str:
+    """Double quotes, as for the program (Git Bash on Windows reads them too); shlex's for odd characters."""
+    if any(c in text for c in '"$`\\!'):
+        import shlex
+
+        return shlex.quote(text)
+    return f'"{text}"'
+
+
+_HOME_ARG = re.compile(r"""--home\s+(?:"([^"]*)"|'([^']*)'|(\S+))""")
+_NAMESPACE_ARG = re.compile(r"""--namespace\s+(?:"([^"]*)"|'([^']*)'|(\S+))""")
+
+
+def hook_store(command: str) -> Store | None:
+    """The store an installed hook command names; None when it names none (it then follows the host's environment)."""
+    home = _HOME_ARG.search(command)
+    if home is None:
+        return None
+    namespace = _NAMESPACE_ARG.search(command)
+    return Store(Path(next(g for g in home.groups() if g is not None)),
+                 next(g for g in namespace.groups() if g is not None) if namespace else "default")
+
+
 @dataclass
 class Change:
     host: str
@@ -48,17 +177,6 @@ def config_path(host: str, scope: str, project: Path) -> Path:
     if host == "claude-code":
         return (Path.home() / ".claude" if scope == "user" else project.resolve() / ".claude") / "settings.json"
     return (Path.home() / ".cursor" if scope == "user" else project.resolve() / ".cursor") / "hooks.json"
-
-
-def command_line(event: str, host: str) -> str:
-    """The shell command a host runs: the absolute `memvault` of this installation (forward slashes)."""
-    folder = Path(sys.executable).parent
-    for name in ("memvault", "memvault.exe"):
-        exe = folder / name
-        if exe.is_file():
-            return f'"{exe.as_posix()}" hook {event} --host {host}'
-    # No console script beside the interpreter (an unusual install): run the module.
-    return f'"{Path(sys.executable).as_posix()}" -m server.hooks {event} --host {host}'
 
 
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
@@ -98,27 +216,27 @@ def _without_ours(hooks: dict[str, Any], host: str) -> dict[str, Any]:
     return out
 
 
-def _ours(host: str) -> dict[str, list[dict[str, Any]]]:
+def _ours(host: str, store: Store | None) -> dict[str, list[dict[str, Any]]]:
     names = {ours: theirs for theirs, ours in HOST_EVENTS[host].items()}
     if host == "cursor":
-        return {names[e]: [{"command": command_line(e, host)}] for e in TIMEOUTS}
+        return {names[e]: [{"command": command_line(e, host, store)}] for e in TIMEOUTS}
     out: dict[str, list[dict[str, Any]]] = {}
     for event, timeout in TIMEOUTS.items():
-        handler: dict[str, Any] = {"type": "command", "command": command_line(event, host), "timeout": timeout}
+        handler: dict[str, Any] = {"type": "command", "command": command_line(event, host, store), "timeout": timeout}
         if event in ("stop", "pre-compact"):
             handler["async"] = True  # capture never holds the turn (it also detaches itself)
         out[names[event]] = [{"matcher": "", "hooks": [handler]}] if event != "stop" else [{"hooks": [handler]}]
     return out
 
 
-def plan(host: str, path: Path, remove: bool = False) -> Change:
+def plan(host: str, path: Path, remove: bool = False, store: Store | None = None) -> Change:
     before, data = _load(path)
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
         raise SetupError(f'{path}: "hooks" is not an object; fix it by hand, then run this again')
     merged = _without_ours(hooks, host)
     if not remove:
-        for name, groups in _ours(host).items():
+        for name, groups in _ours(host, store).items():
             merged[name] = [*merged.get(name, []), *groups]
     result = dict(data)
     if merged:
@@ -163,7 +281,9 @@ def status(host: str, path: Path) -> dict[str, Any]:
         for group in groups if isinstance(groups, list) else []:
             handlers = group.get("hooks", []) if host == "claude-code" and isinstance(group, dict) else [group]
             found += [f"{name}: {h.get('command')}" for h in handlers if isinstance(h, dict) and _OURS.search(str(h.get("command", "")))]
-    return {"host": host, "config": str(path), "exists": before is not None, "memvault_hooks": found}
+    named = hook_store(found[0].split(": ", 1)[1]) if found else None
+    store = str(named) if named else ("the host's environment (MEMVAULT_HOME, else the default)" if found else None)
+    return {"host": host, "config": str(path), "exists": before is not None, "memvault_hooks": found, "store": store}
 
 
 def _backups() -> Path:

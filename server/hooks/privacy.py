@@ -13,14 +13,17 @@ _PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTAL
 # What the host wraps around injected context (ours included) and other harness notes:
 # never the person's words, and storing our own injections back would loop.
 _HARNESS = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.IGNORECASE | re.DOTALL)
+# Cursor wraps what the person typed in <user_query>…</user_query>: the words stay, the tags go.
+_USER_QUERY = re.compile(r"\s*</?user_query>\s*", re.IGNORECASE)
 _NOMEM = re.compile(r"(?<![\w#])#nomem\b", re.IGNORECASE)
 
 
 def strip_private(text: str) -> str:
-    """The text without private spans and harness reminders (each private span leaves nothing)."""
+    """The text without private spans and harness reminders (each private span leaves nothing),
+    and without Cursor's <user_query> wrapper."""
     if "<" not in text:
         return text
-    return _HARNESS.sub("", _PRIVATE.sub("", text))
+    return _USER_QUERY.sub(" ", _HARNESS.sub("", _PRIVATE.sub("", text))).strip()
 
 
 def wants_no_memory(text: str) -> bool:

@@ -36,6 +36,10 @@ HOST_EVENTS = {
     },
 }
 
+#: Every event name `memvault hook` accepts: ours and the hosts' own (a hand-written
+#: configuration often copies the host's name, e.g. `memvault hook UserPromptSubmit`).
+EVENT_NAMES = {**{e: e for e in EVENTS}, **HOST_EVENTS["claude-code"], **HOST_EVENTS["cursor"]}
+
 _SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,100}")
 
 
@@ -53,6 +57,14 @@ class HookInput:
     prompt: str | None = None
     # SessionStart: "startup", "resume", "clear" or "compact" (Claude Code).
     source: str | None = None
+
+
+def event_name(name: str) -> str:
+    """Our name for an event given in our words or a host's (`UserPromptSubmit`, `beforeSubmitPrompt`…)."""
+    try:
+        return EVENT_NAMES[name]
+    except KeyError:
+        raise BadInput(f"unknown hook event {name!r}; use one of {', '.join(EVENTS)} (or the host's own name)") from None
 
 
 def session_key(raw: str) -> str:
@@ -74,8 +86,7 @@ def detect_host(payload: dict) -> str:
 def parse(raw: str | bytes, event: str, host: str | None = None, env: dict[str, str] | None = None) -> HookInput:
     """The host's stdin as a HookInput; raises BadInput when it is not a JSON object."""
     env = dict(os.environ) if env is None else env
-    if event not in EVENTS:
-        raise BadInput(f"unknown hook event {event!r}; use one of {', '.join(EVENTS)}")
+    event = event_name(event)
     try:
         payload = json.loads(raw or "{}")
     except (ValueError, UnicodeDecodeError) as exc:

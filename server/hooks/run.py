@@ -47,7 +47,8 @@ def main(
     stdin: BinaryIO | None = None,
     stdout: TextIO | None = None,
 ) -> int:
-    """Run one hook; always returns 0."""
+    """Run one hook (`event` in our words or the host's); always returns 0."""
+    event = protocol.EVENT_NAMES.get(event, event)
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout
     settings = None
@@ -56,8 +57,10 @@ def main(
         from server.config import Settings
         from server.hooks.settings import HookSettings
 
+        raw, dropped = _read_stdin(stdin)  # first: whatever fails next, the host's pipe is drained
         settings = Settings.from_env()
-        raw = stdin.read(MAX_STDIN)
+        if dropped:
+            raise protocol.BadInput(f"stdin is over {MAX_STDIN // (1024 * 1024)} MB ({dropped} bytes more were dropped)")
         hook = protocol.parse(raw, event, host)
         hook_settings = HookSettings.from_env()
         if event in CAPTURE_EVENTS:
@@ -89,6 +92,17 @@ def main(
         if event == "prompt" and (host == "cursor"):
             stdout.write('{"continue": true}\n')
     return 0
+
+
+def _read_stdin(stdin: BinaryIO) -> tuple[bytes, int]:
+    """Up to MAX_STDIN bytes, and how many more were read and dropped (so a host writing more never
+    gets a broken pipe)."""
+    raw = stdin.read(MAX_STDIN)
+    dropped = 0
+    if len(raw) == MAX_STDIN:
+        while chunk := stdin.read(1 << 20):
+            dropped += len(chunk)
+    return raw, dropped
 
 
 def log_warnings_to_file() -> None:

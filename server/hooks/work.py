@@ -128,8 +128,9 @@ def capture_with(
     from server.hooks.sessions import Sessions
 
     report = capture(service, hook, thread, Sessions(hooks_dir(settings) / "sessions"), turns=hook_settings.enabled("turns"))
-    if report.skipped:
+    if report.skipped and not (report.turns or report.statements):
         return f"nothing captured: {report.skipped}"
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(report.kinds.items()))
     return (f"{report.lines} transcript lines: {report.turns} turns, {report.statements} statements"
-            f"{f' ({kinds})' if kinds else ''}, {report.duplicates} already known, {report.rejected} rejected")
+            f"{f' ({kinds})' if kinds else ''}, {report.duplicates} already known, {report.rejected} rejected"
+            f"{f'; {report.skipped}' if report.skipped else ''}")

@@ -347,6 +347,10 @@ class Database:
                 self._aside = None
         with self._lock:
             try:
+                # optimize may run ANALYZE, which needs the write lock: skipped when another process
+                # writes (busy_timeout 0), or closing a reader (a hook, `memvault recall`) would wait
+                # the whole busy timeout for a writer it never needed.
+                self.conn.execute("PRAGMA busy_timeout = 0")
                 self.conn.execute("PRAGMA optimize")
             except Exception:  # noqa: BLE001 - best effort on the way out
                 pass

@@ -320,8 +320,10 @@ class Store:
         """Memories of this namespace whose daily-log line was never written (oldest first)."""
         with self.db.read() as conn:
             rows = conn.execute(
+                # CROSS JOIN keeps SQLite from walking every memory of the namespace to probe the
+                # (nearly always empty) queue: 4 ms per remember at 20k memories, 0.01 ms this way.
                 f"SELECT {', '.join('m.' + c.strip() for c in MEMORY_COLUMNS.split(','))} FROM daily_log_queue q "
-                "JOIN memories m ON m.id = q.memory_id WHERE m.namespace = ? AND q.queued_at <= ? "
+                "CROSS JOIN memories m ON m.id = q.memory_id WHERE m.namespace = ? AND q.queued_at <= ? "
                 "ORDER BY q.memory_id LIMIT ?",
                 (self.namespace, queued_before, limit),
             ).fetchall()
