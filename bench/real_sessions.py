@@ -16,10 +16,13 @@ Negatives are prompts the sessions do not answer ("thanks", "hi", unrelated ques
 one counts as injected when its `prompt` hook injected anything (the session-start brief
 does not depend on the prompt, so it is not counted against them).
 
-Projects are split: `tuning` (looked at while changing capture and injection) and
-`held-out` (never looked at while tuning; reported separately).
+Projects are split: `tuning` (looked at while changing capture and injection),
+`held-out` (never looked at while tuning) and `held-out-2` (three more projects whose
+questions were committed before the bench first ran on them; measured once, never tuned
+on). Each split is reported on its own line. A missed question or an injected negative
+keeps what was injected (cut to INJECTED_KEPT characters), so a reader can see why.
 
-    python bench/real_sessions.py                     # both splits, bench/results/real_sessions.json
+    python bench/real_sessions.py                     # every split, bench/results/real_sessions.json
     python bench/real_sessions.py --split tuning      # only the tuning projects
 """
 
@@ -40,6 +43,10 @@ from value_hooks import add_noise, append_lines, context_of, hook, transcript_li
 DATA = HERE / "data" / "real_sessions"
 #: Steps between two `stop` captures while a session is replayed (a host stops after each reply).
 STOP_EVERY = 3
+#: The splits, in the order they are reported.
+SPLITS = ("tuning", "held-out", "held-out-2")
+#: Characters of injected text kept in the results for a miss or an injected negative.
+INJECTED_KEPT = 1500
 
 
 def projects(split: str | None) -> list[dict]:
@@ -94,18 +101,23 @@ def run_project(project: dict, work: Path, env: dict[str, str]) -> dict:
         start, said = fresh_session(repo, env, f"{project['name']}-q{i}", q["ask"])
         keys = [k.lower() for k in q["keys"]]
         both = (start + "\n" + said).lower()
+        answered = all(k in both for k in keys)
         questions.append({
             "ask": q["ask"], "kind": q["kind"], "keys": q["keys"],
-            "answered": all(k in both for k in keys),
+            "answered": answered,
             "from_start": all(k in start.lower() for k in keys),
             "from_prompt": all(k in said.lower() for k in keys),
             "start_tokens": estimate_tokens(start), "prompt_tokens": estimate_tokens(said),
+            # What a miss was given instead: the evidence for why it missed.
+            **({} if answered else {"missing_keys": [k for k in q["keys"] if k.lower() not in both],
+                                   "injected_start": start[:INJECTED_KEPT], "injected_prompt": said[:INJECTED_KEPT]}),
         })
     negatives = []
     for i, q in enumerate(project["negatives"]):
         _, said = fresh_session(repo, env, f"{project['name']}-n{i}", q["ask"])
         negatives.append({"ask": q["ask"], "kind": q["kind"], "injected": bool(said.strip()),
-                          "prompt_tokens": estimate_tokens(said)})
+                          "prompt_tokens": estimate_tokens(said),
+                          **({"injected_prompt": said[:INJECTED_KEPT]} if said.strip() else {})})
     home = Path(env["MEMVAULT_HOME"])
     from server.config import repo_thread
 
@@ -141,7 +153,7 @@ def summarise(results: list[dict]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", choices=("tuning", "held-out"), help="only these projects (default: both)")
+    ap.add_argument("--split", choices=SPLITS, help="only these projects (default: every split)")
     ap.add_argument("--noise", type=int, default=300, help="unrelated memories in other threads (default 300)")
     ap.add_argument("--out", default=str(HERE / "results" / "real_sessions.json"))
     args = ap.parse_args()
@@ -153,16 +165,17 @@ def main() -> None:
             env = {"MEMVAULT_HOME": str(work / "home"), "MEMVAULT_EMBEDDER": "hash"}
             add_noise(work / "home", args.noise)
             results.append(run_project(project, work, env))
-    out = {"summary": {split: summarise([r for r in results if r["split"] == split]) for split in ("tuning", "held-out")},
+    out = {"summary": {split: summarise([r for r in results if r["split"] == split]) for split in SPLITS},
            "noise_memories": args.noise, "targets": {"answered_share": 0.7, "tokens_per_session_mean": 1000,
                                                      "negatives_injected_share": 0.1},
            "projects": results}
     for p in results:
         for q in p["questions"]:
-            print(f"{p['split']:<8} {p['project']:<18} {'ok ' if q['answered'] else 'MISS'} [{q['kind']}] {q['ask']}"
-                  f"  ({q['start_tokens']}+{q['prompt_tokens']} tokens)")
+            print(f"{p['split']:<10} {p['project']:<18} {'ok ' if q['answered'] else 'MISS'} [{q['kind']}] {q['ask']}"
+                  f"  ({q['start_tokens']}+{q['prompt_tokens']} tokens)"
+                  + ("" if q["answered"] else f"  missing {q['missing_keys']}"))
         for n in p["negatives"]:
-            print(f"{p['split']:<8} {p['project']:<18} {'INJ' if n['injected'] else 'ok '} [negative/{n['kind']}] {n['ask']}")
+            print(f"{p['split']:<10} {p['project']:<18} {'INJ' if n['injected'] else 'ok '} [negative/{n['kind']}] {n['ask']}")
         print(f"  stored: {p['stored']}")
     for split, s in out["summary"].items():
         if s:
