@@ -81,7 +81,7 @@ def test_a_session_as_the_host_runs_it(host):
     rows = stored(host["home"])
     assert ("decision", "We decided to cache the product catalogue in Redis for 5 minutes.") in rows
     assert [k for k, _ in rows].count("turn") == 3
-    assert any("15 transcript lines: 3 turns, 6 statements" in line for line in log_lines(host["home"]))
+    assert any("15 transcript lines: 3 turns, 7 statements" in line for line in log_lines(host["home"]))
     assert time.monotonic() - started < 35
 
     start = hook(host, "session-start", payload(host, "session-start", session_id="next", source="startup"))
@@ -241,7 +241,7 @@ def test_the_plugin_folder_is_complete_and_its_launcher_runs_memvault(host):
     ran = subprocess.run(["sh", "-c", hooks["Stop"][0]["hooks"][0]["command"].replace(" stop ", " stop --foreground ")],
                          input=json.dumps(payload(host, "stop")).encode(), capture_output=True, env=env,
                          cwd=host["repo"], timeout=60)
-    assert ran.returncode == 0 and len(stored(host["home"])) == 9
+    assert ran.returncode == 0 and len(stored(host["home"])) == 10
     # A copy away from any checkout, with no memvault on PATH: hooks exit 0 silently, serve says what to do.
     elsewhere = host["repo"].parent / "cache" / "memvault"
     shutil.copytree(PLUGIN, elsewhere)
