@@ -17,13 +17,16 @@ one counts as injected when its `prompt` hook injected anything (the session-sta
 does not depend on the prompt, so it is not counted against them).
 
 Projects are split: `tuning` (looked at while changing capture and injection),
-`held-out` (never looked at while tuning) and `held-out-2` (three more projects whose
-questions were committed before the bench first ran on them; measured once, never tuned
-on). Each split is reported on its own line. A missed question or an injected negative
-keeps what was injected (cut to INJECTED_KEPT characters), so a reader can see why.
+`held-out` (never looked at while tuning), `held-out-2` (more projects whose questions
+were committed before the bench first ran on them; measured once, never tuned on) and
+`held-out-3` (a fresh set written while capture was being changed, kept unexamined: it
+runs only when asked for by name, once, on the final code). Each split is reported on its
+own line. A missed question or an injected negative keeps what was injected (cut to
+INJECTED_KEPT characters), so a reader can see why.
 
-    python bench/real_sessions.py                     # every split, bench/results/real_sessions.json
-    python bench/real_sessions.py --split tuning      # only the tuning projects
+    python bench/real_sessions.py                       # every split but held-out-3, bench/results/real_sessions.json
+    python bench/real_sessions.py --split tuning        # only the tuning projects
+    python bench/real_sessions.py --split held-out-3    # the fresh set alone, bench/results/real_sessions-held-out-3.json
 """
 
 from __future__ import annotations
@@ -44,14 +47,18 @@ DATA = HERE / "data" / "real_sessions"
 #: Steps between two `stop` captures while a session is replayed (a host stops after each reply).
 STOP_EVERY = 3
 #: The splits, in the order they are reported.
-SPLITS = ("tuning", "held-out", "held-out-2")
+SPLITS = ("tuning", "held-out", "held-out-2", "held-out-3")
+#: Splits left out of a run unless named with --split: a default run while tuning must not
+#: look at them, or they stop being a clean measure.
+BY_NAME_ONLY = ("held-out-3",)
 #: Characters of injected text kept in the results for a miss or an injected negative.
 INJECTED_KEPT = 1500
 
 
 def projects(split: str | None) -> list[dict]:
+    """The projects of one split, or (split None) of every split but those run by name only."""
     found = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(DATA.glob("*.json"))]
-    return [p for p in found if split in (None, p["split"])]
+    return [p for p in found if p["split"] == split or (split is None and p["split"] not in BY_NAME_ONLY)]
 
 
 def replay(project: dict, work: Path, env: dict[str, str]) -> Path:
@@ -153,10 +160,15 @@ def summarise(results: list[dict]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", choices=SPLITS, help="only these projects (default: every split)")
+    ap.add_argument("--split", choices=SPLITS,
+                    help=f"only these projects (default: every split but {', '.join(BY_NAME_ONLY)})")
     ap.add_argument("--noise", type=int, default=300, help="unrelated memories in other threads (default 300)")
-    ap.add_argument("--out", default=str(HERE / "results" / "real_sessions.json"))
+    ap.add_argument("--out", help="results file (default bench/results/real_sessions.json; a by-name-only split "
+                                  "writes real_sessions-<split>.json, so its one run does not overwrite the others)")
     args = ap.parse_args()
+    if args.out is None:
+        name = f"real_sessions-{args.split}.json" if args.split in BY_NAME_ONLY else "real_sessions.json"
+        args.out = str(HERE / "results" / name)
     chosen = projects(args.split)
     results = []
     with tempfile.TemporaryDirectory(prefix="memvault-real-") as tmp:
