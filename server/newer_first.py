@@ -29,6 +29,14 @@ newer most probably replaces, not any memory of the ranked list the newer resemb
 One of OUTDATED_LABEL or more also labels the older "possibly outdated" when both are shown (`outdated`),
 so that the reader knows which of two differing answers to trust; still nothing is superseded.
 
+Last, `attach`: a shown memory that a later memory of its thread was recorded as possibly updating brings
+that later memory right after it, even when the query did not find it (issue 32: most updates are worded
+after the new state, the question after the old one, and nothing in the query reaches the newer). The
+reader sees both, dated, the newer marked newer, and judges; the older is labelled possibly outdated only
+at OUTDATED_LABEL or more (`outdated`). A look-alike keeps its place: nothing moves above the memory the
+query found, and a look-alike pair is recorded as a possible update only when the update model, which
+weighs the look-alike guarantees (updates.other_things), gives it POSSIBLE or more.
+
 The constants are the strictest that cost no look-alike its first place in a replay of the update
 benchmark's captured rankings (looser ones gained more and lost look-alikes; README, "Session 26:
 recall's newer-first order").
@@ -51,6 +59,9 @@ OUTDATED_LABEL = 0.3
 #: How far down the ranked list a newer memory is looked for (recall ranks at least this many).
 WINDOW = 10
 NEAR = 0.8
+#: Most later memories one recall attaches (each after the memory it may update): the result grows by at
+#: most this many memories beyond k, so a recall's tokens stay bounded.
+ATTACH_LIMIT = 3
 PAIR_COSINE = 0.5
 SUBJECT_SHARE = 0.3
 
@@ -79,15 +90,46 @@ def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], do
 
 def outdated(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow],
              possible: Mapping[int, PossibleUpdate]) -> dict[int, int]:
-    """older id -> newer id, for each shown memory that a current memory shown above it possibly updates
-    with at least OUTDATED_LABEL."""
+    """older id -> newer id, for each shown memory that a current memory shown with it (above it, or
+    attached right after it) possibly updates with at least OUTDATED_LABEL."""
     place = {mid: i for i, (mid, _) in enumerate(ranked)}
     out: dict[int, int] = {}
     for newer, maybe in possible.items():
-        if maybe.probability >= OUTDATED_LABEL and newer in place and place.get(maybe.older, -1) > place[newer] \
+        if maybe.probability >= OUTDATED_LABEL and newer in place and maybe.older in place \
                 and linkable(rows[newer]):
             out.setdefault(maybe.older, newer)
     return out
+
+
+def attach(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow],
+           later: Mapping[int, Sequence[tuple[int, PossibleUpdate]]]) -> tuple[list[tuple[int, float]], dict[int, int]]:
+    """`ranked` with, right after each shown statement, the newest later memory recorded as possibly
+    updating it (`later`: older id -> (newer id, its PossibleUpdate), the newer's row in `rows`), unless
+    that memory is shown above it already; one shown further down is moved up to it. At most
+    ATTACH_LIMIT are attached, each at the score of the memory it follows (the order stays by score).
+    Returns the list and, for each memory attached, the older memory it follows."""
+    out = list(ranked)
+    attached: dict[int, int] = {}
+    for older, _ in ranked:
+        if len(attached) >= ATTACH_LIMIT:
+            break
+        row = rows.get(older)
+        if row is None or not linkable(row) or older in attached:
+            continue
+        newer = [n for n, _ in later.get(older, ()) if n in rows and linkable(rows[n])
+                 and rows[n].created_at > row.created_at and n not in attached]
+        if not newer:
+            continue
+        pick = max(newer, key=lambda n: (rows[n].created_at, n))
+        place = [mid for mid, _ in out]
+        at = place.index(older)
+        if pick in place:
+            if place.index(pick) < at:
+                continue  # shown above it already (newer_first.order, or ranked so)
+            out.pop(place.index(pick))
+        out.insert(at + 1, (pick, out[at][1]))
+        attached[pick] = older
+    return out, attached
 
 
 def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score: float,

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from server import newer_first, ranking, updates
 from server.clock import from_millis
-from server.models import CONVERSATION_KIND
-from server.storage.protocol import KeywordQuery, MemoryRow, Scope, SearchIndex, TurnRef
+from server.models import CONVERSATION_KIND, linkable
+from server.storage.protocol import KeywordQuery, MemoryRow, PossibleUpdate, Scope, SearchIndex, TurnRef
 from server.textindex import query_terms
 
 if TYPE_CHECKING:
@@ -40,6 +40,8 @@ class Hit:
     #: Not superseded, but a later memory shown above it was recorded as most probably updating it
     #: (newer_first.outdated): a hint for the reader, not a link.
     possibly_replaced_by: int | None = None
+    #: Shown right after this earlier memory, which it was recorded as possibly updating (newer_first.attach).
+    newer_than: int | None = None
 
 
 @dataclass(frozen=True)
@@ -402,9 +404,10 @@ def search(  # noqa: PLR0913
         with store.db.read() as conn:
             possible = store.possible_updates(conn, ids)
         ranked = newer_first.order(ranked, rows, docs, query, cosine, possible)[:k]
-        outdated = newer_first.outdated(ranked, rows, possible)
     else:
-        outdated = {}
+        possible = {}
+    ranked, attached = _attach_later(store, ranked, rows, scope)
+    outdated = newer_first.outdated(ranked, rows, {**possible, **_possible_of(store, attached)})
     return [
         Hit(
             mid,
@@ -414,6 +417,33 @@ def search(  # noqa: PLR0913
             heads.get(mid),
             mid in revived,
             outdated.get(mid),
+            attached.get(mid),
         )
         for mid, score in ranked
     ]
+
+
+def _attach_later(store: SearchIndex, ranked: list[tuple[int, float]], rows: dict[int, MemoryRow],
+                  scope: Scope) -> tuple[list[tuple[int, float]], dict[int, int]]:
+    """newer_first.attach over the possible updates recorded against the shown statements (one indexed
+    read each; the later memories' rows read once, kept only in the recall's scope)."""
+    shown = [mid for mid, _ in ranked if mid in rows and linkable(rows[mid])]
+    if not shown:
+        return list(ranked), {}
+    later: dict[int, list[tuple[int, PossibleUpdate]]] = {}
+    with store.db.read() as conn:
+        for mid in shown:
+            found = store.possible_updates(conn, older=mid)
+            if found:
+                later[mid] = list(found.items())
+    missing = [n for pairs in later.values() for n, _ in pairs if n not in rows]
+    if missing:
+        rows.update({mid: r for mid, r in store.get(missing).items() if in_scope(r, scope)})
+    return newer_first.attach(ranked, rows, later)
+
+
+def _possible_of(store: SearchIndex, attached: dict[int, int]) -> dict[int, PossibleUpdate]:
+    if not attached:
+        return {}
+    with store.db.read() as conn:
+        return store.possible_updates(conn, list(attached))

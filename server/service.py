@@ -367,7 +367,7 @@ class MemoryService:
         return RecallResult(
             memories=[_memory(h.row, score=h.score, match=h.match, replaced_by=h.replaced_by,
                               replacement_forgotten=h.replacement_forgotten,
-                              possibly_replaced_by=h.possibly_replaced_by) for h in found.hits],
+                              possibly_replaced_by=h.possibly_replaced_by, newer_than=h.newer_than) for h in found.hits],
             search=found.search,  # type: ignore[arg-type]
             note=found.note,
             pending_embeddings=found.pending_embeddings,
@@ -537,8 +537,11 @@ class MemoryService:
 
 
 def _label(row: MemoryRow, replaced_by: int | None = None, replacement_forgotten: bool = False,
-           possibly_replaced_by: int | None = None) -> str | None:
+           possibly_replaced_by: int | None = None, newer_than: int | None = None) -> str | None:
     parts = []
+    if newer_than is not None:
+        # Attached after the memory it may update (newer_first.attach), whether or not the query found it.
+        parts.append(f"newer: written after memory {newer_than}, shown just above, which it may update")
     if replacement_forgotten:
         parts.append(f"current again: memory {row.superseded_by}, which had superseded it, was forgotten")
     elif row.superseded_by is not None:
@@ -559,7 +562,7 @@ def _label(row: MemoryRow, replaced_by: int | None = None, replacement_forgotten
 
 def _memory(
     row: MemoryRow, score: float | None = None, match: str | None = None, replaced_by: int | None = None,
-    replacement_forgotten: bool = False, possibly_replaced_by: int | None = None,
+    replacement_forgotten: bool = False, possibly_replaced_by: int | None = None, newer_than: int | None = None,
 ) -> Memory:
     from server.results import Memory
 
@@ -580,7 +583,7 @@ def _memory(
             if row.source.startswith(FILE_SOURCE)
             else None
         ),
-        label=_label(row, replaced_by, replacement_forgotten, possibly_replaced_by),
+        label=_label(row, replaced_by, replacement_forgotten, possibly_replaced_by, newer_than),
         origin=row.origin,
         flags=list(instruction_flags(row.content)),
     )
