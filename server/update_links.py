@@ -7,8 +7,13 @@ lock), and remember says so ("this updates memory N"). `curate_memory(action="re
 and nothing links that pair again: a memory is checked once.
 
 A judgement needs the embedding of both memories as one of its signals. A write is
-judged at once when the model is ready and the backfill has no queue (the new text is
-embedded here, ~10 ms, and the backfill stores that vector: Indexer.known). Otherwise -- the model still loading, a burst of writes, an
+judged at once when the model is ready (the new text is embedded here, ~10 ms, and the backfill
+stores that vector: Indexer.known) and either the backfill has no queue or the text is a short
+statement (at most SHORT_STATEMENT characters): links must not wait for the backlog (issue 32: asked
+right after an import, a third of the update questions found the older fact alone). In a burst the
+earlier writes have no stored vector yet: the vectors this process computed at write time (`_recent`)
+stand in for them, as candidates by cosine and for their cosine, so nothing is embedded twice.
+Otherwise -- the model still loading, a long text in a burst, an
 import, a hook process (which has no model) -- only minimal edits ("... 3.11." ->
 "... 3.12.") are linked at once, and the memory is marked in the store
 (`update_checks`, NewMemory.judge_later) in the same transaction that stores it. Once
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -47,6 +53,11 @@ EMBED_MISSING = 8
 JUDGE_PER_CALL = 8
 #: Marked memories the backfill judges per round, after each batch it embeds.
 JUDGE_BATCH = 64
+#: A statement this short is embedded at write time to be judged at once even while the backfill has a
+#: queue (one passage; a longer text waits for the backfill, which embeds its passages in a batch).
+SHORT_STATEMENT = 600
+#: Vectors computed at write time kept for judging later writes of a burst (~1.5 kB each).
+RECENT_VECTORS = 4096
 
 
 @dataclass(frozen=True)
@@ -72,12 +83,16 @@ class UpdateLinker:
         #: Memories whose link a busy or full store refused: judged again by this process.
         self._retry: set[int] = set()
         self._lock = threading.Lock()
+        #: memory id -> (thread, unit vector) computed at write time, newest last: a burst's earlier
+        #: writes, not stored yet, as candidates of the later ones.
+        self._recent: OrderedDict[int, tuple[str, np.ndarray]] = OrderedDict()
 
     def vector(self, text: str) -> np.ndarray | None:
         """The text's embedding now, to judge a write at once; None (judge it later, from its stored
         vector) while the model is not ready or the backfill has a queue: in a burst of writes an
-        embedding here would double what each costs."""
-        if not _ready_now(self.embedder) or self.store.has_pending():
+        embedding here would double what each costs -- except for a short statement, judged at once
+        whatever the queue (the backfill stores the vector, Indexer.known, and embeds nothing twice)."""
+        if not _ready_now(self.embedder) or (len(text) > SHORT_STATEMENT and self.store.has_pending()):
             return None
         return self.embedder.embed([text])[0]
 
@@ -95,6 +110,12 @@ class UpdateLinker:
         at once), else in a transaction of its own."""
         if not linkable(row):
             return None
+        if vector is not None and vector.any():
+            with self._lock:
+                self._recent[row.id] = (row.thread, vector)
+                self._recent.move_to_end(row.id)
+                while len(self._recent) > RECENT_VECTORS:
+                    self._recent.popitem(last=False)
         candidates = self._candidates(row, vector)
         weights = search.ThreadWeights(self.store, Scope(threads=(row.thread,)))
         fitted = self.embedder.model_id == update_model.MODEL_ID
@@ -156,13 +177,17 @@ class UpdateLinker:
         plan = search.keyword_plan(self.store, row.content, scope)
         ranked = list(search.keyword_hits(self.store, plan, scope, CANDIDATES))
         cosines: dict[int, float] = {}
+        recent: dict[int, float] = {}
         if vector is not None and vector.any():
             cosines = {i: 1.0 - d for i, d in self.store.knn(vector, CANDIDATES, scope).items()}
+            recent = self._recent_cosines(row, vector)
             ranked += [i for i in cosines if i not in ranked]
+            ranked += [i for i in sorted(recent, key=recent.__getitem__, reverse=True)[:CANDIDATES] if i not in ranked]
         rows = self.store.get([i for i in ranked if i != row.id])
         ids = [i for i in ranked if i in rows and linkable(rows[i])]
         if vector is not None and vector.any():
             cosines.update(self.store.cosines(vector, [i for i in ids if i not in cosines]))
+            cosines.update({i: recent[i] for i in ids if i not in cosines and i in recent})
             unembedded = [i for i in ids if i not in cosines][:EMBED_MISSING]
             # Written moments ago, not embedded yet: embed them here (not stored) — only where a
             # model is loaded (a hook process judges from stored vectors and has none).
@@ -170,6 +195,18 @@ class UpdateLinker:
                 for i, v in zip(unembedded, self.embedder.embed([rows[i].content for i in unembedded])):
                     cosines[i] = float(v @ vector)
         return [(update_model.Candidate(i, rows[i].content, rows[i].created_at, cosines.get(i)), rows[i]) for i in ids]
+
+    def _recent_cosines(self, row: MemoryRow, vector: np.ndarray) -> dict[int, float]:
+        """Cosine of `vector` to each vector computed at write time for another memory of the row's thread
+        (stored or not: the store's own cosine, where there is one, is the same text's)."""
+        import numpy as np
+
+        with self._lock:
+            mine = [(i, v) for i, (thread, v) in self._recent.items() if thread == row.thread and i != row.id]
+        if not mine:
+            return {}
+        sims = np.stack([v for _, v in mine]) @ vector
+        return {i: float(c) for (i, _), c in zip(mine, sims)}
 
     # -- memories written without a vector at hand ------------------------------------------
     def check_pending(self, db: Database, limit: int = JUDGE_PER_CALL) -> list[Linked]:
