@@ -104,6 +104,8 @@ ACTIONS: dict[str, Action] = {
     "promote": _action(promotion.promote, "thread"),
     "dedupe": _action(linking.dedupe, "thread", "threshold"),
     "supersede": _action(linking.supersede, "ids", "replacement_id"),
+    "review": _action(linking.review, "thread", "ids"),
+    "keep": _action(linking.keep, "ids", "replacement_id"),
     "compress": _action(compaction.compress, "thread", "ids"),
     "restore": _action(compaction.restore, "ids"),
     "retention": _action(reports.retention, "thread", "ids"),

@@ -134,3 +134,80 @@ def duplicates(service: MemoryService, group: list[MemoryRow], threshold: float)
 
 def _arrows(pairs: list[Duplicate]) -> str:
     return ", ".join(f"{d.older}→{d.survivor}" for d in pairs)
+
+
+# -- the readers decide: open questions about possible updates (issue 32) ----------------------------
+
+
+@dataclass(frozen=True)
+class OpenQuestion:
+    """A later memory recorded as possibly updating an earlier one (storage PossibleUpdate), both current:
+    one the assistant or the person can settle with supersede, or with keep (both stay current)."""
+
+    older: MemoryRow
+    newer: MemoryRow
+    probability: float
+
+    def ask(self) -> str:
+        """The question in words, with what settles it."""
+        return (f"memory {self.older.id} may be outdated by memory {self.newer.id} — curate_memory supersede "
+                f"(ids=[{self.older.id}], replacement_id={self.newer.id}, dry_run=false) to confirm, or keep "
+                f"(ids=[{self.older.id}], replacement_id={self.newer.id}, dry_run=false) to keep both")
+
+
+def open_questions(service: MemoryService, thread: str | None = None, ids: list[int] | None = None,
+                   least: float | None = None) -> list[OpenQuestion]:
+    """The possible updates still open in `thread` (all threads when None), or naming `ids` (either side),
+    at least `least` probable (POSSIBLE by default), newest first: what a review asks about."""
+    from server.update_model import POSSIBLE
+
+    floor = POSSIBLE if least is None else least
+    with service.db.read() as conn:
+        possible = service.store.possible_updates(conn)
+    if ids is not None:
+        wanted = set(ids)
+        possible = {n: p for n, p in possible.items() if n in wanted or p.older in wanted}
+    possible = {n: p for n, p in possible.items() if p.probability >= floor}
+    rows = service.store.get(sorted({*possible, *(p.older for p in possible.values())}))
+    out = []
+    for newer, maybe in possible.items():
+        a, b = rows.get(maybe.older), rows.get(newer)
+        if a is None or b is None or any(r.deleted_at is not None or r.superseded_by is not None for r in (a, b)):
+            continue
+        if thread is not None and b.thread != thread:
+            continue
+        out.append(OpenQuestion(a, b, maybe.probability))
+    return sorted(out, key=lambda q: (-q.newer.created_at, -q.newer.id))
+
+
+def review(service: MemoryService, thread: str | None = None, ids: list[int] | None = None) -> Plan:
+    """The open questions, newest first: a report (nothing changes; curate_memory asks the person through a form
+    where the host can show one)."""
+    questions = open_questions(service, thread, ids)
+    details = [{"id": q.older.id, "possibly_replaced_by": q.newer.id, "probability": round(q.probability, 2),
+                "older": q.older.content[:200], "newer": q.newer.content[:200], "ask": q.ask()} for q in questions]
+    summary = f"{len(questions)} open question(s) about possible updates" + (
+        f", newest first; first: {questions[0].ask()}" if questions else "")
+    return Plan({"open": len(questions)}, [q.older.id for q in questions], details, summary, None)
+
+
+def keep(service: MemoryService, ids: list[int] | None = None, replacement_id: int | None = None) -> Plan:
+    """Settle a possible update as not one: both memories stay current and the pair is not asked about again
+    (the recorded possibility is dropped; a memory's update check runs once). supersede confirms it instead."""
+    if replacement_id is None:
+        raise InvalidInput("keep needs ids (the older memory) and replacement_id (the later one that may replace it)")
+    old = memory_ids(ids, "keep")
+    new = check.memory_id(replacement_id)
+    existing(service, [*old, new])
+    with service.db.read() as conn:
+        maybe = service.store.possible_updates(conn, [new]).get(new)
+    change = [i for i in old if maybe is not None and maybe.older == i]
+
+    def apply() -> None:
+        with service.db.write() as conn:
+            service.store.set_possible_update(conn, new, None)
+
+    details = [{"id": i, "kept": True, "was_possibly_replaced_by": new} for i in change]
+    return Plan({"kept": len(change)}, change, details,
+                f"{listing(change) or 'nothing'} kept current beside {new}" if change else
+                f"memory {new} is recorded as possibly updating none of {listing(old)}", apply)
