@@ -36,7 +36,7 @@ from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, New
 from server.textindex import index_text
 from server.global_prompts import GlobalPrompts
 from server.threads import Threads, named_threads, omitted_thread, thread_scope
-from server.update_links import UpdateLinker, waits_for_vector
+from server.update_links import UpdateLinker, describe_possible, waits_for_vector
 from server.update_links import describe as describe_link
 
 if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answering by keyword never builds one)
@@ -312,6 +312,8 @@ class MemoryService:
         message = f"Stored as memory {memory_id} ({where})."
         if linked:
             message += describe_link(linked, memory_id)
+        else:
+            message += describe_possible(self.db, self.store, memory_id)
         if redacted:
             message += f" Secrets were replaced before storing: {', '.join(sorted(redacted))}."
         problem = self._log_daily(memory_id, kind, stored_thread, content) if daily else None

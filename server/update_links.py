@@ -42,6 +42,8 @@ from server.storage.protocol import Database, Handle, MemoryRow, PossibleUpdate,
 if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
     import numpy as np
 
+    from server.service import MemoryService
+
 log = logging.getLogger(__name__)
 
 #: How many keyword and vector matches of the new memory are judged.
@@ -261,6 +263,46 @@ class UpdateLinker:
         return made, len(done)
 
 
+@dataclass(frozen=True)
+class OpenQuestion:
+    """A later memory recorded as possibly updating an earlier one (storage PossibleUpdate), both current:
+    one the assistant or the person can settle with supersede, or with keep (both stay current)."""
+
+    older: MemoryRow
+    newer: MemoryRow
+    probability: float
+
+    def ask(self) -> str:
+        """The question in words, with what settles it."""
+        return (f"memory {self.older.id} may be outdated by memory {self.newer.id} — curate_memory supersede "
+                f"(ids=[{self.older.id}], replacement_id={self.newer.id}, dry_run=false) to confirm, or keep "
+                f"(ids=[{self.older.id}], replacement_id={self.newer.id}, dry_run=false) to keep both")
+
+
+def open_questions(service: MemoryService, thread: str | None = None, ids: Sequence[int] | None = None,
+                   least: float | None = None, newer: Sequence[int] | None = None) -> list[OpenQuestion]:
+    """The possible updates still open in `thread` (all threads when None), or naming `ids` (either side),
+    or recorded for the `newer` memories, at least `least` probable (POSSIBLE by default), newest first:
+    what a review asks about."""
+    floor = update_model.POSSIBLE if least is None else least
+    with service.db.read() as conn:  # `newer`: only these memories' (one indexed read, not the namespace's)
+        possible = service.store.possible_updates(conn, newer)
+    if ids is not None:
+        wanted = set(ids)
+        possible = {n: p for n, p in possible.items() if n in wanted or p.older in wanted}
+    possible = {n: p for n, p in possible.items() if p.probability >= floor}
+    rows = service.store.get(sorted({*possible, *(p.older for p in possible.values())}))
+    out = []
+    for newer, maybe in possible.items():
+        a, b = rows.get(maybe.older), rows.get(newer)
+        if a is None or b is None or any(r.deleted_at is not None or r.superseded_by is not None for r in (a, b)):
+            continue
+        if thread is not None and b.thread != thread:
+            continue
+        out.append(OpenQuestion(a, b, maybe.probability))
+    return sorted(out, key=lambda q: (-q.newer.created_at, -q.newer.id))
+
+
 def _ready_now(embedder: Embedder) -> bool:
     """Whether the model can embed now, without starting its load early: a write must not pull
     the model's start forward (the server delays it so the first replies are not held up)."""
@@ -272,7 +314,7 @@ def describe(linked: Linked, new_id: int) -> str:
     """The sentence remember adds to its message."""
     if linked.newer == new_id:
         return (
-            f" This updates memory {linked.older} ({_quote(linked.older_text)}: {linked.reason}): recall now ranks "
+            f" This updates memory {linked.older} ({quote(linked.older_text)}: {linked.reason}): recall now ranks "
             f"this one first and labels {linked.older} superseded; curate_memory(action=\"restore\", "
             f"ids=[{linked.older}]) undoes it."
         )
@@ -282,9 +324,24 @@ def describe(linked: Linked, new_id: int) -> str:
     )
 
 
-def _quote(text: str, limit: int = 80) -> str:
+def describe_possible(db: Database, store: Store, memory_id: int) -> str:
+    """What remember says of the earlier memory the new one possibly updates (recorded, not linked), if any."""
+    with db.read() as conn:
+        maybe = store.possible_updates(conn, [memory_id]).get(memory_id)
+    older = store.get([maybe.older]).get(maybe.older) if maybe is not None else None
+    if maybe is None or older is None:
+        return ""
+    return (
+        f" It may update memory {older.id} ({quote(older.content)}; not linked): recall shows this one "
+        f"right after it, labelled newer; curate_memory(action=\"supersede\", ids=[{older.id}], "
+        f"replacement_id={memory_id}, dry_run=false) confirms it, action=\"keep\" keeps both."
+    )
+
+
+def quote(text: str, limit: int = 80) -> str:
     one_line = " ".join(text.split())
     return '"' + (one_line if len(one_line) <= limit else one_line[: limit - 1] + "…") + '"'
 
 
-__all__: Sequence[str] = ("Linked", "UpdateLinker", "describe", "linkable", "waits_for_vector")
+__all__: Sequence[str] = ("Linked", "OpenQuestion", "UpdateLinker", "describe", "describe_possible", "linkable",
+                          "open_questions", "quote", "waits_for_vector")

@@ -107,3 +107,46 @@ def test_keep_drops_the_possibility_and_review_lists_what_is_open(service):
     assert curator.run("review").counts == {"open": 2}  # a dry run changes nothing
     curator.run("keep", dry_run=False, ids=[old1], replacement_id=new1)
     assert curator.run("review").counts == {"open": 1}
+
+
+def test_the_session_start_brief_asks_the_assistant_a_few_open_questions(service):
+    """A likely possible update (at least OUTDATED_LABEL) is put to the assistant at session start with the calls
+    that settle it; an unlikely one is not, and a settled one is not asked again."""
+    from server.curation.curator import Curator
+    from server.hooks.inject import session_context
+    from server.newer_first import OUTDATED_LABEL
+
+    (old1, new1), (old2, new2) = _pairs(service)
+    with service.db.write() as conn:
+        service.store.set_possible_update(conn, new1, PossibleUpdate(old1, OUTDATED_LABEL / 2))
+    text = session_context(service, "t", 800).text
+    assert f"memory {old2} may be outdated by memory {new2} — curate_memory supersede (ids=[{old2}]" in text
+    assert f"memory {old1} may be outdated" not in text
+    Curator(service).run("keep", dry_run=False, ids=[old2], replacement_id=new2)
+    assert "may be outdated" not in session_context(service, "t", 800).text
+
+
+def test_remember_says_what_it_may_update(service, monkeypatch):
+    """A write whose update check records a possible update (not a link) says so, with the calls that settle it."""
+    from server import update_model
+
+    old = service.remember("Error tracking is in Rollbar.", thread="t", created_at=T0).id
+    monkeypatch.setattr(update_model, "judge", lambda *a, **k: update_model.Judgement(None, (old, 0.4)))
+    said = service.remember("Sentry collects exceptions of the web app.", thread="t", created_at=T0 + timedelta(days=9))
+    assert said.updates is None
+    assert f'It may update memory {old} ("Error tracking is in Rollbar."; not linked)' in said.message
+    assert f"ids=[{old}], replacement_id={said.id}" in said.message
+
+
+async def test_the_assistants_confirmation_is_logged_as_its_own_and_reversible(service):
+    """curate_memory supersede from an open question: a link whose log line says the assistant decided; restore
+    undoes it."""
+    (old1, new1), _ = _pairs(service)
+    async with Client(build_server(service, start_background=False)) as client:
+        done = await client.call_tool("curate_memory", {"action": "supersede", "ids": [old1], "replacement_id": new1,
+                                                        "dry_run": False})
+        assert not done.is_error and service.get(old1).superseded_by == new1
+        log = service.files.day_path(service.clock()).read_text(encoding="utf-8")
+        assert f"supersede: memory {old1} superseded by {new1} (confirmed by the assistant)" in log
+        await client.call_tool("curate_memory", {"action": "restore", "ids": [old1], "dry_run": False})
+    assert service.get(old1).superseded_by is None

@@ -222,5 +222,7 @@ def register(mcp: MCPServer, edge: Edge) -> None:
             edge.tenants.curator(edge.current()).run, action, dry_run=dry_run, limit=limit, ids=ids, replacement_id=replacement_id,
             thread=thread, older_than_days=older_than_days, threshold=threshold, since=since, until=until,
             split_by_month=split_by_month, archive=archive, origin=origin, source=source,
+            # The assistant settling an open question (a possible update) from recall or the session brief.
+            confirmed_by="the assistant" if action in ("supersede", "keep") else None,
         )
 

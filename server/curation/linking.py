@@ -23,6 +23,7 @@ from server.curation.scoring import exempt
 from server.errors import InvalidInput
 from server.service import MemoryService
 from server.storage.protocol import MemoryRow
+from server.update_links import open_questions
 
 
 @dataclass(frozen=True)
@@ -137,47 +138,6 @@ def _arrows(pairs: list[Duplicate]) -> str:
 
 
 # -- the readers decide: open questions about possible updates (issue 32) ----------------------------
-
-
-@dataclass(frozen=True)
-class OpenQuestion:
-    """A later memory recorded as possibly updating an earlier one (storage PossibleUpdate), both current:
-    one the assistant or the person can settle with supersede, or with keep (both stay current)."""
-
-    older: MemoryRow
-    newer: MemoryRow
-    probability: float
-
-    def ask(self) -> str:
-        """The question in words, with what settles it."""
-        return (f"memory {self.older.id} may be outdated by memory {self.newer.id} — curate_memory supersede "
-                f"(ids=[{self.older.id}], replacement_id={self.newer.id}, dry_run=false) to confirm, or keep "
-                f"(ids=[{self.older.id}], replacement_id={self.newer.id}, dry_run=false) to keep both")
-
-
-def open_questions(service: MemoryService, thread: str | None = None, ids: list[int] | None = None,
-                   least: float | None = None) -> list[OpenQuestion]:
-    """The possible updates still open in `thread` (all threads when None), or naming `ids` (either side),
-    at least `least` probable (POSSIBLE by default), newest first: what a review asks about."""
-    from server.update_model import POSSIBLE
-
-    floor = POSSIBLE if least is None else least
-    with service.db.read() as conn:
-        possible = service.store.possible_updates(conn)
-    if ids is not None:
-        wanted = set(ids)
-        possible = {n: p for n, p in possible.items() if n in wanted or p.older in wanted}
-    possible = {n: p for n, p in possible.items() if p.probability >= floor}
-    rows = service.store.get(sorted({*possible, *(p.older for p in possible.values())}))
-    out = []
-    for newer, maybe in possible.items():
-        a, b = rows.get(maybe.older), rows.get(newer)
-        if a is None or b is None or any(r.deleted_at is not None or r.superseded_by is not None for r in (a, b)):
-            continue
-        if thread is not None and b.thread != thread:
-            continue
-        out.append(OpenQuestion(a, b, maybe.probability))
-    return sorted(out, key=lambda q: (-q.newer.created_at, -q.newer.id))
 
 
 def review(service: MemoryService, thread: str | None = None, ids: list[int] | None = None) -> Plan:
