@@ -40,6 +40,11 @@ class Asked:
         at = self.rank(memory_id)
         return at is not None and at <= len(self.labels) and (self.labels[at - 1] or "").startswith("possibly outdated")
 
+    def newer(self, memory_id: int) -> bool:
+        """Whether the memory is shown labelled newer (attached after a memory it may update)."""
+        at = self.rank(memory_id)
+        return at is not None and at <= len(self.labels) and (self.labels[at - 1] or "").startswith("newer")
+
 
 def ask(service, query: str, thread: str | None, k: int) -> Asked:  # noqa: ANN001 - a MemoryService
     memories = service.recall(query, k=k, thread=thread).memories

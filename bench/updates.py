@@ -184,6 +184,9 @@ class Run:
                                "rank": got.rank(self.id(p, pair["ask"], i)), "other_rank": got.rank(self.id(p, other, i)),
                                "flagged": got.flagged(self.id(p, pair["ask"], i)) or shown.flagged(self.id(p, pair["ask"], i)),
                                "shown": len(shown.ids), "shown_chars": shown.chars,
+                               # The other memory of the pair shown as "newer" right after the one asked about: a
+                               # look-alike taken for a later state (recall's attach, issue 32).
+                               "other_attached": shown.newer(self.id(p, other, i)),
                                "top_score": round(got.top_score, 3)})
             for query in p["unanswerable"]:
                 got: Asked = ask(self.service, query, name, K)
@@ -359,7 +362,8 @@ def summarise_lookalikes(rows: list[dict]) -> dict:
                 # The memory asked about labelled "possibly outdated": a false hint (both are true).
                 "flagged_outdated": mean([1.0 if r.get("flagged") else 0.0 for r in part]),
                 "memories_shown": mean([float(r.get("shown", 0)) for r in part]),
-                "chars_shown": mean([float(r.get("shown_chars", 0)) for r in part])}
+                "chars_shown": mean([float(r.get("shown_chars", 0)) for r in part]),
+                "other_attached_as_newer": mean([1.0 if r.get("other_attached") else 0.0 for r in part])}
 
     kinds = sorted({r["kind"] for r in rows})
     styles = sorted({r["style"] for r in rows})
@@ -401,7 +405,8 @@ def print_report(res: dict) -> None:
           f"{res['lookalikes']['all']['chars_shown']})")
     look = res["lookalikes"]
     print(f"\nLook-alikes (not updates): {look['all']['n']} questions; the one asked about labelled 'possibly outdated': "
-          f"{look['all']['flagged_outdated']}")
+          f"{look['all']['flagged_outdated']}; the other shown as 'newer' after it (recall k={SHOWN}): "
+          f"{look['all']['other_attached_as_newer']}")
     print(f"{'':20}{'n':>5}{'R@1':>7}{'R@5':>7}{'other#1':>9}{'cosine R@5':>12}")
     for name, b in [("all", look["all"]), *[(f"{k} (style)", v) for k, v in look["by_style"].items()],
                     *[(f"  {k}", v) for k, v in look["by_kind"].items()]]:

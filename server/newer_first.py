@@ -30,7 +30,9 @@ One of OUTDATED_LABEL or more also labels the older "possibly outdated" when bot
 so that the reader knows which of two differing answers to trust; still nothing is superseded.
 
 Last, `attach`: a shown memory that a later memory of its thread was recorded as possibly updating brings
-that later memory right after it, even when the query did not find it (issue 32: most updates are worded
+that later memory right after it, even when the query did not find it; so does one the query ranked
+further down (to ATTACH_WINDOW) that reads as a later state of its subject (`resembling`: the test
+above without the query's part) (issue 32: most updates are worded
 after the new state, the question after the old one, and nothing in the query reaches the newer). The
 reader sees both, dated, the newer marked newer, and judges; the older is labelled possibly outdated only
 at OUTDATED_LABEL or more (`outdated`). A look-alike keeps its place: nothing moves above the memory the
@@ -58,6 +60,8 @@ from server.storage.records import MemoryRow, PossibleUpdate
 OUTDATED_LABEL = 0.3
 #: How far down the ranked list a newer memory is looked for (recall ranks at least this many).
 WINDOW = 10
+#: How far down the ranked list `attach` looks for a later memory about a shown one's subject.
+ATTACH_WINDOW = 20
 NEAR = 0.8
 #: Most later memories one recall attaches (each after the memory it may update): the result grows by at
 #: most this many memories beyond k, so a recall's tokens stay bounded.
@@ -98,6 +102,23 @@ def outdated(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow],
         if maybe.probability >= OUTDATED_LABEL and newer in place and maybe.older in place \
                 and linkable(rows[newer]):
             out.setdefault(maybe.older, newer)
+    return out
+
+
+def resembling(shown: Sequence[tuple[int, float]], further: Sequence[int], rows: Mapping[int, MemoryRow],
+               cosine: Callable[[int, int], float | None]) -> dict[int, list[tuple[int, PossibleUpdate]]]:
+    """For each shown statement, the memories the query ranked `further` down (not shown) that read as a
+    later state of its subject (same_subject_later), as `attach` takes them (with probability 0: not recorded)."""
+    out: dict[int, list[tuple[int, PossibleUpdate]]] = {}
+    for older, _ in shown:
+        old = rows.get(older)
+        if old is None or not linkable(old):
+            continue
+        for newer in further:
+            new = rows.get(newer)
+            if new is not None and linkable(new) and new.created_at > old.created_at \
+                    and same_subject_later(old, new, cosine):
+                out.setdefault(older, []).append((newer, PossibleUpdate(older, 0.0)))
     return out
 
 
@@ -146,6 +167,12 @@ def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score:
         return True  # recorded on write as what the newer most probably updates: whatever their scores
     if score < NEAR * old_score:
         return False
+    return same_subject_later(old, new, cosine)
+
+
+def same_subject_later(old: MemoryRow, new: MemoryRow, cosine: Callable[[int, int], float | None]) -> bool:
+    """Whether `new` reads as a later state of `old`'s subject: _newer_first's test without the query's
+    part (what `attach` asks of a memory the query ranked further down)."""
     o, n = analyse(old.content), analyse(new.content)
     if updates.other_things(o, n):
         return False

@@ -396,17 +396,22 @@ def search(  # noqa: PLR0913
             exact=any(verbatim(ident, row.content) for ident in idents),
             turn=row.kind == CONVERSATION_KIND,
         )
-    ranked = ranking.rank(query, dense, keyword, docs, k=max(k, newer_first.WINDOW) if vectors else k,
-                          missing=found.missing)
+    reach = max(k, newer_first.WINDOW)
+    full = ranking.rank(query, dense, keyword, docs, k=max(reach, newer_first.ATTACH_WINDOW) if vectors else k,
+                        missing=found.missing)
+    ranked = full[:reach]
+    similar: dict[int, list[tuple[int, PossibleUpdate]]] = {}
     if vectors:  # (without a query vector, as in a hook process that answers alone, the ranking stands)
         ids = [mid for mid, _ in ranked]
-        cosine = _pair_cosines(store, ids)
+        cosine = _pair_cosines(store, [mid for mid, _ in full])
         with store.db.read() as conn:
             possible = store.possible_updates(conn, ids)
         ranked = newer_first.order(ranked, rows, docs, query, cosine, possible)[:k]
+        shown = {mid for mid, _ in ranked}
+        similar = newer_first.resembling(ranked, [mid for mid, _ in full if mid not in shown], rows, cosine)
     else:
         possible = {}
-    ranked, attached = _attach_later(store, ranked, rows, scope)
+    ranked, attached = _attach_later(store, ranked, rows, scope, similar)
     outdated = newer_first.outdated(ranked, rows, {**possible, **_possible_of(store, attached)})
     return [
         Hit(
@@ -424,18 +429,19 @@ def search(  # noqa: PLR0913
 
 
 def _attach_later(store: SearchIndex, ranked: list[tuple[int, float]], rows: dict[int, MemoryRow],
-                  scope: Scope) -> tuple[list[tuple[int, float]], dict[int, int]]:
+                  scope: Scope, similar: dict[int, list[tuple[int, PossibleUpdate]]]) -> tuple[list[tuple[int, float]], dict[int, int]]:
     """newer_first.attach over the possible updates recorded against the shown statements (one indexed
-    read each; the later memories' rows read once, kept only in the recall's scope)."""
+    read each; the later memories' rows read once, kept only in the recall's scope) and the `similar`
+    later memories the query ranked further down (newer_first.resembling)."""
     shown = [mid for mid, _ in ranked if mid in rows and linkable(rows[mid])]
     if not shown:
         return list(ranked), {}
-    later: dict[int, list[tuple[int, PossibleUpdate]]] = {}
+    later: dict[int, list[tuple[int, PossibleUpdate]]] = {mid: list(pairs) for mid, pairs in similar.items()}
     with store.db.read() as conn:
         for mid in shown:
             found = store.possible_updates(conn, older=mid)
             if found:
-                later[mid] = list(found.items())
+                later.setdefault(mid, []).extend(found.items())
     missing = [n for pairs in later.values() for n, _ in pairs if n not in rows]
     if missing:
         rows.update({mid: r for mid, r in store.get(missing).items() if in_scope(r, scope)})
