@@ -188,3 +188,22 @@ def test_attach_keeps_what_is_shown_above_and_is_bounded():
     many = {i: [(10 + i, maybe)] for i in range(1, 6)}
     got, attached = newer_first.attach([(i, 1.0 - i / 10) for i in range(1, 6)], rows, many)
     assert len(got) == 5 + newer_first.ATTACH_LIMIT and len(attached) == newer_first.ATTACH_LIMIT
+
+
+def test_a_later_state_ranked_further_down_is_attached_but_a_look_alike_is_not():
+    """newer_first.resembling: a later memory the query ranked below the shown ones is attached when it reads as a
+    later state of a shown memory's subject; another environment's memory (a look-alike) or an earlier one is not."""
+    from server.storage.records import MemoryRow
+
+    def row(i: int, text: str, day: int) -> MemoryRow:
+        return MemoryRow(id=i, thread="t", content=text, kind="note", source="remember", origin=None,
+                         importance=0.5, tags=(), content_hash=str(i), created_at=day, updated_at=day, deleted_at=None,
+                         superseded_by=None, recall_count=0, last_recalled_at=None)
+
+    rows = {1: row(1, "The staging database runs Postgres 14.", 1),
+            2: row(2, "Upgraded: the staging database runs Postgres 16 now.", 5),
+            3: row(3, "The production database runs Postgres 16.", 6),
+            4: row(4, "Upgraded: the staging database runs Postgres 13.", 0)}
+    found = newer_first.resembling([(1, 0.9)], [2, 3, 4], rows, lambda a, b: 0.9)
+    assert [n for n, _ in found[1]] == [2]
+    assert newer_first.resembling([(1, 0.9)], [2], rows, lambda a, b: 0.2) == {}  # their vectors disagree
