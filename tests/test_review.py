@@ -150,3 +150,20 @@ async def test_the_assistants_confirmation_is_logged_as_its_own_and_reversible(s
         assert f"supersede: memory {old1} superseded by {new1} (confirmed by the assistant)" in log
         await client.call_tool("curate_memory", {"action": "restore", "ids": [old1], "dry_run": False})
     assert service.get(old1).superseded_by is None
+
+
+def test_the_prompt_injection_marks_the_newer_memory_and_the_possibly_outdated_one(service):
+    """The prompt hook's injection (the same search) shows the attached later memory marked newer, the older
+    marked possibly outdated."""
+    from server.hooks.inject import prompt_context
+    from server.newer_first import OUTDATED_LABEL
+
+    old = service.remember("Nightly builds run on the Jenkins box ci-01.", thread="t", created_at=T0).id
+    new = service.remember("GitHub Actions workflow ships coverage to Codecov.", thread="t",
+                           created_at=T0 + timedelta(days=30)).id
+    with service.db.write() as conn:
+        service.store.set_possible_update(conn, new, PossibleUpdate(old, OUTDATED_LABEL))
+    service.embed_backlog()
+    text = prompt_context(service, "t", "which Jenkins box runs the nightly builds?", 400, 0.0, set()).text
+    assert f"#{old}] (possibly outdated by #{new}) Nightly builds" in text
+    assert f"#{new}] (newer than #{old}, which it may update) GitHub Actions" in text
