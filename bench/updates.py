@@ -24,7 +24,9 @@ curation: whatever links updates must happen by itself. Then:
 * updates: for each question, the ranks of the newer and the older memory in
   recall(k=20) on the project's thread: newer-ranked-above-older (share),
   stale-first (the older one ranked first), R@1/R@5 of the current fact;
-  per question type and per kind of update;
+  per question type and per kind of update; and what a reader is shown by
+  recall(k=5): *stale alone* (the older memory shown without the newer one),
+  the memories and characters shown (the cost of attaching later memories);
 * look-alikes: R@1/R@5 of the memory asked about;
 * calibration: AUROC of the top score, answered (answer first) vs unanswerable;
 * dedupe: `curate_memory dedupe` previewed at several thresholds: how many
@@ -41,6 +43,7 @@ curation: whatever links updates must happen by itself. Then:
     python bench/updates.py --quick          # two projects (CI)
     python bench/updates.py --embedder hash  # the lexical test embedder, no model
     python bench/updates.py --projects atlas,quill  # some projects only (a development/validation split)
+    python bench/updates.py --at-once --projects …  # asked right after the writes, the backlog not drained
 """
 
 from __future__ import annotations
