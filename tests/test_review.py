@@ -167,3 +167,37 @@ def test_the_prompt_injection_marks_the_newer_memory_and_the_possibly_outdated_o
     text = prompt_context(service, "t", "which Jenkins box runs the nightly builds?", 400, 0.0, set()).text
     assert f"#{old}] (possibly outdated by #{new}) Nightly builds" in text
     assert f"#{new}] (newer than #{old}, which it may update) GitHub Actions" in text
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_the_review_form_reaches_a_real_client_over_stdio(tmp_path, mode):
+    """The server as a host runs it (python -m server over stdio) asks the form of a real mcp client, in each era."""
+    import os
+    import sys
+    from pathlib import Path
+
+    from mcp.client.stdio import StdioServerParameters
+
+    from server.config import Settings
+    from server.embedding.embedders import HashEmbedder
+    from server.service import MemoryService
+
+    worktree = Path(__file__).resolve().parent.parent
+    first = MemoryService.open(Settings(home=tmp_path, embedder="hash"), embedder=HashEmbedder())
+    [(old, new), _] = _pairs(first)
+    first.close()
+    env = {**os.environ, "MEMVAULT_HOME": str(tmp_path), "MEMVAULT_EMBEDDER": "hash", "PYTHONPATH": str(worktree)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "server"], env=env, cwd=str(worktree))
+    asked = []
+
+    async def answer(context, request: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(request.message)
+        return types.ElicitResult(action="accept", content={"decision": "supersede" if len(asked) == 2 else "skip"})
+
+    async with Client(params, mode=mode, elicitation_callback=answer) as client:
+        result = await client.call_tool("curate_memory", {"action": "review", "dry_run": False})
+        assert not result.is_error, result
+        assert result.structured_content["counts"] == {"decided": 1, "open": 1} and len(asked) == 2
+        shown = await client.call_tool("recall", {"query": "Nightly builds Jenkins", "thread": "t"})
+        assert {m["id"]: m["superseded_by"] for m in shown.structured_content["memories"]}.get(old) == new
