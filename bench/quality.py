@@ -25,6 +25,7 @@ class Asked:
     scores: list[float]
     file_units: list[bool]
     labels: list[str | None] = field(default_factory=list)
+    chars: int = 0  # the shown memories' contents and labels: what a reader reads (tokens ~ chars / 4)
 
     @property
     def top_score(self) -> float:
@@ -39,6 +40,11 @@ class Asked:
         at = self.rank(memory_id)
         return at is not None and at <= len(self.labels) and (self.labels[at - 1] or "").startswith("possibly outdated")
 
+    def newer(self, memory_id: int) -> bool:
+        """Whether the memory is shown labelled newer (attached after a memory it may update)."""
+        at = self.rank(memory_id)
+        return at is not None and at <= len(self.labels) and (self.labels[at - 1] or "").startswith("newer")
+
 
 def ask(service, query: str, thread: str | None, k: int) -> Asked:  # noqa: ANN001 - a MemoryService
     memories = service.recall(query, k=k, thread=thread).memories
@@ -47,6 +53,7 @@ def ask(service, query: str, thread: str | None, k: int) -> Asked:  # noqa: ANN0
         scores=[float(m.score or 0.0) for m in memories],
         file_units=[m.location is not None for m in memories],
         labels=[m.label for m in memories],
+        chars=sum(len(m.content) + len(m.label or "") for m in memories),
     )
 
 

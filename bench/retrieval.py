@@ -174,11 +174,19 @@ def run_coding(path: Path) -> dict:
     by_subtype: dict[str, list[dict]] = defaultdict(list)
     found, missed = [], []
     text = {ids[m["id"]]: m["content"] for m in spec["memories"]}
+    # Issue 32's "stale alone": an update question (one about either side of a supersede) whose top 5 shows
+    # the superseded memory without the memory that replaced it.
+    replaced = {ids[m["supersedes"]]: ids[m["id"]] for m in spec["memories"] if "supersedes" in m}
+    sides = set(replaced) | set(replaced.values())
+    stale_alone: list[float] = []
     for q in spec["queries"]:
         wanted = [ids[i] for i in q["relevant"]]
         memories = service.recall(q["q"], k=10, thread=q["thread"]).memories
         ranked = [m.id for m in memories]
         row = {**metrics(ranked, set(wanted)), "first": 1.0 if ranked[:1] == wanted[:1] else 0.0}
+        if sides & set(wanted):
+            stale_alone.append(1.0 if any(old in ranked[:5] and new not in ranked[:5] for old, new in replaced.items())
+                               else 0.0)
         rows.append(row)
         by_category[q["category"]].append(row)
         if q["category"] == "identifier":
@@ -200,6 +208,8 @@ def run_coding(path: Path) -> dict:
         "categories": {c: {**average(r), "n": len(r)} for c, r in by_category.items()},
         "identifier_kinds": {c: {**average(r), "n": len(r)} for c, r in by_subtype.items()},
         "calibration": calibration(found, missed, nothing, ranking.WEAK_MATCH),
+        "stale_alone": {"update_questions": len(stale_alone),
+                        "share": round(sum(stale_alone) / len(stale_alone), 4) if stale_alone else None},
         "unanswerable_top_scores": [round(v, 3) for v in nothing],
         "not_first": failures,
     }
@@ -259,6 +269,8 @@ def main() -> None:
     print(f"calibration: AUROC found vs nothing relevant {cal['auroc_found_vs_nothing']}, answerable vs nothing "
           f"{cal['auroc_answerable_vs_nothing']}; top score found {cal['top_score']['found']}, nothing relevant "
           f"{cal['top_score']['nothing_relevant']}")
+    print(f"stale alone (a superseded memory in the top 5 without its replacement): {c['stale_alone']['share']} "
+          f"of {c['stale_alone']['update_questions']} update questions")
     print(f"not first ({len(c['not_first'])}):")
     for miss in c["not_first"]:
         print(f"  [{miss['category']}] {miss['query']!r}: expected at {miss['rank_of_expected']}, first {miss['got_first']!r}")

@@ -24,7 +24,9 @@ curation: whatever links updates must happen by itself. Then:
 * updates: for each question, the ranks of the newer and the older memory in
   recall(k=20) on the project's thread: newer-ranked-above-older (share),
   stale-first (the older one ranked first), R@1/R@5 of the current fact;
-  per question type and per kind of update;
+  per question type and per kind of update; and what a reader is shown by
+  recall(k=5): *stale alone* (the older memory shown without the newer one),
+  the memories and characters shown (the cost of attaching later memories);
 * look-alikes: R@1/R@5 of the memory asked about;
 * calibration: AUROC of the top score, answered (answer first) vs unanswerable;
 * dedupe: `curate_memory dedupe` previewed at several thresholds: how many
@@ -41,6 +43,7 @@ curation: whatever links updates must happen by itself. Then:
     python bench/updates.py --quick          # two projects (CI)
     python bench/updates.py --embedder hash  # the lexical test embedder, no model
     python bench/updates.py --projects atlas,quill  # some projects only (a development/validation split)
+    python bench/updates.py --at-once --projects …  # asked right after the writes, the backlog not drained
 """
 
 from __future__ import annotations
@@ -66,12 +69,14 @@ from server import ranking  # noqa: E402
 from server.config import Settings  # noqa: E402
 from server.curation.curator import Curator  # noqa: E402
 from server.service import MemoryService  # noqa: E402
+from server.storage.protocol import Scope  # noqa: E402
 
 DATA = HERE / "data" / "updates"
 QUICK_PROJECTS = ("shopfront", "ledgerly")
 START = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
 SPAN = timedelta(days=120)
 K = 20  # deep enough to see where the older memory went
+SHOWN = 5  # recall's default k: what a reader is shown (stale alone, its cost)
 THRESHOLDS = (0.70, 0.75, 0.80, 0.85, 0.88, 0.90, 0.92, 0.94, 0.96, 0.98)
 
 
@@ -116,17 +121,21 @@ def load(names: tuple[str, ...] | None) -> list[dict]:
 class Run:
     """One store holding every chosen project, each in its own thread."""
 
-    def __init__(self, projects: list[dict], embedder: str) -> None:
+    def __init__(self, projects: list[dict], embedder: str, at_once: bool = False) -> None:
         self.projects = projects
         self.service = MemoryService.open(Settings(home=Path(tempfile.mkdtemp(prefix="memvault-updates-")), embedder=embedder))
         self.ids: dict[tuple[str, str, int], int] = {}  # (project, role, index) -> memory id
+        if at_once:  # a running server (its model loaded) told everything at once, then asked at once
+            self.service.embedder.wait_ready(600)
         for project in projects:
             for item in timeline(project):
                 stored = self.service.remember(item.text, thread=project["project"], created_at=START + SPAN * item.at)
                 assert stored.status == "stored", (project["project"], item.text, stored.message)
                 self.ids[(project["project"], item.role, item.index)] = stored.id
         self.service.embedder.wait_ready(600)
-        self.service.embed_backlog()
+        self.pending_when_asked = self.service.store.pending_count(Scope(threads=None)) if at_once else 0
+        if not at_once:
+            self.service.embed_backlog()
         self.vectors: dict[str, tuple[list[int], np.ndarray]] = {}  # thread -> (ids, unit vectors) for the reference
         for project in projects:
             members = [v for (name, _, _), v in self.ids.items() if name == project["project"]]
@@ -138,6 +147,15 @@ class Run:
         members, matrix = self.vectors[thread]
         order = [members[i] for i in np.argsort(-(matrix @ self.service.embedder.embed([query])[0]), kind="stable")]
         return [order.index(t) + 1 for t in targets]
+
+    def possible(self, memory_id: int) -> list | None:
+        """The memory's recorded possible update as [its older memory's role, probability], None without one."""
+        with self.service.db.read() as conn:
+            maybe = self.service.store.possible_updates(conn, [memory_id]).get(memory_id)
+        if maybe is None:
+            return None
+        role = next((f"{r}{i}" for (_, r, i), v in self.ids.items() if v == maybe.older), "?")
+        return [role, maybe.probability]
 
     def id(self, project: dict, role: str, index: int) -> int:
         return self.ids[(project["project"], role, index)]
@@ -151,17 +169,27 @@ class Run:
                 new, old = self.id(p, "new", i), self.id(p, "old", i)
                 for qtype, query in u["q"].items():
                     got = ask(self.service, query, name, K)
+                    shown = ask(self.service, query, name, SHOWN)
                     cos_new, cos_old = self.cosine_ranks(query, name, new, old)
                     rows_u.append({"cosine_new_rank": cos_new, "cosine_old_rank": cos_old, "project": name, "kind": u["kind"], "style": style(u, "reworded"), "type": qtype, "q": query,
                                    "new_rank": got.rank(new), "old_rank": got.rank(old), "top_score": round(got.top_score, 3),
                                    "old_flagged": got.flagged(old),
+                                   # What a reader sees with recall's default k: the older memory without the newer.
+                                   "stale_alone": old in shown.ids and new not in shown.ids,
+                                   "shown_new": new in shown.ids, "shown": len(shown.ids), "shown_chars": shown.chars,
+                                   "linked": self.service.get(old).superseded_by == new, "possible": self.possible(new),
                                    "top_is_file_unit": bool(got.file_units[:1] and got.file_units[0])})
             for i, pair in enumerate(p["lookalikes"]):
                 other = "b" if pair["ask"] == "a" else "a"
                 got = ask(self.service, pair["q"], name, K)
+                shown = ask(self.service, pair["q"], name, SHOWN)
                 rows_l.append({"cosine_rank": self.cosine_ranks(pair["q"], name, self.id(p, pair["ask"], i))[0], "project": name, "kind": pair["kind"], "style": style(pair, "reworded"), "q": pair["q"],
                                "rank": got.rank(self.id(p, pair["ask"], i)), "other_rank": got.rank(self.id(p, other, i)),
-                               "flagged": got.flagged(self.id(p, pair["ask"], i)),
+                               "flagged": got.flagged(self.id(p, pair["ask"], i)) or shown.flagged(self.id(p, pair["ask"], i)),
+                               "shown": len(shown.ids), "shown_chars": shown.chars,
+                               # The other memory of the pair shown as "newer" right after the one asked about: a
+                               # look-alike taken for a later state (recall's attach, issue 32).
+                               "other_attached": shown.newer(self.id(p, other, i)),
                                "top_score": round(got.top_score, 3)})
             for query in p["unanswerable"]:
                 got: Asked = ask(self.service, query, name, K)
@@ -309,6 +337,11 @@ def summarise_updates(rows: list[dict]) -> dict:
             "cosine newer_above_older": mean([1.0 if r["cosine_new_rank"] < r["cosine_old_rank"] else 0.0 for r in part]),
             # The older memory shown, not superseded, labelled "possibly outdated" under the newer.
             "older_flagged": mean([1.0 if r.get("old_flagged") else 0.0 for r in part]),
+            # Shown recall(k=5): the superseded memory without its replacement (issue 32's "stale alone").
+            "stale_alone": mean([1.0 if r.get("stale_alone") else 0.0 for r in part]),
+            "R@5 shown": mean([1.0 if r.get("shown_new") else 0.0 for r in part]),
+            "memories_shown": mean([float(r.get("shown", 0)) for r in part]),
+            "chars_shown": mean([float(r.get("shown_chars", 0)) for r in part]),
         }
 
     by = defaultdict(list)
@@ -330,7 +363,10 @@ def summarise_lookalikes(rows: list[dict]) -> dict:
                 "other_first": mean([1.0 if r["other_rank"] == 1 else 0.0 for r in part]),
                 "cosine R@5": mean([hit(r["cosine_rank"], 5) for r in part]),
                 # The memory asked about labelled "possibly outdated": a false hint (both are true).
-                "flagged_outdated": mean([1.0 if r.get("flagged") else 0.0 for r in part])}
+                "flagged_outdated": mean([1.0 if r.get("flagged") else 0.0 for r in part]),
+                "memories_shown": mean([float(r.get("shown", 0)) for r in part]),
+                "chars_shown": mean([float(r.get("shown_chars", 0)) for r in part]),
+                "other_attached_as_newer": mean([1.0 if r.get("other_attached") else 0.0 for r in part])}
 
     kinds = sorted({r["kind"] for r in rows})
     styles = sorted({r["style"] for r in rows})
@@ -366,9 +402,14 @@ def print_report(res: dict) -> None:
         print(f"{name:20}{b['n']:>5}{fmt(b['newer_above_older'], 13)}{fmt(b['stale_first'], 9)}{fmt(b['R@1'])}{fmt(b['R@5'])}"
               f"{fmt(b['both@5'], 8)}{'':11}{fmt(b['cosine R@5'], 5)}{fmt(b['cosine newer_above_older'], 13)}")
     print(f"older memory shown labelled 'possibly outdated' (not superseded): {u['all']['older_flagged']}")
+    print(f"recall(k={SHOWN}) as a reader sees it: stale alone (the older shown without the newer) "
+          f"{u['all']['stale_alone']}, R@{SHOWN} {u['all']['R@5 shown']}; memories shown {u['all']['memories_shown']}, "
+          f"characters {u['all']['chars_shown']} (look-alike questions: {res['lookalikes']['all']['memories_shown']}, "
+          f"{res['lookalikes']['all']['chars_shown']})")
     look = res["lookalikes"]
     print(f"\nLook-alikes (not updates): {look['all']['n']} questions; the one asked about labelled 'possibly outdated': "
-          f"{look['all']['flagged_outdated']}")
+          f"{look['all']['flagged_outdated']}; the other shown as 'newer' after it (recall k={SHOWN}): "
+          f"{look['all']['other_attached_as_newer']}")
     print(f"{'':20}{'n':>5}{'R@1':>7}{'R@5':>7}{'other#1':>9}{'cosine R@5':>12}")
     for name, b in [("all", look["all"]), *[(f"{k} (style)", v) for k, v in look["by_style"].items()],
                     *[(f"  {k}", v) for k, v in look["by_kind"].items()]]:
@@ -388,6 +429,8 @@ def print_report(res: dict) -> None:
           f"{w['lookalike']['pairs']} ({w['lookalike']['rate']:.3f}); duplicates {w['duplicate']['linked']}/"
           f"{w['duplicate']['pairs']}; other memories superseded {w['other_links']}; "
           f"share of links that are wrong {w['false_supersession_rate']:.3f}")
+    if "dedupe" not in res:
+        return
     d = res["dedupe"]
     print(f"\nDedupe (preview; default threshold {d['default_threshold']})")
     print(f"{'threshold':>10}{'links':>7}{'precision':>11}{'dup recall':>12}{'look-alikes':>13}{'updates':>9}{'unrelated':>11}")
@@ -414,13 +457,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--projects", default=None,
                     help="comma-separated project names (default: every file in bench/data/updates/)")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--no-dedupe", action="store_true", help="skip the dedupe curve and the questions after it")
+    ap.add_argument("--at-once", action="store_true",
+                    help="ask right after the writes, the embedding backlog not drained (no backfill thread runs: "
+                         "only what a write or a recall does itself); implies --no-dedupe")
     args = ap.parse_args(argv)
     out = Path(args.out or HERE / "results" / ("updates.quick.json" if args.quick else "updates.json"))
     started = time.perf_counter()
     projects = load(QUICK_PROJECTS if args.quick else tuple(args.projects.split(",")) if args.projects else None)
     if not projects:
         ap.error(f"no such project in {DATA}: {args.projects}")
-    run = Run(projects, args.embedder)
+    run = Run(projects, args.embedder, at_once=args.at_once)
     asked = run.ask_all()
     pairs = run.pairs()
     res: dict = {
@@ -432,18 +479,10 @@ def main(argv: list[str] | None = None) -> int:
         "lookalikes": summarise_lookalikes(asked["lookalikes"]),
         "calibration": calibrate(asked),
         "on_write": run.write_links(pairs),
-        "dedupe": run.dedupe_curve(),
     }
-    run.dedupe_links(run.service.settings.dedupe_threshold, apply=True)
-    again = run.ask_all()
-    superseded = {m for m in run.ids.values() if run.service.get(m).superseded_by is not None}
-    res["after_dedupe"] = {
-        "superseded": len(superseded),
-        "updates": summarise_updates(again["updates"])["all"],
-        "lookalikes": summarise_lookalikes(again["lookalikes"])["all"],
-        "lookalike_targets_superseded": sum(
-            1 for p in projects for i, pair in enumerate(p["lookalikes"]) if run.id(p, pair["ask"], i) in superseded),
-    }
+    res["at_once"] = {"pending_when_asked": run.pending_when_asked} if args.at_once else None
+    if not (args.no_dedupe or args.at_once):
+        _dedupe(run, projects, res)
     res["questions"] = asked
     res["settings"] = {"k": K, "SUPERSEDED_FACTOR": ranking.SUPERSEDED_FACTOR, "WEAK_MATCH": ranking.WEAK_MATCH,
                        "dedupe_threshold": run.service.settings.dedupe_threshold}
@@ -455,6 +494,21 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps(res, indent=1) + "\n")
     print(f"wrote {out} in {res['seconds']} s")
     return 0
+
+
+def _dedupe(run: Run, projects: list[dict], res: dict) -> None:
+    """The dedupe curve, then the default dedupe applied and the questions asked again."""
+    res["dedupe"] = run.dedupe_curve()
+    run.dedupe_links(run.service.settings.dedupe_threshold, apply=True)
+    again = run.ask_all()
+    superseded = {m for m in run.ids.values() if run.service.get(m).superseded_by is not None}
+    res["after_dedupe"] = {
+        "superseded": len(superseded),
+        "updates": summarise_updates(again["updates"])["all"],
+        "lookalikes": summarise_lookalikes(again["lookalikes"])["all"],
+        "lookalike_targets_superseded": sum(
+            1 for p in projects for i, pair in enumerate(p["lookalikes"]) if run.id(p, pair["ask"], i) in superseded),
+    }
 
 
 if __name__ == "__main__":

@@ -29,6 +29,16 @@ newer most probably replaces, not any memory of the ranked list the newer resemb
 One of OUTDATED_LABEL or more also labels the older "possibly outdated" when both are shown (`outdated`),
 so that the reader knows which of two differing answers to trust; still nothing is superseded.
 
+Last, `attach`: a shown memory that a later memory of its thread was recorded as possibly updating brings
+that later memory right after it, even when the query did not find it; so does one the query ranked
+further down (to ATTACH_WINDOW) that reads as a later state of its subject (`resembling`: the test
+above without the query's part) (issue 32: most updates are worded
+after the new state, the question after the old one, and nothing in the query reaches the newer). The
+reader sees both, dated, the newer marked newer, and judges; the older is labelled possibly outdated only
+at OUTDATED_LABEL or more (`outdated`). A look-alike keeps its place: nothing moves above the memory the
+query found, and a look-alike pair is recorded as a possible update only when the update model, which
+weighs the look-alike guarantees (updates.other_things), gives it POSSIBLE or more.
+
 The constants are the strictest that cost no look-alike its first place in a replay of the update
 benchmark's captured rankings (looser ones gained more and lost look-alikes; README, "Session 26:
 recall's newer-first order").
@@ -50,7 +60,12 @@ from server.storage.records import MemoryRow, PossibleUpdate
 OUTDATED_LABEL = 0.3
 #: How far down the ranked list a newer memory is looked for (recall ranks at least this many).
 WINDOW = 10
+#: How far down the ranked list `attach` looks for a later memory about a shown one's subject.
+ATTACH_WINDOW = 20
 NEAR = 0.8
+#: Most later memories one recall attaches (each after the memory it may update): the result grows by at
+#: most this many memories beyond k, so a recall's tokens stay bounded.
+ATTACH_LIMIT = 3
 PAIR_COSINE = 0.5
 SUBJECT_SHARE = 0.3
 
@@ -79,15 +94,63 @@ def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], do
 
 def outdated(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow],
              possible: Mapping[int, PossibleUpdate]) -> dict[int, int]:
-    """older id -> newer id, for each shown memory that a current memory shown above it possibly updates
-    with at least OUTDATED_LABEL."""
+    """older id -> newer id, for each shown memory that a current memory shown with it (above it, or
+    attached right after it) possibly updates with at least OUTDATED_LABEL."""
     place = {mid: i for i, (mid, _) in enumerate(ranked)}
     out: dict[int, int] = {}
     for newer, maybe in possible.items():
-        if maybe.probability >= OUTDATED_LABEL and newer in place and place.get(maybe.older, -1) > place[newer] \
+        if maybe.probability >= OUTDATED_LABEL and newer in place and maybe.older in place \
                 and linkable(rows[newer]):
             out.setdefault(maybe.older, newer)
     return out
+
+
+def resembling(shown: Sequence[tuple[int, float]], further: Sequence[int], rows: Mapping[int, MemoryRow],
+               cosine: Callable[[int, int], float | None]) -> dict[int, list[tuple[int, PossibleUpdate]]]:
+    """For each shown statement, the memories the query ranked `further` down (not shown) that read as a
+    later state of its subject (same_subject_later), as `attach` takes them (with probability 0: not recorded)."""
+    out: dict[int, list[tuple[int, PossibleUpdate]]] = {}
+    for older, _ in shown:
+        old = rows.get(older)
+        if old is None or not linkable(old):
+            continue
+        for newer in further:
+            new = rows.get(newer)
+            if new is not None and linkable(new) and new.created_at > old.created_at \
+                    and same_subject_later(old, new, cosine):
+                out.setdefault(older, []).append((newer, PossibleUpdate(older, 0.0)))
+    return out
+
+
+def attach(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow],
+           later: Mapping[int, Sequence[tuple[int, PossibleUpdate]]]) -> tuple[list[tuple[int, float]], dict[int, int]]:
+    """`ranked` with, right after each shown statement, the newest later memory recorded as possibly
+    updating it (`later`: older id -> (newer id, its PossibleUpdate), the newer's row in `rows`), unless
+    that memory is shown above it already; one shown further down is moved up to it. At most
+    ATTACH_LIMIT are attached, each at the score of the memory it follows (the order stays by score).
+    Returns the list and, for each memory attached, the older memory it follows."""
+    out = list(ranked)
+    attached: dict[int, int] = {}
+    for older, _ in ranked:
+        if len(attached) >= ATTACH_LIMIT:
+            break
+        row = rows.get(older)
+        if row is None or not linkable(row) or older in attached:
+            continue
+        newer = [n for n, _ in later.get(older, ()) if n in rows and linkable(rows[n])
+                 and rows[n].created_at > row.created_at and n not in attached]
+        if not newer:
+            continue
+        pick = max(newer, key=lambda n: (rows[n].created_at, n))
+        place = [mid for mid, _ in out]
+        at = place.index(older)
+        if pick in place:
+            if place.index(pick) < at:
+                continue  # shown above it already (newer_first.order, or ranked so)
+            out.pop(place.index(pick))
+        out.insert(at + 1, (pick, out[at][1]))
+        attached[pick] = older
+    return out, attached
 
 
 def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score: float,
@@ -104,6 +167,12 @@ def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score:
         return True  # recorded on write as what the newer most probably updates: whatever their scores
     if score < NEAR * old_score:
         return False
+    return same_subject_later(old, new, cosine)
+
+
+def same_subject_later(old: MemoryRow, new: MemoryRow, cosine: Callable[[int, int], float | None]) -> bool:
+    """Whether `new` reads as a later state of `old`'s subject: _newer_first's test without the query's
+    part (what `attach` asks of a memory the query ranked further down)."""
     o, n = analyse(old.content), analyse(new.content)
     if updates.other_things(o, n):
         return False

@@ -38,7 +38,8 @@ class Memory(BaseModel):
     )
     label: str | None = Field(
         default=None, description="Curation state worth knowing: superseded, possibly outdated (a later memory "
-        "shown above it may replace it; not linked), compressed or pinned."
+        "shown with it may replace it; not linked), newer (written after the memory shown just above, which "
+        "it may update), compressed or pinned."
     )
 
 

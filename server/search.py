@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from server import newer_first, ranking, updates
 from server.clock import from_millis
-from server.models import CONVERSATION_KIND
-from server.storage.protocol import KeywordQuery, MemoryRow, Scope, SearchIndex, TurnRef
+from server.models import CONVERSATION_KIND, linkable
+from server.storage.protocol import KeywordQuery, MemoryRow, PossibleUpdate, Scope, SearchIndex, TurnRef
 from server.textindex import query_terms
 
 if TYPE_CHECKING:
@@ -40,6 +40,8 @@ class Hit:
     #: Not superseded, but a later memory shown above it was recorded as most probably updating it
     #: (newer_first.outdated): a hint for the reader, not a link.
     possibly_replaced_by: int | None = None
+    #: Shown right after this earlier memory, which it was recorded as possibly updating (newer_first.attach).
+    newer_than: int | None = None
     #: Superseded: the memories that replaced it in turn, up to `replaced_by` (one id when it replaced it directly).
     chain: tuple[int, ...] = ()
 
@@ -402,17 +404,23 @@ def search(  # noqa: PLR0913
             exact=any(verbatim(ident, row.content) for ident in idents),
             turn=row.kind == CONVERSATION_KIND,
         )
-    ranked = ranking.rank(query, dense, keyword, docs, k=max(k, newer_first.WINDOW) if vectors else k,
-                          missing=found.missing)
+    reach = max(k, newer_first.WINDOW)
+    full = ranking.rank(query, dense, keyword, docs, k=max(reach, newer_first.ATTACH_WINDOW) if vectors else k,
+                        missing=found.missing)
+    ranked = full[:reach]
+    similar: dict[int, list[tuple[int, PossibleUpdate]]] = {}
     if vectors:  # (without a query vector, as in a hook process that answers alone, the ranking stands)
         ids = [mid for mid, _ in ranked]
-        cosine = _pair_cosines(store, ids)
+        cosine = _pair_cosines(store, [mid for mid, _ in full])
         with store.db.read() as conn:
             possible = store.possible_updates(conn, ids)
         ranked = newer_first.order(ranked, rows, docs, query, cosine, possible)[:k]
-        outdated = newer_first.outdated(ranked, rows, possible)
+        shown = {mid for mid, _ in ranked}
+        similar = newer_first.resembling(ranked, [mid for mid, _ in full if mid not in shown], rows, cosine)
     else:
-        outdated = {}
+        possible = {}
+    ranked, attached = _attach_later(store, ranked, rows, scope, similar)
+    outdated = newer_first.outdated(ranked, rows, {**possible, **_possible_of(store, attached)})
     return [
         Hit(
             mid,
@@ -422,7 +430,35 @@ def search(  # noqa: PLR0913
             heads.get(mid),
             mid in revived,
             outdated.get(mid),
+            attached.get(mid),
             chain=chains.get(mid, ()) if mid in heads else (),
         )
         for mid, score in ranked
     ]
+
+
+def _attach_later(store: SearchIndex, ranked: list[tuple[int, float]], rows: dict[int, MemoryRow],
+                  scope: Scope, similar: dict[int, list[tuple[int, PossibleUpdate]]]) -> tuple[list[tuple[int, float]], dict[int, int]]:
+    """newer_first.attach over the possible updates recorded against the shown statements (one indexed
+    read each; the later memories' rows read once, kept only in the recall's scope) and the `similar`
+    later memories the query ranked further down (newer_first.resembling)."""
+    shown = [mid for mid, _ in ranked if mid in rows and linkable(rows[mid])]
+    if not shown:
+        return list(ranked), {}
+    later: dict[int, list[tuple[int, PossibleUpdate]]] = {mid: list(pairs) for mid, pairs in similar.items()}
+    with store.db.read() as conn:
+        for mid in shown:
+            found = store.possible_updates(conn, older=mid)
+            if found:
+                later.setdefault(mid, []).extend(found.items())
+    missing = [n for pairs in later.values() for n, _ in pairs if n not in rows]
+    if missing:
+        rows.update({mid: r for mid, r in store.get(missing).items() if in_scope(r, scope)})
+    return newer_first.attach(ranked, rows, later)
+
+
+def _possible_of(store: SearchIndex, attached: dict[int, int]) -> dict[int, PossibleUpdate]:
+    if not attached:
+        return {}
+    with store.db.read() as conn:
+        return store.possible_updates(conn, list(attached))

@@ -37,7 +37,7 @@ from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, New
 from server.textindex import index_text
 from server.global_prompts import GlobalPrompts
 from server.threads import Threads, named_threads, omitted_thread, thread_scope
-from server.update_links import UpdateLinker, waits_for_vector
+from server.update_links import UpdateLinker, describe_possible, waits_for_vector
 from server.update_links import describe as describe_link
 
 if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answering by keyword never builds one)
@@ -317,6 +317,8 @@ class MemoryService:
         message = f"Stored as memory {memory_id} ({where})."
         if linked:
             message += describe_link(linked, memory_id)
+        else:
+            message += describe_possible(self.db, self.store, memory_id)
         if redacted:
             message += f" Secrets were replaced before storing: {', '.join(sorted(redacted))}."
         problem = self._log_daily(memory_id, kind, stored_thread, content) if daily else None
@@ -381,7 +383,8 @@ class MemoryService:
         return RecallResult(
             memories=[_memory(h.row, score=h.score, match=h.match, replaced_by=h.replaced_by,
                               replacement_forgotten=h.replacement_forgotten,
-                              possibly_replaced_by=h.possibly_replaced_by, chain=h.chain) for h in found.hits],
+                              possibly_replaced_by=h.possibly_replaced_by, newer_than=h.newer_than, chain=h.chain)
+                      for h in found.hits],
             search=found.search,  # type: ignore[arg-type]
             note=found.note,
             pending_embeddings=found.pending_embeddings,
@@ -555,8 +558,12 @@ class MemoryService:
 
 
 def _label(row: MemoryRow, replaced_by: int | None = None, replacement_forgotten: bool = False,
-           possibly_replaced_by: int | None = None, chain: tuple[int, ...] = ()) -> str | None:
+           possibly_replaced_by: int | None = None, newer_than: int | None = None,
+           chain: tuple[int, ...] = ()) -> str | None:
     parts = []
+    if newer_than is not None:
+        # Attached after the memory it may update (newer_first.attach), whether or not the query found it.
+        parts.append(f"newer: written after memory {newer_than}, shown just above, which it may update")
     if replacement_forgotten:
         parts.append(f"current again: memory {row.superseded_by}, which had superseded it, was forgotten")
     elif row.superseded_by is not None:
@@ -579,7 +586,8 @@ def _label(row: MemoryRow, replaced_by: int | None = None, replacement_forgotten
 
 def _memory(
     row: MemoryRow, score: float | None = None, match: str | None = None, replaced_by: int | None = None,
-    replacement_forgotten: bool = False, possibly_replaced_by: int | None = None, chain: tuple[int, ...] = (),
+    replacement_forgotten: bool = False, possibly_replaced_by: int | None = None, newer_than: int | None = None,
+    chain: tuple[int, ...] = (),
 ) -> Memory:
     from server.results import Memory
 
@@ -600,7 +608,7 @@ def _memory(
             if row.source.startswith(FILE_SOURCE)
             else None
         ),
-        label=_label(row, replaced_by, replacement_forgotten, possibly_replaced_by, chain),
+        label=_label(row, replaced_by, replacement_forgotten, possibly_replaced_by, newer_than, chain),
         origin=row.origin,
         flags=list(instruction_flags(row.content)),
     )

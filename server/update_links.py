@@ -7,8 +7,13 @@ lock), and remember says so ("this updates memory N"). `curate_memory(action="re
 and nothing links that pair again: a memory is checked once.
 
 A judgement needs the embedding of both memories as one of its signals. A write is
-judged at once when the model is ready and the backfill has no queue (the new text is
-embedded here, ~10 ms, and the backfill stores that vector: Indexer.known). Otherwise -- the model still loading, a burst of writes, an
+judged at once when the model is ready (the new text is embedded here, ~10 ms, and the backfill
+stores that vector: Indexer.known) and either the backfill has no queue or the text is a short
+statement (at most SHORT_STATEMENT characters): links must not wait for the backlog (issue 32: asked
+right after an import, a third of the update questions found the older fact alone). In a burst the
+earlier writes have no stored vector yet: the vectors this process computed at write time (`_recent`)
+stand in for them, as candidates by cosine and for their cosine, so nothing is embedded twice.
+Otherwise -- the model still loading, a long text in a burst, an
 import, a hook process (which has no model) -- only minimal edits ("... 3.11." ->
 "... 3.12.") are linked at once (a hook's capture does not even look: remember's
 judge_now=False), and the memory is marked in the store
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -37,6 +43,8 @@ from server.storage.protocol import Database, Handle, MemoryRow, PossibleUpdate,
 if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
     import numpy as np
 
+    from server.service import MemoryService
+
 log = logging.getLogger(__name__)
 
 #: How many keyword and vector matches of the new memory are judged.
@@ -48,6 +56,11 @@ EMBED_MISSING = 8
 JUDGE_PER_CALL = 8
 #: Marked memories the backfill judges per round, after each batch it embeds.
 JUDGE_BATCH = 64
+#: A statement this short is embedded at write time to be judged at once even while the backfill has a
+#: queue (one passage; a longer text waits for the backfill, which embeds its passages in a batch).
+SHORT_STATEMENT = 600
+#: Vectors computed at write time kept for judging later writes of a burst (~1.5 kB each).
+RECENT_VECTORS = 4096
 
 
 @dataclass(frozen=True)
@@ -73,12 +86,16 @@ class UpdateLinker:
         #: Memories whose link a busy or full store refused: judged again by this process.
         self._retry: set[int] = set()
         self._lock = threading.Lock()
+        #: memory id -> (thread, unit vector) computed at write time, newest last: a burst's earlier
+        #: writes, not stored yet, as candidates of the later ones.
+        self._recent: OrderedDict[int, tuple[str, np.ndarray]] = OrderedDict()
 
     def vector(self, text: str) -> np.ndarray | None:
         """The text's embedding now, to judge a write at once; None (judge it later, from its stored
         vector) while the model is not ready or the backfill has a queue: in a burst of writes an
-        embedding here would double what each costs."""
-        if not _ready_now(self.embedder) or self.store.has_pending():
+        embedding here would double what each costs -- except for a short statement, judged at once
+        whatever the queue (the backfill stores the vector, Indexer.known, and embeds nothing twice)."""
+        if not _ready_now(self.embedder) or (len(text) > SHORT_STATEMENT and self.store.has_pending()):
             return None
         return self.embedder.embed([text])[0]
 
@@ -96,6 +113,12 @@ class UpdateLinker:
         at once), else in a transaction of its own."""
         if not linkable(row):
             return None
+        if vector is not None and vector.any():
+            with self._lock:
+                self._recent[row.id] = (row.thread, vector)
+                self._recent.move_to_end(row.id)
+                while len(self._recent) > RECENT_VECTORS:
+                    self._recent.popitem(last=False)
         candidates = self._candidates(row, vector)
         weights = search.ThreadWeights(self.store, Scope(threads=(row.thread,)))
         fitted = self.embedder.model_id == update_model.MODEL_ID
@@ -157,13 +180,17 @@ class UpdateLinker:
         plan = search.keyword_plan(self.store, row.content, scope)
         ranked = list(search.keyword_hits(self.store, plan, scope, CANDIDATES))
         cosines: dict[int, float] = {}
+        recent: dict[int, float] = {}
         if vector is not None and vector.any():
             cosines = {i: 1.0 - d for i, d in self.store.knn(vector, CANDIDATES, scope).items()}
+            recent = self._recent_cosines(row, vector)
             ranked += [i for i in cosines if i not in ranked]
+            ranked += [i for i in sorted(recent, key=recent.__getitem__, reverse=True)[:CANDIDATES] if i not in ranked]
         rows = self.store.get([i for i in ranked if i != row.id])
         ids = [i for i in ranked if i in rows and linkable(rows[i])]
         if vector is not None and vector.any():
             cosines.update(self.store.cosines(vector, [i for i in ids if i not in cosines]))
+            cosines.update({i: recent[i] for i in ids if i not in cosines and i in recent})
             unembedded = [i for i in ids if i not in cosines][:EMBED_MISSING]
             # Written moments ago, not embedded yet: embed them here (not stored) — only where a
             # model is loaded (a hook process judges from stored vectors and has none).
@@ -171,6 +198,18 @@ class UpdateLinker:
                 for i, v in zip(unembedded, self.embedder.embed([rows[i].content for i in unembedded])):
                     cosines[i] = float(v @ vector)
         return [(update_model.Candidate(i, rows[i].content, rows[i].created_at, cosines.get(i)), rows[i]) for i in ids]
+
+    def _recent_cosines(self, row: MemoryRow, vector: np.ndarray) -> dict[int, float]:
+        """Cosine of `vector` to each vector computed at write time for another memory of the row's thread
+        (stored or not: the store's own cosine, where there is one, is the same text's)."""
+        import numpy as np
+
+        with self._lock:
+            mine = [(i, v) for i, (thread, v) in self._recent.items() if thread == row.thread and i != row.id]
+        if not mine:
+            return {}
+        sims = np.stack([v for _, v in mine]) @ vector
+        return {i: float(c) for (i, _), c in zip(mine, sims)}
 
     # -- memories written without a vector at hand ------------------------------------------
     def check_pending(self, db: Database, limit: int = JUDGE_PER_CALL) -> list[Linked]:
@@ -225,6 +264,46 @@ class UpdateLinker:
         return made, len(done)
 
 
+@dataclass(frozen=True)
+class OpenQuestion:
+    """A later memory recorded as possibly updating an earlier one (storage PossibleUpdate), both current:
+    one the assistant or the person can settle with supersede, or with keep (both stay current)."""
+
+    older: MemoryRow
+    newer: MemoryRow
+    probability: float
+
+    def ask(self) -> str:
+        """The question in words, with what settles it."""
+        return (f"memory {self.older.id} may be outdated by memory {self.newer.id} — curate_memory supersede "
+                f"(ids=[{self.older.id}], replacement_id={self.newer.id}, dry_run=false) to confirm, or keep "
+                f"(ids=[{self.older.id}], replacement_id={self.newer.id}, dry_run=false) to keep both")
+
+
+def open_questions(service: MemoryService, thread: str | None = None, ids: Sequence[int] | None = None,
+                   least: float | None = None, newer: Sequence[int] | None = None) -> list[OpenQuestion]:
+    """The possible updates still open in `thread` (all threads when None), or naming `ids` (either side),
+    or recorded for the `newer` memories, at least `least` probable (POSSIBLE by default), newest first:
+    what a review asks about."""
+    floor = update_model.POSSIBLE if least is None else least
+    with service.db.read() as conn:  # `newer`: only these memories' (one indexed read, not the namespace's)
+        possible = service.store.possible_updates(conn, newer)
+    if ids is not None:
+        wanted = set(ids)
+        possible = {n: p for n, p in possible.items() if n in wanted or p.older in wanted}
+    possible = {n: p for n, p in possible.items() if p.probability >= floor}
+    rows = service.store.get(sorted({*possible, *(p.older for p in possible.values())}))
+    out = []
+    for newer, maybe in possible.items():
+        a, b = rows.get(maybe.older), rows.get(newer)
+        if a is None or b is None or any(r.deleted_at is not None or r.superseded_by is not None for r in (a, b)):
+            continue
+        if thread is not None and b.thread != thread:
+            continue
+        out.append(OpenQuestion(a, b, maybe.probability))
+    return sorted(out, key=lambda q: (-q.newer.created_at, -q.newer.id))
+
+
 def _ready_now(embedder: Embedder) -> bool:
     """Whether the model can embed now, without starting its load early: a write must not pull
     the model's start forward (the server delays it so the first replies are not held up)."""
@@ -236,7 +315,7 @@ def describe(linked: Linked, new_id: int) -> str:
     """The sentence remember adds to its message."""
     if linked.newer == new_id:
         return (
-            f" This updates memory {linked.older} ({_quote(linked.older_text)}: {linked.reason}): recall now ranks "
+            f" This updates memory {linked.older} ({quote(linked.older_text)}: {linked.reason}): recall now ranks "
             f"this one first and labels {linked.older} superseded; curate_memory(action=\"restore\", "
             f"ids=[{linked.older}]) undoes it."
         )
@@ -246,9 +325,24 @@ def describe(linked: Linked, new_id: int) -> str:
     )
 
 
-def _quote(text: str, limit: int = 80) -> str:
+def describe_possible(db: Database, store: Store, memory_id: int) -> str:
+    """What remember says of the earlier memory the new one possibly updates (recorded, not linked), if any."""
+    with db.read() as conn:
+        maybe = store.possible_updates(conn, [memory_id]).get(memory_id)
+    older = store.get([maybe.older]).get(maybe.older) if maybe is not None else None
+    if maybe is None or older is None:
+        return ""
+    return (
+        f" It may update memory {older.id} ({quote(older.content)}; not linked): recall shows this one "
+        f"right after it, labelled newer; curate_memory(action=\"supersede\", ids=[{older.id}], "
+        f"replacement_id={memory_id}, dry_run=false) confirms it, action=\"keep\" keeps both."
+    )
+
+
+def quote(text: str, limit: int = 80) -> str:
     one_line = " ".join(text.split())
     return '"' + (one_line if len(one_line) <= limit else one_line[: limit - 1] + "…") + '"'
 
 
-__all__: Sequence[str] = ("Linked", "UpdateLinker", "describe", "linkable", "waits_for_vector")
+__all__: Sequence[str] = ("Linked", "OpenQuestion", "UpdateLinker", "describe", "describe_possible", "linkable",
+                          "open_questions", "quote", "waits_for_vector")

@@ -48,9 +48,22 @@ QUOTED_THRESHOLD = 0.05
 #: updates in 859 of 1,098 cases (78 %; 67 more its duplicate), and recall replaying with it lost one
 #: look-alike question of 996 where the model asked at recall lost two (README, "Session 28").
 POSSIBLE = 0.1
+#: Words of a report *about* a subject (a bug, an incident, a post-mortem): what happened to it, not a
+#: new state of it. On a held-out set of coding-assistant memories (issue 32) about a third of the
+#: automatic links were a later report marking the earlier standing fact superseded.
+REPORT_WORDS = frozenset({
+    "bug", "bugs", "incident", "incidents", "post-mortem", "postmortem", "outage", "outages", "regression",
+    "rca", "repro", "reproduced", "crashes", "crashed", "flaky",
+})
 
 __all__ = ["MODEL_ID", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_THRESHOLD", "THRESHOLD", "Candidate", "Judgement", "Link",
-           "best_link", "judge", "least", "probability", "signals", "verdict"]
+           "best_link", "judge", "least", "probability", "reports", "signals", "verdict"]
+
+
+def reports(statement: Statement) -> bool:
+    """Whether the memory reports on its subject -- a bug, an incident, a post-mortem -- or asks about it:
+    a later one is never a new state of a standing fact (issue 32), so it never updates one."""
+    return statement.text.rstrip().endswith("?") or any(w in REPORT_WORDS for w in statement.words)
 
 
 def signals(old: Statement, new: Statement, cosine: float,
@@ -203,6 +216,8 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
         other = analyse(c.text)
         earlier = (c.created_at, c.id) < (created_at, new_id)
         older, newer, link = (other, new, (c.id, new_id)) if earlier else (new, other, (new_id, c.id))
+        if reports(newer) and not reports(older):
+            continue  # a report about a standing fact is not its new state: no link, nothing possible
         if fitted:
             judged = assess(older, newer, c.cosine, weights)
             if judged is not None and judged.linked:

@@ -235,3 +235,12 @@ def test_a_memory_embedded_to_judge_its_write_is_not_embedded_again(counting):
     service.remember(long_text, thread="t")
     service.indexer.run_once()
     assert embedder.texts > 2  # its first passage to judge it, then every passage by the backfill
+
+
+@pytest.fixture(autouse=True)
+def _notes_wait_for_the_backfill(monkeypatch):
+    """These notes stand for what waits for the backfill (turns, long texts): a short statement is embedded when it
+    is written, whatever the queue (server/update_links.py, SHORT_STATEMENT), and would leave no backlog here."""
+    from server import update_links
+
+    monkeypatch.setattr(update_links, "SHORT_STATEMENT", 0)

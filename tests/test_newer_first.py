@@ -145,3 +145,65 @@ async def test_a_likely_possible_update_labels_the_older_possibly_outdated_throu
         assert not confirm.is_error
         after = labels(await client.call_tool("recall", asked))
         assert after.get(old) in (None, f"superseded by memory {new}") and service.get(old).superseded_by == new
+
+
+def test_a_later_memory_the_query_misses_is_shown_right_after_the_one_it_may_update(service):
+    """Issue 32: a possible update worded after the new state, which the query does not reach, is attached right
+    after the older memory the query found -- labelled newer, the older possibly outdated -- and nothing moves
+    above the memory found; an unrecorded memory is not attached."""
+    from server.storage.protocol import PossibleUpdate
+
+    old = _remember(service, "Nightly builds run on the Jenkins box ci-01 with the monorepo pipeline script.", 0)
+    new = _remember(service, "GitHub Actions workflow ships coverage to Codecov and comments on release PRs.", 30)
+    _remember(service, "Release notes are drafted by hand every Friday.", 10)
+    service.embed_backlog()
+    asked = "which Jenkins box runs the nightly builds?"
+    assert _ranks(service, asked, k=1) == [old]  # the query alone finds the older memory only
+    with service.db.write() as conn:
+        service.store.set_possible_update(conn, new, PossibleUpdate(old, newer_first.OUTDATED_LABEL))
+    shown = service.recall(asked, thread="t", k=1).memories
+    assert [m.id for m in shown] == [old, new]
+    assert shown[1].label.startswith(f"newer: written after memory {old}")
+    assert shown[0].label.startswith(f"possibly outdated: memory {new}, written later")
+    assert shown[0].score == shown[1].score and service.get(old).superseded_by is None
+
+
+def test_attach_keeps_what_is_shown_above_and_is_bounded():
+    """newer_first.attach: a newer memory shown above stays there; one shown below moves up right after the
+    memory it may update; at most ATTACH_LIMIT are attached."""
+    from server.storage.records import MemoryRow, PossibleUpdate
+
+    def row(i: int, day: int) -> MemoryRow:
+        return MemoryRow(id=i, thread="t", content=f"m{i}", kind="note", source="remember", origin=None,
+                         importance=0.5, tags=(), content_hash=str(i), created_at=day, updated_at=day, deleted_at=None,
+                         superseded_by=None, recall_count=0, last_recalled_at=None)
+
+    rows = {i: row(i, i) for i in range(1, 20)}
+    maybe = PossibleUpdate(0, 0.5)
+    ranked = [(2, 0.9), (1, 0.8), (3, 0.7), (4, 0.6)]
+    got, attached = newer_first.attach(ranked, rows, {1: [(2, maybe)], 3: [(9, maybe)]})
+    assert got == [(2, 0.9), (1, 0.8), (3, 0.7), (9, 0.7), (4, 0.6)] and attached == {9: 3}
+    got, attached = newer_first.attach([(1, 0.9), (5, 0.8), (4, 0.7)], rows, {1: [(4, maybe), (6, maybe)]})
+    assert got == [(1, 0.9), (6, 0.9), (5, 0.8), (4, 0.7)]  # the newest of its possible updates
+    many = {i: [(10 + i, maybe)] for i in range(1, 6)}
+    got, attached = newer_first.attach([(i, 1.0 - i / 10) for i in range(1, 6)], rows, many)
+    assert len(got) == 5 + newer_first.ATTACH_LIMIT and len(attached) == newer_first.ATTACH_LIMIT
+
+
+def test_a_later_state_ranked_further_down_is_attached_but_a_look_alike_is_not():
+    """newer_first.resembling: a later memory the query ranked below the shown ones is attached when it reads as a
+    later state of a shown memory's subject; another environment's memory (a look-alike) or an earlier one is not."""
+    from server.storage.records import MemoryRow
+
+    def row(i: int, text: str, day: int) -> MemoryRow:
+        return MemoryRow(id=i, thread="t", content=text, kind="note", source="remember", origin=None,
+                         importance=0.5, tags=(), content_hash=str(i), created_at=day, updated_at=day, deleted_at=None,
+                         superseded_by=None, recall_count=0, last_recalled_at=None)
+
+    rows = {1: row(1, "The staging database runs Postgres 14.", 1),
+            2: row(2, "Upgraded: the staging database runs Postgres 16 now.", 5),
+            3: row(3, "The production database runs Postgres 16.", 6),
+            4: row(4, "Upgraded: the staging database runs Postgres 13.", 0)}
+    found = newer_first.resembling([(1, 0.9)], [2, 3, 4], rows, lambda a, b: 0.9)
+    assert [n for n, _ in found[1]] == [2]
+    assert newer_first.resembling([(1, 0.9)], [2], rows, lambda a, b: 0.2) == {}  # their vectors disagree

@@ -189,3 +189,21 @@ def test_judge_names_the_most_probable_earlier_memory_when_it_links_none(monkeyp
         0.9 if o.text == near else 0.3, "r", linked=o.text == near))
     found = update_model.judge(9, new, 30, cands, fitted=True, later=False)
     assert found.link is not None and found.link.older == 2 and found.possible is None
+
+
+@pytest.mark.parametrize("report", [
+    "Bug: the checkout service runs on Node 20 since the upgrade and crashes on startup.",
+    "Post-mortem: the checkout service now runs on Node 20 and its memory doubled.",
+    "Does the checkout service run on Node 20 now after the upgrade?",
+])
+def test_a_later_report_about_a_standing_fact_never_supersedes_it(report):
+    """Issue 32: a bug report, post-mortem or question about a subject is not a new state of it: it links to
+    nothing and is nothing's possible update (the rules alone linked each of these), while a statement of the
+    new state, a report updating a report, still link."""
+    fact = update_model.Candidate(1, "The checkout service runs on Node 18.", 1, 0.8)
+    for fitted in (False, True):
+        assert update_model.judge(2, report, 2, [fact], Weights(), fitted=fitted) == update_model.Judgement(None)
+    assert update_model.judge(2, "The checkout service runs on Node 22.", 2, [fact], Weights()).link is not None
+    earlier = update_model.Candidate(1, "Bug: the checkout service runs on Node 18 and crashes on startup.", 1, 0.8)
+    assert update_model.judge(2, "Bug: the checkout service runs on Node 20 and crashes on startup.", 2,
+                              [earlier], Weights()).link is not None

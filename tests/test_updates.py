@@ -220,9 +220,23 @@ def test_notes_named_by_a_hash_and_by_a_number_stay_apart_and_each_is_found_by_i
         assert found[0].id == wanted and found[0].label is None
 
 
-def test_writes_judged_without_a_vector_are_linked_by_the_next_recall(service):
-    """In a burst (the backfill has a queue) only minimal edits are judged at once; the rest are
-    judged from the stored vectors once the backfill has them: at the next recall."""
+def test_a_short_statement_in_a_burst_is_linked_at_once(service):
+    """Issue 32: a short statement is judged when it is written even while the backfill has a queue (its
+    vector computed at write time, the earlier write's too, neither stored yet): the link does not wait for
+    the backlog, and remember says what it replaced."""
+    old = service.remember("Decision: the warehouse is Redshift.", thread="data").id
+    assert service.store.has_pending()
+    new = service.remember("We migrated the warehouse from Redshift to Snowflake.", thread="data")
+    assert new.updates == old and service.get(old).superseded_by == new.id
+    assert f"This updates memory {old}" in new.message
+
+
+def test_writes_judged_without_a_vector_are_linked_by_the_next_recall(service, monkeypatch):
+    """In a burst (the backfill has a queue) a text longer than SHORT_STATEMENT is judged at once only
+    for a minimal edit; the rest are judged from the stored vectors once the backfill has them: at the next recall."""
+    from server import update_links
+
+    monkeypatch.setattr(update_links, "SHORT_STATEMENT", 0)
     old = service.remember("Decision: the warehouse is Redshift.", thread="data").id
     new = service.remember("We migrated the warehouse from Redshift to Snowflake.", thread="data")
     assert new.updates is None and service.get(old).superseded_by is None  # not judged yet
@@ -231,12 +245,14 @@ def test_writes_judged_without_a_vector_are_linked_by_the_next_recall(service):
     assert [m.id for m in found[:2]] == [new.id, old]
 
 
-def test_embedding_the_backlog_judges_every_update_that_waited_for_it(service):
+def test_embedding_the_backlog_judges_every_update_that_waited_for_it(service, monkeypatch):
     """An import or a burst, then `embed_backlog` (import, doctor): every waiting write is judged
     before it returns, not JUDGE_PER_CALL per later recall (found by bench/updates.py: newer above
     older fell from 0.88 to 0.79 while the links trickled in, a few per recall)."""
+    from server import update_links
     from server.update_links import JUDGE_PER_CALL
 
+    monkeypatch.setattr(update_links, "SHORT_STATEMENT", 0)  # texts that wait for the backfill
     names = ("billing checkout search inventory payouts ledger catalog shipping reviews pricing loyalty "
              "invoices refunds notifications analytics sessions uploads audit reports").split()
     assert len(names) > 2 * JUDGE_PER_CALL
@@ -251,9 +267,12 @@ def test_embedding_the_backlog_judges_every_update_that_waited_for_it(service):
         assert conn.execute("SELECT count(*) FROM update_checks").fetchone()[0] == 0
 
 
-def test_the_backfill_judges_marks_whose_vectors_someone_else_stored(service):
+def test_the_backfill_judges_marks_whose_vectors_someone_else_stored(service, monkeypatch):
     """A recall's small drain (or another process) stored the vectors: the backfill thread, finding
     nothing to embed, still judges what waits, off the request path."""
+    from server import update_links
+
+    monkeypatch.setattr(update_links, "SHORT_STATEMENT", 0)  # texts that wait for the backfill
     old = service.remember("Decision: the warehouse is Redshift.", thread="data").id
     new = service.remember("We migrated the warehouse from Redshift to Snowflake.", thread="data").id
     service.indexer.run_once()  # vectors stored, nothing judged (not the backfill thread's round)

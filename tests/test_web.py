@@ -254,3 +254,23 @@ def test_bearer_tokens_confine_the_page_to_their_tenant(tenant_base, clock):
     tokens.revoke(bob_info.id)
     assert b.get("/memories").status_code == 303  # a revoked token ends its session at once
     assert a.post("/login", data={"token": "mvt_wrong"}).status_code == 403
+
+
+def test_the_review_queue_lists_open_questions_newest_first_and_keep_settles_one(page, service):
+    """Issue 32: the web page's review is the queue of possible updates, newest first; keep settles one."""
+    from server.storage.protocol import PossibleUpdate
+
+    for (old, new), texts in zip(((1, 2), (3, 4)), (("Nightly builds run on the Jenkins box ci-01.",
+                                                     "GitHub Actions workflow ships coverage to Codecov."),
+                                                    ("Error tracking is in Rollbar.",
+                                                     "Sentry collects exceptions of the web app and the API."))):
+        assert [service.remember(t, thread="shop").id for t in texts] == [old, new]
+        with service.db.write() as conn:
+            service.store.set_possible_update(conn, new, PossibleUpdate(old, 0.5))
+    queue = page.get("/curate/review?preview=1").text
+    assert "2 open question(s)" in queue and queue.index("memory 3 may be outdated by memory 4") < \
+        queue.index("memory 1 may be outdated by memory 2")
+    preview = page.get("/curate/keep?preview=1&ids=3&replacement_id=4").text
+    mark = re.search(r'name="mark" value="([^"]+)"', preview).group(1)
+    assert post(page, "/curate/keep", ids="3", replacement_id="4", mark=mark).status_code == 303
+    assert "1 open question(s)" in page.get("/curate/review?preview=1").text

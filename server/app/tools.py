@@ -10,11 +10,14 @@ settings' limits (locals of `register`), which the SDK must evaluate at registra
 
 from typing import Annotated, Literal
 
+from mcp.server.elicitation import ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from server.app.edge import Edge, client_origin, request_author
+from server.app.review import ReviewForm, can_ask, form_message, open_questions, settle, stopped
 from server.models import KINDS
 from server.threads import MAX_MESSAGES_PER_CALL
 from server.validation import MAX_ID, THREAD_OR_ALL_PATTERN, THREAD_PATTERN
@@ -148,6 +151,28 @@ def register(mcp: MCPServer, edge: Edge) -> None:
         """Manage global prompts: standing instructions included in every thread's context (thread_prompt), highest priority first. Returns all prompts after the change."""
         return await edge.call(edge.current().global_prompts.run, action, name, content, priority)
 
+    # curate_memory(action="review", dry_run=false) asks the person about each open question through
+    # elicitation: one form per round, newest first (each waits for the one before: at 2026-07-28 a
+    # round of input_required each, before it a request mid-call); none where the host shows no forms.
+    async def ask(n: int, action: str, dry_run: bool, thread: str | None, ids: list[int] | None,
+                  ctx: Context) -> Elicit[ReviewForm] | None:
+        if action != "review" or dry_run or not can_ask(ctx.client_capabilities):
+            return None
+        questions = await edge.call(open_questions, edge.current(), thread, ids)
+        return Elicit(form_message(questions[n]), ReviewForm) if n < len(questions) else None
+
+    async def ask_first(action: str, dry_run: bool, thread: str | None, ids: list[int] | None,
+                        ctx: Context) -> Elicit[ReviewForm] | None:
+        return await ask(0, action, dry_run, thread, ids, ctx)
+
+    async def ask_second(action: str, dry_run: bool, thread: str | None, ids: list[int] | None, ctx: Context,
+                         before: Annotated[ElicitationResult[ReviewForm], Resolve(ask_first)]) -> Elicit[ReviewForm] | None:
+        return None if stopped(before) else await ask(1, action, dry_run, thread, ids, ctx)
+
+    async def ask_third(action: str, dry_run: bool, thread: str | None, ids: list[int] | None, ctx: Context,
+                        before: Annotated[ElicitationResult[ReviewForm], Resolve(ask_second)]) -> Elicit[ReviewForm] | None:
+        return None if stopped(before) else await ask(2, action, dry_run, thread, ids, ctx)
+
     @mcp.tool(
         annotations=ToolAnnotations(
             title="Curate memory", read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
@@ -155,12 +180,15 @@ def register(mcp: MCPServer, edge: Edge) -> None:
     )
     async def curate_memory(
         action: Annotated[
-            Literal["promote", "dedupe", "supersede", "compress", "restore", "retention", "pin", "unpin",
-                    "forget-list", "forget-matching", "purge", "stats", "export", "import"],
+            Literal["promote", "dedupe", "supersede", "review", "keep", "compress", "restore", "retention", "pin",
+                    "unpin", "forget-list", "forget-matching", "purge", "stats", "export", "import"],
             Field(description=(
                 "promote: copy durable memories into MEMORY.md (by retention score). "
                 "dedupe: mark near-duplicates in a thread superseded by the newest wording. "
                 "supersede: ids are replaced by replacement_id. "
+                "review: the open questions (a later memory that may replace an earlier one), newest first; "
+                "with dry_run=false the person is asked, one small form per pair, where the host can show forms. "
+                "keep: ids stay current beside replacement_id (a possible update that is not one). "
                 "compress: shorten memories by age (7-30 d key points, 30-365 d summary, >1 y metadata; originals archived). "
                 "restore: undo forget, compression or supersede for ids. "
                 "retention: importance scores. pin/unpin: ids. forget-list: forgotten memories. "
@@ -183,11 +211,19 @@ def register(mcp: MCPServer, edge: Edge) -> None:
         origin: Annotated[str | None, Field(description="forget-matching: only memories written by this client (the `origin` recall shows).")] = None,
         source: Annotated[str | None, Field(description="forget-matching: only memories that arrived this way (remember, import).")] = None,
         limit: Annotated[int, Field(ge=1, le=1000, description="Most detail rows in the reply.")] = 50,
+        first: Annotated[ElicitationResult[ReviewForm], Resolve(ask_first)] = None,
+        second: Annotated[ElicitationResult[ReviewForm], Resolve(ask_second)] = None,
+        third: Annotated[ElicitationResult[ReviewForm], Resolve(ask_third)] = None,
     ) -> CurateResult:
         """Keep long-term memory small and true. Every action previews by default (dry_run=true) and reports counts and ids; call again with dry_run=false to apply. Nothing is lost: dedupe/supersede only link memories, compress archives the original, restore undoes them; only purge erases, and only forgotten memories. Applied changes are logged in today's daily file."""
+        if action == "review" and not dry_run:
+            answers = [a for a in (first, second, third) if a is not None]
+            return await edge.call(settle, edge.tenants.curator(edge.current()), answers, thread, ids, limit)
         return await edge.call(
             edge.tenants.curator(edge.current()).run, action, dry_run=dry_run, limit=limit, ids=ids, replacement_id=replacement_id,
             thread=thread, older_than_days=older_than_days, threshold=threshold, since=since, until=until,
             split_by_month=split_by_month, archive=archive, origin=origin, source=source,
+            # The assistant settling an open question (a possible update) from recall or the session brief.
+            confirmed_by="the assistant" if action in ("supersede", "keep") else None,
         )
 

@@ -104,6 +104,8 @@ ACTIONS: dict[str, Action] = {
     "promote": _action(promotion.promote, "thread"),
     "dedupe": _action(linking.dedupe, "thread", "threshold"),
     "supersede": _action(linking.supersede, "ids", "replacement_id"),
+    "review": _action(linking.review, "thread", "ids"),
+    "keep": _action(linking.keep, "ids", "replacement_id"),
     "compress": _action(compaction.compress, "thread", "ids"),
     "restore": _action(compaction.restore, "ids"),
     "retention": _action(reports.retention, "thread", "ids"),
@@ -129,8 +131,10 @@ class Curator:
         self.files = service.files
 
     # -- entry point ----------------------------------------------------------
-    def run(self, action: str, dry_run: bool = True, limit: int = 50, **params: Any) -> CurateResult:
-        """Preview (dry_run) or apply one action; `limit` caps the detail rows returned."""
+    def run(self, action: str, dry_run: bool = True, limit: int = 50, confirmed_by: str | None = None,
+            **params: Any) -> CurateResult:
+        """Preview (dry_run) or apply one action; `limit` caps the detail rows returned; `confirmed_by`: who
+        decided, written with the change in the curation log ("the assistant" through curate_memory)."""
         spec, given = self._checked(action, params)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise InvalidInput("limit must be from 1 to 1000")
@@ -140,7 +144,7 @@ class Curator:
             outcome = plan.apply()
             if outcome is not None:
                 plan.merge(outcome)
-            self.log(f"{action}: {plan.summary}")
+            self.log(f"{action}: {plan.summary}" + (f" (confirmed by {confirmed_by})" if confirmed_by else ""))
         shown = plan.details[:limit]
         more = len(plan.details) - len(shown)
         verb = "Would apply" if dry_run and plan.apply is not None else "Done"

@@ -23,6 +23,7 @@ from server.curation.scoring import exempt
 from server.errors import InvalidInput
 from server.service import MemoryService
 from server.storage.protocol import MemoryRow
+from server.update_links import open_questions
 
 
 @dataclass(frozen=True)
@@ -134,3 +135,39 @@ def duplicates(service: MemoryService, group: list[MemoryRow], threshold: float)
 
 def _arrows(pairs: list[Duplicate]) -> str:
     return ", ".join(f"{d.older}→{d.survivor}" for d in pairs)
+
+
+# -- the readers decide: open questions about possible updates (issue 32) ----------------------------
+
+
+def review(service: MemoryService, thread: str | None = None, ids: list[int] | None = None) -> Plan:
+    """The open questions, newest first: a report (nothing changes; curate_memory asks the person through a form
+    where the host can show one)."""
+    questions = open_questions(service, thread, ids)
+    details = [{"id": q.older.id, "possibly_replaced_by": q.newer.id, "probability": round(q.probability, 2),
+                "older": q.older.content[:200], "newer": q.newer.content[:200], "ask": q.ask()} for q in questions]
+    summary = f"{len(questions)} open question(s) about possible updates" + (
+        f", newest first; first: {questions[0].ask()}" if questions else "")
+    return Plan({"open": len(questions)}, [q.older.id for q in questions], details, summary, None)
+
+
+def keep(service: MemoryService, ids: list[int] | None = None, replacement_id: int | None = None) -> Plan:
+    """Settle a possible update as not one: both memories stay current and the pair is not asked about again
+    (the recorded possibility is dropped; a memory's update check runs once). supersede confirms it instead."""
+    if replacement_id is None:
+        raise InvalidInput("keep needs ids (the older memory) and replacement_id (the later one that may replace it)")
+    old = memory_ids(ids, "keep")
+    new = check.memory_id(replacement_id)
+    existing(service, [*old, new])
+    with service.db.read() as conn:
+        maybe = service.store.possible_updates(conn, [new]).get(new)
+    change = [i for i in old if maybe is not None and maybe.older == i]
+
+    def apply() -> None:
+        with service.db.write() as conn:
+            service.store.set_possible_update(conn, new, None)
+
+    details = [{"id": i, "kept": True, "was_possibly_replaced_by": new} for i in change]
+    return Plan({"kept": len(change)}, change, details,
+                f"{listing(change) or 'nothing'} kept current beside {new}" if change else
+                f"memory {new} is recorded as possibly updating none of {listing(old)}", apply)
