@@ -184,6 +184,9 @@ def prefixed(g: _Gen) -> dict[str, list]:
         "age-secret-key": [lambda: J("AGE-SECRET", "-KEY-1") + r(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")],
         "jwt": [lambda: g.b64url_json({"alg": "HS256", "typ": "JWT"}) + "." + g.b64url_json(
             {"sub": r(8), "iat": g.rng.randint(10**9, 2 * 10**9)}) + "." + r(43, URLSAFE)],
+        "1password-secret-key": [lambda: "-".join(["A3", r(6, UPPER_DIGITS), r(11, UPPER_DIGITS), r(5, UPPER_DIGITS),
+                                                   r(5, UPPER_DIGITS), r(5, UPPER_DIGITS)])],
+        "maxmind-license-key": [lambda: r(6) + "_" + r(29) + J("_m", "mk")],
     }
 
 
@@ -282,6 +285,8 @@ def keyed(g: _Gen) -> dict[str, tuple[tuple[str, ...], object]]:
         "bitbucket-client-secret": (("bitbucket", "BITBUCKET"), lambda: r(64, URLSAFE)),
         "cloudant-password": (("cloudant", "CLOUDANT"), lambda: r(64, HEX)),
         "github-oauth-secret": (("github_client_secret", "GITHUB_CLIENT_SECRET"), lambda: r(40, HEX)),
+        "asana-client-id": (("asana", "ASANA"), lambda: _digits(g, 16)),
+        "discord-client-id": (("discord", "DISCORD"), lambda: _digits(g, 18)),
     }
 
 
@@ -321,6 +326,11 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
     putty = J("PuTTY-User-Key-File-", "2: ssh-rsa\nEncryption: none\nComment: ci\nPublic-Lines: 2\n") + r(64, B64) + "\n" + \
         r(40, B64) + "\nPrivate-Lines: 2\n" + r(64, B64) + "\n" + r(30, B64) + "\nPrivate-MAC: " + r(40, HEX)
     out.append(("private-key", putty, putty))
+    for name in ("BUNDLE_GEMS__CONTRIBSYS__COM", "BUNDLE_ENTERPRISE__CONTRIBSYS__COM"):
+        cred = r(8, HEX) + ":" + r(8, HEX)
+        out.append(("sidekiq-secret", f"export {name}={cred}", cred))
+    cookie = r(32, LOWER_DIGITS)
+    out.append(("gitlab-session-cookie", J("Cookie: _gitlab", "_session=") + cookie, cookie))
     sa = _pem(g, "").replace("\n", "\\n")
     out.append(("private-key", '{"type": "service_account", "private_key": "' + sa + '", "client_email": "ci@p.iam"}', sa))
     for _ in range(3):

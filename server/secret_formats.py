@@ -181,16 +181,22 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("planetscale-token", "pscale_", r"(?:tkn|pw|oauth)_[A-Za-z0-9_.=\-]{32,64}"),
     tok("databricks-token", "dapi", r"[a-f0-9]{32}(?:-\d)?" + _LA),
     tok("octopus-deploy-key", "API-", r"[A-Z0-9]{26}" + _LA, check=has_digit),
-    tok("harness-token", "pat.", r"[A-Za-z0-9_\-]{22}\.[0-9a-f]{24}\.[A-Za-z0-9]{20}" + _LA),
+    *_toks("harness-token", ("pat.", "sat."), r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" + _LA),
     tok("infracost-key", "ico-", r"[A-Za-z0-9]{32}" + _LA, check=mixed),
     tok("scalingo-token", "tk-us-", r"[A-Za-z0-9_\-]{48}" + _LA_DASH),
     tok("settlemint-token", "sm_", r"(?:pat|aat|sat)_[A-Za-z0-9]{16}" + _LA),
+    tok("1password-secret-key", "A3-", r"[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}" + _LA),
+    Rule("maxmind-license-key", _LazyRe(r"(?<![A-Za-z0-9_])[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk" + _LA), ("_mmk",)),
+    # Sidekiq Pro/Enterprise gem credentials, set as BUNDLE_GEMS__CONTRIBSYS__COM=user:pass
+    Rule("sidekiq-secret", _LazyRe(r"(?i:__contribsys__com)[ \t]*[=:][ \t]*[\"']?([a-f0-9]{8}:[a-f0-9]{8})" + _LA),
+         ("__contribsys__com",), group=1, ci=True),
     # --- source hosting, CI, packages
     tok("github-token", "gh", r"[pousr]_[A-Za-z0-9]{36,}", maxlen=255),
     tok("github-token", "github_pat_", r"[A-Za-z0-9_]{22,}", maxlen=255),
     tok("gitlab-token", "gl", r"(?:pat|dt|ft|soat|rt|cbt|ptt|imt|oas|agent|ffct)-[A-Za-z0-9_\-]{20,}", maxlen=1100,
         check=lambda s: random_looking(s.split("-", 1)[1])),
     tok("gitlab-token", "GR1348941", r"[A-Za-z0-9_\-]{20,}"),
+    tok("gitlab-session-cookie", "_gitlab_session=", r"[0-9a-z]{32}" + _LA, None, check=has_digit),
     tok("atlassian-api-token", "ATATT3", r"[A-Za-z0-9_=\-]{20,}"),
     tok("bitbucket-app-password", "ATBB", r"[A-Za-z0-9_=\-]{24,}" + _LA_DASH, check=mixed),
     tok("sourcegraph-token", "sgp_", r"(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40}" + _LA),
@@ -209,6 +215,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("packagist-token", "packagist_", r"[ou][ru]t_[a-f0-9]{68}" + _LA),
     tok("artifactory-token", "AKC", r"[A-Za-z0-9]{10,}" + _LA, check=mixed),
     tok("artifactory-token", "cmVmdGtuOjAxOj", r"[A-Za-z0-9]{40,}" + _LA),
+    tok("artifactory-token", "cmVmd", r"[A-Za-z0-9]{59}" + _LA, check=mixed),  # base64 of "ref..."
     tok("artifactory-token", "AP", r"[0-9A-F][A-Za-z0-9]{8,}" + _LA, check=random_looking),
     tok("prefect-key", "pnu_", r"[A-Za-z0-9]{36}" + _LA),
     tok("readme-key", "rdme_", r"[a-z0-9]{70}" + _LA),
@@ -234,7 +241,9 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("braintree-token", "access_token$", r"(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
     tok("shopify-token", "shp", r"(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _LA),
     tok("plaid-token", "access-", r"(?:sandbox|development|production)-" + UUID),
-    tok("flutterwave-key", "FLWSECK", r"(?:_TEST)?-[a-f0-9]{32}-X"),
+    tok("flutterwave-key", "FLWSECK", r"(?:_TEST)?-[a-h0-9]{32}-X"),
+    tok("flutterwave-key", "FLWSECK_TEST-", r"[a-h0-9]{12}" + _LA),  # the encryption key
+    tok("flutterwave-key", "FLWPUBK", r"(?:_TEST)?-[a-h0-9]{32}-X"),
     tok("shippo-token", "shippo_", r"(?:live|test)_[a-f0-9]{40}" + _LA),
     tok("easypost-key", "EZAK", r"[A-Za-z0-9]{54}" + _LA),
     tok("easypost-key", "EZTK", r"[A-Za-z0-9]{54}" + _LA),
@@ -288,6 +297,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("salesforce-token", _LazyRe(r"(?<![A-Za-z0-9])00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{80,}"), ("00D",)),
     # --- observability
     tok("grafana-token", "glc_", r"[A-Za-z0-9+/]{32,400}={0,2}"),
+    tok("grafana-token", "eyJrIjoi", r"[A-Za-z0-9]{70,400}={0,3}", _B_WORD_DASH),  # the legacy API key
     tok("grafana-token", "glsa_", r"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}" + _LA),
     tok("newrelic-key", "NRAK-", r"[A-Z0-9]{27}" + _LA),
     tok("newrelic-key", "NRJS-", r"[a-f0-9]{19}" + _LA),
@@ -329,7 +339,8 @@ class KeywordRule:
         self.regex = _LazyRe(r"[A-Za-z0-9_.\- \t\r\n\"'`:=>(\[\],{]{0,40}?(?<![A-Za-z0-9])(" + value + r")(?![A-Za-z0-9])")
 
 
-GAP_NEEDS = _LazyRe(r"(?i:key|token|secret|auth|pass|pwd|pat\b|credential|sid|dsn|license|api)")
+# ("client id", "access id": gitleaks counts a provider's client and access ids too.)
+GAP_NEEDS = _LazyRe(r"(?i:key|token|secret|auth|pass|pwd|pat\b|credential|sid|dsn|license|api|(?:client|access)[_.\- ]?id)")
 _HEX32 = r"[a-f0-9]{32}"
 _HEX40 = r"[a-f0-9]{40}"
 KEYWORD_RULES: tuple[KeywordRule, ...] = (
@@ -372,7 +383,7 @@ KEYWORD_RULES: tuple[KeywordRule, ...] = (
     KeywordRule("mailgun-key", ("mailgun",), r"[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}", check=_hexy),
     KeywordRule("mailjet-key", ("mailjet", "mj_apikey", "mj_secret"), _HEX32, check=_hexy),
     KeywordRule("postmark-token", ("postmark",), UUID),
-    KeywordRule("sendbird-token", ("sendbird",), _HEX40, check=_hexy),
+    KeywordRule("sendbird-token", ("sendbird",), _HEX40 + "|" + UUID, check=_hexy),
     KeywordRule("datadog-api-key", ("datadog", "dd_api_key", "dd-api-key", "dd_app_key", "dd-application-key"),
                 r"[a-f0-9]{32}(?:[a-f0-9]{8})?", check=_hexy),
     KeywordRule("rollbar-token", ("rollbar",), _HEX32, check=_hexy),
@@ -381,7 +392,7 @@ KEYWORD_RULES: tuple[KeywordRule, ...] = (
     KeywordRule("splunk-hec-token", ("splunk",), UUID),
     KeywordRule("opsgenie-key", ("opsgenie",), UUID),
     KeywordRule("pagerduty-key", ("pagerduty",), r"[A-Za-z0-9_+\-]{20}", check=mixed),
-    KeywordRule("sumologic-key", ("sumo",), r"[A-Za-z0-9]{64}", check=mixed),
+    KeywordRule("sumologic-key", ("sumo",), r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}", check=mixed),
     KeywordRule("algolia-key", ("algolia",), _HEX32, check=_hexy),
     KeywordRule("launchdarkly-key", ("launchdarkly", "ld_sdk", "ld-sdk"), r"(?:api|sdk)-" + UUID),
     KeywordRule("okta-token", ("okta",), r"00[A-Za-z0-9_\-]{40}", check=mixed),
@@ -390,6 +401,7 @@ KEYWORD_RULES: tuple[KeywordRule, ...] = (
     KeywordRule("intercom-token", ("intercom",), r"[A-Za-z0-9_=\-]{59,60}", check=mixed),
     KeywordRule("hubspot-key", ("hubspot", "hapikey"), UUID),
     KeywordRule("asana-token", ("asana",), r"[0-9]{1,2}/[0-9]{16}(?:/[0-9]{16})?:[a-f0-9]{32}"),
+    KeywordRule("asana-client-id", ("asana",), r"[0-9]{16}"),
     KeywordRule("trello-token", ("trello",), r"[a-f0-9]{64}|[a-f0-9]{32}", check=_hexy),
     KeywordRule("airtable-key", ("airtable",), r"key[A-Za-z0-9]{14}", check=mixed),
     KeywordRule("dropbox-token", ("dropbox",), r"[A-Za-z0-9]{11}AAAAAAAAAA[A-Za-z0-9_\-]{43}"),
@@ -397,7 +409,7 @@ KEYWORD_RULES: tuple[KeywordRule, ...] = (
     KeywordRule("twitter-secret", ("twitter", "consumer_secret", "consumer_key"), r"[A-Za-z0-9]{25}|[A-Za-z0-9]{50}",
                 check=mixed),
     KeywordRule("facebook-secret", ("facebook", "fb_app_secret", "fb_secret"), _HEX32, check=_hexy),
-    KeywordRule("linkedin-secret", ("linkedin",), r"[A-Za-z0-9]{16}", check=mixed),
+    KeywordRule("linkedin-secret", ("linkedin", "linked_in", "linked-in"), r"[A-Za-z0-9]{16}|[A-Za-z0-9]{14}", check=mixed),
     KeywordRule("gocardless-token", ("gocardless",), r"live_[A-Za-z0-9_=\-]{40}"),
     KeywordRule("coinbase-key", ("coinbase",), r"[A-Za-z0-9]{64}", check=mixed),
     KeywordRule("binance-key", ("binance",), r"[A-Za-z0-9]{64}", check=mixed),
@@ -405,9 +417,9 @@ KEYWORD_RULES: tuple[KeywordRule, ...] = (
     KeywordRule("confluent-secret", ("confluent", "ccloud"), r"[A-Za-z0-9+/]{64}", check=mixed),
     KeywordRule("ngrok-token", ("ngrok",), r"[0-9A-Za-z]{20,30}_[0-9A-Za-z]{17,24}"),
     KeywordRule("mongodb-atlas-key", ("atlas", "mongodb"), UUID),
-    KeywordRule("lob-key", ("lob_",), r"(?:live|test)_[a-f0-9]{35}"),
+    KeywordRule("lob-key", ("lob_",), r"(?:live|test)_[a-f0-9]{35}|(?:live|test)_pub_[a-f0-9]{31}"),
     KeywordRule("beamer-key", ("beamer",), r"b_[A-Za-z0-9=_\-]{44}"),
-    KeywordRule("adafruit-key", ("adafruit", "aio_key", "aio-key"), r"aio_[A-Za-z0-9]{28}|[a-f0-9]{32}", check=mixed),
+    KeywordRule("adafruit-key", ("adafruit", "aio_key", "aio-key"), r"aio_[A-Za-z0-9]{28}|[A-Za-z0-9_\-]{32}", check=mixed),
     KeywordRule("segment-key", ("segment",), r"[A-Za-z0-9]{32}", check=mixed),
     KeywordRule("mixpanel-secret", ("mixpanel",), _HEX32, check=_hexy),
     KeywordRule("amplitude-key", ("amplitude",), _HEX32, check=_hexy),
@@ -423,15 +435,18 @@ KEYWORD_RULES: tuple[KeywordRule, ...] = (
     KeywordRule("kraken-key", ("kraken",), r"[A-Za-z0-9/=_+\-]{80,90}", check=mixed),
     KeywordRule("kucoin-key", ("kucoin",), r"[a-f0-9]{24}|" + UUID, check=mixed),
     KeywordRule("mattermost-token", ("mattermost",), r"[A-Za-z0-9]{26}", check=mixed),
-    KeywordRule("messagebird-key", ("messagebird", "message_bird", "message-bird"), r"[A-Za-z0-9]{25}", check=mixed),
+    KeywordRule("messagebird-key", ("messagebird", "message_bird", "message-bird"), r"[A-Za-z0-9]{25}|" + UUID,
+                check=mixed),
     KeywordRule("nytimes-key", ("nytimes", "new_york_times", "new-york-times"), r"[A-Za-z0-9=_\-]{32}", check=mixed),
     KeywordRule("rapidapi-key", ("rapidapi", "x-rapidapi-key"), r"[A-Za-z0-9_\-]{50}", check=mixed),
     KeywordRule("squarespace-key", ("squarespace",), UUID),
     KeywordRule("twitch-token", ("twitch",), r"[a-z0-9]{30}", check=mixed),
-    KeywordRule("plaid-secret", ("plaid",), r"[a-f0-9]{30}|[a-f0-9]{24}", check=_hexy),
+    KeywordRule("plaid-secret", ("plaid",), r"[A-Za-z0-9]{30}|[A-Za-z0-9]{24}", check=mixed),
     KeywordRule("adobe-client-id", ("adobe",), _HEX32, check=_hexy),
     KeywordRule("discord-client-secret", ("discord",), r"[A-Za-z0-9_\-]{32}", check=mixed),
-    KeywordRule("bitbucket-client-secret", ("bitbucket",), r"[A-Za-z0-9=_\-]{64}", check=mixed),
+    KeywordRule("discord-client-id", ("discord",), r"[0-9]{17,19}"),
+    KeywordRule("newrelic-key", ("newrelic", "new_relic", "new-relic"), r"[A-Za-z0-9]{64}", check=mixed),
+    KeywordRule("bitbucket-client-secret", ("bitbucket",), r"[A-Za-z0-9=_\-]{64}|[A-Za-z0-9]{32}", check=mixed),
     KeywordRule("cloudant-password", ("cloudant",), r"[a-f0-9]{64}", check=_hexy),
     KeywordRule("github-oauth-secret", ("github_client_secret", "github-client-secret", "github_secret"), _HEX40,
                 check=_hexy),
