@@ -190,6 +190,14 @@ TOKEN_RULES: tuple[Rule, ...] = (
     # Sidekiq Pro/Enterprise gem credentials, set as BUNDLE_GEMS__CONTRIBSYS__COM=user:pass
     Rule("sidekiq-secret", _LazyRe(r"(?i:__contribsys__com)[ \t]*[=:][ \t]*[\"']?([a-f0-9]{8}:[a-f0-9]{8})" + _LA),
          ("__contribsys__com",), group=1, ci=True),
+    # Amazon Bedrock API keys: long-lived "ABSK" + base64; short-lived: a presigned URL, base64-encoded.
+    tok("aws-bedrock-api-key", "ABSK", r"[A-Za-z0-9+/]{109,269}={0,2}"),
+    tok("aws-bedrock-api-key", "bedrock-api-key-", r"[A-Za-z0-9+/=%._\-]{40,}", None),
+    tok("datafactory-shir-key", "IR@", r"[0-9a-zA-Z\-]{36}@[^@\s]{1,100}@[0-9a-zA-Z\-=]{0,60}@[A-Za-z0-9+/=]{44}", None),
+    tok("castai-api-key", "castai_v1_", r"[A-Za-z0-9]{64}_[A-Za-z0-9]{8}" + _LA),
+    tok("django-secret-key", "django-insecure-", r"[^\s\"'`]{8,250}", None),
+    tok("ansible-vault", "$ANSIBLE_VAULT;", r"[0-9]\.[0-9];AES256(?:;[^\s]*)?[ \t]*(?:\r?\n|\\n)[ \t]*[0-9a-f]+(?:[ \t]*(?:\r?\n|\\n)[ \t]*[0-9a-f]+)*",
+        None),
     # --- source hosting, CI, packages
     tok("github-token", "gh", r"[pousr]_[A-Za-z0-9]{36,}", maxlen=255),
     tok("github-token", "github_pat_", r"[A-Za-z0-9_]{22,}", maxlen=255),
@@ -218,6 +226,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("artifactory-token", "cmVmd", r"[A-Za-z0-9]{59}" + _LA, check=mixed),  # base64 of "ref..."
     tok("artifactory-token", "AP", r"[0-9A-F][A-Za-z0-9]{8,}" + _LA, check=random_looking),
     tok("prefect-key", "pnu_", r"[A-Za-z0-9]{36}" + _LA),
+    *_toks("chieftools-token", ("ctp_", "cto_", "ctr_"), r"[A-Za-z0-9]{30,248}" + _LA, check=mixed),
     tok("readme-key", "rdme_", r"[a-z0-9]{70}" + _LA),
     # --- AI providers
     tok("anthropic-api-key", "sk-ant-", r"[A-Za-z0-9_\-]{20,}", _B_WORD_DASH, maxlen=300, rank=-1),
@@ -231,6 +240,8 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("xai-api-key", "xai-", r"[A-Za-z0-9]{80}" + _LA, check=mixed),
     tok("langsmith-key", "lsv2_", r"(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}" + _LA),
     tok("pinecone-api-key", "pcsk_", r"[A-Za-z0-9_]{40,}"),
+    # A Claude Code session's URL lets whoever holds it drive the session.
+    tok("claude-code-session-url", "claude.ai/code/session_", r"[A-Za-z0-9]{16,}", None, check=mixed),
     # --- payments and commerce
     tok("stripe-key", "sk_", r"(?:live|test)_[A-Za-z0-9]{16,}", maxlen=255),
     tok("stripe-key", "rk_", r"(?:live|test)_[A-Za-z0-9]{16,}", maxlen=255),
@@ -245,6 +256,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("flutterwave-key", "FLWSECK_TEST-", r"[a-h0-9]{12}" + _LA),  # the encryption key
     tok("flutterwave-key", "FLWPUBK", r"(?:_TEST)?-[a-h0-9]{32}-X"),
     tok("shippo-token", "shippo_", r"(?:live|test)_[a-f0-9]{40}" + _LA),
+    tok("adyen-api-key", "AQE", r"[a-z0-9]{5,40}\.[A-Za-z0-9_=\-]{50,80}" + _LA_DASH),
     tok("easypost-key", "EZAK", r"[A-Za-z0-9]{54}" + _LA),
     tok("easypost-key", "EZTK", r"[A-Za-z0-9]{54}" + _LA),
     tok("duffel-token", "duffel_", r"(?:test|live)_[A-Za-z0-9_=\-]{43}"),
@@ -425,6 +437,9 @@ KEYWORD_RULES: tuple[KeywordRule, ...] = (
     KeywordRule("amplitude-key", ("amplitude",), _HEX32, check=_hexy),
     KeywordRule("contentstack-token", ("contentstack",), r"cs[a-f0-9]{32}"),
     KeywordRule("zoom-secret", ("zoom",), r"[A-Za-z0-9]{32}", check=mixed),
+    KeywordRule("adyen-client-key", ("adyen",), r"(?:test|live)_[A-Za-z0-9]{30,40}"),
+    KeywordRule("chargebee-token", ("chargebee",), r"(?:test|live)_[A-Za-z0-9]{32,34}"),
+    KeywordRule("looker-client-secret", ("looker",), r"[A-Za-z0-9]{24}|[A-Za-z0-9]{20}", check=mixed),
     KeywordRule("bittrex-key", ("bittrex",), r"[A-Za-z0-9]{32}", check=mixed),
     KeywordRule("etsy-key", ("etsy",), r"[A-Za-z0-9]{24}", check=mixed),
     KeywordRule("finicity-key", ("finicity",), r"[a-f0-9]{32}|[A-Za-z0-9]{20}", check=mixed),

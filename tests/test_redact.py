@@ -142,7 +142,7 @@ PROVIDER_CASES = [
     ("JWT_SECRET=supersecret", "secret", "supersecret"),
     ("client_secret: " + "9f8e7d6c5b4a" + "\n", "secret", "9f8e7d6c5b4a"),
     ('"clientSecret": "' + "abcDEF123456" + '"', "secret", "abcDEF123456"),
-    ("SECRET_KEY = 'django-insecure-" + "x9a8s7d6f5" + "'", "secret", "django-insecure-x9a8s7d6f5"),
+    ("SECRET_KEY = 'django-insecure-" + "x9a8s7d6f5" + "'", "django-secret-key", "django-insecure-x9a8s7d6f5"),
     ("api_key=" + "a1b2c3d4e5f6", "api-key", "a1b2c3d4e5f6"),
     ("apikey: " + "Zx9Yw8Vu7Ts6", "api-key", "Zx9Yw8Vu7Ts6"),
     ("X-API-Key: " + "k3y-" + "0123456789", "api-key", "k3y-0123456789"),

@@ -279,6 +279,27 @@ GITLEAKS: dict[str, str] = {
     "zendesk-secret-key": "ZENDESK_SECRET_KEY={a40}",
 }
 
+#: Rules added to gitleaks after that commit (its rule sources and its main branch's config).
+GITLEAKS_NEWER: dict[str, str] = {
+    "adyen-api-key": "AQ" "Eyhmfx.{w60}",
+    "adyen-client-key": "adyen_client_key = test" "_{A34}",
+    "airtable-personnal-access-token": "pa" "t{A14}.{h64}",
+    "ansible-vault-token": "$ANSIBLE" "_VAULT;1.1;AES256\n{h64}\n{h64}\n",
+    "aws-amazon-bedrock-api-key-long-lived": "AB" "SK{b120}",
+    "aws-amazon-bedrock-api-key-short-lived": "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t" "{b80}",
+    "castai-api-key": "castai" "_v1_{A64}_{A8}",
+    "chargebee-access-token": "chargebeeToken := \"test" "_{A32}\"",
+    "chieftools-access-token": "ct" "o_{A36}",
+    "chieftools-pat": "ct" "p_{A36}",
+    "chieftools-refresh-token": "ct" "r_{A36}",
+    "claude-code-oauth-token": "CLAUDE_CODE_OAUTH_TOKEN=\"sk-ant" "-oat01-{w95}\"",
+    "claude-code-session-url": "see https://claude.ai/code/session" "_{A24} for context",
+    "datafactory-shir-token": "IR" "@{uuid}@adf-myapp-001@we@{b43}=",
+    "django-insecure-secret-key": "SECRET_KEY = \"django-insecure" "-{A40}\"",
+    "looker-client-id": "LOOKER_CLIENT_ID={a20}",
+    "looker-client-secret": "looker_client_secret = {a24}",
+}
+
 #: The gitleaks rule ids with no text to match, and why.
 EXCEPTIONS = {"pkcs12-file": "matches a file name (*.p12, *.pfx), not text; a memory has no file name"}
 
@@ -346,6 +367,12 @@ def test_every_gitleaks_rule_has_a_case() -> None:
 def test_gitleaks_rule_is_caught(rule: str) -> None:
     for seed in range(3):
         _assert_caught(rule, fill(GITLEAKS[rule], f"{rule}-{seed}"))
+
+
+@pytest.mark.parametrize("rule", sorted(GITLEAKS_NEWER))
+def test_newer_gitleaks_rule_is_caught(rule: str) -> None:
+    for seed in range(3):
+        _assert_caught(rule, fill(GITLEAKS_NEWER[rule], f"{rule}-{seed}"))
 
 
 def test_every_detect_secrets_plugin_has_a_case() -> None:
