@@ -63,11 +63,19 @@ from functools import lru_cache
 from server.lazyre import LazyRe as _LazyRe
 from server.safety_phrases import disclosure_like, negated, override_like, readings, windowed
 
-__all__ = ["FLAGS", "instruction_flags"]
+__all__ = ["FLAGS", "REASONS", "instruction_flags", "visible"]
 
 
 
 FLAGS = ("exfiltration", "hidden-text", "imperative-command", "override-instructions", "role-spoof")
+#: What each flag means, for the writer who is told a memory was flagged.
+REASONS = {
+    "exfiltration": "asks to send secrets, keys or environment variables somewhere",
+    "hidden-text": "carries invisible characters or hidden comments",
+    "imperative-command": "tells the reader to run a fetch-and-execute or destructive command",
+    "override-instructions": "tries to override the reader's instructions",
+    "role-spoof": "imitates a chat role or system marker",
+}
 
 _I = re.IGNORECASE
 
@@ -355,3 +363,25 @@ def _flags(text: str) -> tuple[str, ...]:
     ):
         flags.append("role-spoof")
     return tuple(flags)
+
+
+# ------------------------------------------------------------------ showing hidden characters
+
+# Characters that render as nothing (or reorder what is around them), shown as <U+XXXX>
+# when a memory is read back: zero-width spaces and joiners, invisible operators, soft
+# hyphen, BOM, direction marks and overrides, Unicode tag characters (the "ASCII smuggling"
+# alphabet) and the variation-selector supplement. A ZWJ between two non-ASCII characters
+# (an emoji sequence) and the ordinary variation selectors (emoji presentation) stay.
+_INVISIBLE = _LazyRe(
+    "[\u00ad\u180e\u200b\u200c\u200e\u200f\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+    "|(?<=[\x00-\x7f])\u200d|\u200d(?=[\x00-\x7f]|\\Z)|^\u200d"
+)
+
+
+def visible(text: str) -> str:
+    """``text`` with invisible and direction-changing characters written out as ``<U+XXXX>``,
+    so whoever reads a memory back sees what was smuggled in it rather than obeying it unseen."""
+    if text.isascii():
+        return text
+    return _INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
