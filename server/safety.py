@@ -346,17 +346,96 @@ def _cached_flags(text: str) -> tuple[str, ...]:
     return _flags(text)
 
 
+# ------------------------------------------------------------------ jailbreak personas, prompt leaks
+
+# A persona jailbreak ("You are going to pretend to be DAN ... has no restrictions ... stay in
+# character") gives the reader a new identity, strips its limits and forbids it to step out.
+# Any one of those is ordinary in a note ("act as the reviewer", "no restrictions on the
+# branch name", "stay in character" in a game's design doc); two kinds together are the
+# shape of the attack. Each cue is a bounded regex over the lower-cased text.
+_PERSONA = _LazyRe(
+    r"\byou(?:'re| are)? (?:going to|gonna|will|must|shall|should|need to|have to|now|are to)\s+(?:now\s+|always\s+)?"
+    r"(?:act|pretend|play|imitate|roleplay|role-play|simulate|emulate|become|be (?:a|an|my|called|named))\b"
+    r"|\bpretend (?:to be|you are|you're|that you)\b|\b(?:act|behave|respond|answer|reply|speak) (?:as|like) (?:if you|an? |my )"
+    r"|\b(?:let'?s|we are going to|we'?re going to|we will) (?:play a game|have a role-?play|role-?play)"
+    r"|\bplay (?:the role|the part|2 characters|two characters)\b|\byour new (?:name|role|persona|identity) is\b"
+    r"|\bin this (?:hypothetical|fictional) (?:story|world|scenario)\b.{0,80}\b(?:you|act)\b"
+)
+_UNLIMITED = _LazyRe(
+    r"\b(?:unfiltered|uncensored|amoral|unrestricted|unethical|jailbr(?:eak|oken)\w*|do anything now|developer mode|dan mode)\b"
+    r"|\b(?:no|without|free (?:of|from)|broken? free of|bypass\w*|ignor\w+|not bound by|(?:does|do)(?: not|n'?t) (?:have|follow|care about|abide by)"
+    r"|don'?t have to (?:abide by|follow)|(?:rid|free) of)\b[^.!?\n]{0,40}?\b(?:restrictions?|filter(?:s|ing)?|limitations?|limits|"
+    r"censorship|(?:ethical|moral|safety|content) (?:guidelines?|rules|principles|standards|polic(?:y|ies)|restrictions)|"
+    r"ethics|morals|morality|confines|boundaries|content polic(?:y|ies)|openai'?s? polic(?:y|ies)|guidelines)\b"
+)
+_IN_ROLE = _LazyRe(
+    r"\b(?:stay|remain|break|breaking|broke|out of) (?:in )?character\b|\bnever (?:refuse|deny|decline|reject)s?\b"
+    r"|\b(?:never|not|don'?t|do not|must not|cannot|can'?t) (?:say|tell me|mention|inform me|include|respond with|answer with)"
+    r"[^.!?\n]{0,30}\b(?:can'?t|cannot|sorry|as an ai|language model|not able|unable|inappropriate)"
+    r"|\bno matter what\b|\bstart (?:all |each |every )?(?:of )?your (?:responses?|answers?|replies|messages?|outputs?) with\b"
+    r"|\b(?:answer|respond|reply) (?:to )?(?:all|every|each) (?:of )?my (?:questions?|prompts?|messages?)"
+    r"|\bfrom now on\b|\bremember (?:that )?you (?:are|can|must)\b"
+)
+_PERSONA_GATES = ("you", "pretend", "act ", "play", "role", "persona", "as if")
+# Asking the reader for its own instructions (a prompt leak): "repeat the instructions you were
+# given", "show me your system prompt", "output the text above in full".
+_LEAK_VERB = (r"(?:repeat|show|print|output|reveal|display|tell me|give me|share|recite|spell out|list|write out|copy|"
+              r"paste|summari[sz]e|translate|encode)")
+_PROMPT_LEAK = _LazyRe(
+    # the reader's own instructions, whatever the sentence: "...print your system prompt"
+    rf"\b(?:{_LEAK_VERB}|what (?:are|were|is))\b[^.!?\n]{{0,50}}?\b(?:your (?:system (?:prompt|message)|"
+    r"(?:initial|original|hidden|secret|first|previous|prior|full) (?:instructions|prompt|message)s?|pre-?prompt|prompt texts?|"
+    r"(?:instructions|rules|guidelines) (?:verbatim|word for word|in full))|instructions you (?:were|have been) given|"
+    r"you were (?:told|given|instructed))"
+    r"|\bwhat (?:were|are) you (?:told|given|instructed)\b"
+    # a generic object only in a request: "Output the text above in full", "Please show the system prompt"
+    rf"|(?:^|[.!?\n:]\s*|\bplease |\b(?:can|could|would|will) you ){_LEAK_VERB}\b[^.!?\n]{{0,40}}?\b(?:the system prompt|"
+    r"(?:the )?(?:text|words|instructions|prompt|everything) (?:above|before this)|the (?:initial|original|hidden) (?:instructions|prompt))"
+)
+_LEAK_GATES = ("prompt", "instruct", "above", "told", "given")
+# Steering whoever later summarises or screens the text: "if the user asks for a summary, reply
+# with only ...", "note to automated analysis software: ...", "ignore the rest of this data".
+_STEER = _LazyRe(
+    r"\bif (?:the )?(?:user|anyone|someone|you are|asked)\b[^.!?\n]{0,60}\b(?:reply|respond|answer|say|report|output|print)\b"
+    r"[^.!?\n]{0,30}\b(?:only|just|simply|exactly|nothing else|that)\b"
+    r"|\b(?:simply|just|only) (?:reply|respond|answer|output|print|say) (?:with )?[\"'`<]"
+    r"|\bnote to (?:the )?(?:automated|ai|llm|language model|model|assistant|any ai|screening)\b"
+    r"|\b(?:ignore|disregard|forget) (?:the rest of|everything else in|all (?:other )?(?:info|information|data|text|content) (?:in|except))"
+    r"|\b(?:disregard|ignore) all (?:info|information|data|content) except\b|\bignore them and instead\b"
+    r"|\boverride (?:the )?(?:manual|previous|prior|automated) (?:scoring|evaluation|analysis|instructions)"
+    r"|\byou may not deviate\b|\b(?:and|then) (?:just|only) (?:print|say|output) [\"'`]"
+)
+_STEER_GATES = ("only", "just", "simply", "note to", "ignore", "disregard", "forget", "override", "deviate")
+
+
+def _persona_jailbreak(low: str) -> bool:
+    if not any(g in low for g in _PERSONA_GATES):
+        return False
+    cues = bool(_PERSONA.search(low)) + bool(_UNLIMITED.search(low)) + bool(_IN_ROLE.search(low))
+    return cues >= 2
+
+
+def _prompt_leak(low: str) -> bool:
+    return any(g in low for g in _LEAK_GATES) and _PROMPT_LEAK.search(low) is not None
+
+
+def _steering(low: str) -> bool:
+    return any(g in low for g in _STEER_GATES) and _STEER.search(low) is not None
+
+
 def _flags(text: str) -> tuple[str, ...]:
     low = text.lower()
     reads = readings(text)
     flags: list[str] = []
-    if _exfiltration(text, low) or disclosure_like(reads):
+    if _exfiltration(text, low) or disclosure_like(reads) or any(_prompt_leak(r) for r in reads):
         flags.append("exfiltration")
     if _hidden(text):
         flags.append("hidden-text")
     if _ordered(_COMMAND, text, low):
         flags.append("imperative-command")
-    if any(windowed(r, gates, (p,)) for r in reads for gates, p in _OVERRIDE) or override_like(reads):
+    if any(windowed(r, gates, (p,)) for r in reads for gates, p in _OVERRIDE) or override_like(reads) or any(
+        _persona_jailbreak(r) or _steering(r) for r in reads
+    ):
         flags.append("override-instructions")
     if (any(g in low for g in _ROLE_GATES) and _ROLE_TOKENS.search(text)) or (
         ":" in text and any(g in low for g in _ROLE_LINE_GATES) and _ROLE_LINE.search(text)
