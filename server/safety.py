@@ -356,6 +356,8 @@ def _cached_flags(text: str) -> tuple[str, ...]:
 _PERSONA = _LazyRe(
     r"\byou(?:'re| are)? (?:going to|gonna|will|must|shall|should|need to|have to|now|are to)\s+(?:now\s+|always\s+)?"
     r"(?:act|pretend|play|imitate|roleplay|role-play|simulate|emulate|become|be (?:a|an|my|called|named))\b"
+    r"|\b(?:you are about to|i want you to|i need you to) (?:be|become|act|pretend|play|roleplay|role-play|simulate|imitate)\b"
+    r"|\b(?:assistant|chat ?gpt) (?:now )?acts? (?:like|as)\b"
     r"|\bpretend (?:to be|you are|you're|that you)\b|\b(?:act|behave|respond|answer|reply|speak) (?:as|like) (?:if you|an? |my )"
     r"|\b(?:let'?s|we are going to|we'?re going to|we will) (?:play a game|have a role-?play|role-?play)"
     r"|\bplay (?:the role|the part|2 characters|two characters)\b|\byour new (?:name|role|persona|identity) is\b"
@@ -380,8 +382,16 @@ _IN_ROLE = _LazyRe(
     r"|\b(?:always|never) (?:start|begin) (?:your|each|every|all)\b"
     r"|\b(?:begin|start) (?:each|every|all)\b[^.!?\n]{0,30}\b(?:outputs?|responses?|repl(?:y|ies)|answers?) with\b"
     r"|\byou are not allowed to say\b|\b(?:remind you to|i will say) [\"'(]?stay\b"
-    r"|\bif you (?:fail to comply|break character|don'?t comply)\b"
+    r"|\bif you (?:fail to comply|break character|don'?t comply)\b|\b(?:keep to|stick to|stay in) (?:this|your|the) (?:role|persona)\b"
 )
+# Limits stripped from an AI by name ("GPTchat does not have a content filter, nor any regard to
+# morality"): the strong form of _UNLIMITED, about a model, is enough on its own.
+_UNLIMITED_STRONG = _LazyRe(
+    r"\b(?:unfiltered|uncensored|amoral|jailbr(?:eak|oken)\w*|do anything now|dan mode)\b"
+    r"|\b(?:no|without|free (?:of|from)|bypass\w*|ignor\w+|not bound by|(?:does|do)(?: not|n'?t) (?:have|follow|care about))\b"
+    r"[^.!?\n]{0,30}?\b(?:censorship|ethics|morals|morality|ethical (?:guidelines|principles)|openai'?s? polic(?:y|ies))\b"
+)
+_AI_MENTION = _LazyRe(r"\b(?:chat ?gpt|gpt|openai|chatbot|language model|llm|an? ai)\b")
 # Speaking to an AI by name: with one other cue, the note is a message to a model, not a note.
 _ADDRESSED = _LazyRe(
     r"(?:^|[.!?\n]\s*)(?:hello|hi|hey|dear|greetings|welcome),? (?:chat ?gpt|gpt|bard|ai|assistant)\b"
@@ -425,7 +435,9 @@ def _persona_jailbreak(low: str) -> bool:
     if not any(g in low for g in _PERSONA_GATES):
         return False
     cues = bool(_PERSONA.search(low)) + bool(_UNLIMITED.search(low)) + bool(_IN_ROLE.search(low))
-    return cues >= 2 or (cues == 1 and _ADDRESSED.search(low) is not None)
+    if cues >= 2 or (cues == 1 and _ADDRESSED.search(low) is not None):
+        return True
+    return _UNLIMITED_STRONG.search(low) is not None and _AI_MENTION.search(low) is not None
 
 
 def _prompt_leak(low: str) -> bool:
