@@ -404,7 +404,7 @@ _LEAK_VERB = (r"(?:repeat|show|print|output|reveal|display|tell me|give me|share
               r"paste|summari[sz]e|translate|encode)")
 _PROMPT_LEAK = _LazyRe(
     # the reader's own instructions, whatever the sentence: "...print your system prompt"
-    rf"\b(?:{_LEAK_VERB}|what (?:are|were|is))\b[^.!?\n]{{0,50}}?\b(?:your (?:system (?:prompt|message)|"
+    rf"\b(?:{_LEAK_VERB}|what(?:'s| are| were| is))[^.!?\n]{{0,50}}?\b(?:your (?:system (?:prompt|message)|"
     r"(?:initial|original|hidden|secret|first|previous|prior|full) (?:instructions|prompt|message)s?|pre-?prompt|prompt texts?|"
     r"(?:instructions|rules|guidelines) (?:verbatim|word for word|in full))|instructions you (?:were|have been) given|"
     r"you were (?:told|given|instructed)|your (?:starting|system|initial) (?:instructions|message|configuration))"
@@ -428,7 +428,8 @@ _STEER = _LazyRe(
     r"|\boverride (?:the )?(?:manual|previous|prior|automated) (?:scoring|evaluation|analysis|instructions)"
     r"|\byou may not deviate\b|\bfocus (?:only|exclusively|solely) on\b[^.!?\n]{0,80}\b(?:provide it to the user|and report)\b|\b(?:and|then) (?:just|only) (?:print|say|output) [\"'`]"
 )
-_STEER_GATES = ("only", "just", "simply", "note to", "ignore", "disregard", "forget", "override", "deviate", "focus")
+_STEER_GATES = ("only", "just", "simply", "note to", "ignore", "disregard", "forget", "override", "deviate", "focus",
+                "questioned", "asked")
 
 
 def _persona_jailbreak(low: str) -> bool:
