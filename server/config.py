@@ -248,6 +248,11 @@ def _validate(settings: Settings) -> None:
         refuse("MEMVAULT_NAMESPACE", settings.namespace, "use 1-64 letters, digits, '.', '_' or '-'")
     if settings.default_thread is not None and not re.fullmatch(THREAD_PATTERN, settings.default_thread):
         refuse("MEMVAULT_THREAD", settings.default_thread, f"a thread id is {THREAD_WORDS}, e.g. my-project")
+    if settings.default_thread is not None:
+        from server.redact import identifier_secrets  # the rule every stored thread id follows
+
+        if identifier_secrets(settings.default_thread):
+            raise SetupError("MEMVAULT_THREAD holds a secret; set it to a plain name such as my-project")
     for name, key in _LIMITS:
         if getattr(settings, name) < 1:
             refuse(key, getattr(settings, name), "must be at least 1")

@@ -58,7 +58,9 @@ characters are not matched; a JWT whose header does not decode to JSON is left a
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass
 
 from server.lazyre import LazyRe as _LazyRe
@@ -72,7 +74,7 @@ from server.secret_assignments import (
 )
 from server.secret_formats import COMMAND_RULES, GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 
-__all__ = ["KINDS", "Redaction", "RedactionResult", "marker", "redact"]
+__all__ = ["KINDS", "Redaction", "RedactionResult", "identifier_secrets", "marker", "redact"]
 
 
 @dataclass(frozen=True)
@@ -379,3 +381,54 @@ def redact(text: str) -> RedactionResult:
         spans = _merge(found)
         out, plain = _render(text, spans)
     return RedactionResult(out, tuple(Redaction(kind, s, e) for s, e, kind, _ in spans))
+
+
+# ------------------------------------------------------------------ names and tags
+
+_NAME_PARTS = _LazyRe(r"[.@+:/]")
+_WORDISH = _LazyRe(r"[A-Z]?[a-z]{3,}|[A-Z]{4,}")
+_VOWELS = frozenset("aeiouyAEIOUY")
+_CONSONANT_RUN = _LazyRe(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{4}")
+_HEX_ONLY = frozenset("0123456789abcdefABCDEF")
+
+
+def _shannon(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def _bare_credential(part: str) -> bool:
+    """A random-looking run with no provider format: a token pasted where a name goes.
+
+    Hex of 24+ digits (keys, hashes), a UUID, or 16+ letters and digits that change class
+    often (``k3JqZ8xW2mPl0R7t``) and are not mostly words (``S3BucketBackup2024``,
+    ``k8s-cluster-prod-eu-west-1`` stay)."""
+    core = part.replace("-", "").replace("_", "")
+    if len(core) < 16 or not core.isascii() or not core.isalnum():
+        return False
+    if not any(c.isdigit() for c in core) or core.isdigit():
+        return False
+    if len(core) >= 24 and set(core) <= _HEX_ONLY:
+        return True
+    # (words found in the part itself: "-" and "_" end a word)
+    words = sum(len(w) for w in _WORDISH.findall(part) if set(w) & _VOWELS and not _CONSONANT_RUN.search(w))
+    if words * 2 >= len(core):
+        return False
+    classes = [0 if c.isdigit() else 1 if c.islower() else 2 for c in core]
+    changes = sum(a != b for a, b in zip(classes, classes[1:]))
+    entropy = _shannon(core)
+    return entropy >= 3.0 and changes >= 3 and (changes * 10 >= len(core) * 3 or entropy >= 3.6)
+
+
+def identifier_secrets(value: str) -> tuple[str, ...]:
+    """Kinds of secret in a short identifier -- a tag, a thread id, a prompt's name -- else ().
+
+    An identifier is shown, logged and used as a key again, so one that holds a secret is
+    refused or replaced whole (never lower-cased and kept). Besides everything
+    :func:`redact` finds, a bare random token counts here: in a name, unlike in prose, a
+    16+ character random run has no innocent reading."""
+    found = redact(value).kinds
+    if found:
+        return found
+    parts = [value, *_NAME_PARTS.split(value)] if _NAME_PARTS.search(value) else [value]
+    return ("token",) if any(_bare_credential(p) for p in parts) else ()

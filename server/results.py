@@ -58,6 +58,11 @@ class RememberResult(BaseModel):
     superseded_by: int | None = Field(
         default=None, description="A later memory that already updates this one (when importing past notes)."
     )
+    flags: list[str] = Field(
+        default_factory=list,
+        description="Why the text reads like instructions to an assistant (e.g. override-instructions, hidden-text): "
+        "it is stored as data, and recall and thread_prompt show it flagged. Empty when it reads as a plain note.",
+    )
     message: str
 
 

@@ -162,7 +162,7 @@ _ASSIGN = _LazyRe(
     r"(?P<key>[^\W\d][\w.\-]{0,80})(?:\[\])?(?P<kq>[\"']?)\]?[ \t]*"
     r"(?P<sep>:=|=>|\?=|<-|=(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?|(?<=[ \t])(?=[@rRbBuUfF]{0,2}[\"'`]))"
     r"(?P<sp>[ \t]*)(?:[@rRbBuUfF]{1,2}(?=[\"'`]))?"
-    r"(?:\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'|`(?P<bq>[^`\r\n]{1,1024})`)?"
+    r"(?:\\\"(?P<eq>[^\"\r\n\\]{1,1024})\\\"|\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'|`(?P<bq>[^`\r\n]{1,1024})`)?"
 )
 # An unquoted value runs to the next of these (found with a cached search, so many
 # keys sharing one long run cost linear time, not run-length each).
@@ -182,7 +182,7 @@ _FLAG = _LazyRe(
 # <password>hunter2</password>
 _XML = _LazyRe(r"<(?P<tag>[A-Za-z_][A-Za-z0-9_.\-]{0,40})>(?P<val>[^<\s]{3,1024})</(?P=tag)>")
 # .NET config: <add key="DbPassword" value="..." />; Dockerfile: ENV DB_PASSWORD hunter2
-_XML_PAIR = _LazyRe(r"key=\"(?P<key>[A-Za-z_][A-Za-z0-9_.:\-]{0,60})\"\s+value=\"(?P<val>[^\"\r\n]{3,1024})\"")
+_XML_PAIR = _LazyRe(r"key=\\?\"(?P<key>[A-Za-z_][A-Za-z0-9_.:\-]{0,60})\\?\"\s+value=\\?\"(?P<val>(?:[^\"\r\n\\]|\\(?!\")){3,1024})\\?\"")
 _ENV_LINE = _LazyRe(r"(?m:^[ \t]*ENV[ \t]+(?P<key>[A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+(?P<val>[^\s=\"'][^\s\"']{2,1023})[ \t]*$)")
 # password "x" (SQL, configs), password is 'x', .netrc's "password x" (only on a line with machine/login)
 _SPOKEN = _LazyRe(
@@ -271,9 +271,10 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
         if found is None:
             continue
         kind, needs_entropy = found
-        if not m.group("sep") and m.group("dq") is None and m.group("sq") is None and m.group("bq") is None:
+        if not m.group("sep") and m.group("eq") is None and m.group("dq") is None and m.group("sq") is None \
+                and m.group("bq") is None:
             continue  # `private_key "..."` counts (HCL, SQL, prose); an unquoted word after a space does not
-        for g in ("dq", "sq", "bq"):
+        for g in ("eq", "dq", "sq", "bq"):  # eq: \"...\" inside a JSON or C string
             if m.group(g) is not None:
                 raw = m.group(g)
                 value = raw.strip()
@@ -328,7 +329,7 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
             v = text[vs:ve]
             if found and 3 <= len(v) <= 1024 and not is_placeholder(v) and not v.isalpha():
                 out.append((vs, ve, found[0], 10, m.start()))
-    for pattern, gate in ((_XML_PAIR, 'value="'), (_ENV_LINE, "ENV")):
+    for pattern, gate in ((_XML_PAIR, "value="), (_ENV_LINE, "ENV")):
         if gate in text:
             for m in pattern.finditer(text):
                 found = key_kind(m.group("key"))

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from server import validation as check
-from server.clock import Clock, from_millis, iso, system_clock, to_millis
+from server.clock import Clock, from_millis, system_clock, to_millis
 from server.config import Settings
 from server.embedding.embedders import Embedder, make_embedder
 from server.errors import InvalidInput, ModelMismatch, StoreUnavailable, no_memory
@@ -30,6 +30,7 @@ from server.files.folder import MemoryFiles
 from server.files.atomic import sweep_temp_files
 from server import ranking
 from server.redact import redact
+from server import shown
 from server.safety import instruction_flags
 from server.search import Hit, keyword_started, search
 from server.storage.opener import make_store, open_database
@@ -271,6 +272,7 @@ class MemoryService:
         created = to_millis(when) if when else now
         digest = content_hash(content)
         shown_thread = stored_thread or None
+        flags = list(instruction_flags(content))
         # judge_now=False (a capture: hundreds at once) leaves the update check to the backfill: here each
         # costs a search of its thread (40-70 ms at 20k memories). Outside the write lock (None: model loading).
         vector = self.linker.vector(content) if kind != CONVERSATION_KIND and judge_now else None
@@ -282,7 +284,8 @@ class MemoryService:
                     redacted=sorted(redacted),
                     status="duplicate",
                     thread=shown_thread,
-                    message=f"Already remembered as memory {existing}; nothing new stored.",
+                    flags=flags,
+                    message=f"Already remembered as memory {existing}; nothing new stored." + shown.flagged(flags),
                 )
             memory_id = self.store.insert_memory(
                 conn,
@@ -321,13 +324,14 @@ class MemoryService:
             message += describe_possible(self.db, self.store, memory_id)
         if redacted:
             message += f" Secrets were replaced before storing: {', '.join(sorted(redacted))}."
+        message += shown.flagged(flags)
         problem = self._log_daily(memory_id, kind, stored_thread, content) if daily else None
         if problem:
             message += f" The daily log line could not be written ({problem}); it is retried at the next start."
         elif daily:
             self.write_daily_backlog()
         return RememberResult(
-            id=memory_id, status="stored", thread=shown_thread, redacted=sorted(redacted), message=message,
+            id=memory_id, status="stored", thread=shown_thread, redacted=sorted(redacted), flags=flags, message=message,
             updates=linked.older if linked and linked.newer == memory_id else None,
             superseded_by=linked.newer if linked and linked.older == memory_id else None,
         )
@@ -381,7 +385,7 @@ class MemoryService:
 
         found = self.find(query, k, thread, kinds, tags, since, until, min_score)
         return RecallResult(
-            memories=[_memory(h.row, score=h.score, match=h.match, replaced_by=h.replaced_by,
+            memories=[shown.memory(h.row, score=h.score, match=h.match, replaced_by=h.replaced_by,
                               replacement_forgotten=h.replacement_forgotten,
                               possibly_replaced_by=h.possibly_replaced_by, newer_than=h.newer_than, chain=h.chain)
                       for h in found.hits],
@@ -547,68 +551,11 @@ class MemoryService:
         )
 
     def recent(self, thread: str, k: int) -> list[Memory]:
-        return [_memory(row) for row in self.store.recent_memories(thread, k)]
+        return [shown.memory(row) for row in self.store.recent_memories(thread, k)]
 
     def get(self, memory_id: int) -> Memory:
         memory_id = check.memory_id(memory_id)
         row = self.store.get([memory_id]).get(memory_id)
         if row is None:
             raise no_memory(memory_id)
-        return _memory(row)
-
-
-def _label(row: MemoryRow, replaced_by: int | None = None, replacement_forgotten: bool = False,
-           possibly_replaced_by: int | None = None, newer_than: int | None = None,
-           chain: tuple[int, ...] = ()) -> str | None:
-    parts = []
-    if newer_than is not None:
-        # Attached after the memory it may update (newer_first.attach), whether or not the query found it.
-        parts.append(f"newer: written after memory {newer_than}, shown just above, which it may update")
-    if replacement_forgotten:
-        parts.append(f"current again: memory {row.superseded_by}, which had superseded it, was forgotten")
-    elif row.superseded_by is not None:
-        # The current memory at the end of a chain of updates, when recall resolved it.
-        parts.append(f"superseded by memory {replaced_by or row.superseded_by}")
-        if len(chain) > 1:  # replaced in turn: which one is current, and the way there
-            parts[-1] += f", the current version ({' → '.join(map(str, (row.id, *chain)))})"
-    elif possibly_replaced_by is not None:
-        parts.append(
-            f"possibly outdated: memory {possibly_replaced_by}, written later, may replace it (not linked; "
-            f"curate_memory(action=\"supersede\", ids=[{row.id}], replacement_id={possibly_replaced_by}, "
-            "dry_run=false) confirms it)"
-        )
-    if row.compression is not None:
-        parts.append(f"compressed ({row.compression.replace('_', ' ')}); the full text is archived")
-    if row.pinned:
-        parts.append("pinned")
-    return "; ".join(parts) or None
-
-
-def _memory(
-    row: MemoryRow, score: float | None = None, match: str | None = None, replaced_by: int | None = None,
-    replacement_forgotten: bool = False, possibly_replaced_by: int | None = None, newer_than: int | None = None,
-    chain: tuple[int, ...] = (),
-) -> Memory:
-    from server.results import Memory
-
-    return Memory(
-        id=row.id,
-        content=row.content,
-        kind=row.kind,
-        thread=row.thread or None,
-        tags=list(row.tags),
-        importance=row.importance,
-        source=row.source,
-        created_at=iso(row.created_at),
-        superseded_by=row.superseded_by,
-        score=score,
-        match=match,  # type: ignore[arg-type]
-        location=(
-            f"{row.source[len(FILE_SOURCE):]}:{row.file_line}" + (f" ({row.file_section})" if row.file_section else "")
-            if row.source.startswith(FILE_SOURCE)
-            else None
-        ),
-        label=_label(row, replaced_by, replacement_forgotten, possibly_replaced_by, newer_than, chain),
-        origin=row.origin,
-        flags=list(instruction_flags(row.content)),
-    )
+        return shown.memory(row)

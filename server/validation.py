@@ -11,7 +11,7 @@ from typing import Any
 from server.config import THREAD_PATTERN, THREAD_WORDS, Settings
 from server.errors import InvalidInput
 from server.models import ALL_THREADS, GLOBAL_THREAD, KINDS
-from server.redact import redact
+from server.redact import identifier_secrets, marker
 
 #: THREAD_PATTERN / THREAD_WORDS (a thread id, also a global prompt name) live in config: MEMVAULT_THREAD is checked there.
 #: recall also takes '*' (every thread).
@@ -68,11 +68,24 @@ def kinds(values: Any) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(kind(v) for v in values)) or None
 
 
+def _no_secret_in_key(value: str, what: str, example: str) -> str:
+    """A thread id or prompt name is a key the caller sends again and that is shown and logged,
+    so one holding a secret is refused whole (rewriting it would split or merge keys). The
+    secret is not echoed back."""
+    found = identifier_secrets(value)
+    if found:
+        raise InvalidInput(
+            f"{what} cannot hold a secret ({', '.join(found)}); pick a plain name such as {example!r} "
+            "and keep credentials out of memory"
+        )
+    return value
+
+
 def thread_name(value: Any) -> str:
     # fullmatch: with match, `$` also accepts a trailing newline ("web\n").
     if not isinstance(value, str) or not _THREAD.fullmatch(value):
         raise InvalidInput(f"invalid thread {_show(value)}: use {THREAD_WORDS}, e.g. the repository name")
-    return value
+    return _no_secret_in_key(value, "a thread id", "my-repo")
 
 
 def prompt_name(value: Any) -> str:
@@ -81,12 +94,23 @@ def prompt_name(value: Any) -> str:
         raise InvalidInput(
             f"invalid global prompt name {_show(value)}: use {THREAD_WORDS}, e.g. 'code-style'"
         )
-    return value
+    return _no_secret_in_key(value, "a global prompt's name", "review-rules")
+
+
+def secret_free_tag(tag: str, redacted: set[str]) -> str:
+    """The tag, or the marker of the secret it holds (the whole tag replaced: a tag is one word),
+    its kinds added to ``redacted``."""
+    found = identifier_secrets(tag)
+    if not found:
+        return tag
+    redacted.update(found)
+    return marker(found[0])
 
 
 def tags(values: Any, settings: Settings, redacted: set[str] | None = None) -> tuple[str, ...]:
-    """Lower-cased, unique tags. With ``redacted`` (a write), secrets in them are replaced
-    first -- before lower-casing, which would hide a token's format -- and their kinds added."""
+    """Lower-cased, unique tags. With ``redacted`` (a write), a tag holding a secret is replaced
+    whole by its marker first -- before lower-casing, which would hide a token's format -- and
+    the kinds added."""
     if values is None:
         return ()
     if isinstance(values, str) or not isinstance(values, Sequence):
@@ -97,9 +121,7 @@ def tags(values: Any, settings: Settings, redacted: set[str] | None = None) -> t
             raise InvalidInput(f"every tag must be a string; got {type(value).__name__} {_show(value)}")
         tag = text(value, "a tag", settings.max_tag_chars * 4, "MEMVAULT_MAX_TAG_CHARS")
         if redacted is not None:
-            found = redact(tag)
-            tag = found.text
-            redacted.update(found.kinds)
+            tag = secret_free_tag(tag, redacted)
         tag = tag.lower()
         if len(tag) > settings.max_tag_chars or any(c.isspace() or not c.isprintable() for c in tag):
             raise InvalidInput(

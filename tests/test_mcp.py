@@ -15,7 +15,7 @@ CONTRACT = {
         "params": {"content", "kind", "thread", "tags", "importance", "created_at", "pinned"},
         "required": {"content"},
         "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
-        "output": {"id", "status", "thread", "redacted", "updates", "superseded_by", "message"},
+        "output": {"id", "status", "thread", "redacted", "updates", "superseded_by", "flags", "message"},
         "says": ("Store a memory", "not stored twice"),  # what the model must learn from the description
     },
     "recall": {
@@ -90,7 +90,7 @@ async def test_remember_recall_forget_round_trip(service):
         dup = await client.call_tool("remember", {"content": "Billing runs on PostgreSQL 16", "thread": "billing"})
         assert dup.structured_content == {
             "id": memory_id, "status": "duplicate", "thread": "billing", "redacted": [], "updates": None,
-            "superseded_by": None, "message": f"Already remembered as memory {memory_id}; nothing new stored.",
+            "superseded_by": None, "flags": [], "message": f"Already remembered as memory {memory_id}; nothing new stored.",
         }
 
         found = await client.call_tool("recall", {"query": "postgresql billing", "thread": "billing"})

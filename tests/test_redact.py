@@ -142,7 +142,7 @@ PROVIDER_CASES = [
     ("JWT_SECRET=supersecret", "secret", "supersecret"),
     ("client_secret: " + "9f8e7d6c5b4a" + "\n", "secret", "9f8e7d6c5b4a"),
     ('"clientSecret": "' + "abcDEF123456" + '"', "secret", "abcDEF123456"),
-    ("SECRET_KEY = 'django-insecure-" + "x9a8s7d6f5" + "'", "secret", "django-insecure-x9a8s7d6f5"),
+    ("SECRET_KEY = 'django-insecure-" + "x9a8s7d6f5" + "'", "django-secret-key", "django-insecure-x9a8s7d6f5"),
     ("api_key=" + "a1b2c3d4e5f6", "api-key", "a1b2c3d4e5f6"),
     ("apikey: " + "Zx9Yw8Vu7Ts6", "api-key", "Zx9Yw8Vu7Ts6"),
     ("X-API-Key: " + "k3y-" + "0123456789", "api-key", "k3y-0123456789"),
@@ -655,3 +655,28 @@ def test_detect_secrets_pattern_plugins_agree_on_clean_text() -> None:
     for text in CLEAN:
         hits = _ds_hits(plugins, text)
         assert hits == [] or redact(text).text == text
+
+
+# ------------------------------------------------------------- identifiers: tags, thread ids, names
+
+@pytest.mark.parametrize("name", [
+    "memvault", "web-app-v2", "feature-JIRA-1234", "release-2026.11.28", "user@example.com", "python3.11",
+    "k8s-cluster-prod-eu-west-1", "S3BucketBackup2024", "getUser2FAStatus", "claude-3-5-sonnet-20241022",
+    "x86_64-unknown-linux-gnu", "project_alpha_v2_final_2024", "team42-retro-2026w47", "discussion_r1949619102",
+    "backwards-compatibility-with-manylinux2010-wheels", "m002_files_threads", "CVE-2024-3094", "2026Q4-roadmap",
+])
+def test_ordinary_names_are_not_secrets(name: str) -> None:
+    from server.redact import identifier_secrets
+
+    assert identifier_secrets(name) == ()
+
+
+@pytest.mark.parametrize("name", [
+    fake(32), fake(20, seed=3), fake(40, HEX, seed=4), "3f6b2c1e-8a4d-4e9b-b7c2-5d0e9a1f6c3b",
+    fake(32, string.ascii_lowercase + string.digits, seed=5), "ci." + fake(24, seed=6), GH_PAT,
+])
+def test_a_bare_token_in_a_name_is_a_secret(name: str) -> None:
+    """In a tag or thread id a random 16+ character run has no innocent reading (in prose it may)."""
+    from server.redact import identifier_secrets
+
+    assert identifier_secrets(name)

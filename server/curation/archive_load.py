@@ -18,7 +18,7 @@ from server import validation as check
 from server.errors import InvalidInput
 from server.files.index import FILE_SOURCE, unit_hash
 from server.models import KINDS
-from server.redact import redact
+from server.redact import identifier_secrets, marker, redact
 from server.service import content_hash
 
 FORMAT = "memvault-archive"
@@ -124,6 +124,11 @@ class _Thread(BaseModel):
     created_at: int
     last_active_at: int
 
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        return check.thread_name(value)  # a thread id holding a secret refuses the archive
+
 
 class _Prompt(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
@@ -147,6 +152,11 @@ class _Message(BaseModel):
     role: str
     content: str
     created_at: str
+
+    @field_validator("thread")
+    @classmethod
+    def _thread(cls, value: str) -> str:
+        return check.thread_name(value)
 
     @field_validator("created_at")
     @classmethod
@@ -246,9 +256,19 @@ def scrub(payload: _Payload) -> _Payload:
         changed += found.changed
         return found.text
 
+    def clean_name(name: str) -> str:
+        """A tag or prompt name: a bare token counts too (identifier_secrets), replaced whole."""
+        nonlocal changed
+        found = identifier_secrets(name)
+        if not found:
+            return name
+        changed += 1
+        cleaned = redact(name)
+        return cleaned.text if cleaned.changed else marker(found[0])
+
     for m in payload.memories:
         m.content = clean(m.content)
-        m.tags = [clean(t) for t in m.tags]
+        m.tags = [clean_name(t).lower() for t in m.tags]  # a tag is stored lower-cased, as remember does
         if m.original is not None:
             m.original.content = clean(m.original.content)
         if not m.file_unit:  # a file unit's hash is of its file and key, not its text
@@ -257,7 +277,7 @@ def scrub(payload: _Payload) -> _Payload:
         t.title = None if t.title is None else clean(t.title)
         t.system_prompt = None if t.system_prompt is None else clean(t.system_prompt)
     for p in payload.global_prompts:
-        p.name, p.content = clean(p.name), clean(p.content)
+        p.name, p.content = clean_name(p.name), clean(p.content)
     for msg in payload.messages:
         msg.content = clean(msg.content)
     for f in payload.files:

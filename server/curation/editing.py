@@ -80,7 +80,8 @@ def edit(
             "a conversation turn is indexed with the turns around it and stays a turn; remember the statement as "
             "a new memory of the kind you want instead"
         )
-    new_tags = check.tags(tags, service.settings) if tags is not None else row.tags
+    tag_secrets: set[str] = set()
+    new_tags = check.tags(tags, service.settings, redacted=tag_secrets) if tags is not None else row.tags
     new_importance = check.importance(importance) if importance is not None else row.importance
     new_thread = row.thread
     if thread is not None:
@@ -88,11 +89,11 @@ def edit(
         if scope is None:
             raise InvalidInput("an edit moves a memory to one thread; name it, or 'global'")
         new_thread = scope
-    redacted: list[str] = []
+    redacted: list[str] = sorted(tag_secrets)
     new_content = row.content
     if content is not None:
         cleaned = redact(check.text(content, "content", service.settings.max_content_bytes))
-        new_content, redacted = cleaned.text, list(cleaned.kinds)
+        new_content, redacted = cleaned.text, sorted(tag_secrets | set(cleaned.kinds))
     now = to_millis(service.clock())
 
     if new_content == row.content and new_thread == row.thread:

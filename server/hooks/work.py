@@ -50,12 +50,14 @@ def log_line(settings: Settings | None, message: str) -> None:
     """One line in hooks.log (never raises: the log is best effort)."""
     try:
         from server.config import default_home, private_folder
+        from server.redact import redact
 
         folder = hooks_dir(settings) if settings is not None else default_home() / "hooks"
         private_folder(folder)
         path = folder / LOG_NAME
         stamp = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-        line = f"{stamp} {' '.join(message.split())[:1000]}\n"
+        # An error's text can quote what failed (a thread id, a transcript line): the log is stored too.
+        line = f"{stamp} {redact(' '.join(message.split())).text[:1000]}\n"
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(line)
         if path.stat().st_size > MAX_LOG_BYTES:
