@@ -311,6 +311,10 @@ def confidence(query: str, dense: Mapping[int, float], keyword: Mapping[int, flo
     cosines = sorted((max(0.0, float(c)) for c in dense.values()), reverse=True)
     if not cosines or cosines[0] <= 0.0:
         return coverage  # no query vector (the model is loading): the words are all there is
+    if top not in dense and top in keyword:
+        # The top memory has no vector yet (a backlog): the logistic would read its missing cosine as
+        # 0 and call most such answers weak; it is judged as keyword-only search judges (issue 34).
+        return term_coverage(terms, docs[top].content) if top in docs else coverage
     crowd = (cosines + [COS_FLOOR] * CROWD_RANK)[CROWD_RANK - 1]  # a small scope: no crowd to stand out from
     w_cos, w_lead, w_cover, w_missing = CONFIDENCE_WEIGHTS
     z = (w_cos * max(0.0, float(dense.get(top, 0.0))) + w_lead * (cosines[0] - crowd)

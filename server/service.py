@@ -64,9 +64,11 @@ class Found:
     """What a recall found, before it becomes a RecallResult (MemoryService.find)."""
 
     hits: list[Hit]
-    search: str  # "hybrid" | "keyword"
+    search: str  # "hybrid" | "mixed" | "keyword"
     note: str | None
     pending_embeddings: int | None
+    unembedded_candidates: int | None = None  # keyword candidates ranked without a vector (mixed search)
+    keyword_candidates: int | None = None
 
 
 def content_hash(content: str) -> str:
@@ -302,6 +304,7 @@ class MemoryService:
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))
+        self.indexer.prefer((stored_thread,))  # the session's own thread: its questions come next
         if vector is not None:
             self.indexer.known(memory_id, content, vector)  # the backfill stores it, not embeds it again
         linked = self.linker.link(self.db, self.store.get([memory_id])[memory_id], vector)
@@ -371,6 +374,8 @@ class MemoryService:
             search=found.search,  # type: ignore[arg-type]
             note=found.note,
             pending_embeddings=found.pending_embeddings,
+            unembedded_candidates=found.unembedded_candidates,
+            keyword_candidates=found.keyword_candidates,
         )
 
     def find(  # noqa: PLR0913
@@ -417,6 +422,8 @@ class MemoryService:
         note = None
         vector = None
         waiting = 0
+        unembedded = 0
+        self.indexer.prefer(scope.threads)  # the backfill embeds what is asked about first
         if self.embedder.wait_ready(self.settings.model_wait_seconds):
             try:
                 # Never wait for another process's write lock here: a busy store leaves the
@@ -443,6 +450,8 @@ class MemoryService:
             except StoreUnavailable:
                 pass  # judged at a later recall or by the backfill
             vector = self.embedder.embed([query])[0]
+            embedded, unembedded = self.indexer.embed_candidates(list(keyword().hits)) if waiting else (0, 0)
+            waiting = max(0, waiting - embedded)
         else:
             reason = (
                 getattr(self.embedder, "error", None)
@@ -464,6 +473,10 @@ class MemoryService:
                     f"No strong match: the best score is {memories[0].score:.2f} (strong matches score "
                     f"{WEAK_MATCH} or more); these may be unrelated."
                 )
+        candidates = len(keyword().hits) if vector is not None else None
+        if vector is not None and unembedded:
+            ranked = f"Ranked by keyword alone for {unembedded} of the {candidates} keyword candidates (no vector yet)."
+            note = f"{note} {ranked}" if note else ranked
         if vector is not None and waiting:
             backlog = (
                 f"{waiting} memor{'y' if waiting == 1 else 'ies'} in the searched threads "
@@ -472,8 +485,9 @@ class MemoryService:
             )
             note = f"{note} {backlog}" if note else backlog
         note = " ".join(n for n in (note, files_note, *self.file_index.notes()) if n) or None
-        return Found(memories, "hybrid" if vector is not None else "keyword", note,
-                     waiting if vector is not None else None)
+        mode = "keyword" if vector is None else ("mixed" if unembedded else "hybrid")
+        return Found(memories, mode, note, waiting if vector is not None else None,
+                     unembedded if vector is not None else None, candidates)
 
     def _mark_recalled(self, ids: list[int]) -> None:
         """Count a recall of `ids` (retention uses it), now if the write lock is free, else with the next recall.

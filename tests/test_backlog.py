@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from server.embedding import passages as passages_mod
-from server.embedding.backfill import BATCH_SIZE
+from server.embedding.backfill import BATCH_SIZE, CANDIDATE_LIMIT as RECALL_EMBED_LIMIT
 from server.embedding.embedders import HashEmbedder, MiniLMEmbedder
 from server.embedding.passages import MAX_PASSAGES, PASSAGE_WORDS, SINGLE_MAX_WORDS, passages
+from server.ranking import KEYWORD_CANDIDATES
 from server.service import RECALL_DRAIN_LIMIT
 
 
@@ -41,27 +42,46 @@ def counting(settings, clock):
     svc.close()
 
 
-def test_a_recall_over_a_backlog_embeds_only_its_query_and_says_what_is_pending(counting):
+def test_a_recall_over_a_backlog_embeds_its_query_and_a_few_of_its_candidates_and_says_what_is_pending(counting):
     service, embedder = counting
-    for n in range(40):
+    for n in range(60):
         service.remember(f"backlog note {n} about the payments queue", thread="t")
     service.remember("a note in another thread", thread="elsewhere")
     embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
     first = service.recall("payments queue", thread="t", k=5)
     # The first recall after remembering runs one backfill batch (what a fresh server was just told), not the
     # backlog: its query and the batch, less the first note (remember embedded it, the queue being empty then,
-    # and the batch stores that vector)
-    assert embedder.texts == BATCH_SIZE and first.pending_embeddings == 40 - BATCH_SIZE
-    result = service.recall("payments queue", thread="t", k=40)
-    assert embedder.texts == BATCH_SIZE + 1  # then only its query
-    assert result.search == "hybrid" and result.pending_embeddings == 40 - BATCH_SIZE  # the other thread's is not in scope
-    assert f"{40 - BATCH_SIZE} memories in the searched threads are not embedded yet" in result.note
-    assert sum(m.match == "keyword" for m in result.memories) == 40 - BATCH_SIZE  # found by keyword meanwhile
-    assert service.store.count()["pending_embeddings"] == 41 - BATCH_SIZE
+    # and the batch stores that vector); then RECALL_EMBED_LIMIT of its keyword candidates still without one
+    assert embedder.texts == BATCH_SIZE + RECALL_EMBED_LIMIT
+    assert first.pending_embeddings == 60 - BATCH_SIZE - RECALL_EMBED_LIMIT
+    assert first.search == "mixed" and first.keyword_candidates == KEYWORD_CANDIDATES
+    left = first.unembedded_candidates
+    assert 0 < left <= first.pending_embeddings
+    assert f"Ranked by keyword alone for {left} of the {KEYWORD_CANDIDATES} keyword candidates" in first.note
+    result = service.recall("payments queue", thread="t", k=50)
+    assert embedder.texts == BATCH_SIZE + RECALL_EMBED_LIMIT + 1 + RECALL_EMBED_LIMIT  # its query, 16 more candidates
+    pending = 60 - BATCH_SIZE - 2 * RECALL_EMBED_LIMIT
+    assert result.pending_embeddings == pending  # the other thread's is not in scope
+    assert f"{pending} memories in the searched threads are not embedded yet" in result.note
+    assert any(m.match == "keyword" for m in result.memories)  # found by keyword meanwhile
+    assert service.store.count()["pending_embeddings"] == pending + 1
     service.indexer.run_once()
     after = service.recall("payments queue", thread="t", k=5)
     assert after.pending_embeddings == 0 and (after.note is None or "not embedded" not in after.note)
+    assert after.search == "hybrid" and after.unembedded_candidates == 0
     assert any(m.match == "both" for m in after.memories)
+
+
+def test_a_recalled_thread_is_embedded_before_the_rest_of_the_backlog(counting):
+    """The backfill serves the thread asked about last before older queued memories of other threads."""
+    service, _ = counting
+    old = [service.remember(f"imported note {n} on the harbour", thread="import").id for n in range(3 * BATCH_SIZE)]
+    asked = [service.remember(f"release note {n}", thread="app").id for n in range(2 * BATCH_SIZE)]
+    service.indexer.prefer(("import",))  # asked about the import a moment ago
+    # The first recall after writing runs a backfill batch itself, then (a batch left in scope) one more
+    service.recall("zebra crossing", thread="app", k=1)
+    waiting = {p.memory_id for p in service.store.pending(1000)}
+    assert not waiting & set(asked) and waiting == set(old)
 
 
 def test_a_few_just_remembered_memories_are_embedded_by_the_recall_itself(counting):
@@ -84,8 +104,10 @@ def test_a_recall_does_not_wait_for_a_batch_of_other_memories(counting, monkeypa
         started = time.perf_counter()
         result = service.recall("fresh memory", thread="t")
         took = time.perf_counter() - started
-    assert result.pending_embeddings == 1 and embedder.texts == 1 and took < 5
-    assert result.memories[0].match == "keyword"
+    # Its own keyword candidate is stored beside the batch (no wait for the backfill's lock), with the vector
+    # remember computed: only the query is embedded
+    assert result.pending_embeddings == 0 and embedder.texts == 1 and took < 5
+    assert result.memories[0].match == "both" and result.search == "hybrid"
 
 
 def test_a_memory_the_running_batch_embeds_is_found_by_meaning(counting):

@@ -11,13 +11,21 @@ recall does not wait for the backlog (issue 19). The query's own embedding goes
 ahead of the next batch (MiniLMEmbedder gives single texts priority), and the vectors
 written so far are searchable at once. Long texts are embedded as overlapping
 passages (passages.py); a memory's vector rows are written together.
+
+The backlog is spent where the questions are (issue 34): the threads recalled most
+recently, and the threads this process writes to, are embedded before the rest of
+the queue (Indexer.prefer); and a recall embeds its own unembedded keyword candidates
+(Indexer.embed_now), a few, within a time bound, so that its ranking is hybrid where
+it matters.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from server.embedding.embedders import Embedder
@@ -39,6 +47,14 @@ BATCH_SIZE = 8
 #: Vectors `remember` computed to judge a write, kept for the backfill (see Indexer.known):
 #: the newest few hundred; a write older than that is embedded again, as before.
 KNOWN_VECTORS = 256
+#: A recall embeds this many of its keyword candidates that have no vector yet (the best ranked
+#: first), starting no batch after CANDIDATE_SECONDS: ~5 ms a short text on one core, so its
+#: ranking is hybrid where it matters for tens of milliseconds (issue 34); the rest are counted.
+CANDIDATE_LIMIT = 16
+CANDIDATE_SECONDS = 0.06
+#: Threads whose memories the backfill embeds first (the newest recalled or written): a few, so
+#: that the preferred queue stays one cheap query.
+PREFERRED_THREADS = 8
 
 
 class Indexer:
@@ -64,6 +80,65 @@ class Indexer:
         # stores it instead of embedding the same text again (a short text's only passage is itself).
         self._known: dict[int, tuple[str, np.ndarray]] = {}
         self._known_lock = threading.Lock()
+        # Threads asked about or written to lately, newest last (see prefer).
+        self._preferred: OrderedDict[str, None] = OrderedDict()
+        self._preferred_lock = threading.Lock()
+
+    def prefer(self, threads: Sequence[str] | None) -> None:
+        """Embed these threads' queued memories before the rest of the backlog (a recall's scope,
+        the thread a session writes to): their questions come first. None (every thread) changes nothing."""
+        if not threads:
+            return
+        with self._preferred_lock:
+            for thread in threads:
+                self._preferred.pop(thread, None)
+                self._preferred[thread] = None
+            while len(self._preferred) > PREFERRED_THREADS:
+                self._preferred.popitem(last=False)
+
+    def _next_batch(self, size: int) -> list:
+        """The next memories to embed: the newest preferred thread's first, then the oldest of the queue."""
+        with self._preferred_lock:
+            preferred = list(self._preferred)
+        for thread in reversed(preferred):
+            batch = self.store.pending(size, threads=(thread,))
+            if batch:
+                return batch
+            with self._preferred_lock:  # all embedded: not asked for again until recalled or written again
+                self._preferred.pop(thread, None)
+        return self.store.pending(size)
+
+    def embed_candidates(self, ids: Sequence[int]) -> tuple[int, int]:
+        """Embed a recall's keyword candidates still without a vector (`ids` best first; CANDIDATE_LIMIT,
+        within CANDIDATE_SECONDS), so they are ranked by meaning too; returns (embedded, left without).
+        Another process holding the write lock leaves them keyword-ranked this time."""
+        todo = self.store.pending_of(ids)
+        if not todo:
+            return 0, 0
+        try:
+            with self.store.db.waiting_at_most(0):
+                done = self.embed_now(todo, CANDIDATE_LIMIT, CANDIDATE_SECONDS)
+        except StoreUnavailable:
+            done = set()
+        return len(done), len(todo) - len(done)
+
+    def embed_now(self, items: Sequence, limit: int, seconds: float) -> set[int]:
+        """Embed and store up to `limit` of these queued memories (PendingEmbedding, most wanted first),
+        batch by batch, starting no batch after `seconds`; returns the ids stored.
+
+        A recall's own candidates: it does not take the backfill's lock (waiting for its batch
+        would cost the recall that batch); at worst both embed a memory and store_vectors keeps one.
+        """
+        started = time.perf_counter()
+        stored: set[int] = set()
+        todo = list(items)[:limit]
+        for at in range(0, len(todo), self.batch_size):
+            if at and time.perf_counter() - started > seconds:
+                break
+            batch = todo[at : at + self.batch_size]
+            self._embed(batch)
+            stored.update(item.memory_id for item in batch)
+        return stored
 
     def known(self, memory_id: int, text: str, vector: np.ndarray) -> None:
         """Keep the vector of a memory just written, computed from exactly `text`, for its backfill."""
@@ -91,7 +166,7 @@ class Indexer:
                 break
             try:
                 size = batch_size if limit is None else min(batch_size, limit - done)
-                batch = self.store.pending(size)
+                batch = self._next_batch(size)
                 if not batch:
                     break
                 self.in_progress = frozenset(item.memory_id for item in batch)
