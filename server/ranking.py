@@ -225,7 +225,20 @@ def fuse(dense: Mapping[int, float], keyword: Mapping[int, float],
     docs = docs or {}
     kbest = max((-v for v in keyword.values()), default=0.0)
     base: dict[int, float] = {}
-    for i in set(dense) | set(keyword):
+    # A replacement search brought along for a matching stale memory is ranked even with no score of its
+    # own: it has no vector yet in a backlog (issue 34), and would otherwise drop out of the chain.
+    scored = set(dense) | set(keyword)
+    brought: set[int] = set()
+    for i in scored:
+        d = docs.get(i)
+        if d is None or d.superseded_by not in docs:
+            continue
+        brought.add(d.superseded_by)
+        step = d.successor  # and every step of its chain at hand (A -> B -> C: B too)
+        while step in docs and step not in brought and step not in scored:
+            brought.add(step)
+            step = docs[step].successor
+    for i in scored | brought:
         kw = (-keyword[i] / kbest) if (i in keyword and kbest > 0) else 0.0
         kw = max(0.0, kw)
         if kw and terms and (d := docs.get(i)) is not None and not d.turn:

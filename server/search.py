@@ -187,9 +187,12 @@ def _common(store: SearchIndex, terms: list[str], scope: Scope) -> set[str]:
     return {t for t in terms if _frequency(store, t, scope, size) > limit}
 
 
-# Counting a common term's matches in a thread costs milliseconds, and the same
-# terms come back query after query: cache the count for as long as the scope
-# holds the same number of memories (a changed thread is counted afresh).
+# Counting a common term's matches in a thread costs milliseconds (a walk of its matches: it grows
+# with the thread), and the same terms come back query after query and write after write: cache the
+# count while the scope's size stays in the same step, a power of two between 1/128 and 1/64 of it:
+# exact up to 128 memories; past that a count is at most ~1.5% stale, and recounted once per step
+# of writes, not at every write (a write's update check weighs every word of its candidates by it:
+# at 100k memories in one thread that recount made each write grow with the store).
 _FREQUENCIES: OrderedDict[tuple, int] = OrderedDict()
 _FREQUENCIES_LOCK = threading.Lock()
 _FREQUENCIES_MAX = 20_000
@@ -201,7 +204,8 @@ def term_frequency(store: SearchIndex, term: str, scope: Scope) -> int:
 
 
 def _frequency(store: SearchIndex, term: str, scope: Scope, size: int) -> int:
-    key = (store.db.path, store.namespace, scope.threads, term, size)
+    step = 1 << max(0, size.bit_length() - 7)
+    key = (store.db.path, store.namespace, scope.threads, term, step, size // step)
     with _FREQUENCIES_LOCK:
         if key in _FREQUENCIES:
             _FREQUENCIES.move_to_end(key)

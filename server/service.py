@@ -45,15 +45,12 @@ if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answe
 log = logging.getLogger(__name__)
 
 #: A recall embeds the queued memories of its scope itself (so that what was just
-#: remembered is found by meaning too) only when there are at most this many and no
-#: other thread of this process is embedding: one small batch, tens of milliseconds.
-#: A bigger backlog (an import, a captured session) stays with the backfill, which
-#: commits batch by batch; the recall searches the vectors written so far, finds the
-#: rest by keyword and says how many are not embedded yet (issue 19).
+#: remembered is found by meaning too) when there are at most this many; with more, only
+#: what this process just wrote and its own best keyword candidates, as many as fit in
+#: a bounded time (Indexer.embed_for_recall). The rest of a backlog (an import, a captured
+#: session) stays with the backfill, which commits batch by batch and embeds the searched
+#: threads first; the recall says how many are not embedded yet (issues 19, 34).
 RECALL_DRAIN_LIMIT = 8
-#: How long a recall waits for the backfill batch in progress (one batch of at most 8 texts
-#: takes ~0.1-0.3 s).
-RECALL_BATCH_WAIT_SECONDS = 2.0
 #: Recalls whose counters wait for a free write lock, at most (the oldest are dropped past it).
 MAX_UNMARKED = 1000
 WEAK_MATCH = ranking.WEAK_MATCH
@@ -425,33 +422,24 @@ class MemoryService:
         unembedded = 0
         self.indexer.prefer(scope.threads)  # the backfill embeds what is asked about first
         if self.embedder.wait_ready(self.settings.model_wait_seconds):
-            try:
-                # Never wait for another process's write lock here: a busy store leaves the
-                # backlog to the backfill, and the recall answers from the vectors that exist.
-                with self.db.waiting_at_most(0):
-                    waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
-                    if waiting and self._fresh:
-                        # The first recall after this process remembered something runs one backfill batch
-                        # itself, or waits for the one in progress (a fresh server's first batch holds what
-                        # it was just told): bounded by one batch, once per burst of remembers.
-                        self._fresh.clear()
-                        if not self.indexer.run_once(limit=RECALL_DRAIN_LIMIT, wait=False):
-                            self.indexer.wait_for_batch(RECALL_BATCH_WAIT_SECONDS)
-                        waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
-                    if 0 < waiting <= RECALL_DRAIN_LIMIT and self.indexer.run_once(limit=RECALL_DRAIN_LIMIT, wait=False):
-                        waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
-                    if waiting > RECALL_DRAIN_LIMIT:
-                        waiting = self.store.pending_count(scope)
-            except StoreUnavailable:
+            # Never wait for another process's write lock here: a busy store leaves the backlog to
+            # the backfill, and the recall answers from the vectors that exist.
+            waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
+            fresh = [*self._fresh] if waiting else []
+            if waiting:
+                self._fresh.clear()  # once per burst of remembers
+            vector = self.embedder.embed([query])[0]
+            if waiting:
+                # What this process just wrote and a few queued in scope, then the best keyword candidates:
+                # embedded here, as many as the embedder's current speed fits in a bounded time.
+                few = self.store.pending(RECALL_DRAIN_LIMIT, scope.threads) if waiting <= RECALL_DRAIN_LIMIT else []
+                _, unembedded = self.indexer.embed_for_recall([*fresh, *(p.memory_id for p in few)], list(keyword().hits))
                 waiting = self.store.pending_count(scope)
             try:
                 with self.db.waiting_at_most(0):
                     self.linker.check_pending(self.db)  # writes judged without a vector (model loading, a burst)
             except StoreUnavailable:
                 pass  # judged at a later recall or by the backfill
-            vector = self.embedder.embed([query])[0]
-            embedded, unembedded = self.indexer.embed_candidates(list(keyword().hits)) if waiting else (0, 0)
-            waiting = max(0, waiting - embedded)
         else:
             reason = (
                 getattr(self.embedder, "error", None)

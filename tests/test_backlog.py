@@ -49,27 +49,36 @@ def test_a_recall_over_a_backlog_embeds_its_query_and_a_few_of_its_candidates_an
     service.remember("a note in another thread", thread="elsewhere")
     embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
     first = service.recall("payments queue", thread="t", k=5)
-    # The first recall after remembering runs one backfill batch (what a fresh server was just told), not the
-    # backlog: its query and the batch, less the first note (remember embedded it, the queue being empty then,
-    # and the batch stores that vector); then RECALL_EMBED_LIMIT of its keyword candidates still without one
-    assert embedder.texts == BATCH_SIZE + RECALL_EMBED_LIMIT
-    assert first.pending_embeddings == 60 - BATCH_SIZE - RECALL_EMBED_LIMIT
+    # Its query, and at most RECALL_EMBED_LIMIT of what was just written and of its best keyword candidates
+    assert 1 < embedder.texts <= 1 + RECALL_EMBED_LIMIT
+    assert 60 - RECALL_EMBED_LIMIT <= first.pending_embeddings < 60  # the other thread's is not in scope
     assert first.search == "mixed" and first.keyword_candidates == KEYWORD_CANDIDATES
     left = first.unembedded_candidates
     assert 0 < left <= first.pending_embeddings
     assert f"Ranked by keyword alone for {left} of the {KEYWORD_CANDIDATES} keyword candidates" in first.note
-    result = service.recall("payments queue", thread="t", k=50)
-    assert embedder.texts == BATCH_SIZE + RECALL_EMBED_LIMIT + 1 + RECALL_EMBED_LIMIT  # its query, 16 more candidates
-    pending = 60 - BATCH_SIZE - 2 * RECALL_EMBED_LIMIT
-    assert result.pending_embeddings == pending  # the other thread's is not in scope
-    assert f"{pending} memories in the searched threads are not embedded yet" in result.note
-    assert any(m.match == "keyword" for m in result.memories)  # found by keyword meanwhile
-    assert service.store.count()["pending_embeddings"] == pending + 1
+    assert f"{first.pending_embeddings} memories in the searched threads are not embedded yet" in first.note
+    assert any(m.match == "keyword" for m in first.memories)  # found by keyword meanwhile
+    second = service.recall("payments queue", thread="t", k=5)
+    assert second.pending_embeddings < first.pending_embeddings  # each recall embeds a few more of its own
     service.indexer.run_once()
     after = service.recall("payments queue", thread="t", k=5)
     assert after.pending_embeddings == 0 and (after.note is None or "not embedded" not in after.note)
     assert after.search == "hybrid" and after.unembedded_candidates == 0
     assert any(m.match == "both" for m in after.memories)
+
+
+def test_a_recall_embeds_no_more_than_the_embedders_speed_fits(counting, monkeypatch):
+    """On a loaded machine (a text costs more than the recall's time bound) a recall embeds none of its
+    candidates: it ranks them by keyword and says so, rather than waiting."""
+    service, embedder = counting
+    for n in range(20):
+        service.remember(f"backlog note {n} about the payments queue", thread="t")
+    service.recall("warm", thread="t", k=1)  # what was just written: embedded by this first recall
+    monkeypatch.setattr(service.indexer, "_seconds_per_text", 1.0)
+    embedder.texts = 0
+    result = service.recall("payments queue", thread="t", k=5)
+    assert embedder.texts == 1 and result.search == "mixed"  # its query only
+    assert result.unembedded_candidates == result.pending_embeddings > 0
 
 
 def test_a_recalled_thread_is_embedded_before_the_rest_of_the_backlog(counting):
@@ -78,8 +87,8 @@ def test_a_recalled_thread_is_embedded_before_the_rest_of_the_backlog(counting):
     old = [service.remember(f"imported note {n} on the harbour", thread="import").id for n in range(3 * BATCH_SIZE)]
     asked = [service.remember(f"release note {n}", thread="app").id for n in range(2 * BATCH_SIZE)]
     service.indexer.prefer(("import",))  # asked about the import a moment ago
-    # The first recall after writing runs a backfill batch itself, then (a batch left in scope) one more
-    service.recall("zebra crossing", thread="app", k=1)
+    service.recall("zebra crossing", thread="app", k=1)  # embeds what was just written (the last batch's worth)
+    service.indexer.run_once(limit=BATCH_SIZE)
     waiting = {p.memory_id for p in service.store.pending(1000)}
     assert not waiting & set(asked) and waiting == set(old)
 
@@ -97,7 +106,7 @@ def test_a_few_just_remembered_memories_are_embedded_by_the_recall_itself(counti
 
 def test_a_recall_does_not_wait_for_a_batch_of_other_memories(counting, monkeypatch):
     service, embedder = counting
-    monkeypatch.setattr("server.service.RECALL_BATCH_WAIT_SECONDS", 0.2)
+    monkeypatch.setattr("server.embedding.backfill.BATCH_WAIT_SECONDS", 0.2)
     service.remember("one fresh memory", thread="t")
     embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
     with service.indexer._lock:  # a backfill batch is running and does not finish

@@ -47,11 +47,17 @@ BATCH_SIZE = 8
 #: Vectors `remember` computed to judge a write, kept for the backfill (see Indexer.known):
 #: the newest few hundred; a write older than that is embedded again, as before.
 KNOWN_VECTORS = 256
-#: A recall embeds this many of its keyword candidates that have no vector yet (the best ranked
-#: first), starting no batch after CANDIDATE_SECONDS: ~5 ms a short text on one core, so its
-#: ranking is hybrid where it matters for tens of milliseconds (issue 34); the rest are counted.
+#: A recall embeds at most this many of its memories that have no vector yet (what it just wrote,
+#: then its best keyword candidates), and only as many as the embedder's recent speed fits in
+#: CANDIDATE_SECONDS: ~5 ms a short text on a free core, so 12 where the machine is quiet and
+#: none where a loaded one makes a text cost 60 ms (issue 34: p95 <= 150 ms); the rest are counted.
 CANDIDATE_LIMIT = 16
 CANDIDATE_SECONDS = 0.06
+#: How long a recall waits for the backfill batch in progress when that batch holds what this
+#: process just wrote (one batch of 8 short texts: ~0.05 s quiet, ~0.5 s on a loaded machine).
+BATCH_WAIT_SECONDS = 0.5
+#: Seconds per text assumed before any batch was timed (a short text, one free core).
+FIRST_GUESS_SECONDS = 0.005
 #: Threads whose memories the backfill embeds first (the newest recalled or written): a few, so
 #: that the preferred queue stays one cheap query.
 PREFERRED_THREADS = 8
@@ -83,6 +89,8 @@ class Indexer:
         # Threads asked about or written to lately, newest last (see prefer).
         self._preferred: OrderedDict[str, None] = OrderedDict()
         self._preferred_lock = threading.Lock()
+        #: Wall seconds per text of the latest embeddings (a moving average): the machine's speed now.
+        self._seconds_per_text = FIRST_GUESS_SECONDS
 
     def prefer(self, threads: Sequence[str] | None) -> None:
         """Embed these threads' queued memories before the rest of the backlog (a recall's scope,
@@ -108,19 +116,27 @@ class Indexer:
                 self._preferred.pop(thread, None)
         return self.store.pending(size)
 
-    def embed_candidates(self, ids: Sequence[int]) -> tuple[int, int]:
-        """Embed a recall's keyword candidates still without a vector (`ids` best first; CANDIDATE_LIMIT,
-        within CANDIDATE_SECONDS), so they are ranked by meaning too; returns (embedded, left without).
-        Another process holding the write lock leaves them keyword-ranked this time."""
-        todo = self.store.pending_of(ids)
+    def embed_for_recall(self, first: Sequence[int], candidates: Sequence[int]) -> tuple[int, int]:
+        """Embed, for a recall, the memories of `first` (just written) then its keyword `candidates` (best
+        first) still without a vector, as many as fit (affordable); returns (embedded, candidates left
+        without one). A batch in progress that holds one of `first` is waited for (bounded): it is what a
+        fresh server was just told. Another process holding the write lock leaves them for the backfill."""
+        if self.in_progress & set(first):
+            self.wait_for_batch(BATCH_WAIT_SECONDS)
+        todo = self.store.pending_of(list(dict.fromkeys([*first, *candidates])))
         if not todo:
             return 0, 0
         try:
             with self.store.db.waiting_at_most(0):
-                done = self.embed_now(todo, CANDIDATE_LIMIT, CANDIDATE_SECONDS)
+                done = self.embed_now(todo, self.affordable(), CANDIDATE_SECONDS)
         except StoreUnavailable:
             done = set()
-        return len(done), len(todo) - len(done)
+        wanted = set(candidates)
+        return len(done), sum(1 for item in todo if item.memory_id in wanted and item.memory_id not in done)
+
+    def affordable(self) -> int:
+        """How many texts a recall can embed in CANDIDATE_SECONDS at the speed of the latest batches."""
+        return min(CANDIDATE_LIMIT, int(CANDIDATE_SECONDS / max(self._seconds_per_text, 1e-6)))
 
     def embed_now(self, items: Sequence, limit: int, seconds: float) -> set[int]:
         """Embed and store up to `limit` of these queued memories (PendingEmbedding, most wanted first),
@@ -136,7 +152,7 @@ class Indexer:
             if at and time.perf_counter() - started > seconds:
                 break
             batch = todo[at : at + self.batch_size]
-            self._embed(batch)
+            self._embed(batch, urgent=True)
             stored.update(item.memory_id for item in batch)
         return stored
 
@@ -198,8 +214,9 @@ class Indexer:
             seen = self._batches
             self._batch_done.wait_for(lambda: self._batches != seen or not self._lock.locked(), timeout)
 
-    def _embed(self, batch: list) -> int:
-        """Embed one batch (each text as its passages) and store it in one transaction."""
+    def _embed(self, batch: list, urgent: bool = False) -> int:
+        """Embed one batch (each text as its passages) and store it in one transaction; `urgent`: someone
+        waits for it (a recall), so it goes ahead of the backfill's batches (MiniLMEmbedder.embed_urgent)."""
         out: dict[int, np.ndarray] = {}
         with self._known_lock:
             for item in batch:
@@ -209,7 +226,12 @@ class Indexer:
         todo = [item for item in batch if item.memory_id not in out]
         pieces = [passages(item.content) for item in todo]
         flat = [p for ps in pieces for p in ps]
-        vectors = self.embedder.embed(flat) if flat else None
+        embed = getattr(self.embedder, "embed_urgent", self.embedder.embed) if urgent else self.embedder.embed
+        started = time.perf_counter()
+        vectors = embed(flat) if flat else None
+        if flat:
+            per_text = (time.perf_counter() - started) / len(flat)
+            self._seconds_per_text = 0.7 * self._seconds_per_text + 0.3 * per_text
         at = 0
         for item, ps in zip(todo, pieces):
             out[item.memory_id] = vectors[at : at + len(ps)]
