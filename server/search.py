@@ -73,8 +73,8 @@ def keyword_query(query: str) -> KeywordQuery | None:
     return KeywordQuery(tuple(terms)) if terms else None
 
 
-def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
-    """Split the query terms so the keyword search ranks at most ranking.KEYWORD_MATCH_BUDGET matches.
+def keyword_plan(store: SearchIndex, query: str, scope: Scope, budget: int | None = None) -> KeywordPlan:
+    """Split the query terms so the keyword search ranks at most `budget` (ranking.KEYWORD_MATCH_BUDGET) matches.
 
     FTS5 computes bm25 for every match of an OR query before it can cut to the
     best few (~1 us each). Each term's matches are counted up to the budget (a
@@ -90,7 +90,7 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
     them costs a walk of the term's matches, so terms beyond the budget are not checked.
     """
     terms = query_terms(query)
-    budget = ranking.KEYWORD_MATCH_BUDGET
+    budget = budget or ranking.KEYWORD_MATCH_BUDGET
     # Counted in the scope's threads: in a thread most terms are rare, so its whole query is ranked.
     counts = {t: store.match_count(KeywordQuery((t,)), budget + 1, scope) for t in terms}
     rare: list[str] = []
