@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -180,7 +181,7 @@ def common_terms(store: SearchIndex, query: str, scope: Scope) -> set[str]:
 def _common(store: SearchIndex, terms: list[str], scope: Scope) -> set[str]:
     if scope.threads is None or ranking.COMMON_TERM_SHARE >= 1:
         return set()
-    size = store.scope_size(scope)
+    size = scope_size(store, scope)
     if size < ranking.COMMON_TERM_MIN_SCOPE:
         return set()
     limit = ranking.COMMON_TERM_SHARE * size
@@ -198,9 +199,32 @@ _FREQUENCIES_LOCK = threading.Lock()
 _FREQUENCIES_MAX = 20_000
 
 
+#: A scope's size (a count of its live memories: a walk that grows with the thread, 5 ms at 10k, run
+#: at every write by its update check) is counted exactly up to SIZE_EXACT memories; past it, a count
+#: is reused for SIZE_SECONDS (a few hundred writes at most: under 2% of such a thread).
+SIZE_EXACT = 1_024
+SIZE_SECONDS = 5.0
+_SIZES: dict[tuple, tuple[int, float]] = {}
+
+
+def scope_size(store: SearchIndex, scope: Scope) -> int:
+    """store.scope_size, cached past SIZE_EXACT memories (see there)."""
+    key = (store.db.path, store.namespace, scope.threads)
+    now = time.monotonic()
+    cached = _SIZES.get(key)
+    if cached is not None and cached[0] >= SIZE_EXACT and now - cached[1] < SIZE_SECONDS:
+        return cached[0]
+    size = store.scope_size(scope)
+    with _FREQUENCIES_LOCK:
+        if len(_SIZES) > _FREQUENCIES_MAX:
+            _SIZES.clear()
+        _SIZES[key] = (size, now)
+    return size
+
+
 def term_frequency(store: SearchIndex, term: str, scope: Scope) -> int:
     """How many live memories in `scope` hold `term` (a word or phrase of the keyword index), cached."""
-    return _frequency(store, term, scope, store.scope_size(scope))
+    return _frequency(store, term, scope, scope_size(store, scope))
 
 
 def _frequency(store: SearchIndex, term: str, scope: Scope, size: int) -> int:
@@ -341,7 +365,7 @@ class ThreadWeights(updates.CountedWeights):
     """How rare a term is in the thread, from the keyword index (counts cached with recall's)."""
 
     def __init__(self, store: SearchIndex, scope: Scope) -> None:
-        super().__init__(lambda word: term_frequency(store, word, scope), store.scope_size(scope))
+        super().__init__(lambda word: term_frequency(store, word, scope), scope_size(store, scope))
 
 
 def search(  # noqa: PLR0913
