@@ -266,3 +266,17 @@ def test_a_memory_embedded_to_judge_its_write_is_not_embedded_again(counting):
     service.remember(long_text, thread="t")
     service.indexer.run_once()
     assert embedder.texts > 2  # its first passage to judge it, then every passage by the backfill
+
+
+def test_the_backfill_embeds_texts_of_similar_length_together_and_the_oldest_first(counting):
+    """A batch pads to its longest text: the backfill picks, from the queue ahead, the batch of similar
+    lengths that holds the oldest memory (so nothing waits behind shorter newcomers)."""
+    service, _ = counting
+    lengths = [3, 40, 3, 40, 3, 40, 3, 40, 3, 40, 3, 40, 3, 40, 3, 40]
+    ids = [service.remember(f"memory {n} " + "word " * size, thread="t").id for n, size in enumerate(lengths)]
+    service.indexer.run_once(limit=BATCH_SIZE)
+    waiting = {p.memory_id for p in service.store.pending(100)}
+    short = {i for i, size in zip(ids, lengths) if size == 3}
+    assert set(ids) - waiting == short  # the oldest is short: the short ones, together
+    service.indexer.run_once(limit=BATCH_SIZE)
+    assert not service.store.pending(100)

@@ -58,6 +58,11 @@ CANDIDATE_SECONDS = 0.06
 BATCH_WAIT_SECONDS = 0.5
 #: Seconds per text assumed before any batch was timed (a short text, one free core).
 FIRST_GUESS_SECONDS = 0.005
+#: The backfill reads this many queued memories ahead and embeds, of them, the batch of similar
+#: lengths that holds the oldest: a batch pads to its longest text, and LoCoMo turns in queue order
+#: padded to a long neighbour cost ~1.6x the CPU (bench/runtime.py); the oldest goes first, so
+#: nothing waits behind shorter newcomers for more than a window.
+LENGTH_WINDOW = 64
 #: Threads whose memories the backfill embeds first (the newest recalled or written): a few, so
 #: that the preferred queue stays one cheap query.
 PREFERRED_THREADS = 8
@@ -182,7 +187,7 @@ class Indexer:
                 break
             try:
                 size = batch_size if limit is None else min(batch_size, limit - done)
-                batch = self._next_batch(size)
+                batch = _by_length(self._next_batch(size * LENGTH_WINDOW // BATCH_SIZE), size)
                 if not batch:
                     break
                 self.in_progress = frozenset(item.memory_id for item in batch)
@@ -285,3 +290,12 @@ class Indexer:
             except Exception:  # noqa: BLE001 - keep the thread alive; the rows stay queued
                 log.exception("backfill failed; will retry")
                 self._stop.wait(5.0)
+
+
+def _by_length(queued: list, size: int) -> list:
+    """Of the queued memories (oldest first), the `size` of similar length that include the oldest."""
+    if len(queued) <= size:
+        return queued
+    ranked = sorted(queued, key=lambda item: (len(item.content), item.memory_id))
+    at = ranked.index(queued[0]) // size * size
+    return ranked[at : at + size]
