@@ -56,6 +56,7 @@ SUITE = (
     Bench("profile_recall", "profile_recall.py", needs_model=True),
     Bench("newer_first_cost", "newer_first_cost.py", needs_model=True),  # recall with / without its newer-first step
     Bench("secrets_fp", "secrets_fp.py", quick=()),
+    Bench("write_cost", "write_cost.py", quick=("--sizes", "200,1000", "--writes", "10", "--warmup", "2")),  # remember at 1k/10k/100k
     Bench("hooks", "hooks.py"),  # spawned hook latency at 10k/100k memories, capture cost
     Bench("value_hooks", "value_hooks.py"),  # later sessions answered by injected context alone
     Bench("real_sessions", "real_sessions.py", quick=()),  # the same on published sessions; tuning and held-out

@@ -225,7 +225,20 @@ def fuse(dense: Mapping[int, float], keyword: Mapping[int, float],
     docs = docs or {}
     kbest = max((-v for v in keyword.values()), default=0.0)
     base: dict[int, float] = {}
-    for i in set(dense) | set(keyword):
+    # A replacement search brought along for a matching stale memory is ranked even with no score of its
+    # own: it has no vector yet in a backlog (issue 34), and would otherwise drop out of the chain.
+    scored = set(dense) | set(keyword)
+    brought: set[int] = set()
+    for i in scored:
+        d = docs.get(i)
+        if d is None or d.superseded_by not in docs:
+            continue
+        brought.add(d.superseded_by)
+        step = d.successor  # and every step of its chain at hand (A -> B -> C: B too)
+        while step in docs and step not in brought and step not in scored:
+            brought.add(step)
+            step = docs[step].successor
+    for i in scored | brought:
         kw = (-keyword[i] / kbest) if (i in keyword and kbest > 0) else 0.0
         kw = max(0.0, kw)
         if kw and terms and (d := docs.get(i)) is not None and not d.turn:
@@ -311,6 +324,10 @@ def confidence(query: str, dense: Mapping[int, float], keyword: Mapping[int, flo
     cosines = sorted((max(0.0, float(c)) for c in dense.values()), reverse=True)
     if not cosines or cosines[0] <= 0.0:
         return coverage  # no query vector (the model is loading): the words are all there is
+    if top not in dense and top in keyword:
+        # The top memory has no vector yet (a backlog): the logistic would read its missing cosine as
+        # 0 and call most such answers weak; it is judged as keyword-only search judges (issue 34).
+        return term_coverage(terms, docs[top].content) if top in docs else coverage
     crowd = (cosines + [COS_FLOOR] * CROWD_RANK)[CROWD_RANK - 1]  # a small scope: no crowd to stand out from
     w_cos, w_lead, w_cover, w_missing = CONFIDENCE_WEIGHTS
     z = (w_cos * max(0.0, float(dense.get(top, 0.0))) + w_lead * (cosines[0] - crowd)

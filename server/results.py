@@ -68,14 +68,21 @@ class RememberResult(BaseModel):
 
 class RecallResult(BaseModel):
     memories: list[Memory]
-    search: Literal["hybrid", "keyword"] = Field(
-        description="hybrid: keyword and semantic; keyword: the embedding model was not available."
+    search: Literal["hybrid", "mixed", "keyword"] = Field(
+        description="hybrid: keyword and semantic; mixed: hybrid, except unembedded_candidates of the "
+        "keyword_candidates, ranked by keyword alone (no vector yet); keyword: the embedding model was not available."
     )
     note: str | None = None
     pending_embeddings: int | None = Field(
         default=None,
         description="Memories in the searched threads still waiting for their vector: found by keyword only "
         "until the backfill embeds them (None in keyword-only search).",
+    )
+    unembedded_candidates: int | None = Field(
+        default=None, description="Keyword candidates ranked without a vector (mixed search; None in keyword-only search)."
+    )
+    keyword_candidates: int | None = Field(
+        default=None, description="Keyword candidates the ranking considered (None in keyword-only search)."
     )
 
 

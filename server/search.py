@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -77,8 +78,8 @@ def keyword_query(query: str) -> KeywordQuery | None:
     return KeywordQuery(tuple(terms)) if terms else None
 
 
-def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
-    """Split the query terms so the keyword search ranks at most ranking.KEYWORD_MATCH_BUDGET matches.
+def keyword_plan(store: SearchIndex, query: str, scope: Scope, budget: int | None = None) -> KeywordPlan:
+    """Split the query terms so the keyword search ranks at most `budget` (ranking.KEYWORD_MATCH_BUDGET) matches.
 
     FTS5 computes bm25 for every match of an OR query before it can cut to the
     best few (~1 us each). Each term's matches are counted up to the budget (a
@@ -94,7 +95,7 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope) -> KeywordPlan:
     them costs a walk of the term's matches, so terms beyond the budget are not checked.
     """
     terms = query_terms(query)
-    budget = ranking.KEYWORD_MATCH_BUDGET
+    budget = budget or ranking.KEYWORD_MATCH_BUDGET
     # Counted in the scope's threads: in a thread most terms are rare, so its whole query is ranked.
     counts = {t: store.match_count(KeywordQuery((t,)), budget + 1, scope) for t in terms}
     rare: list[str] = []
@@ -184,28 +185,55 @@ def common_terms(store: SearchIndex, query: str, scope: Scope) -> set[str]:
 def _common(store: SearchIndex, terms: list[str], scope: Scope) -> set[str]:
     if scope.threads is None or ranking.COMMON_TERM_SHARE >= 1:
         return set()
-    size = store.scope_size(scope)
+    size = scope_size(store, scope)
     if size < ranking.COMMON_TERM_MIN_SCOPE:
         return set()
     limit = ranking.COMMON_TERM_SHARE * size
     return {t for t in terms if _frequency(store, t, scope, size) > limit}
 
 
-# Counting a common term's matches in a thread costs milliseconds, and the same
-# terms come back query after query: cache the count for as long as the scope
-# holds the same number of memories (a changed thread is counted afresh).
+# Counting a common term's matches in a thread costs milliseconds (a walk of its matches: it grows
+# with the thread), and the same terms come back query after query and write after write: cache the
+# count while the scope's size stays in the same step, a power of two between 1/128 and 1/64 of it:
+# exact up to 128 memories; past that a count is at most ~1.5% stale, and recounted once per step
+# of writes, not at every write (a write's update check weighs every word of its candidates by it:
+# at 100k memories in one thread that recount made each write grow with the store).
 _FREQUENCIES: OrderedDict[tuple, int] = OrderedDict()
 _FREQUENCIES_LOCK = threading.Lock()
 _FREQUENCIES_MAX = 20_000
 
 
+#: A scope's size (a count of its live memories: a walk that grows with the thread, 5 ms at 10k, run
+#: at every write by its update check) is counted exactly up to SIZE_EXACT memories; past it, a count
+#: is reused for SIZE_SECONDS (a few hundred writes at most: under 2% of such a thread).
+SIZE_EXACT = 1_024
+SIZE_SECONDS = 5.0
+_SIZES: dict[tuple, tuple[int, float]] = {}
+
+
+def scope_size(store: SearchIndex, scope: Scope) -> int:
+    """store.scope_size, cached past SIZE_EXACT memories (see there)."""
+    key = (store.db.path, store.namespace, scope.threads)
+    now = time.monotonic()
+    cached = _SIZES.get(key)
+    if cached is not None and cached[0] >= SIZE_EXACT and now - cached[1] < SIZE_SECONDS:
+        return cached[0]
+    size = store.scope_size(scope)
+    with _FREQUENCIES_LOCK:
+        if len(_SIZES) > _FREQUENCIES_MAX:
+            _SIZES.clear()
+        _SIZES[key] = (size, now)
+    return size
+
+
 def term_frequency(store: SearchIndex, term: str, scope: Scope) -> int:
     """How many live memories in `scope` hold `term` (a word or phrase of the keyword index), cached."""
-    return _frequency(store, term, scope, store.scope_size(scope))
+    return _frequency(store, term, scope, scope_size(store, scope))
 
 
 def _frequency(store: SearchIndex, term: str, scope: Scope, size: int) -> int:
-    key = (store.db.path, store.namespace, scope.threads, term, size)
+    step = 1 << max(0, size.bit_length() - 7)
+    key = (store.db.path, store.namespace, scope.threads, term, step, size // step)
     with _FREQUENCIES_LOCK:
         if key in _FREQUENCIES:
             _FREQUENCIES.move_to_end(key)
@@ -346,7 +374,7 @@ class ThreadWeights(updates.CountedWeights):
     """How rare a term is in the thread, from the keyword index (counts cached with recall's)."""
 
     def __init__(self, store: SearchIndex, scope: Scope) -> None:
-        super().__init__(lambda word: term_frequency(store, word, scope), store.scope_size(scope))
+        super().__init__(lambda word: term_frequency(store, word, scope), scope_size(store, scope))
 
 
 def search(  # noqa: PLR0913

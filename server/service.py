@@ -47,15 +47,12 @@ if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answe
 log = logging.getLogger(__name__)
 
 #: A recall embeds the queued memories of its scope itself (so that what was just
-#: remembered is found by meaning too) only when there are at most this many and no
-#: other thread of this process is embedding: one small batch, tens of milliseconds.
-#: A bigger backlog (an import, a captured session) stays with the backfill, which
-#: commits batch by batch; the recall searches the vectors written so far, finds the
-#: rest by keyword and says how many are not embedded yet (issue 19).
+#: remembered is found by meaning too) when there are at most this many; with more, only
+#: what this process just wrote and its own best keyword candidates, as many as fit in
+#: a bounded time (Indexer.embed_for_recall). The rest of a backlog (an import, a captured
+#: session) stays with the backfill, which commits batch by batch and embeds the searched
+#: threads first; the recall says how many are not embedded yet (issues 19, 34).
 RECALL_DRAIN_LIMIT = 8
-#: How long a recall waits for the backfill batch in progress (one batch of at most 8 texts
-#: takes ~0.1-0.3 s).
-RECALL_BATCH_WAIT_SECONDS = 2.0
 #: Recalls whose counters wait for a free write lock, at most (the oldest are dropped past it).
 MAX_UNMARKED = 1000
 WEAK_MATCH = ranking.WEAK_MATCH
@@ -66,9 +63,11 @@ class Found:
     """What a recall found, before it becomes a RecallResult (MemoryService.find)."""
 
     hits: list[Hit]
-    search: str  # "hybrid" | "keyword"
+    search: str  # "hybrid" | "mixed" | "keyword"
     note: str | None
     pending_embeddings: int | None
+    unembedded_candidates: int | None = None  # keyword candidates ranked without a vector (mixed search)
+    keyword_candidates: int | None = None
 
 
 def content_hash(content: str) -> str:
@@ -309,6 +308,7 @@ class MemoryService:
                 ),
             )
             self.store.touch_thread(conn, stored_thread, max(created, now))
+        self.indexer.prefer((stored_thread,))  # the session's own thread: its questions come next
         if vector is not None:
             self.indexer.known(memory_id, content, vector)  # the backfill stores it, not embeds it again
         linked = self.linker.link(self.db, self.store.get([memory_id])[memory_id], vector) if judge_now else None
@@ -392,6 +392,8 @@ class MemoryService:
             search=found.search,  # type: ignore[arg-type]
             note=found.note,
             pending_embeddings=found.pending_embeddings,
+            unembedded_candidates=found.unembedded_candidates,
+            keyword_candidates=found.keyword_candidates,
         )
 
     def find(  # noqa: PLR0913
@@ -438,32 +440,27 @@ class MemoryService:
         note = None
         vector = None
         waiting = 0
+        unembedded = 0
+        self.indexer.prefer(scope.threads)  # the backfill embeds what is asked about first
         if self.embedder.wait_ready(self.settings.model_wait_seconds):
-            try:
-                # Never wait for another process's write lock here: a busy store leaves the
-                # backlog to the backfill, and the recall answers from the vectors that exist.
-                with self.db.waiting_at_most(0):
-                    waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
-                    if waiting and self._fresh:
-                        # The first recall after this process remembered something runs one backfill batch
-                        # itself, or waits for the one in progress (a fresh server's first batch holds what
-                        # it was just told): bounded by one batch, once per burst of remembers.
-                        self._fresh.clear()
-                        if not self.indexer.run_once(limit=RECALL_DRAIN_LIMIT, wait=False):
-                            self.indexer.wait_for_batch(RECALL_BATCH_WAIT_SECONDS)
-                        waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
-                    if 0 < waiting <= RECALL_DRAIN_LIMIT and self.indexer.run_once(limit=RECALL_DRAIN_LIMIT, wait=False):
-                        waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
-                    if waiting > RECALL_DRAIN_LIMIT:
-                        waiting = self.store.pending_count(scope)
-            except StoreUnavailable:
+            # Never wait for another process's write lock here: a busy store leaves the backlog to
+            # the backfill, and the recall answers from the vectors that exist.
+            waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
+            fresh = [*self._fresh] if waiting else []
+            if waiting:
+                self._fresh.clear()  # once per burst of remembers
+            vector = self.embedder.embed([query])[0]
+            if waiting:
+                # What this process just wrote and a few queued in scope, then the best keyword candidates:
+                # embedded here, as many as the embedder's current speed fits in a bounded time.
+                few = self.store.pending(RECALL_DRAIN_LIMIT, scope.threads) if waiting <= RECALL_DRAIN_LIMIT else []
+                _, unembedded = self.indexer.embed_for_recall([*fresh, *(p.memory_id for p in few)], list(keyword().hits))
                 waiting = self.store.pending_count(scope)
             try:
                 with self.db.waiting_at_most(0):
                     self.linker.check_pending(self.db)  # writes judged without a vector (model loading, a burst)
             except StoreUnavailable:
                 pass  # judged at a later recall or by the backfill
-            vector = self.embedder.embed([query])[0]
         else:
             reason = (
                 getattr(self.embedder, "error", None)
@@ -485,6 +482,10 @@ class MemoryService:
                     f"No strong match: the best score is {memories[0].score:.2f} (strong matches score "
                     f"{WEAK_MATCH} or more); these may be unrelated."
                 )
+        candidates = len(keyword().hits) if vector is not None else None
+        if vector is not None and unembedded:
+            ranked = f"Ranked by keyword alone for {unembedded} of the {candidates} keyword candidates (no vector yet)."
+            note = f"{note} {ranked}" if note else ranked
         if vector is not None and waiting:
             backlog = (
                 f"{waiting} memor{'y' if waiting == 1 else 'ies'} in the searched threads "
@@ -493,8 +494,9 @@ class MemoryService:
             )
             note = f"{note} {backlog}" if note else backlog
         note = " ".join(n for n in (note, files_note, *self.file_index.notes()) if n) or None
-        return Found(memories, "hybrid" if vector is not None else "keyword", note,
-                     waiting if vector is not None else None)
+        mode = "keyword" if vector is None else ("mixed" if unembedded else "hybrid")
+        return Found(memories, mode, note, waiting if vector is not None else None,
+                     unembedded if vector is not None else None, candidates)
 
     def _mark_recalled(self, ids: list[int]) -> None:
         """Count a recall of `ids` (retention uses it), now if the write lock is free, else with the next recall.

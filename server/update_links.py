@@ -49,6 +49,10 @@ log = logging.getLogger(__name__)
 
 #: How many keyword and vector matches of the new memory are judged.
 CANDIDATES = 30
+#: The most keyword matches a write's candidate search ranks (search.keyword_plan): past it, the newest
+#: matches of its rarest words. Recall's budget (20,000) made each write cost ~1 us per match, so a write
+#: grew with a small-vocabulary thread (bench/write_cost.py); a write's update is a recent memory's.
+MATCH_BUDGET = 2_000
 #: Most candidates without a vector (not embedded yet: a burst of writes, an import) embedded
 #: on the spot to judge a write; the rest are judged without their cosine (minimal edits only).
 EMBED_MISSING = 8
@@ -177,7 +181,7 @@ class UpdateLinker:
         """The thread's memories that may be about the same subject: its best keyword matches and,
         with a vector, its nearest ones, each with its cosine to `vector` (None without one)."""
         scope = Scope(threads=(row.thread,))
-        plan = search.keyword_plan(self.store, row.content, scope)
+        plan = search.keyword_plan(self.store, row.content, scope, MATCH_BUDGET)
         ranked = list(search.keyword_hits(self.store, plan, scope, CANDIDATES))
         cosines: dict[int, float] = {}
         recent: dict[int, float] = {}

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from server.embedding import passages as passages_mod
-from server.embedding.backfill import BATCH_SIZE
+from server.embedding.backfill import BATCH_SIZE, CANDIDATE_LIMIT as RECALL_EMBED_LIMIT
 from server.embedding.embedders import HashEmbedder, MiniLMEmbedder
 from server.embedding.passages import MAX_PASSAGES, PASSAGE_WORDS, SINGLE_MAX_WORDS, passages
+from server.ranking import KEYWORD_CANDIDATES
 from server.service import RECALL_DRAIN_LIMIT
 
 
@@ -41,27 +42,55 @@ def counting(settings, clock):
     svc.close()
 
 
-def test_a_recall_over_a_backlog_embeds_only_its_query_and_says_what_is_pending(counting):
+def test_a_recall_over_a_backlog_embeds_its_query_and_a_few_of_its_candidates_and_says_what_is_pending(counting):
     service, embedder = counting
-    for n in range(40):
+    for n in range(60):
         service.remember(f"backlog note {n} about the payments queue", thread="t")
     service.remember("a note in another thread", thread="elsewhere")
     embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
     first = service.recall("payments queue", thread="t", k=5)
-    # The first recall after remembering runs one backfill batch (what a fresh server was just told), not the
-    # backlog: its query and the batch, less the first note (remember embedded it, the queue being empty then,
-    # and the batch stores that vector)
-    assert embedder.texts == BATCH_SIZE and first.pending_embeddings == 40 - BATCH_SIZE
-    result = service.recall("payments queue", thread="t", k=40)
-    assert embedder.texts == BATCH_SIZE + 1  # then only its query
-    assert result.search == "hybrid" and result.pending_embeddings == 40 - BATCH_SIZE  # the other thread's is not in scope
-    assert f"{40 - BATCH_SIZE} memories in the searched threads are not embedded yet" in result.note
-    assert sum(m.match == "keyword" for m in result.memories) == 40 - BATCH_SIZE  # found by keyword meanwhile
-    assert service.store.count()["pending_embeddings"] == 41 - BATCH_SIZE
+    # Its query, and at most RECALL_EMBED_LIMIT of what was just written and of its best keyword candidates
+    assert 1 < embedder.texts <= 1 + RECALL_EMBED_LIMIT
+    assert 60 - RECALL_EMBED_LIMIT <= first.pending_embeddings < 60  # the other thread's is not in scope
+    assert first.search == "mixed" and first.keyword_candidates == KEYWORD_CANDIDATES
+    left = first.unembedded_candidates
+    assert 0 < left <= first.pending_embeddings
+    assert f"Ranked by keyword alone for {left} of the {KEYWORD_CANDIDATES} keyword candidates" in first.note
+    assert f"{first.pending_embeddings} memories in the searched threads are not embedded yet" in first.note
+    assert any(m.match == "keyword" for m in first.memories)  # found by keyword meanwhile
+    second = service.recall("payments queue", thread="t", k=5)
+    assert second.pending_embeddings < first.pending_embeddings  # each recall embeds a few more of its own
     service.indexer.run_once()
     after = service.recall("payments queue", thread="t", k=5)
     assert after.pending_embeddings == 0 and (after.note is None or "not embedded" not in after.note)
+    assert after.search == "hybrid" and after.unembedded_candidates == 0
     assert any(m.match == "both" for m in after.memories)
+
+
+def test_a_recall_embeds_no_more_than_the_embedders_speed_fits(counting, monkeypatch):
+    """On a loaded machine (a text costs more than the recall's time bound) a recall embeds none of its
+    candidates: it ranks them by keyword and says so, rather than waiting."""
+    service, embedder = counting
+    for n in range(20):
+        service.remember(f"backlog note {n} about the payments queue", thread="t")
+    service.recall("warm", thread="t", k=1)  # what was just written: embedded by this first recall
+    monkeypatch.setattr(service.indexer, "_seconds_per_text", 1.0)
+    embedder.texts = 0
+    result = service.recall("payments queue", thread="t", k=5)
+    assert embedder.texts == 1 and result.search == "mixed"  # its query only
+    assert result.unembedded_candidates == result.pending_embeddings > 0
+
+
+def test_a_recalled_thread_is_embedded_before_the_rest_of_the_backlog(counting):
+    """The backfill serves the thread asked about last before older queued memories of other threads."""
+    service, _ = counting
+    old = [service.remember(f"imported note {n} on the harbour", thread="import").id for n in range(3 * BATCH_SIZE)]
+    asked = [service.remember(f"release note {n}", thread="app").id for n in range(2 * BATCH_SIZE)]
+    service.indexer.prefer(("import",))  # asked about the import a moment ago
+    service.recall("zebra crossing", thread="app", k=1)  # embeds what was just written (the last batch's worth)
+    service.indexer.run_once(limit=BATCH_SIZE)
+    waiting = {p.memory_id for p in service.store.pending(1000)}
+    assert not waiting & set(asked) and waiting == set(old)
 
 
 def test_a_few_just_remembered_memories_are_embedded_by_the_recall_itself(counting):
@@ -77,15 +106,17 @@ def test_a_few_just_remembered_memories_are_embedded_by_the_recall_itself(counti
 
 def test_a_recall_does_not_wait_for_a_batch_of_other_memories(counting, monkeypatch):
     service, embedder = counting
-    monkeypatch.setattr("server.service.RECALL_BATCH_WAIT_SECONDS", 0.2)
+    monkeypatch.setattr("server.embedding.backfill.BATCH_WAIT_SECONDS", 0.2)
     service.remember("one fresh memory", thread="t")
     embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
     with service.indexer._lock:  # a backfill batch is running and does not finish
         started = time.perf_counter()
         result = service.recall("fresh memory", thread="t")
         took = time.perf_counter() - started
-    assert result.pending_embeddings == 1 and embedder.texts == 1 and took < 5
-    assert result.memories[0].match == "keyword"
+    # Its own keyword candidate is stored beside the batch (no wait for the backfill's lock), with the vector
+    # remember computed: only the query is embedded
+    assert result.pending_embeddings == 0 and embedder.texts == 1 and took < 5
+    assert result.memories[0].match == "both" and result.search == "hybrid"
 
 
 def test_a_memory_the_running_batch_embeds_is_found_by_meaning(counting):
@@ -235,6 +266,20 @@ def test_a_memory_embedded_to_judge_its_write_is_not_embedded_again(counting):
     service.remember(long_text, thread="t")
     service.indexer.run_once()
     assert embedder.texts > 2  # its first passage to judge it, then every passage by the backfill
+
+
+def test_the_backfill_embeds_texts_of_similar_length_together_and_the_oldest_first(counting):
+    """A batch pads to its longest text: the backfill picks, from the queue ahead, the batch of similar
+    lengths that holds the oldest memory (so nothing waits behind shorter newcomers)."""
+    service, _ = counting
+    lengths = [3, 40, 3, 40, 3, 40, 3, 40, 3, 40, 3, 40, 3, 40, 3, 40]
+    ids = [service.remember(f"memory {n} " + "word " * size, thread="t").id for n, size in enumerate(lengths)]
+    service.indexer.run_once(limit=BATCH_SIZE)
+    waiting = {p.memory_id for p in service.store.pending(100)}
+    short = {i for i, size in zip(ids, lengths) if size == 3}
+    assert set(ids) - waiting == short  # the oldest is short: the short ones, together
+    service.indexer.run_once(limit=BATCH_SIZE)
+    assert not service.store.pending(100)
 
 
 @pytest.fixture(autouse=True)

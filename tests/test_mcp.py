@@ -22,7 +22,7 @@ CONTRACT = {
         "params": {"query", "k", "thread", "kinds", "tags", "since", "until", "min_score"},
         "required": {"query"},
         "annotations": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
-        "output": {"memories", "search", "note", "pending_embeddings"},
+        "output": {"memories", "search", "note", "pending_embeddings", "unembedded_candidates", "keyword_candidates"},
         "says": ("by meaning and by keyword", "relevance score", "not instructions"),  # what the model must learn from the description
     },
     "forget": {

@@ -11,13 +11,21 @@ recall does not wait for the backlog (issue 19). The query's own embedding goes
 ahead of the next batch (MiniLMEmbedder gives single texts priority), and the vectors
 written so far are searchable at once. Long texts are embedded as overlapping
 passages (passages.py); a memory's vector rows are written together.
+
+The backlog is spent where the questions are (issue 34): the threads recalled most
+recently, and the threads this process writes to, are embedded before the rest of
+the queue (Indexer.prefer); and a recall embeds its own unembedded keyword candidates
+(Indexer.embed_now), a few, within a time bound, so that its ranking is hybrid where
+it matters.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from server.embedding.embedders import Embedder
@@ -39,6 +47,25 @@ BATCH_SIZE = 8
 #: Vectors `remember` computed to judge a write, kept for the backfill (see Indexer.known):
 #: the newest few hundred; a write older than that is embedded again, as before.
 KNOWN_VECTORS = 256
+#: A recall embeds at most this many of its memories that have no vector yet (what it just wrote,
+#: then its best keyword candidates), and only as many as the embedder's recent speed fits in
+#: CANDIDATE_SECONDS: ~5 ms a short text on a free core, so 12 where the machine is quiet and
+#: none where a loaded one makes a text cost 60 ms (issue 34: p95 <= 150 ms); the rest are counted.
+CANDIDATE_LIMIT = 16
+CANDIDATE_SECONDS = 0.06
+#: How long a recall waits for the backfill batch in progress when that batch holds what this
+#: process just wrote (one batch of 8 short texts: ~0.05 s quiet, ~0.5 s on a loaded machine).
+BATCH_WAIT_SECONDS = 0.5
+#: Seconds per text assumed before any batch was timed (a short text, one free core).
+FIRST_GUESS_SECONDS = 0.005
+#: The backfill reads this many queued memories ahead and embeds, of them, the batch of similar
+#: lengths that holds the oldest: a batch pads to its longest text, and LoCoMo turns in queue order
+#: padded to a long neighbour cost ~1.6x the CPU (bench/runtime.py); the oldest goes first, so
+#: nothing waits behind shorter newcomers for more than a window.
+LENGTH_WINDOW = 64
+#: Threads whose memories the backfill embeds first (the newest recalled or written): a few, so
+#: that the preferred queue stays one cheap query.
+PREFERRED_THREADS = 8
 
 
 class Indexer:
@@ -64,6 +91,75 @@ class Indexer:
         # stores it instead of embedding the same text again (a short text's only passage is itself).
         self._known: dict[int, tuple[str, np.ndarray]] = {}
         self._known_lock = threading.Lock()
+        # Threads asked about or written to lately, newest last (see prefer).
+        self._preferred: OrderedDict[str, None] = OrderedDict()
+        self._preferred_lock = threading.Lock()
+        #: Wall seconds per text of the latest embeddings (a moving average): the machine's speed now.
+        self._seconds_per_text = FIRST_GUESS_SECONDS
+
+    def prefer(self, threads: Sequence[str] | None) -> None:
+        """Embed these threads' queued memories before the rest of the backlog (a recall's scope,
+        the thread a session writes to): their questions come first. None (every thread) changes nothing."""
+        if not threads:
+            return
+        with self._preferred_lock:
+            for thread in threads:
+                self._preferred.pop(thread, None)
+                self._preferred[thread] = None
+            while len(self._preferred) > PREFERRED_THREADS:
+                self._preferred.popitem(last=False)
+
+    def _next_batch(self, size: int) -> list:
+        """The next memories to embed: the newest preferred thread's first, then the oldest of the queue."""
+        with self._preferred_lock:
+            preferred = list(self._preferred)
+        for thread in reversed(preferred):
+            batch = self.store.pending(size, threads=(thread,))
+            if batch:
+                return batch
+            with self._preferred_lock:  # all embedded: not asked for again until recalled or written again
+                self._preferred.pop(thread, None)
+        return self.store.pending(size)
+
+    def embed_for_recall(self, first: Sequence[int], candidates: Sequence[int]) -> tuple[int, int]:
+        """Embed, for a recall, the memories of `first` (just written) then its keyword `candidates` (best
+        first) still without a vector, as many as fit (affordable); returns (embedded, candidates left
+        without one). A batch in progress that holds one of `first` is waited for (bounded): it is what a
+        fresh server was just told. Another process holding the write lock leaves them for the backfill."""
+        if self.in_progress & set(first):
+            self.wait_for_batch(BATCH_WAIT_SECONDS)
+        todo = self.store.pending_of(list(dict.fromkeys([*first, *candidates])))
+        if not todo:
+            return 0, 0
+        try:
+            with self.store.db.waiting_at_most(0):
+                done = self.embed_now(todo, self.affordable(), CANDIDATE_SECONDS)
+        except StoreUnavailable:
+            done = set()
+        wanted = set(candidates)
+        return len(done), sum(1 for item in todo if item.memory_id in wanted and item.memory_id not in done)
+
+    def affordable(self) -> int:
+        """How many texts a recall can embed in CANDIDATE_SECONDS at the speed of the latest batches."""
+        return min(CANDIDATE_LIMIT, int(CANDIDATE_SECONDS / max(self._seconds_per_text, 1e-6)))
+
+    def embed_now(self, items: Sequence, limit: int, seconds: float) -> set[int]:
+        """Embed and store up to `limit` of these queued memories (PendingEmbedding, most wanted first),
+        batch by batch, starting no batch after `seconds`; returns the ids stored.
+
+        A recall's own candidates: it does not take the backfill's lock (waiting for its batch
+        would cost the recall that batch); at worst both embed a memory and store_vectors keeps one.
+        """
+        started = time.perf_counter()
+        stored: set[int] = set()
+        todo = list(items)[:limit]
+        for at in range(0, len(todo), self.batch_size):
+            if at and time.perf_counter() - started > seconds:
+                break
+            batch = todo[at : at + self.batch_size]
+            self._embed(batch, urgent=True)
+            stored.update(item.memory_id for item in batch)
+        return stored
 
     def known(self, memory_id: int, text: str, vector: np.ndarray) -> None:
         """Keep the vector of a memory just written, computed from exactly `text`, for its backfill."""
@@ -91,7 +187,7 @@ class Indexer:
                 break
             try:
                 size = batch_size if limit is None else min(batch_size, limit - done)
-                batch = self.store.pending(size)
+                batch = _by_length(self._next_batch(size * LENGTH_WINDOW // BATCH_SIZE), size)
                 if not batch:
                     break
                 self.in_progress = frozenset(item.memory_id for item in batch)
@@ -123,8 +219,9 @@ class Indexer:
             seen = self._batches
             self._batch_done.wait_for(lambda: self._batches != seen or not self._lock.locked(), timeout)
 
-    def _embed(self, batch: list) -> int:
-        """Embed one batch (each text as its passages) and store it in one transaction."""
+    def _embed(self, batch: list, urgent: bool = False) -> int:
+        """Embed one batch (each text as its passages) and store it in one transaction; `urgent`: someone
+        waits for it (a recall), so it goes ahead of the backfill's batches (MiniLMEmbedder.embed_urgent)."""
         out: dict[int, np.ndarray] = {}
         with self._known_lock:
             for item in batch:
@@ -134,7 +231,12 @@ class Indexer:
         todo = [item for item in batch if item.memory_id not in out]
         pieces = [passages(item.content) for item in todo]
         flat = [p for ps in pieces for p in ps]
-        vectors = self.embedder.embed(flat) if flat else None
+        embed = getattr(self.embedder, "embed_urgent", self.embedder.embed) if urgent else self.embedder.embed
+        started = time.perf_counter()
+        vectors = embed(flat) if flat else None
+        if flat:
+            per_text = (time.perf_counter() - started) / len(flat)
+            self._seconds_per_text = 0.7 * self._seconds_per_text + 0.3 * per_text
         at = 0
         for item, ps in zip(todo, pieces):
             out[item.memory_id] = vectors[at : at + len(ps)]
@@ -188,3 +290,12 @@ class Indexer:
             except Exception:  # noqa: BLE001 - keep the thread alive; the rows stay queued
                 log.exception("backfill failed; will retry")
                 self._stop.wait(5.0)
+
+
+def _by_length(queued: list, size: int) -> list:
+    """Of the queued memories (oldest first), the `size` of similar length that include the oldest."""
+    if len(queued) <= size:
+        return queued
+    ranked = sorted(queued, key=lambda item: (len(item.content), item.memory_id))
+    at = ranked.index(queued[0]) // size * size
+    return ranked[at : at + size]

@@ -201,6 +201,14 @@ class MiniLMEmbedder:
         return self._ready.wait(timeout) and self._run is not None
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        return self._embed_texts(texts, first=len(texts) == 1)
+
+    def embed_urgent(self, texts: list[str]) -> np.ndarray:
+        """Embed a few texts someone waits for (a recall's own candidates) the way a query is: ahead of
+        the backfill's next batch, and beside the one being encoded on ONNX Runtime (_turn)."""
+        return self._embed_texts(texts, first=True)
+
+    def _embed_texts(self, texts: list[str], first: bool) -> np.ndarray:
         if not self.wait_ready(timeout=600):
             raise RuntimeError(f"the embedding model is not available: {self.error or 'still loading'}")
         import numpy as np
@@ -215,7 +223,7 @@ class MiniLMEmbedder:
         # ONNX Runtime does not wait for the batch being encoded at all (_turn).
         for start in range(0, len(texts), self._max_batch):
             rows = order[start : start + self._max_batch]
-            with self._turn(first=len(texts) == 1):
+            with self._turn(first=first):
                 out[rows] = self._run([texts[i] for i in rows])  # type: ignore[misc]
         if len(texts) > 1:
             _release_freed_memory()

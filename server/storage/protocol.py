@@ -209,7 +209,12 @@ class SearchIndex(Memories, Protocol):
         """For each of these that is a conversation turn: the live turns around it in its thread."""
 
     # the embedding queue
-    def pending(self, limit: int) -> list[PendingEmbedding]: ...
+    def pending(self, limit: int, threads: Sequence[str] | None = None) -> list[PendingEmbedding]:
+        """Memories still waiting for a vector, oldest first; with `threads`, only those of these threads."""
+
+    def pending_of(self, ids: Sequence[int]) -> list[PendingEmbedding]:
+        """Those of these memories still waiting for a vector (a recall embeds its own candidates)."""
+
     def has_pending(self) -> bool: ...
     def unjudged(self, limit: int) -> list[int]:
         """Memories whose update check waits (NewMemory.judge_later) and whose vector is stored, oldest first."""

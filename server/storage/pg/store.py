@@ -568,12 +568,27 @@ class PgStore:
                 r[0]: Neighbours(turn(r[1]), turn(r[2])) for r in conn.execute(sql, (CONVERSATION_KIND, list(ids)))
             }
 
-    def pending(self, limit: int) -> list[PendingEmbedding]:
-        """This tenant's memories still waiting for a vector (RLS: a backfill serves its own tenant)."""
+    def pending(self, limit: int, threads: Sequence[str] | None = None) -> list[PendingEmbedding]:
+        """This tenant's memories still waiting for a vector (RLS: a backfill serves its own tenant);
+        with `threads`, only those of these threads."""
+        where, params = "embed_pending", []
+        if threads is not None:
+            where += " AND thread = ANY(%s)"
+            params.append(list(threads))
         with self.db.read() as conn:
             return [PendingEmbedding(r[0], r[1]) for r in conn.execute(
-                "SELECT id, content FROM memories WHERE embed_pending ORDER BY id LIMIT %s", (limit,)
+                f"SELECT id, content FROM memories WHERE {where} ORDER BY id LIMIT %s", (*params, limit)
             )]
+
+    def pending_of(self, ids: Sequence[int]) -> list[PendingEmbedding]:
+        """Those of these memories still waiting for a vector, in the order of `ids`."""
+        if not ids:
+            return []
+        with self.db.read() as conn:
+            found = dict(conn.execute(
+                "SELECT id, content FROM memories WHERE embed_pending AND id = ANY(%s)", (list(ids),)
+            ).fetchall())
+        return [PendingEmbedding(i, found[i]) for i in ids if i in found]
 
     def has_pending(self) -> bool:
         with self.db.read() as conn:

@@ -654,15 +654,33 @@ class Store:
         with self.db.read() as conn:
             return {r[0]: Neighbours(turn(r[1]), turn(r[2])) for r in conn.execute(sql, (self.namespace, *ids))}
 
-    def pending(self, limit: int) -> list[PendingEmbedding]:
-        """Memories (of every namespace: the backfill serves the whole file) still without a vector."""
+    def pending(self, limit: int, threads: Sequence[str] | None = None) -> list[PendingEmbedding]:
+        """Memories (of every namespace: the backfill serves the whole file) still without a vector;
+        with `threads`, only those of threads so named."""
+        where, params = "", []
+        if threads is not None:
+            # The queue drives the join (CROSS JOIN): it is what is small, next to the memories.
+            where = f"WHERE m.thread IN {_in(threads)} "
+            params = list(threads)
         with self.db.read() as conn:
             rows = conn.execute(
-                "SELECT m.id, m.content FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id "
-                "ORDER BY p.memory_id LIMIT ?",
-                (limit,),
+                "SELECT m.id, m.content FROM pending_embeddings p CROSS JOIN memories m ON m.id = p.memory_id "
+                f"{where}ORDER BY p.memory_id LIMIT ?",
+                (*params, limit),
             ).fetchall()
         return [PendingEmbedding(r[0], r[1]) for r in rows]
+
+    def pending_of(self, ids: Sequence[int]) -> list[PendingEmbedding]:
+        """Those of these memories still waiting for a vector, in the order of `ids`."""
+        if not ids:
+            return []
+        with self.db.read() as conn:
+            found = dict(conn.execute(
+                f"SELECT m.id, m.content FROM pending_embeddings p CROSS JOIN memories m ON m.id = p.memory_id "
+                f"WHERE p.memory_id IN {_in(ids)}",
+                list(ids),
+            ).fetchall())
+        return [PendingEmbedding(i, found[i]) for i in ids if i in found]
 
     def has_pending(self) -> bool:
         with self.db.read() as conn:
