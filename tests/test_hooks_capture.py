@@ -168,3 +168,36 @@ def test_where_the_assistant_says_things_are_is_a_location_fact():
         ("fact", "The tokenizer is defined in `src/lexer.ts`."),
         ("fact", "Each class now lives in its own file under `src/`, and `src/index.ts` is the main entry."),
     ]
+
+
+def test_a_failed_commands_error_code_and_hint_stay_in_the_turn():
+    """The evidence of a failure is often only in its output: the error code, the hint, the version."""
+    found = extract(entries(
+        user("install the test deps"),
+        tool("Bash", {"command": "npm install --save-dev jest"}, "t1"),
+        result("t1", "Exit code 1\nnpm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\n"
+                     "npm error Found: node@23.1.0\ngyp ERR! stack Error: `make` failed with exit code: 2\n"
+                     + "\n".join(f"npm error   added package {i}" for i in range(40))
+                     + "\nnpm error A complete log of this run can be found in: /home/dev/.npm/_logs/x.log", error=True),
+    ), root=ROOT)
+    text = found.turns[-1].text
+    assert "[ran] npm install --save-dev jest → failed: " in text
+    assert "npm error code ERESOLVE" in text and "node@23.1.0" in text
+    assert len(text) < 900  # bounded: not the whole log
+
+
+def test_a_written_design_doc_keeps_its_headings_past_the_first_lines():
+    doc = "# Plan\n" + "\n".join(f"Paragraph {i} explains the background of the design in some detail." for i in range(40))
+    doc += "\n## Storage\nconfig_dir: ~/.skills\n## CLI\nThe sync command copies every skill."
+    found = extract(entries(user("write the design"), tool("Write", {"file_path": f"{ROOT}/docs/design.md",
+                                                                     "content": doc}, "t1")), root=ROOT)
+    text = found.turns[-1].text
+    assert "# Plan" in text and "## Storage" in text and "config_dir: ~/.skills" in text and "## CLI" in text
+
+
+def test_an_edit_keeps_the_heading_or_definition_around_its_change():
+    found = extract(entries(user("fix the retry"), tool("Edit", {
+        "file_path": f"{ROOT}/app/retry.py",
+        "old_string": "def backoff(attempt):\n    return 2 ** attempt",
+        "new_string": "def backoff(attempt):\n    return min(2 ** attempt, 30)"}, "t1")), root=ROOT)
+    assert "[edited] app/retry.py: def backoff(attempt):; return min(2 ** attempt, 30)" in found.turns[-1].text

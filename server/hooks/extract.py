@@ -342,6 +342,31 @@ _CAUSE = re.compile(
 )
 
 
+# Lines of a failed command's output worth keeping besides the named error: codes, hints, versions.
+_SALIENT = re.compile(
+    r"\b(?:hint|note|help|warning|warn|requires?|required|expected|supported|unsupported|incompatible|version|denied"
+    r"|refused|timed? ?out|missing|invalid|unknown|unable|could not|couldn't|no such|does not exist|doesn't exist)\b"
+    r"|\b[A-Z]{1,6}[-_]?\d{2,5}\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:exit|status) (?:code )?\d+", re.IGNORECASE)
+_FRAME = re.compile(r"^\s*(?:at \S+|File \"|\^+\s*$|~+\s*$)")
+FAILED_LINES, FAILED_CHARS = 6, 600  # a failed command's output kept in its turn: at most this much
+
+
+def salient_errors(output: str) -> str:
+    """The lines of a failed command's output that say what went wrong (named errors, codes, hints,
+    versions), in order, without stack frames or tallies, bounded; "" when none does."""
+    kept: list[str] = []
+    for raw in output.splitlines():
+        line = " ".join(raw.split())
+        if (not line or line in kept or _EXIT_CODE.match(line) or _FRAME.match(raw)
+                or (_TALLY.search(line) and " code " not in line)  # "npm error code ERESOLVE" is no tally
+                or not (_ERROR_NAMED.search(line) or _ERROR_LINE.search(line) or _SALIENT.search(line))):
+            continue
+        if len(kept) >= FAILED_LINES or sum(len(k) + 3 for k in kept) + min(len(line), 200) > FAILED_CHARS:
+            break
+        kept.append(_clip(line, 200))
+    return " | ".join(kept)
+
+
 def _error_line(output: str) -> str:
     """The line of `output` that names its error: a named error over a generic "error" line, never a tally."""
     lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not _EXIT_CODE.match(ln.strip())]
@@ -390,6 +415,7 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
     reply: list[str] = []
     reply_at: datetime | None = None
     calls: dict[str, tuple[str, str | None]] = {}  # tool id -> (command, purpose)
+    ran: dict[str, int] = {}  # tool id -> its "[ran]" line in the reply (a failure's output is added to it)
     failures: dict[str, _Failure] = {k: _Failure(**v) for k, v in (carry.get("failures") or {}).items()}
     seen_commands: set[str] = set(carry.get("commands") or [])
     options: dict[str, str] = dict(carry.get("options") or {})
@@ -465,6 +491,7 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
             reply_at = reply_at or entry.at
             command = _command(entry)
             if command:
+                ran[entry.tool_id or ""] = len(reply)
                 reply.append(f"[ran] {command}")
                 calls[entry.tool_id or ""] = (command, command_purpose(command))
             elif entry.tool in EDIT_TOOLS and entry.file_path:
@@ -480,6 +507,13 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
                     problem["edited"] = (problem["edited"] + [edited])[:_CARRY_LIMIT]
         elif entry.kind == "tool_result" and entry.tool_id in calls:
             command, purpose = calls.pop(entry.tool_id or "")
+            if _failed(entry):
+                # What failed and why, in the turn: an error code, a hint or a version is often the
+                # only place a later session can find why something was done the way it was.
+                salient = salient_errors(entry.text)
+                at = ran.get(entry.tool_id or "")
+                if salient and at is not None and at < len(reply):
+                    reply[at] += f" → failed: {salient}"
             if purpose is None:
                 continue
             family = _family(command)
