@@ -201,3 +201,21 @@ def test_an_edit_keeps_the_heading_or_definition_around_its_change():
         "old_string": "def backoff(attempt):\n    return 2 ** attempt",
         "new_string": "def backoff(attempt):\n    return min(2 ** attempt, 30)"}, "t1")), root=ROOT)
     assert "[edited] app/retry.py: def backoff(attempt):; return min(2 ** attempt, 30)" in found.turns[-1].text
+
+
+@pytest.mark.parametrize("text", [
+    "The loading spinner on the status card is no need.",
+    "status cards should use div tags",
+    "The retry banner is not needed on mobile.",
+    "页面标题统一使用中文。",
+    "组件不要使用 class 写法！",
+])
+def test_terse_rules_and_rules_in_other_languages_are_conventions(text):
+    """People write rules tersely, or in their own language: still the person's convention."""
+    found = statements(user(text))
+    assert found and found[0][0] == "preference" and found[0][1].lower().rstrip(".。！") == text.lower().rstrip(".。！")
+
+
+def test_chinese_sentences_are_split_at_their_own_full_stops():
+    found = statements(user("这个项目很好。以后都用 pnpm 安装依赖。"))
+    assert [content for _, content in found] == ["以后都用 pnpm 安装依赖。"]

@@ -65,7 +65,9 @@ class Statement:
 
 
 # -- sentences ---------------------------------------------------------------
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])|(?<=[。！？；])\s*|\n+")
+# Han, kana and hangul: a sentence in these scripts has no spaces, so its characters are counted.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 
 
@@ -83,11 +85,12 @@ def sentences(text: str) -> list[str]:
 def _finish(sentence: str) -> str:
     sentence = sentence.strip().rstrip(",;:")
     sentence = sentence[0].upper() + sentence[1:] if sentence else sentence
-    return sentence if sentence.endswith((".", "!", "?", "`", ")")) else sentence + "."
+    return sentence if sentence.endswith((".", "!", "?", "`", ")", "。", "！", "？")) else sentence + "."
 
 
 def _words(sentence: str) -> int:
-    return len(re.findall(r"[\w./@+-]+", sentence))
+    cjk = len(_CJK.findall(sentence))
+    return len(re.findall(r"[\w./@+-]+", _CJK.sub(" ", sentence))) + cjk // 2
 
 
 # -- explicit requests, decisions, preferences --------------------------------
@@ -133,7 +136,13 @@ _CONVENTION = re.compile(
     r"\buse (?:the |a )?(?:`[^`]+`|\S+)(?: \S+){0,3} (?:for|as|when|to name)\b"
     r"|\bwe(?:'re| are) not using\b|\bwe (?:don'?t|do not|never) use\b|\bwe(?:'re| are)? (?:always )?using\b"
     r"|\b(?:cannot|can'?t|must not|mustn'?t|should not|shouldn'?t|must never) be (?:changed|renamed|modified|edited|touched|removed)\b"
-    r"|\bplease (?:don'?t|do not|never|always)\b",
+    r"|\bplease (?:don'?t|do not|never|always)\b"
+    # Terse rules: "X is no need", "should use div tag", "Y is not needed", "must be Z".
+    r"|\b(?:is |are )?no need\b|\b(?:is|are)(?: not|n'?t) (?:needed|necessary|required|allowed)\b|\bunnecessary\b"
+    r"|\b(?<!they )(?<!it )(?<!that )(?<!this )(?<!which )(?<!there )(?:should|must|shall)(?: always| never| not|n'?t)? (?:use|be|go|stay|live|keep|have|follow|start|end)\b"
+    # The same in Chinese and Japanese: don't / no need / must / always / never / use … / should / from now on / forbidden.
+    r"|不要|不用|不需要|无需|必须|总是|始终|永远|绝不|一律|统一|请使用|使用.{1,20}(?:来|作为|代替)|应该|以后都|禁止|默认"
+    r"|しないで|必ず|使わないで|常に",
     re.IGNORECASE,
 )
 # A request to restructure named code: "can we move each class to a separate file", "I'd like
