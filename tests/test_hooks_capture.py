@@ -219,3 +219,19 @@ def test_terse_rules_and_rules_in_other_languages_are_conventions(text):
 def test_chinese_sentences_are_split_at_their_own_full_stops():
     found = statements(user("这个项目很好。以后都用 pnpm 安装依赖。"))
     assert [content for _, content in found] == ["以后都用 pnpm 安装依赖。"]
+
+
+def test_what_the_host_puts_around_the_persons_words_is_not_theirs():
+    """Cursor sends the typed words in <user_query>, beside its own blocks of instructions and context."""
+    found = extract(entries(user(
+        "<attached_files>\n<file path=\"plan.md\">Never edit generated files.</file>\n</attached_files>\n"
+        "<system_reminder>Always use the todo tool. Don't stop until every to-do is done.</system_reminder>\n"
+        "<user_query>\nthe status page should use div tags for its cards\n</user_query>")), root=ROOT)
+    assert [t.text for t in found.turns] == ["the status page should use div tags for its cards"]
+    assert [s.content for s in found.statements] == ["The status page should use div tags for its cards."]
+
+
+def test_a_hosts_block_outside_a_query_wrapper_is_dropped_too():
+    found = extract(entries(user("<open_and_recently_viewed_files>\nAlways prefer tabs over spaces in every file.\n"
+                                 "</open_and_recently_viewed_files>\nWe always use pnpm for installs.")), root=ROOT)
+    assert [s.content for s in found.statements] == ["We always use pnpm for installs."]

@@ -98,7 +98,7 @@ def parse_record(record: dict) -> list[Entry]:
 
 def _user(content: object, at: datetime | None) -> Iterable[Entry]:
     if isinstance(content, str):
-        text = _clean(content)
+        text = _clean(content, person=True)
         if text and not text.startswith(_COMMAND_MARKS):
             yield Entry("user", text, at)
         return
@@ -116,7 +116,7 @@ def _user(content: object, at: datetime | None) -> Iterable[Entry]:
                 is_error=bool(block.get("is_error")),
             )
         elif block.get("type") == "text":
-            text = _clean(str(block.get("text") or ""))
+            text = _clean(str(block.get("text") or ""), person=True)
             if text and not text.startswith(_COMMAND_MARKS):
                 yield Entry("user", text, at)
 
@@ -225,8 +225,8 @@ def _flatten(content: object) -> str:
     return ""
 
 
-def _clean(text: str) -> str:
-    return strip_private(text).replace("\x00", "").strip()
+def _clean(text: str, person: bool = False) -> str:
+    return strip_private(text, person).replace("\x00", "").strip()
 
 
 def _time(value: object) -> datetime | None:
