@@ -235,3 +235,35 @@ def test_a_hosts_block_outside_a_query_wrapper_is_dropped_too():
     found = extract(entries(user("<open_and_recently_viewed_files>\nAlways prefer tabs over spaces in every file.\n"
                                  "</open_and_recently_viewed_files>\nWe always use pnpm for installs.")), root=ROOT)
     assert [s.content for s in found.statements] == ["We always use pnpm for installs."]
+
+
+def test_text_the_host_repeats_in_every_session_is_not_the_persons_rule(service, tmp_path):
+    """Cursor's plan-mode build message arrives as the user's words in each session; once it recurs in a
+    second session it is the host's template: what the first session took from it is erased, and nothing
+    of it is stored again, while the person's own rule stays."""
+    import json
+
+    from server.hooks.capture import capture
+    from server.hooks.protocol import HookInput
+    from server.hooks.sessions import Sessions
+
+    template = ("Implement the plan as specified, it is attached for your reference. Do NOT edit the plan file "
+                "itself. Don't stop until you have completed all the to-dos.")
+    sessions = Sessions(tmp_path / "sessions")
+
+    def session(name: str, own: str) -> None:
+        path = tmp_path / f"{name}.jsonl"
+        records = [{"role": "user", "message": {"content": [{"type": "text", "text": f"<user_query>\n{template}\n\n{own}\n</user_query>"}]}},
+                   {"role": "assistant", "message": {"content": [{"type": "text", "text": "Done."}]}}]
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        capture(service, HookInput("cursor", "stop", name, tmp_path, path), "shop-api", sessions)
+
+    def rules() -> list[str]:
+        return [r.content for r in service.store.recent_memories("shop-api", 50) if r.kind != "turn"]
+
+    session("s1", "We always deploy from the release branch.")
+    assert any("Do NOT edit the plan file" in r for r in rules())
+    session("s2", "Never log the card numbers in the payment service.")
+    assert not any("plan file" in r or "to-dos" in r for r in rules())
+    assert "We always deploy from the release branch." in rules()
+    assert "Never log the card numbers in the payment service." in rules()
