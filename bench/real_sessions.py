@@ -17,9 +17,10 @@ one counts as injected when its `prompt` hook injected anything (the session-sta
 does not depend on the prompt, so it is not counted against them).
 
 Projects are split: `tuning` (looked at while changing capture and injection),
-`held-out` (never looked at while tuning) and `held-out-2` (three more projects whose
-questions were committed before the bench first ran on them; measured once, never tuned
-on). Each split is reported on its own line. A missed question or an injected negative
+`held-out` (never looked at while tuning) and `held-out-2` (more projects whose
+questions were committed before the bench first ran on them; measured once, then its
+misses were analysed into general classes that capture and injection were changed for,
+so it is no longer clean: see the data README). Each split is reported on its own line. A missed question or an injected negative
 keeps what was injected (cut to INJECTED_KEPT characters), so a reader can see why.
 
     python bench/real_sessions.py                     # every split, bench/results/real_sessions.json
