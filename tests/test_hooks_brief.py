@@ -130,3 +130,13 @@ def test_the_memory_with_the_questions_rare_word_comes_first():
              for i in range(4)]
     spec = SimpleNamespace(content="user: the converter should skip entries where isMeta is true in the JSONL")
     assert inject._by_coverage("which JSONL entries does the converter skip?", [*edits, spec])[0] is spec
+
+
+def test_a_paraphrase_below_the_score_threshold_that_holds_most_of_the_question_is_injected(service):
+    """The threshold judges the exact words shared; a turn holding most of the question's terms (in any
+    form) is about it even when the question is worded differently. Two shared terms are not enough."""
+    remember(service, "user: Update the generated markdown to include `### Line #nnn` before each entry.", "turn", 1, ())
+    asked = prompt_context(service, THREAD, "what heading goes in front of every entry in the generated markdown?",
+                           300, 0.99, set())
+    assert "### Line #nnn" in asked.text
+    assert prompt_context(service, THREAD, "how is markdown generated for a blog?", 300, 0.99, set()).text == ""

@@ -172,10 +172,13 @@ def prompt_context(
     if budget <= 0 or not query_terms(query) or small_talk(query):
         return Injection("")
     # find, not recall: the same search without building pydantic results (a hook process skips pydantic).
-    hits = service.find(query, k=PROMPT_K, thread=thread or "global", min_score=min_score).hits
+    # Every hit, then those over min_score or holding most of the question's words (by stem and synonym):
+    # a paraphrase scores low on the exact words it shares, not on what it is about.
+    hits = service.find(query, k=PROMPT_K, thread=thread or "global").hits
     fresh = _statements_first(query, _by_coverage(query, [
         h.row for h in hits if (h.memory_id not in already or _clipped(h.row))
-        and h.row.source != FILE_SOURCE + SOUL_FILE and strong_match(query, h.row.content)]))
+        and h.row.source != FILE_SOURCE + SOUL_FILE and strong_match(query, h.row.content)
+        and ((h.score or 0.0) >= min_score or _covers_most(query, h.row.content))]))
     if not fresh:
         return Injection("")
     lines = [_line(m.kind, _iso(m.created_at), m.id, m.content, query) for m in fresh]
@@ -258,6 +261,13 @@ def strong_match(query: str, content: str) -> bool:
         return True
     lowered = content.lower()
     return any(ident.lower() in lowered for ident in identifiers(query))
+
+
+def _covers_most(query: str, content: str) -> bool:
+    """`content` holds at least three of the question's terms and 40 % of them (stems and synonyms)."""
+    terms = _stems(query)
+    shared = terms & _stems(content)
+    return len(shared) >= 3 and len(shared) * 5 >= len(terms) * 2
 
 
 def _by_coverage(query: str, rows: list[MemoryRow]) -> list[MemoryRow]:
