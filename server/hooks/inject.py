@@ -12,7 +12,11 @@ newest first; an open problem a later fix names is left out),
 so that no one kind fills the budget; of the commands only the newest per purpose (test,
 lint, build, run …) and never a one-off look (`which`, `ls`, `git status`); compaction
 summaries last. The prompt hook puts statements before raw turns, and of two turns
-about the same thing keeps the later one.
+about the same thing keeps the later one (unless it holds less of the question). Its
+matches are judged by light stems and a few synonyms ("installing" / "installed",
+"capitalised" / "case"): a hit must share two of the prompt's terms (or its one term, or an
+identifier), hits are ordered by the prompt's terms they hold weighted by how few hits hold
+each (IDF over the hits), and a long memory shows the sentences, or the words, around them.
 """
 
 from __future__ import annotations
