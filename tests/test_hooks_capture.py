@@ -267,3 +267,8 @@ def test_text_the_host_repeats_in_every_session_is_not_the_persons_rule(service,
     assert not any("plan file" in r or "to-dos" in r for r in rules())
     assert "We always deploy from the release branch." in rules()
     assert "Never log the card numbers in the payment service." in rules()
+
+
+def test_html_custom_elements_the_person_pastes_are_kept():
+    found = extract(entries(user("the <status-card>Online</status-card> element should use div tags inside")), root=ROOT)
+    assert "<status-card>Online</status-card>" in found.turns[-1].text

@@ -18,9 +18,9 @@ _USER_QUERY = re.compile(r"\s*</?user_query>\s*", re.IGNORECASE)
 _NOMEM = re.compile(r"(?<![\w#])#nomem\b", re.IGNORECASE)
 _QUERY_BLOCK = re.compile(r"<user_query>(.*?)(?:</user_query>|\Z)", re.IGNORECASE | re.DOTALL)
 # Blocks a host puts into the user's message (Cursor's <attached_files>, <system_reminder>,
-# <open_and_recently_viewed_files>, <user_info> …): tags with a snake- or kebab-case name, which
-# people do not type around their own words.
-_HOST_BLOCK = re.compile(r"<([a-z]+(?:[_-][a-z]+)+)(?:\s[^>]*)?>.*?(?:</\1>|\Z)", re.DOTALL)
+# <open_and_recently_viewed_files>, <user_info> …): tags with a snake_case name, which people do
+# not type around their own words (kebab-case ones are HTML custom elements a person may paste).
+_HOST_BLOCK = re.compile(r"<([a-z]+(?:_[a-z]+)+)(?:\s[^>]*)?>.*?(?:</\1>|\Z)", re.DOTALL)
 
 
 def strip_private(text: str, person: bool = False) -> str:
