@@ -18,11 +18,12 @@ does not depend on the prompt, so it is not counted against them).
 
 Projects are split: `tuning` (looked at while changing capture and injection),
 `held-out` (never looked at while tuning), `held-out-2` (more projects whose questions
-were committed before the bench first ran on them; measured once, never tuned on) and
-`held-out-3` (a fresh set written while capture was being changed, kept unexamined: it
-runs only when asked for by name, once, on the final code). Each split is reported on its
-own line. A missed question or an injected negative keeps what was injected (cut to
-INJECTED_KEPT characters), so a reader can see why.
+were committed before the bench first ran on them; measured once, then its misses were
+analysed into general classes that capture and injection were changed for, so it is no
+longer clean: see the data README) and `held-out-3` (a fresh set written while capture was
+being changed, kept unexamined: it runs only when asked for by name, on the final code).
+Each split is reported on its own line. A missed question or an injected negative keeps
+what was injected (cut to INJECTED_KEPT characters), so a reader can see why.
 
     python bench/real_sessions.py                       # every split but held-out-3, bench/results/real_sessions.json
     python bench/real_sessions.py --split tuning        # only the tuning projects

@@ -93,3 +93,50 @@ def test_a_long_statement_shown_clipped_at_session_start_can_be_shown_again_for_
     again = prompt_context(service, THREAD, "what was the cure for the slow orders page, which index?", 300, 0.0,
                            set(start.ids))
     assert note in again.ids and "partial index on status" in again.text
+
+
+@pytest.mark.parametrize("prompt", ["thanks, that's all for now", "ok thanks, that is all for today, bye"])
+def test_a_longer_goodbye_is_small_talk(service, prompt):
+    remember(service, "user: That's all for the migration, thanks; now the orders page.", "turn", 1, ())
+    assert inject.small_talk(prompt)
+    assert prompt_context(service, THREAD, prompt, 300, 0.0, set()).text == ""
+
+
+def test_one_common_word_shared_with_a_turn_injects_nothing(service):
+    remember(service, "user: The lint rules for the orders service live in eslint.config.js.", "turn", 1, ())
+    assert prompt_context(service, THREAD, "what are the rules of cricket?", 300, 0.0, set()).text == ""
+    assert "eslint.config.js" in prompt_context(service, THREAD, "where are the lint rules?", 300, 0.0, set()).text
+
+
+def test_a_paraphrase_in_another_form_of_the_words_still_counts():
+    """"installing" asks about what "installed" says: a light stem joins them."""
+    assert inject.strong_match("why did installing the deps fail?", "npm installed the deps after the pin")
+    assert not inject.strong_match("why did installing fail?", "the docs page")
+
+
+def test_the_excerpt_of_one_long_line_is_the_part_around_the_question():
+    """An edit's lines joined into one: the excerpt is the part that answers, not the line's head."""
+    line = "assistant: [edited] src/app.vue: " + "; ".join(f"<span class='c{i}'>item {i}</span>" for i in range(60))
+    line += "; <div class='footer'>Powered by Nuxt</div>; " + "; ".join(f"<p>row {i}</p>" for i in range(30))
+    assert "footer" in clip(line, 60, "what does the footer say?")
+
+
+def test_the_memory_with_the_questions_rare_word_comes_first():
+    """Ranked by the search below four edits sharing the question's common words, the one turn holding its
+    rare word ("skip") is put first: with room for two lines, it is the one that answers."""
+    from types import SimpleNamespace
+
+    edits = [SimpleNamespace(content=f"assistant: [edited] src/convert.ts: the converter reads JSONL entries {i}")
+             for i in range(4)]
+    spec = SimpleNamespace(content="user: the converter should skip entries where isMeta is true in the JSONL")
+    assert inject._by_coverage("which JSONL entries does the converter skip?", [*edits, spec])[0] is spec
+
+
+def test_a_paraphrase_below_the_score_threshold_that_holds_most_of_the_question_is_injected(service):
+    """The threshold judges the exact words shared; a turn holding most of the question's terms (in any
+    form) is about it even when the question is worded differently. Two shared terms are not enough."""
+    remember(service, "user: Update the generated markdown to include `### Line #nnn` before each entry.", "turn", 1, ())
+    asked = prompt_context(service, THREAD, "what heading goes in front of every entry in the generated markdown?",
+                           300, 0.99, set())
+    assert "### Line #nnn" in asked.text
+    assert prompt_context(service, THREAD, "how is markdown generated for a blog?", 300, 0.99, set()).text == ""

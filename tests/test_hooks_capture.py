@@ -168,3 +168,107 @@ def test_where_the_assistant_says_things_are_is_a_location_fact():
         ("fact", "The tokenizer is defined in `src/lexer.ts`."),
         ("fact", "Each class now lives in its own file under `src/`, and `src/index.ts` is the main entry."),
     ]
+
+
+def test_a_failed_commands_error_code_and_hint_stay_in_the_turn():
+    """The evidence of a failure is often only in its output: the error code, the hint, the version."""
+    found = extract(entries(
+        user("install the test deps"),
+        tool("Bash", {"command": "npm install --save-dev jest"}, "t1"),
+        result("t1", "Exit code 1\nnpm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\n"
+                     "npm error Found: node@23.1.0\ngyp ERR! stack Error: `make` failed with exit code: 2\n"
+                     + "\n".join(f"npm error   added package {i}" for i in range(40))
+                     + "\nnpm error A complete log of this run can be found in: /home/dev/.npm/_logs/x.log", error=True),
+    ), root=ROOT)
+    text = found.turns[-1].text
+    assert "[ran] npm install --save-dev jest → failed: " in text
+    assert "npm error code ERESOLVE" in text and "node@23.1.0" in text
+    assert len(text) < 900  # bounded: not the whole log
+
+
+def test_a_written_design_doc_keeps_its_headings_past_the_first_lines():
+    doc = "# Plan\n" + "\n".join(f"Paragraph {i} explains the background of the design in some detail." for i in range(40))
+    doc += "\n## Storage\nconfig_dir: ~/.skills\n## CLI\nThe sync command copies every skill."
+    found = extract(entries(user("write the design"), tool("Write", {"file_path": f"{ROOT}/docs/design.md",
+                                                                     "content": doc}, "t1")), root=ROOT)
+    text = found.turns[-1].text
+    assert "# Plan" in text and "## Storage" in text and "config_dir: ~/.skills" in text and "## CLI" in text
+
+
+def test_an_edit_keeps_the_heading_or_definition_around_its_change():
+    found = extract(entries(user("fix the retry"), tool("Edit", {
+        "file_path": f"{ROOT}/app/retry.py",
+        "old_string": "def backoff(attempt):\n    return 2 ** attempt",
+        "new_string": "def backoff(attempt):\n    return min(2 ** attempt, 30)"}, "t1")), root=ROOT)
+    assert "[edited] app/retry.py: def backoff(attempt):; return min(2 ** attempt, 30)" in found.turns[-1].text
+
+
+@pytest.mark.parametrize("text", [
+    "The loading spinner on the status card is no need.",
+    "status cards should use div tags",
+    "The retry banner is not needed on mobile.",
+    "页面标题统一使用中文。",
+    "组件不要使用 class 写法！",
+])
+def test_terse_rules_and_rules_in_other_languages_are_conventions(text):
+    """People write rules tersely, or in their own language: still the person's convention."""
+    found = statements(user(text))
+    assert found and found[0][0] == "preference" and found[0][1].lower().rstrip(".。！") == text.lower().rstrip(".。！")
+
+
+def test_chinese_sentences_are_split_at_their_own_full_stops():
+    found = statements(user("这个项目很好。以后都用 pnpm 安装依赖。"))
+    assert [content for _, content in found] == ["以后都用 pnpm 安装依赖。"]
+
+
+def test_what_the_host_puts_around_the_persons_words_is_not_theirs():
+    """Cursor sends the typed words in <user_query>, beside its own blocks of instructions and context."""
+    found = extract(entries(user(
+        "<attached_files>\n<file path=\"plan.md\">Never edit generated files.</file>\n</attached_files>\n"
+        "<system_reminder>Always use the todo tool. Don't stop until every to-do is done.</system_reminder>\n"
+        "<user_query>\nthe status page should use div tags for its cards\n</user_query>")), root=ROOT)
+    assert [t.text for t in found.turns] == ["the status page should use div tags for its cards"]
+    assert [s.content for s in found.statements] == ["The status page should use div tags for its cards."]
+
+
+def test_a_hosts_block_outside_a_query_wrapper_is_dropped_too():
+    found = extract(entries(user("<open_and_recently_viewed_files>\nAlways prefer tabs over spaces in every file.\n"
+                                 "</open_and_recently_viewed_files>\nWe always use pnpm for installs.")), root=ROOT)
+    assert [s.content for s in found.statements] == ["We always use pnpm for installs."]
+
+
+def test_text_the_host_repeats_in_every_session_is_not_the_persons_rule(service, tmp_path):
+    """Cursor's plan-mode build message arrives as the user's words in each session; once it recurs in a
+    second session it is the host's template: what the first session took from it is erased, and nothing
+    of it is stored again, while the person's own rule stays."""
+    import json
+
+    from server.hooks.capture import capture
+    from server.hooks.protocol import HookInput
+    from server.hooks.sessions import Sessions
+
+    template = ("Implement the plan as specified, it is attached for your reference. Do NOT edit the plan file "
+                "itself. Don't stop until you have completed all the to-dos.")
+    sessions = Sessions(tmp_path / "sessions")
+
+    def session(name: str, own: str) -> None:
+        path = tmp_path / f"{name}.jsonl"
+        records = [{"role": "user", "message": {"content": [{"type": "text", "text": f"<user_query>\n{template}\n\n{own}\n</user_query>"}]}},
+                   {"role": "assistant", "message": {"content": [{"type": "text", "text": "Done."}]}}]
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        capture(service, HookInput("cursor", "stop", name, tmp_path, path), "shop-api", sessions)
+
+    def rules() -> list[str]:
+        return [r.content for r in service.store.recent_memories("shop-api", 50) if r.kind != "turn"]
+
+    session("s1", "We always deploy from the release branch.")
+    assert any("Do NOT edit the plan file" in r for r in rules())
+    session("s2", "Never log the card numbers in the payment service.")
+    assert not any("plan file" in r or "to-dos" in r for r in rules())
+    assert "We always deploy from the release branch." in rules()
+    assert "Never log the card numbers in the payment service." in rules()
+
+
+def test_html_custom_elements_the_person_pastes_are_kept():
+    found = extract(entries(user("the <status-card>Online</status-card> element should use div tags inside")), root=ROOT)
+    assert "<status-card>Online</status-card>" in found.turns[-1].text

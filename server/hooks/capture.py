@@ -15,6 +15,7 @@ the thread per statement made a statement-heavy capture cost seconds per 100 lin
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from datetime import date, datetime, timedelta
@@ -46,6 +47,7 @@ class CaptureReport:
     duplicates: int = 0
     rejected: int = 0
     skipped: str = ""  # why nothing was read, when nothing was
+    template: int = 0  # statements not stored: they were the host's template text
     kinds: dict[str, int] = field(default_factory=dict)
 
 
@@ -84,11 +86,15 @@ def capture(
                 stop_capture(service, state)
                 report.skipped = "#nomem: capture turned off for this session"
                 return report
+            template = _templates(service, sessions, hook, thread, found.prompts)
             try:
                 if turns and thread is not None:
                     for turn in found.turns:
                         _store(service, report, state, hook, turn.content, "turn", thread, ("hook",), turn.at, daily=False)
                 for statement in found.statements:
+                    if statement.kind in _PERSONS_KINDS and _in_template(statement.content, template):
+                        report.template += 1
+                        continue
                     _store(service, report, state, hook, statement.content, statement.kind,
                            thread, ("hook", *statement.tags, *_turn_tag(statement.turn)), statement.at, daily=True)
             except StoreUnavailable as exc:
@@ -121,6 +127,75 @@ def _store(service: MemoryService, report: CaptureReport, state: SessionState, h
     else:
         report.statements += 1
         report.kinds[kind] = report.kinds.get(kind, 0) + 1
+
+
+# Statements taken from the person's words, which a host's template text can pass for.
+_PERSONS_KINDS = frozenset({"preference", "decision"})
+#: Sentences of a person's message at least this long that recur verbatim in another session's messages,
+#: two or more from one message, are the host's template (Cursor's plan-mode "Implement the plan as
+#: specified …"), not the person's words: one rule a person repeats is still theirs.
+TEMPLATE_MIN_CHARS = 25
+#: Sentences remembered (by hash and session) to find those that recur; the oldest are dropped past this.
+TEMPLATE_SEEN = 4000
+_TEMPLATE_FILE = "sentences-seen.tsv"
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".!?。")
+
+
+def _templates(service: MemoryService, sessions: Sessions, hook: HookInput, thread: str | None,
+               prompts: list[str]) -> list[str]:
+    """The sentences of these prompts (normalised) that are the host's template text (TEMPLATE_MIN_CHARS).
+
+    Seen sentences are kept as "hash<TAB>session" lines beside the session files. The first time a
+    template recurs, what the earlier session stored from it as the person's rule is erased."""
+    from server.hooks.extract import sentences
+
+    path = sessions.root / _TEMPLATE_FILE
+    seen: dict[str, set[str]] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        key, _, session = line.partition("\t")
+        seen.setdefault(key, set()).add(session)
+    found, new = [], []
+    for prompt in prompts:
+        units = {hashlib.sha256(_norm(u).encode()).hexdigest()[:20]: u
+                 for u in sentences(prompt) if len(u) >= TEMPLATE_MIN_CHARS}
+        recurring = {k: u for k, u in units.items() if seen.get(k, set()) - {hook.session_id}}
+        if len(recurring) >= 2:
+            for key, unit in recurring.items():
+                found.append(_norm(unit))
+                if len(seen[key]) == 1:  # recurring for the first time: the earlier capture took it as a rule
+                    _erase_stated(service, thread, unit)
+        for key in units:
+            if hook.session_id not in seen.get(key, set()):
+                seen.setdefault(key, set()).add(hook.session_id)
+                new.append(f"{key}\t{hook.session_id}")
+    if new:
+        try:
+            sessions.root.mkdir(parents=True, exist_ok=True)
+            path.write_text("\n".join((lines + new)[-TEMPLATE_SEEN:]) + "\n", encoding="utf-8")
+        except OSError as exc:
+            log.info("could not record the sentences seen: %s", exc)
+    return found
+
+
+def _in_template(text: str, template: list[str]) -> bool:
+    said = _norm(text)
+    return bool(said) and any(said in unit for unit in template)
+
+
+def _erase_stated(service: MemoryService, thread: str | None, paragraph: str) -> None:
+    from server.hooks.extract import statements_in
+
+    for statement in statements_in(paragraph, None, from_user=True):
+        for hit in service.find(statement.content[:300], k=3, thread=thread or "global").hits:
+            if hit.row.source == SOURCE and hit.row.content == statement.content:
+                erase(service, hit.row)
 
 
 def _turn_tag(turn: int | None) -> tuple[str, ...]:

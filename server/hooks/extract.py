@@ -34,12 +34,13 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from server.hooks.commands import (  # noqa: F401 - PURPOSES: the brief's command lanes import it from here
+    PURPOSES, SHELL_TOOLS, command_failed, command_family, command_purpose, error_line, salient_errors, shell_command,
+)
 from server.hooks.transcript import Entry
 
 #: A turn longer than this is cut (at a line end, with a marker): turns are for search.
 MAX_TURN_CHARS = 6000
-# Shell tools of the hosts (Claude Code's Bash, Cursor's Shell / run_terminal_cmd).
-SHELL_TOOLS = frozenset({"Bash", "Shell", "run_terminal_cmd", "bash", "shell"})
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "edit_file", "write", "StrReplace"})
 
 
@@ -64,7 +65,9 @@ class Statement:
 
 
 # -- sentences ---------------------------------------------------------------
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[])|(?<=[。！？；])\s*|\n+")
+# Han, kana and hangul: a sentence in these scripts has no spaces, so its characters are counted.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 
 
@@ -82,11 +85,12 @@ def sentences(text: str) -> list[str]:
 def _finish(sentence: str) -> str:
     sentence = sentence.strip().rstrip(",;:")
     sentence = sentence[0].upper() + sentence[1:] if sentence else sentence
-    return sentence if sentence.endswith((".", "!", "?", "`", ")")) else sentence + "."
+    return sentence if sentence.endswith((".", "!", "?", "`", ")", "。", "！", "？")) else sentence + "."
 
 
 def _words(sentence: str) -> int:
-    return len(re.findall(r"[\w./@+-]+", sentence))
+    cjk = len(_CJK.findall(sentence))
+    return len(re.findall(r"[\w./@+-]+", _CJK.sub(" ", sentence))) + cjk // 2
 
 
 # -- explicit requests, decisions, preferences --------------------------------
@@ -132,7 +136,13 @@ _CONVENTION = re.compile(
     r"\buse (?:the |a )?(?:`[^`]+`|\S+)(?: \S+){0,3} (?:for|as|when|to name)\b"
     r"|\bwe(?:'re| are) not using\b|\bwe (?:don'?t|do not|never) use\b|\bwe(?:'re| are)? (?:always )?using\b"
     r"|\b(?:cannot|can'?t|must not|mustn'?t|should not|shouldn'?t|must never) be (?:changed|renamed|modified|edited|touched|removed)\b"
-    r"|\bplease (?:don'?t|do not|never|always)\b",
+    r"|\bplease (?:don'?t|do not|never|always)\b"
+    # Terse rules: "X is no need", "should use div tag", "Y is not needed", "must be Z".
+    r"|\b(?:is |are )?no need\b|\b(?:is|are)(?: not|n'?t) (?:needed|necessary|required|allowed)\b|\bunnecessary\b"
+    r"|\b(?<!they )(?<!it )(?<!that )(?<!this )(?<!which )(?<!there )(?:should|must|shall)(?: always| never| not|n'?t)? (?:use|be|go|stay|live|keep|have|follow|start|end)\b"
+    # The same in Chinese and Japanese: don't / no need / must / always / never / use … / should / from now on / forbidden.
+    r"|不要|不用|不需要|无需|必须|总是|始终|永远|绝不|一律|统一|请使用|使用.{1,20}(?:来|作为|代替)|应该|以后都|禁止|默认"
+    r"|しないで|必ず|使わないで|常に",
     re.IGNORECASE,
 )
 # A request to restructure named code: "can we move each class to a separate file", "I'd like
@@ -272,86 +282,12 @@ _CONCLUSION = re.compile(
 )
 
 
-# -- commands ----------------------------------------------------------------
-PURPOSES = (
-    ("test", re.compile(r"\b(?:pytest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|unittest|go test|cargo (?:test|nextest)"
-                        r"|(?:npm|pnpm|yarn|bun) (?:run )?test\S*|make (?:test|check)\S*|gradle\w* test|mvn\S* test|dotnet test|mix test|rake test|bundle exec rspec)\b")),
-    ("lint", re.compile(r"\b(?:ruff(?: check)?|flake8|pylint|eslint|golangci-lint|cargo clippy|rubocop|shellcheck|(?:npm|pnpm|yarn|bun) (?:run )?lint\S*|make lint)\b")),
-    ("format", re.compile(r"\b(?:ruff format|black|prettier|gofmt|rustfmt|cargo fmt|(?:npm|pnpm|yarn|bun) (?:run )?format\S*)\b")),
-    ("type-check", re.compile(r"\b(?:mypy|pyright|tsc|(?:npm|pnpm|yarn|bun) (?:run )?typecheck\S*)\b")),
-    ("build", re.compile(r"\b(?:make(?: \w+)?|cargo build|go build|(?:npm|pnpm|yarn|bun) (?:run )?build\S*|gradle\w* build|mvn\S* (?:package|install)"
-                         r"|dotnet build|docker(?: compose)? build|cmake --build|pip install -e|uv sync|poetry install|(?:npm|pnpm|yarn) install|bazel build)\b")),
-    # Running the program itself: `node src/index.ts`, `python -m app`, `npm run dev`, `cargo run`.
-    ("run", re.compile(r"(?:^|&&\s*|;\s*)(?:node|deno run|bun(?: run)?|tsx|npx tsx|ts-node|python3?|uv run|poetry run|go run|cargo run"
-                       r"|(?:npm|pnpm|yarn) (?:run )?(?:start|dev|serve)|flask run|uvicorn|rails (?:s|server))\s+(?!-[ce]\b)\S")),
-)
-# Looks around, not work: never a "command that worked", whatever follows them.
-_ONE_OFF = re.compile(
-    r"^(?:which|where|type|file|ls|ll|tree|cat|less|head|tail|wc|grep|rg|ag|find|fd|echo|printf|pwd|env|printenv|ps|top|kill|pkill"
-    r"|lsof|stat|du|df|sed -n|awk|jq|curl|wget|open|code|xdg-open|sleep|true|false|date|whoami|id|uname|history"
-    r"|git (?:status|log|diff|show|branch|remote|rev-parse|blame|stash list)|node (?:-v|--version)|python3? (?:-V|--version)"
-    r"|\w+ --?(?:version|help))\b"
-)
-_CD_PREFIX = re.compile(r"^cd\s+\S+\s*&&\s*")
-_EXIT_CODE = re.compile(r"^Exit code (\d+)")
-
-
-def command_purpose(command: str) -> str | None:
-    if _ONE_OFF.match(command):
-        return None
-    for purpose, pattern in PURPOSES:
-        if pattern.search(command):
-            return purpose
-    return None
-
-
-def _command(entry: Entry) -> str | None:
-    """The shell command of a tool call, without a leading `cd DIR &&` (the repository is the thread)."""
-    if entry.tool not in SHELL_TOOLS or not entry.command:
-        return None
-    command = _CD_PREFIX.sub("", entry.command.strip())
-    if "\n" in command or len(command) > 200:
-        return None
-    return command
-
-
-def _failed(result: Entry) -> bool:
-    code = _EXIT_CODE.match(result.text)
-    return result.is_error or (code is not None and code.group(1) != "0")
-
-
-def _family(command: str) -> str:
-    """What counts as "the same command" when it passes after failing: its first two words."""
-    return " ".join(command.split()[:2])
-
-
-_ERROR_LINE = re.compile(r"\b(?:error|Error|ERROR|FAILED|Failed|failed|Exception|exception|not found|cannot|Cannot|No module)\b")
-# The line that names the error, not a tally of it ("1 failed in 0.41s", "Found 2 errors.").
-_ERROR_NAMED = re.compile(r"\b\w*(?:Error|Exception)\b[:\s]|\bERR_[A-Z_]+|\berror(?:\[\w+\])?:|fatal error|\bpanic:|\bE\s{2,}\S")
-_TALLY = re.compile(
-    r"^\W*(?:=+\s*)?(?:\d+ (?:failed|errors?|passed|warnings?|skipped)[, ]*)+(?:in [\d.]+\s*s)?\W*(?:=+)?$"
-    r"|^(?:Found|\d+) \d* ?(?:errors?|problems?)\b|^(?:npm (?:error|ERR!) (?:code|A complete log)|gyp ERR! (?:not ok|stack))"
-    r"|^(?:error: )?(?:Command failed|Process completed) with exit code|^\s*at \S+ \(|^\s*File \"",
-    re.IGNORECASE,
-)
 _CAUSE = re.compile(
     r"\b(?:because|caused|cause|missing|needs?|needed|the (?:issue|problem|fix|error) (?:is|was)|fixed|fix(?:ed)? (?:it|this|that)|"
     r"was (?:using|pointing|set)|should (?:be|use)|instead|wrong|typo|forgot|renamed|changed|added|updated|pinned"
     r"|not (?:supported|compatible|always)|too (?:new|old))\b",
     re.IGNORECASE,
 )
-
-
-def _error_line(output: str) -> str:
-    """The line of `output` that names its error: a named error over a generic "error" line, never a tally."""
-    lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not _EXIT_CODE.match(ln.strip())]
-    lines = [ln for ln in lines if not _TALLY.search(ln)] or lines
-    named = [ln for ln in lines if _ERROR_NAMED.search(ln)]
-    hits = named or [ln for ln in lines if _ERROR_LINE.search(ln)]
-    line = (hits[-1] if hits else (lines[-1] if lines else "")).strip()
-    # "Error parsing line 46 in /long/path.jsonl: TypeError: x is not a function": the named error is the news.
-    inner = re.search(r"(?<=: )\w*(?:Error|Exception)\b:.+", line)
-    return (inner.group(0) if inner else line)[:200]
 
 
 # -- the whole transcript ----------------------------------------------------
@@ -390,6 +326,7 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
     reply: list[str] = []
     reply_at: datetime | None = None
     calls: dict[str, tuple[str, str | None]] = {}  # tool id -> (command, purpose)
+    ran: dict[str, int] = {}  # tool id -> its "[ran]" line in the reply (a failure's output is added to it)
     failures: dict[str, _Failure] = {k: _Failure(**v) for k, v in (carry.get("failures") or {}).items()}
     seen_commands: set[str] = set(carry.get("commands") or [])
     options: dict[str, str] = dict(carry.get("options") or {})
@@ -435,7 +372,7 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
             out.turns.append(Turn("user", _cut(text), entry.at))
             options = {}
             confirmed = bool(_CONFIRM.match(entry.text))
-            error = _error_line(entry.text) if _PASTED_ERROR.search(entry.text) else ""
+            error = error_line(entry.text) if _PASTED_ERROR.search(entry.text) else ""
             if problem is not None and error and _same_error(error, problem["error"]) and not confirmed:
                 pass  # the same error again ("similar error, different macro"): the problem stays open
             else:
@@ -463,8 +400,9 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
                                                       if (_CAUSE.search(s) or _CONCLUSION.search(s)) and len(s) <= 300])[:_CARRY_LIMIT]
         elif entry.kind == "tool_call":
             reply_at = reply_at or entry.at
-            command = _command(entry)
+            command = shell_command(entry)
             if command:
+                ran[entry.tool_id or ""] = len(reply)
                 reply.append(f"[ran] {command}")
                 calls[entry.tool_id or ""] = (command, command_purpose(command))
             elif entry.tool in EDIT_TOOLS and entry.file_path:
@@ -480,11 +418,18 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
                     problem["edited"] = (problem["edited"] + [edited])[:_CARRY_LIMIT]
         elif entry.kind == "tool_result" and entry.tool_id in calls:
             command, purpose = calls.pop(entry.tool_id or "")
+            if command_failed(entry):
+                # What failed and why, in the turn: an error code, a hint or a version is often the
+                # only place a later session can find why something was done the way it was.
+                salient = salient_errors(entry.text)
+                at = ran.get(entry.tool_id or "")
+                if salient and at is not None and at < len(reply):
+                    reply[at] += f" → failed: {salient}"
             if purpose is None:
                 continue
-            family = _family(command)
-            if _failed(entry):
-                failures[family] = _Failure(command, _error_line(entry.text), entry.at)
+            family = command_family(command)
+            if command_failed(entry):
+                failures[family] = _Failure(command, error_line(entry.text), entry.at)
                 continue
             if command not in seen_commands:
                 seen_commands.add(command)

@@ -12,7 +12,11 @@ newest first; an open problem a later fix names is left out),
 so that no one kind fills the budget; of the commands only the newest per purpose (test,
 lint, build, run …) and never a one-off look (`which`, `ls`, `git status`); compaction
 summaries last. The prompt hook puts statements before raw turns, and of two turns
-about the same thing keeps the later one.
+about the same thing keeps the later one (unless it holds less of the question). Its
+matches are judged by light stems and a few synonyms ("installing" / "installed",
+"capitalised" / "case"): a hit must share two of the prompt's terms (or its one term, or an
+identifier), hits are ordered by the prompt's terms they hold weighted by how few hits hold
+each (IDF over the hits), and a long memory shows the sentences, or the words, around them.
 """
 
 from __future__ import annotations
@@ -29,8 +33,8 @@ from server.files.promote import for_thread
 from server.hooks.extract import PURPOSES, command_purpose
 from server.models import CONVERSATION_KIND
 from server.newer_first import OUTDATED_LABEL
-from server.search import replacements
-from server.textindex import query_terms
+from server.search import identifiers, replacements
+from server.textindex import STOPWORDS, query_terms
 from server.update_links import open_questions
 
 if TYPE_CHECKING:
@@ -51,6 +55,7 @@ PROMPT_K = 8
 #: A prompt longer than this is searched by its first characters (a pasted log is not a question).
 PROMPT_QUERY_CHARS = 400
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_PARTS = re.compile(r"; | \| ")
 #: Two turns sharing this share of their key terms are about the same thing: the later one is kept.
 SAME_SUBJECT = 0.5
 # A prompt made only of these words is small talk: nothing is injected for it.
@@ -59,6 +64,7 @@ hi hello hey yo morning evening thanks thank thx ty cheers ok okay k kk yes yep 
 nice cool awesome perfect excellent fine alright right lgtm looks look seems sounds works worked working done
 go ahead continue proceed next please you very much so much a lot it this that all now again got gotcha understood
 i see wow love lol haha oh ah well amazing brilliant fantastic wonderful super
+bye goodbye later night day today appreciate appreciated help helpful stop break wrap finished
 """.split())
 _COMMAND_IN = re.compile(r"command that worked: `([^`]+)`")
 
@@ -91,12 +97,18 @@ def clip(text: str, tokens: int, query: str | None = None) -> str:
     text = " ".join(text.split()) if "\n" in text and len(text) > 200 else text.strip()
     if estimate_tokens(text) <= tokens:
         return text
-    terms = set(query_terms(query)) if query else set()
+    # An edit's lines and a failed command's output are joined into one long line: their parts are pieces too.
+    pieces = [part for p in pieces for part in (_PARTS.split(p) if estimate_tokens(p) > tokens // 2 else [p])
+              if part.strip()]
+    terms = _stems(query) if query else set()
+    held = [terms & _stems(p) for p in pieces]
+    # A term the message repeats in every sentence tells its sentences apart less than one it says once.
+    spread = {t: sum(t in h for h in held) for t in terms}
 
-    def overlap(piece: str) -> int:
-        return len(terms & set(query_terms(piece))) if terms else 0
+    def overlap(i: int) -> float:
+        return sum(1 / spread[t] for t in held[i])
 
-    order = sorted(range(len(pieces)), key=lambda i: (-overlap(pieces[i]), i))
+    order = sorted(range(len(pieces)), key=lambda i: (-overlap(i), i))
     kept: set[int] = set()
     used = 2  # the "…" marks
     for i in order:
@@ -104,9 +116,9 @@ def clip(text: str, tokens: int, query: str | None = None) -> str:
         if used + cost <= tokens:
             kept.add(i)
             used += cost
-    if not kept:  # not even one sentence: its first words
+    if not kept:  # not even one sentence: the words around the query's terms in the best one
         words = pieces[order[0]].split() if pieces else text.split()
-        return " ".join(words[: max(1, tokens // 2)]) + " …"
+        return _window(words, terms, max(1, tokens // 2))
     out, last = [], -1
     for i in sorted(kept):
         if i != last + 1:
@@ -116,6 +128,14 @@ def clip(text: str, tokens: int, query: str | None = None) -> str:
     if last != len(pieces) - 1:
         out.append("…")
     return " ".join(out)
+
+
+def _window(words: list[str], terms: set[str], size: int) -> str:
+    """The `size` words of `words` around the first that matches `terms` (its first words when none does)."""
+    at = next((i for i, w in enumerate(words) if terms & _stems(w)), 0)
+    start = max(0, min(at - size // 3, len(words) - size))
+    shown = " ".join(words[start : start + size])
+    return ("… " if start else "") + shown + (" …" if start + size < len(words) else "")
 
 
 def session_context(service: MemoryService, thread: str | None, budget: int) -> Injection:
@@ -166,10 +186,13 @@ def prompt_context(
     if budget <= 0 or not query_terms(query) or small_talk(query):
         return Injection("")
     # find, not recall: the same search without building pydantic results (a hook process skips pydantic).
-    hits = service.find(query, k=PROMPT_K, thread=thread or "global", min_score=min_score).hits
+    # Every hit, then those over min_score or holding most of the question's words (by stem and synonym):
+    # a paraphrase scores low on the exact words it shares, not on what it is about.
+    hits = service.find(query, k=PROMPT_K, thread=thread or "global").hits
     shown = [h for h in hits if (h.memory_id not in already or _clipped(h.row))
-             and h.row.source != FILE_SOURCE + SOUL_FILE]
-    fresh = _statements_first([h.row for h in shown])
+             and h.row.source != FILE_SOURCE + SOUL_FILE and strong_match(query, h.row.content)
+             and ((h.score or 0.0) >= min_score or _covers_most(query, h.row.content))]
+    fresh = _statements_first(query, _by_coverage(query, [h.row for h in shown]))
     # Marked as recall labels them (issue 32): the reader sees which of two differing memories is the later.
     marks = {h.memory_id: f"(newer than #{h.newer_than}, which it may update) " if h.newer_than is not None else
              f"(possibly outdated by #{h.possibly_replaced_by}) " if h.possibly_replaced_by is not None else ""
@@ -192,23 +215,107 @@ def _clipped(row: MemoryRow) -> bool:
 
 
 def small_talk(prompt: str) -> bool:
-    """A prompt of greetings, thanks and acknowledgements only ("thanks!", "ok, looks good")."""
+    """A prompt of greetings, thanks and acknowledgements only ("thanks!", "ok, looks good",
+    "thanks, that's all for now"): every word is small talk or a stopword, and it is short."""
     words = re.findall(r"[a-z']+", prompt.lower().replace("’", "'"))
-    return bool(words) and len(words) <= 8 and all(w.strip("'") in _SMALL_TALK for w in words)
+    if re.search(r"[^\W\d_a-zA-Z]", prompt) and not words:
+        return False  # words of another script: not ours to judge
+    return (bool(words) and len(words) <= 12
+            and all(w.strip("'") in _SMALL_TALK or w.strip("'") in STOPWORDS for w in words)
+            and any(w.strip("'") in _SMALL_TALK for w in words))
 
 
-def _statements_first(rows: list[MemoryRow]) -> list[MemoryRow]:
+def stem(term: str) -> str:
+    """A light stem: the common English endings off ("installing", "installed", "installs" -> "install"),
+    so a paraphrase's form of a word still matches; short words and identifiers stay as they are."""
+    if len(term) <= 4 or not term.isalpha():
+        return term
+    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s"):
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+            base = term[: -len(suffix)]
+            if suffix in ("ies", "ied"):
+                return base + "y"
+            if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+                base = base[:-1]  # "stopped" -> "stop"
+            return base
+    return term
+
+
+# Words a paraphrase swaps for each other in questions about a project (by their stems, the
+# British "-ise" spelt "-ize"): each group counts as one term when a match is judged.
+_SYNONYMS = {word: group[0] for group in (
+    ("case", "capitaliz", "uppercase", "lowercase", "casing"),
+    ("fix", "solv", "resolv", "repair", "cure", "workaround"),
+    ("error", "fail", "failure", "crash", "broke", "exception"),
+    ("choose", "chose", "chosen", "pick", "select", "decid", "decision"),
+    ("folder", "directory", "dir"),
+    ("delete", "remov", "drop"),
+    ("setting", "config", "configur", "option"),
+    ("deploy", "ship", "publish"),
+    ("start", "launch", "boot"),
+) for word in group}
+
+
+def _stems(text: str) -> set[str]:
+    out = set()
+    for term in query_terms(text):
+        base = stem(term)
+        base = base[:-1] + "z" if base.endswith("is") and len(base) > 6 else base  # "capitalis" -> "capitaliz"
+        out.add(_SYNONYMS.get(base, base))
+    return out
+
+
+def matched_terms(query: str, content: str) -> set[str]:
+    """The query's terms (by their stems) that `content` holds too."""
+    return _stems(query) & _stems(content)
+
+
+def strong_match(query: str, content: str) -> bool:
+    """Enough of the query in `content` to be worth injecting: two of its terms, or its one term, or an
+    exact identifier (a path, a name in code, a version). One common word shared ("rules") is not."""
+    terms = _stems(query)
+    shared = terms & _stems(content)
+    if len(shared) >= min(2, len(terms)) and shared:
+        return True
+    lowered = content.lower()
+    return any(ident.lower() in lowered for ident in identifiers(query))
+
+
+def _covers_most(query: str, content: str) -> bool:
+    """`content` holds at least three of the question's terms and 40 % of them (stems and synonyms)."""
+    terms = _stems(query)
+    shared = terms & _stems(content)
+    return len(shared) >= 3 and len(shared) * 5 >= len(terms) * 2
+
+
+def _by_coverage(query: str, rows: list[MemoryRow]) -> list[MemoryRow]:
+    """`rows` by how much of the query each holds, a term weighted by how few of them hold it (OR with
+    IDF over the hits: the one memory that has the question's rare word beats five that share its
+    common ones); the search's order breaks ties."""
+    held = [matched_terms(query, r.content) for r in rows]
+    spread: dict[str, int] = {}
+    for terms in held:
+        for t in terms:
+            spread[t] = spread.get(t, 0) + 1
+    weight = [sum(1 / spread[t] for t in terms) for terms in held]
+    return [rows[i] for i in sorted(range(len(rows)), key=lambda i: (-weight[i], i))]
+
+
+def _statements_first(query: str, rows: list[MemoryRow]) -> list[MemoryRow]:
     """Statements in their ranked order, then turns; of two turns about the same thing only the later.
 
     A turn is what someone said then; a later turn on the same subject may have reversed it
     ("on by default" one week, "unset means off" the next), and the statement, where capture
-    made one, is the settled form."""
+    made one, is the settled form. A later turn that holds less of the question (a re-run of
+    the command whose failure the earlier turn explains) replaces nothing."""
     statements = [r for r in rows if r.kind != CONVERSATION_KIND]
     turns = [r for r in rows if r.kind == CONVERSATION_KIND]
     terms = {r.id: set(query_terms(r.content[:2000])) for r in turns}
+    covers = {r.id: len(matched_terms(query, r.content)) for r in turns}
     kept: list[MemoryRow] = []
     for r in turns:
-        later = [o for o in turns if o.created_at > r.created_at and _overlap(terms[r.id], terms[o.id]) >= SAME_SUBJECT]
+        later = [o for o in turns if o.created_at > r.created_at and covers[o.id] >= covers[r.id]
+                 and _overlap(terms[r.id], terms[o.id]) >= SAME_SUBJECT]
         if not later:
             kept.append(r)
     return statements + kept

@@ -16,14 +16,25 @@ _HARNESS = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.IGNOR
 # Cursor wraps what the person typed in <user_query>…</user_query>: the words stay, the tags go.
 _USER_QUERY = re.compile(r"\s*</?user_query>\s*", re.IGNORECASE)
 _NOMEM = re.compile(r"(?<![\w#])#nomem\b", re.IGNORECASE)
+_QUERY_BLOCK = re.compile(r"<user_query>(.*?)(?:</user_query>|\Z)", re.IGNORECASE | re.DOTALL)
+# Blocks a host puts into the user's message (Cursor's <attached_files>, <system_reminder>,
+# <open_and_recently_viewed_files>, <user_info> …): tags with a snake_case name, which people do
+# not type around their own words (kebab-case ones are HTML custom elements a person may paste).
+_HOST_BLOCK = re.compile(r"<([a-z]+(?:_[a-z]+)+)(?:\s[^>]*)?>.*?(?:</\1>|\Z)", re.DOTALL)
 
 
-def strip_private(text: str) -> str:
+def strip_private(text: str, person: bool = False) -> str:
     """The text without private spans and harness reminders (each private span leaves nothing),
-    and without Cursor's <user_query> wrapper."""
+    and without Cursor's <user_query> wrapper. `person` (a user message or a prompt): only what
+    the person typed -- inside <user_query> when the host wrapped it, and never the blocks a host
+    inserts (their instructions are the host's template, not the person's preferences)."""
     if "<" not in text:
         return text
-    return _USER_QUERY.sub(" ", _HARNESS.sub("", _PRIVATE.sub("", text))).strip()
+    text = _HARNESS.sub("", _PRIVATE.sub("", text))
+    if person:
+        queries = [q.strip() for q in _QUERY_BLOCK.findall(text) if q.strip()]
+        text = "\n\n".join(queries) if queries else _HOST_BLOCK.sub("", text)
+    return _USER_QUERY.sub(" ", text).strip()
 
 
 def wants_no_memory(text: str) -> bool:

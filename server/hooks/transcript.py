@@ -15,6 +15,7 @@ for the next read.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -97,7 +98,7 @@ def parse_record(record: dict) -> list[Entry]:
 
 def _user(content: object, at: datetime | None) -> Iterable[Entry]:
     if isinstance(content, str):
-        text = _clean(content)
+        text = _clean(content, person=True)
         if text and not text.startswith(_COMMAND_MARKS):
             yield Entry("user", text, at)
         return
@@ -115,7 +116,7 @@ def _user(content: object, at: datetime | None) -> Iterable[Entry]:
                 is_error=bool(block.get("is_error")),
             )
         elif block.get("type") == "text":
-            text = _clean(str(block.get("text") or ""))
+            text = _clean(str(block.get("text") or ""), person=True)
             if text and not text.startswith(_COMMAND_MARKS):
                 yield Entry("user", text, at)
 
@@ -150,13 +151,21 @@ def _assistant(content: object, at: datetime | None) -> Iterable[Entry]:
 
 
 #: Most of an edit kept as its change: enough to find it and say what it did, not the whole file.
-MAX_CHANGE_CHARS = 400
+MAX_CHANGE_CHARS = 1500
+# Lines that name what is around a change or what a file holds: headings, definitions, config keys.
+_ANCHOR = re.compile(
+    r"^(?:#{1,6}\s|\[[\w.\- ]+\]$|(?:export\s+)?(?:async\s+)?(?:def|class|function|interface|type|struct|enum|impl|fn|func"
+    r"|const|let|var|module|package)\b|[\w.\-\"']+\s*[:=]\s*\S)"
+)
+#: Context lines (unchanged, but naming where the change is) kept before an edit's added lines.
+CONTEXT_ANCHORS = 2
 
 
 def _change(tool_input: dict) -> str:
-    """What an editing tool wrote: the lines an edit added (those not in the text it replaced),
-    or the start of what a write wrote; blank lines dropped, cut to MAX_CHANGE_CHARS. Claude
-    Code's Edit/MultiEdit/Write/NotebookEdit and Cursor's edit_file/StrReplace name them differently."""
+    """What an editing tool wrote: the lines an edit added (those not in the text it replaced), after
+    the heading or definition around them, or what a write wrote; blank lines dropped, at most
+    MAX_CHANGE_CHARS -- past that, a write keeps its headings, definitions and config keys first.
+    Claude Code's Edit/MultiEdit/Write/NotebookEdit and Cursor's edit_file/StrReplace name them differently."""
     pairs = [tool_input] + [e for e in tool_input.get("edits") or [] if isinstance(e, dict)]
     added: list[str] = []
     for pair in pairs:
@@ -164,11 +173,39 @@ def _change(tool_input: dict) -> str:
         if new is None:
             continue
         before = {line.strip() for line in (_first_text(pair, "old_string", "old_str") or "").splitlines()}
-        added += [line.strip() for line in new.splitlines() if line.strip() and line.strip() not in before]
+        lines = [line.strip() for line in new.splitlines() if line.strip()]
+        fresh = [line for line in lines if line not in before]
+        context = [line for line in lines if line in before and _ANCHOR.match(line)][:CONTEXT_ANCHORS]
+        added += [line for line in context if line not in added] + fresh
     written = _first_text(tool_input, "content", "contents")
     if not added and written:
         added = [line.strip() for line in written.splitlines() if line.strip()]
-    return "; ".join(added)[:MAX_CHANGE_CHARS]
+    return _bounded(added, MAX_CHANGE_CHARS)
+
+
+def _bounded(lines: list[str], limit: int) -> str:
+    """`lines` joined by "; " within `limit` characters: all when they fit, else the anchors first
+    (in their order), then the other lines from the start, shown in the text's order."""
+    joined = "; ".join(lines)
+    if len(joined) <= limit:
+        return joined
+    chosen: set[int] = set()
+    used = 0
+    for i in [i for i, ln in enumerate(lines) if _ANCHOR.match(ln)] + list(range(len(lines))):
+        cost = min(len(lines[i]), 200) + 2
+        if i in chosen or used + cost > limit:
+            continue
+        chosen.add(i)
+        used += cost
+    out, last = [], -1
+    for i in sorted(chosen):
+        if i != last + 1:
+            out.append("…")
+        out.append(lines[i] if len(lines[i]) <= 200 else lines[i][:199] + "…")
+        last = i
+    if last != len(lines) - 1:
+        out.append("…")
+    return "; ".join(out)[:limit]
 
 
 def _first_text(values: dict, *keys: str) -> str | None:
@@ -188,8 +225,8 @@ def _flatten(content: object) -> str:
     return ""
 
 
-def _clean(text: str) -> str:
-    return strip_private(text).replace("\x00", "").strip()
+def _clean(text: str, person: bool = False) -> str:
+    return strip_private(text, person).replace("\x00", "").strip()
 
 
 def _time(value: object) -> datetime | None:

@@ -107,7 +107,7 @@ def inject_with(
                 state.injected = []  # what was injected before is gone from the model's context
             found = inject.session_context(service, thread, hook_settings.start_tokens)
         else:
-            prompt = strip_private(hook.prompt or "")
+            prompt = strip_private(hook.prompt or "", person=True)
             if wants_no_memory(prompt) and not state.nomem and hook_settings.enabled("capture"):
                 from server.hooks.capture import stop_capture  # rare: kept off the per-prompt imports
 

@@ -1,0 +1,120 @@
+"""Shell commands in a transcript: what each is for, whether it failed, and the lines of its output that say why.
+
+A command's purpose (test, lint, build, run …) decides whether it is worth remembering as a
+"command that worked"; one-off looks around (`ls`, `which`, `git status`) never are. A
+failed command's output is cut to its telling lines: the named error for a fix note, and
+the error codes, hints and versions for the turn.
+"""
+
+from __future__ import annotations
+
+import re
+
+from server.hooks.transcript import Entry
+
+# Shell tools of the hosts (Claude Code's Bash, Cursor's Shell / run_terminal_cmd).
+SHELL_TOOLS = frozenset({"Bash", "Shell", "run_terminal_cmd", "bash", "shell"})
+
+
+def _clip(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"
+
+
+PURPOSES = (
+    ("test", re.compile(r"\b(?:pytest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|unittest|go test|cargo (?:test|nextest)"
+                        r"|(?:npm|pnpm|yarn|bun) (?:run )?test\S*|make (?:test|check)\S*|gradle\w* test|mvn\S* test|dotnet test|mix test|rake test|bundle exec rspec)\b")),
+    ("lint", re.compile(r"\b(?:ruff(?: check)?|flake8|pylint|eslint|golangci-lint|cargo clippy|rubocop|shellcheck|(?:npm|pnpm|yarn|bun) (?:run )?lint\S*|make lint)\b")),
+    ("format", re.compile(r"\b(?:ruff format|black|prettier|gofmt|rustfmt|cargo fmt|(?:npm|pnpm|yarn|bun) (?:run )?format\S*)\b")),
+    ("type-check", re.compile(r"\b(?:mypy|pyright|tsc|(?:npm|pnpm|yarn|bun) (?:run )?typecheck\S*)\b")),
+    ("build", re.compile(r"\b(?:make(?: \w+)?|cargo build|go build|(?:npm|pnpm|yarn|bun) (?:run )?build\S*|gradle\w* build|mvn\S* (?:package|install)"
+                         r"|dotnet build|docker(?: compose)? build|cmake --build|pip install -e|uv sync|poetry install|(?:npm|pnpm|yarn) install|bazel build)\b")),
+    # Running the program itself: `node src/index.ts`, `python -m app`, `npm run dev`, `cargo run`.
+    ("run", re.compile(r"(?:^|&&\s*|;\s*)(?:node|deno run|bun(?: run)?|tsx|npx tsx|ts-node|python3?|uv run|poetry run|go run|cargo run"
+                       r"|(?:npm|pnpm|yarn) (?:run )?(?:start|dev|serve)|flask run|uvicorn|rails (?:s|server))\s+(?!-[ce]\b)\S")),
+)
+# Looks around, not work: never a "command that worked", whatever follows them.
+_ONE_OFF = re.compile(
+    r"^(?:which|where|type|file|ls|ll|tree|cat|less|head|tail|wc|grep|rg|ag|find|fd|echo|printf|pwd|env|printenv|ps|top|kill|pkill"
+    r"|lsof|stat|du|df|sed -n|awk|jq|curl|wget|open|code|xdg-open|sleep|true|false|date|whoami|id|uname|history"
+    r"|git (?:status|log|diff|show|branch|remote|rev-parse|blame|stash list)|node (?:-v|--version)|python3? (?:-V|--version)"
+    r"|\w+ --?(?:version|help))\b"
+)
+_CD_PREFIX = re.compile(r"^cd\s+\S+\s*&&\s*")
+_EXIT_CODE = re.compile(r"^Exit code (\d+)")
+
+
+def command_purpose(command: str) -> str | None:
+    if _ONE_OFF.match(command):
+        return None
+    for purpose, pattern in PURPOSES:
+        if pattern.search(command):
+            return purpose
+    return None
+
+
+def shell_command(entry: Entry) -> str | None:
+    """The shell command of a tool call, without a leading `cd DIR &&` (the repository is the thread)."""
+    if entry.tool not in SHELL_TOOLS or not entry.command:
+        return None
+    command = _CD_PREFIX.sub("", entry.command.strip())
+    if "\n" in command or len(command) > 200:
+        return None
+    return command
+
+
+def command_failed(result: Entry) -> bool:
+    code = _EXIT_CODE.match(result.text)
+    return result.is_error or (code is not None and code.group(1) != "0")
+
+
+def command_family(command: str) -> str:
+    """What counts as "the same command" when it passes after failing: its first two words."""
+    return " ".join(command.split()[:2])
+
+
+_ERROR_LINE = re.compile(r"\b(?:error|Error|ERROR|FAILED|Failed|failed|Exception|exception|not found|cannot|Cannot|No module)\b")
+# The line that names the error, not a tally of it ("1 failed in 0.41s", "Found 2 errors.").
+_ERROR_NAMED = re.compile(r"\b\w*(?:Error|Exception)\b[:\s]|\bERR_[A-Z_]+|\berror(?:\[\w+\])?:|fatal error|\bpanic:|\bE\s{2,}\S")
+_TALLY = re.compile(
+    r"^\W*(?:=+\s*)?(?:\d+ (?:failed|errors?|passed|warnings?|skipped)[, ]*)+(?:in [\d.]+\s*s)?\W*(?:=+)?$"
+    r"|^(?:Found|\d+) \d* ?(?:errors?|problems?)\b|^(?:npm (?:error|ERR!) (?:code|A complete log)|gyp ERR! (?:not ok|stack))"
+    r"|^(?:error: )?(?:Command failed|Process completed) with exit code|^\s*at \S+ \(|^\s*File \"",
+    re.IGNORECASE,
+)
+
+
+# Lines of a failed command's output worth keeping besides the named error: codes, hints, versions.
+_SALIENT = re.compile(
+    r"\b(?:hint|note|help|warning|warn|requires?|required|expected|supported|unsupported|incompatible|version|denied"
+    r"|refused|timed? ?out|missing|invalid|unknown|unable|could not|couldn't|no such|does not exist|doesn't exist)\b"
+    r"|\b[A-Z]{1,6}[-_]?\d{2,5}\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:exit|status) (?:code )?\d+", re.IGNORECASE)
+_FRAME = re.compile(r"^\s*(?:at \S+|File \"|\^+\s*$|~+\s*$)")
+FAILED_LINES, FAILED_CHARS = 6, 600  # a failed command's output kept in its turn: at most this much
+
+
+def salient_errors(output: str) -> str:
+    """The lines of a failed command's output that say what went wrong (named errors, codes, hints,
+    versions), in order, without stack frames or tallies, bounded; "" when none does."""
+    kept: list[str] = []
+    for raw in output.splitlines():
+        line = " ".join(raw.split())
+        if (not line or line in kept or _EXIT_CODE.match(line) or _FRAME.match(raw)
+                or (_TALLY.search(line) and " code " not in line)  # "npm error code ERESOLVE" is no tally
+                or not (_ERROR_NAMED.search(line) or _ERROR_LINE.search(line) or _SALIENT.search(line))):
+            continue
+        if len(kept) >= FAILED_LINES or sum(len(k) + 3 for k in kept) + min(len(line), 200) > FAILED_CHARS:
+            break
+        kept.append(_clip(line, 200))
+    return " | ".join(kept)
+
+
+def error_line(output: str) -> str:
+    """The line of `output` that names its error: a named error over a generic "error" line, never a tally."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not _EXIT_CODE.match(ln.strip())]
+    lines = [ln for ln in lines if not _TALLY.search(ln)] or lines
+    named = [ln for ln in lines if _ERROR_NAMED.search(ln)]
+    hits = named or [ln for ln in lines if _ERROR_LINE.search(ln)]
+    line = (hits[-1] if hits else (lines[-1] if lines else "")).strip()
+    # "Error parsing line 46 in /long/path.jsonl: TypeError: x is not a function": the named error is the news.
+    inner = re.search(r"(?<=: )\w*(?:Error|Exception)\b:.+", line)
+    return (inner.group(0) if inner else line)[:200]
