@@ -189,10 +189,17 @@ def prompt_context(
     # Every hit, then those over min_score or holding most of the question's words (by stem and synonym):
     # a paraphrase scores low on the exact words it shares, not on what it is about.
     hits = service.find(query, k=PROMPT_K, thread=thread or "global").hits
-    shown = [h for h in hits if (h.memory_id not in already or _clipped(h.row))
+    shown = [h for h in hits if h.newer_than is None and (h.memory_id not in already or _clipped(h.row))
              and h.row.source != FILE_SOURCE + SOUL_FILE and strong_match(query, h.row.content)
              and ((h.score or 0.0) >= min_score or _covers_most(query, h.row.content))]
     fresh = _statements_first(query, _by_coverage(query, [h.row for h in shown]))
+    # A later memory attached after one shown (newer_first.attach) states the subject's new state in its own
+    # words, so it need not match the question: it follows the memory it may update, whatever its terms.
+    attached = {h.newer_than: h for h in hits if h.newer_than is not None and h.memory_id not in already}
+    if attached:
+        kept = {m.id for m in fresh}
+        shown += [h for older, h in attached.items() if older in kept]
+        fresh = [row for m in fresh for row in (m, *([attached[m.id].row] if m.id in attached else []))]
     # Marked as recall labels them (issue 32): the reader sees which of two differing memories is the later.
     marks = {h.memory_id: f"(newer than #{h.newer_than}, which it may update) " if h.newer_than is not None else
              f"(possibly outdated by #{h.possibly_replaced_by}) " if h.possibly_replaced_by is not None else ""
