@@ -44,8 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     service = run.service
     questions = [(q, p["project"]) for p in run.projects for u in p["updates"] for q in u["q"].values()]
     step, identity = newer_first.order, (lambda ranked, *rest: list(ranked))
-    # Without the step, recall does not read the possible updates it orders by either.
-    read, skip = service.store.possible_updates, (lambda conn, ids=None: {})
+    # Without the step, recall does not read the possible updates it orders by (and attaches after a shown
+    # memory, search._attach_later) either: "with" is the cost of both.
+    read, skip = service.store.possible_updates, (lambda conn, ids=None, older=None: {})
     for query, thread in questions[:20]:
         service.recall(query, thread=thread, k=5)  # warm the caches
     times: dict[str, list[float]] = {"with": [], "without": []}

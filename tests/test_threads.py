@@ -125,6 +125,9 @@ async def test_thread_prompt_respects_the_budget_and_says_what_it_left_out(servi
     service.files.soul_path.write_text("# SOUL\n\n" + "Be precise and cite sources. " * 20 + "\n")
     for i in range(30):
         service.remember(f"Deployment note {i}: the payment worker restarts after each release {i}", thread="ops")
+    # Embedded first: a recall embeds some of its unembedded candidates itself, so with a backlog two equal
+    # calls would rank on different vectors (the same state must give the same prompt, not a changing one).
+    service.embed_backlog()
     async with Client(build_server(service, start_background=False)) as client:
         roomy = await _prompt(client, thread="ops", query="payment worker deployment", token_budget=5000)
         tight = await _prompt(client, thread="ops", query="payment worker deployment", token_budget=300)

@@ -25,7 +25,9 @@ def test_pg_store_bench_compares_both_stores(tmp_path):
 
 def test_pg_scale_bench_reports_recall_against_exact(tmp_path):
     result = _bench("pg_scale.py", tmp_path / "scale.json", "-n", "3000")
-    assert result["sqlite"]["recall_at_10"] == 1.0  # vec0 is exact
+    # All threads at once go through the sidecar's binary-code prefilter, whose candidates are re-scored: not
+    # exact (vec0 is, for one thread's scope). 0.99 here with f749396's code as well, on this machine's packages.
+    assert result["sqlite"]["recall_at_10"] >= 0.98
     by_ef = {r["ef_search"]: r for r in result["postgres"]}
     assert by_ef[200]["recall_at_10"] >= 0.95
 
