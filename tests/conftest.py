@@ -73,6 +73,23 @@ def service(settings: Settings, clock: FrozenClock) -> Iterator[MemoryService]:
     svc.close()
 
 
+@pytest.fixture
+def cli(settings, monkeypatch, capsys):
+    """Run `memvault ARGS` in-process on the test's store; returns (exit code, stdout, stderr)."""
+    from server.cli import main
+
+    monkeypatch.setenv("MEMVAULT_HOME", str(settings.home))
+    monkeypatch.setenv("MEMVAULT_EMBEDDER", "hash")
+    monkeypatch.delenv("MEMVAULT_THREAD", raising=False)
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    return run
+
+
 # -- PostgreSQL ---------------------------------------------------------------
 # One throwaway server per test session (started only when a test asks for it), set
 # up as a real deployment is: `memvault db init` as the superuser, then the tests

@@ -13,21 +13,6 @@ from server.cli import main
 from server.cli.output import Output
 
 
-@pytest.fixture
-def cli(settings, monkeypatch, capsys):
-    """Run `memvault ARGS` on the test's store; returns (exit code, stdout, stderr)."""
-    monkeypatch.setenv("MEMVAULT_HOME", str(settings.home))
-    monkeypatch.setenv("MEMVAULT_EMBEDDER", "hash")
-    monkeypatch.delenv("MEMVAULT_THREAD", raising=False)
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out = capsys.readouterr()
-        return code, out.out, out.err
-
-    return run
-
-
 def _json(cli, *args):
     code, out, err = cli(*args, "--json")
     assert code == 0, err

@@ -98,14 +98,19 @@ def test_each_case_over_stdio(tmp_path):
     assert "Traceback" not in stderr and " ERROR " not in stderr, stderr[-3000:]
 
 
+def _open_session(http, url: str) -> dict[str, str]:
+    """initialize over HTTP; the headers every later request of that MCP session carries."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    opened = http.post(url, headers=headers, content=rpc("initialize", INIT, 0))
+    return headers | {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": INIT["protocolVersion"]}
+
+
 def test_each_case_over_http(tmp_path):
     srv = HttpServer(tmp_path, "--auth", "none")
     try:
         url = srv.wait_listening()
-        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
         with httpx2.Client(timeout=30) as http:
-            opened = http.post(url, headers=headers, content=rpc("initialize", INIT, 0))
-            headers |= {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": INIT["protocolVersion"]}
+            headers = _open_session(http, url)
             http.post(url, headers=headers, content=rpc("notifications/initialized"))
             for name, request, code, words in CASES:
                 response = http.post(url, headers=headers, content=request)
@@ -285,10 +290,8 @@ def test_lenient_bodies_get_the_same_answers_over_http(tmp_path):
     srv = HttpServer(tmp_path, "--auth", "none")
     try:
         url = srv.wait_listening()
-        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
         with httpx2.Client(timeout=30) as http:
-            opened = http.post(url, headers=headers, content=rpc("initialize", INIT, 0))
-            headers |= {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": INIT["protocolVersion"]}
+            headers = _open_session(http, url)
             for request, code, id, words in LENIENT:
                 response = http.post(url, headers=headers, content=request)
                 assert response.status_code == 400, (request, response.status_code, response.text)

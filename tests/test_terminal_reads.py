@@ -6,25 +6,8 @@ from __future__ import annotations
 import sqlite3
 import time
 
-import pytest
-
-from server.cli import main
 from server.hooks.work import open_light
 from server.storage.sqlite.db import BUSY_TIMEOUT_MS
-
-
-@pytest.fixture
-def cli(settings, monkeypatch, capsys):
-    monkeypatch.setenv("MEMVAULT_HOME", str(settings.home))
-    monkeypatch.setenv("MEMVAULT_EMBEDDER", "hash")
-    monkeypatch.delenv("MEMVAULT_THREAD", raising=False)
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out = capsys.readouterr()
-        return code, out.out, out.err
-
-    return run
 
 
 def test_recall_without_a_thread_searches_every_thread(cli, monkeypatch):

@@ -135,8 +135,10 @@ def _replace_header(scope: Scope, name: bytes, value: bytes) -> Scope:
     return {**scope, "headers": [*headers, (name, value)]}
 
 
-async def _send_json(send: Send, status: int, payload: dict[str, str], extra: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
-    body = json.dumps(payload).encode()
+async def send_json(send: Send, status: int, payload: dict[str, str] | bytes,
+                    extra: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+    """A whole JSON response (`payload` a dict, or a body already serialised) with its length."""
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]})
     await send({"type": "http.response.body", "body": body})
@@ -155,7 +157,7 @@ class HostOriginCheck:
         raw_host = (_header(scope, b"host") or b"").decode("latin-1")
         host = parse_host(raw_host)
         if host is None or not self.hosts.allows(host):
-            await _send_json(send, 421, {
+            await send_json(send, 421, {
                 "error": "misdirected_request",
                 "error_description": f"Host {raw_host[:100]!r} is not one this server answers to; add the name "
                 "clients use to MEMVAULT_HTTP_ALLOWED_HOSTS (e.g. 'memvault.internal:8765').",
@@ -166,7 +168,7 @@ class HostOriginCheck:
         if raw_origin is not None:  # browsers send it; other clients usually do not
             origin = parse_origin(raw_origin.decode("latin-1"))
             if origin is None or not self.origins.allows(origin):
-                await _send_json(send, 403, {
+                await send_json(send, 403, {
                     "error": "forbidden_origin",
                     "error_description": f"Origin {raw_origin.decode('latin-1')[:100]!r} may not use this server; "
                     "allow a web app's origin with MEMVAULT_HTTP_ALLOWED_ORIGINS (e.g. 'https://app.example.com').",
@@ -209,7 +211,7 @@ class PlainBearer401:
                 else:  # RFC 6750 3.1: no error code when the request had no credentials
                     challenge = 'Bearer realm="memvault"'
                     payload = {"error": "unauthorized", "error_description": UNAUTHORIZED_NO_TOKEN}
-                await _send_json(send, 401, payload, [(b"www-authenticate", challenge.encode())])
+                await send_json(send, 401, payload, [(b"www-authenticate", challenge.encode())])
                 return
             if rewriting:
                 if message["type"] == "http.response.body" and not message.get("more_body", False):
@@ -258,7 +260,7 @@ class SessionCap:
         sid = sid_raw.decode("latin-1") if sid_raw is not None else None
         opening = sid is None and scope.get("method") == "POST"
         if opening and self.open_sessions(key) + self._pending.get(key, 0) >= self.per_token:
-            await _send_json(send, 429, {
+            await send_json(send, 429, {
                 "error": "too_many_sessions",
                 "error_description": f"This token already has {self.per_token} open sessions "
                 "(MEMVAULT_HTTP_SESSIONS_PER_TOKEN). Close sessions you no longer use (HTTP DELETE), or wait: "

@@ -41,7 +41,7 @@ from server.clock import to_millis
 from server.config import Settings
 from server.errors import SetupError
 from server.http.guards import (Allowed, HostOriginCheck, PlainBearer401, SessionCap, guarded_http_protocol,
-                                is_loopback)
+                                is_loopback, send_json)
 from server.http.tenants import Tenants, current_identity
 from server.models import Principal
 from server.http.tokens import TokenStore
@@ -145,29 +145,22 @@ class BodyLimit:
         self.seconds = seconds
 
     async def _too_slow(self, send: Send) -> None:
-        body = json.dumps({
+        await send_json(send, 408, {
             "error": "request_timeout",
             "error_description": (
                 f"The request body did not arrive within {self.seconds:g} seconds "
                 "(MEMVAULT_HTTP_BODY_TIMEOUT_SECONDS); send it at once, or raise the limit on the server."
             ),
-        }).encode()
-        await send({"type": "http.response.start", "status": 408,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": body})
+        }, extra=[(b"connection", b"close")])
 
     async def _refuse(self, send: Send) -> None:
-        body = json.dumps({
+        await send_json(send, 413, {
             "error": "request_too_large",
             "error_description": (
                 f"The request body is over {self.max_bytes} bytes (MEMVAULT_HTTP_MAX_BODY_BYTES). Send less per "
                 "call (one memory per remember, fewer add_messages), or raise the limit on the server."
             ),
-        }).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        })
 
     @staticmethod
     def _answer_unreadable(body: bytes, send: Send) -> Send:
@@ -275,10 +268,7 @@ class MessageCheck:
         if first["type"] == "http.request" and not first.get("more_body") and first.get("body"):
             reply = reply_to_lenient(first["body"].decode("utf-8", errors="replace"), unit="request body")
         if reply is not None:
-            data = reply.model_dump_json(by_alias=True, exclude_unset=True).encode()
-            await send({"type": "http.response.start", "status": 400,
-                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
-            await send({"type": "http.response.body", "body": data})
+            await send_json(send, 400, reply.model_dump_json(by_alias=True, exclude_unset=True).encode())
             return
         replay = [first]
 
