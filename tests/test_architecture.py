@@ -172,17 +172,6 @@ def test_every_module_opens_with_a_docstring_and_stays_readable(module):
         assert lines <= MAX_LINES, f"{module} has {lines} lines; split it along its concerns"
 
 
-def test_the_readme_names_every_module():
-    """README's "How it works" lists every module by its path, so a newcomer finds each room."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## How it works", 1)[1].split("\n## ", 1)[0]
-    listed = {line.split()[0] for line in section.splitlines() if line.startswith("server/")}
-    every = {p.relative_to(ROOT).as_posix() for p in MODULES.values()}
-    modules = {m for m in every if not m.endswith("/__init__.py")}  # a folder's __init__ may be listed or not
-    assert sorted(modules - listed) == [], "add these to README's How it works"
-    assert sorted(listed - every) == [], "README's How it works names modules that do not exist"
-
-
 def test_the_architecture_checks_can_fail():
     """The checks see a real violation: a made-up module importing a backend and mcp is caught."""
     IMPORTS["server.fake"] = {"server.storage.sqlite.store", "mcp.types"}

@@ -242,7 +242,7 @@ async def test_token_cli_create_list_revoke_and_only_hashes_at_rest(server, home
     assert revoked.returncode == 0 and json.loads(revoked.stdout)["state"] == "revoked"
     assert_401(post(server.url, tok))
     missing = cli(home, "token", "revoke", "999999")
-    assert missing.returncode == 3 and "token list" in missing.stderr  # 3: no such token (README: Exit codes)
+    assert missing.returncode == 3 and "token list" in missing.stderr  # 3: no such token (docs/commands.md: Exit codes)
     bad = cli(home, "token", "create", "--tenant", "../etc")
     assert bad.returncode == 2 and "tenant" in bad.stderr and bad.stdout == ""
 

@@ -102,7 +102,7 @@ def test_the_data_directory_is_logged_at_start(tmp_path):
     ("StoreDamaged", 5, "damaged"),
     ("DriverUnavailable", 6, "installation"),
 ])
-def test_each_error_exits_with_the_status_the_readme_lists(error, status, words):
+def test_each_error_exits_with_the_status_the_docs_list(error, status, words):
     import re
 
     import server.errors as errors
@@ -111,5 +111,5 @@ def test_each_error_exits_with_the_status_the_readme_lists(error, status, words)
     cls = getattr(errors, error)
     assert getattr(cls, "exit_status", output.NOT_FOUND if issubclass(cls, errors.NotFound) else None) == status
     assert status in (output.USAGE, output.NOT_FOUND, output.STORE_UNWRITABLE, output.STORE_DAMAGED, output.INSTALLATION)
-    row = re.search(rf"^\| {status} \| (.*)$", (ROOT / "README.md").read_text(encoding="utf-8"), re.M)
+    row = re.search(rf"^\| {status} \| (.*)$", (ROOT / "docs" / "commands.md").read_text(encoding="utf-8"), re.M)
     assert row and words in row.group(1), row
