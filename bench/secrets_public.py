@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         show = part != "held-out" or args.show_held_out
         if not show:
             # counts only: the held-out misses stay unread while anyone tunes
-            r = {k: v for k, v in r.items() if k not in ("missed", "false_positive_examples", "misses_by_group")}
+            r = {k: v for k, v in r.items() if k not in ("missed", "false_positive_examples", "misses_by_group", "per_group")}
             r["misses_hidden"] = True
         report(part, r, details=show)
         result[part] = r
