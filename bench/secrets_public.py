@@ -1,0 +1,149 @@
+"""Measure redact() on public secret scanners' own test cases: text nobody on the team wrote.
+
+    python bench/secrets_public.py            # from the repo root; writes bench/results/secrets_public.json
+    python bench/secrets_public.py --limit 5  # the first 5 cases of each part (a smoke run)
+
+The data are in bench/data/secrets_public/ (its README names each source, commit and licence):
+
+* **tuning**  -- gitleaks' default rules' own true-positive examples (``gitleaks.json``);
+  detector changes may be tuned on these.
+* **held-out** -- another scanner's test corpus (``detect_secrets.json``); never tune on it
+  and never read its misses while tuning: it is reported apart, as counts only unless
+  ``--show-held-out`` is given.
+* **benign**  -- each corpus' own false-positive examples, and the public benign notes of
+  bench/data/injections_public.json (package docstrings mentioning prompts, pipes, curl...).
+
+A catch is a secret case whose ``secret`` no longer appears in redact()'s output; a false
+positive is a benign text that redact() changes. Goal (issue 30): >= 95 % caught with
+<= 1 % false positives on each part.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# The one line to change when the detectors move (server.guard.redact after issue 31's move).
+from server.redact import redact  # noqa: E402
+
+DATA = ROOT / "bench" / "data" / "secrets_public"
+CORPORA = {"tuning": "gitleaks.json", "held-out": "detect_secrets.json"}
+PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
+GOAL_CATCH, GOAL_FP = 0.95, 0.01
+
+
+def load(part: str) -> dict:
+    """One corpus file: ``{"source": {...}, "cases": [...], "skipped": {...}}``."""
+    return json.loads((DATA / CORPORA[part]).read_text(encoding="utf-8"))
+
+
+def public_benign() -> list[dict]:
+    """The benign notes nobody here wrote, as benign cases."""
+    notes = json.loads(PUBLIC_BENIGN.read_text(encoding="utf-8"))["benign"]
+    return [{"id": f"injections_public-benign-{i}", "group": "package docstrings", "label": "benign",
+             "text": n["text"] if isinstance(n, dict) else n,
+             "source": "bench/data/injections_public.json (benign)"} for i, n in enumerate(notes)]
+
+
+def score(cases: list[dict]) -> dict:
+    """Catch rate over the secrets, false-positive rate over the benign texts, misses by group."""
+    secrets = [c for c in cases if c["label"] == "secret"]
+    benign = [c for c in cases if c["label"] == "benign"]
+    misses, fps = [], []
+    per_group: dict[str, dict[str, int]] = defaultdict(lambda: {"secrets": 0, "caught": 0})
+    for c in secrets:
+        out = redact(c["text"]).text
+        g = per_group[c["group"]]
+        g["secrets"] += 1
+        if c["secret"] in out:
+            misses.append({"id": c["id"], "group": c["group"], "text": c["text"], "secret": c["secret"]})
+        else:
+            g["caught"] += 1
+    for c in benign:
+        r = redact(c["text"])
+        if r.changed:
+            fps.append({"id": c["id"], "group": c["group"], "text": c["text"], "redacted": r.text, "kinds": list(r.kinds)})
+    by_group: dict[str, list[str]] = defaultdict(list)
+    for m in misses:
+        by_group[m["group"]].append(m["id"])
+    caught = len(secrets) - len(misses)
+    # gitleaks renders one literal in 26 syntaxes: also count each distinct value once (caught = in every case)
+    distinct = {c["secret"] for c in secrets}
+    leaked = {m["secret"] for m in misses}
+    return {
+        "secrets": len(secrets), "caught": caught, "catch_rate": caught / len(secrets) if secrets else None,
+        "distinct_secrets": len(distinct), "distinct_caught": len(distinct - leaked),
+        "benign": len(benign), "false_positives": len(fps), "false_positive_rate": len(fps) / len(benign) if benign else None,
+        "misses_by_group": dict(sorted(by_group.items())),
+        "per_group": dict(sorted(per_group.items())),
+        "missed": misses, "false_positive_examples": fps,
+    }
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.1%}"
+
+
+def report(name: str, r: dict, *, details: bool) -> None:
+    print(f"{name}: {r['caught']}/{r['secrets']} secrets caught ({_pct(r['catch_rate'])}; distinct values "
+          f"{r['distinct_caught']}/{r['distinct_secrets']}); "
+          f"{r['false_positives']}/{r['benign']} benign texts changed ({_pct(r['false_positive_rate'])})")
+    if not details:
+        return
+    for group, ids in r["misses_by_group"].items():
+        print(f"  MISS {group} ({len(ids)}): {', '.join(ids)}")
+    for ex in r["false_positive_examples"][:20]:
+        print(f"  FP {ex['id']} {ex['kinds']}: {ex['text'][:100]!r}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "secrets_public.json"))
+    ap.add_argument("--limit", type=int, default=0, help="only the first N secret and N benign cases of each part")
+    ap.add_argument("--show-held-out", action="store_true",
+                    help="also print and write the held-out part's misses (not while tuning)")
+    args = ap.parse_args(argv)
+
+    def cut(cases: list[dict]) -> list[dict]:
+        if not args.limit:
+            return cases
+        return ([c for c in cases if c["label"] == "secret"][:args.limit]
+                + [c for c in cases if c["label"] == "benign"][:args.limit])
+
+    result: dict = {"goal": {"catch_rate": GOAL_CATCH, "false_positive_rate": GOAL_FP}, "limit": args.limit or None}
+    for part in CORPORA:
+        corpus = load(part)
+        r = score(cut(corpus["cases"]))
+        r["source"] = corpus["source"]
+        r["skipped"] = corpus.get("skipped", {})
+        show = part != "held-out" or args.show_held_out
+        if not show:
+            # counts only: the held-out misses stay unread while anyone tunes
+            r = {k: v for k, v in r.items() if k not in ("missed", "false_positive_examples", "misses_by_group", "per_group")}
+            r["misses_hidden"] = True
+        report(part, r, details=show)
+        result[part] = r
+    r = score(cut(public_benign()))
+    print(f"benign (public notes): {r['false_positives']}/{r['benign']} changed ({_pct(r['false_positive_rate'])})")
+    for ex in r["false_positive_examples"][:20]:
+        print(f"  FP {ex['id']} {ex['kinds']}: {ex['text'][:100]!r}")
+    result["benign_public_notes"] = {k: v for k, v in r.items() if k in ("benign", "false_positives", "false_positive_rate", "false_positive_examples")}
+
+    out = Path(args.out).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
+    met = all(result[p]["catch_rate"] is not None and result[p]["catch_rate"] >= GOAL_CATCH
+              and (result[p]["false_positive_rate"] or 0) <= GOAL_FP for p in CORPORA)
+    return 0 if met and (result["benign_public_notes"]["false_positive_rate"] or 0) <= GOAL_FP else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
