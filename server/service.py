@@ -204,9 +204,7 @@ class MemoryService:
         """
         with self.db.waiting_at_most(0):
             self.write_daily_backlog(older_than_ms=0)
-        start = getattr(self.embedder, "start", None)
-        if start is not None:
-            start(delay=model_delay)
+        self.embedder.start(delay=model_delay)
         self.indexer.start()
 
     def close(self) -> None:
@@ -462,11 +460,7 @@ class MemoryService:
             except StoreUnavailable:
                 pass  # judged at a later recall or by the backfill
         else:
-            reason = (
-                getattr(self.embedder, "error", None)
-                or getattr(self.embedder, "state", None)
-                or "the embedding model is still loading"
-            )
+            reason = self.embedder.error or self.embedder.state
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
         hits = search(self.store, query, vector, k, scope, keyword)
         memories = [h for h in hits if h.score >= min_score]

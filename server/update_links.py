@@ -311,8 +311,7 @@ def open_questions(service: MemoryService, thread: str | None = None, ids: Seque
 def _ready_now(embedder: Embedder) -> bool:
     """Whether the model can embed now, without starting its load early: a write must not pull
     the model's start forward (the server delays it so the first replies are not held up)."""
-    loaded = getattr(embedder, "loaded", None)
-    return bool(loaded()) if callable(loaded) else embedder.wait_ready(0)
+    return embedder.loaded()
 
 
 def describe(linked: Linked, new_id: int) -> str:

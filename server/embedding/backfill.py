@@ -231,7 +231,7 @@ class Indexer:
         todo = [item for item in batch if item.memory_id not in out]
         pieces = [passages(item.content) for item in todo]
         flat = [p for ps in pieces for p in ps]
-        embed = getattr(self.embedder, "embed_urgent", self.embedder.embed) if urgent else self.embedder.embed
+        embed = self.embedder.embed_urgent if urgent else self.embedder.embed
         started = time.perf_counter()
         vectors = embed(flat) if flat else None
         if flat:

