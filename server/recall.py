@@ -1,36 +1,40 @@
 """One recall from start to end: the search pipeline in stage order, and the few bounded writes it does.
 
-The service validates the arguments, builds the Scope and calls ReadPath.run once; everything
-after that happens here, in this order (the store column: what each stage reads or writes):
+The service validates the arguments, builds the Scope and calls ReadPath.run once; every stage
+after that is called from run, in this order (store: what the stage reads or writes there):
 
-    stage                          where                                   store
-    1 sync the memory files        files.index.FileIndex.sync       WRITE  changed files' units
-    2 keyword search, started      search.keyword_started                  FTS reads, 2nd connection
-    3 query vector                 the embedder (none: keyword only)       -
-    4 own candidates embedded      embedding.backfill.embed_for_recall WRITE  their vectors
-    5 pending updates judged       update_links.UpdateLinker.check_pending WRITE  update links
-    6 identifiers, vector, fuse    search.search -> ranking.rank           KNN, cosines, neighbours
-    7 newer first, attach          search.search -> newer_first            possible updates
-    8 cut to k and min_score       here                                    -
-    9 recall counted               here (ReadPath.mark_recalled)    WRITE  recall counters
-    10 notes                       here                                    -
+    stage                             done by                                   store
+    1 sync the memory files     WRITE FileIndex.sync (sync_files)               changed files' units
+    2 keyword search, started         search.keyword_started                    FTS, 2nd connection
+    3 query vector                    the embedder (not ready: keyword only)    -
+    4 own candidates embedded   WRITE Indexer.embed_for_recall (embed_own)      their vectors
+    5 pending updates judged    WRITE UpdateLinker.check_pending (judge_pending) update links
+    6 candidates                      search.gather: identifiers, vector, 2's   KNN, rows, cosines, neighbours
+      hits, replacements, neighbours
+    7 fuse                            search.fuse -> ranking.rank               -
+    8 newer first, attach             search.arrange -> newer_first             possible updates
+    9 cut to min_score                run                                       -
+    10 recall counted           WRITE mark_recalled                             recall counters
+    11 notes                          run (and FileIndex.notes)                 -
 
-Before this module the service ran stages 1-5 and 8-10 itself and handed the keyword half it
-had started back into search.search (issue 31: 13 stops in 9 rooms, 6 climbs back up).
+search.search runs stages 2 and 6-8 alone, without the writes (the health page's latency probe).
+Before this module the service ran 1-5 and 9-11 itself, started the keyword half and handed it
+back into search.search, which ran 6-8 (issue 31: 13 stops in 9 rooms, 6 climbs back up).
 
 A recall is a read: each of its four writes is a named method below with a stated bound, and
-none of them waits for another process's write lock (wait=0: a busy store leaves that work to
-a later call or to the backfill, and the recall answers from what is stored, saying so):
+none waits for another process's write lock (wait=0: a busy store leaves that work to a later
+call or to the backfill, and the recall answers from what is stored, saying so):
 
-- sync_files: the files changed since the last look (stat only when none did), each up to
+- sync_files: the files changed since the last look (a stat each when none did), each up to
   MEMVAULT_MAX_FILE_BYTES; a busy store leaves them marked changed for the next call.
-- embed_own: what this process just wrote and its own best keyword candidates still without a
-  vector, at most backfill.CANDIDATE_LIMIT texts in backfill.CANDIDATE_SECONDS (plus at most
-  BATCH_WAIT_SECONDS for a backfill batch holding what was just written); only when the scope
-  has a backlog. The rest of a backlog stays with the backfill.
+- embed_own, only when the scope has memories without a vector: what this process just wrote
+  (at most RECALL_DRAIN_LIMIT), the scope's queue when it is that small, then its best keyword
+  candidates, at most backfill.CANDIDATE_LIMIT texts and as many as the embedder's recent speed
+  fits in backfill.CANDIDATE_SECONDS (plus at most BATCH_WAIT_SECONDS for a backfill batch that
+  holds what was just written). The rest of a backlog stays with the backfill.
 - judge_pending: at most update_links.JUDGE_PER_CALL update checks that waited for a vector.
-- mark_recalled: one transaction of counters; while the lock is taken, at most MAX_UNMARKED
-  recalls wait for the next one.
+- mark_recalled: one transaction of counters; while the lock is taken, the counts of at most
+  MAX_UNMARKED recalls wait for the next one.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from server.embedding.backfill import Indexer
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
 from server.files.index import FileIndex
-from server.search import Hit, KeywordFound, keyword_started, search
+from server.search import Hit, KeywordFound, arrange, fuse, gather, keyword_started
 from server.storage.protocol import Database, Scope, Store
 from server.update_links import UpdateLinker
 
@@ -103,9 +107,10 @@ class ReadPath:
 
     # -- the pipeline -----------------------------------------------------------
     def run(self, query: str, k: int, scope: Scope, min_score: float) -> Found:
-        """The top k memories for the query in `scope` scoring at least `min_score`, with the recall's note."""
-        files_note = self.sync_files()
-        # The keyword search needs no vector: it runs (on a second connection) while the query is embedded.
+        """The top k memories for the query in `scope` scoring at least `min_score`, with the recall's note
+        (the numbers are the stages of the module's map)."""
+        files_note = self.sync_files()  # 1
+        # 2: the keyword search needs no vector: it runs (on a second connection) while the query is embedded.
         keyword = keyword_started(self.store, query, scope, ranking.KEYWORD_CANDIDATES)
         note = None
         vector = None
@@ -119,10 +124,10 @@ class ReadPath:
             fresh = [*self._fresh] if waiting else []
             if waiting:
                 self._fresh.clear()  # once per burst of remembers
-            vector = self.embedder.embed([query])[0]
+            vector = self.embedder.embed([query])[0]  # 3
             if waiting:
-                waiting, unembedded = self.embed_own(scope, waiting, fresh, keyword)
-            self.judge_pending()
+                waiting, unembedded = self.embed_own(scope, waiting, fresh, keyword)  # 4
+            self.judge_pending()  # 5
         else:
             reason = (
                 getattr(self.embedder, "error", None)
@@ -130,35 +135,50 @@ class ReadPath:
                 or "the embedding model is still loading"
             )
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
-        hits = search(self.store, query, vector, k, scope, keyword)
-        memories = [h for h in hits if h.score >= min_score]
+        found = gather(self.store, query, vector, scope, keyword)  # 6
+        hits = [] if found is None else arrange(self.store, query, found, fuse(query, found, k), k, scope)  # 7, 8
+        memories = [h for h in hits if h.score >= min_score]  # 9
         if memories:
-            self.mark_recalled([m.memory_id for m in memories])
-        if note is None:
-            if not memories:
-                note = "No stored memory matches this query in the searched threads" + (
-                    f" with a score of at least {min_score}." if hits else "."
-                )
-            elif memories[0].score is not None and memories[0].score < WEAK_MATCH:
-                note = (
-                    f"No strong match: the best score is {memories[0].score:.2f} (strong matches score "
-                    f"{WEAK_MATCH} or more); these may be unrelated."
-                )
-        candidates = len(keyword().hits) if vector is not None else None
-        if vector is not None and unembedded:
-            ranked = f"Ranked by keyword alone for {unembedded} of the {candidates} keyword candidates (no vector yet)."
-            note = f"{note} {ranked}" if note else ranked
-        if vector is not None and waiting:
-            backlog = (
+            self.mark_recalled([m.memory_id for m in memories])  # 10
+        if vector is None:
+            return Found(memories, "keyword", self._notes(note, files_note), None, None, None)
+        candidates = len(keyword().hits)
+        note = self._notes(self._match_note(hits, memories, min_score),
+                           self._vector_note(waiting, unembedded, candidates), files_note)
+        return Found(memories, "mixed" if unembedded else "hybrid", note, waiting, unembedded, candidates)
+
+    @staticmethod
+    def _match_note(hits: list[Hit], memories: list[Hit], min_score: float) -> str | None:
+        """Nothing found, or nothing found strongly (11)."""
+        if not memories:
+            return "No stored memory matches this query in the searched threads" + (
+                f" with a score of at least {min_score}." if hits else "."
+            )
+        if memories[0].score is not None and memories[0].score < WEAK_MATCH:
+            return (
+                f"No strong match: the best score is {memories[0].score:.2f} (strong matches score "
+                f"{WEAK_MATCH} or more); these may be unrelated."
+            )
+        return None
+
+    @staticmethod
+    def _vector_note(waiting: int, unembedded: int, candidates: int) -> str | None:
+        """What the ranking lacked vectors for: keyword candidates, memories of the scope (11)."""
+        parts = []
+        if unembedded:
+            parts.append(f"Ranked by keyword alone for {unembedded} of the {candidates} keyword candidates "
+                         "(no vector yet).")
+        if waiting:
+            parts.append(
                 f"{waiting} memor{'y' if waiting == 1 else 'ies'} in the searched threads "
                 f"{'is' if waiting == 1 else 'are'} not embedded yet (matched by keyword only until the "
                 "backfill reaches them)."
             )
-            note = f"{note} {backlog}" if note else backlog
-        note = " ".join(n for n in (note, files_note, *self.file_index.notes()) if n) or None
-        mode = "keyword" if vector is None else ("mixed" if unembedded else "hybrid")
-        return Found(memories, mode, note, waiting if vector is not None else None,
-                     unembedded if vector is not None else None, candidates)
+        return " ".join(parts) or None
+
+    def _notes(self, *notes: str | None) -> str | None:
+        """The recall's notes in one line, with what the memory files' index says (11)."""
+        return " ".join(n for n in (*notes, *self.file_index.notes()) if n) or None
 
     # -- the writes a recall does (each bounded; none waits for the write lock) --
     def sync_files(self) -> str | None:
