@@ -381,10 +381,36 @@ def search(  # noqa: PLR0913
     store: SearchIndex, query: str, query_vector: np.ndarray | None, k: int, scope: Scope,
     keyword_done: Callable[[], KeywordFound] | None = None,
 ) -> list[Hit]:
-    """The top k memories for the query; `keyword_done` is its keyword search when the caller started
-    it already (keyword_started, with ranking.KEYWORD_CANDIDATES), so that it ran while the query was embedded."""
+    """The top k memories for the query: a recall's search stages without its writes (server.recall runs
+    them with its writes in between; the health page's probe runs them alone). `keyword_done` is its
+    keyword search when the caller started it already (keyword_started, with ranking.KEYWORD_CANDIDATES)."""
     if keyword_done is None:
         keyword_done = keyword_started(store, query, scope, ranking.KEYWORD_CANDIDATES)
+    found = gather(store, query, query_vector, scope, keyword_done)
+    return [] if found is None else arrange(store, query, found, fuse(query, found, k), k, scope)
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """What a query's searches found (gather): each candidate's row and ranking.Doc, and the signals."""
+
+    vectors: bool  # the query has a vector (else the ranking is keyword alone)
+    rows: dict[int, MemoryRow]  # every candidate, and the live memories at the end of their replacement chains
+    docs: dict[int, ranking.Doc]  # the live candidates, as ranking.rank reads them
+    dense: dict[int, float]  # cosine to the query
+    nearest: set[int]  # found by the vector search
+    keyword: dict[int, float]  # found by the keyword search: {id: rank}
+    missing: float  # share of the query's terms no memory holds (KeywordFound.missing)
+    ident_hits: dict[int, float]  # holding one of the query's exact identifiers
+    heads: dict[int, int]  # superseded candidate -> the live memory that replaced it
+    revived: set[int]  # superseded, every replacement forgotten since
+    chains: dict[int, tuple[int, ...]]  # superseded candidate -> the ids that replaced it in turn
+
+
+def gather(store: SearchIndex, query: str, query_vector: np.ndarray | None, scope: Scope,
+           keyword_done: Callable[[], KeywordFound]) -> Candidates | None:
+    """The candidates of every signal (identifiers, vector, the keyword search started before) with
+    their replacements, cosines and neighbours; None when no memory matches at all."""
     idents, ident_hits = _identifier_hits(store, query, scope)
     dense: dict[int, float] = {}
     nearest: set[int] = set()
@@ -396,7 +422,7 @@ def search(  # noqa: PLR0913
     keyword = found.hits
     candidates = list(dense.keys() | keyword.keys() | ident_hits.keys())
     if not candidates:
-        return []
+        return None
     rows = store.get(candidates)
     # A replaced memory that matches brings what replaced it along: the current fact is shown
     # (first) whenever the stale one is found, even if the stale one words the query better.
@@ -432,9 +458,23 @@ def search(  # noqa: PLR0913
             exact=any(verbatim(ident, row.content) for ident in idents),
             turn=row.kind == CONVERSATION_KIND,
         )
+    return Candidates(vectors, rows, docs, dense, nearest, keyword, found.missing, ident_hits, heads, revived, chains)
+
+
+def fuse(query: str, found: Candidates, k: int) -> list[tuple[int, float]]:
+    """The candidates ranked by ranking.rank: the top k, or with a query vector as many as arrange needs."""
     reach = max(k, newer_first.WINDOW)
-    full = ranking.rank(query, dense, keyword, docs, k=max(reach, newer_first.ATTACH_WINDOW) if vectors else k,
-                        missing=found.missing)
+    return ranking.rank(query, found.dense, found.keyword, found.docs,
+                        k=max(reach, newer_first.ATTACH_WINDOW) if found.vectors else k, missing=found.missing)
+
+
+def arrange(store: SearchIndex, query: str, found: Candidates, full: list[tuple[int, float]], k: int,
+            scope: Scope) -> list[Hit]:
+    """The top k of the fused ranking as hits: with a query vector a newer memory that updates a shown one
+    comes first (newer_first.order) and later possible updates are attached; each hit says how it matched."""
+    vectors, rows, docs, heads, revived, chains = found.vectors, found.rows, found.docs, found.heads, found.revived, found.chains
+    nearest, keyword, ident_hits = found.nearest, found.keyword, found.ident_hits
+    reach = max(k, newer_first.WINDOW)
     ranked = full[:reach]
     similar: dict[int, list[tuple[int, PossibleUpdate]]] = {}
     if vectors:  # (without a query vector, as in a hook process that answers alone, the ranking stands)

@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
 from contextlib import suppress
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -28,11 +25,10 @@ from server.files.index import FILE_SOURCE, FileIndex
 from server.files.dailylog import DailyEntry
 from server.files.folder import MemoryFiles
 from server.files.atomic import sweep_temp_files
-from server import ranking
+from server.recall import Found, ReadPath
 from server.redact import redact
 from server import shown
 from server.safety import instruction_flags
-from server.search import Hit, keyword_started, search
 from server.storage.opener import make_store, open_database
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
@@ -45,30 +41,6 @@ if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answe
     from server.results import ForgetResult, Memory, RecallResult, RememberResult
 
 log = logging.getLogger(__name__)
-
-#: A recall embeds the queued memories of its scope itself (so that what was just
-#: remembered is found by meaning too) when there are at most this many; with more, only
-#: what this process just wrote and its own best keyword candidates, as many as fit in
-#: a bounded time (Indexer.embed_for_recall). The rest of a backlog (an import, a captured
-#: session) stays with the backfill, which commits batch by batch and embeds the searched
-#: threads first; the recall says how many are not embedded yet (issues 19, 34).
-RECALL_DRAIN_LIMIT = 8
-#: Recalls whose counters wait for a free write lock, at most (the oldest are dropped past it).
-MAX_UNMARKED = 1000
-WEAK_MATCH = ranking.WEAK_MATCH
-
-
-@dataclass(frozen=True)
-class Found:
-    """What a recall found, before it becomes a RecallResult (MemoryService.find)."""
-
-    hits: list[Hit]
-    search: str  # "hybrid" | "mixed" | "keyword"
-    note: str | None
-    pending_embeddings: int | None
-    unembedded_candidates: int | None = None  # keyword candidates ranked without a vector (mixed search)
-    keyword_candidates: int | None = None
-
 
 def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
@@ -88,8 +60,6 @@ class MemoryService:
         self.linker = UpdateLinker(self.store, embedder)
         # The backfill's own thread judges what it just embedded (memories written without a vector).
         self.indexer.after_batch = lambda: self.linker.settle(self.db)
-        #: What this process remembered since its last recall over a backlog (see find).
-        self._fresh: deque[int] = deque(maxlen=RECALL_DRAIN_LIMIT)
         self.files = MemoryFiles(settings.files_dir, templates_dir(), settings.max_file_bytes)
         self.files.install_templates()
         for folder in (settings.files_dir, settings.archives_dir):
@@ -100,9 +70,8 @@ class MemoryService:
         self.file_index = FileIndex(self.store, self.files, clock, settings.max_content_bytes)
         self.threads = Threads(self.store, settings, clock)
         self.global_prompts = GlobalPrompts(self.store, settings, clock)
-        # Recall counts not yet written because another process held the write lock.
-        self._unmarked: list[tuple[list[int], int]] = []
-        self._unmarked_lock = threading.Lock()
+        #: The recall pipeline and the bounded writes a recall does (server.recall).
+        self.reads = ReadPath(db, self.store, embedder, self.indexer, self.linker, self.file_index, settings, clock)
 
     @classmethod
     def open(
@@ -312,7 +281,7 @@ class MemoryService:
         linked = self.linker.link(self.db, self.store.get([memory_id])[memory_id], vector) if judge_now else None
         if judge_now:
             self.linker.check_pending(self.db)  # earlier writes whose vectors the backfill has stored since
-        self._fresh.append(memory_id)
+        self.reads.wrote(memory_id)
         self.indexer.notify()  # after the judging: the backfill may start loading the model
         where = f"thread {stored_thread}" if stored_thread else "global memory"
         message = f"Stored as memory {memory_id} ({where})."
@@ -430,87 +399,7 @@ class MemoryService:
             since=to_millis(start) if start else None,
             until=to_millis(end) if end else None,
         )
-        # A recall is a read: the index refresh, the vector drain and the recall counters are
-        # written only when the write lock is free at once, never waited for.
-        files_note = self.file_index.sync(wait=0)
-        # The keyword search needs no vector: it runs (on a second connection) while the query is embedded.
-        keyword = keyword_started(self.store, query, scope, ranking.KEYWORD_CANDIDATES)
-        note = None
-        vector = None
-        waiting = 0
-        unembedded = 0
-        self.indexer.prefer(scope.threads)  # the backfill embeds what is asked about first
-        if self.embedder.wait_ready(self.settings.model_wait_seconds):
-            # Never wait for another process's write lock here: a busy store leaves the backlog to
-            # the backfill, and the recall answers from the vectors that exist.
-            waiting = self.store.pending_count(scope, RECALL_DRAIN_LIMIT + 1)
-            fresh = [*self._fresh] if waiting else []
-            if waiting:
-                self._fresh.clear()  # once per burst of remembers
-            vector = self.embedder.embed([query])[0]
-            if waiting:
-                # What this process just wrote and a few queued in scope, then the best keyword candidates:
-                # embedded here, as many as the embedder's current speed fits in a bounded time.
-                few = self.store.pending(RECALL_DRAIN_LIMIT, scope.threads) if waiting <= RECALL_DRAIN_LIMIT else []
-                _, unembedded = self.indexer.embed_for_recall([*fresh, *(p.memory_id for p in few)], list(keyword().hits))
-                waiting = self.store.pending_count(scope)
-            try:
-                with self.db.waiting_at_most(0):
-                    self.linker.check_pending(self.db)  # writes judged without a vector (model loading, a burst)
-            except StoreUnavailable:
-                pass  # judged at a later recall or by the backfill
-        else:
-            reason = self.embedder.error or self.embedder.state
-            note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
-        hits = search(self.store, query, vector, k, scope, keyword)
-        memories = [h for h in hits if h.score >= min_score]
-        if memories:
-            self._mark_recalled([m.memory_id for m in memories])
-        if note is None:
-            if not memories:
-                note = "No stored memory matches this query in the searched threads" + (
-                    f" with a score of at least {min_score}." if hits else "."
-                )
-            elif memories[0].score is not None and memories[0].score < WEAK_MATCH:
-                note = (
-                    f"No strong match: the best score is {memories[0].score:.2f} (strong matches score "
-                    f"{WEAK_MATCH} or more); these may be unrelated."
-                )
-        candidates = len(keyword().hits) if vector is not None else None
-        if vector is not None and unembedded:
-            ranked = f"Ranked by keyword alone for {unembedded} of the {candidates} keyword candidates (no vector yet)."
-            note = f"{note} {ranked}" if note else ranked
-        if vector is not None and waiting:
-            backlog = (
-                f"{waiting} memor{'y' if waiting == 1 else 'ies'} in the searched threads "
-                f"{'is' if waiting == 1 else 'are'} not embedded yet (matched by keyword only until the "
-                "backfill reaches them)."
-            )
-            note = f"{note} {backlog}" if note else backlog
-        note = " ".join(n for n in (note, files_note, *self.file_index.notes()) if n) or None
-        mode = "keyword" if vector is None else ("mixed" if unembedded else "hybrid")
-        return Found(memories, mode, note, waiting if vector is not None else None,
-                     unembedded if vector is not None else None, candidates)
-
-    def _mark_recalled(self, ids: list[int]) -> None:
-        """Count a recall of `ids` (retention uses it), now if the write lock is free, else with the next recall.
-
-        Counts kept back are bounded: past MAX_UNMARKED recalls the oldest are dropped (a
-        retention score moves a little; no memory is touched).
-        """
-        with self._unmarked_lock:
-            self._unmarked.append((ids, to_millis(self.clock())))
-            del self._unmarked[:-MAX_UNMARKED]
-            batch = list(self._unmarked)
-            self._unmarked.clear()
-        try:
-            with self.db.write(wait=0) as conn:
-                for marked, when in batch:
-                    self.store.mark_recalled(conn, marked, when)
-        except StoreUnavailable:
-            with self._unmarked_lock:
-                self._unmarked[:0] = batch
-                del self._unmarked[:-MAX_UNMARKED]
+        return self.reads.run(query, k, scope, min_score)
 
     # -- forget ---------------------------------------------------------------
     def forget(self, memory_id: int) -> ForgetResult:

@@ -14,7 +14,7 @@ from server.embedding.backfill import BATCH_SIZE, CANDIDATE_LIMIT as RECALL_EMBE
 from server.embedding.embedders import HashEmbedder, MiniLMEmbedder
 from server.embedding.passages import MAX_PASSAGES, PASSAGE_WORDS, SINGLE_MAX_WORDS, passages
 from server.ranking import KEYWORD_CANDIDATES
-from server.service import RECALL_DRAIN_LIMIT
+from server.recall import RECALL_DRAIN_LIMIT
 
 
 class CountingEmbedder(HashEmbedder):

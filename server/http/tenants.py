@@ -74,7 +74,7 @@ class Tenants:
                 service = MemoryService(db, base.embedder, base.settings.with_(namespace=tenant), base.clock)
                 if db is base.db:
                     # One backfill for the whole file: remember() in this tenant wakes it.
-                    service.indexer = base.indexer
+                    service.indexer = service.reads.indexer = base.indexer  # its recalls embed with it too
                 elif self._started:
                     # Row-level security shows a backfill only its own tenant's queue.
                     service.indexer.start()
