@@ -140,3 +140,15 @@ def test_a_paraphrase_below_the_score_threshold_that_holds_most_of_the_question_
                            300, 0.99, set())
     assert "### Line #nnn" in asked.text
     assert prompt_context(service, THREAD, "how is markdown generated for a blog?", 300, 0.99, set()).text == ""
+
+
+def test_a_match_deep_in_a_long_memory_counts_like_one_in_its_first_line(service):
+    """A reply whose answer sits after its first 32 words: the question's words there make it a strong
+    match (judged by the opening words alone, it injected nothing)."""
+    opening = ("Here is a concise picture of the repo: Next.js in apps/web, a Fastify API in services/api talking to "
+               "the database over a connection string, plus ingest and ai services, each with its own worker, "
+               "build step, deploy target, scheduler, queue, cache and logging setup for staging and preview. ")
+    reply = remember(service, "assistant: " + opening + "For production use managed Postgres: Neon, serverless.", "turn", 1, ())
+    assert inject.strong_match("which managed Postgres for production?", "assistant: " + opening + "managed Postgres")
+    found = prompt_context(service, THREAD, "which managed Postgres should we go with for production?", 300, 0.5, set())
+    assert reply in found.ids and "Neon" in found.text

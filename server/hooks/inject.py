@@ -13,7 +13,7 @@ so that no one kind fills the budget; of the commands only the newest per purpos
 lint, build, run …) and never a one-off look (`which`, `ls`, `git status`); compaction
 summaries last. The prompt hook puts statements before raw turns, and of two turns
 about the same thing keeps the later one (unless it holds less of the question). Its
-matches are judged by light stems and a few synonyms ("installing" / "installed",
+matches are judged, over the whole memory, by light stems and a few synonyms ("installing" / "installed",
 "capitalised" / "case"): a hit must share two of the prompt's terms (or its one term, or an
 identifier), hits are ordered by the prompt's terms they hold weighted by how few hits hold
 each (IDF over the hits), and a long memory shows the sentences, or the words, around them.
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from server.budget import Part, estimate_tokens, fit
@@ -263,13 +264,32 @@ _SYNONYMS = {word: group[0] for group in (
 ) for word in group}
 
 
-def _stems(text: str) -> set[str]:
+#: Words handed to query_terms at a time by _terms: few enough that its cap (MAX_QUERY_TERMS, meant for a
+#: question) is never reached even when every word is an identifier that splits into parts.
+_TERM_CHUNK = 8
+
+
+def _terms(text: str) -> list[str]:
+    """Every searchable term of `text`, however long. query_terms keeps a question's first 32 terms; a
+    memory judged by them alone was judged by its opening lines (a reply's "Neon" in its tenth line
+    never matched "which Postgres …"), so a memory is read in short runs of words."""
+    words = text.split()
+    if len(words) <= _TERM_CHUNK:
+        return query_terms(text)
+    out: dict[str, None] = {}
+    for i in range(0, len(words), _TERM_CHUNK):
+        out.update(dict.fromkeys(query_terms(" ".join(words[i : i + _TERM_CHUNK]))))
+    return list(out)
+
+
+@lru_cache(maxsize=512)
+def _stems(text: str) -> frozenset[str]:
     out = set()
-    for term in query_terms(text):
+    for term in _terms(text):
         base = stem(term)
         base = base[:-1] + "z" if base.endswith("is") and len(base) > 6 else base  # "capitalis" -> "capitaliz"
         out.add(_SYNONYMS.get(base, base))
-    return out
+    return frozenset(out)
 
 
 def matched_terms(query: str, content: str) -> set[str]:
