@@ -152,3 +152,13 @@ def test_a_match_deep_in_a_long_memory_counts_like_one_in_its_first_line(service
     assert inject.strong_match("which managed Postgres for production?", "assistant: " + opening + "managed Postgres")
     found = prompt_context(service, THREAD, "which managed Postgres should we go with for production?", 300, 0.5, set())
     assert reply in found.ids and "Neon" in found.text
+
+
+def test_the_best_match_shows_more_of_a_long_reply_than_one_line(service):
+    """The question's words fill one line's worth of the reply's sentences; the best match's longer excerpt
+    also holds the sentence that answers (which shares fewer of them)."""
+    matching = " ".join(f"The api reads env var SERVICE_{i}_TOKEN from the vault for worker {i}." for i in range(7))
+    reply = remember(service, f"assistant: Deployment notes. {matching} The api needs DATABASE_URL as well. "
+                              + " ".join(f"Unrelated step {i} about the docs site." for i in range(20)), "turn", 1, ())
+    found = prompt_context(service, THREAD, "which env var does the api read?", 450, 0.0, set())
+    assert found.ids[0] == reply and "DATABASE_URL" in found.text
