@@ -162,3 +162,18 @@ def test_the_best_match_shows_more_of_a_long_reply_than_one_line(service):
                               + " ".join(f"Unrelated step {i} about the docs site." for i in range(20)), "turn", 1, ())
     found = prompt_context(service, THREAD, "which env var does the api read?", 450, 0.0, set())
     assert found.ids[0] == reply and "DATABASE_URL" in found.text
+
+
+def test_a_leading_hit_sharing_two_terms_is_shown_below_the_score_threshold(service):
+    """A long reply holds two of a wordy question's terms: its keyword score is low, but as one of the
+    search's first hits it is shown; a hit sharing one term is not."""
+    filler = " ".join(f"Change {i} touched the weekly digest layout and its empty state copy." for i in range(12))
+    reply = remember(service, f"assistant: Review fixes. {filler} Unknown values of the feed query's topic now "
+                              "return 400 with an invalid topic error instead of being passed through.", "turn", 1, ())
+    remember(service, "user: The topic strip on the home page needs a scrollbar fix.", "turn", 2, ())
+    question = "what does the feed endpoint answer for an unrecognised topic?"
+    hits = service.find(question, k=8, thread=THREAD).hits
+    assert hits[0].memory_id == reply
+    threshold = (hits[0].score or 0.0) * 1.5  # above the reply's score, within twice it
+    found = prompt_context(service, THREAD, question, 450, threshold, set())
+    assert found.ids == (reply,) and "invalid topic" in found.text

@@ -53,6 +53,8 @@ START_CANDIDATES = 400
 LINE_TOKENS = 110
 #: The prompt hook's best match: its excerpt may be this long (the others get LINE_TOKENS).
 TOP_LINE_TOKENS = 200
+#: The search's first hits: a long one is taken on two shared terms and half the score (prompt_context).
+LEADING_HITS = 3
 #: Prompt recall: memories asked for (before the already-injected ones are set aside).
 PROMPT_K = 8
 #: A prompt longer than this is searched by its first characters (a pasted log is not a question).
@@ -193,9 +195,16 @@ def prompt_context(
     # Every hit, then those over min_score or holding most of the question's words (by stem and synonym):
     # a paraphrase scores low on the exact words it shares, not on what it is about.
     hits = service.find(query, k=PROMPT_K, thread=thread or "global").hits
-    shown = [h for h in hits if h.newer_than is None and (h.memory_id not in already or _clipped(h.row))
+    # Of the search's first few hits, a long one needs only half the score when it shares two of the
+    # question's terms: a long reply scores low on any one question (its words are many), and it is the
+    # answer more often than not. A short memory scoring low is a weak match, and stays out.
+    shown = [h for rank, h in enumerate(hits) if h.newer_than is None
+             and (h.memory_id not in already or _clipped(h.row))
              and h.row.source != FILE_SOURCE + SOUL_FILE and strong_match(query, h.row.content)
-             and ((h.score or 0.0) >= min_score or _covers_most(query, h.row.content))]
+             and ((h.score or 0.0) >= min_score or _covers_most(query, h.row.content)
+                  or (rank < LEADING_HITS and (h.score or 0.0) >= min_score / 2
+                      and estimate_tokens(h.row.content) > LINE_TOKENS
+                      and len(matched_terms(query, h.row.content)) >= 2))]
     fresh = _statements_first(query, _by_coverage(query, [h.row for h in shown]))
     # A later memory attached after one shown (newer_first.attach) states the subject's new state in its own
     # words, so it need not match the question: it follows the memory it may update, whatever its terms.
