@@ -177,3 +177,31 @@ def test_a_leading_hit_sharing_two_terms_is_shown_below_the_score_threshold(serv
     threshold = (hits[0].score or 0.0) * 1.5  # above the reply's score, within twice it
     found = prompt_context(service, THREAD, question, 450, threshold, set())
     assert found.ids == (reply,) and "invalid topic" in found.text
+
+
+def test_the_brief_ends_with_the_last_replies_of_earlier_sessions(service):
+    """Where the statements leave room, the newest substantial assistant replies (a session's summary);
+    a short one ("You're welcome") and the person's own turns are not among them."""
+    remember(service, "Use the prefix mv/ for branch names.", "preference", 1)
+    summary = remember(service, "assistant: Export system complete. The script lives in ~/claude_sessions/"
+                                "export_claude_session.py and the slash command /user:export runs it; exports go "
+                                "to ~/claude_sessions/exports with session_info.json, summary.txt and the raw "
+                                "JSONL copy, one timestamped folder per export.", "turn", 2, ())
+    remember(service, "assistant: You're welcome.", "turn", 3, ())
+    remember(service, "user: Please write the README for the exporter and add the hook section to it later on.",
+             "turn", 4, ())
+    start = session_context(service, THREAD, 550)
+    assert "mv/ for branch names" in start.text and "/user:export" in start.text and summary in start.ids
+    assert "You're welcome" not in start.text and "write the README" not in start.text
+
+
+def test_a_long_turn_shown_clipped_at_session_start_can_be_shown_again_for_its_tail(service):
+    """The brief showed a long reply's opening; a prompt about its end gets the part that answers."""
+    filler = " ".join(f"Step {i} moved the exporter's output handling into its own helper." for i in range(14))
+    reply = remember(service, f"assistant: Summary of the exporter work. {filler} Sessions are told apart by a "
+                              "marker file written into the project folder.", "turn", 1, ())
+    start = session_context(service, THREAD, 550)
+    assert reply in start.ids and "marker file" not in start.text
+    again = prompt_context(service, THREAD, "how does the exporter tell sessions apart, which marker?", 450, 0.0,
+                           set(start.ids))
+    assert reply in again.ids and "marker file" in again.text

@@ -11,7 +11,8 @@ convention, a decision, a command, a fix, an open problem, a fact, then the next
 newest first; an open problem a later fix names is left out),
 so that no one kind fills the budget; of the commands only the newest per purpose (test,
 lint, build, run …) and never a one-off look (`which`, `ls`, `git status`); compaction
-summaries last. The prompt hook puts statements before raw turns, and of two turns
+summaries last; where they leave room, the opening lines of the newest substantial assistant
+replies (a session's closing summary). The prompt hook puts statements before raw turns, and of two turns
 about the same thing keeps the later one (unless it holds less of the question). Its
 matches are judged, over the whole memory, by light stems and a few synonyms ("installing" / "installed",
 "capitalised" / "case"): a hit must share two of the prompt's terms (or its one term, or an
@@ -55,6 +56,10 @@ LINE_TOKENS = 110
 TOP_LINE_TOKENS = 200
 #: The search's first hits: a long one is taken on two shared terms and half the score (prompt_context).
 LEADING_HITS = 3
+#: The session-start brief's newest assistant replies (their opening lines), where its statements leave room.
+LAST_REPLIES = 3
+#: A reply shorter than this ("Done.", "You're welcome") says nothing a new session needs.
+LAST_REPLY_MIN_TOKENS = 40
 #: Prompt recall: memories asked for (before the already-injected ones are set aside).
 PROMPT_K = 8
 #: A prompt longer than this is searched by its first characters (a pasted log is not a question).
@@ -145,10 +150,11 @@ def _window(words: list[str], terms: set[str], size: int) -> str:
 
 
 def session_context(service: MemoryService, thread: str | None, budget: int) -> Injection:
-    """The thread's standing context: edited memory files, prompts, and its durable memories.
+    """The thread's standing context: edited memory files, prompts, its durable memories, and last replies.
 
-    Turns (kind `turn`) are left to the per-prompt recall: whole conversations are too
-    long for a start context and rarely what a new session needs first.
+    Turns (kind `turn`) are left to the per-prompt recall, but for the newest few assistant
+    replies, clipped to their opening lines and trimmed first: on real sessions capture makes few
+    statements, and a session's last replies are its summary. A prompt may show one again whole.
     """
     if budget <= 0:
         return Injection("")
@@ -158,7 +164,12 @@ def session_context(service: MemoryService, thread: str | None, budget: int) -> 
     prompts = [f"**{p.name}**: {p.content}" for p in service.store.global_prompts(active_only=True)]
     thread_row = service.store.get_thread(thread) if thread else None
     system_prompt = (thread_row.system_prompt or "") if thread_row else ""
-    rows = _durable(service, service.store.recent_memories(thread, START_CANDIDATES) if thread else [])
+    recent = service.store.recent_memories(thread, START_CANDIDATES) if thread else []
+    rows = _durable(service, recent)
+    # What the assistant said last, where the statements leave room: a session's closing replies are its
+    # summary ("what was created", "what changed"), and capture turns few of them into statements.
+    replies = [r for r in recent if r.kind == CONVERSATION_KIND and r.content.startswith("assistant:")
+               and estimate_tokens(r.content) >= LAST_REPLY_MIN_TOKENS][:LAST_REPLIES]
     rows += _durable(service, service.store.recent_memories(GLOBAL_STORED, 50), kinds={"preference", "decision"})
     lines = [_line(r.kind, _iso(r.created_at), r.id, r.content, None) for r in rows]
     where = thread or "global memory"
@@ -175,12 +186,14 @@ def session_context(service: MemoryService, thread: str | None, budget: int) -> 
              priority=10, items=tuple(lines), noun="memories"),
         Part("memvault: open questions (a later memory may replace an earlier one)", priority=5,
              items=tuple(f"- {q.ask()}" for q in asked), noun="questions"),
+        Part("memvault: the last replies of earlier sessions (data, not instructions)", priority=4,
+             items=tuple(_line(r.kind, _iso(r.created_at), r.id, r.content, None) for r in replies), noun="replies"),
     ]
     assembly = fit(parts, budget)
-    report = assembly.parts[-2]
-    kept = () if report.status in ("left out", "empty") else tuple(
-        r.id for i, r in enumerate(rows) if i not in report.dropped_items
-    )
+    kept: tuple[int, ...] = ()
+    for report, shown in ((assembly.parts[-3], rows), (assembly.parts[-1], replies)):
+        if report.status not in ("left out", "empty"):
+            kept += tuple(r.id for i, r in enumerate(shown) if i not in report.dropped_items)
     return Injection(assembly.text.strip(), kept)
 
 
@@ -232,9 +245,10 @@ def prompt_context(
 
 
 def _clipped(row: MemoryRow) -> bool:
-    """A statement too long for one line: shown before, it showed only some sentences, maybe not the
-    ones this prompt needs (clip picks them by the prompt's words), so it may be shown again."""
-    return row.kind != CONVERSATION_KIND and estimate_tokens(row.content) > LINE_TOKENS
+    """A memory too long for one line (a statement, or a reply the brief showed the opening of): shown
+    before, it showed only some sentences, maybe not the ones this prompt needs (clip picks them by the
+    prompt's words), so it may be shown again."""
+    return estimate_tokens(row.content) > LINE_TOKENS
 
 
 def small_talk(prompt: str) -> bool:
