@@ -20,14 +20,17 @@ Projects are split: `tuning` (looked at while changing capture and injection),
 `held-out` (never looked at while tuning), `held-out-2` (more projects whose questions
 were committed before the bench first ran on them; measured once, then its misses were
 analysed into general classes that capture and injection were changed for, so it is no
-longer clean: see the data README) and `held-out-3` (a fresh set written while capture was
-being changed, kept unexamined: it runs only when asked for by name, on the final code).
+longer clean: see the data README), `held-out-3` (written while capture was being changed,
+measured once unexamined, then analysed, so no longer clean either) and `held-out-4` (three
+more projects whose questions were committed before anything ran on them: it runs only when
+asked for by name, once, on the final code). The by-name splits write results files of their own.
 Each split is reported on its own line. A missed question or an injected negative keeps
 what was injected (cut to INJECTED_KEPT characters), so a reader can see why.
 
-    python bench/real_sessions.py                       # every split but held-out-3, bench/results/real_sessions.json
+    python bench/real_sessions.py                       # every split but held-out-3/4, bench/results/real_sessions.json
     python bench/real_sessions.py --split tuning        # only the tuning projects
-    python bench/real_sessions.py --split held-out-3    # the fresh set alone, bench/results/real_sessions-held-out-3.json
+    python bench/real_sessions.py --split held-out-3    # that set alone, bench/results/real_sessions-held-out-3.json
+    python bench/real_sessions.py --split held-out-4    # the clean set alone (once), bench/results/real_sessions-held-out-4.json
 """
 
 from __future__ import annotations
@@ -48,10 +51,10 @@ DATA = HERE / "data" / "real_sessions"
 #: Steps between two `stop` captures while a session is replayed (a host stops after each reply).
 STOP_EVERY = 3
 #: The splits, in the order they are reported.
-SPLITS = ("tuning", "held-out", "held-out-2", "held-out-3")
+SPLITS = ("tuning", "held-out", "held-out-2", "held-out-3", "held-out-4")
 #: Splits left out of a run unless named with --split: a default run while tuning must not
 #: look at them, or they stop being a clean measure.
-BY_NAME_ONLY = ("held-out-3",)
+BY_NAME_ONLY = ("held-out-3", "held-out-4")
 #: Characters of injected text kept in the results for a miss or an injected negative.
 INJECTED_KEPT = 1500
 

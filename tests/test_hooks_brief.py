@@ -140,3 +140,68 @@ def test_a_paraphrase_below_the_score_threshold_that_holds_most_of_the_question_
                            300, 0.99, set())
     assert "### Line #nnn" in asked.text
     assert prompt_context(service, THREAD, "how is markdown generated for a blog?", 300, 0.99, set()).text == ""
+
+
+def test_a_match_deep_in_a_long_memory_counts_like_one_in_its_first_line(service):
+    """A reply whose answer sits after its first 32 words: the question's words there make it a strong
+    match (judged by the opening words alone, it injected nothing)."""
+    opening = ("Here is a concise picture of the repo: Next.js in apps/web, a Fastify API in services/api talking to "
+               "the database over a connection string, plus ingest and ai services, each with its own worker, "
+               "build step, deploy target, scheduler, queue, cache and logging setup for staging and preview. ")
+    reply = remember(service, "assistant: " + opening + "For production use managed Postgres: Neon, serverless.", "turn", 1, ())
+    assert inject.strong_match("which managed Postgres for production?", "assistant: " + opening + "managed Postgres")
+    found = prompt_context(service, THREAD, "which managed Postgres should we go with for production?", 300, 0.5, set())
+    assert reply in found.ids and "Neon" in found.text
+
+
+def test_the_best_match_shows_more_of_a_long_reply_than_one_line(service):
+    """The question's words fill one line's worth of the reply's sentences; the best match's longer excerpt
+    also holds the sentence that answers (which shares fewer of them)."""
+    matching = " ".join(f"The api reads env var SERVICE_{i}_TOKEN from the vault for worker {i}." for i in range(7))
+    reply = remember(service, f"assistant: Deployment notes. {matching} The api needs DATABASE_URL as well. "
+                              + " ".join(f"Unrelated step {i} about the docs site." for i in range(20)), "turn", 1, ())
+    found = prompt_context(service, THREAD, "which env var does the api read?", 450, 0.0, set())
+    assert found.ids[0] == reply and "DATABASE_URL" in found.text
+
+
+def test_a_leading_hit_sharing_two_terms_is_shown_below_the_score_threshold(service):
+    """A long reply holds two of a wordy question's terms: its keyword score is low, but as one of the
+    search's first hits it is shown; a hit sharing one term is not."""
+    filler = " ".join(f"Change {i} touched the weekly digest layout and its empty state copy." for i in range(12))
+    reply = remember(service, f"assistant: Review fixes. {filler} Unknown values of the feed query's topic now "
+                              "return 400 with an invalid topic error instead of being passed through.", "turn", 1, ())
+    remember(service, "user: The topic strip on the home page needs a scrollbar fix.", "turn", 2, ())
+    question = "what does the feed endpoint answer for an unrecognised topic?"
+    hits = service.find(question, k=8, thread=THREAD).hits
+    assert hits[0].memory_id == reply
+    threshold = (hits[0].score or 0.0) * 1.5  # above the reply's score, within twice it
+    found = prompt_context(service, THREAD, question, 450, threshold, set())
+    assert found.ids == (reply,) and "invalid topic" in found.text
+
+
+def test_the_brief_ends_with_the_last_replies_of_earlier_sessions(service):
+    """Where the statements leave room, the newest substantial assistant replies (a session's summary);
+    a short one ("You're welcome") and the person's own turns are not among them."""
+    remember(service, "Use the prefix mv/ for branch names.", "preference", 1)
+    summary = remember(service, "assistant: Export system complete. The script lives in ~/claude_sessions/"
+                                "export_claude_session.py and the slash command /user:export runs it; exports go "
+                                "to ~/claude_sessions/exports with session_info.json, summary.txt and the raw "
+                                "JSONL copy, one timestamped folder per export.", "turn", 2, ())
+    remember(service, "assistant: You're welcome.", "turn", 3, ())
+    remember(service, "user: Please write the README for the exporter and add the hook section to it later on.",
+             "turn", 4, ())
+    start = session_context(service, THREAD, 550)
+    assert "mv/ for branch names" in start.text and "/user:export" in start.text and summary in start.ids
+    assert "You're welcome" not in start.text and "write the README" not in start.text
+
+
+def test_a_long_turn_shown_clipped_at_session_start_can_be_shown_again_for_its_tail(service):
+    """The brief showed a long reply's opening; a prompt about its end gets the part that answers."""
+    filler = " ".join(f"Step {i} moved the exporter's output handling into its own helper." for i in range(14))
+    reply = remember(service, f"assistant: Summary of the exporter work. {filler} Sessions are told apart by a "
+                              "marker file written into the project folder.", "turn", 1, ())
+    start = session_context(service, THREAD, 550)
+    assert reply in start.ids and "marker file" not in start.text
+    again = prompt_context(service, THREAD, "how does the exporter tell sessions apart, which marker?", 450, 0.0,
+                           set(start.ids))
+    assert reply in again.ids and "marker file" in again.text

@@ -50,7 +50,17 @@ def test_held_out_3_has_the_size_the_issue_asks_for():
     assert not older & {p["source"]["repo"] for p in fresh}, "held-out-3 reuses a project already in the data"
 
 
-def test_a_default_run_leaves_held_out_3_out_and_naming_it_runs_only_it():
+def test_held_out_4_is_fresh_and_has_the_size_the_brief_asks_for():
+    fresh = [p for p in PROJECTS if p["split"] == "held-out-4"]
+    assert len(fresh) >= 3
+    assert sum(len(p["questions"]) for p in fresh) >= 30
+    assert sum(len(p["negatives"]) for p in fresh) >= 10
+    older = {p["source"]["repo"] for p in PROJECTS if p["split"] != "held-out-4"}
+    assert not older & {p["source"]["repo"] for p in fresh}, "held-out-4 reuses a project already in the data"
+
+
+def test_a_default_run_leaves_the_by_name_splits_out_and_naming_one_runs_only_it():
     default = {p["split"] for p in real_sessions.projects(None)}
-    assert "held-out-3" not in default and {"tuning", "held-out", "held-out-2"} <= default
-    assert {p["split"] for p in real_sessions.projects("held-out-3")} == {"held-out-3"}
+    assert not default & {"held-out-3", "held-out-4"} and {"tuning", "held-out", "held-out-2"} <= default
+    for split in ("held-out-3", "held-out-4"):
+        assert {p["split"] for p in real_sessions.projects(split)} == {split}
