@@ -38,8 +38,8 @@ from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, New
 from server.textindex import index_text
 from server.global_prompts import GlobalPrompts
 from server.threads import Threads, named_threads, omitted_thread, thread_scope
-from server.update_links import UpdateLinker, describe_possible, waits_for_vector
-from server.update_links import describe as describe_link
+from server.linker import UpdateLinker, describe_possible, waits_for_vector
+from server.linker import describe as describe_link
 
 if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answering by keyword never builds one)
     from server.results import ForgetResult, Memory, RecallResult, RememberResult
