@@ -29,9 +29,9 @@ from server.files.dailylog import DailyEntry
 from server.files.folder import MemoryFiles
 from server.files.atomic import sweep_temp_files
 from server import ranking
-from server.redact import redact
+from server.guard.redact import redact
 from server import shown
-from server.safety import instruction_flags
+from server.guard.instructions import instruction_flags
 from server.search import Hit, keyword_started, search
 from server.storage.opener import make_store, open_database
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope

@@ -50,7 +50,7 @@ def log_line(settings: Settings | None, message: str) -> None:
     """One line in hooks.log (never raises: the log is best effort)."""
     try:
         from server.config import default_home, private_folder
-        from server.redact import redact
+        from server.guard.redact import redact
 
         folder = hooks_dir(settings) if settings is not None else default_home() / "hooks"
         private_folder(folder)

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
-from server.lazyre import LazyRe
+from server.guard.lazyre import LazyRe
 
 #: A number written with thousands separators ("€25,000", "1,000,000 rows") is one value.
 _GROUPED = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?\b"
