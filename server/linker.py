@@ -32,7 +32,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from server import search
 from server.embedding.embedders import Embedder
@@ -43,8 +43,6 @@ from server.updates import CountedWeights, model
 
 if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
     import numpy as np
-
-    from server.service import MemoryService
 
 log = logging.getLogger(__name__)
 
@@ -294,7 +292,16 @@ class OpenQuestion:
                 f"(ids=[{self.older.id}], replacement_id={self.newer.id}, dry_run=false) to keep both")
 
 
-def open_questions(service: MemoryService, thread: str | None = None, ids: Sequence[int] | None = None,
+class Opened(Protocol):
+    """What open_questions reads of a service: its store (the linker sits below the service)."""
+
+    @property
+    def db(self) -> Database: ...
+    @property
+    def store(self) -> Store: ...
+
+
+def open_questions(service: Opened, thread: str | None = None, ids: Sequence[int] | None = None,
                    least: float | None = None, newer: Sequence[int] | None = None) -> list[OpenQuestion]:
     """The possible updates still open in `thread` (all threads when None), or naming `ids` (either side),
     or recorded for the `newer` memories, at least `least` probable (POSSIBLE by default), newest first:

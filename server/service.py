@@ -13,7 +13,7 @@ from contextlib import suppress
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from server import validation as check
@@ -526,9 +526,7 @@ class MemoryService:
         now = to_millis(self.clock())
         row = self.store.get([memory_id]).get(memory_id)
         if row is not None and row.source == CAPTURED_SOURCE:
-            from server.hooks.capture import erase  # nobody chose to store it: forgotten means erased
-
-            return erase(self, row)
+            return self.erase(row)  # nobody chose to store it: forgotten means erased
         if row is not None and row.source.startswith(FILE_SOURCE) and row.deleted_at is None:
             # A unit of MEMORY.md or a daily note: the file is its record, so the line goes.
             where = self.file_index.remove(memory_id, row.source)
@@ -552,6 +550,23 @@ class MemoryService:
             message=f"Memory {memory_id} is forgotten: it no longer appears in recall (it stays in the store, not erased).",
         )
 
+    def erase(self, row: MemoryRow) -> ForgetResult:
+        """forget of a captured memory (the hooks'): erased with its daily-log line. Nobody chose to store it,
+        so it must leave no copy a client or the web page (which lists forgotten memories) can read."""
+        from server.results import ForgetResult
+
+        with self.db.write() as conn:
+            if row.deleted_at is None and self.store.memory_state(conn, row.id) is not None:
+                self.store.soft_delete(conn, row.id, to_millis(self.clock()))
+            self.store.hard_delete(conn, row.id, row.superseded_by)
+        try:
+            gone = self.files.remove_daily_lines({row.id}, since=_day_before(min(row.created_at, row.updated_at)))
+            note = "its daily-log line is removed too" if gone else "no daily-log line"
+        except OSError as exc:
+            note = f"its daily-log line could not be removed ({exc}): delete it by hand"
+        return ForgetResult(id=row.id, status="forgotten", message=f"Memory {row.id} is forgotten and erased (a captured "
+                            f"memory is not kept once forgotten: no restore); {note}.")
+
     def recent(self, thread: str, k: int) -> list[Memory]:
         return [shown.memory(row) for row in self.store.recent_memories(thread, k)]
 
@@ -561,3 +576,10 @@ class MemoryService:
         if row is None:
             raise no_memory(memory_id)
         return shown.memory(row)
+
+
+def _day_before(ms: int) -> date:
+    """The local day before `ms`: a memory's daily-log line is on the day it was stored (by then it was
+    created and not yet updated; a day of slack for time zones), never earlier -- so erasing one reads a
+    few logs, not years of them."""
+    return (datetime.fromtimestamp(ms / 1000) - timedelta(days=1)).date()

@@ -41,7 +41,7 @@ def _configure_logging(level: str) -> None:
 def parser() -> argparse.ArgumentParser:
     from server.cli import admin, doctor, memory
     from server.hooks import command as hook_commands
-    from server.web import command as web_command
+    from server.cli import ui as web_command
 
     top = argparse.ArgumentParser(
         prog="memvault", description="Long-term memory for coding assistants (MCP).",

@@ -42,7 +42,7 @@ from server.config import Settings
 from server.errors import SetupError
 from server.http.guards import (Allowed, HostOriginCheck, PlainBearer401, SessionCap, guarded_http_protocol,
                                 is_loopback, send_json)
-from server.http.tenants import Tenants, current_identity
+from server.tenants import Tenants, current_identity
 from server.models import Principal
 from server.http.tokens import TokenStore
 

@@ -48,7 +48,7 @@ def serve(settings: Settings, host: str, port: int, auth: str, open_browser: boo
     import anyio
     import uvicorn
 
-    from server.http.tenants import Tenants
+    from server.tenants import Tenants
     from server.http.tokens import TokenStore
     from server.models import Principal
     from server.service import MemoryService
