@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from server import validation as check
 from server.clock import Clock, from_millis, system_clock, to_millis
 from server.config import Settings
-from server.embedding.embedders import Embedder, make_embedder
+from server.embedding.embedders import Embedder
 from server.errors import InvalidInput, ModelMismatch, StoreUnavailable, no_memory
 from server.embedding.backfill import Indexer
 from server.models import ALL_THREADS, CAPTURED_SOURCE, CONVERSATION_KIND, GLOBAL_THREAD, Principal, is_statement
@@ -108,14 +108,12 @@ class MemoryService:
     def open(
         cls,
         settings: Settings,
-        embedder: Embedder | None = None,
+        embedder: Embedder,
         clock: Clock = system_clock,
         check_model: bool = True,
     ) -> MemoryService:
-        """Open (creating if needed) the store under settings.home and check its model."""
-        embedder = embedder or make_embedder(
-            settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache
-        )
+        """Open (creating if needed) the store under settings.home and check its model. The edges open
+        theirs through server.compose, which picks the configured embedder."""
         db = open_database(settings, embedder.dimensions)
         try:
             try:

@@ -21,7 +21,7 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
     from server.app import build_server, run_stdio
     from server.config import repo_thread
-    from server.service import MemoryService
+    from server.compose import open_service
 
     if settings.default_thread is None:
         # Claude Code and IDE agents start the server in the project: its repository
@@ -31,7 +31,7 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     # and two hosts that disagree about MEMVAULT_HOME would otherwise keep two stores unawares.
     origin = "MEMVAULT_HOME" if os.environ.get("MEMVAULT_HOME") else "the default; set MEMVAULT_HOME to choose"
     logging.getLogger("memvault").info("data directory: %s (%s)", settings.home, origin)
-    service = MemoryService.open(settings)
+    service = open_service(settings)
     logging.getLogger("memvault").info(
         "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
     )
@@ -59,14 +59,13 @@ def _serve_http(settings: Settings, args: argparse.Namespace, out: Output) -> in
 
 
 def _token(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server.storage.opener import open_database
     from server.clock import system_clock, to_millis
-    from server.embedding.embedders import make_embedder
+    from server.compose import open_store_database
     from server.http.tokens import TokenStore
 
     # The server's own store (SQLite file or MEMVAULT_DATABASE_URL); a first command on a
     # fresh home creates the SQLite store as the server would.
-    db = open_database(settings, make_embedder(settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache).dimensions)
+    db = open_store_database(settings)
     try:
         tokens = TokenStore(db)
         now = to_millis(system_clock())
@@ -101,9 +100,9 @@ def _dimensions(settings: Settings) -> int:
 
 
 def _reembed(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server.service import MemoryService
+    from server.compose import open_service
 
-    service = MemoryService.open(settings, check_model=False)
+    service = open_service(settings, check_model=False)
     try:
         with out.working("loading the embedding model"):
             service.embedder.wait_ready(600)
@@ -116,9 +115,9 @@ def _reembed(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def _info(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server.service import MemoryService
+    from server.compose import open_service
 
-    service = MemoryService.open(settings, check_model=False)
+    service = open_service(settings, check_model=False)
     try:
         info = {
             "version": __version__,
@@ -166,12 +165,12 @@ def _export(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
     from server.curation import archive
     from server.curation.curator import Curator
-    from server.service import MemoryService
+    from server.compose import open_service
 
     if args.output == "-" and args.split_by_month:
         out.say("--split-by-month writes several files; give -o a folder, not '-'")
         return USAGE
-    service = MemoryService.open(settings, check_model=False)
+    service = open_service(settings, check_model=False)
     try:
         with out.progress("exported") as progress:
             documents = archive.export(service, args.thread, args.since, args.until, args.split_by_month, progress)
@@ -195,14 +194,14 @@ def _import(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
     from server.curation import archive
     from server.curation.curator import Curator
-    from server.service import MemoryService
+    from server.compose import open_service
 
     target = Path(args.file)
     paths = archive.archive_files(target) if target.is_dir() else [target]
     if not paths or not all(p.is_file() for p in paths):
         out.say(f"{target} is not an archive file or a folder of split archives")
         return USAGE
-    service = MemoryService.open(settings, check_model=False)
+    service = open_service(settings, check_model=False)
     reports = []
     path = None  # the archive being imported; None once all are stored
     try:

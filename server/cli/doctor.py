@@ -31,9 +31,9 @@ def run(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 def fix(settings: Settings, out: Output) -> None:
     """The repairs a server start makes: index drift (at open), then the embedding backlog."""
-    from server.service import MemoryService
+    from server.compose import open_service
 
-    service = MemoryService.open(settings)
+    service = open_service(settings)
     try:
         with out.progress("embedded", least=1) as progress:
             done = service.embed_backlog(progress, model_wait=120)

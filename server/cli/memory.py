@@ -29,9 +29,9 @@ ORIGIN = "memvault cli"
 def _open(settings: Settings, model: bool = False) -> Any:
     """The service of this process's namespace. `model`: check the store's embedding model
     (only recall embeds); the model itself loads only when a recall needs it."""
-    from server.service import MemoryService
+    from server.compose import open_service
 
-    return MemoryService.open(settings, check_model=model)
+    return open_service(settings, check_model=model)
 
 
 def _text(value: str) -> str:

@@ -48,10 +48,9 @@ def serve(settings: Settings, host: str, port: int, auth: str, open_browser: boo
     import anyio
     import uvicorn
 
-    from server.tenants import Tenants
     from server.http.tokens import TokenStore
     from server.models import Principal
-    from server.service import MemoryService
+    from server.tenants import Tenants
     from server.web.app import build_app
     from server.web.security import Gate
 
@@ -61,8 +60,8 @@ def serve(settings: Settings, host: str, port: int, auth: str, open_browser: boo
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host.strip("[]"), port))
     port = sock.getsockname()[1]
-    base = MemoryService.open(settings)
-    tenants = Tenants(base, require_identity=auth == "tokens")
+    tenants = Tenants.open(settings, require_identity=auth == "tokens")
+    base = tenants.base
     try:
         launch = secrets.token_urlsafe(24) if auth == "local" else None
         verify = TokenStore(base.db, base.clock).verify if auth == "tokens" else None
