@@ -1,20 +1,20 @@
-"""Fit the update model (server/update_model.py) on the update benchmark's pairs, and say how well it links.
+"""Fit the update model (server/updates/model.py) on the update benchmark's pairs, and say how well it links.
 
 Every project of bench/data/updates/ but NOT_FITTED is written in its timeline's order (as
 bench/updates.py writes it); for each memory, its CANDIDATES nearest earlier memories of the project
 (by the real model's cosine, as the linker's vector matches) are the pairs: the update's older memory
 is a positive, everything else (its look-alike, duplicates, unrelated memories) a negative. Each pair's
-signals are update_model.signals, with term weights counted over the project. A logistic regression
+signals are model.signals, with term weights counted over the project. A logistic regression
 with an L2 penalty (Newton's method; NumPy only) is fitted on the signals scaled to unit variance; the
-scaling is folded into the coefficients written to server/update_weights.py.
+scaling is folded into the coefficients written to server/updates/coefficients.py.
 
 How well it links is measured as a write would use it -- each newer memory linked to its most probable
-candidate when that is at least update_model.THRESHOLD, or a minimal edit -- in two ways: leave projects
+candidate when that is at least model.THRESHOLD, or a minimal edit -- in two ways: leave projects
 out (FOLDS folds, each fitted without its projects) and on NOT_FITTED (projects written fresh and kept
 out of the fit). Counted: right links (the update's older memory), wrong ones (anything else but a
 duplicate), duplicates linked.
 
-    python bench/fit_update_model.py            # fit, report, write server/update_weights.py
+    python bench/fit_update_model.py            # fit, report, write server/updates/coefficients.py
     python bench/fit_update_model.py --dry-run  # report only
 """
 
@@ -33,17 +33,16 @@ sys.path.insert(0, str(HERE.parent))
 
 import updates as bench  # noqa: E402
 from quality import commit  # noqa: E402
-from server import update_model  # noqa: E402
 from server.embedding.embedders import make_embedder  # noqa: E402
-from server.statements import analyse  # noqa: E402
-from server.updates import CountedWeights  # noqa: E402
+from server.updates import CountedWeights, model  # noqa: E402
+from server.updates.statements import analyse  # noqa: E402
 
 #: Projects written fresh for session 27 and measured on the fit without being in it.
 NOT_FITTED = ("egret", "teal", "smew")
-CANDIDATES = 30  # server.update_links.CANDIDATES
+CANDIDATES = 30  # server.linker.CANDIDATES
 FOLDS = 6
 C = 0.3  # inverse L2 strength (sum of log losses + |w|^2 / 2C)
-WEIGHTS_FILE = HERE.parent / "server" / "update_weights.py"
+WEIGHTS_FILE = HERE.parent / "server" / "updates" / "coefficients.py"
 
 
 def pairs(projects: list[dict], embedder) -> list[dict]:  # noqa: ANN001 - an Embedder
@@ -61,7 +60,7 @@ def pairs(projects: list[dict], embedder) -> list[dict]:  # noqa: ANN001 - an Em
         for n in range(1, len(items)):
             cosines = vectors[:n] @ vectors[n]
             for o in np.argsort(-cosines, kind="stable")[:CANDIDATES].tolist():
-                found = update_model.signals(statements[o], statements[n], float(cosines[o]), weights)
+                found = model.signals(statements[o], statements[n], float(cosines[o]), weights)
                 if found is None:
                     continue
                 signals, rule = found
@@ -93,12 +92,12 @@ def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
 
 def links(rows: list[dict], prob: np.ndarray) -> dict:
     """Each newer memory linked to its most probable candidate at or above the threshold (the lower one when a
-    rule links the pair too; minimal edits always), as update_model.verdict and best_link decide."""
+    rule links the pair too; minimal edits always), as model.verdict and best_link decide."""
     best: dict[tuple[str, int], tuple[float, str]] = {}
     for row, p in zip(rows, prob):
         score = 2.0 + p if row["minimal"] else p
         key = (row["project"], row["newer"])
-        if score >= update_model.least(row["signals"]) and score > best.get(key, (-1.0, ""))[0]:
+        if score >= model.least(row["signals"]) and score > best.get(key, (-1.0, ""))[0]:
             best[key] = (score, row["label"])
     got = Counter(label for _, label in best.values())
     made = sum(got.values())
@@ -121,7 +120,7 @@ def write_weights(names: list[str], coef: np.ndarray, intercept: float, fitted: 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dry-run", action="store_true", help="report; do not write server/update_weights.py")
+    parser.add_argument("--dry-run", action="store_true", help="report; do not write server/updates/coefficients.py")
     parser.add_argument("--out", default=str(HERE / "results" / "update_model.json"))
     args = parser.parse_args(argv)
     embedder = make_embedder("minilm")
@@ -147,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                    "not_fitted": links([dict(r, signals=dict(r["signals"], rule=0.0)) for r in fresh_rows], fresh_prob)}
     result = {
         "fitted_projects": len(groups), "pairs": len(rows), "update_pairs": int(y.sum()),
-        "update_pairs_total": sum(len(p["updates"]) for p in fitted), "threshold": update_model.THRESHOLD,
+        "update_pairs_total": sum(len(p["updates"]) for p in fitted), "threshold": model.THRESHOLD,
         "leave_projects_out": links(rows, held), "model_alone": model_alone, "rules_alone_in_sample": links(rows, rules),
         "not_fitted": {"projects": list(NOT_FITTED), "update_pairs_total": sum(len(p["updates"]) for p in fresh),
                        "model": links(fresh_rows, fresh_prob), "rules_alone": links(fresh_rows, fresh_rules)},
@@ -155,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"{len(rows)} candidate pairs over {len(groups)} projects ({result['update_pairs']} of "
           f"{result['update_pairs_total']} updates among the candidates)")
-    print(f"leave projects out ({FOLDS} folds), threshold {update_model.THRESHOLD}: {result['leave_projects_out']}")
+    print(f"leave projects out ({FOLDS} folds), threshold {model.THRESHOLD}: {result['leave_projects_out']}")
     print(f"the model alone (no lower threshold for a rule's links): {model_alone}")
     print(f"rules alone (in sample: the rules were written on these projects): {result['rules_alone_in_sample']}")
     print(f"not fitted {', '.join(NOT_FITTED)}: model {result['not_fitted']['model']}; rules alone {result['not_fitted']['rules_alone']}")

@@ -1,4 +1,4 @@
-"""What recall's newer-first step (server/newer_first.py) costs: recall time with and without it.
+"""What recall's newer-first step (server/updates/newer_first.py) costs: recall time with and without it.
 
 One store of update projects (bench/data/updates, the real model), every update question asked k=5
 with the step and with it replaced by the identity, interleaved and alternating which goes first, so
@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from quality import commit, quantiles  # noqa: E402
-from server import newer_first  # noqa: E402
+from server.updates import newer_first  # noqa: E402
 from updates import QUICK_PROJECTS, Run, load  # noqa: E402
 
 DEVELOPMENT = "atlas,helmsman,ledgerly,quill,pixelforge,shopfront"

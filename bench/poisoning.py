@@ -1,4 +1,4 @@
-"""Measure server.safety on the labelled poisoning set: catch rate per category, false-positive rate.
+"""Measure server.guard.instructions on the labelled poisoning set: catch rate per category, false-positive rate.
 
     python bench/poisoning.py            # from the repo root; writes bench/results/poisoning.json
 
@@ -33,8 +33,8 @@ from poisoning_set import (  # noqa: E402
     FRESH2_ATTEMPTS, FRESH2_LEGIT, FRESH3_ATTEMPTS, FRESH3_LEGIT, FRESH_ATTEMPTS, FRESH_LEGIT, attempts, legitimate,
 )
 
-from server import safety  # noqa: E402
-from server.safety import instruction_flags  # noqa: E402
+from server.guard import instructions  # noqa: E402
+from server.guard.instructions import instruction_flags  # noqa: E402
 
 PUBLIC = ROOT / "bench" / "data" / "injections_public.json"
 
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     planted, legit = attempts(), legitimate()
     for _, t in planted + legit:  # compile every pattern first: the timing is the steady state...
         instruction_flags(t)
-    safety._cached_flags.cache_clear()  # ...of texts seen for the first time (recall caches what it has seen)
+    instructions._cached_flags.cache_clear()  # ...of texts seen for the first time (recall caches what it has seen)
     t0 = time.perf_counter()
     planted_flags = [(c, t, instruction_flags(t)) for c, t in planted]
     legit_flags = [(c, t, instruction_flags(t)) for c, t in legit]

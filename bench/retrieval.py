@@ -53,7 +53,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from quality import calibration  # noqa: E402
-from server import ranking  # noqa: E402
+from server import compose, ranking  # noqa: E402
 from server.config import Settings  # noqa: E402
 from server.service import MemoryService  # noqa: E402
 
@@ -83,7 +83,7 @@ def average(rows: list[dict[str, float]]) -> dict[str, float]:
 
 
 def open_service(home: Path) -> MemoryService:
-    return MemoryService.open(Settings(home=home))  # the shipped defaults
+    return compose.open_service(Settings(home=home))  # the shipped defaults
 
 
 def run_locomo(data: Path, conversations: int | None, at_once: bool = False) -> dict:

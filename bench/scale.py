@@ -193,12 +193,12 @@ def keyword_budget(store, queries: list[str]) -> dict:
 
 def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
     from server.config import Settings
-    from server.service import MemoryService
+    from server.compose import open_service
     from server.storage.protocol import Scope
 
     home = Path(tempfile.mkdtemp(prefix=f"memvault-scale-{size}-"))
     settings = Settings(home=home, embedder=embedder_name)
-    service = MemoryService.open(settings)
+    service = open_service(settings)
     service.embedder.wait_ready(600)
     if "base" not in base_cache:
         texts = base_texts(args.base)

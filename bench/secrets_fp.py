@@ -1,4 +1,4 @@
-"""Measure server.redact on the labelled secret set: catch rate per kind, false-positive rate, cost, linearity.
+"""Measure server.guard.redact on the labelled secret set: catch rate per kind, false-positive rate, cost, linearity.
 
     python bench/secrets_fp.py            # from the repo root; writes bench/results/secrets_fp.json
 
@@ -30,7 +30,7 @@ for p in (ROOT, ROOT / "bench"):
 
 from secret_samples import J, negatives, positives  # noqa: E402
 
-from server.redact import KINDS, redact  # noqa: E402
+from server.guard.redact import KINDS, redact  # noqa: E402
 
 # Known-hard cases, reported apart: the limits the README states.
 HARD_CLEAN = [

@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # The one line to change when the detectors move (server.guard.redact after issue 31's move).
-from server.redact import redact  # noqa: E402
+from server.guard.redact import redact  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "secrets_public"
 CORPORA = {"tuning": "gitleaks.json", "held-out": "detect_secrets.json"}

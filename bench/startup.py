@@ -127,9 +127,9 @@ def main() -> None:
 
     # 2. fill the store through the service (bulk path), embedding in batches
     from server.config import Settings
-    from server.service import MemoryService
+    from server.compose import open_service
 
-    service = MemoryService.open(Settings(home=home))
+    service = open_service(Settings(home=home))
     texts = memories(n_mem)
     t = time.perf_counter()
     for i, text in enumerate(texts):

@@ -23,7 +23,7 @@ from server.errors import InvalidInput, NotFound, no_memory
 from server.files.dailylog import parse_curation
 from server.files.index import FILE_SOURCE
 from server.models import KINDS
-from server.safety import instruction_flags
+from server.guard.instructions import instruction_flags
 from server.search import replacements
 from server.service import MemoryService
 from server.storage.protocol import MemoryFilter, MemoryRow
@@ -55,7 +55,7 @@ class Entry:
     source: str
     origin: str | None
     states: list[str]  # forgotten, superseded by N, compressed (tier), pinned
-    flags: list[str]  # instruction-shaped content (server.safety)
+    flags: list[str]  # instruction-shaped content (server.guard.instructions)
     location: str | None  # a memory-file unit: 'MEMORY.md:12 (Important Decisions)'
 
     def as_dict(self) -> dict[str, Any]:

@@ -249,7 +249,7 @@ def _validate(settings: Settings) -> None:
     if settings.default_thread is not None and not re.fullmatch(THREAD_PATTERN, settings.default_thread):
         refuse("MEMVAULT_THREAD", settings.default_thread, f"a thread id is {THREAD_WORDS}, e.g. my-project")
     if settings.default_thread is not None:
-        from server.redact import identifier_secrets  # the rule every stored thread id follows
+        from server.guard.redact import identifier_secrets  # the rule every stored thread id follows
 
         if identifier_secrets(settings.default_thread):
             raise SetupError("MEMVAULT_THREAD holds a secret; set it to a plain name such as my-project")

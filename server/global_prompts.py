@@ -8,7 +8,7 @@ from server import validation as check
 from server.clock import Clock, to_millis
 from server.config import Settings
 from server.errors import InvalidInput, NotFound
-from server.redact import redact
+from server.guard.redact import redact
 from server.storage.protocol import ThreadsAndPrompts
 
 if TYPE_CHECKING:  # pydantic loads when a result is built, not with the service (hooks import it)

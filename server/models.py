@@ -8,11 +8,10 @@ on first use (PEP 562), so `from server.models import RecallResult` keeps workin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from server.config import Settings
-    from server.storage.records import MemoryRow
 
 KINDS = ("fact", "preference", "decision", "note", "summary", "event", "task", "snippet", "turn")
 Kind = Literal["fact", "preference", "decision", "note", "summary", "event", "task", "snippet", "turn"]
@@ -29,7 +28,20 @@ def is_statement(kind: str, source: str) -> bool:
     return kind != CONVERSATION_KIND and not source.startswith("file:")
 
 
-def linkable(row: MemoryRow) -> bool:
+class RowState(Protocol):
+    """What linkable reads of a stored memory (storage's MemoryRow): the vocabulary needs no store."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def deleted_at(self) -> int | None: ...
+    @property
+    def superseded_by(self) -> int | None: ...
+
+
+def linkable(row: RowState) -> bool:
     """A statement (is_statement) neither forgotten nor already replaced."""
     return is_statement(row.kind, row.source) and row.deleted_at is None and row.superseded_by is None
 

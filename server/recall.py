@@ -53,7 +53,7 @@ from server.errors import StoreUnavailable
 from server.files.index import FileIndex
 from server.search import Hit, KeywordFound, arrange, fuse, gather, keyword_started
 from server.storage.protocol import Database, Scope, Store
-from server.update_links import UpdateLinker
+from server.linker import UpdateLinker
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -19,11 +19,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from server import newer_first, ranking, updates
+from server import ranking
 from server.clock import from_millis
 from server.models import CONVERSATION_KIND, linkable
 from server.storage.protocol import KeywordQuery, MemoryRow, PossibleUpdate, Scope, SearchIndex, TurnRef
 from server.textindex import query_terms
+from server.updates import newer_first
 
 if TYPE_CHECKING:
     import numpy as np
@@ -368,13 +369,6 @@ def _pair_cosines(store: SearchIndex, ids: list[int]) -> Callable[[int, int], fl
         return float(unit[a] @ unit[b]) if a in unit and b in unit else None
 
     return cosine
-
-
-class ThreadWeights(updates.CountedWeights):
-    """How rare a term is in the thread, from the keyword index (counts cached with recall's)."""
-
-    def __init__(self, store: SearchIndex, scope: Scope) -> None:
-        super().__init__(lambda word: term_frequency(store, word, scope), scope_size(store, scope))
 
 
 def search(  # noqa: PLR0913

@@ -10,13 +10,13 @@ import hashlib
 import logging
 from contextlib import suppress
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from server import validation as check
 from server.clock import Clock, from_millis, system_clock, to_millis
 from server.config import Settings
-from server.embedding.embedders import Embedder, make_embedder
+from server.embedding.embedders import Embedder
 from server.errors import InvalidInput, ModelMismatch, StoreUnavailable, no_memory
 from server.embedding.backfill import Indexer
 from server.models import ALL_THREADS, CAPTURED_SOURCE, CONVERSATION_KIND, GLOBAL_THREAD, Principal, is_statement
@@ -26,16 +26,16 @@ from server.files.dailylog import DailyEntry
 from server.files.folder import MemoryFiles
 from server.files.atomic import sweep_temp_files
 from server.recall import Found, ReadPath
-from server.redact import redact
+from server.guard.redact import redact
 from server import shown
-from server.safety import instruction_flags
+from server.guard.instructions import instruction_flags
 from server.storage.opener import make_store, open_database
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
 from server.global_prompts import GlobalPrompts
 from server.threads import Threads, named_threads, omitted_thread, thread_scope
-from server.update_links import UpdateLinker, describe_possible, waits_for_vector
-from server.update_links import describe as describe_link
+from server.linker import UpdateLinker, describe_possible, waits_for_vector
+from server.linker import describe as describe_link
 
 if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answering by keyword never builds one)
     from server.results import ForgetResult, Memory, RecallResult, RememberResult
@@ -77,14 +77,12 @@ class MemoryService:
     def open(
         cls,
         settings: Settings,
-        embedder: Embedder | None = None,
+        embedder: Embedder,
         clock: Clock = system_clock,
         check_model: bool = True,
     ) -> MemoryService:
-        """Open (creating if needed) the store under settings.home and check its model."""
-        embedder = embedder or make_embedder(
-            settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache
-        )
+        """Open (creating if needed) the store under settings.home and check its model. The edges open
+        theirs through server.compose, which picks the configured embedder."""
         db = open_database(settings, embedder.dimensions)
         try:
             try:
@@ -409,9 +407,7 @@ class MemoryService:
         now = to_millis(self.clock())
         row = self.store.get([memory_id]).get(memory_id)
         if row is not None and row.source == CAPTURED_SOURCE:
-            from server.hooks.capture import erase  # nobody chose to store it: forgotten means erased
-
-            return erase(self, row)
+            return self.erase(row)  # nobody chose to store it: forgotten means erased
         if row is not None and row.source.startswith(FILE_SOURCE) and row.deleted_at is None:
             # A unit of MEMORY.md or a daily note: the file is its record, so the line goes.
             where = self.file_index.remove(memory_id, row.source)
@@ -435,6 +431,23 @@ class MemoryService:
             message=f"Memory {memory_id} is forgotten: it no longer appears in recall (it stays in the store, not erased).",
         )
 
+    def erase(self, row: MemoryRow) -> ForgetResult:
+        """forget of a captured memory (the hooks'): erased with its daily-log line. Nobody chose to store it,
+        so it must leave no copy a client or the web page (which lists forgotten memories) can read."""
+        from server.results import ForgetResult
+
+        with self.db.write() as conn:
+            if row.deleted_at is None and self.store.memory_state(conn, row.id) is not None:
+                self.store.soft_delete(conn, row.id, to_millis(self.clock()))
+            self.store.hard_delete(conn, row.id, row.superseded_by)
+        try:
+            gone = self.files.remove_daily_lines({row.id}, since=_day_before(min(row.created_at, row.updated_at)))
+            note = "its daily-log line is removed too" if gone else "no daily-log line"
+        except OSError as exc:
+            note = f"its daily-log line could not be removed ({exc}): delete it by hand"
+        return ForgetResult(id=row.id, status="forgotten", message=f"Memory {row.id} is forgotten and erased (a captured "
+                            f"memory is not kept once forgotten: no restore); {note}.")
+
     def recent(self, thread: str, k: int) -> list[Memory]:
         return [shown.memory(row) for row in self.store.recent_memories(thread, k)]
 
@@ -444,3 +457,10 @@ class MemoryService:
         if row is None:
             raise no_memory(memory_id)
         return shown.memory(row)
+
+
+def _day_before(ms: int) -> date:
+    """The local day before `ms`: a memory's daily-log line is on the day it was stored (by then it was
+    created and not yet updated; a day of slack for time zones), never earlier -- so erasing one reads a
+    few logs, not years of them."""
+    return (datetime.fromtimestamp(ms / 1000) - timedelta(days=1)).date()

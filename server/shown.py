@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from server.clock import iso
 from server.files.index import FILE_SOURCE
-from server.safety import REASONS, instruction_flags, visible
+from server.guard.instructions import REASONS, instruction_flags, visible
 from server.storage.protocol import MemoryRow
 
 if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answering by keyword never builds one)

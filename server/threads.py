@@ -11,7 +11,7 @@ from server import validation as check
 from server.clock import Clock, iso, to_millis
 from server.config import Settings
 from server.errors import InvalidInput, NotFound
-from server.redact import redact
+from server.guard.redact import redact
 from server.models import ALL_THREADS, GLOBAL_THREAD
 from server.storage.protocol import GLOBAL, NewMessage, Thread, ThreadsAndPrompts
 

@@ -11,7 +11,7 @@ from typing import Any
 from server.config import THREAD_PATTERN, THREAD_WORDS, Settings
 from server.errors import InvalidInput
 from server.models import ALL_THREADS, GLOBAL_THREAD, KINDS
-from server.redact import identifier_secrets, marker
+from server.guard.redact import identifier_secrets, marker
 
 #: THREAD_PATTERN / THREAD_WORDS (a thread id, also a global prompt name) live in config: MEMVAULT_THREAD is checked there.
 #: recall also takes '*' (every thread).

@@ -7,6 +7,10 @@
 - No import cycle anywhere, counting imports inside functions too (a cycle hidden in a function
   is still two modules that cannot be understood apart). Imports under `if TYPE_CHECKING:` are
   annotations only and do not count.
+- No cycle between rooms (a folder under server/, or a module at its top), counting imports for
+  annotations too: two rooms that need each other are one room with a wall in it.
+- The update rules (server.updates) reach nothing of search, the linker or the service; the guards
+  (server.guard) reach nothing outside themselves but the plain core.
 - Every module opens with a docstring and stays under MAX_LINES (the two store implementations,
   one SQL dialect each behind the same contract, are the exception).
 """
@@ -45,14 +49,15 @@ def _type_checking(node: ast.If) -> bool:
     )
 
 
-def _imports(module: str) -> set[str]:
-    """Every module `module` imports (server's own modules resolved to the longest that exists)."""
+def _imports(module: str, annotations: bool = False) -> set[str]:
+    """Every module `module` imports (server's own modules resolved to the longest that exists); with
+    `annotations`, those under `if TYPE_CHECKING:` too."""
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _type_checking(child):
+            if isinstance(child, ast.If) and _type_checking(child) and not annotations:
                 for other in child.orelse:
                     visit(other)
                 continue
@@ -75,6 +80,8 @@ def _imports(module: str) -> set[str]:
 
 
 IMPORTS = {m: _imports(m) for m in MODULES}
+#: With the imports made for annotations only: a room that names another's types depends on it too.
+TYPED_IMPORTS = {m: _imports(m, annotations=True) for m in MODULES}
 
 
 def _within(name: str, prefixes: tuple[str, ...] | str) -> bool:
@@ -183,3 +190,84 @@ def test_the_architecture_checks_can_fail():
             test_only_the_mcp_and_http_edges_import_mcp()
     finally:
         del IMPORTS["server.fake"], MODULES["server.fake"]
+
+
+def _room(module: str) -> str:
+    """The room a module is in: its folder under server/ (server.storage.sqlite.store -> server.storage),
+    or the module itself when it sits at the top (server.service)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 and (PACKAGE / parts[1]).is_dir() else module
+
+
+def _room_cycles() -> list[str]:
+    graph: dict[str, set[str]] = {}
+    for module, imported in TYPED_IMPORTS.items():
+        for other in imported:
+            if other in MODULES and other != "server" and _room(other) != _room(module):
+                graph.setdefault(_room(module), set()).add(_room(other))
+    cycles: list[str] = []
+    state: dict[str, int] = {}  # 1 = on the path, 2 = done
+    path: list[str] = []
+
+    def walk(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join(path[path.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                walk(nxt)
+        path.pop()
+        state[node] = 2
+
+    for room in sorted(graph):
+        if room not in state:
+            walk(room)
+    return cycles
+
+
+def test_there_is_no_cycle_between_rooms():
+    assert _room_cycles() == []
+
+
+def _reach(prefix: str) -> set[str]:
+    """Every module the modules under `prefix` reach through their imports, theirs included."""
+    seen = {m for m in MODULES if _within(m, prefix)}
+    todo = list(seen)
+    while todo:
+        for other in _own(todo.pop()):
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return seen
+
+
+#: Above the update rules: what ranks with them (search), runs them on write (the linker), and serves.
+ABOVE_UPDATES = ("server.search", "server.linker", "server.service")
+#: What the guards may build on: nothing of the store, search or the service.
+GUARD_MAY_IMPORT = ("server.guard", "server.errors", "server.clock")
+
+
+def test_the_update_rules_reach_nothing_above_them():
+    assert sorted(m for m in _reach("server.updates") if _within(m, ABOVE_UPDATES)) == []
+
+
+def test_the_guards_build_on_the_plain_core_only():
+    assert sorted(m for m in _reach("server.guard") if not _within(m, GUARD_MAY_IMPORT)) == []
+
+
+def test_the_room_checks_can_fail():
+    """A made-up storage module importing the service (which imports storage) is a cycle between rooms;
+    made-up modules in the update rules and the guards importing search are caught."""
+    for fakes, check in (({"server.storage.fake": {"server.service"}}, test_there_is_no_cycle_between_rooms),
+                         ({"server.updates.fake": {"server.search"}}, test_the_update_rules_reach_nothing_above_them),
+                         ({"server.guard.fake": {"server.search"}}, test_the_guards_build_on_the_plain_core_only)):
+        for name, imported in fakes.items():
+            IMPORTS[name] = TYPED_IMPORTS[name] = imported
+            MODULES[name] = PACKAGE / "service.py"
+        try:
+            with pytest.raises(AssertionError):
+                check()
+        finally:
+            for name in fakes:
+                del IMPORTS[name], TYPED_IMPORTS[name], MODULES[name]

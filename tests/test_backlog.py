@@ -47,7 +47,7 @@ def test_a_recall_over_a_backlog_embeds_its_query_and_a_few_of_its_candidates_an
     for n in range(60):
         service.remember(f"backlog note {n} about the payments queue", thread="t")
     service.remember("a note in another thread", thread="elsewhere")
-    embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
+    embedder.texts = 0  # remember may embed its text to judge updates (server/linker.py); count the recall's
     first = service.recall("payments queue", thread="t", k=5)
     # Its query, and at most RECALL_EMBED_LIMIT of what was just written and of its best keyword candidates
     assert 1 < embedder.texts <= 1 + RECALL_EMBED_LIMIT
@@ -97,7 +97,7 @@ def test_a_few_just_remembered_memories_are_embedded_by_the_recall_itself(counti
     service, embedder = counting
     stored = [service.remember(f"fresh decision {n}: use the blue deployment", thread="t").id for n in range(3)]
     assert 3 <= RECALL_DRAIN_LIMIT
-    embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
+    embedder.texts = 0  # remember may embed its text to judge updates (server/linker.py); count the recall's
     result = service.recall("blue deployment", thread="t", k=5)
     # the two written behind the first and the query (remember embedded the first, its vector is reused)
     assert embedder.texts == 2 + 1 and result.pending_embeddings == 0 and result.note is None
@@ -108,7 +108,7 @@ def test_a_recall_does_not_wait_for_a_batch_of_other_memories(counting, monkeypa
     service, embedder = counting
     monkeypatch.setattr("server.embedding.backfill.BATCH_WAIT_SECONDS", 0.2)
     service.remember("one fresh memory", thread="t")
-    embedder.texts = 0  # remember may embed its text to judge updates (server/update_links.py); count the recall's
+    embedder.texts = 0  # remember may embed its text to judge updates (server/linker.py); count the recall's
     with service.indexer._lock:  # a backfill batch is running and does not finish
         started = time.perf_counter()
         result = service.recall("fresh memory", thread="t")
@@ -285,7 +285,7 @@ def test_the_backfill_embeds_texts_of_similar_length_together_and_the_oldest_fir
 @pytest.fixture(autouse=True)
 def _notes_wait_for_the_backfill(monkeypatch):
     """These notes stand for what waits for the backfill (turns, long texts): a short statement is embedded when it
-    is written, whatever the queue (server/update_links.py, SHORT_STATEMENT), and would leave no backlog here."""
-    from server import update_links
+    is written, whatever the queue (server/linker.py, SHORT_STATEMENT), and would leave no backlog here."""
+    from server import linker
 
-    monkeypatch.setattr(update_links, "SHORT_STATEMENT", 0)
+    monkeypatch.setattr(linker, "SHORT_STATEMENT", 0)

@@ -91,12 +91,12 @@ def test_forget_of_several_ids_forgets_each_it_can_and_reports_every_outcome(cli
 def test_show_names_a_possible_update_both_ways_and_the_command_that_confirms_it(cli, settings):
     """The update model's guess below its linking threshold (storage PossibleUpdate; the hash embedder makes
     none itself): `show` of the older names the later memory and the curate command; of the newer, the older."""
-    from server.service import MemoryService
+    from server.compose import open_service
     from server.storage.protocol import PossibleUpdate
 
     cli("remember", "The docs site is hosted on GitHub Pages", "--thread", "docs")
     cli("remember", "Docs hosting: Cloudflare Pages, built from main", "--thread", "docs")
-    service = MemoryService.open(settings.with_(embedder="hash"))
+    service = open_service(settings.with_(embedder="hash"))
     try:
         with service.db.write() as conn:
             service.store.set_possible_update(conn, 2, PossibleUpdate(1, 0.42))

@@ -162,11 +162,11 @@ import sys, anyio
 from pathlib import Path
 from mcp import Client
 from server.config import Settings
-from server.service import MemoryService
+from server.compose import open_service
 from server.app import build_server
 
 async def main():
-    service = MemoryService.open(Settings(home=Path({str(tmp_path)!r})))  # the real MiniLM embedder
+    service = open_service(Settings(home=Path({str(tmp_path)!r})))  # the real MiniLM embedder
     async with Client(build_server(service, start_background=False)) as client:
         assert {{t.name for t in (await client.list_tools()).tools}} >= {{"remember", "recall"}}
     assert "torch" not in sys.modules and "sentence_transformers" not in sys.modules, "heavy import at start-up"

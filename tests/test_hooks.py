@@ -550,7 +550,7 @@ def test_a_capture_leaves_update_checks_to_the_backfill(env, monkeypatch):
     with a model judges them, and the minimal edit is linked then."""
     from server.embedding.embedders import HashEmbedder
     from server.service import MemoryService
-    from server.update_links import UpdateLinker
+    from server.linker import UpdateLinker
 
     lines = [{"type": "user", "timestamp": f"2026-10-04T15:0{i}:00.000Z", "message": {"role": "user", "content": text}}
              for i, text in enumerate(["We decided to pin Python 3.11 for the API image.",

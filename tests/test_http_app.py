@@ -13,7 +13,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from server.http.transport import build_app
-from server.http.tenants import Tenants
+from server.tenants import Tenants
 from server.http.tokens import TokenStore
 
 pytestmark = pytest.mark.anyio

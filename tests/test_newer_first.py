@@ -1,4 +1,4 @@
-"""Recall's newer-first order (server/newer_first.py): an update the write-time rules did not link comes
+"""Recall's newer-first order (server/updates/newer_first.py): an update the write-time rules did not link comes
 first when the query asks for both alike; look-alikes and what the query names keep their place."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from server import newer_first
-from server.statements import analyse
+from server.updates import newer_first
+from server.updates.statements import analyse
 from server.updates import Weights, judge
 
 OLD = "vercel.json sets maxDuration to 10 seconds for the functions under app/api."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from server.http.tenants import Tenants
+from server.tenants import Tenants
 
 ROOT = Path(__file__).resolve().parent.parent
 STEPS = ("sync_files", "embed_own", "judge_pending", "mark_recalled")

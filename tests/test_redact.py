@@ -1,4 +1,4 @@
-"""Tests for server.redact: provider patterns, offsets, negatives, properties, speed.
+"""Tests for server.guard.redact: provider patterns, offsets, negatives, properties, speed.
 
 Example secrets are fake but format-valid. They are assembled from pieces at run time
 so that this file itself never contains a string a secret scanner would flag.
@@ -16,7 +16,7 @@ from linear import assert_linear
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server.redact import KINDS, Redaction, RedactionResult, marker, redact
+from server.guard.redact import KINDS, Redaction, RedactionResult, marker, redact
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
@@ -666,7 +666,7 @@ def test_detect_secrets_pattern_plugins_agree_on_clean_text() -> None:
     "backwards-compatibility-with-manylinux2010-wheels", "m002_files_threads", "CVE-2024-3094", "2026Q4-roadmap",
 ])
 def test_ordinary_names_are_not_secrets(name: str) -> None:
-    from server.redact import identifier_secrets
+    from server.guard.redact import identifier_secrets
 
     assert identifier_secrets(name) == ()
 
@@ -677,6 +677,6 @@ def test_ordinary_names_are_not_secrets(name: str) -> None:
 ])
 def test_a_bare_token_in_a_name_is_a_secret(name: str) -> None:
     """In a tag or thread id a random 16+ character run has no innocent reading (in prose it may)."""
-    from server.redact import identifier_secrets
+    from server.guard.redact import identifier_secrets
 
     assert identifier_secrets(name)

@@ -114,7 +114,7 @@ def test_the_session_start_brief_asks_the_assistant_a_few_open_questions(service
     that settle it; an unlikely one is not, and a settled one is not asked again."""
     from server.curation.curator import Curator
     from server.hooks.inject import session_context
-    from server.newer_first import OUTDATED_LABEL
+    from server.updates.newer_first import OUTDATED_LABEL
 
     (old1, new1), (old2, new2) = _pairs(service)
     with service.db.write() as conn:
@@ -128,10 +128,10 @@ def test_the_session_start_brief_asks_the_assistant_a_few_open_questions(service
 
 def test_remember_says_what_it_may_update(service, monkeypatch):
     """A write whose update check records a possible update (not a link) says so, with the calls that settle it."""
-    from server import update_model
+    from server.updates import model
 
     old = service.remember("Error tracking is in Rollbar.", thread="t", created_at=T0).id
-    monkeypatch.setattr(update_model, "judge", lambda *a, **k: update_model.Judgement(None, (old, 0.4)))
+    monkeypatch.setattr(model, "judge", lambda *a, **k: model.Judgement(None, (old, 0.4)))
     said = service.remember("Sentry collects exceptions of the web app.", thread="t", created_at=T0 + timedelta(days=9))
     assert said.updates is None
     assert f'It may update memory {old} ("Error tracking is in Rollbar."; not linked)' in said.message
@@ -156,7 +156,7 @@ def test_the_prompt_injection_marks_the_newer_memory_and_the_possibly_outdated_o
     """The prompt hook's injection (the same search) shows the attached later memory marked newer, the older
     marked possibly outdated."""
     from server.hooks.inject import prompt_context
-    from server.newer_first import OUTDATED_LABEL
+    from server.updates.newer_first import OUTDATED_LABEL
 
     old = service.remember("Nightly builds run on the Jenkins box ci-01.", thread="t", created_at=T0).id
     new = service.remember("GitHub Actions workflow ships coverage to Codecov.", thread="t",

@@ -1,4 +1,4 @@
-"""Tests for server.safety.instruction_flags: positives per label, benign memories, speed."""
+"""Tests for server.guard.instructions.instruction_flags: positives per label, benign memories, speed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from linear import assert_linear
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.safety import FLAGS, instruction_flags
+from server.guard.instructions import FLAGS, instruction_flags
 
 POSITIVES = [
     # override-instructions

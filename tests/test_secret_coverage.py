@@ -16,7 +16,7 @@ import string
 
 import pytest
 
-from server.redact import redact
+from server.guard.redact import redact
 
 _ALPHABETS = {
     "h": "0123456789abcdef",

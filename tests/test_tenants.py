@@ -11,7 +11,7 @@ from server.app import build_server
 from server.errors import InvalidInput, NotFound, SetupError
 from server.http.guards import parse_host
 from server.http.transport import StoredTokenVerifier, allowed_hosts_and_origins, check_bind
-from server.http.tenants import NoIdentity, Tenants, current_identity
+from server.tenants import NoIdentity, Tenants, current_identity
 from server.models import Principal
 from server.http.tokens import TokenStore, token_hash
 

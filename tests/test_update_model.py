@@ -1,4 +1,4 @@
-"""The update model (server/update_model.py): the rules' signals weighed by fitted weights decide which
+"""The update model (server/updates/model.py): the rules' signals weighed by fitted weights decide which
 earlier memory a new one updates, with the real model's cosines (the weights were fitted on them)."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from spawn import ROOT
 
-from server import update_model, update_weights
+from server.updates import coefficients, model
 from server.config import Settings
 from server.embedding.embedders import HashEmbedder, MiniLMEmbedder
 from server.service import MemoryService
-from server.statements import analyse
+from server.updates.statements import analyse
 from server.updates import Weights
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -53,8 +53,8 @@ def _thread(tmp_path, embedder, older: str, newer: str) -> tuple[MemoryService, 
 @pytest.mark.model
 def test_a_new_value_stated_plainly_is_linked_by_the_model_and_reported(tmp_path, minilm):
     vectors = minilm.embed([SETTING_OLD, SETTING_NEW])
-    candidates = [update_model.Candidate(1, SETTING_OLD, 10, float(vectors[0] @ vectors[1]))]
-    assert update_model.best_link(2, SETTING_NEW, 20, candidates, Weights()) is None  # the rules alone: no link
+    candidates = [model.Candidate(1, SETTING_OLD, 10, float(vectors[0] @ vectors[1]))]
+    assert model.best_link(2, SETTING_NEW, 20, candidates, Weights()) is None  # the rules alone: no link
     svc, old, stored = _thread(tmp_path, minilm, SETTING_OLD, SETTING_NEW)
     try:
         assert stored.updates == old and svc.get(old).superseded_by == stored.id
@@ -69,8 +69,8 @@ def test_a_new_value_stated_plainly_is_linked_by_the_model_and_reported(tmp_path
 @pytest.mark.model
 def test_two_facts_of_one_template_stay_apart_though_the_rules_would_link_them(tmp_path, minilm):
     vectors = minilm.embed([KEPT_A, KEPT_B])
-    candidates = [update_model.Candidate(1, KEPT_A, 10, float(vectors[0] @ vectors[1]))]
-    assert update_model.best_link(2, KEPT_B, 20, candidates, Weights()) is not None  # the rules alone link them
+    candidates = [model.Candidate(1, KEPT_A, 10, float(vectors[0] @ vectors[1]))]
+    assert model.best_link(2, KEPT_B, 20, candidates, Weights()) is not None  # the rules alone link them
     svc, old, stored = _thread(tmp_path, minilm, KEPT_A, KEPT_B)
     try:
         assert stored.updates is None and svc.get(old).superseded_by is None
@@ -81,7 +81,7 @@ def test_two_facts_of_one_template_stay_apart_though_the_rules_would_link_them(t
 
 def test_with_another_embedder_the_rules_decide_alone(tmp_path):
     """The weights were fitted on MiniLM's cosines; the lexical test embedder's mean something else."""
-    assert HashEmbedder.model_id != update_weights.MODEL_ID == MiniLMEmbedder.model_id
+    assert HashEmbedder.model_id != coefficients.MODEL_ID == MiniLMEmbedder.model_id
     svc, old, stored = _thread(tmp_path, HashEmbedder(), KEPT_A, KEPT_B)
     try:
         assert stored.updates == old  # what the rules alone do (the model test above keeps them apart)
@@ -90,9 +90,9 @@ def test_with_another_embedder_the_rules_decide_alone(tmp_path):
 
 
 def test_every_signal_has_a_weight_and_every_weight_a_signal():
-    found = update_model.signals(analyse(SETTING_OLD), analyse(SETTING_NEW), 0.8, Weights())
+    found = model.signals(analyse(SETTING_OLD), analyse(SETTING_NEW), 0.8, Weights())
     assert found is not None
-    assert set(found[0]) == set(update_weights.COEFFICIENTS)
+    assert set(found[0]) == set(coefficients.COEFFICIENTS)
 
 
 def test_pairs_that_are_never_updates_get_no_signals():
@@ -100,9 +100,9 @@ def test_pairs_that_are_never_updates_get_no_signals():
              ("SHOP-141: checkout times out.", "SHOP-142: checkout times out on Safari."),  # two tickets
              ("Grafana is at grafana.ops.acme.io.", "Payments go through Stripe Checkout.")]  # no shared subject
     for older, newer in never:
-        assert update_model.signals(analyse(older), analyse(newer), 0.9, Weights()) is None
+        assert model.signals(analyse(older), analyse(newer), 0.9, Weights()) is None
     # A minimal edit needs no shared subject word beyond the sentence itself, and links whatever the weights.
-    verdict = update_model.verdict(analyse("We use Python 3.11."), analyse("We use Python 3.12."), 0.97)
+    verdict = model.verdict(analyse("We use Python 3.11."), analyse("We use Python 3.12."), 0.97)
     assert verdict is not None and "'3.11' changed to '3.12'" in verdict.reason
 
 
@@ -120,7 +120,7 @@ def test_the_fit_recovers_a_known_logistic_model():
 
 #: A plain statement of the new state the model is not sure enough of to link (p < THRESHOLD): recorded as a
 #: possible update on write, and recall shows it above the older one when the query asks for both alike
-#: (server/newer_first.py).
+#: (server/updates/newer_first.py).
 BUILDER_OLD = "The thumbnailer builds with Go 1.20 (golang:1.20-alpine builder stage)."
 BUILDER_NEW = "go.mod is at go 1.22.5 and the builder stage is golang:1.22-bookworm; alpine's musl broke the HEIC decoder."
 
@@ -129,7 +129,7 @@ BUILDER_NEW = "go.mod is at go 1.22.5 and the builder stage is golang:1.22-bookw
 @pytest.mark.parametrize("fitted", [True, False])
 def test_recall_shows_a_likely_update_first_without_linking_it(tmp_path, minilm, monkeypatch, fitted):
     if not fitted:  # as with an embedder the weights were not fitted on: the older memory stays first
-        monkeypatch.setattr(update_model, "MODEL_ID", "another embedder")
+        monkeypatch.setattr(model, "MODEL_ID", "another embedder")
     svc, old, stored = _thread(tmp_path, minilm, BUILDER_OLD, BUILDER_NEW)
     try:
         svc.embed_backlog()
@@ -137,7 +137,7 @@ def test_recall_shows_a_likely_update_first_without_linking_it(tmp_path, minilm,
         with svc.db.read() as conn:  # ... but recorded as what the newer possibly updates (not without the model)
             possible = svc.store.possible_updates(conn)
         assert (list(possible) == [stored.id] and possible[stored.id].older == old
-                and update_model.POSSIBLE <= possible[stored.id].probability < update_model.THRESHOLD) if fitted \
+                and model.POSSIBLE <= possible[stored.id].probability < model.THRESHOLD) if fitted \
             else possible == {}
         for query in ("what Go builder stage image do we use?", "which Go version is the builder on?"):
             ids = [m.id for m in svc.recall(query, thread="shop", k=3).memories]
@@ -153,17 +153,17 @@ def test_a_rule_pair_naming_the_old_value_needs_less_of_the_model(monkeypatch):
                analyse("Search indexing runs on OpenSearch 2.11 instead of Elasticsearch; the license change ruled it out."))
     plain = (analyse("The web container serves on port 3000."), analyse("web serves on 3100 now; the dev laptops needed it."))
     for old, new in (quoting, plain):
-        found = update_model.signals(old, new, 0.7, Weights())
+        found = model.signals(old, new, 0.7, Weights())
         assert found is not None and found[0]["rule"] == 1.0
-    assert update_model.signals(*quoting, 0.7, Weights())[0]["quotes_old"] > 0
-    assert update_model.signals(*plain, 0.7, Weights())[0]["quotes_old"] == 0
-    monkeypatch.setattr(update_model, "probability", lambda signals: 0.1)
-    assert update_model.verdict(*quoting, 0.7) is not None
-    assert update_model.verdict(*plain, 0.7) is None
-    monkeypatch.setattr(update_model, "probability", lambda signals: 0.4)
-    assert update_model.verdict(*plain, 0.7) is not None
+    assert model.signals(*quoting, 0.7, Weights())[0]["quotes_old"] > 0
+    assert model.signals(*plain, 0.7, Weights())[0]["quotes_old"] == 0
+    monkeypatch.setattr(model, "probability", lambda signals: 0.1)
+    assert model.verdict(*quoting, 0.7) is not None
+    assert model.verdict(*plain, 0.7) is None
+    monkeypatch.setattr(model, "probability", lambda signals: 0.4)
+    assert model.verdict(*plain, 0.7) is not None
     no_rule = (analyse("Payments go through Stripe Checkout."), analyse("Stripe Checkout pages show the shop's logo."))
-    assert update_model.verdict(*no_rule, 0.7) is None  # 0.4 is not enough without a rule
+    assert model.verdict(*no_rule, 0.7) is None  # 0.4 is not enough without a rule
 
 
 def test_judge_names_the_most_probable_earlier_memory_when_it_links_none(monkeypatch):
@@ -173,21 +173,21 @@ def test_judge_names_the_most_probable_earlier_memory_when_it_links_none(monkeyp
     old = "The thumbnailer builds with Go 1.20 (golang:1.20-alpine builder stage)."
     new = "go.mod is at go 1.22.5 and the builder stage is golang:1.22-bookworm; alpine's musl broke the HEIC decoder."
     near = "The thumbnailer's builder stage caches Go modules between builds."
-    cands = [update_model.Candidate(1, old, 10, 0.7), update_model.Candidate(2, near, 20, 0.6),
-             update_model.Candidate(3, old.replace("1.20", "1.19"), 50, 0.7)]
+    cands = [model.Candidate(1, old, 10, 0.7), model.Candidate(2, near, 20, 0.6),
+             model.Candidate(3, old.replace("1.20", "1.19"), 50, 0.7)]
     given = {old: 0.2, near: 0.15, old.replace("1.20", "1.19"): 0.5}
-    monkeypatch.setattr(update_model, "assess", lambda o, n, cosine, weights=None: update_model.Verdict(
+    monkeypatch.setattr(model, "assess", lambda o, n, cosine, weights=None: model.Verdict(
         given[o.text if o.text != new else n.text], "r", linked=False))
-    found = update_model.judge(9, new, 30, cands, fitted=True)
+    found = model.judge(9, new, 30, cands, fitted=True)
     assert found.link is None and found.possible == (1, 0.2)  # 3 is later: never what 9 updates
     given[old] = 0.05
-    assert update_model.judge(9, new, 30, cands, fitted=True).possible == (2, 0.15)
+    assert model.judge(9, new, 30, cands, fitted=True).possible == (2, 0.15)
     given[near] = 0.09
-    assert update_model.judge(9, new, 30, cands, fitted=True).possible is None
-    assert update_model.judge(9, new, 30, cands, fitted=False).possible is None  # the rules alone: no model
-    monkeypatch.setattr(update_model, "assess", lambda o, n, cosine, weights=None: update_model.Verdict(
+    assert model.judge(9, new, 30, cands, fitted=True).possible is None
+    assert model.judge(9, new, 30, cands, fitted=False).possible is None  # the rules alone: no model
+    monkeypatch.setattr(model, "assess", lambda o, n, cosine, weights=None: model.Verdict(
         0.9 if o.text == near else 0.3, "r", linked=o.text == near))
-    found = update_model.judge(9, new, 30, cands, fitted=True, later=False)
+    found = model.judge(9, new, 30, cands, fitted=True, later=False)
     assert found.link is not None and found.link.older == 2 and found.possible is None
 
 
@@ -200,10 +200,10 @@ def test_a_later_report_about_a_standing_fact_never_supersedes_it(report):
     """Issue 32: a bug report, post-mortem or question about a subject is not a new state of it: it links to
     nothing and is nothing's possible update (the rules alone linked each of these), while a statement of the
     new state, a report updating a report, still link."""
-    fact = update_model.Candidate(1, "The checkout service runs on Node 18.", 1, 0.8)
+    fact = model.Candidate(1, "The checkout service runs on Node 18.", 1, 0.8)
     for fitted in (False, True):
-        assert update_model.judge(2, report, 2, [fact], Weights(), fitted=fitted) == update_model.Judgement(None)
-    assert update_model.judge(2, "The checkout service runs on Node 22.", 2, [fact], Weights()).link is not None
-    earlier = update_model.Candidate(1, "Bug: the checkout service runs on Node 18 and crashes on startup.", 1, 0.8)
-    assert update_model.judge(2, "Bug: the checkout service runs on Node 20 and crashes on startup.", 2,
+        assert model.judge(2, report, 2, [fact], Weights(), fitted=fitted) == model.Judgement(None)
+    assert model.judge(2, "The checkout service runs on Node 22.", 2, [fact], Weights()).link is not None
+    earlier = model.Candidate(1, "Bug: the checkout service runs on Node 18 and crashes on startup.", 1, 0.8)
+    assert model.judge(2, "Bug: the checkout service runs on Node 20 and crashes on startup.", 2,
                               [earlier], Weights()).link is not None

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from server import update_model, updates
+from server.updates import model, rules
 from server.curation.curator import Curator
 from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
@@ -18,14 +18,14 @@ def _judge(old: str, new: str, cosine: float | None = 0.6):
     return judge(analyse(old), analyse(new), cosine)
 
 
-class _FewHoldIt(updates.Weights):
+class _FewHoldIt(rules.Weights):
     """A thread where few memories hold any term (every term rare)."""
 
     def rare(self, term, word, held=1):
         return True
 
 
-# -- the rules (server/updates.py) ------------------------------------------------------------
+# -- the rules (server/updates/rules.py) ------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -129,11 +129,11 @@ def test_duplicates_say_the_same_thing_and_keep_every_value():
 
 def test_the_best_older_memory_is_linked_and_one_naming_the_old_value_wins():
     candidates = [
-        update_model.Candidate(1, "Argo CD is at version 2.11.", 10, 0.55),
-        update_model.Candidate(2, "Decision: GitOps with Flux.", 20, 0.34),
-        update_model.Candidate(3, "Grafana is at grafana.ops.acme.io.", 30, 0.2),
+        model.Candidate(1, "Argo CD is at version 2.11.", 10, 0.55),
+        model.Candidate(2, "Decision: GitOps with Flux.", 20, 0.34),
+        model.Candidate(3, "Grafana is at grafana.ops.acme.io.", 30, 0.2),
     ]
-    link = update_model.best_link(9, "Reversed: we're standardising on Argo CD instead of Flux.", 40, candidates)
+    link = model.best_link(9, "Reversed: we're standardising on Argo CD instead of Flux.", 40, candidates)
     assert (link.older, link.newer) == (2, 9)
 
 
@@ -234,9 +234,9 @@ def test_a_short_statement_in_a_burst_is_linked_at_once(service):
 def test_writes_judged_without_a_vector_are_linked_by_the_next_recall(service, monkeypatch):
     """In a burst (the backfill has a queue) a text longer than SHORT_STATEMENT is judged at once only
     for a minimal edit; the rest are judged from the stored vectors once the backfill has them: at the next recall."""
-    from server import update_links
+    from server import linker
 
-    monkeypatch.setattr(update_links, "SHORT_STATEMENT", 0)
+    monkeypatch.setattr(linker, "SHORT_STATEMENT", 0)
     old = service.remember("Decision: the warehouse is Redshift.", thread="data").id
     new = service.remember("We migrated the warehouse from Redshift to Snowflake.", thread="data")
     assert new.updates is None and service.get(old).superseded_by is None  # not judged yet
@@ -249,10 +249,10 @@ def test_embedding_the_backlog_judges_every_update_that_waited_for_it(service, m
     """An import or a burst, then `embed_backlog` (import, doctor): every waiting write is judged
     before it returns, not JUDGE_PER_CALL per later recall (found by bench/updates.py: newer above
     older fell from 0.88 to 0.79 while the links trickled in, a few per recall)."""
-    from server import update_links
-    from server.update_links import JUDGE_PER_CALL
+    from server import linker
+    from server.linker import JUDGE_PER_CALL
 
-    monkeypatch.setattr(update_links, "SHORT_STATEMENT", 0)  # texts that wait for the backfill
+    monkeypatch.setattr(linker, "SHORT_STATEMENT", 0)  # texts that wait for the backfill
     names = ("billing checkout search inventory payouts ledger catalog shipping reviews pricing loyalty "
              "invoices refunds notifications analytics sessions uploads audit reports").split()
     assert len(names) > 2 * JUDGE_PER_CALL
@@ -270,9 +270,9 @@ def test_embedding_the_backlog_judges_every_update_that_waited_for_it(service, m
 def test_the_backfill_judges_marks_whose_vectors_someone_else_stored(service, monkeypatch):
     """A recall's small drain (or another process) stored the vectors: the backfill thread, finding
     nothing to embed, still judges what waits, off the request path."""
-    from server import update_links
+    from server import linker
 
-    monkeypatch.setattr(update_links, "SHORT_STATEMENT", 0)  # texts that wait for the backfill
+    monkeypatch.setattr(linker, "SHORT_STATEMENT", 0)  # texts that wait for the backfill
     old = service.remember("Decision: the warehouse is Redshift.", thread="data").id
     new = service.remember("We migrated the warehouse from Redshift to Snowflake.", thread="data").id
     service.indexer.run_once()  # vectors stored, nothing judged (not the backfill thread's round)
@@ -473,7 +473,7 @@ def test_stemming_is_safe_from_several_threads_at_once():
         rng = random.Random(seed)
         try:
             for _ in range(5000):
-                updates.stem("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 12))) + "ing")
+                rules.stem("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 12))) + "ing")
         except Exception as exc:  # noqa: BLE001 - collected and asserted below
             errors.append(exc)
 
@@ -547,29 +547,29 @@ def test_the_old_value_named_keeps_its_name_and_place_and_wins():
     assert {"prometheus", "9090"} <= analyse(new).quoted
     assert {"breakpad", "server"} <= analyse("Crash reports go to Sentry now; the Breakpad server is off.").quoted
     candidates = [
-        update_model.Candidate(1, "All services expose metrics at /metrics in Prometheus format.", 10, 0.6),
-        update_model.Candidate(2, "Prometheus is reached on port 9090 through a port-forward.", 20, 0.64),
+        model.Candidate(1, "All services expose metrics at /metrics in Prometheus format.", 10, 0.6),
+        model.Candidate(2, "Prometheus is reached on port 9090 through a port-forward.", 20, 0.64),
     ]
-    assert update_model.best_link(9, new, 30, candidates).older == 2
+    assert model.best_link(9, new, 30, candidates).older == 2
 
 
 def test_the_slot_that_changed_picks_the_memory_replaced():
     """A port for a port (of any length), a path for a path; a cue word in the old memory is not its subject."""
     new = "The dev sync server moved to port 4100 to stop clashing with the docs site."
     candidates = [
-        update_model.Candidate(1, "The sync server's document store is S3.", 10, 0.6),
-        update_model.Candidate(2, "quill-sync listens on 4000 in dev.", 20, 0.46),
-        update_model.Candidate(3, "The sync server runs 4 instances.", 30, 0.6),
+        model.Candidate(1, "The sync server's document store is S3.", 10, 0.6),
+        model.Candidate(2, "quill-sync listens on 4000 in dev.", 20, 0.46),
+        model.Candidate(3, "The sync server runs 4 instances.", 30, 0.6),
     ]
-    assert update_model.best_link(9, new, 40, candidates).older == 2
+    assert model.best_link(9, new, 40, candidates).older == 2
     assert _judge("DAG files live in dags/ at the repo root.",
                   "DAGs moved to orchestration/dags/ and are synced by the deploy workflow.", 0.59) is not None
     markdown = "Markdown parsing moved into the Rust core (quill-core/src/markdown.rs)."
     candidates = [
-        update_model.Candidate(1, "Moved quill-core to Rust edition 2021.", 10, 0.6),
-        update_model.Candidate(2, "The markdown parser lives in src/renderer/markdown/.", 20, 0.7),
+        model.Candidate(1, "Moved quill-core to Rust edition 2021.", 10, 0.6),
+        model.Candidate(2, "The markdown parser lives in src/renderer/markdown/.", 20, 0.7),
     ]
-    assert update_model.best_link(9, markdown, 30, candidates).older == 2
+    assert model.best_link(9, markdown, 30, candidates).older == 2
 
 
 @pytest.mark.anyio
@@ -606,7 +606,7 @@ def test_a_name_swapped_with_its_value_and_a_contrast_inside_one_sentence_are_no
 def test_the_analyses_kept_are_bounded_by_their_texts_characters_not_their_number(monkeypatch):
     """A 32 KB note's analysis holds about 1 MB: kept by count (8,192), long notes could have held
     gigabytes. Kept by characters, the oldest go first; a statement seen again is not analysed again."""
-    from server import statements
+    from server.updates import statements
 
     monkeypatch.setattr(statements, "ANALYSED_CHARS", 50_000)
     note = " ".join(f"step {i} of the deploy runbook restarts orders-api on host-{i}" for i in range(400))
@@ -662,10 +662,10 @@ def test_a_rename_replaces_what_named_the_thing_not_its_numbers():
     assert _judge("The staging database host is db-stg-1.internal.",
                   "The staging database host was renamed to pg-staging.internal.", 0.6) is not None
     candidates = [
-        update_model.Candidate(1, "render-farm is built with Rust 1.70.", 10, 0.5),
-        update_model.Candidate(2, "Filters are rendered by the render-farm service.", 20, 0.42),
+        model.Candidate(1, "render-farm is built with Rust 1.70.", 10, 0.5),
+        model.Candidate(2, "Filters are rendered by the render-farm service.", 20, 0.42),
     ]
-    assert update_model.best_link(9, rename, 30, candidates).older == 2
+    assert model.best_link(9, rename, 30, candidates).older == 2
     bump = "Bumped the render service's Rust toolchain to 1.79 in rust-toolchain.toml."
     assert _judge("render-farm is built with Rust 1.70.", bump, 0.76) is not None
 
@@ -712,15 +712,15 @@ def test_a_command_swapped_in_a_short_instruction_and_change_idioms_found_on_a_f
     # "instead of weekly" names the old schedule however the older memory wrote it
     new = "Invoice reminder emails go out three days before and on the due date instead of weekly."
     candidates = [
-        update_model.Candidate(1, "Admins can lock a week so nobody edits its entries.", 10, 0.36),
-        update_model.Candidate(2, "Invoice reminders are sent every Monday.", 20, 0.6),
+        model.Candidate(1, "Admins can lock a week so nobody edits its entries.", 10, 0.36),
+        model.Candidate(2, "Invoice reminders are sent every Monday.", 20, 0.6),
     ]
 
-    class FewHoldIt(updates.Weights):  # in the thread few memories hold "week": it names an old value
+    class FewHoldIt(rules.Weights):  # in the thread few memories hold "week": it names an old value
         def rare(self, term, word, held=1):
             return True
 
-    assert update_model.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
+    assert model.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
 
 
 def test_another_command_for_the_same_task_worded_its_own_way_is_an_update():
@@ -745,10 +745,10 @@ def test_a_part_of_a_named_value_or_a_rare_verb_does_not_pick_the_memory_replace
 
     new = "Firmware updates go over the air through LTE-M with MCUboot; the installer app no longer flashes devices."
     candidates = [
-        update_model.Candidate(1, "Flashing is done with `west flash --runner jlink` now that the rig uses J-Link probes.", 10, 0.5),
-        update_model.Candidate(2, "Firmware updates are pushed over Bluetooth from the installer app.", 20, 0.65),
+        model.Candidate(1, "Flashing is done with `west flash --runner jlink` now that the rig uses J-Link probes.", 10, 0.5),
+        model.Candidate(2, "Firmware updates are pushed over Bluetooth from the installer app.", 20, 0.65),
     ]
-    assert update_model.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
+    assert model.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
 
 
 def test_change_idioms_found_on_two_more_fresh_projects():
@@ -764,10 +764,10 @@ def test_change_idioms_found_on_two_more_fresh_projects():
     renamed = "doc-render got renamed to agreement-composer in TRN-2214; its old Kafka topic names stay until Q1."
     assert "doc-render" in analyse(renamed).quoted
     candidates = [
-        update_model.Candidate(1, "The service that renders PDF loan agreements is called doc-render.", 10, 0.38),
-        update_model.Candidate(2, "Switched our Kafka payloads to Avro with schemas registered in Apicurio.", 20, 0.39),
+        model.Candidate(1, "The service that renders PDF loan agreements is called doc-render.", 10, 0.38),
+        model.Candidate(2, "Switched our Kafka payloads to Avro with schemas registered in Apicurio.", 20, 0.39),
     ]
-    assert update_model.best_link(9, renamed, 30, candidates, _FewHoldIt()).older == 1
+    assert model.best_link(9, renamed, 30, candidates, _FewHoldIt()).older == 1
 
 
 def test_a_limit_written_with_another_unit_is_one_value_changed():
@@ -781,10 +781,10 @@ def test_a_part_of_the_old_name_counts_only_where_the_older_memory_holds_it_whol
     Cargo.toml and a --release flag."""
     new = "cargo-release is gone: merging the release-plz PR makes CI run `release-plz release`, which publishes crates."
     candidates = [
-        update_model.Candidate(1, "Build the Python wheels locally with `maturin build --release -m crates/lantern-py/Cargo.toml`.", 10, 0.32),
-        update_model.Candidate(2, "Releases are cut locally with `cargo release --workspace --execute`.", 20, 0.61),
+        model.Candidate(1, "Build the Python wheels locally with `maturin build --release -m crates/lantern-py/Cargo.toml`.", 10, 0.32),
+        model.Candidate(2, "Releases are cut locally with `cargo release --workspace --execute`.", 20, 0.61),
     ]
-    assert update_model.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
+    assert model.best_link(9, new, 30, candidates, _FewHoldIt()).older == 2
     verdict = judge(analyse(candidates[0].text), analyse(new), 0.32, _FewHoldIt())
     assert verdict is None or verdict.reason != "names its old value"
 
@@ -792,11 +792,11 @@ def test_a_part_of_the_old_name_counts_only_where_the_older_memory_holds_it_whol
 def test_an_old_value_mentioned_beside_the_new_one_names_the_memory_replaced():
     new = "offer-engine serves on 9083 now; 8083 clashed with the Jolokia agent ops injects into every pod."
     candidates = [
-        update_model.Candidate(1, "loan-intake, credit-check and offer-engine run on Temurin Java 17 in their images.", 10, 0.36),
-        update_model.Candidate(2, "The production loan-intake deployment on OpenShift runs 8 pods.", 20, 0.46),
-        update_model.Candidate(3, "Inside its pod, offer-engine listens for HTTP traffic on port 8083.", 30, 0.52),
+        model.Candidate(1, "loan-intake, credit-check and offer-engine run on Temurin Java 17 in their images.", 10, 0.36),
+        model.Candidate(2, "The production loan-intake deployment on OpenShift runs 8 pods.", 20, 0.46),
+        model.Candidate(3, "Inside its pod, offer-engine listens for HTTP traffic on port 8083.", 30, 0.52),
     ]
-    link = update_model.best_link(9, new, 40, candidates)
+    link = model.best_link(9, new, 40, candidates)
     assert link.older == 3 and link.reason == "names its old value"
     # ... unless the newer memory says that the old value still holds
     still = _judge("The staging worker runs 2 replicas.", "Bumped the production worker to 6 replicas now; staging stays at 2.", 0.6)
@@ -809,7 +809,7 @@ def test_an_old_value_mentioned_beside_the_new_one_names_the_memory_replaced():
                    "From now on loans under €25,000 get their offer shown instantly in the apps.", 0.68)
     assert loans is None or not loans.quoted
     assert [t.norm for t in analyse("Loans start at €1,000,000.50 now.").tokens if t.kind == "value"] == ["1,000,000.50"]
-    assert updates.minimal_edit(analyse("The batch size is 1,000 rows."), analyse("The batch size is 5,000 rows.")) == ("1,000", "5,000")
+    assert rules.minimal_edit(analyse("The batch size is 1,000 rows."), analyse("The batch size is 5,000 rows.")) == ("1,000", "5,000")
 
 
 def test_a_when_word_beside_the_new_value_is_not_quoted_as_part_of_it():
@@ -825,10 +825,10 @@ def test_a_version_of_a_thing_the_newer_memory_never_names_is_not_the_slot_that_
     2.3 is Factory's version and Factory is not mentioned (and "uses" says nothing of the subject)."""
     new = "Bumped the iOS deployment target to 16.4 so the app can use NavigationStack throughout."
     candidates = [
-        update_model.Candidate(1, "The iOS app uses Factory 2.3 for dependency injection.", 10, 0.45),
-        update_model.Candidate(2, "The iOS app supports iOS 15 and later.", 20, 0.49),
+        model.Candidate(1, "The iOS app uses Factory 2.3 for dependency injection.", 10, 0.45),
+        model.Candidate(2, "The iOS app supports iOS 15 and later.", 20, 0.49),
     ]
-    assert update_model.best_link(9, new, 30, candidates).older == 2
+    assert model.best_link(9, new, 30, candidates).older == 2
     # at the same cosine too: "uses" is no part of what either memory is about
     factory, supports = (_judge(c.text, new, 0.47) for c in candidates)
     assert supports is not None and (factory is None or factory.score < supports.score)
@@ -842,10 +842,10 @@ def test_a_tool_named_whole_matches_its_hyphenated_name_and_bare_amounts_are_no_
     # two amounts that say nothing of what they count are not one value changed; "MB" or "port" says it
     loans = (analyse("Personal loans start at €1,000; the apps reject smaller amounts client-side."),
              analyse("From now on loans under €25,000 get their offer shown instantly in the apps."))
-    assert not updates.changed_slot(*loans, named_unit=True)
-    assert updates.changed_slot(analyse("Uploads are limited to 10 MB."), analyse("Uploads are now limited to 25 MB."),
+    assert not rules.changed_slot(*loans, named_unit=True)
+    assert rules.changed_slot(analyse("Uploads are limited to 10 MB."), analyse("Uploads are now limited to 25 MB."),
                                 named_unit=True)
-    assert updates.changed_slot(analyse("quill-sync listens on 4000 in dev."),
+    assert rules.changed_slot(analyse("quill-sync listens on 4000 in dev."),
                                 analyse("The dev sync server moved to port 4100."), named_unit=True)
 
 
@@ -879,10 +879,10 @@ def test_a_host_inside_an_address_an_unmaintained_version_and_the_old_value_told
     """From a third fresh project (bench/data/updates/heron.json: 9 of 25 linked at first)."""
     p4 = "Set P4PORT to ssl:helix.heronstudio.net:1666 — the old p4.heron-studio.lan machine was decommissioned."
     candidates = [
-        update_model.Candidate(1, "The self-hosted TeamCity server runs on teamcity01.heron-studio.lan in the studio rack.", 10, 0.45),
-        update_model.Candidate(2, "Artists connect to the Perforce server at ssl:p4.heron-studio.lan:1666 for the art depot.", 20, 0.4),
+        model.Candidate(1, "The self-hosted TeamCity server runs on teamcity01.heron-studio.lan in the studio rack.", 10, 0.45),
+        model.Candidate(2, "Artists connect to the Perforce server at ssl:p4.heron-studio.lan:1666 for the art depot.", 20, 0.4),
     ]
-    link = update_model.best_link(9, p4, 30, candidates)
+    link = model.best_link(9, p4, 30, candidates)
     assert link.older == 2 and link.reason == "names its old value"
     unmaintained = analyse("Ticket queue code is on github.com/redis/go-redis/v9.6.1 — v8 is unmaintained.")
     assert unmaintained.cue and "v8" in unmaintained.quoted
@@ -895,16 +895,16 @@ def test_a_host_inside_an_address_an_unmaintained_version_and_the_old_value_told
 
 def test_irregular_verb_forms_name_the_same_subject():
     """tern's last wrong link: "offers are shown instantly" had to find "the apps show an offer"."""
-    from server.statements import stem
+    from server.updates.statements import stem
 
     assert stem("shown") == stem("show") and stem("written") == stem("writes") and stem("built") == stem("build")
     assert stem("left") != stem("leave")  # "the left sidebar": a word with another sense stays itself
     new = "From now on loans under €25,000 get their offer shown instantly in the apps; bigger amounts wait for an underwriter."
     candidates = [
-        update_model.Candidate(1, "Personal loans start at €1,000; the apps reject smaller amounts client-side.", 10, 0.68),
-        update_model.Candidate(2, "The mobile apps show an offer only after a human underwriter approves it.", 20, 0.61),
+        model.Candidate(1, "Personal loans start at €1,000; the apps reject smaller amounts client-side.", 10, 0.68),
+        model.Candidate(2, "The mobile apps show an offer only after a human underwriter approves it.", 20, 0.61),
     ]
-    assert update_model.best_link(9, new, 30, candidates).older == 2
+    assert model.best_link(9, new, 30, candidates).older == 2
 
 
 def test_a_hit_rate_is_a_measure_not_an_event():
@@ -922,10 +922,10 @@ def test_change_idioms_found_on_three_more_fresh_projects():
             "work with patchy signal. REST is only used for upload presigning now.")
     assert "rest" in analyse(rest).quoted
     candidates = [
-        update_model.Candidate(1, "The job list and checklists in the technician app work fully offline.", 10, 0.65),
-        update_model.Candidate(2, "The technician app talks to the backend only through the REST API under /api/v1.", 20, 0.58),
+        model.Candidate(1, "The job list and checklists in the technician app work fully offline.", 10, 0.65),
+        model.Candidate(2, "The technician app talks to the backend only through the REST API under /api/v1.", 20, 0.58),
     ]
-    assert update_model.best_link(9, rest, 30, candidates).older == 2
+    assert model.best_link(9, rest, 30, candidates).older == 2
     # "the old X" says that X was replaced
     assert analyse("Use the org account URL in profiles.yml; the old locator-style hostname doesn't route.").cue
     # after splitting / migrating ..., a state that follows a change
@@ -951,18 +951,18 @@ def test_a_state_dated_by_a_ticket_or_release_is_a_change_not_that_tickets_event
 
 
 def test_sizes_and_times_written_in_other_units_are_one_quantity():
-    from server.old_values import units
+    from server.updates.old_values import units
 
     old = analyse("The plover-api ECS task definition uses 512 CPU units and 1024 MiB of memory.")
     new = analyse("Bumped plover-api tasks to 1 vCPU / 2 GB after the OOM kills during the New Year challenge spike.")
     assert units(old)["1024"] == units(new)["2"] == "size"
     candidates = [
-        update_model.Candidate(1, "plover-api runs between 3 and 12 Fargate tasks, scaling on ALB request count per target.", 10, 0.54),
-        update_model.Candidate(2, old.text, 20, 0.52),
+        model.Candidate(1, "plover-api runs between 3 and 12 Fargate tasks, scaling on ALB request count per target.", 10, 0.54),
+        model.Candidate(2, old.text, 20, 0.52),
     ]
-    assert update_model.best_link(9, new.text, 30, candidates).older == 2
+    assert model.best_link(9, new.text, 30, candidates).older == 2
     assert units(analyse("Sessions expire after 90 seconds."))["90"] == units(analyse("Sessions expire after 5 minutes."))["5"]
-    assert not updates.changed_slot(analyse("Each worker gets 2 GB."), analyse("Each worker runs 8 threads."), named_unit=True)
+    assert not rules.changed_slot(analyse("Each worker gets 2 GB."), analyse("Each worker runs 8 threads."), named_unit=True)
 
 
 def test_a_port_inside_the_old_address_named_beside_the_new_port():
@@ -1003,11 +1003,11 @@ def test_change_idioms_found_on_three_later_fresh_projects():
     dns = "Gateway now calls the ledger on its Cloud Run URL; the internal LB and the dunlin.internal DNS zone were removed."
     assert "dunlin.internal" in analyse(dns).quoted
     candidates = [
-        update_model.Candidate(1, "dunlin-gateway reaches the ledger at ledger.dunlin.internal:443 through the internal load balancer.",
+        model.Candidate(1, "dunlin-gateway reaches the ledger at ledger.dunlin.internal:443 through the internal load balancer.",
                           10, 0.76),
-        update_model.Candidate(2, "On Cloud Run, dunlin-gateway scales between 3 and 60 instances.", 20, 0.51),
+        model.Candidate(2, "On Cloud Run, dunlin-gateway scales between 3 and 60 instances.", 20, 0.51),
     ]
-    assert update_model.best_link(9, dns, 30, candidates).older == 1
+    assert model.best_link(9, dns, 30, candidates).older == 1
 
 
 def test_from_x_to_y_is_a_change_only_after_a_verb_of_change():
@@ -1029,10 +1029,10 @@ def test_from_x_to_y_is_a_change_only_after_a_verb_of_change():
 def test_a_record_of_a_build_by_its_hash_is_not_replaced_by_a_statement():
     build = analyse("Gateway release v2.41.0 was built by Cloud Build run 7f3c2a91.")
     state = analyse("Gateway now calls the ledger on its Cloud Run URL with a Google ID token.")
-    assert updates.different_things(build, state) and updates.different_things(state, build)
+    assert rules.different_things(build, state) and rules.different_things(state, build)
     assert judge(build, state, 0.6) is None
     # a ticket is not a hash: a decision citing one can still be reversed by a later statement
-    assert not updates.different_things(analyse("Search uses Algolia (decided in SHOP-12)."),
+    assert not rules.different_things(analyse("Search uses Algolia (decided in SHOP-12)."),
                                         analyse("Search uses Elasticsearch now."))
 
 
@@ -1041,10 +1041,10 @@ def test_the_old_owner_moved_on_to_other_work_names_the_memory_replaced():
     new = "Tomás Ferreira handles AAX builds and wraptool signing since Maya went full-time on the granular engine rewrite."
     assert "maya" in analyse(new).quoted and analyse(new).cue
     candidates = [
-        update_model.Candidate(1, "AAX builds are signed with the PACE wraptool on the Mac mini runner.", 10, 0.7),
-        update_model.Candidate(2, "Maya Lindqvist owns the AAX build and the PACE wraptool signing.", 20, 0.72),
+        model.Candidate(1, "AAX builds are signed with the PACE wraptool on the Mac mini runner.", 10, 0.7),
+        model.Candidate(2, "Maya Lindqvist owns the AAX build and the PACE wraptool signing.", 20, 0.72),
     ]
-    link = update_model.best_link(9, new, 30, candidates)
+    link = model.best_link(9, new, 30, candidates)
     assert link.older == 2 and link.reason == "names its old value"
     mei = analyse("Jonas Lindqvist took over PloverWatch in October when Mei moved to the subscriptions backend work.")
     assert "mei" in mei.quoted
@@ -1056,17 +1056,17 @@ def test_the_old_owner_moved_on_to_other_work_names_the_memory_replaced():
 def test_a_record_of_what_happened_to_a_numbered_thing_is_not_replaced_by_a_statement():
     """grebe: "Release v2026.10.3 went to production as Vapor deployment #1842" had been superseded by how
     production is deployed now, instead of the memory about deploying from a laptop."""
-    from server.statements import records_event
+    from server.updates.statements import records_event
 
     new = ("Nobody deploys from a laptop anymore; prod goes out through the deploy-prod GitHub Actions workflow, "
            "which runs `vapor deploy production --commit=$GITHUB_SHA` after a manual approval.")
     release = "Release v2026.10.3 went to production as Vapor deployment #1842."
     assert records_event(analyse(release)) and not records_event(analyse(new))
     candidates = [
-        update_model.Candidate(1, "Deploy production from your machine with `vapor deploy production`.", 10, 0.6),
-        update_model.Candidate(2, release, 20, 0.55),
+        model.Candidate(1, "Deploy production from your machine with `vapor deploy production`.", 10, 0.6),
+        model.Candidate(2, release, 20, 0.55),
     ]
-    assert update_model.best_link(9, new, 30, candidates).older == 1
+    assert model.best_link(9, new, 30, candidates).older == 1
     assert judge(analyse(release), analyse(new), 0.55) is None
     # how things are done is no record ("are deployed by", "started with" a command naming no number)
     assert not records_event(analyse("Horizon workers are deployed by the Envoyer project grebe-queue."))
@@ -1076,7 +1076,7 @@ def test_a_record_of_what_happened_to_a_numbered_thing_is_not_replaced_by_a_stat
 def test_a_number_glued_to_letters_is_not_a_new_value_beside_the_old_one():
     """shrike: "fp16-only engines blew the 80 ms budget on line 2" named no old value of "Line 2 runs at
     about 40 parts per second" ("16" of "fp16" is no new line number); "127.0.0.1:7411" still holds a port."""
-    from server.old_values import restated_old
+    from server.updates.old_values import restated_old
 
     line = analyse("Line 2 runs at about 40 parts per second.")
     engines = analyse("Use `make engine LINE=L2` on the Orin. Don't call trtexec by hand - fp16-only engines blew "
@@ -1114,21 +1114,21 @@ def test_a_rename_keeps_a_grouped_count_and_a_lower_case_word_names_no_name():
     new = ("Karpenter provisions the workload nodes now, on Graviton (m7g and c7g families, arm64). "
            "The m6i managed node groups were drained and deleted.")
     candidates = [
-        update_model.Candidate(1, "Workloads on the EKS clusters run on managed node groups of m6i.xlarge instances.", 10, 0.64),
-        update_model.Candidate(2, "The Backstage catalog holds about 260 Group entities.", 20, 0.16),
+        model.Candidate(1, "Workloads on the EKS clusters run on managed node groups of m6i.xlarge instances.", 10, 0.64),
+        model.Candidate(2, "The Backstage catalog holds about 260 Group entities.", 20, 0.16),
     ]
 
     class GroupIsRare(_FewHoldIt):
         def weight(self, term, word, held=1):
             return 3.0 if term == "group" else 1.0
 
-    assert update_model.best_link(9, new, 30, candidates, GroupIsRare()).older == 1
+    assert model.best_link(9, new, 30, candidates, GroupIsRare()).older == 1
     # "its old" says that the old one was replaced, as "the old" does
     assert analyse("Deploys go through Argo CD; its old Jenkins job stays read-only.").cue
 
 
 def test_a_template_naming_another_service_beside_an_old_number_is_two_facts():
-    from server.old_values import units
+    from server.updates.old_values import units
 
     hpa = _judge("HPA keeps stork-api between 6 and 30 replicas.", "HPA keeps stork-ledger between 3 and 6 replicas.", 0.9)
     assert hpa is None
@@ -1143,7 +1143,7 @@ def test_a_template_naming_another_service_beside_an_old_number_is_two_facts():
     hpa_memory = analyse("HPA keeps stork-api between 6 and 30 replicas.")
     assert units(hpa_memory) == {"6": "replica", "30": "replica"}
     jdk = analyse("stork-api builds and runs on JDK 21 now so we could enable spring.threads.virtual.enabled=true.")
-    assert not updates.changed_slot(hpa_memory, jdk, named_unit=True)
+    assert not rules.changed_slot(hpa_memory, jdk, named_unit=True)
     assert units(analyse("Retries back off from 2 to 30 seconds."))["2"] == "time"
 
 

@@ -10,7 +10,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from server.embedding.embedders import HashEmbedder
-from server.http.tenants import Tenants
+from server.tenants import Tenants
 from server.http.tokens import TokenStore
 from server.models import Principal
 from server.service import MemoryService

@@ -3,12 +3,12 @@ the curve itself is measured by bench/write_cost.py, not timed here)."""
 
 from __future__ import annotations
 
-from server import search, update_links
+from server import linker, search
 from server.storage.protocol import KeywordQuery, Scope
 
 
 def test_a_writes_candidate_search_ranks_only_the_newest_matches_past_its_budget(service, monkeypatch):
-    monkeypatch.setattr(update_links, "MATCH_BUDGET", 5)
+    monkeypatch.setattr(linker, "MATCH_BUDGET", 5)
     for n in range(12):
         service.remember(f"the payments worker retries the refund job, attempt {n}", thread="t")
     windows: list[int | None] = []

@@ -24,7 +24,7 @@ from server.app.changes import ResourceChanges, ToolCallsPoke
 from server.app.edge import Edge
 from server.app.requests import RequestErrors
 from server.curation.curator import Curator
-from server.http.tenants import Tenants
+from server.tenants import Tenants
 from server.service import MemoryService
 
 log = logging.getLogger(__name__)

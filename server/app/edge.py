@@ -21,7 +21,7 @@ from mcp_types import INVALID_PARAMS
 
 from server.budget import bounded
 from server.errors import InvalidInput, MemvaultError, NotFound, RefusedFile
-from server.http.tenants import Tenants, current_identity, http_origin
+from server.tenants import Tenants, current_identity, http_origin
 from server.models import Principal
 from server.service import MemoryService
 

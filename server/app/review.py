@@ -1,6 +1,6 @@
 """curate_memory's review, asked of the person: one small form per open question, newest first, skippable.
 
-An open question is a later memory recorded as possibly updating an earlier one (update_links'
+An open question is a later memory recorded as possibly updating an earlier one (the linker's
 open_questions). The assistant settles one with supersede or keep when recall or the session brief
 shows it; the person settles them here, through elicitation -- the client feature the 2026-07-28
 specification keeps (as a multi-round-trip `input_required` result; a 2025-era host gets each form as
@@ -22,8 +22,8 @@ from server.curation import linking
 from server.curation.curator import Curator
 from server.models import CurateResult
 from server.service import MemoryService
-from server import update_links
-from server.update_links import OpenQuestion
+from server import linker
+from server.linker import OpenQuestion
 
 #: Most forms one review asks (curate_memory's resolvers); call review again for the next ones.
 FORMS = 3
@@ -48,7 +48,7 @@ def can_ask(capabilities: Any) -> bool:
 
 
 def open_questions(service: MemoryService, thread: str | None, ids: list[int] | None) -> list[OpenQuestion]:
-    return update_links.open_questions(service, thread, ids)[:FORMS]
+    return linker.open_questions(service, thread, ids)[:FORMS]
 
 
 def form_message(q: OpenQuestion) -> str:
@@ -91,7 +91,7 @@ def settle(curator: Curator, answers: list[Any], thread: str | None, ids: list[i
             report.message += (" This host shows no forms (elicitation): settle each with curate_memory supersede "
                                "or keep, as its `ask` says.")
         return report
-    left = len(update_links.open_questions(service, thread, ids))
+    left = len(linker.open_questions(service, thread, ids))
     return CurateResult(
         action="review", dry_run=False, counts={"decided": len(decided), "open": left}, ids=[d["id"] for d in decided],
         details=decided[:limit],

@@ -24,6 +24,7 @@ from server import __version__
 from server.cli.output import INTERRUPTED, NOT_FOUND, USAGE, Output
 from server.config import Settings
 from server.errors import MemvaultError, NotFound, SetupError
+from server.hooks import command as hook_commands
 
 
 def _configure_logging(level: str) -> None:
@@ -39,9 +40,10 @@ def _configure_logging(level: str) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
+    # The commands load here, not at the top: `memvault hook` (run by the host on every prompt) skips the
+    # parser, and importing them would add ~40 ms to its ~70 ms (python -X importtime, 2 cores).
     from server.cli import admin, doctor, memory
-    from server.hooks import command as hook_commands
-    from server.web import command as web_command
+    from server.cli import ui as web_command
 
     top = argparse.ArgumentParser(
         prog="memvault", description="Long-term memory for coding assistants (MCP).",
@@ -68,9 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["hook"]:
         # Hosts run this on every prompt: skip the rest of the CLI (time), and never exit
         # non-zero, not even on a bad setting or argument (exit 2 would block the prompt).
-        from server.hooks.command import hook_main
-
-        return hook_main(argv[1:])
+        return hook_commands.hook_main(argv[1:])
     args = parser().parse_args(argv)
     command = args.command or "serve"
     out = Output(as_json=getattr(args, "json", False))
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_env()
     except SetupError as exc:
         if command == "doctor":  # a bad setting is what doctor is for: it reports it with the others
-            from server.cli.doctor import run_without_settings
+            from server.cli.doctor import run_without_settings  # loaded by parser() already; lazy as above
 
             return run_without_settings(exc, out)
         out.say(str(exc))
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     quiet = command not in ("serve", "ui") and not os.environ.get("MEMVAULT_LOG_LEVEL")
     _configure_logging("WARNING" if quiet else settings.log_level)
     if args.command is None:
-        from server.cli.admin import serve
+        from server.cli.admin import serve  # loaded by parser() already; lazy as above
 
         run = serve
     else:

@@ -10,18 +10,23 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+from pathlib import Path
 
 from server import __version__
 from server.cli.output import INTERRUPTED, OK, PROBLEMS, USAGE, Output
-from server.config import Settings
+from server.clock import system_clock, to_millis
+from server.compose import open_service, open_store_database
+from server.config import Settings, repo_thread
+from server.curation import archive
+from server.curation.curator import Curator
+from server.doctor import dimensions
+from server.hooks import relay
+from server.http.tokens import TokenStore
+from server.storage import opener  # imports no driver until a db command runs
 
 
 def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from pathlib import Path
-
-    from server.app import build_server, run_stdio
-    from server.config import repo_thread
-    from server.service import MemoryService
+    from server.app import build_server, run_stdio  # lazy: mcp, ~0.8 s a CLI command other than serve never needs
 
     if settings.default_thread is None:
         # Claude Code and IDE agents start the server in the project: its repository
@@ -31,12 +36,10 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     # and two hosts that disagree about MEMVAULT_HOME would otherwise keep two stores unawares.
     origin = "MEMVAULT_HOME" if os.environ.get("MEMVAULT_HOME") else "the default; set MEMVAULT_HOME to choose"
     logging.getLogger("memvault").info("data directory: %s (%s)", settings.home, origin)
-    service = MemoryService.open(settings)
+    service = open_service(settings)
     logging.getLogger("memvault").info(
         "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
     )
-    from server.hooks import relay
-
     hooks = relay.start(service, settings)  # hooks of this store ask this process instead of loading memvault
     try:
         run_stdio(build_server(service))
@@ -48,7 +51,7 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def _serve_http(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server.http import transport as http_transport
+    from server.http import transport as http_transport  # lazy: uvicorn and mcp, ~1.1 s only serve --http needs
 
     if args.auth:
         settings = settings.with_(http_auth=args.auth)
@@ -59,14 +62,9 @@ def _serve_http(settings: Settings, args: argparse.Namespace, out: Output) -> in
 
 
 def _token(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server.storage.opener import open_database
-    from server.clock import system_clock, to_millis
-    from server.embedding.embedders import make_embedder
-    from server.http.tokens import TokenStore
-
     # The server's own store (SQLite file or MEMVAULT_DATABASE_URL); a first command on a
     # fresh home creates the SQLite store as the server would.
-    db = open_database(settings, make_embedder(settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache).dimensions)
+    db = open_store_database(settings)
     try:
         tokens = TokenStore(db)
         now = to_millis(system_clock())
@@ -95,15 +93,11 @@ def _token(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 def _dimensions(settings: Settings) -> int:
     """The configured embedder's vector size, without loading a model (MiniLM: 384)."""
-    from server.doctor import dimensions
-
     return dimensions(settings)
 
 
 def _reembed(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server.service import MemoryService
-
-    service = MemoryService.open(settings, check_model=False)
+    service = open_service(settings, check_model=False)
     try:
         with out.working("loading the embedding model"):
             service.embedder.wait_ready(600)
@@ -116,9 +110,7 @@ def _reembed(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def _info(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server.service import MemoryService
-
-    service = MemoryService.open(settings, check_model=False)
+    service = open_service(settings, check_model=False)
     try:
         info = {
             "version": __version__,
@@ -140,7 +132,7 @@ def _info(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def _onnx_export_state(settings: Settings) -> str:
-    from server.embedding import export as modelprep
+    from server.embedding import export as modelprep  # lazy: ~5 ms on every CLI command otherwise
 
     folder = modelprep.cache_dir({"MEMVAULT_MODEL_CACHE": str(settings.model_cache)} if settings.model_cache else None)
     try:
@@ -152,7 +144,7 @@ def _onnx_export_state(settings: Settings) -> str:
 
 def _model(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     """`memvault model prepare`: the one-time ONNX export (this process may import torch; the server never does)."""
-    from server.embedding import export as modelprep
+    from server.embedding import export as modelprep  # lazy: ~5 ms on every CLI command otherwise
 
     argv = ["--force"] if args.force else []
     if settings.model_cache is not None:
@@ -162,16 +154,10 @@ def _model(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def _export(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from pathlib import Path
-
-    from server.curation import archive
-    from server.curation.curator import Curator
-    from server.service import MemoryService
-
     if args.output == "-" and args.split_by_month:
         out.say("--split-by-month writes several files; give -o a folder, not '-'")
         return USAGE
-    service = MemoryService.open(settings, check_model=False)
+    service = open_service(settings, check_model=False)
     try:
         with out.progress("exported") as progress:
             documents = archive.export(service, args.thread, args.since, args.until, args.split_by_month, progress)
@@ -191,18 +177,12 @@ def _export(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def _import(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from pathlib import Path
-
-    from server.curation import archive
-    from server.curation.curator import Curator
-    from server.service import MemoryService
-
     target = Path(args.file)
     paths = archive.archive_files(target) if target.is_dir() else [target]
     if not paths or not all(p.is_file() for p in paths):
         out.say(f"{target} is not an archive file or a folder of split archives")
         return USAGE
-    service = MemoryService.open(settings, check_model=False)
+    service = open_service(settings, check_model=False)
     reports = []
     path = None  # the archive being imported; None once all are stored
     try:
@@ -262,14 +242,12 @@ def _import_interrupted(reports: list[dict], archives: int, current: object, pen
 
 
 def _migrate(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server.storage import copy as migrate
+    from server.storage import copy as migrate  # lazy: ~9 ms on every CLI command otherwise
 
     return migrate.main(args)
 
 
 def _database(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server.storage import opener
-
     return opener.run_database_command(settings, args, _dimensions(settings))
 
 
@@ -335,8 +313,6 @@ def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
                     "(row-level security hides them from the application role)")
     mg.add_argument("--batch-size", type=int, default=500, metavar="N", help="memories per transaction (default 500)")
     mg.set_defaults(run=_migrate)
-    from server.storage import opener  # imports no driver until a db command runs
-
     opener.add_database_commands(sub)
     sub.choices["db"].set_defaults(run=_database)
 

@@ -6,6 +6,7 @@ import argparse
 from dataclasses import asdict
 
 from server.cli.output import OK, PROBLEMS, Output
+from server.compose import open_service
 from server.config import Settings
 from server.doctor import Check, checks, install
 
@@ -31,9 +32,7 @@ def run(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 def fix(settings: Settings, out: Output) -> None:
     """The repairs a server start makes: index drift (at open), then the embedding backlog."""
-    from server.service import MemoryService
-
-    service = MemoryService.open(settings)
+    service = open_service(settings)
     try:
         with out.progress("embedded", least=1) as progress:
             done = service.embed_backlog(progress, model_wait=120)

@@ -19,8 +19,15 @@ import argparse
 import sys
 from typing import Any
 
+from server import browse
+from server.browse import MAX_PAGE, PAGE
 from server.cli.output import NOT_FOUND, OK, USAGE, Output, short, terminal_words
+from server.compose import open_service
 from server.config import Settings
+from server.curation import editing
+from server.curation.curator import ACTIONS, Curator
+from server.errors import InvalidInput, MemvaultError, NotFound
+from server.models import KINDS
 
 #: What writes from the terminal record as their origin (provenance).
 ORIGIN = "memvault cli"
@@ -29,9 +36,8 @@ ORIGIN = "memvault cli"
 def _open(settings: Settings, model: bool = False) -> Any:
     """The service of this process's namespace. `model`: check the store's embedding model
     (only recall embeds); the model itself loads only when a recall needs it."""
-    from server.service import MemoryService
 
-    return MemoryService.open(settings, check_model=model)
+    return open_service(settings, check_model=model)
 
 
 def _text(value: str) -> str:
@@ -46,7 +52,6 @@ def _ids(values: list[str]) -> list[int]:
             try:
                 out.append(int(part))
             except ValueError:
-                from server.errors import InvalidInput
 
                 raise InvalidInput(f"{part!r} is not a memory id; ids are whole numbers, as `memvault list` shows them") from None
     return out
@@ -89,8 +94,6 @@ def recall(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def list_(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server import browse
-
     state = "all" if args.all else "forgotten" if args.forgotten else "superseded" if args.superseded else (
         "pinned" if args.pinned else "live")
     service = _open(settings)
@@ -118,8 +121,6 @@ def list_(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def show(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server import browse
-
     service = _open(settings)
     try:
         detail = browse.show(service, args.id)
@@ -172,8 +173,6 @@ def show(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def threads(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server import browse
-
     service = _open(settings)
     try:
         listed = browse.thread_stats(service, duplicates=False, include_archived=args.archived)
@@ -189,8 +188,6 @@ def threads(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def stats(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server import browse
-
     service = _open(settings)
     try:
         listed = browse.thread_stats(service)
@@ -241,8 +238,6 @@ def remember(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def edit(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server.curation import editing
-
     service = _open(settings)
     try:
         result = editing.edit(
@@ -265,8 +260,6 @@ def forget(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     Every id's outcome is reported; the exit status is that of the first id refused for another
     reason than not existing, else 3 (NOT_FOUND) when an id does not exist, else 0.
     """
-    from server.curation import editing
-    from server.errors import MemvaultError, NotFound
 
     ids = _ids(args.ids)  # a word that is no id at all is a usage error before anything is forgotten
     outcomes: list[dict[str, Any]] = []
@@ -298,8 +291,6 @@ def forget(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 def _curator_action(action: str) -> Any:
     def run(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-        from server.curation.curator import Curator
-
         service = _open(settings)
         try:
             result = Curator(service).run(action, dry_run=False, ids=_ids(args.ids))
@@ -334,8 +325,6 @@ def _cell(value: Any) -> Any:
 
 
 def curate(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    from server.curation.curator import Curator
-
     params = {name: getattr(args, name) for name in (
         "replacement_id", "thread", "older_than_days", "threshold", "since", "until", "archive", "origin", "source")}
     params["ids"] = _ids(args.ids) if args.ids else None
@@ -376,10 +365,6 @@ def prompts(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 # -- the parsers -----------------------------------------------------------------------------
 def add_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    from server.browse import MAX_PAGE, PAGE
-    from server.curation.curator import ACTIONS
-    from server.models import KINDS
-
     def command(name: str, run: Any, help: str, **kw: Any) -> argparse.ArgumentParser:
         p = sub.add_parser(name, parents=[common], help=help, **kw)
         p.set_defaults(run=run)

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
 from server.errors import Call, reword_hints
+
+# rich is imported inside the methods that draw on a terminal: 50-110 ms (console, table, progress) that
+# piped output and a hook process (which imports this module through the CLI) never need.
 
 #: Exit statuses (README "Exit codes").
 OK = 0
@@ -176,8 +180,6 @@ class Output:
 def wrapped(text: str, width: int) -> str:
     """`text` with every line longer than `width` wrapped at spaces, keeping its indentation (a list item's
     or a code line's); a word longer than the line (a URL, a hash) is broken, as the terminal would."""
-    import textwrap
-
     out = []
     for line in text.splitlines():
         indent = line[: len(line) - len(line.lstrip())]

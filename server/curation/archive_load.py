@@ -18,7 +18,7 @@ from server import validation as check
 from server.errors import InvalidInput
 from server.files.index import FILE_SOURCE, unit_hash
 from server.models import KINDS
-from server.redact import identifier_secrets, marker, redact
+from server.guard.redact import identifier_secrets, marker, redact
 from server.service import content_hash
 
 FORMAT = "memvault-archive"

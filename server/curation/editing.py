@@ -22,7 +22,7 @@ from server.curation.curator import Curator
 from server.errors import InvalidInput, no_memory
 from server.files.index import FILE_SOURCE
 from server.models import CONVERSATION_KIND, CurateResult, ForgetResult, Principal
-from server.redact import redact
+from server.guard.redact import redact
 from server.service import MemoryService, content_hash
 from server.storage.protocol import MemoryRow
 from server.threads import thread_scope

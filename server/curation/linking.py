@@ -23,7 +23,7 @@ from server.curation.scoring import exempt
 from server.errors import InvalidInput
 from server.service import MemoryService
 from server.storage.protocol import MemoryRow
-from server.update_links import open_questions
+from server.linker import open_questions
 
 
 @dataclass(frozen=True)

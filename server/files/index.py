@@ -39,7 +39,7 @@ from server.files.markdown import parse_markdown_units
 from server.files.promote import PROJECT_PREFIX
 from server.files.safe import read_head
 from server.validation import thread_name
-from server.redact import redact
+from server.guard.redact import redact
 from server.storage.protocol import GLOBAL, FileUnits, NewMemory
 from server.textindex import index_text
 

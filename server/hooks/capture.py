@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from datetime import date, datetime, timedelta
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,9 +30,7 @@ from server.hooks.sessions import SessionState, Sessions
 from server.hooks.transcript import read_from
 
 if TYPE_CHECKING:
-    from server.results import ForgetResult
     from server.service import MemoryService
-    from server.storage.protocol import MemoryRow
 
 log = logging.getLogger(__name__)
 SOURCE = CAPTURED_SOURCE
@@ -195,37 +192,11 @@ def _erase_stated(service: MemoryService, thread: str | None, paragraph: str) ->
     for statement in statements_in(paragraph, None, from_user=True):
         for hit in service.find(statement.content[:300], k=3, thread=thread or "global").hits:
             if hit.row.source == SOURCE and hit.row.content == statement.content:
-                erase(service, hit.row)
+                service.erase(hit.row)
 
 
 def _turn_tag(turn: int | None) -> tuple[str, ...]:
     return (f"turn-{turn}",) if turn else ()
-
-
-def erase(service: MemoryService, row: MemoryRow) -> ForgetResult:
-    """MemoryService.forget of a captured memory: erased with its daily-log line. Nobody chose to store it,
-    so it must leave no copy a client or the web page (which lists forgotten memories) can read."""
-    from server.clock import to_millis
-    from server.results import ForgetResult
-
-    with service.db.write() as conn:
-        if row.deleted_at is None and service.store.memory_state(conn, row.id) is not None:
-            service.store.soft_delete(conn, row.id, to_millis(service.clock()))
-        service.store.hard_delete(conn, row.id, row.superseded_by)
-    try:
-        gone = service.files.remove_daily_lines({row.id}, since=_day_before(min(row.created_at, row.updated_at)))
-        note = "its daily-log line is removed too" if gone else "no daily-log line"
-    except OSError as exc:
-        note = f"its daily-log line could not be removed ({exc}): delete it by hand"
-    return ForgetResult(id=row.id, status="forgotten", message=f"Memory {row.id} is forgotten and erased (a captured "
-                        f"memory is not kept once forgotten: no restore); {note}.")
-
-
-def _day_before(ms: int) -> date:
-    """The local day before `ms`: a memory's daily-log line is on the day it was stored (by then it was
-    created and not yet updated; a day of slack for time zones), never earlier -- so erasing one reads a
-    few logs, not years of them."""
-    return (datetime.fromtimestamp(ms / 1000) - timedelta(days=1)).date()
 
 
 def stop_capture(service: MemoryService, state: SessionState) -> None:

@@ -34,10 +34,10 @@ from server.files.markdown import strip_comments
 from server.files.promote import for_thread
 from server.hooks.extract import PURPOSES, command_purpose
 from server.models import CONVERSATION_KIND
-from server.newer_first import OUTDATED_LABEL
+from server.updates.newer_first import OUTDATED_LABEL
 from server.search import identifiers, replacements
 from server.textindex import STOPWORDS, query_terms
-from server.update_links import open_questions
+from server.linker import open_questions
 
 if TYPE_CHECKING:
     from server.service import MemoryService

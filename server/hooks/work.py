@@ -60,7 +60,7 @@ def log_line(settings: Settings | None, message: str) -> None:
     """One line in hooks.log (never raises: the log is best effort)."""
     try:
         from server.config import default_home, private_folder
-        from server.redact import redact
+        from server.guard.redact import redact
 
         folder = hooks_dir(settings) if settings is not None else default_home() / "hooks"
         private_folder(folder)
@@ -79,13 +79,13 @@ def log_line(settings: Settings | None, message: str) -> None:
 
 def open_light(settings: Settings, create: bool) -> MemoryService | None:
     """The service without model, drift check or model check; None when there is no store and `create` is False."""
-    from server.embedding.embedders import make_embedder
+    from server.compose import configured_embedder
     from server.service import MemoryService
     from server.storage.opener import open_database
 
     if not settings.database_url and not create and not settings.db_path.exists():
         return None
-    base = make_embedder(settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache)
+    base = configured_embedder(settings)
     embedder = KeywordOnly(base.model_id, base.dimensions)
     db = open_database(settings, embedder.dimensions)
     try:

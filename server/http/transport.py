@@ -42,7 +42,7 @@ from server.config import Settings
 from server.errors import SetupError
 from server.http.guards import (Allowed, HostOriginCheck, PlainBearer401, SessionCap, guarded_http_protocol,
                                 is_loopback, send_json)
-from server.http.tenants import Tenants, current_identity
+from server.tenants import Tenants, current_identity
 from server.models import Principal
 from server.http.tokens import TokenStore
 
@@ -334,15 +334,14 @@ def serve(settings: Settings, host: str, port: int) -> None:
     """Run until SIGINT/SIGTERM. Prints `listening on http://HOST:PORT/mcp` once it accepts connections."""
     import uvicorn
 
-    from server.service import MemoryService
 
     check_bind(settings, host)
     if settings.http_auth == "oauth":
         from server.http.oauth import check_settings
 
         check_settings(settings)
-    base = MemoryService.open(settings)
-    tenants = Tenants(base, require_identity=settings.http_auth != "none")
+    tenants = Tenants.open(settings, require_identity=settings.http_auth != "none")
+    base = tenants.base
     try:
         now = to_millis(base.clock())
         if settings.http_auth == "tokens" and not any(t.state(now) == "active" for t in TokenStore(base.db).list()):

@@ -4,7 +4,7 @@ The pages that only read are in pages.py, those that change something in changes
 every handler shares in site.py. All reach memory only through the service,
 browse and curation code the terminal and the MCP tools use (never SQL). Blocking calls run
 on worker threads. Each request acts for its session's tenant (security.py), through the
-same one-service-per-tenant table the HTTP server uses (server.http.tenants).
+same one-service-per-tenant table the HTTP server uses (server.tenants).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from server.errors import MemvaultError, NotFound
-from server.http.tenants import Tenants
+from server.tenants import Tenants
 from server.web import pages
 from server.web.security import Gate, Guard, Refused
 from server.web.site import MAX_BODY, Web, page_words

@@ -17,7 +17,7 @@ from starlette.responses import HTMLResponse, RedirectResponse
 
 from server import __version__, browse
 from server.errors import Call, InvalidInput, NotFound, reword_hints
-from server.http.tenants import Tenants
+from server.tenants import Tenants
 from server.models import KINDS
 from server.service import MemoryService
 from server.web.security import Gate, Session

@@ -251,7 +251,7 @@ CREATE INDEX memory_passages_embedding ON memory_passages USING hnsw (embedding 
 
 
 def m006_update_checks(ctx: PgSchemaContext) -> str:
-    # Memories whose update check (server/update_links.py) waits for their vector: written where
+    # Memories whose update check (server/linker.py) waits for their vector: written where
     # no model was at hand. Kept in the database so whichever server embeds them judges them.
     app = quote_ident(ctx.app_role)
     return f"""
@@ -267,7 +267,7 @@ CREATE TABLE update_checks (
 
 def m007_possible_updates(ctx: PgSchemaContext) -> str:
     # The earlier memory each memory most likely updates when the update model was not sure enough to
-    # link them (server/update_links.py): recall's newer-first order reads it. Gone with either memory.
+    # link them (server/linker.py): recall's newer-first order reads it. Gone with either memory.
     app = quote_ident(ctx.app_role)
     return f"""
 CREATE TABLE possible_updates (

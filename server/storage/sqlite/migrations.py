@@ -484,7 +484,7 @@ def _index_again(conn: Any, ids: list[int]) -> None:
 
 
 def m012_update_checks(conn: Any, ctx: SchemaContext) -> None:
-    # Memories whose update check (server/update_links.py) waits for their vector: written where no
+    # Memories whose update check (server/linker.py) waits for their vector: written where no
     # model was at hand (a hook process, a burst of writes). Kept in the file, not in the writing
     # process, so whichever server embeds them judges them, even after the writer has exited.
     conn.execute(
@@ -495,7 +495,7 @@ def m012_update_checks(conn: Any, ctx: SchemaContext) -> None:
 
 def m013_possible_updates(conn: Any, ctx: SchemaContext) -> None:
     # The earlier memory each memory most likely updates when the update model was not sure enough to
-    # link them (server/update_links.py): recall's newer-first order reads it. Gone with either memory.
+    # link them (server/linker.py): recall's newer-first order reads it. Gone with either memory.
     conn.execute(
         "CREATE TABLE IF NOT EXISTS possible_updates "
         "(memory_id INTEGER PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE, "

@@ -52,7 +52,7 @@ are duplicates only if no number, version, identifier, path, hash, name, environ
 or negation of one is missing from the other.
 
 Which of O's values N names as the old one, beyond the phrases statements.py reads, and each
-value's unit, live in server.old_values. Measured by bench/updates.py (README "Memory that stays true").
+value's unit, live in server.updates.old_values. Measured by bench/updates.py (README "Memory that stays true").
 """
 
 from __future__ import annotations
@@ -64,17 +64,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-# The analysis of one text lives in server.statements; its names are re-exported here for callers.
-from server.old_values import BARE_NUMBER, MEASURES, inside, restated_old, spelled_apart, units
-from server.statements import (
-    _HEX,
-    _VALUED,
+# The analysis of one text lives in server.updates.statements; its names are re-exported here for callers.
+from server.updates.old_values import BARE_NUMBER, MEASURES, inside, restated_old, spelled_apart, units
+from server.updates.statements import (
+    HEX,
+    VALUED,
     ENVIRONMENTS,
     FILLER,
     NEGATIONS,
     STOPWORDS,
     Statement,
-    _shape,
+    value_shape,
     analyse,
     records_event,
     stem,
@@ -172,7 +172,7 @@ def different_things(a: Statement, b: Statement) -> str | None:
 
 def _hashes(statement: Statement) -> bool:
     """Whether the memory names a commit, build or run by its hash (it records that event)."""
-    return any(_HEX.fullmatch(e) for e in statement.events)
+    return any(HEX.fullmatch(e) for e in statement.events)
 
 
 def _members(a: Statement, b: Statement) -> bool:
@@ -213,7 +213,7 @@ def minimal_edit(old: Statement, new: Statement) -> tuple[str, str] | None:
     if changed & (set(ENVIRONMENTS) | NEGATIONS | {"can", "must", "should"}) or old.eventful or new.eventful:
         return None  # another environment, a flipped negation, or two events
     kinds_old, kinds_new = _kinds_in(before, old), _kinds_in(after, new)
-    if not (kinds_old & _VALUED and kinds_new & _VALUED) or "event" in kinds_old | kinds_new:
+    if not (kinds_old & VALUED and kinds_new & VALUED) or "event" in kinds_old | kinds_new:
         return None
     if {stem(w) for w in before} == {stem(w) for w in after}:
         return None
@@ -386,7 +386,7 @@ def changed_slot(old: Statement, new: Statement, named_unit: bool = False) -> bo
     # b3deec983704" name two records, not one number changed.
     for a in old.slot_values - new.slot_values:
         for b in new.slot_values - old.slot_values:
-            if _shape(a) != _shape(b) or _shape(a) not in old.shapes or _shape(b) not in new.shapes:
+            if value_shape(a) != value_shape(b) or value_shape(a) not in old.shapes or value_shape(b) not in new.shapes:
                 continue
             if a in old_units and b in new_units and old_units[a] != new_units[b]:
                 continue  # another quantity
@@ -481,7 +481,7 @@ def _adds(text: str) -> bool:
 
 def _number(value: str) -> bool:
     """A count, size or version ("8", "1.70", "3.12.1"), not a name holding digits ("db-stg-1.internal")."""
-    return set(_shape(value)) <= {"9", ".", ","}  # "3,100" members is a count too
+    return set(value_shape(value)) <= {"9", ".", ","}  # "3,100" members is a count too
 
 
 def _record_number(value: str) -> bool:
@@ -534,7 +534,7 @@ def same_fact(a_text: str, b_text: str) -> bool:
         return False
     for one, other in ((a, b), (b, a)):
         for t in one.tokens:
-            if t.kind not in _VALUED and t.kind != "event" and "-" not in t.norm:
+            if t.kind not in VALUED and t.kind != "event" and "-" not in t.norm:
                 continue
             if t.norm in other.terms or (t.parts and all(p in other.terms for p in t.parts)):
                 continue

@@ -1,7 +1,7 @@
-"""Linking a new memory to the one it updates, on write (the decision is server.update_model's).
+"""Linking a new memory to the one it updates, on write (the decision is server.updates.model's).
 
 When `remember` stores a memory, the memories of its thread that could be about the
-same subject (its best keyword and vector matches) are judged by update_model.best_link;
+same subject (its best keyword and vector matches) are judged by model.best_link;
 the one it updates is marked superseded by it, right after the write (judging holds no
 lock), and remember says so ("this updates memory N"). `curate_memory(action="restore")` removes the link,
 and nothing links that pair again: a memory is checked once.
@@ -32,18 +32,17 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from server import search, update_model
+from server import search
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
 from server.models import is_statement, linkable
-from server.storage.protocol import Database, Handle, MemoryRow, PossibleUpdate, Scope, Store
+from server.storage.protocol import Database, Handle, MemoryRow, PossibleUpdate, Scope, SearchIndex, Store
+from server.updates import CountedWeights, model
 
 if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
     import numpy as np
-
-    from server.service import MemoryService
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +64,15 @@ JUDGE_BATCH = 64
 SHORT_STATEMENT = 600
 #: Vectors computed at write time kept for judging later writes of a burst (~1.5 kB each).
 RECENT_VECTORS = 4096
+
+
+class ThreadWeights(CountedWeights):
+    """How rare a term is in the thread, from the keyword index (counts cached with recall's).
+
+    Here, not in server.updates: the counts come from search's cache, and the rules stay below search."""
+
+    def __init__(self, store: SearchIndex, scope: Scope) -> None:
+        super().__init__(lambda word: search.term_frequency(store, word, scope), search.scope_size(store, scope))
 
 
 @dataclass(frozen=True)
@@ -113,7 +121,7 @@ class UpdateLinker:
         date); it counts only if this memory is the one that later memory would pick itself, as
         if they had been written in order (a later memory updates one memory, not every older
         memory it resembles). Without a link, the earlier memory it possibly updates
-        (update_model.judge) is recorded: into `possible` when given (the caller writes a batch's
+        (model.judge) is recorded: into `possible` when given (the caller writes a batch's
         at once), else in a transaction of its own."""
         if not linkable(row):
             return None
@@ -124,9 +132,9 @@ class UpdateLinker:
                 while len(self._recent) > RECENT_VECTORS:
                     self._recent.popitem(last=False)
         candidates = self._candidates(row, vector)
-        weights = search.ThreadWeights(self.store, Scope(threads=(row.thread,)))
-        fitted = self.embedder.model_id == update_model.MODEL_ID
-        judged = update_model.judge(row.id, row.content, row.created_at, [c for c, _ in candidates], weights, later, fitted)
+        weights = ThreadWeights(self.store, Scope(threads=(row.thread,)))
+        fitted = self.embedder.model_id == model.MODEL_ID
+        judged = model.judge(row.id, row.content, row.created_at, [c for c, _ in candidates], weights, later, fitted)
         found = judged.link
         if found is None and judged.possible is not None:
             maybe = PossibleUpdate(*judged.possible)
@@ -137,7 +145,7 @@ class UpdateLinker:
         if found is not None and found.newer != row.id:
             newer = dict((c.id, r) for c, r in candidates)[found.newer]
             vector_of_newer = self.embedder.embed([newer.content])[0] if vector is not None else None
-            picks = update_model.best_link(
+            picks = model.best_link(
                 newer.id, newer.content, newer.created_at, [c for c, _ in self._candidates(newer, vector_of_newer)],
                 weights, later=False, fitted=fitted,
             )
@@ -177,7 +185,7 @@ class UpdateLinker:
         for memory_id, maybe in possible.items():
             self.store.set_possible_update(conn, memory_id, maybe)
 
-    def _candidates(self, row: MemoryRow, vector: np.ndarray | None) -> list[tuple[update_model.Candidate, MemoryRow]]:
+    def _candidates(self, row: MemoryRow, vector: np.ndarray | None) -> list[tuple[model.Candidate, MemoryRow]]:
         """The thread's memories that may be about the same subject: its best keyword matches and,
         with a vector, its nearest ones, each with its cosine to `vector` (None without one)."""
         scope = Scope(threads=(row.thread,))
@@ -201,7 +209,7 @@ class UpdateLinker:
             if unembedded and _ready_now(self.embedder):
                 for i, v in zip(unembedded, self.embedder.embed([rows[i].content for i in unembedded])):
                     cosines[i] = float(v @ vector)
-        return [(update_model.Candidate(i, rows[i].content, rows[i].created_at, cosines.get(i)), rows[i]) for i in ids]
+        return [(model.Candidate(i, rows[i].content, rows[i].created_at, cosines.get(i)), rows[i]) for i in ids]
 
     def _recent_cosines(self, row: MemoryRow, vector: np.ndarray) -> dict[int, float]:
         """Cosine of `vector` to each vector computed at write time for another memory of the row's thread
@@ -284,12 +292,21 @@ class OpenQuestion:
                 f"(ids=[{self.older.id}], replacement_id={self.newer.id}, dry_run=false) to keep both")
 
 
-def open_questions(service: MemoryService, thread: str | None = None, ids: Sequence[int] | None = None,
+class Opened(Protocol):
+    """What open_questions reads of a service: its store (the linker sits below the service)."""
+
+    @property
+    def db(self) -> Database: ...
+    @property
+    def store(self) -> Store: ...
+
+
+def open_questions(service: Opened, thread: str | None = None, ids: Sequence[int] | None = None,
                    least: float | None = None, newer: Sequence[int] | None = None) -> list[OpenQuestion]:
     """The possible updates still open in `thread` (all threads when None), or naming `ids` (either side),
     or recorded for the `newer` memories, at least `least` probable (POSSIBLE by default), newest first:
     what a review asks about."""
-    floor = update_model.POSSIBLE if least is None else least
+    floor = model.POSSIBLE if least is None else least
     with service.db.read() as conn:  # `newer`: only these memories' (one indexed read, not the namespace's)
         possible = service.store.possible_updates(conn, newer)
     if ids is not None:

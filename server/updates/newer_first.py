@@ -1,6 +1,6 @@
 """Recall's last step: of two memories that may say one thing, the newer first when the query asks for both alike.
 
-An update is linked on write only when the rules are sure of it (server/updates.py: a change word and
+An update is linked on write only when the rules are sure of it (server/updates/rules.py: a change word and
 the old value, or most of the old memory's words); a note written as it comes often states the new
 state and nothing else ("DI across shared and Android is kotlin-inject ..." for "Decided to use Koin
 for dependency injection ..."), and unlinked, the older memory -- often the plainer sentence -- came
@@ -14,13 +14,13 @@ write-time one, weakened:
 * the newer scores at least NEAR of the older and holds as many of the query's terms (a look-alike the
   query names, "the staging host", keeps its place);
 * their vectors' cosine at least PAIR_COSINE, at least SUBJECT_SHARE of the older's subject in the
-  newer (updates.subject_share), nothing that makes them two things (updates.other_things: other
+  newer (rules.subject_share), nothing that makes them two things (rules.other_things: other
   events, environments, a record of what happened, a template with another word swapped), and the
   newer says that something changed or, neither recording an event ("went to production as
   deployment #1842"), holds another value in the older's slot.
 
 A pair recorded on write as a possible update (storage PossibleUpdate: the earlier memory the update
-model, server/update_model.py, gives the newer the most, at least its POSSIBLE, when that is too little
+model, server/updates/model.py, gives the newer the most, at least its POSSIBLE, when that is too little
 to link them) is shown newer first after the first checks alone (the identifier, the query's terms),
 whatever their scores: most updates written as plain notes score well below the older memory the
 question was worded after. Recorded per memory against its whole thread, it names the one memory the
@@ -37,7 +37,7 @@ after the new state, the question after the old one, and nothing in the query re
 reader sees both, dated, the newer marked newer, and judges; the older is labelled possibly outdated only
 at OUTDATED_LABEL or more (`outdated`). A look-alike keeps its place: nothing moves above the memory the
 query found, and a look-alike pair is recorded as a possible update only when the update model, which
-weighs the look-alike guarantees (updates.other_things), gives it POSSIBLE or more.
+weighs the look-alike guarantees (rules.other_things), gives it POSSIBLE or more.
 
 The constants are the strictest that cost no look-alike its first place in a replay of the update
 benchmark's captured rankings (looser ones gained more and lost look-alikes; README, "Session 26:
@@ -48,9 +48,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from server import ranking, textindex, updates
+from server import ranking, textindex
+from server.updates import rules
 from server.models import linkable
-from server.statements import analyse
+from server.updates.statements import analyse
 from server.storage.records import MemoryRow, PossibleUpdate
 
 #: The least probability of a possible update for recall to label the older memory "possibly outdated"
@@ -174,12 +175,12 @@ def same_subject_later(old: MemoryRow, new: MemoryRow, cosine: Callable[[int, in
     """Whether `new` reads as a later state of `old`'s subject: _newer_first's test without the query's
     part (what `attach` asks of a memory the query ranked further down)."""
     o, n = analyse(old.content), analyse(new.content)
-    if updates.other_things(o, n):
+    if rules.other_things(o, n):
         return False
-    share = updates.subject_share(o, n, updates.Weights())
+    share = rules.subject_share(o, n, rules.Weights())
     if share is None or share < SUBJECT_SHARE:
         return False
-    if not n.cue and (o.eventful or n.eventful or not updates.changed_slot(o, n)):
+    if not n.cue and (o.eventful or n.eventful or not rules.changed_slot(o, n)):
         return False  # no change word: another value in O's slot, and neither records an event (two deploys)
     pair = cosine(old.id, new.id)
     return pair is not None and pair >= PAIR_COSINE

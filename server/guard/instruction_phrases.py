@@ -1,4 +1,4 @@
-"""Phrase checks for server.safety: overrides (in English and other languages), claimed authority,
+"""Phrase checks for server.guard.instructions: overrides (in English and other languages), claimed authority,
 disclosure of secrets, and the de-obfuscated reading of a text they also run on.
 
 Each check works on lower-cased text. ``readings(text)`` gives the text as written plus,
@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from server.lazyre import LazyRe as _LazyRe
+from server.guard.lazyre import LazyRe as _LazyRe
 
 # ------------------------------------------------------------------ de-obfuscation
 

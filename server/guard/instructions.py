@@ -65,8 +65,8 @@ import re
 from bisect import bisect_right
 from functools import lru_cache
 
-from server.lazyre import LazyRe as _LazyRe
-from server.safety_phrases import disclosure_like, negated, override_like, readings, windowed
+from server.guard.instruction_phrases import disclosure_like, negated, override_like, readings, windowed
+from server.guard.lazyre import LazyRe as _LazyRe
 
 __all__ = ["FLAGS", "REASONS", "instruction_flags", "visible"]
 
@@ -90,7 +90,7 @@ _I = re.IGNORECASE
 # patterns start with \b and an alternation, which the regex engine has to try at every
 # position (~1 us per char for the whole set); str.__contains__ is ~100x cheaper.
 _OVERRIDE: list[tuple[tuple[str, ...], _LazyRe]] = [
-    # "ignore/disregard ... previous instructions" and their paraphrases: server.safety_phrases
+    # "ignore/disregard ... previous instructions" and their paraphrases: server.guard.instruction_phrases
     (('now',), _LazyRe(r"\byou\s+are\s+now\s+(?:an?|the|my|no\s+longer|free|unrestricted|jailbroken|DAN)\b", _I)),
     (('now',), _LazyRe(r"\byou\s+are\s+now\s+in\s+\w+\s+mode\b", _I)),
     (('mode',), _LazyRe(r"\b(?:enter|enable|activate)\s+(?:developer|god|admin|jailbreak|DAN|unrestricted)\s+mode\b", _I)),

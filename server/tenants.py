@@ -17,7 +17,9 @@ import logging
 import threading
 from contextvars import ContextVar
 
+from server.compose import open_service
 from server.curation.curator import Curator
+from server.config import Settings
 from server.errors import MemvaultError
 from server.models import Principal
 from server.service import MemoryService
@@ -49,6 +51,11 @@ class Tenants:
         self._curators: dict[str, Curator] = {}
         self._lock = threading.Lock()
         self._started = False
+
+    @classmethod
+    def open(cls, settings: Settings, require_identity: bool) -> Tenants:
+        """One service per tenant over the configured store (server.compose): the HTTP server's and the web page's."""
+        return cls(open_service(settings), require_identity=require_identity)
 
     def current(self) -> MemoryService:
         """The service of the tenant the current request acts for."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from server.statements import FILLER, STOPWORDS, Statement, _shape, stem
+from server.updates.statements import FILLER, STOPWORDS, Statement, value_shape, stem
 
 #: What a unit of measure measures: "1024 MiB" -> "2 GB" and "90 seconds" -> "5 minutes" are one
 #: quantity's values, written in other units.
@@ -40,13 +40,13 @@ def restated_old(old: Statement, new: Statement, after_new: bool = False) -> lis
     new_whole = {t.norm for t in new.tokens} | {m.lower() for t in new.tokens for m in _STANDALONE.findall(t.raw)}
     whole = {t.norm for t in new.tokens} & ({t.norm for t in old.tokens} | ports)
     for v in old.slot_values & new.slot_values & whole:
-        if _shape(v) not in old.shapes and v not in ports:
+        if value_shape(v) not in old.shapes and v not in ports:
             continue
         unit = new_units.get(v) or ("port" if v in ports else None)
         # the new value stands on its own ("127.0.0.1:7411", "`tick_rate: 60`"): "16" of "fp16-only
         # engines" is no new line number for "line 2"
         others = [w for w in new.slot_values - old.slot_values
-                  if _shape(w) == _shape(v) and w in new.values and w in new_whole and new_units.get(w, unit) == unit]
+                  if value_shape(w) == value_shape(v) and w in new.values and w in new_whole and new_units.get(w, unit) == unit]
         if not others:
             continue
         at = [i for i, word in enumerate(new.words) if _bare(word) == v]

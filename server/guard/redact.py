@@ -14,12 +14,12 @@ point: it returns the cleaned text plus where each secret was (offsets in the
 
 What is found
 -------------
-* **Providers' token formats** (server/secret_formats.py): 100+ kinds written from the
+* **Providers' token formats** (server/guard/secret_formats.py): 100+ kinds written from the
   providers' documented formats -- prefixed tokens (``ghp_``, ``glpat-``, ``xoxb-``,
   ``sk-ant-``, ``AKIA``, ``hvs.``, ``sgp_``, ``ntn_``, Discord and Telegram bot tokens,
   ...) and random values anchored by the provider's name nearby (a Twilio auth token,
   a Heroku or Snyk key, an IBM Cloud or SoftLayer key, ...).
-* **Keys with values** (server/secret_assignments.py): ``password=``, ``"api_key": ``,
+* **Keys with values** (server/guard/secret_assignments.py): ``password=``, ``"api_key": ``,
   ``X-API-Key:``, ``--token``, ``<password>``, ``password "..."`` in every common config
   and code syntax; a key that only mentions a credential counts when its value is
   high-entropy.
@@ -63,8 +63,8 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 
-from server.lazyre import LazyRe as _LazyRe
-from server.secret_assignments import (
+from server.guard.lazyre import LazyRe as _LazyRe
+from server.guard.secret_assignments import (
     KEYWORDS,
     assignments,
     find_all,
@@ -72,7 +72,7 @@ from server.secret_assignments import (
     looks_fake,
     random_user,
 )
-from server.secret_formats import COMMAND_RULES, GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
+from server.guard.secret_formats import COMMAND_RULES, GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 
 __all__ = ["KINDS", "Redaction", "RedactionResult", "identifier_secrets", "marker", "redact"]
 

@@ -18,13 +18,13 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
-from server.lazyre import LazyRe
+from server.guard.lazyre import LazyRe
 
 #: A number written with thousands separators ("€25,000", "1,000,000 rows") is one value.
 _GROUPED = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?\b"
 _GROUPED_NUMBER = LazyRe(_GROUPED)
 _TOKEN = LazyRe(r"`[^`\n]+`|" + _GROUPED + r"|[\w$#][\w./:@+#*'\-]*[\w%*/]|[\w]")
-_HEX = LazyRe(r"(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{6,}")
+HEX = LazyRe(r"(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{6,}")
 _TICKET = LazyRe(r"[A-Z][A-Z0-9]+-[0-9]+")
 _SEPARATED = LazyRe(r"[A-Za-z0-9][._/:@+\-][A-Za-z0-9]")
 _HYPHENATED_WORDS = LazyRe(r"[a-z]+(?:-[a-z]+)+")
@@ -182,7 +182,7 @@ NEGATIONS = frozenset(
 )
 #: Nouns that make "hit" a thing rather than an event ("the cache hit rate", "hit registration").
 _HIT_NOUNS = frozenset("rate rates ratio ratios registration count counts points box boxes miss misses test tests".split())
-_VALUED = frozenset({"value", "name", "ident", "code"})
+VALUED = frozenset({"value", "name", "ident", "code"})
 #: Words a rewording swaps freely (they never name what a memory is about, nor a value's unit).
 FILLER = frozenset("via get gets got use uses using must need needs like always".split())
 
@@ -257,7 +257,7 @@ def _kind(raw: str, sentence_start: bool) -> str:
     if raw.startswith("`"):
         return "code"
     lower = raw.lower()
-    if _TICKET.fullmatch(raw) or (_HEX.search(lower) and not raw.isdigit()):
+    if _TICKET.fullmatch(raw) or (HEX.search(lower) and not raw.isdigit()):
         return "event"
     if any(c.isdigit() for c in raw):
         return "value"
@@ -412,7 +412,7 @@ def _analyse(text: str) -> Statement:
         slot_values=frozenset(
             x for t in toks if t.kind != "event" for x in (t.norm, *t.parts) if any(c.isdigit() for c in x)
         ),
-        shapes=frozenset(_shape(t.norm) for t in toks if t.kind == "value"),
+        shapes=frozenset(value_shape(t.norm) for t in toks if t.kind == "value"),
         places=frozenset(t.norm for t in toks if t.place),
         opening=frozenset(x for t in _untagged(text, toks)[:2] for x in (t.norm, *t.parts)),
         negated=any(w in NEGATIONS for w in align),
@@ -487,7 +487,7 @@ def _labels(text: str) -> frozenset[str]:
     return frozenset(t.norm for t in tokens(head) if t.kind == "value")
 
 
-def _shape(value: str) -> str:
+def value_shape(value: str) -> str:
     """A value's shape: each run of digits a 9, each run of letters an a ("3.12" -> "9.9", "512Mi" ->
     "9a", ":7070" and "50051" -> "9"): the kind of value, not its size (a port 7070 becomes 50051)."""
     return re.sub(r"[a-z]+", "a", re.sub(r"[0-9]+", "9", value.lstrip(":")))

@@ -1,4 +1,4 @@
-"""Secrets given as a key's value, for server.redact: ``password=...``, ``"api_key": "..."``,
+"""Secrets given as a key's value, for server.guard.redact: ``password=...``, ``"api_key": "..."``,
 ``X-API-Key: ...``, ``--token ...``, ``<password>...</password>``, ``password is "..."``.
 
 * **Which keys.** A key counts when its *last* word names a credential
@@ -30,7 +30,7 @@ import math
 from collections import Counter
 from functools import lru_cache
 
-from server.lazyre import LazyRe as _LazyRe
+from server.guard.lazyre import LazyRe as _LazyRe
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")

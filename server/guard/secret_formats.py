@@ -1,4 +1,4 @@
-"""The token formats server.redact recognises, written from each provider's documented format.
+"""The token formats server.guard.redact recognises, written from each provider's documented format.
 
 Two kinds of rule:
 
@@ -25,7 +25,7 @@ import binascii
 import re
 from collections.abc import Callable
 
-from server.lazyre import LazyRe as _LazyRe
+from server.guard.lazyre import LazyRe as _LazyRe
 
 _LA = r"(?![A-Za-z0-9_])"  # end boundary
 _LA_DASH = r"(?![A-Za-z0-9_\-])"

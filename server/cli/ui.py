@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import argparse
 import secrets
+import socket
 import sys
 from typing import Any
 
+import anyio
+
+from server.cli.output import USAGE
 from server.config import Settings
+from server.http.tokens import TokenStore
+from server.models import Principal
+from server.tenants import Tenants
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -31,8 +38,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(settings: Settings, args: argparse.Namespace, out: Any) -> int:
-    from server.cli.output import USAGE
-    from server.http.guards import is_loopback
+    from server.http.guards import is_loopback  # lazy: ~20 ms on every CLI command otherwise
 
     if not is_loopback(args.host):
         out.say(f"refusing {args.host}: the web page listens on loopback only (127.0.0.1, ::1 or localhost). To "
@@ -43,15 +49,9 @@ def run(settings: Settings, args: argparse.Namespace, out: Any) -> int:
 
 
 def serve(settings: Settings, host: str, port: int, auth: str, open_browser: bool = False) -> None:
-    import socket
-
-    import anyio
+    # lazy: uvicorn and the web app, ~0.3 s (starlette, jinja) that only `memvault ui` needs
     import uvicorn
 
-    from server.http.tenants import Tenants
-    from server.http.tokens import TokenStore
-    from server.models import Principal
-    from server.service import MemoryService
     from server.web.app import build_app
     from server.web.security import Gate
 
@@ -61,8 +61,8 @@ def serve(settings: Settings, host: str, port: int, auth: str, open_browser: boo
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host.strip("[]"), port))
     port = sock.getsockname()[1]
-    base = MemoryService.open(settings)
-    tenants = Tenants(base, require_identity=auth == "tokens")
+    tenants = Tenants.open(settings, require_identity=auth == "tokens")
+    base = tenants.base
     try:
         launch = secrets.token_urlsafe(24) if auth == "local" else None
         verify = TokenStore(base.db, base.clock).verify if auth == "tokens" else None
@@ -85,7 +85,7 @@ def serve(settings: Settings, host: str, port: int, auth: str, open_browser: boo
                     print(f"memvault: web page for {'this namespace (' + settings.namespace + ')' if launch else 'bearer tokens'}"
                           f" at {url} — stop with Ctrl-C", file=sys.stderr, flush=True)
                     if open_browser:
-                        import webbrowser
+                        import webbrowser  # lazy: ~20 ms, only with --open
 
                         webbrowser.open(url)
 
@@ -103,7 +103,7 @@ def serve(settings: Settings, host: str, port: int, auth: str, open_browser: boo
 
 
 def _server() -> type:
-    import uvicorn
+    import uvicorn  # lazy: ~130 ms, only `memvault ui` serves
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:

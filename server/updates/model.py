@@ -1,6 +1,6 @@
 """Which earlier memory a new one updates: the pair rules' signals weighed by a fitted logistic model.
 
-server/updates.py reads a pair of memories with rules (a change word and the old value, a minimal edit,
+server/updates/rules.py reads a pair of memories with rules (a change word and the old value, a minimal edit,
 a restatement of most of the old memory's words). Each rule alone is either too strict for notes
 written as they come ("datasources.default.maximum-pool-size: 40 in application-prod.yml. Under load
 request threads were queueing ..." for "loon-api's Hikari pool is capped at maximum-pool-size 10") or
@@ -8,14 +8,14 @@ too loose (a change word and two shared words link a fact to another fact). Here
 subject share both ways, the cosine, the change word, the slot that changed, the old value named,
 each rule's verdict, names each holds alone, ... -- are weighed together by a logistic model fitted on
 the update benchmark's pairs (`python bench/fit_update_model.py`, which writes
-server/update_weights.py and reports the fit's leave-projects-out figures). A pair is an update when
+server/updates/coefficients.py and reports the fit's leave-projects-out figures). A pair is an update when
 the model gives it at least THRESHOLD (RULE_THRESHOLD when a rule links it too, QUOTED_THRESHOLD when that rule's
 pair names the old value), or when it is a minimal edit ("... Python 3.11." ->
 "... Python 3.12.": the surest rule, kept whatever the weights).
 
 Some things never link, whatever a model says, because they are what an update is not: two events
 (tickets, hashes), two environments, two numbered members, a record of what happened and a later
-state, a document rather than a statement (updates.different_things, records_event,
+state, a document rather than a statement (rules.different_things, records_event,
 MAX_STATEMENT_WORDS); nor a pair sharing none of the older one's subject words (no update of the
 benchmarks' has none that is not a minimal edit, and it is 60 % of the pairs: it keeps a write cheap).
 """
@@ -26,12 +26,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server import updates
-from server.old_values import restated_old
-from server.statements import Statement, analyse, records_event
-from server.update_weights import COEFFICIENTS, INTERCEPT, MODEL_ID
+from server.updates import rules
+from server.updates.coefficients import COEFFICIENTS, INTERCEPT, MODEL_ID
+from server.updates.old_values import restated_old
+from server.updates.statements import Statement, analyse, records_event
 
-#: Least probability for a pair to be linked; RULE_THRESHOLD when a rule of server/updates.py links it
+#: Least probability for a pair to be linked; RULE_THRESHOLD when a rule of server/updates/rules.py links it
 #: too. Chosen on the leave-projects-out fit (README, "Session 27"): on projects the fit never saw, the
 #: rules' own links were one in five wrong, and those the model gives less than RULE_THRESHOLD hold
 #: most of the wrong ones.
@@ -43,7 +43,7 @@ RULE_THRESHOLD = 0.3
 QUOTED_THRESHOLD = 0.05
 #: Least probability for the most probable earlier memory of an unlinked one to be recorded as its
 #: possible update (storage PossibleUpdate), which recall shows newer first when a query finds both
-#: alike (server/newer_first.py). Too unsure to supersede anything: on the update benchmark's
+#: alike (server/updates/newer_first.py). Too unsure to supersede anything: on the update benchmark's
 #: projects left out of the fit, a newer memory's most probable candidate at 0.1 or more was the one it
 #: updates in 859 of 1,098 cases (78 %; 67 more its duplicate), and recall replaying with it lost one
 #: look-alike question of 996 where the model asked at recall lost two (README, "Session 28").
@@ -67,30 +67,30 @@ def reports(statement: Statement) -> bool:
 
 
 def signals(old: Statement, new: Statement, cosine: float,
-            weights: updates.Weights) -> tuple[dict[str, float], updates.Judgement | None] | None:
+            weights: rules.Weights) -> tuple[dict[str, float], rules.Judgement | None] | None:
     """The pair's signals, the model's inputs, and the rules' verdict; None when the pair can never be an update."""
-    if updates.different_things(old, new) or (records_event(old) and not records_event(new)):
+    if rules.different_things(old, new) or (records_event(old) and not records_event(new)):
         return None
-    if max(len(old.words), len(new.words)) > updates.MAX_STATEMENT_WORDS:
+    if max(len(old.words), len(new.words)) > rules.MAX_STATEMENT_WORDS:
         return None
-    minimal = updates.minimal_edit(old, new) is not None
-    share = updates.subject_share(old, new, weights) or 0.0
+    minimal = rules.minimal_edit(old, new) is not None
+    share = rules.subject_share(old, new, weights) or 0.0
     if share == 0.0 and not minimal:
         return None
-    rule = updates.judge(old, new, cosine, weights)
-    mine, theirs = updates._specific(old), updates._specific(new)
-    slot = updates.changed_slot(old, new)
+    rule = rules.judge(old, new, cosine, weights)
+    mine, theirs = rules._specific(old), rules._specific(new)
+    slot = rules.changed_slot(old, new)
     f = {
-        "cos": cosine, "share": share, "rshare": updates.subject_share(new, old, weights) or 0.0,
+        "cos": cosine, "share": share, "rshare": rules.subject_share(new, old, weights) or 0.0,
         "cue": float(new.cue), "cue_words": float(len(new.cue_terms)),
         "restated": float(bool(restated_old(old, new, after_new=not new.cue))),
-        "slot": float(slot), "slot_named": float(updates.changed_slot(old, new, named_unit=True)),
-        "contradiction": float(updates.contradiction(old, new, share, cosine)),
-        "named_contradiction": float(updates.named_contradiction(old, new, share, cosine)),
-        "another_command": float(updates.another_command(old, new, share, cosine)),
+        "slot": float(slot), "slot_named": float(rules.changed_slot(old, new, named_unit=True)),
+        "contradiction": float(rules.contradiction(old, new, share, cosine)),
+        "named_contradiction": float(rules.named_contradiction(old, new, share, cosine)),
+        "another_command": float(rules.another_command(old, new, share, cosine)),
         "old_eventful": float(old.eventful), "new_eventful": float(new.eventful),
-        "template": float(updates._template(old, new)), "word_swapped": float(updates._word_swapped(old, new)),
-        "swapped_word": float(updates._swapped_word(old, new)), "minimal": float(minimal),
+        "template": float(rules._template(old, new)), "word_swapped": float(rules._word_swapped(old, new)),
+        "swapped_word": float(rules._swapped_word(old, new)), "minimal": float(minimal),
         "opens": float(bool(new.opening & set(old.terms))),
         "agrees": float(bool(new.values) and new.values <= old.values),
         "names_shared": float(len(mine & theirs)), "names_old_only": float(len(mine - set(new.terms))),
@@ -101,7 +101,7 @@ def signals(old: Statement, new: Statement, cosine: float,
         "negation_differs": float(old.negated != new.negated), "renames": float(new.renames),
         "place_moved": float(bool(old.places - new.places and new.places - old.places)),
         "schedule_changed": float(bool(old.periods and new.periods and not old.periods & new.periods)),
-        "adds": float(updates._adds(new.text)), "environment_differs": float(bool(old.envs ^ new.envs)),
+        "adds": float(rules._adds(new.text)), "environment_differs": float(bool(old.envs ^ new.envs)),
     }
     for a, b in INTERACTIONS:
         f[f"{a}*{b}"] = f[a] * f[b]
@@ -139,18 +139,18 @@ class Verdict:
     linked: bool = True
 
 
-def verdict(old: Statement, new: Statement, cosine: float | None, weights: updates.Weights | None = None) -> Verdict | None:
+def verdict(old: Statement, new: Statement, cosine: float | None, weights: rules.Weights | None = None) -> Verdict | None:
     """Whether `new` (the later memory) updates `old`: the model's probability and the reason to give."""
     found = assess(old, new, cosine, weights)
     return found if found is not None and found.linked else None
 
 
-def assess(old: Statement, new: Statement, cosine: float | None, weights: updates.Weights | None = None) -> Verdict | None:
+def assess(old: Statement, new: Statement, cosine: float | None, weights: rules.Weights | None = None) -> Verdict | None:
     """The model's probability that `new` updates `old` and whether that links them; None when the pair
     can never be an update (or, without a cosine, is not a minimal edit)."""
-    weights = weights or updates.Weights()
+    weights = weights or rules.Weights()
     if cosine is None:  # no vector yet: only a minimal edit, the surest rule (judged again once it has one)
-        rule = updates.judge(old, new, None, weights)
+        rule = rules.judge(old, new, None, weights)
         return Verdict(1.0 + rule.score, rule.reason) if rule is not None else None
     found = signals(old, new, cosine, weights)
     if found is None:
@@ -191,13 +191,13 @@ class Judgement:
 
 
 def best_link(new_id: int, new_text: str, created_at: int, candidates: Sequence[Candidate],
-              weights: updates.Weights | None = None, later: bool = True, fitted: bool = False) -> Link | None:
+              weights: rules.Weights | None = None, later: bool = True, fitted: bool = False) -> Link | None:
     """The one update link a new memory makes (judge's link)."""
     return judge(new_id, new_text, created_at, candidates, weights, later, fitted).link
 
 
 def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Candidate],
-          weights: updates.Weights | None = None, later: bool = True, fitted: bool = False) -> Judgement:
+          weights: rules.Weights | None = None, later: bool = True, fitted: bool = False) -> Judgement:
     """The one update link a new memory makes: the older memory it updates or, when it is itself the
     older one (an import of past notes) and `later`, the later memory that updates it; none when
     there is none. (A later memory updates one memory: the caller checks that it is this one.)
@@ -226,7 +226,7 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
                     and (possible is None or judged.probability > possible[1]):
                 possible = (c.id, round(judged.probability, 4))
         else:
-            rule = updates.judge(older, newer, c.cosine, weights)
+            rule = rules.judge(older, newer, c.cosine, weights)
             if rule is not None:
                 found.append((Link(link[0], link[1], round(rule.score, 4), rule.reason), rule.quoted or rule.score >= 2.0))
     if not fitted and any(quoted for _, quoted in found):
