@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from server import ranking
-from server.clock import from_millis
 from server.errors import SetupError
 from server.models import CONVERSATION_KIND
+from server.storage.dialect import POSTGRES
 from server.storage.pg.db import PgDatabase
 from server.storage.pg.migrations import LATEST
 from server.storage.protocol import (
@@ -58,24 +58,15 @@ from server.storage.protocol import (
     TimelineRow,
     TurnRef,
 )
-from server.textindex import context_text
+from server.storage.rows import MEMORY_COLUMN_COUNT, MEMORY_COLUMNS, THREAD_COLUMNS, memory_columns, memory_row, thread_row, turn_context
 
-MEMORY_COLUMNS = (
-    "id, thread, content, kind, source, origin, importance, tags, content_hash, "
-    "created_at, updated_at, deleted_at, superseded_by, recall_count, last_recalled_at, "
-    "file_line, file_section, pinned, compression"
-)
-_MEMORY_COLUMN_COUNT = len(MEMORY_COLUMNS.split(","))
-_THREAD_COLUMNS = "id, title, system_prompt, archived, created_at, last_active_at"
 # Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
 _WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
 
 
 def _row(values: Sequence[Any]) -> MemoryRow:
-    """A row selected as MEMORY_COLUMNS (tags are a text[])."""
-    values = list(values)
-    values[7] = tuple(values[7])
-    return MemoryRow(*values)
+    """A row selected as MEMORY_COLUMNS (storage/rows.py maps it by name; tags are a text[])."""
+    return memory_row(values, tuple)
 
 
 def _array(value: Any) -> np.ndarray:
@@ -221,23 +212,10 @@ class PgStore:
         row = conn.execute("SELECT thread, created_at, kind FROM memories WHERE id = %s", (memory_id,)).fetchone()
         context = None
         if row is not None and row[2] == CONVERSATION_KIND:
-            context = self._turn_context(conn, row[0], row[1], memory_id)
+            context = turn_context(conn, POSTGRES, self.namespace, row[0], row[1], memory_id)
         conn.execute(
             "UPDATE memories SET search_text = %s, search_context = %s WHERE id = %s", (text, context, memory_id)
         )
-
-    def _turn_context(self, conn: Any, thread: str, created_at: int, memory_id: int) -> str | None:
-        """The keyword context of a turn: the live turns of its thread just before it (ranking's rule)."""
-        previous = conn.execute(
-            "SELECT content, created_at FROM memories WHERE thread = %s AND kind = %s "
-            "AND deleted_at IS NULL AND (created_at < %s OR (created_at = %s AND id < %s)) "
-            "ORDER BY created_at DESC, id DESC LIMIT %s",
-            (thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
-        ).fetchall()
-        rows = list(reversed(previous))
-        order = [(n, from_millis(at)) for n, (_, at) in enumerate(rows)] + [(len(rows), from_millis(created_at))]
-        chain = [rows[n][0] for n in ranking.context_ids(order, len(rows))]
-        return context_text(chain) or None
 
     def fts_delete(self, conn: Any, memory_id: int) -> None:
         conn.execute("UPDATE memories SET search_text = NULL, search_context = NULL WHERE id = %s", (memory_id,))
@@ -322,7 +300,7 @@ class PgStore:
             conn.execute("DELETE FROM daily_log_queue WHERE memory_id = %s", (memory_id,))
 
     def daily_backlog(self, queued_before: int, limit: int = 500) -> list[MemoryRow]:
-        columns = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
+        columns = memory_columns("m")
         with self.db.read() as conn:
             rows = conn.execute(
                 # The queue first (usually empty, but full of dead rows between vacuums): joined the
@@ -373,16 +351,16 @@ class PgStore:
 
     def get_thread(self, thread: str) -> Thread | None:
         with self.db.read() as conn:
-            row = conn.execute(f"SELECT {_THREAD_COLUMNS} FROM threads WHERE id = %s", (thread,)).fetchone()
-        return Thread(row[0], row[1], row[2], bool(row[3]), row[4], row[5]) if row else None
+            row = conn.execute(f"SELECT {THREAD_COLUMNS} FROM threads WHERE id = %s", (thread,)).fetchone()
+        return thread_row(row) if row else None
 
     def list_threads(self, include_archived: bool = False) -> list[Thread]:
-        sql = f"SELECT {_THREAD_COLUMNS} FROM threads"
+        sql = f"SELECT {THREAD_COLUMNS} FROM threads"
         if not include_archived:
             sql += " WHERE NOT archived"
         with self.db.read() as conn:
             rows = conn.execute(sql + " ORDER BY last_active_at DESC, id").fetchall()
-        return [Thread(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
+        return [thread_row(r) for r in rows]
 
     def update_thread(self, conn: Any, thread: str, **fields: Any) -> None:
         allowed = {"title", "system_prompt", "archived"}
@@ -941,7 +919,7 @@ class PgStore:
 
     def dump_memories(self, conn: Any, after: int, limit: int) -> list[MemoryDump]:
         """Up to `limit` memories with ids above `after`, in id order, every stored field (see sqlite/store.py)."""
-        columns = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
+        columns = memory_columns("m")
         rows = conn.execute(
             f"SELECT {columns}, m.user_id, m.agent, m.file_key, m.embed_pending, q.queued_at, "
             "o.content, o.compressed_at, u.memory_id IS NOT NULL FROM memories m "
@@ -951,7 +929,7 @@ class PgStore:
             "WHERE m.id > %s ORDER BY m.id LIMIT %s",
             (after, limit),
         ).fetchall()
-        n = _MEMORY_COLUMN_COUNT
+        n = MEMORY_COLUMN_COUNT
         return [
             MemoryDump(
                 **_row(r[:n]).__dict__, user=r[n], agent=r[n + 1], file_key=r[n + 2], queued=bool(r[n + 3]),
@@ -997,7 +975,8 @@ class PgStore:
         with conn.cursor() as cur:
             cur.executemany(sql, [values(m, t, None) for m, t in pairs if m.id not in turn_ids])
             for m, text in turns:
-                cur.execute(sql, values(m, text, self._turn_context(conn, m.thread, m.created_at, m.id)))
+                context = turn_context(conn, POSTGRES, self.namespace, m.thread, m.created_at, m.id)
+                cur.execute(sql, values(m, text, context))
             cur.executemany(
                 "INSERT INTO daily_log_queue(tenant, memory_id, queued_at) VALUES (%s, %s, %s)",
                 [(self.namespace, m.id, m.daily_queued_at) for m in memories if m.daily_queued_at is not None],

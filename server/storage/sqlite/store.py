@@ -43,6 +43,7 @@ from server.storage.protocol import (
     TimelineRow,
     TurnRef,
 )
+from server.storage.rows import MEMORY_COLUMN_COUNT, MEMORY_COLUMNS, THREAD_COLUMNS, memory_columns, memory_row, thread_row
 from server.storage.sqlite import fts
 from server.storage.sqlite.db import Database
 from server.storage.sqlite.fts import scope_token
@@ -53,20 +54,14 @@ if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector ope
 
     from server.storage.sqlite.vectors import VectorIndex
 
-MEMORY_COLUMNS = (
-    "id, thread, content, kind, source, origin, importance, tags, content_hash, "
-    "created_at, updated_at, deleted_at, superseded_by, recall_count, last_recalled_at, "
-    "file_line, file_section, pinned, compression"
-)
-_MEMORY_COLUMN_COUNT = len(MEMORY_COLUMNS.split(","))
+def _tags(stored: str) -> tuple[str, ...]:
+    """SQLite keeps a memory's tags as a JSON list."""
+    return tuple(json.loads(stored)) if stored != "[]" else ()  # most memories have no tags
 
 
 def _memory_row(row: Sequence[Any]) -> MemoryRow:
-    """A row selected as MEMORY_COLUMNS: tags are a JSON list, pinned an integer."""
-    values = list(row)
-    values[7] = tuple(json.loads(values[7])) if values[7] != "[]" else ()  # most memories have no tags
-    values[17] = bool(values[17])  # pinned
-    return MemoryRow(*values)
+    """A row selected as MEMORY_COLUMNS (storage/rows.py maps it by name)."""
+    return memory_row(row, _tags)
 
 
 def _quote(term: str) -> str:
@@ -322,7 +317,7 @@ class Store:
             rows = conn.execute(
                 # CROSS JOIN keeps SQLite from walking every memory of the namespace to probe the
                 # (nearly always empty) queue: 4 ms per remember at 20k memories, 0.01 ms this way.
-                f"SELECT {', '.join('m.' + c.strip() for c in MEMORY_COLUMNS.split(','))} FROM daily_log_queue q "
+                f"SELECT {memory_columns('m')} FROM daily_log_queue q "
                 "CROSS JOIN memories m ON m.id = q.memory_id WHERE m.namespace = ? AND q.queued_at <= ? "
                 "ORDER BY q.memory_id LIMIT ?",
                 (self.namespace, queued_before, limit),
@@ -371,22 +366,20 @@ class Store:
             (self.namespace, thread, now, now),
         )
 
-    _THREAD_COLUMNS = "id, title, system_prompt, archived, created_at, last_active_at"
-
     def get_thread(self, thread: str) -> Thread | None:
         with self.db.read() as conn:
             row = conn.execute(
-                f"SELECT {self._THREAD_COLUMNS} FROM threads WHERE namespace = ? AND id = ?", (self.namespace, thread)
+                f"SELECT {THREAD_COLUMNS} FROM threads WHERE namespace = ? AND id = ?", (self.namespace, thread)
             ).fetchone()
-        return Thread(row[0], row[1], row[2], bool(row[3]), row[4], row[5]) if row else None
+        return thread_row(row) if row else None
 
     def list_threads(self, include_archived: bool = False) -> list[Thread]:
-        sql = f"SELECT {self._THREAD_COLUMNS} FROM threads WHERE namespace = ?"
+        sql = f"SELECT {THREAD_COLUMNS} FROM threads WHERE namespace = ?"
         if not include_archived:
             sql += " AND archived = 0"
         with self.db.read() as conn:
             rows = conn.execute(sql + " ORDER BY last_active_at DESC, id", (self.namespace,)).fetchall()
-        return [Thread(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
+        return [thread_row(r) for r in rows]
 
     def update_thread(self, conn: Any, thread: str, **fields: Any) -> None:
         allowed = {"title", "system_prompt", "archived"}
@@ -1119,7 +1112,7 @@ class Store:
         """Up to `limit` memories of the namespace with ids above `after`, in id order, every stored
         field: the row, who wrote it, its file key, whether a vector is queued, its daily-log queue
         time and its archived original — forgotten ones too."""
-        columns = ", ".join("m." + c.strip() for c in MEMORY_COLUMNS.split(","))
+        columns = memory_columns("m")
         rows = conn.execute(
             f"SELECT {columns}, m.user_id, m.agent, m.file_key, p.memory_id IS NOT NULL, q.queued_at, "
             "o.content, o.compressed_at, u.memory_id IS NOT NULL FROM memories m "
@@ -1129,7 +1122,7 @@ class Store:
             "WHERE m.namespace = ? AND m.id > ? ORDER BY m.id LIMIT ?",
             (self.namespace, after, limit),
         ).fetchall()
-        n = _MEMORY_COLUMN_COUNT
+        n = MEMORY_COLUMN_COUNT
         return [
             MemoryDump(
                 **_memory_row(r[:n]).__dict__, user=r[n], agent=r[n + 1], file_key=r[n + 2], queued=bool(r[n + 3]),
