@@ -1,0 +1,228 @@
+"""The PostgreSQL store's curation role: what curate_memory and the archive change and read (curation/).
+
+store.py composes the roles into the Store; the SQL is PostgreSQL's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from server import ranking
+from server.storage.protocol import (
+    MemoryRow,
+    Original,
+    PromptExport,
+    ThreadExport,
+)
+from server.storage.rows import MEMORY_COLUMNS
+
+# Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
+_WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
+from server.storage.pg.common import PgStoreBase, _row
+
+
+class PgCuration(PgStoreBase):
+    # -- curation (curation/: curator, archive) -----------------------------------
+    def rows(  # noqa: PLR0913
+        self,
+        conn: Any,
+        thread: str | None = None,
+        deleted: bool | None = False,
+        since: int | None = None,
+        until: int | None = None,
+    ) -> list[MemoryRow]:
+        where: list[str] = ["true"]
+        params: list[Any] = []
+        if thread is not None:
+            where.append("thread = %s")
+            params.append(thread)
+        if deleted is not None:
+            where.append("deleted_at IS NOT NULL" if deleted else "deleted_at IS NULL")
+        if since is not None:
+            where.append("created_at >= %s")
+            params.append(since)
+        if until is not None:
+            where.append("created_at <= %s")
+            params.append(until)
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
+        return [_row(r) for r in conn.execute(sql, params)]
+
+    def set_superseded(self, conn: Any, memory_id: int, by: int | None, now: int) -> None:
+        conn.execute(
+            "UPDATE memories SET superseded_by = %s, updated_at = %s WHERE id = %s", (by, now, memory_id)
+        )
+
+    def set_pinned(self, conn: Any, memory_id: int, pinned: bool, now: int) -> None:
+        conn.execute("UPDATE memories SET pinned = %s, updated_at = %s WHERE id = %s", (bool(pinned), now, memory_id))
+
+    def originals(self, conn: Any, ids: Sequence[int]) -> dict[int, Original]:
+        if not ids:
+            return {}
+        rows = conn.execute(
+            "SELECT memory_id, content, compressed_at FROM memory_originals WHERE memory_id = ANY(%s)", (list(ids),)
+        )
+        return {r[0]: Original(r[1], r[2]) for r in rows}
+
+    def _reindex(self, conn: Any, memory_id: int, text: str) -> None:
+        """New keyword terms now, a new vector from the backfill (the old one serves meanwhile)."""
+        self.fts_insert(conn, memory_id, text)
+        conn.execute("UPDATE memories SET embed_pending = true WHERE id = %s", (memory_id,))
+
+    def set_compressed(
+        self, conn: Any, memory_id: int, content: str, tier: str, original: str | None, now: int, text: str
+    ) -> None:
+        if original is not None:
+            conn.execute(
+                "INSERT INTO memory_originals(tenant, memory_id, content, compressed_at) VALUES (%s, %s, %s, %s)",
+                (self.namespace, memory_id, original, now),
+            )
+        conn.execute(
+            "UPDATE memories SET content = %s, compression = %s, updated_at = %s WHERE id = %s",
+            (content, tier, now, memory_id),
+        )
+        self._reindex(conn, memory_id, text)
+
+    def set_restored(self, conn: Any, memory_id: int, original: str, now: int, text: str) -> None:
+        conn.execute(
+            "UPDATE memories SET content = %s, compression = NULL, updated_at = %s WHERE id = %s",
+            (original, now, memory_id),
+        )
+        conn.execute("DELETE FROM memory_originals WHERE memory_id = %s", (memory_id,))
+        self._reindex(conn, memory_id, text)
+
+    def undelete(self, conn: Any, memory_id: int, now: int, text: str) -> None:
+        conn.execute("UPDATE memories SET deleted_at = NULL, updated_at = %s WHERE id = %s", (now, memory_id))
+        self.fts_insert(conn, memory_id, text)
+        conn.execute("UPDATE memories SET embed_pending = true WHERE id = %s AND embedding IS NULL", (memory_id,))
+
+    def hard_delete(self, conn: Any, memory_id: int, successor: int | None) -> None:
+        conn.execute("UPDATE memories SET superseded_by = %s WHERE superseded_by = %s", (successor, memory_id))
+        conn.execute("DELETE FROM promotions WHERE memory_id = %s", (memory_id,))
+        # daily_log_queue, update_checks and memory_originals go by ON DELETE CASCADE; the vector is a column.
+        conn.execute("DELETE FROM memories WHERE id = %s", (memory_id,))
+
+    def promoted(self, conn: Any) -> set[int]:
+        return {r[0] for r in conn.execute("SELECT memory_id FROM promotions")}
+
+    def record_promotion(self, conn: Any, memory_id: int, section: str, now: int) -> None:
+        conn.execute(
+            "INSERT INTO promotions(tenant, memory_id, section, promoted_at) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING",
+            (self.namespace, memory_id, section, now),
+        )
+
+    def stats(self, conn: Any) -> dict[str, Any]:
+        one = lambda sql: conn.execute(sql).fetchone()  # noqa: E731
+        # Memories only: the units of the memory files are counted apart (file_units).
+        live, deleted, superseded, pinned, compressed, oldest, newest, pending, units = one(
+            "SELECT count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL AND superseded_by IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL AND pinned), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL AND compression IS NOT NULL), "
+            "min(created_at) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+            "max(created_at) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+            "count(*) FILTER (WHERE embed_pending), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NOT NULL) FROM memories"
+        )
+        group = lambda col: dict(conn.execute(  # noqa: E731
+            f"SELECT {col}, count(*) FROM memories WHERE deleted_at IS NULL AND file_key IS NULL GROUP BY 1 ORDER BY 1"
+        ).fetchall())
+        return {
+            "live": live, "deleted": deleted, "superseded": superseded, "pinned": pinned, "compressed": compressed,
+            "oldest": oldest, "newest": newest, "pending_embeddings": pending, "file_units": units,
+            "by_kind": group("kind"), "by_thread": group("thread"), "by_compression": group("compression"),
+            # The whole database (every tenant): PostgreSQL has no per-tenant size.
+            "database_bytes": one("SELECT pg_database_size(current_database())")[0],
+        }
+
+    def archived_originals(self, conn: Any, thread: str | None = None) -> dict[int, Original]:
+        sql = (
+            "SELECT o.memory_id, o.content, o.compressed_at FROM memory_originals o "
+            "JOIN memories m ON m.tenant = o.tenant AND m.id = o.memory_id"
+        )
+        params: list[Any] = []
+        if thread is not None:
+            sql += " WHERE m.thread = %s"
+            params.append(thread)
+        return {r[0]: Original(r[1], r[2]) for r in conn.execute(sql, params)}
+
+    def threads(self, conn: Any, only: str | None = None) -> list[ThreadExport]:
+        sql = "SELECT id, title, system_prompt, archived::int, created_at, last_active_at FROM threads"
+        params: list[Any] = []
+        if only is not None:
+            sql += " WHERE id = %s"
+            params.append(only)
+        return [
+            ThreadExport(id=r[0], title=r[1], system_prompt=r[2], archived=r[3], created_at=r[4], last_active_at=r[5])
+            for r in conn.execute(sql + " ORDER BY id", params)
+        ]
+
+    def export_global_prompts(self, conn: Any) -> list[PromptExport]:
+        rows = conn.execute(
+            "SELECT name, content, active::int, priority, created_at, updated_at FROM global_prompts ORDER BY name"
+        )
+        return [
+            PromptExport(name=r[0], content=r[1], active=r[2], priority=r[3], created_at=r[4], updated_at=r[5])
+            for r in rows
+        ]
+
+    def find_identity(self, conn: Any, thread: str, content_hash: str, created_at: int) -> int | None:
+        row = conn.execute(
+            "SELECT id FROM memories WHERE thread = %s AND content_hash = %s AND created_at = %s ORDER BY id LIMIT 1",
+            (thread, content_hash, created_at),
+        ).fetchone()
+        return row[0] if row else None
+
+    def id_taken(self, conn: Any, memory_id: int) -> bool:
+        # Ids are unique per tenant (primary key (tenant, id)): another tenant's id is no clash.
+        return conn.execute("SELECT 1 FROM memories WHERE id = %s", (memory_id,)).fetchone() is not None
+
+    def insert_archived(
+        self, conn: Any, memory_id: int | None, row: MemoryRow, original: Original | None, text: str,
+        file_key: str | None = None,
+    ) -> int:
+        columns = (
+            "tenant, thread, content, kind, source, origin, importance, tags, content_hash, created_at, updated_at, "
+            "deleted_at, superseded_by, recall_count, last_recalled_at, pinned, compression, file_key, file_line, "
+            "file_section"
+        )
+        values: list[Any] = [
+            self.namespace, row.thread, row.content, row.kind, row.source, row.origin, row.importance,
+            list(row.tags), row.content_hash, row.created_at, row.updated_at, row.deleted_at, None,
+            row.recall_count, row.last_recalled_at, bool(row.pinned), row.compression, file_key, row.file_line,
+            row.file_section,
+        ]
+        columns = "id, " + columns
+        values.insert(0, self._next_id(conn, at_least=memory_id))
+        marks = ", ".join(["%s"] * len(values))
+        (new_id,) = conn.execute(
+            f"INSERT INTO memories({columns}) VALUES ({marks}) RETURNING id", values
+        ).fetchone()
+        if row.deleted_at is None:
+            self.fts_insert(conn, new_id, text)
+        if original is not None:
+            conn.execute(
+                "INSERT INTO memory_originals(tenant, memory_id, content, compressed_at) VALUES (%s, %s, %s, %s)",
+                (self.namespace, new_id, original.content, original.compressed_at),
+            )
+        return new_id
+
+    def put_thread(self, conn: Any, thread: ThreadExport) -> bool:
+        cur = conn.execute(
+            "INSERT INTO threads(tenant, id, title, system_prompt, archived, created_at, last_active_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            (self.namespace, thread["id"], thread["title"], thread["system_prompt"], bool(thread["archived"]),
+             thread["created_at"], thread["last_active_at"]),
+        )
+        return cur.rowcount == 1
+
+    def import_global_prompt(self, conn: Any, prompt: PromptExport) -> bool:
+        cur = conn.execute(
+            "INSERT INTO global_prompts(tenant, name, content, active, priority, created_at, updated_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            (self.namespace, prompt["name"], prompt["content"], bool(prompt["active"]), prompt["priority"],
+             prompt["created_at"], prompt["updated_at"]),
+        )
+        return cur.rowcount == 1

@@ -1,0 +1,107 @@
+"""The PostgreSQL store's threads role: threads, their recent-message windows and global prompts.
+
+store.py composes the roles into the Store; the SQL is PostgreSQL's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from server import ranking
+from server.storage.protocol import (
+    GLOBAL,
+    GlobalPrompt,
+    Message,
+    NewMessage,
+    Thread,
+)
+from server.storage.rows import THREAD_COLUMNS, thread_row
+
+# Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
+_WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
+from server.storage.pg.common import PgStoreBase
+
+
+class PgThreads(PgStoreBase):
+    # -- threads and prompts ------------------------------------------------------
+    def touch_thread(self, conn: Any, thread: str, now: int) -> None:
+        if thread == GLOBAL:
+            return
+        conn.execute(
+            "INSERT INTO threads(tenant, id, created_at, last_active_at) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (tenant, id) DO UPDATE SET last_active_at = "
+            "greatest(threads.last_active_at, excluded.last_active_at)",
+            (self.namespace, thread, now, now),
+        )
+
+    def get_thread(self, thread: str) -> Thread | None:
+        with self.db.read() as conn:
+            row = conn.execute(f"SELECT {THREAD_COLUMNS} FROM threads WHERE id = %s", (thread,)).fetchone()
+        return thread_row(row) if row else None
+
+    def list_threads(self, include_archived: bool = False) -> list[Thread]:
+        sql = f"SELECT {THREAD_COLUMNS} FROM threads"
+        if not include_archived:
+            sql += " WHERE NOT archived"
+        with self.db.read() as conn:
+            rows = conn.execute(sql + " ORDER BY last_active_at DESC, id").fetchall()
+        return [thread_row(r) for r in rows]
+
+    def update_thread(self, conn: Any, thread: str, **fields: Any) -> None:
+        allowed = {"title", "system_prompt", "archived"}
+        assert set(fields) <= allowed, fields
+        if "archived" in fields:
+            fields["archived"] = bool(fields["archived"])
+        if fields:
+            sets = ", ".join(f"{name} = %s" for name in fields)
+            conn.execute(f"UPDATE threads SET {sets} WHERE id = %s", (*fields.values(), thread))
+
+    def add_messages(self, conn: Any, thread: str, messages: Sequence[NewMessage], now: int, keep: int) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO thread_messages(tenant, thread, role, content, created_at) VALUES (%s, %s, %s, %s, %s)",
+                [(self.namespace, thread, m.role, m.content, now) for m in messages],
+            )
+        conn.execute(
+            "DELETE FROM thread_messages WHERE thread = %s AND id NOT IN "
+            "(SELECT id FROM thread_messages WHERE thread = %s ORDER BY id DESC LIMIT %s)",
+            (thread, thread, keep),
+        )
+
+    def recent_messages(self, thread: str, limit: int) -> list[Message]:
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, role, content, created_at FROM thread_messages WHERE thread = %s ORDER BY id DESC LIMIT %s",
+                (thread, limit),
+            ).fetchall()
+        return [Message(*r) for r in reversed(rows)]
+
+    def global_prompts(self, active_only: bool) -> list[GlobalPrompt]:
+        sql = "SELECT name, content, active, priority, created_at, updated_at FROM global_prompts"
+        if active_only:
+            sql += " WHERE active"
+        with self.db.read() as conn:
+            rows = conn.execute(sql + " ORDER BY priority DESC, name").fetchall()
+        return [GlobalPrompt(r[0], r[1], bool(r[2]), r[3], r[4], r[5]) for r in rows]
+
+    def put_global_prompt(self, conn: Any, name: str, content: str, priority: int, now: int) -> None:
+        conn.execute(
+            "INSERT INTO global_prompts(tenant, name, content, active, priority, created_at, updated_at) "
+            "VALUES (%s, %s, %s, true, %s, %s, %s) ON CONFLICT (tenant, name) DO UPDATE SET "
+            "content = excluded.content, priority = excluded.priority, updated_at = excluded.updated_at",
+            (self.namespace, name, content, priority, now, now),
+        )
+
+    def set_global_prompt(self, conn: Any, name: str, now: int, **fields: Any) -> bool:
+        assert set(fields) <= {"active", "priority"}, fields
+        if "active" in fields:
+            fields["active"] = bool(fields["active"])
+        sets = ", ".join(f"{k} = %s" for k in fields)
+        cur = conn.execute(
+            f"UPDATE global_prompts SET {sets}, updated_at = %s WHERE name = %s", (*fields.values(), now, name)
+        )
+        return cur.rowcount > 0
+
+    def delete_global_prompt(self, conn: Any, name: str) -> bool:
+        return conn.execute("DELETE FROM global_prompts WHERE name = %s", (name,)).rowcount > 0

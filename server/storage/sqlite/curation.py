@@ -1,0 +1,253 @@
+"""The SQLite store's curation role: what curate_memory and the archive change and read (curation/).
+
+store.py composes the roles into the Store; the SQL is SQLite's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from server.storage.protocol import (
+    MemoryRow,
+    Original,
+    PromptExport,
+    ThreadExport,
+)
+from server.storage.rows import MEMORY_COLUMNS
+from server.storage.sqlite.common import SqliteStoreBase, _in, _memory_row
+
+if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
+    pass  # process answering by keyword never imports them (bench/hooks.py)
+
+
+class SqliteCuration(SqliteStoreBase):
+    # -- curation (curation/: curator, archive) -----------------------------------
+    def rows(  # noqa: PLR0913
+        self,
+        conn: Any,
+        thread: str | None = None,
+        deleted: bool | None = False,
+        since: int | None = None,
+        until: int | None = None,
+    ) -> list[MemoryRow]:
+        """Memories of the namespace, oldest first; `deleted` None means live and forgotten alike."""
+        where: list[str] = ["namespace = ?"]
+        params: list[Any] = [self.namespace]
+        if thread is not None:
+            where.append("thread = ?")
+            params.append(thread)
+        if deleted is not None:
+            where.append("deleted_at IS NOT NULL" if deleted else "deleted_at IS NULL")
+        if since is not None:
+            where.append("created_at >= ?")
+            params.append(since)
+        if until is not None:
+            where.append("created_at <= ?")
+            params.append(until)
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
+        return [_memory_row(r) for r in conn.execute(sql, params)]
+
+    def set_superseded(self, conn: Any, memory_id: int, by: int | None, now: int) -> None:
+        conn.execute(
+            "UPDATE memories SET superseded_by = ?, updated_at = ? WHERE id = ? AND namespace = ?",
+            (by, now, memory_id, self.namespace),
+        )
+
+    def set_pinned(self, conn: Any, memory_id: int, pinned: bool, now: int) -> None:
+        conn.execute(
+            "UPDATE memories SET pinned = ?, updated_at = ? WHERE id = ? AND namespace = ?",
+            (int(pinned), now, memory_id, self.namespace),
+        )
+
+    def originals(self, conn: Any, ids: Sequence[int]) -> dict[int, Original]:
+        """Archived original text and compression time of compressed memories."""
+        out: dict[int, Original] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            for memory_id, content, at in conn.execute(
+                f"SELECT memory_id, content, compressed_at FROM memory_originals WHERE memory_id IN {_in(chunk)}",
+                chunk,
+            ):
+                out[memory_id] = Original(content, at)
+        return out
+
+    def _reindex(self, conn: Any, memory_id: int, text: str) -> None:
+        """New keyword terms now, a new vector from the backfill (the old one serves meanwhile)."""
+        self.fts_delete(conn, memory_id)
+        self.fts_insert(conn, memory_id, text)
+        conn.execute("INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)", (memory_id,))
+
+    def set_compressed(
+        self, conn: Any, memory_id: int, content: str, tier: str, original: str | None, now: int, text: str
+    ) -> None:
+        """Replace the content by its compressed form; `original` is archived on the first compression."""
+        if original is not None:
+            conn.execute(
+                "INSERT INTO memory_originals(memory_id, content, compressed_at) VALUES (?, ?, ?)",
+                (memory_id, original, now),
+            )
+        conn.execute(
+            "UPDATE memories SET content = ?, compression = ?, updated_at = ? WHERE id = ?",
+            (content, tier, now, memory_id),
+        )
+        self._reindex(conn, memory_id, text)
+
+    def set_restored(self, conn: Any, memory_id: int, original: str, now: int, text: str) -> None:
+        conn.execute(
+            "UPDATE memories SET content = ?, compression = NULL, updated_at = ? WHERE id = ?",
+            (original, now, memory_id),
+        )
+        conn.execute("DELETE FROM memory_originals WHERE memory_id = ?", (memory_id,))
+        self._reindex(conn, memory_id, text)
+
+    def undelete(self, conn: Any, memory_id: int, now: int, text: str) -> None:
+        """Undo soft_delete: back in the keyword index and in vector search."""
+        conn.execute("UPDATE memories SET deleted_at = NULL, updated_at = ? WHERE id = ?", (now, memory_id))
+        self.fts_insert(conn, memory_id, text)
+        if conn.execute("SELECT 1 FROM vector_rows WHERE memory_id = ?", (memory_id,)).fetchone() is None:
+            conn.execute("INSERT OR IGNORE INTO pending_embeddings(memory_id) VALUES (?)", (memory_id,))
+
+    def hard_delete(self, conn: Any, memory_id: int, successor: int | None) -> None:
+        """Erase a memory for good. Memories it replaced now point at what replaced it."""
+        conn.execute(
+            "UPDATE memories SET superseded_by = ? WHERE superseded_by = ? AND namespace = ?",
+            (successor, memory_id, self.namespace),
+        )
+        self.fts_delete(conn, memory_id)
+        conn.execute("DELETE FROM vector_rows WHERE memory_id = ?", (memory_id,))
+        conn.execute("DELETE FROM promotions WHERE namespace = ? AND memory_id = ?", (self.namespace, memory_id))
+        # memory_tags, pending_embeddings, update_checks and memory_originals go by ON DELETE CASCADE.
+        conn.execute("DELETE FROM memories WHERE id = ? AND namespace = ?", (memory_id, self.namespace))
+
+    def promoted(self, conn: Any) -> set[int]:
+        return {r[0] for r in conn.execute("SELECT memory_id FROM promotions WHERE namespace = ?", (self.namespace,))}
+
+    def record_promotion(self, conn: Any, memory_id: int, section: str, now: int) -> None:
+        conn.execute(
+            "INSERT OR IGNORE INTO promotions(namespace, memory_id, section, promoted_at) VALUES (?, ?, ?, ?)",
+            (self.namespace, memory_id, section, now),
+        )
+
+    def stats(self, conn: Any) -> dict[str, Any]:
+        ns = (self.namespace,)
+        one = lambda sql: conn.execute(sql, ns).fetchone()  # noqa: E731
+        # Memories only: the units of the memory files are counted apart (file_units).
+        live, deleted, superseded, pinned, compressed, oldest, newest, units = one(
+            "SELECT count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL AND superseded_by IS NOT NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL AND pinned), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL AND compression IS NOT NULL), "
+            "min(created_at) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+            "max(created_at) FILTER (WHERE deleted_at IS NULL AND file_key IS NULL), "
+            "count(*) FILTER (WHERE deleted_at IS NULL AND file_key IS NOT NULL) "
+            "FROM memories WHERE namespace = ?"
+        )
+        group = lambda col: dict(conn.execute(  # noqa: E731
+            f"SELECT {col}, count(*) FROM memories WHERE namespace = ? AND deleted_at IS NULL AND file_key IS NULL "
+            "GROUP BY 1 ORDER BY 1", ns
+        ).fetchall())
+        pending = one(
+            "SELECT count(*) FROM pending_embeddings p JOIN memories m ON m.id = p.memory_id WHERE m.namespace = ?"
+        )[0]
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        return {
+            "live": live, "deleted": deleted, "superseded": superseded, "pinned": pinned, "compressed": compressed,
+            "oldest": oldest, "newest": newest, "pending_embeddings": pending, "file_units": units,
+            "by_kind": group("kind"), "by_thread": group("thread"), "by_compression": group("compression"),
+            "database_bytes": page_size * pages,
+        }
+
+    def archived_originals(self, conn: Any, thread: str | None = None) -> dict[int, Original]:
+        sql = "SELECT o.memory_id, o.content, o.compressed_at FROM memory_originals o JOIN memories m ON m.id = o.memory_id WHERE m.namespace = ?"
+        params: list[Any] = [self.namespace]
+        if thread is not None:
+            sql += " AND m.thread = ?"
+            params.append(thread)
+        return {r[0]: Original(r[1], r[2]) for r in conn.execute(sql, params)}
+
+    def threads(self, conn: Any, only: str | None = None) -> list[ThreadExport]:
+        sql = "SELECT id, title, system_prompt, archived, created_at, last_active_at FROM threads WHERE namespace = ?"
+        params: list[Any] = [self.namespace]
+        if only is not None:
+            sql += " AND id = ?"
+            params.append(only)
+        return [
+            ThreadExport(id=r[0], title=r[1], system_prompt=r[2], archived=r[3], created_at=r[4], last_active_at=r[5])
+            for r in conn.execute(sql + " ORDER BY id", params)
+        ]
+
+    def export_global_prompts(self, conn: Any) -> list[PromptExport]:
+        rows = conn.execute(
+            "SELECT name, content, active, priority, created_at, updated_at FROM global_prompts WHERE namespace = ? "
+            "ORDER BY name",
+            (self.namespace,),
+        )
+        return [
+            PromptExport(name=r[0], content=r[1], active=r[2], priority=r[3], created_at=r[4], updated_at=r[5])
+            for r in rows
+        ]
+
+    def find_identity(self, conn: Any, thread: str, content_hash: str, created_at: int) -> int | None:
+        """The memory that is this one (same thread, original text and creation time), forgotten or not."""
+        row = conn.execute(
+            "SELECT id FROM memories WHERE namespace = ? AND thread = ? AND content_hash = ? AND created_at = ? "
+            "ORDER BY id LIMIT 1",
+            (self.namespace, thread, content_hash, created_at),
+        ).fetchone()
+        return row[0] if row else None
+
+    def id_taken(self, conn: Any, memory_id: int) -> bool:
+        return conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
+
+    def insert_archived(
+        self, conn: Any, memory_id: int | None, row: MemoryRow, original: Original | None, text: str,
+        file_key: str | None = None,
+    ) -> int:
+        """Insert an archived memory with all its fields (its own id when free), queued for a vector."""
+        cur = conn.execute(
+            "INSERT INTO memories(id, namespace, thread, content, kind, source, origin, importance, tags, content_hash, "
+            "created_at, updated_at, deleted_at, superseded_by, recall_count, last_recalled_at, pinned, compression, "
+            "file_key, file_line, file_section) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                memory_id, self.namespace, row.thread, row.content, row.kind, row.source, row.origin, row.importance,
+                json.dumps(list(row.tags), ensure_ascii=False), row.content_hash, row.created_at, row.updated_at,
+                row.deleted_at, row.recall_count, row.last_recalled_at, int(row.pinned), row.compression,
+                file_key, row.file_line, row.file_section,
+            ),
+        )
+        new_id = cur.lastrowid
+        conn.executemany(
+            "INSERT OR IGNORE INTO memory_tags(memory_id, tag) VALUES (?, ?)", [(new_id, t) for t in row.tags]
+        )
+        if row.deleted_at is None:
+            self.fts_insert(conn, new_id, text)
+        if original is not None:
+            conn.execute(
+                "INSERT INTO memory_originals(memory_id, content, compressed_at) VALUES (?, ?, ?)",
+                (new_id, original.content, original.compressed_at),
+            )
+        conn.execute("INSERT INTO pending_embeddings(memory_id) VALUES (?)", (new_id,))
+        return new_id
+
+    def put_thread(self, conn: Any, thread: ThreadExport) -> bool:
+        """Insert an archived thread unless it exists; True if inserted."""
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO threads(namespace, id, title, system_prompt, archived, created_at, last_active_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (self.namespace, thread["id"], thread["title"], thread["system_prompt"], thread["archived"],
+             thread["created_at"], thread["last_active_at"]),
+        )
+        return cur.rowcount == 1
+
+    def import_global_prompt(self, conn: Any, prompt: PromptExport) -> bool:
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO global_prompts(namespace, name, content, active, priority, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (self.namespace, prompt["name"], prompt["content"], prompt["active"], prompt["priority"],
+             prompt["created_at"], prompt["updated_at"]),
+        )
+        return cur.rowcount == 1

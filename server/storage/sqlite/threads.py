@@ -1,0 +1,108 @@
+"""The SQLite store's threads role: threads, their recent-message windows and global prompts.
+
+store.py composes the roles into the Store; the SQL is SQLite's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from server.storage.protocol import (
+    GLOBAL,
+    GlobalPrompt,
+    Message,
+    NewMessage,
+    Thread,
+)
+from server.storage.rows import THREAD_COLUMNS, thread_row
+from server.storage.sqlite.common import SqliteStoreBase
+
+if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
+    pass  # process answering by keyword never imports them (bench/hooks.py)
+
+
+class SqliteThreads(SqliteStoreBase):
+    # -- threads and prompts ------------------------------------------------------
+    def touch_thread(self, conn: Any, thread: str, now: int) -> None:
+        if thread == GLOBAL:
+            return
+        conn.execute(
+            "INSERT INTO threads(namespace, id, created_at, last_active_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(namespace, id) DO UPDATE SET last_active_at = max(last_active_at, excluded.last_active_at)",
+            (self.namespace, thread, now, now),
+        )
+
+    def get_thread(self, thread: str) -> Thread | None:
+        with self.db.read() as conn:
+            row = conn.execute(
+                f"SELECT {THREAD_COLUMNS} FROM threads WHERE namespace = ? AND id = ?", (self.namespace, thread)
+            ).fetchone()
+        return thread_row(row) if row else None
+
+    def list_threads(self, include_archived: bool = False) -> list[Thread]:
+        sql = f"SELECT {THREAD_COLUMNS} FROM threads WHERE namespace = ?"
+        if not include_archived:
+            sql += " AND archived = 0"
+        with self.db.read() as conn:
+            rows = conn.execute(sql + " ORDER BY last_active_at DESC, id", (self.namespace,)).fetchall()
+        return [thread_row(r) for r in rows]
+
+    def update_thread(self, conn: Any, thread: str, **fields: Any) -> None:
+        allowed = {"title", "system_prompt", "archived"}
+        assert set(fields) <= allowed, fields
+        if fields:
+            sets = ", ".join(f"{name} = ?" for name in fields)
+            conn.execute(
+                f"UPDATE threads SET {sets} WHERE namespace = ? AND id = ?", (*fields.values(), self.namespace, thread)
+            )
+
+    def add_messages(self, conn: Any, thread: str, messages: Sequence[NewMessage], now: int, keep: int) -> None:
+        conn.executemany(
+            "INSERT INTO thread_messages(namespace, thread, role, content, created_at) VALUES (?, ?, ?, ?, ?)",
+            [(self.namespace, thread, m.role, m.content, now) for m in messages],
+        )
+        conn.execute(
+            "DELETE FROM thread_messages WHERE namespace = ? AND thread = ? AND id NOT IN "
+            "(SELECT id FROM thread_messages WHERE namespace = ? AND thread = ? ORDER BY id DESC LIMIT ?)",
+            (self.namespace, thread, self.namespace, thread, keep),
+        )
+
+    def recent_messages(self, thread: str, limit: int) -> list[Message]:
+        """The last `limit` messages of the thread, oldest first (newest last)."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, role, content, created_at FROM thread_messages WHERE namespace = ? AND thread = ? "
+                "ORDER BY id DESC LIMIT ?",
+                (self.namespace, thread, limit),
+            ).fetchall()
+        return [Message(*r) for r in reversed(rows)]
+
+    def global_prompts(self, active_only: bool) -> list[GlobalPrompt]:
+        sql = "SELECT name, content, active, priority, created_at, updated_at FROM global_prompts WHERE namespace = ?"
+        if active_only:
+            sql += " AND active = 1"
+        with self.db.read() as conn:
+            rows = conn.execute(sql + " ORDER BY priority DESC, name", (self.namespace,)).fetchall()
+        return [GlobalPrompt(r[0], r[1], bool(r[2]), r[3], r[4], r[5]) for r in rows]
+
+    def put_global_prompt(self, conn: Any, name: str, content: str, priority: int, now: int) -> None:
+        conn.execute(
+            "INSERT INTO global_prompts(namespace, name, content, active, priority, created_at, updated_at) "
+            "VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT(namespace, name) DO UPDATE SET content = excluded.content, "
+            "priority = excluded.priority, updated_at = excluded.updated_at",
+            (self.namespace, name, content, priority, now, now),
+        )
+
+    def set_global_prompt(self, conn: Any, name: str, now: int, **fields: Any) -> bool:
+        assert set(fields) <= {"active", "priority"}, fields
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        cur = conn.execute(
+            f"UPDATE global_prompts SET {sets}, updated_at = ? WHERE namespace = ? AND name = ?",
+            (*fields.values(), now, self.namespace, name),
+        )
+        return cur.rowcount > 0
+
+    def delete_global_prompt(self, conn: Any, name: str) -> bool:
+        cur = conn.execute("DELETE FROM global_prompts WHERE namespace = ? AND name = ?", (self.namespace, name))
+        return cur.rowcount > 0
