@@ -208,10 +208,7 @@ def erase(service: MemoryService, row: MemoryRow) -> ForgetResult:
     from server.clock import to_millis
     from server.results import ForgetResult
 
-    with service.db.write() as conn:
-        if row.deleted_at is None and service.store.memory_state(conn, row.id) is not None:
-            service.store.soft_delete(conn, row.id, to_millis(service.clock()))
-        service.store.hard_delete(conn, row.id, row.superseded_by)
+    service.store.erase(row.id, row.superseded_by, to_millis(service.clock()), forget_first=row.deleted_at is None)
     try:
         gone = service.files.remove_daily_lines({row.id}, since=_day_before(min(row.created_at, row.updated_at)))
         note = "its daily-log line is removed too" if gone else "no daily-log line"

@@ -23,17 +23,19 @@ share, storage/rows.py and storage/dialect.py what both backends read the same w
 
 from __future__ import annotations
 
-from server.storage.pg.memories import PgMemories
-from server.storage.pg.threads import PgThreads
-from server.storage.pg.search import PgSearch
-from server.storage.pg.curation import PgCuration
-from server.storage.pg.copying import PgCopying
 from server.storage.pg.browsing import PgBrowsing
 from server.storage.pg.common import websearch_text
+from server.storage.pg.copying import PgCopying
+from server.storage.pg.curation import PgCuration
+from server.storage.pg.memories import PgMemories
+from server.storage.pg.search import PgSearch
+from server.storage.pg.threads import PgThreads
+from server.storage.transactions import Transactions
 
 
-class PgStore(PgMemories, PgThreads, PgSearch, PgCuration, PgCopying, PgBrowsing):
-    """Every role of the contract, in the protocol's order (one module each beside this one)."""
+class PgStore(PgMemories, PgThreads, PgSearch, PgCuration, PgCopying, PgBrowsing, Transactions):
+    """Every role of the contract, in the protocol's order (one module each beside this one; the
+    named transactions, written once for both backends, last)."""
 
 
 __all__ = ["PgStore", "websearch_text"]

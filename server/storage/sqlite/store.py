@@ -15,18 +15,20 @@ in storage/rows.py and storage/dialect.py.
 from __future__ import annotations
 
 from server.storage.protocol import NewMemory
-from server.storage.sqlite.memories import SqliteMemories
-from server.storage.sqlite.threads import SqliteThreads
-from server.storage.sqlite.search import SqliteSearch
-from server.storage.sqlite.curation import SqliteCuration
-from server.storage.sqlite.copying import SqliteCopying
 from server.storage.sqlite.browsing import SqliteBrowsing
 from server.storage.sqlite.common import fts5_match
+from server.storage.sqlite.copying import SqliteCopying
+from server.storage.sqlite.curation import SqliteCuration
 from server.storage.sqlite.fts import scope_token
+from server.storage.sqlite.memories import SqliteMemories
+from server.storage.sqlite.search import SqliteSearch
+from server.storage.sqlite.threads import SqliteThreads
+from server.storage.transactions import Transactions
 
 
-class Store(SqliteMemories, SqliteThreads, SqliteSearch, SqliteCuration, SqliteCopying, SqliteBrowsing):
-    """Every role of the contract, in the protocol's order (one module each beside this one)."""
+class Store(SqliteMemories, SqliteThreads, SqliteSearch, SqliteCuration, SqliteCopying, SqliteBrowsing, Transactions):
+    """Every role of the contract, in the protocol's order (one module each beside this one; the
+    named transactions, written once for both backends, last)."""
 
 
 __all__ = ["NewMemory", "Store", "fts5_match", "scope_token"]  # the names callers took from here before the split
