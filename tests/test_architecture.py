@@ -193,3 +193,35 @@ def test_the_architecture_checks_can_fail():
             test_only_the_mcp_and_http_edges_import_mcp()
     finally:
         del IMPORTS["server.fake"], MODULES["server.fake"]
+
+
+def _db_writes(module: str) -> list[str]:
+    """Where `module` opens a write transaction on a database itself (`db.write(`, `x.db.write(`)."""
+    found = []
+    for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "write":
+            target = node.func.value
+            if (isinstance(target, ast.Name) and target.id == "db") or (
+                isinstance(target, ast.Attribute) and target.attr == "db"
+            ):
+                found.append(f"{module}:{node.lineno}")
+    return found
+
+
+def test_writes_go_through_the_store():
+    """Outside server.storage nothing opens a write on the database: each write is a named store method
+    (storage/transactions.py), so every statement, and PostgreSQL's tenant scoping, stays in storage."""
+    found = [where for module in MODULES if not _within(module, "server.storage") for where in _db_writes(module)]
+    assert found == []
+
+
+def test_search_asks_the_store_not_its_database():
+    """The search modules never reach into `store.db`: what they read is a store method."""
+    found = [
+        f"{module}:{node.lineno}"
+        for module in MODULES if _within(module, "server.search")
+        for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "db" and isinstance(node.value, ast.Name)
+        and node.value.id == "store"
+    ]
+    assert found == []
