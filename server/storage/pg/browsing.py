@@ -9,7 +9,6 @@ from typing import Any
 
 from server import ranking
 from server.storage.protocol import (
-    MemoryDump,
     MemoryFilter,
     MemoryRow,
     Scope,
@@ -20,6 +19,7 @@ from server.storage.rows import MEMORY_COLUMNS
 
 # Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
 _WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
+from server.storage import shapes
 from server.storage.pg.common import PgStoreBase, _row, _scope_filters
 
 
@@ -52,13 +52,9 @@ class PgBrowsing(PgStoreBase):
         )
         return [_row(r) for r in rows]
 
-    def browse_count(self, conn: Any, where: MemoryFilter) -> int:
-        condition, params = self._browse_where(where)
-        return conn.execute(f"SELECT count(*) FROM memories WHERE {condition}", params).fetchone()[0]
+    browse_count = shapes.browse_count
 
-    def record(self, conn: Any, memory_id: int) -> MemoryDump | None:
-        found = self.dump_memories(conn, memory_id - 1, 1)
-        return found[0] if found and found[0].id == memory_id else None
+    record = shapes.record
 
     def thread_figures(self, conn: Any) -> list[ThreadFigures]:
         kinds: dict[str, dict[str, int]] = {}

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from server import ranking
+from server.storage.dialect import POSTGRES
 from server.storage.pg.db import PgDatabase
 from server.storage.protocol import (
     KeywordQuery,
@@ -94,6 +95,9 @@ def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any
 
 class PgStoreBase:
     """The database (confined to a tenant) and the tenant every role works in."""
+
+    dialect = POSTGRES
+    memory_row = staticmethod(_row)  # the shared methods' rows (storage/shapes.py)
 
     def __init__(self, db: PgDatabase, namespace: str) -> None:
         self.db = db

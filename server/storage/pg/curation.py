@@ -19,6 +19,7 @@ from server.storage.rows import MEMORY_COLUMNS
 
 # Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
 _WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
+from server.storage import shapes
 from server.storage.pg.common import PgStoreBase, _row
 
 
@@ -48,10 +49,7 @@ class PgCuration(PgStoreBase):
         sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
         return [_row(r) for r in conn.execute(sql, params)]
 
-    def set_superseded(self, conn: Any, memory_id: int, by: int | None, now: int) -> None:
-        conn.execute(
-            "UPDATE memories SET superseded_by = %s, updated_at = %s WHERE id = %s", (by, now, memory_id)
-        )
+    set_superseded = shapes.set_superseded
 
     def set_pinned(self, conn: Any, memory_id: int, pinned: bool, now: int) -> None:
         conn.execute("UPDATE memories SET pinned = %s, updated_at = %s WHERE id = %s", (bool(pinned), now, memory_id))
@@ -83,13 +81,7 @@ class PgCuration(PgStoreBase):
         )
         self._reindex(conn, memory_id, text)
 
-    def set_restored(self, conn: Any, memory_id: int, original: str, now: int, text: str) -> None:
-        conn.execute(
-            "UPDATE memories SET content = %s, compression = NULL, updated_at = %s WHERE id = %s",
-            (original, now, memory_id),
-        )
-        conn.execute("DELETE FROM memory_originals WHERE memory_id = %s", (memory_id,))
-        self._reindex(conn, memory_id, text)
+    set_restored = shapes.set_restored
 
     def undelete(self, conn: Any, memory_id: int, now: int, text: str) -> None:
         conn.execute("UPDATE memories SET deleted_at = NULL, updated_at = %s WHERE id = %s", (now, memory_id))
@@ -168,16 +160,9 @@ class PgCuration(PgStoreBase):
             for r in rows
         ]
 
-    def find_identity(self, conn: Any, thread: str, content_hash: str, created_at: int) -> int | None:
-        row = conn.execute(
-            "SELECT id FROM memories WHERE thread = %s AND content_hash = %s AND created_at = %s ORDER BY id LIMIT 1",
-            (thread, content_hash, created_at),
-        ).fetchone()
-        return row[0] if row else None
+    find_identity = shapes.find_identity
 
-    def id_taken(self, conn: Any, memory_id: int) -> bool:
-        # Ids are unique per tenant (primary key (tenant, id)): another tenant's id is no clash.
-        return conn.execute("SELECT 1 FROM memories WHERE id = %s", (memory_id,)).fetchone() is not None
+    id_taken = shapes.id_taken
 
     def insert_archived(
         self, conn: Any, memory_id: int | None, row: MemoryRow, original: Original | None, text: str,

@@ -16,22 +16,19 @@ from server.storage.dialect import POSTGRES
 from server.storage.protocol import (
     FileUnit,
     MemoryRow,
-    MemoryState,
     NewMemory,
 )
 from server.storage.rows import MEMORY_COLUMNS, memory_columns, turn_context
 
 # Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
 _WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
+from server.storage import shapes
 from server.storage.pg.common import PgStoreBase, _array, _row
 
 
 class PgMemories(PgStoreBase):
     # -- meta ---------------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        with self.db.read() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
-        return row[0] if row else None
+    get_meta = shapes.get_meta
 
     def set_meta(self, conn: Any, key: str, value: str) -> None:
         conn.execute(
@@ -40,17 +37,10 @@ class PgMemories(PgStoreBase):
             (self.namespace, key, value),
         )
 
-    def meta_items(self, conn: Any) -> dict[str, str]:
-        """Every meta key of this tenant."""
-        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    meta_items = shapes.meta_items
 
     # -- memories -----------------------------------------------------------------
-    def find_live(self, conn: Any, thread: str, content_hash: str) -> int | None:
-        row = conn.execute(
-            "SELECT id FROM memories WHERE thread = %s AND content_hash = %s AND deleted_at IS NULL",
-            (thread, content_hash),
-        ).fetchone()
-        return row[0] if row else None
+    find_live = shapes.find_live
 
     def insert_memory(self, conn: Any, new: NewMemory) -> int:
         """Insert the memory and its keyword text; embed_pending queues it for the backfill."""
@@ -119,24 +109,11 @@ class PgMemories(PgStoreBase):
         with self.db.read() as conn:
             return {r[0]: _row(r) for r in conn.execute(sql, (ids,))}
 
-    def recent_memories(self, thread: str, limit: int) -> list[MemoryRow]:
-        with self.db.read() as conn:
-            rows = conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE thread = %s AND deleted_at IS NULL "
-                "AND file_key IS NULL ORDER BY created_at DESC, id DESC LIMIT %s",
-                (thread, limit),
-            ).fetchall()
-        return [_row(r) for r in rows]
+    recent_memories = shapes.recent_memories
 
-    def memory_state(self, conn: Any, memory_id: int) -> MemoryState | None:
-        row = conn.execute(
-            "SELECT content, compression, deleted_at FROM memories WHERE id = %s", (memory_id,)
-        ).fetchone()
-        return MemoryState(row[0], row[1], row[2]) if row else None
+    memory_state = shapes.memory_state
 
-    def soft_delete(self, conn: Any, memory_id: int, now: int) -> None:
-        conn.execute("UPDATE memories SET deleted_at = %s, updated_at = %s WHERE id = %s", (now, now, memory_id))
-        self.fts_delete(conn, memory_id)
+    soft_delete = shapes.soft_delete
 
     def link_superseded(self, conn: Any, memory_id: int, by: int | None) -> None:
         conn.execute("UPDATE memories SET superseded_by = %s WHERE id = %s", (by, memory_id))
@@ -184,9 +161,7 @@ class PgMemories(PgStoreBase):
                  for m, matrix in vectors.items() for p, row in enumerate(matrix) if p > 0],
             )
 
-    def unqueue_daily(self, memory_id: int) -> None:
-        with self.db.write() as conn:
-            conn.execute("DELETE FROM daily_log_queue WHERE memory_id = %s", (memory_id,))
+    unqueue_daily = shapes.unqueue_daily
 
     def daily_backlog(self, queued_before: int, limit: int = 500) -> list[MemoryRow]:
         columns = memory_columns("m")
@@ -213,16 +188,7 @@ class PgMemories(PgStoreBase):
         rows = conn.execute("SELECT DISTINCT source FROM memories WHERE file_key IS NOT NULL").fetchall()
         return [r[0] for r in rows]
 
-    def move_file_unit(
-        self, conn: Any, memory_id: int, line: int, section: str, key: str | None = None,
-        content_hash: str | None = None,
-    ) -> None:
-        """A unit seen at another line (or, with `key`, under another section): same memory, same id."""
-        conn.execute(
-            "UPDATE memories SET file_line = %s, file_section = %s, file_key = coalesce(%s, file_key), "
-            "content_hash = coalesce(%s, content_hash) WHERE id = %s",
-            (line, section, key, content_hash, memory_id),
-        )
+    move_file_unit = shapes.move_file_unit
 
     def delete_derived(self, conn: Any, memory_id: int) -> None:
         conn.execute("DELETE FROM memories WHERE id = %s AND file_key IS NOT NULL", (memory_id,))

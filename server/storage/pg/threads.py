@@ -12,7 +12,6 @@ from server import ranking
 from server.storage.protocol import (
     GLOBAL,
     GlobalPrompt,
-    Message,
     NewMessage,
     Thread,
 )
@@ -20,6 +19,7 @@ from server.storage.rows import THREAD_COLUMNS, thread_row
 
 # Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
 _WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
+from server.storage import shapes
 from server.storage.pg.common import PgStoreBase
 
 
@@ -35,10 +35,7 @@ class PgThreads(PgStoreBase):
             (self.namespace, thread, now, now),
         )
 
-    def get_thread(self, thread: str) -> Thread | None:
-        with self.db.read() as conn:
-            row = conn.execute(f"SELECT {THREAD_COLUMNS} FROM threads WHERE id = %s", (thread,)).fetchone()
-        return thread_row(row) if row else None
+    get_thread = shapes.get_thread
 
     def list_threads(self, include_archived: bool = False) -> list[Thread]:
         sql = f"SELECT {THREAD_COLUMNS} FROM threads"
@@ -69,13 +66,7 @@ class PgThreads(PgStoreBase):
             (thread, thread, keep),
         )
 
-    def recent_messages(self, thread: str, limit: int) -> list[Message]:
-        with self.db.read() as conn:
-            rows = conn.execute(
-                "SELECT id, role, content, created_at FROM thread_messages WHERE thread = %s ORDER BY id DESC LIMIT %s",
-                (thread, limit),
-            ).fetchall()
-        return [Message(*r) for r in reversed(rows)]
+    recent_messages = shapes.recent_messages
 
     def global_prompts(self, active_only: bool) -> list[GlobalPrompt]:
         sql = "SELECT name, content, active, priority, created_at, updated_at FROM global_prompts"

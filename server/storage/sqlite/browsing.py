@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from server.storage import shapes
 from server.storage.protocol import (
-    MemoryDump,
     MemoryFilter,
     MemoryRow,
     Scope,
@@ -51,14 +51,9 @@ class SqliteBrowsing(SqliteStoreBase):
         )
         return [_memory_row(r) for r in rows]
 
-    def browse_count(self, conn: Any, where: MemoryFilter) -> int:
-        condition, params = self._browse_where(where)
-        return conn.execute(f"SELECT count(*) FROM memories WHERE {condition}", params).fetchone()[0]
+    browse_count = shapes.browse_count
 
-    def record(self, conn: Any, memory_id: int) -> MemoryDump | None:
-        """Every stored field of one memory (dump_memories' row for this id)."""
-        found = self.dump_memories(conn, memory_id - 1, 1)
-        return found[0] if found and found[0].id == memory_id else None
+    record = shapes.record
 
     def thread_figures(self, conn: Any) -> list[ThreadFigures]:
         kinds: dict[str, dict[str, int]] = {}

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from server import ranking
+from server.storage.dialect import SQLITE
 from server.storage.protocol import (
     KeywordQuery,
     MemoryRow,
@@ -107,6 +108,9 @@ def _scope_filters(scope: Scope, prefix: str, where: list[str], params: list[Any
 
 class SqliteStoreBase:
     """The database and namespace every role works in, and the vector index it opens on first use."""
+
+    dialect = SQLITE
+    memory_row = staticmethod(_memory_row)  # the shared methods' rows (storage/shapes.py)
 
     def __init__(self, db: Database, namespace: str) -> None:
         self.db = db

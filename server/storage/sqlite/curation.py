@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from server.storage import shapes
 from server.storage.protocol import (
     MemoryRow,
     Original,
@@ -49,11 +50,7 @@ class SqliteCuration(SqliteStoreBase):
         sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
         return [_memory_row(r) for r in conn.execute(sql, params)]
 
-    def set_superseded(self, conn: Any, memory_id: int, by: int | None, now: int) -> None:
-        conn.execute(
-            "UPDATE memories SET superseded_by = ?, updated_at = ? WHERE id = ? AND namespace = ?",
-            (by, now, memory_id, self.namespace),
-        )
+    set_superseded = shapes.set_superseded
 
     def set_pinned(self, conn: Any, memory_id: int, pinned: bool, now: int) -> None:
         conn.execute(
@@ -94,13 +91,7 @@ class SqliteCuration(SqliteStoreBase):
         )
         self._reindex(conn, memory_id, text)
 
-    def set_restored(self, conn: Any, memory_id: int, original: str, now: int, text: str) -> None:
-        conn.execute(
-            "UPDATE memories SET content = ?, compression = NULL, updated_at = ? WHERE id = ?",
-            (original, now, memory_id),
-        )
-        conn.execute("DELETE FROM memory_originals WHERE memory_id = ?", (memory_id,))
-        self._reindex(conn, memory_id, text)
+    set_restored = shapes.set_restored
 
     def undelete(self, conn: Any, memory_id: int, now: int, text: str) -> None:
         """Undo soft_delete: back in the keyword index and in vector search."""
@@ -191,17 +182,9 @@ class SqliteCuration(SqliteStoreBase):
             for r in rows
         ]
 
-    def find_identity(self, conn: Any, thread: str, content_hash: str, created_at: int) -> int | None:
-        """The memory that is this one (same thread, original text and creation time), forgotten or not."""
-        row = conn.execute(
-            "SELECT id FROM memories WHERE namespace = ? AND thread = ? AND content_hash = ? AND created_at = ? "
-            "ORDER BY id LIMIT 1",
-            (self.namespace, thread, content_hash, created_at),
-        ).fetchone()
-        return row[0] if row else None
+    find_identity = shapes.find_identity
 
-    def id_taken(self, conn: Any, memory_id: int) -> bool:
-        return conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
+    id_taken = shapes.id_taken
 
     def insert_archived(
         self, conn: Any, memory_id: int | None, row: MemoryRow, original: Original | None, text: str,

@@ -9,10 +9,10 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from server.storage import shapes
 from server.storage.protocol import (
     FileUnit,
     MemoryRow,
-    MemoryState,
     NewMemory,
 )
 from server.storage.rows import MEMORY_COLUMNS, memory_columns
@@ -25,10 +25,7 @@ if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector ope
 
 class SqliteMemories(SqliteStoreBase):
     # -- meta ---------------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        with self.db.read() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+    get_meta = shapes.get_meta
 
     def set_meta(self, conn: Any, key: str, value: str) -> None:
         conn.execute(
@@ -36,17 +33,10 @@ class SqliteMemories(SqliteStoreBase):
             (key, value),
         )
 
-    def meta_items(self, conn: Any) -> dict[str, str]:
-        """Every meta key (SQLite's meta is one per file, shared by its namespaces)."""
-        return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    meta_items = shapes.meta_items
 
     # -- memories -----------------------------------------------------------------
-    def find_live(self, conn: Any, thread: str, content_hash: str) -> int | None:
-        row = conn.execute(
-            "SELECT id FROM memories WHERE namespace = ? AND thread = ? AND content_hash = ? AND deleted_at IS NULL",
-            (self.namespace, thread, content_hash),
-        ).fetchone()
-        return row[0] if row else None
+    find_live = shapes.find_live
 
     def insert_memory(self, conn: Any, new: NewMemory) -> int:
         """Insert the memory, its tags and keyword terms; its vector is queued for the backfill."""
@@ -118,26 +108,11 @@ class SqliteMemories(SqliteStoreBase):
                     out[row[0]] = _memory_row(row)
         return out
 
-    def recent_memories(self, thread: str, limit: int) -> list[MemoryRow]:
-        """The thread's newest live memories (not file units), newest first."""
-        with self.db.read() as conn:
-            rows = conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE namespace = ? AND thread = ? AND deleted_at IS NULL "
-                "AND file_key IS NULL ORDER BY created_at DESC, id DESC LIMIT ?",
-                (self.namespace, thread, limit),
-            ).fetchall()
-        return [_memory_row(r) for r in rows]
+    recent_memories = shapes.recent_memories
 
-    def memory_state(self, conn: Any, memory_id: int) -> MemoryState | None:
-        row = conn.execute(
-            "SELECT content, compression, deleted_at FROM memories WHERE id = ? AND namespace = ?",
-            (memory_id, self.namespace),
-        ).fetchone()
-        return MemoryState(row[0], row[1], row[2]) if row else None
+    memory_state = shapes.memory_state
 
-    def soft_delete(self, conn: Any, memory_id: int, now: int) -> None:
-        conn.execute("UPDATE memories SET deleted_at = ?, updated_at = ? WHERE id = ?", (now, now, memory_id))
-        self.fts_delete(conn, memory_id)
+    soft_delete = shapes.soft_delete
         # The vector stays (undelete reuses it); vector_changes takes it out of search.
 
     def link_superseded(self, conn: Any, memory_id: int, by: int | None) -> None:
@@ -174,9 +149,7 @@ class SqliteMemories(SqliteStoreBase):
         """Each memory's vectors as a (passages x dims) matrix, from vec0 (one lookup per row)."""
         return self._vectors.vec0_rows(conn, list(ids))
 
-    def unqueue_daily(self, memory_id: int) -> None:
-        with self.db.write() as conn:
-            conn.execute("DELETE FROM daily_log_queue WHERE memory_id = ?", (memory_id,))
+    unqueue_daily = shapes.unqueue_daily
 
     def daily_backlog(self, queued_before: int, limit: int = 500) -> list[MemoryRow]:
         """Memories of this namespace whose daily-log line was never written (oldest first)."""
@@ -206,16 +179,7 @@ class SqliteMemories(SqliteStoreBase):
         ).fetchall()
         return [r[0] for r in rows]
 
-    def move_file_unit(
-        self, conn: Any, memory_id: int, line: int, section: str, key: str | None = None,
-        content_hash: str | None = None,
-    ) -> None:
-        """A unit seen at another line (or, with `key`, under another section): same memory, same id."""
-        conn.execute(
-            "UPDATE memories SET file_line = ?, file_section = ?, file_key = coalesce(?, file_key), "
-            "content_hash = coalesce(?, content_hash) WHERE id = ?",
-            (line, section, key, content_hash, memory_id),
-        )
+    move_file_unit = shapes.move_file_unit
 
     def delete_derived(self, conn: Any, memory_id: int) -> None:
         """Remove a memory derived from a file (the file is its record) with its index rows."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from server.storage import shapes
 from server.storage.protocol import (
     GLOBAL,
     GlobalPrompt,
-    Message,
     NewMessage,
     Thread,
 )
@@ -33,12 +33,7 @@ class SqliteThreads(SqliteStoreBase):
             (self.namespace, thread, now, now),
         )
 
-    def get_thread(self, thread: str) -> Thread | None:
-        with self.db.read() as conn:
-            row = conn.execute(
-                f"SELECT {THREAD_COLUMNS} FROM threads WHERE namespace = ? AND id = ?", (self.namespace, thread)
-            ).fetchone()
-        return thread_row(row) if row else None
+    get_thread = shapes.get_thread
 
     def list_threads(self, include_archived: bool = False) -> list[Thread]:
         sql = f"SELECT {THREAD_COLUMNS} FROM threads WHERE namespace = ?"
@@ -68,15 +63,7 @@ class SqliteThreads(SqliteStoreBase):
             (self.namespace, thread, self.namespace, thread, keep),
         )
 
-    def recent_messages(self, thread: str, limit: int) -> list[Message]:
-        """The last `limit` messages of the thread, oldest first (newest last)."""
-        with self.db.read() as conn:
-            rows = conn.execute(
-                "SELECT id, role, content, created_at FROM thread_messages WHERE namespace = ? AND thread = ? "
-                "ORDER BY id DESC LIMIT ?",
-                (self.namespace, thread, limit),
-            ).fetchall()
-        return [Message(*r) for r in reversed(rows)]
+    recent_messages = shapes.recent_messages
 
     def global_prompts(self, active_only: bool) -> list[GlobalPrompt]:
         sql = "SELECT name, content, active, priority, created_at, updated_at FROM global_prompts WHERE namespace = ?"

@@ -1,0 +1,160 @@
+"""The store methods whose SQL is the same in both dialects, written once.
+
+Each function is a method of a backend's role class, listed there by name at its place in the
+protocol's order (`get_meta = shapes.get_meta`), so a reader of either backend still finds every
+method where the contract declares it. The SQL is written with `?` placeholders and
+`dialect.in_namespace()`: SQLite names the namespace in every statement, PostgreSQL's row-level
+security adds the tenant itself (storage/dialect.py). `self` is the backend's store, which
+provides `db`, `namespace`, `dialect` and `memory_row` (its dialect's tags).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.storage.records import MemoryDump, MemoryFilter, MemoryRow, MemoryState, Message, Thread
+from server.storage.rows import MEMORY_COLUMNS, THREAD_COLUMNS, thread_row
+
+
+def _run(self: Any, conn: Any, sql: str, *params: Any) -> Any:
+    return conn.execute(self.dialect.sql(sql), params)
+
+
+# -- meta -----------------------------------------------------------------------------
+def get_meta(self: Any, key: str) -> str | None:
+    with self.db.read() as conn:
+        row = _run(self, conn, "SELECT value FROM meta WHERE key = ?", key).fetchone()
+    return row[0] if row else None
+
+
+def meta_items(self: Any, conn: Any) -> dict[str, str]:
+    """Every meta key (SQLite: one meta per file, shared by its namespaces; PostgreSQL: the tenant's)."""
+    return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+
+
+# -- memories -------------------------------------------------------------------------
+def find_live(self: Any, conn: Any, thread: str, content_hash: str) -> int | None:
+    d = self.dialect
+    row = _run(
+        self, conn,
+        f"SELECT id FROM memories WHERE {d.in_namespace()}thread = ? AND content_hash = ? AND deleted_at IS NULL",
+        *d.namespace_params(self.namespace), thread, content_hash,
+    ).fetchone()
+    return row[0] if row else None
+
+
+def recent_memories(self: Any, thread: str, limit: int) -> list[MemoryRow]:
+    """The thread's newest live memories (not file units), newest first."""
+    d = self.dialect
+    with self.db.read() as conn:
+        rows = _run(
+            self, conn,
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {d.in_namespace()}thread = ? AND deleted_at IS NULL "
+            "AND file_key IS NULL ORDER BY created_at DESC, id DESC LIMIT ?",
+            *d.namespace_params(self.namespace), thread, limit,
+        ).fetchall()
+    return [self.memory_row(r) for r in rows]
+
+
+def memory_state(self: Any, conn: Any, memory_id: int) -> MemoryState | None:
+    d = self.dialect
+    row = _run(
+        self, conn, f"SELECT content, compression, deleted_at FROM memories WHERE {d.in_namespace()}id = ?",
+        *d.namespace_params(self.namespace), memory_id,
+    ).fetchone()
+    return MemoryState(row[0], row[1], row[2]) if row else None
+
+
+def soft_delete(self: Any, conn: Any, memory_id: int, now: int) -> None:
+    _run(self, conn, "UPDATE memories SET deleted_at = ?, updated_at = ? WHERE id = ?", now, now, memory_id)
+    self.fts_delete(conn, memory_id)
+    # The vector stays (undelete reuses it); it leaves vector search with the memory.
+
+
+def unqueue_daily(self: Any, memory_id: int) -> None:
+    with self.db.write() as conn:
+        _run(self, conn, "DELETE FROM daily_log_queue WHERE memory_id = ?", memory_id)
+
+
+# -- memory files ---------------------------------------------------------------------
+def move_file_unit(
+    self: Any, conn: Any, memory_id: int, line: int, section: str, key: str | None = None,
+    content_hash: str | None = None,
+) -> None:
+    """A unit seen at another line (or, with `key`, under another section): same memory, same id."""
+    _run(
+        self, conn,
+        "UPDATE memories SET file_line = ?, file_section = ?, file_key = coalesce(?, file_key), "
+        "content_hash = coalesce(?, content_hash) WHERE id = ?",
+        line, section, key, content_hash, memory_id,
+    )
+
+
+# -- threads --------------------------------------------------------------------------
+def get_thread(self: Any, thread: str) -> Thread | None:
+    d = self.dialect
+    with self.db.read() as conn:
+        row = _run(
+            self, conn, f"SELECT {THREAD_COLUMNS} FROM threads WHERE {d.in_namespace()}id = ?",
+            *d.namespace_params(self.namespace), thread,
+        ).fetchone()
+    return thread_row(row) if row else None
+
+
+def recent_messages(self: Any, thread: str, limit: int) -> list[Message]:
+    """The last `limit` messages of the thread, oldest first (newest last)."""
+    d = self.dialect
+    with self.db.read() as conn:
+        rows = _run(
+            self, conn,
+            f"SELECT id, role, content, created_at FROM thread_messages WHERE {d.in_namespace()}thread = ? "
+            "ORDER BY id DESC LIMIT ?",
+            *d.namespace_params(self.namespace), thread, limit,
+        ).fetchall()
+    return [Message(*r) for r in reversed(rows)]
+
+
+# -- curation -------------------------------------------------------------------------
+def set_superseded(self: Any, conn: Any, memory_id: int, by: int | None, now: int) -> None:
+    d = self.dialect
+    _run(
+        self, conn, f"UPDATE memories SET superseded_by = ?, updated_at = ? WHERE {d.in_namespace()}id = ?",
+        by, now, *d.namespace_params(self.namespace), memory_id,
+    )
+
+
+def set_restored(self: Any, conn: Any, memory_id: int, original: str, now: int, text: str) -> None:
+    _run(self, conn, "UPDATE memories SET content = ?, compression = NULL, updated_at = ? WHERE id = ?",
+         original, now, memory_id)
+    _run(self, conn, "DELETE FROM memory_originals WHERE memory_id = ?", memory_id)
+    self._reindex(conn, memory_id, text)
+
+
+def find_identity(self: Any, conn: Any, thread: str, content_hash: str, created_at: int) -> int | None:
+    """The memory that is this one (same thread, original text and creation time), forgotten or not."""
+    d = self.dialect
+    row = _run(
+        self, conn,
+        f"SELECT id FROM memories WHERE {d.in_namespace()}thread = ? AND content_hash = ? AND created_at = ? "
+        "ORDER BY id LIMIT 1",
+        *d.namespace_params(self.namespace), thread, content_hash, created_at,
+    ).fetchone()
+    return row[0] if row else None
+
+
+def id_taken(self: Any, conn: Any, memory_id: int) -> bool:
+    # SQLite: ids are unique in the file. PostgreSQL: per tenant (primary key (tenant, id)), and
+    # row-level security shows only this tenant's: another tenant's id is no clash.
+    return _run(self, conn, "SELECT 1 FROM memories WHERE id = ?", memory_id).fetchone() is not None
+
+
+# -- browsing -------------------------------------------------------------------------
+def browse_count(self: Any, conn: Any, where: MemoryFilter) -> int:
+    condition, params = self._browse_where(where)
+    return conn.execute(f"SELECT count(*) FROM memories WHERE {condition}", params).fetchone()[0]
+
+
+def record(self: Any, conn: Any, memory_id: int) -> MemoryDump | None:
+    """Every stored field of one memory (dump_memories' row for this id)."""
+    found = self.dump_memories(conn, memory_id - 1, 1)
+    return found[0] if found and found[0].id == memory_id else None
