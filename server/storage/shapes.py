@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.storage.records import MemoryDump, MemoryFilter, MemoryRow, MemoryState, Message, Thread
+from server.storage.records import FileUnit, MemoryDump, MemoryFilter, MemoryRow, MemoryState, Message, Thread
 from server.storage.rows import MEMORY_COLUMNS, THREAD_COLUMNS, thread_row
 
 
@@ -90,6 +90,17 @@ def move_file_unit(
     )
 
 
+def file_units(self: Any, conn: Any, source: str) -> dict[str, FileUnit]:
+    d = self.dialect
+    rows = _run(
+        self, conn,
+        f"SELECT file_key, id, file_line, file_section FROM memories "
+        f"WHERE {d.in_namespace()}source = ? AND file_key IS NOT NULL",
+        *d.namespace_params(self.namespace), source,
+    ).fetchall()
+    return {r[0]: FileUnit(r[1], r[2], r[3]) for r in rows}
+
+
 # -- threads --------------------------------------------------------------------------
 def get_thread(self: Any, thread: str) -> Thread | None:
     d = self.dialect
@@ -115,6 +126,33 @@ def recent_messages(self: Any, thread: str, limit: int) -> list[Message]:
 
 
 # -- curation -------------------------------------------------------------------------
+def rows(  # noqa: PLR0913
+    self: Any,
+    conn: Any,
+    thread: str | None = None,
+    deleted: bool | None = False,
+    since: int | None = None,
+    until: int | None = None,
+) -> list[MemoryRow]:
+    """Memories of the namespace, oldest first; `deleted` None means live and forgotten alike."""
+    d = self.dialect
+    where: list[str] = ["namespace = ?"] if d.names_namespace else ["true"]
+    params: list[Any] = list(d.namespace_params(self.namespace))
+    if thread is not None:
+        where.append("thread = ?")
+        params.append(thread)
+    if deleted is not None:
+        where.append("deleted_at IS NOT NULL" if deleted else "deleted_at IS NULL")
+    if since is not None:
+        where.append("created_at >= ?")
+        params.append(since)
+    if until is not None:
+        where.append("created_at <= ?")
+        params.append(until)
+    sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
+    return [self.memory_row(r) for r in _run(self, conn, sql, *params)]
+
+
 def set_superseded(self: Any, conn: Any, memory_id: int, by: int | None, now: int) -> None:
     d = self.dialect
     _run(
@@ -149,6 +187,17 @@ def id_taken(self: Any, conn: Any, memory_id: int) -> bool:
 
 
 # -- browsing -------------------------------------------------------------------------
+def browse(self: Any, conn: Any, where: MemoryFilter, limit: int, offset: int = 0) -> list[MemoryRow]:
+    """A page of the memories `where` selects, newest first."""
+    condition, params = self._browse_where(where)  # in the dialect already
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {condition} ORDER BY created_at DESC, id DESC "
+        + self.dialect.sql("LIMIT ? OFFSET ?"),
+        (*params, limit, offset),
+    )
+    return [self.memory_row(r) for r in rows]
+
+
 def browse_count(self: Any, conn: Any, where: MemoryFilter) -> int:
     condition, params = self._browse_where(where)
     return conn.execute(f"SELECT count(*) FROM memories WHERE {condition}", params).fetchone()[0]

@@ -10,17 +10,15 @@ from typing import Any
 from server import ranking
 from server.storage.protocol import (
     MemoryFilter,
-    MemoryRow,
     Scope,
     ThreadFigures,
     TimelineRow,
 )
-from server.storage.rows import MEMORY_COLUMNS
 
 # Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
 _WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
 from server.storage import shapes
-from server.storage.pg.common import PgStoreBase, _row, _scope_filters
+from server.storage.pg.common import PgStoreBase, _scope_filters
 
 
 class PgBrowsing(PgStoreBase):
@@ -43,14 +41,7 @@ class PgBrowsing(PgStoreBase):
             sql.append(f"source {'' if where.files else 'NOT '}LIKE 'file:%%'")
         return " AND ".join(sql), params
 
-    def browse(self, conn: Any, where: MemoryFilter, limit: int, offset: int = 0) -> list[MemoryRow]:
-        condition, params = self._browse_where(where)
-        rows = conn.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {condition} ORDER BY created_at DESC, id DESC "
-            "LIMIT %s OFFSET %s",
-            (*params, limit, offset),
-        )
-        return [_row(r) for r in rows]
+    browse = shapes.browse
 
     browse_count = shapes.browse_count
 

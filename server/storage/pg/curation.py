@@ -15,39 +15,16 @@ from server.storage.protocol import (
     PromptExport,
     ThreadExport,
 )
-from server.storage.rows import MEMORY_COLUMNS
 
 # Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
 _WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
 from server.storage import shapes
-from server.storage.pg.common import PgStoreBase, _row
+from server.storage.pg.common import PgStoreBase
 
 
 class PgCuration(PgStoreBase):
     # -- curation (curation/: curator, archive) -----------------------------------
-    def rows(  # noqa: PLR0913
-        self,
-        conn: Any,
-        thread: str | None = None,
-        deleted: bool | None = False,
-        since: int | None = None,
-        until: int | None = None,
-    ) -> list[MemoryRow]:
-        where: list[str] = ["true"]
-        params: list[Any] = []
-        if thread is not None:
-            where.append("thread = %s")
-            params.append(thread)
-        if deleted is not None:
-            where.append("deleted_at IS NOT NULL" if deleted else "deleted_at IS NULL")
-        if since is not None:
-            where.append("created_at >= %s")
-            params.append(since)
-        if until is not None:
-            where.append("created_at <= %s")
-            params.append(until)
-        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
-        return [_row(r) for r in conn.execute(sql, params)]
+    rows = shapes.rows
 
     set_superseded = shapes.set_superseded
 

@@ -14,7 +14,6 @@ from server import ranking
 from server.models import CONVERSATION_KIND
 from server.storage.dialect import POSTGRES
 from server.storage.protocol import (
-    FileUnit,
     MemoryRow,
     NewMemory,
 )
@@ -177,12 +176,7 @@ class PgMemories(PgStoreBase):
         return [_row(r) for r in rows]
 
     # -- memory files -------------------------------------------------------------
-    def file_units(self, conn: Any, source: str) -> dict[str, FileUnit]:
-        rows = conn.execute(
-            "SELECT file_key, id, file_line, file_section FROM memories WHERE source = %s AND file_key IS NOT NULL",
-            (source,),
-        ).fetchall()
-        return {r[0]: FileUnit(r[1], r[2], r[3]) for r in rows}
+    file_units = shapes.file_units
 
     def file_sources(self, conn: Any) -> list[str]:
         rows = conn.execute("SELECT DISTINCT source FROM memories WHERE file_key IS NOT NULL").fetchall()

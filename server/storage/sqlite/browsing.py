@@ -11,13 +11,11 @@ from typing import TYPE_CHECKING, Any
 from server.storage import shapes
 from server.storage.protocol import (
     MemoryFilter,
-    MemoryRow,
     Scope,
     ThreadFigures,
     TimelineRow,
 )
-from server.storage.rows import MEMORY_COLUMNS
-from server.storage.sqlite.common import SqliteStoreBase, _memory_row, _scope_filters
+from server.storage.sqlite.common import SqliteStoreBase, _scope_filters
 
 if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
     pass  # process answering by keyword never imports them (bench/hooks.py)
@@ -43,13 +41,7 @@ class SqliteBrowsing(SqliteStoreBase):
             sql.append(f"source {'' if where.files else 'NOT '}LIKE 'file:%'")
         return " AND ".join(sql), params
 
-    def browse(self, conn: Any, where: MemoryFilter, limit: int, offset: int = 0) -> list[MemoryRow]:
-        condition, params = self._browse_where(where)
-        rows = conn.execute(
-            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {condition} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
-            (*params, limit, offset),
-        )
-        return [_memory_row(r) for r in rows]
+    browse = shapes.browse
 
     browse_count = shapes.browse_count
 

@@ -16,8 +16,7 @@ from server.storage.protocol import (
     PromptExport,
     ThreadExport,
 )
-from server.storage.rows import MEMORY_COLUMNS
-from server.storage.sqlite.common import SqliteStoreBase, _in, _memory_row
+from server.storage.sqlite.common import SqliteStoreBase, _in
 
 if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
     pass  # process answering by keyword never imports them (bench/hooks.py)
@@ -25,30 +24,7 @@ if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector ope
 
 class SqliteCuration(SqliteStoreBase):
     # -- curation (curation/: curator, archive) -----------------------------------
-    def rows(  # noqa: PLR0913
-        self,
-        conn: Any,
-        thread: str | None = None,
-        deleted: bool | None = False,
-        since: int | None = None,
-        until: int | None = None,
-    ) -> list[MemoryRow]:
-        """Memories of the namespace, oldest first; `deleted` None means live and forgotten alike."""
-        where: list[str] = ["namespace = ?"]
-        params: list[Any] = [self.namespace]
-        if thread is not None:
-            where.append("thread = ?")
-            params.append(thread)
-        if deleted is not None:
-            where.append("deleted_at IS NOT NULL" if deleted else "deleted_at IS NULL")
-        if since is not None:
-            where.append("created_at >= ?")
-            params.append(since)
-        if until is not None:
-            where.append("created_at <= ?")
-            params.append(until)
-        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {' AND '.join(where)} ORDER BY created_at, id"
-        return [_memory_row(r) for r in conn.execute(sql, params)]
+    rows = shapes.rows
 
     set_superseded = shapes.set_superseded
 

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from server.storage import shapes
 from server.storage.protocol import (
-    FileUnit,
     MemoryRow,
     NewMemory,
 )
@@ -165,13 +164,7 @@ class SqliteMemories(SqliteStoreBase):
         return [_memory_row(r) for r in rows]
 
     # -- memory files -------------------------------------------------------------
-    def file_units(self, conn: Any, source: str) -> dict[str, FileUnit]:
-        rows = conn.execute(
-            "SELECT file_key, id, file_line, file_section FROM memories "
-            "WHERE namespace = ? AND source = ? AND file_key IS NOT NULL",
-            (self.namespace, source),
-        ).fetchall()
-        return {r[0]: FileUnit(r[1], r[2], r[3]) for r in rows}
+    file_units = shapes.file_units
 
     def file_sources(self, conn: Any) -> list[str]:
         rows = conn.execute(
