@@ -31,6 +31,22 @@ class Dialect:
     def namespace_params(self, namespace: str) -> tuple[str, ...]:
         return (namespace,) if self.names_namespace else ()
 
+    def where(self, conditions: list[str]) -> str:
+        """` WHERE a AND b` of these conditions after the namespace's (nothing when there are none)."""
+        every = (["namespace = ?"] if self.names_namespace else []) + conditions
+        return " WHERE " + " AND ".join(every) if every else ""
+
+    def is_false(self, column: str) -> str:
+        """A flag column is off: SQLite stores flags as 0/1 integers, PostgreSQL as booleans."""
+        return f"{column} = 0" if self.name == "sqlite" else f"NOT {column}"
+
+    def is_true(self, column: str) -> str:
+        return f"{column} = 1" if self.name == "sqlite" else column
+
+    def flag(self, column: str) -> str:
+        """A flag column selected as the integer 0/1 (what an export holds on both backends)."""
+        return column if self.name == "sqlite" else f"{column}::int"
+
 
 SQLITE = Dialect("sqlite", "?", names_namespace=True)
 POSTGRES = Dialect("postgres", "%s", names_namespace=False)

@@ -12,7 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.storage.records import FileUnit, MemoryDump, MemoryFilter, MemoryRow, MemoryState, Message, Thread
+from server.storage.records import (
+    FileUnit,
+    GlobalPrompt,
+    MemoryDump,
+    MemoryFilter,
+    MemoryRow,
+    MemoryState,
+    Message,
+    PromptExport,
+    Thread,
+    ThreadExport,
+)
 from server.storage.rows import MEMORY_COLUMNS, THREAD_COLUMNS, thread_row
 
 
@@ -112,6 +123,15 @@ def get_thread(self: Any, thread: str) -> Thread | None:
     return thread_row(row) if row else None
 
 
+def list_threads(self: Any, include_archived: bool = False) -> list[Thread]:
+    d = self.dialect
+    where = d.where([] if include_archived else [d.is_false("archived")])
+    with self.db.read() as conn:
+        rows = _run(self, conn, f"SELECT {THREAD_COLUMNS} FROM threads{where} ORDER BY last_active_at DESC, id",
+                    *d.namespace_params(self.namespace)).fetchall()
+    return [thread_row(r) for r in rows]
+
+
 def recent_messages(self: Any, thread: str, limit: int) -> list[Message]:
     """The last `limit` messages of the thread, oldest first (newest last)."""
     d = self.dialect
@@ -123,6 +143,19 @@ def recent_messages(self: Any, thread: str, limit: int) -> list[Message]:
             *d.namespace_params(self.namespace), thread, limit,
         ).fetchall()
     return [Message(*r) for r in reversed(rows)]
+
+
+def global_prompts(self: Any, active_only: bool) -> list[GlobalPrompt]:
+    d = self.dialect
+    where = d.where([d.is_true("active")] if active_only else [])
+    with self.db.read() as conn:
+        rows = _run(
+            self, conn,
+            f"SELECT name, content, active, priority, created_at, updated_at FROM global_prompts{where} "
+            "ORDER BY priority DESC, name",
+            *d.namespace_params(self.namespace),
+        ).fetchall()
+    return [GlobalPrompt(r[0], r[1], bool(r[2]), r[3], r[4], r[5]) for r in rows]
 
 
 # -- curation -------------------------------------------------------------------------
@@ -166,6 +199,31 @@ def set_restored(self: Any, conn: Any, memory_id: int, original: str, now: int, 
          original, now, memory_id)
     _run(self, conn, "DELETE FROM memory_originals WHERE memory_id = ?", memory_id)
     self._reindex(conn, memory_id, text)
+
+
+def threads(self: Any, conn: Any, only: str | None = None) -> list[ThreadExport]:
+    d = self.dialect
+    where = d.where([] if only is None else ["id = ?"])
+    params = (*d.namespace_params(self.namespace), *(() if only is None else (only,)))
+    sql = f"SELECT id, title, system_prompt, {d.flag('archived')}, created_at, last_active_at FROM threads{where}"
+    return [
+        ThreadExport(id=r[0], title=r[1], system_prompt=r[2], archived=r[3], created_at=r[4], last_active_at=r[5])
+        for r in _run(self, conn, sql + " ORDER BY id", *params)
+    ]
+
+
+def export_global_prompts(self: Any, conn: Any) -> list[PromptExport]:
+    d = self.dialect
+    rows = _run(
+        self, conn,
+        f"SELECT name, content, {d.flag('active')}, priority, created_at, updated_at FROM global_prompts"
+        f"{d.where([])} ORDER BY name",
+        *d.namespace_params(self.namespace),
+    )
+    return [
+        PromptExport(name=r[0], content=r[1], active=r[2], priority=r[3], created_at=r[4], updated_at=r[5])
+        for r in rows
+    ]
 
 
 def find_identity(self: Any, conn: Any, thread: str, content_hash: str, created_at: int) -> int | None:

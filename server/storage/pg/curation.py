@@ -117,25 +117,9 @@ class PgCuration(PgStoreBase):
             params.append(thread)
         return {r[0]: Original(r[1], r[2]) for r in conn.execute(sql, params)}
 
-    def threads(self, conn: Any, only: str | None = None) -> list[ThreadExport]:
-        sql = "SELECT id, title, system_prompt, archived::int, created_at, last_active_at FROM threads"
-        params: list[Any] = []
-        if only is not None:
-            sql += " WHERE id = %s"
-            params.append(only)
-        return [
-            ThreadExport(id=r[0], title=r[1], system_prompt=r[2], archived=r[3], created_at=r[4], last_active_at=r[5])
-            for r in conn.execute(sql + " ORDER BY id", params)
-        ]
+    threads = shapes.threads
 
-    def export_global_prompts(self, conn: Any) -> list[PromptExport]:
-        rows = conn.execute(
-            "SELECT name, content, active::int, priority, created_at, updated_at FROM global_prompts ORDER BY name"
-        )
-        return [
-            PromptExport(name=r[0], content=r[1], active=r[2], priority=r[3], created_at=r[4], updated_at=r[5])
-            for r in rows
-        ]
+    export_global_prompts = shapes.export_global_prompts
 
     find_identity = shapes.find_identity
 

@@ -11,11 +11,8 @@ from typing import Any
 from server import ranking
 from server.storage.protocol import (
     GLOBAL,
-    GlobalPrompt,
     NewMessage,
-    Thread,
 )
-from server.storage.rows import THREAD_COLUMNS, thread_row
 
 # Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
 _WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
@@ -37,13 +34,7 @@ class PgThreads(PgStoreBase):
 
     get_thread = shapes.get_thread
 
-    def list_threads(self, include_archived: bool = False) -> list[Thread]:
-        sql = f"SELECT {THREAD_COLUMNS} FROM threads"
-        if not include_archived:
-            sql += " WHERE NOT archived"
-        with self.db.read() as conn:
-            rows = conn.execute(sql + " ORDER BY last_active_at DESC, id").fetchall()
-        return [thread_row(r) for r in rows]
+    list_threads = shapes.list_threads
 
     def update_thread(self, conn: Any, thread: str, **fields: Any) -> None:
         allowed = {"title", "system_prompt", "archived"}
@@ -68,13 +59,7 @@ class PgThreads(PgStoreBase):
 
     recent_messages = shapes.recent_messages
 
-    def global_prompts(self, active_only: bool) -> list[GlobalPrompt]:
-        sql = "SELECT name, content, active, priority, created_at, updated_at FROM global_prompts"
-        if active_only:
-            sql += " WHERE active"
-        with self.db.read() as conn:
-            rows = conn.execute(sql + " ORDER BY priority DESC, name").fetchall()
-        return [GlobalPrompt(r[0], r[1], bool(r[2]), r[3], r[4], r[5]) for r in rows]
+    global_prompts = shapes.global_prompts
 
     def put_global_prompt(self, conn: Any, name: str, content: str, priority: int, now: int) -> None:
         conn.execute(

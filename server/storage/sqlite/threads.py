@@ -11,11 +11,8 @@ from typing import TYPE_CHECKING, Any
 from server.storage import shapes
 from server.storage.protocol import (
     GLOBAL,
-    GlobalPrompt,
     NewMessage,
-    Thread,
 )
-from server.storage.rows import THREAD_COLUMNS, thread_row
 from server.storage.sqlite.common import SqliteStoreBase
 
 if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
@@ -35,13 +32,7 @@ class SqliteThreads(SqliteStoreBase):
 
     get_thread = shapes.get_thread
 
-    def list_threads(self, include_archived: bool = False) -> list[Thread]:
-        sql = f"SELECT {THREAD_COLUMNS} FROM threads WHERE namespace = ?"
-        if not include_archived:
-            sql += " AND archived = 0"
-        with self.db.read() as conn:
-            rows = conn.execute(sql + " ORDER BY last_active_at DESC, id", (self.namespace,)).fetchall()
-        return [thread_row(r) for r in rows]
+    list_threads = shapes.list_threads
 
     def update_thread(self, conn: Any, thread: str, **fields: Any) -> None:
         allowed = {"title", "system_prompt", "archived"}
@@ -65,13 +56,7 @@ class SqliteThreads(SqliteStoreBase):
 
     recent_messages = shapes.recent_messages
 
-    def global_prompts(self, active_only: bool) -> list[GlobalPrompt]:
-        sql = "SELECT name, content, active, priority, created_at, updated_at FROM global_prompts WHERE namespace = ?"
-        if active_only:
-            sql += " AND active = 1"
-        with self.db.read() as conn:
-            rows = conn.execute(sql + " ORDER BY priority DESC, name", (self.namespace,)).fetchall()
-        return [GlobalPrompt(r[0], r[1], bool(r[2]), r[3], r[4], r[5]) for r in rows]
+    global_prompts = shapes.global_prompts
 
     def put_global_prompt(self, conn: Any, name: str, content: str, priority: int, now: int) -> None:
         conn.execute(
