@@ -43,6 +43,10 @@ class Dialect:
     def is_true(self, column: str) -> str:
         return f"{column} = 1" if self.name == "sqlite" else column
 
+    def flag_value(self, value: object) -> int | bool:
+        """A flag as the column stores it (SQLite 0/1, PostgreSQL a boolean)."""
+        return int(bool(value)) if self.name == "sqlite" else bool(value)
+
     def flag(self, column: str) -> str:
         """A flag column selected as the integer 0/1 (what an export holds on both backends)."""
         return column if self.name == "sqlite" else f"{column}::int"

@@ -20,9 +20,11 @@ from server.storage.records import (
     MemoryRow,
     MemoryState,
     Message,
+    Promotion,
     PromptExport,
     Thread,
     ThreadExport,
+    ThreadMessage,
 )
 from server.storage.rows import MEMORY_COLUMNS, THREAD_COLUMNS, thread_row
 
@@ -82,6 +84,13 @@ def soft_delete(self: Any, conn: Any, memory_id: int, now: int) -> None:
     # The vector stays (undelete reuses it); it leaves vector search with the memory.
 
 
+def link_superseded(self: Any, conn: Any, memory_id: int, by: int | None) -> None:
+    """Point a memory at its replacement without touching updated_at (restoring an archived link)."""
+    d = self.dialect
+    _run(self, conn, f"UPDATE memories SET superseded_by = ? WHERE {d.in_namespace()}id = ?",
+         by, *d.namespace_params(self.namespace), memory_id)
+
+
 def unqueue_daily(self: Any, memory_id: int) -> None:
     with self.db.write() as conn:
         _run(self, conn, "DELETE FROM daily_log_queue WHERE memory_id = ?", memory_id)
@@ -132,6 +141,18 @@ def list_threads(self: Any, include_archived: bool = False) -> list[Thread]:
     return [thread_row(r) for r in rows]
 
 
+def update_thread(self: Any, conn: Any, thread: str, **fields: Any) -> None:
+    allowed = {"title", "system_prompt", "archived"}
+    assert set(fields) <= allowed, fields
+    d = self.dialect
+    if "archived" in fields:
+        fields["archived"] = d.flag_value(fields["archived"])
+    if fields:
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        _run(self, conn, f"UPDATE threads SET {sets} WHERE {d.in_namespace()}id = ?",
+             *fields.values(), *d.namespace_params(self.namespace), thread)
+
+
 def recent_messages(self: Any, thread: str, limit: int) -> list[Message]:
     """The last `limit` messages of the thread, oldest first (newest last)."""
     d = self.dialect
@@ -156,6 +177,24 @@ def global_prompts(self: Any, active_only: bool) -> list[GlobalPrompt]:
             *d.namespace_params(self.namespace),
         ).fetchall()
     return [GlobalPrompt(r[0], r[1], bool(r[2]), r[3], r[4], r[5]) for r in rows]
+
+
+def set_global_prompt(self: Any, conn: Any, name: str, now: int, **fields: Any) -> bool:
+    assert set(fields) <= {"active", "priority"}, fields
+    d = self.dialect
+    if "active" in fields:
+        fields["active"] = d.flag_value(fields["active"])
+    sets = ", ".join(f"{k} = ?" for k in fields)
+    cur = _run(self, conn, f"UPDATE global_prompts SET {sets}, updated_at = ? WHERE {d.in_namespace()}name = ?",
+               *fields.values(), now, *d.namespace_params(self.namespace), name)
+    return cur.rowcount > 0
+
+
+def delete_global_prompt(self: Any, conn: Any, name: str) -> bool:
+    d = self.dialect
+    cur = _run(self, conn, f"DELETE FROM global_prompts WHERE {d.in_namespace()}name = ?",
+               *d.namespace_params(self.namespace), name)
+    return cur.rowcount > 0
 
 
 # -- curation -------------------------------------------------------------------------
@@ -194,11 +233,23 @@ def set_superseded(self: Any, conn: Any, memory_id: int, by: int | None, now: in
     )
 
 
+def set_pinned(self: Any, conn: Any, memory_id: int, pinned: bool, now: int) -> None:
+    d = self.dialect
+    _run(self, conn, f"UPDATE memories SET pinned = ?, updated_at = ? WHERE {d.in_namespace()}id = ?",
+         d.flag_value(pinned), now, *d.namespace_params(self.namespace), memory_id)
+
+
 def set_restored(self: Any, conn: Any, memory_id: int, original: str, now: int, text: str) -> None:
     _run(self, conn, "UPDATE memories SET content = ?, compression = NULL, updated_at = ? WHERE id = ?",
          original, now, memory_id)
     _run(self, conn, "DELETE FROM memory_originals WHERE memory_id = ?", memory_id)
     self._reindex(conn, memory_id, text)
+
+
+def promoted(self: Any, conn: Any) -> set[int]:
+    d = self.dialect
+    return {r[0] for r in _run(self, conn, f"SELECT memory_id FROM promotions{d.where([])}",
+                               *d.namespace_params(self.namespace))}
 
 
 def threads(self: Any, conn: Any, only: str | None = None) -> list[ThreadExport]:
@@ -242,6 +293,23 @@ def id_taken(self: Any, conn: Any, memory_id: int) -> bool:
     # SQLite: ids are unique in the file. PostgreSQL: per tenant (primary key (tenant, id)), and
     # row-level security shows only this tenant's: another tenant's id is no clash.
     return _run(self, conn, "SELECT 1 FROM memories WHERE id = ?", memory_id).fetchone() is not None
+
+
+# -- copying --------------------------------------------------------------------------
+def dump_messages(self: Any, conn: Any) -> list[ThreadMessage]:
+    """Every recent-message window of the namespace, in order."""
+    d = self.dialect
+    rows = _run(self, conn, f"SELECT thread, role, content, created_at FROM thread_messages{d.where([])} ORDER BY id",
+                *d.namespace_params(self.namespace))
+    return [ThreadMessage(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+def promotions(self: Any, conn: Any) -> list[Promotion]:
+    """Every memory promoted into MEMORY.md, by id."""
+    d = self.dialect
+    rows = _run(self, conn, f"SELECT memory_id, section, promoted_at FROM promotions{d.where([])} ORDER BY memory_id",
+                *d.namespace_params(self.namespace))
+    return [Promotion(r[0], r[1], r[2]) for r in rows]
 
 
 # -- browsing -------------------------------------------------------------------------

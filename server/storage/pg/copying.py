@@ -16,13 +16,13 @@ from server.storage.dialect import POSTGRES
 from server.storage.protocol import (
     MemoryDump,
     Original,
-    Promotion,
     ThreadMessage,
 )
 from server.storage.rows import MEMORY_COLUMN_COUNT, memory_columns, turn_context
 
 # Weights of ts_rank_cd for labels {D, C, B, A}: own text is A, a turn's context D.
 _WEIGHTS = "{%s, 0, 0, 1}" % ranking.CONTEXT_COLUMN_WEIGHT
+from server.storage import shapes
 from server.storage.pg.common import PgStoreBase, _row
 
 
@@ -127,9 +127,7 @@ class PgCopying(PgStoreBase):
         if value > 0:
             self._next_id(conn, at_least=value)
 
-    def dump_messages(self, conn: Any) -> list[ThreadMessage]:
-        rows = conn.execute("SELECT thread, role, content, created_at FROM thread_messages ORDER BY id")
-        return [ThreadMessage(r[0], r[1], r[2], r[3]) for r in rows]
+    dump_messages = shapes.dump_messages
 
     def load_messages(self, conn: Any, messages: Sequence[ThreadMessage]) -> None:
         with conn.cursor() as cur:
@@ -138,6 +136,4 @@ class PgCopying(PgStoreBase):
                 [(self.namespace, m.thread, m.role, m.content, m.created_at) for m in messages],
             )
 
-    def promotions(self, conn: Any) -> list[Promotion]:
-        rows = conn.execute("SELECT memory_id, section, promoted_at FROM promotions ORDER BY memory_id")
-        return [Promotion(r[0], r[1], r[2]) for r in rows]
+    promotions = shapes.promotions

@@ -28,8 +28,7 @@ class PgCuration(PgStoreBase):
 
     set_superseded = shapes.set_superseded
 
-    def set_pinned(self, conn: Any, memory_id: int, pinned: bool, now: int) -> None:
-        conn.execute("UPDATE memories SET pinned = %s, updated_at = %s WHERE id = %s", (bool(pinned), now, memory_id))
+    set_pinned = shapes.set_pinned
 
     def originals(self, conn: Any, ids: Sequence[int]) -> dict[int, Original]:
         if not ids:
@@ -71,8 +70,7 @@ class PgCuration(PgStoreBase):
         # daily_log_queue, update_checks and memory_originals go by ON DELETE CASCADE; the vector is a column.
         conn.execute("DELETE FROM memories WHERE id = %s", (memory_id,))
 
-    def promoted(self, conn: Any) -> set[int]:
-        return {r[0] for r in conn.execute("SELECT memory_id FROM promotions")}
+    promoted = shapes.promoted
 
     def record_promotion(self, conn: Any, memory_id: int, section: str, now: int) -> None:
         conn.execute(

@@ -114,8 +114,7 @@ class PgMemories(PgStoreBase):
 
     soft_delete = shapes.soft_delete
 
-    def link_superseded(self, conn: Any, memory_id: int, by: int | None) -> None:
-        conn.execute("UPDATE memories SET superseded_by = %s WHERE id = %s", (by, memory_id))
+    link_superseded = shapes.link_superseded
 
     def mark_recalled(self, conn: Any, ids: Sequence[int], now: int) -> None:
         if ids:

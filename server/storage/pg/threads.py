@@ -36,14 +36,7 @@ class PgThreads(PgStoreBase):
 
     list_threads = shapes.list_threads
 
-    def update_thread(self, conn: Any, thread: str, **fields: Any) -> None:
-        allowed = {"title", "system_prompt", "archived"}
-        assert set(fields) <= allowed, fields
-        if "archived" in fields:
-            fields["archived"] = bool(fields["archived"])
-        if fields:
-            sets = ", ".join(f"{name} = %s" for name in fields)
-            conn.execute(f"UPDATE threads SET {sets} WHERE id = %s", (*fields.values(), thread))
+    update_thread = shapes.update_thread
 
     def add_messages(self, conn: Any, thread: str, messages: Sequence[NewMessage], now: int, keep: int) -> None:
         with conn.cursor() as cur:
@@ -69,15 +62,6 @@ class PgThreads(PgStoreBase):
             (self.namespace, name, content, priority, now, now),
         )
 
-    def set_global_prompt(self, conn: Any, name: str, now: int, **fields: Any) -> bool:
-        assert set(fields) <= {"active", "priority"}, fields
-        if "active" in fields:
-            fields["active"] = bool(fields["active"])
-        sets = ", ".join(f"{k} = %s" for k in fields)
-        cur = conn.execute(
-            f"UPDATE global_prompts SET {sets}, updated_at = %s WHERE name = %s", (*fields.values(), now, name)
-        )
-        return cur.rowcount > 0
+    set_global_prompt = shapes.set_global_prompt
 
-    def delete_global_prompt(self, conn: Any, name: str) -> bool:
-        return conn.execute("DELETE FROM global_prompts WHERE name = %s", (name,)).rowcount > 0
+    delete_global_prompt = shapes.delete_global_prompt

@@ -9,10 +9,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from server.storage import shapes
 from server.storage.protocol import (
     MemoryDump,
     Original,
-    Promotion,
     ThreadMessage,
 )
 from server.storage.rows import MEMORY_COLUMN_COUNT, memory_columns
@@ -123,13 +123,7 @@ class SqliteCopying(SqliteStoreBase):
         if raised.rowcount == 0:
             conn.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('memories', ?)", (value,))
 
-    def dump_messages(self, conn: Any) -> list[ThreadMessage]:
-        """Every recent-message window of the namespace, in order."""
-        rows = conn.execute(
-            "SELECT thread, role, content, created_at FROM thread_messages WHERE namespace = ? ORDER BY id",
-            (self.namespace,),
-        )
-        return [ThreadMessage(r[0], r[1], r[2], r[3]) for r in rows]
+    dump_messages = shapes.dump_messages
 
     def load_messages(self, conn: Any, messages: Sequence[ThreadMessage]) -> None:
         """Append dump_messages' rows in order, with their times (ids are new)."""
@@ -138,10 +132,4 @@ class SqliteCopying(SqliteStoreBase):
             [(self.namespace, m.thread, m.role, m.content, m.created_at) for m in messages],
         )
 
-    def promotions(self, conn: Any) -> list[Promotion]:
-        """Every memory promoted into MEMORY.md, by id."""
-        rows = conn.execute(
-            "SELECT memory_id, section, promoted_at FROM promotions WHERE namespace = ? ORDER BY memory_id",
-            (self.namespace,),
-        )
-        return [Promotion(r[0], r[1], r[2]) for r in rows]
+    promotions = shapes.promotions

@@ -28,11 +28,7 @@ class SqliteCuration(SqliteStoreBase):
 
     set_superseded = shapes.set_superseded
 
-    def set_pinned(self, conn: Any, memory_id: int, pinned: bool, now: int) -> None:
-        conn.execute(
-            "UPDATE memories SET pinned = ?, updated_at = ? WHERE id = ? AND namespace = ?",
-            (int(pinned), now, memory_id, self.namespace),
-        )
+    set_pinned = shapes.set_pinned
 
     def originals(self, conn: Any, ids: Sequence[int]) -> dict[int, Original]:
         """Archived original text and compression time of compressed memories."""
@@ -88,8 +84,7 @@ class SqliteCuration(SqliteStoreBase):
         # memory_tags, pending_embeddings, update_checks and memory_originals go by ON DELETE CASCADE.
         conn.execute("DELETE FROM memories WHERE id = ? AND namespace = ?", (memory_id, self.namespace))
 
-    def promoted(self, conn: Any) -> set[int]:
-        return {r[0] for r in conn.execute("SELECT memory_id FROM promotions WHERE namespace = ?", (self.namespace,))}
+    promoted = shapes.promoted
 
     def record_promotion(self, conn: Any, memory_id: int, section: str, now: int) -> None:
         conn.execute(

@@ -114,11 +114,7 @@ class SqliteMemories(SqliteStoreBase):
     soft_delete = shapes.soft_delete
         # The vector stays (undelete reuses it); vector_changes takes it out of search.
 
-    def link_superseded(self, conn: Any, memory_id: int, by: int | None) -> None:
-        """Point a memory at its replacement without touching updated_at (restoring an archived link)."""
-        conn.execute(
-            "UPDATE memories SET superseded_by = ? WHERE id = ? AND namespace = ?", (by, memory_id, self.namespace)
-        )
+    link_superseded = shapes.link_superseded
 
     def mark_recalled(self, conn: Any, ids: Sequence[int], now: int) -> None:
         """Count a recall of these memories: the retention score weighs how often they are used."""

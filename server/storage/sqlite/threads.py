@@ -34,14 +34,7 @@ class SqliteThreads(SqliteStoreBase):
 
     list_threads = shapes.list_threads
 
-    def update_thread(self, conn: Any, thread: str, **fields: Any) -> None:
-        allowed = {"title", "system_prompt", "archived"}
-        assert set(fields) <= allowed, fields
-        if fields:
-            sets = ", ".join(f"{name} = ?" for name in fields)
-            conn.execute(
-                f"UPDATE threads SET {sets} WHERE namespace = ? AND id = ?", (*fields.values(), self.namespace, thread)
-            )
+    update_thread = shapes.update_thread
 
     def add_messages(self, conn: Any, thread: str, messages: Sequence[NewMessage], now: int, keep: int) -> None:
         conn.executemany(
@@ -66,15 +59,6 @@ class SqliteThreads(SqliteStoreBase):
             (self.namespace, name, content, priority, now, now),
         )
 
-    def set_global_prompt(self, conn: Any, name: str, now: int, **fields: Any) -> bool:
-        assert set(fields) <= {"active", "priority"}, fields
-        sets = ", ".join(f"{k} = ?" for k in fields)
-        cur = conn.execute(
-            f"UPDATE global_prompts SET {sets}, updated_at = ? WHERE namespace = ? AND name = ?",
-            (*fields.values(), now, self.namespace, name),
-        )
-        return cur.rowcount > 0
+    set_global_prompt = shapes.set_global_prompt
 
-    def delete_global_prompt(self, conn: Any, name: str) -> bool:
-        cur = conn.execute("DELETE FROM global_prompts WHERE namespace = ? AND name = ?", (self.namespace, name))
-        return cur.rowcount > 0
+    delete_global_prompt = shapes.delete_global_prompt
