@@ -17,13 +17,16 @@ each the part of a store one kind of caller uses:
     Transactions      what a caller does in one transaction, named (written once, in transactions.py)
 
 A role that needs another's methods extends it (a search returns rows read through
-Memories). `Store` is the union; each backend has one class implementing it, with its
-methods in the order they are declared here (tests/contract holds both to that).
+Memories). `Store` is the union; each backend composes its Store of one class per role
+(a module each), with the methods in the order they are declared here (tests/contract holds
+both to that); what both dialects write the same way is in shapes.py, and Transactions
+(transactions.py) is written once for both.
 The records they speak are in `records.py`, kept apart so this file reads as the list of
 roles and methods; they are re-exported here, so callers and backends import both from here.
 
 `Handle` is the backend's connection inside a transaction. Callers never run SQL on
-it; they pass it back to store methods so several calls share one transaction.
+it; they pass it back to store methods so several calls share one transaction. Outside
+storage, a transaction is opened only by the store (Transactions; tests/test_architecture).
 """
 
 from __future__ import annotations
