@@ -40,24 +40,23 @@ class GlobalPrompts:
                 raise InvalidInput(f"action {action!r} needs the prompt's name")
             name = check.prompt_name(name)  # refuses a name holding a secret
             now = to_millis(self.clock())
-            with self.store.db.write() as conn:
-                if action == "set":
-                    if content is None:
-                        raise InvalidInput("action 'set' needs content: the prompt's text")
-                    text = redact(check.text(content, "content", self.settings.max_content_bytes)).text
-                    self.store.put_global_prompt(conn, name, text, priority if priority is not None else 0, now)
-                    message = f"Global prompt {name!r} saved and active."
-                elif action == "delete":
-                    if not self.store.delete_global_prompt(conn, name):
-                        raise NotFound(f"No global prompt {name!r}; action 'list' shows them.")
-                    message = f"Global prompt {name!r} deleted."
-                else:
-                    fields: dict[str, int] = {"active": int(action == "activate")}
-                    if priority is not None:
-                        fields["priority"] = priority
-                    if not self.store.set_global_prompt(conn, name, now, **fields):
-                        raise NotFound(f"No global prompt {name!r}; action 'list' shows them.")
-                    message = f"Global prompt {name!r} {action}d."
+            if action == "set":
+                if content is None:
+                    raise InvalidInput("action 'set' needs content: the prompt's text")
+                text = redact(check.text(content, "content", self.settings.max_content_bytes)).text
+                self.store.save_global_prompt(name, text, priority if priority is not None else 0, now)
+                message = f"Global prompt {name!r} saved and active."
+            elif action == "delete":
+                if not self.store.remove_global_prompt(name):
+                    raise NotFound(f"No global prompt {name!r}; action 'list' shows them.")
+                message = f"Global prompt {name!r} deleted."
+            else:
+                fields: dict[str, int] = {"active": int(action == "activate")}
+                if priority is not None:
+                    fields["priority"] = priority
+                if not self.store.change_global_prompt(name, now, **fields):
+                    raise NotFound(f"No global prompt {name!r}; action 'list' shows them.")
+                message = f"Global prompt {name!r} {action}d."
         prompts = [
             GlobalPromptInfo(name=p.name, content=p.content, active=p.active, priority=p.priority)
             for p in self.store.global_prompts(active_only=False)

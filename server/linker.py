@@ -38,7 +38,7 @@ from server import search
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
 from server.models import is_statement, linkable
-from server.storage.protocol import Database, Handle, MemoryRow, PossibleUpdate, Scope, SearchIndex, Store
+from server.storage.protocol import Database, MemoryRow, PossibleUpdate, Scope, SearchIndex, Store
 from server.updates import CountedWeights, model
 
 if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
@@ -153,12 +153,9 @@ class UpdateLinker:
         if found is None:
             return None
         try:
-            with db.write() as conn:
-                now = self.store.get([found.older, found.newer])
-                if not all(i in now and linkable(now[i]) for i in (found.older, found.newer)):
-                    return None  # forgotten or linked by another writer meanwhile
-                self.store.set_superseded(conn, found.older, found.newer, row.updated_at)
-                self.store.judged(conn, [row.id])  # linked: no later check (a minimal edit linked at once)
+            # judged: linked, no later check (a minimal edit linked at once)
+            if not self.store.link_if(found.older, found.newer, row.updated_at, [row.id], still=linkable):
+                return None  # forgotten or linked by another writer meanwhile
         except StoreUnavailable:
             # Busy past the bounded wait, or the disk is full: the memory itself is stored (a write
             # must not fail for its link), so it is judged again once its vector is at hand.
@@ -176,14 +173,9 @@ class UpdateLinker:
     def _record_possible(self, db: Database, possible: dict[int, PossibleUpdate]) -> None:
         """Write possible updates; a busy store skips them (a hint for recall's order, not a fact)."""
         try:
-            with db.write() as conn:
-                self._write_possible(conn, possible)
+            self.store.record_possible_updates(possible)
         except StoreUnavailable:
             log.info("%d possible update(s) not recorded (store unavailable)", len(possible))
-
-    def _write_possible(self, conn: Handle, possible: dict[int, PossibleUpdate]) -> None:
-        for memory_id, maybe in possible.items():
-            self.store.set_possible_update(conn, memory_id, maybe)
 
     def _candidates(self, row: MemoryRow, vector: np.ndarray | None) -> list[tuple[model.Candidate, MemoryRow]]:
         """The thread's memories that may be about the same subject: its best keyword matches and,
@@ -268,9 +260,7 @@ class UpdateLinker:
         with self._lock:
             self._retry.difference_update(done)
         try:
-            with db.write() as conn:
-                self._write_possible(conn, possible)
-                self.store.judged(conn, done)
+            self.store.record_possible_updates(possible, judged=done)
         except StoreUnavailable:
             return made, 0  # judged again later, to the same verdict
         return made, len(done)

@@ -211,9 +211,7 @@ class ReadPath:
             batch = list(self._unmarked)
             self._unmarked.clear()
         try:
-            with self.db.write(wait=0) as conn:
-                for marked, when in batch:
-                    self.store.mark_recalled(conn, marked, when)
+            self.store.mark_recalled_batches(batch, wait=0)
         except StoreUnavailable:
             with self._unmarked_lock:
                 self._unmarked[:0] = batch

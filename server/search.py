@@ -214,7 +214,7 @@ _SIZES: dict[tuple, tuple[int, float]] = {}
 
 def scope_size(store: SearchIndex, scope: Scope) -> int:
     """store.scope_size, cached past SIZE_EXACT memories (see there)."""
-    key = (store.db.path, store.namespace, scope.threads)
+    key = (*store.location, scope.threads)
     now = time.monotonic()
     cached = _SIZES.get(key)
     if cached is not None and cached[0] >= SIZE_EXACT and now - cached[1] < SIZE_SECONDS:
@@ -234,7 +234,7 @@ def term_frequency(store: SearchIndex, term: str, scope: Scope) -> int:
 
 def _frequency(store: SearchIndex, term: str, scope: Scope, size: int) -> int:
     step = 1 << max(0, size.bit_length() - 7)
-    key = (store.db.path, store.namespace, scope.threads, term, step, size // step)
+    key = (*store.location, scope.threads, term, step, size // step)
     with _FREQUENCIES_LOCK:
         if key in _FREQUENCIES:
             _FREQUENCIES.move_to_end(key)
@@ -361,11 +361,10 @@ def _pair_cosines(store: SearchIndex, ids: list[int]) -> Callable[[int, int], fl
     def cosine(a: int, b: int) -> float | None:
         if not read:
             read.append(True)
-            with store.db.read() as conn:
-                for mid, matrix in store.vectors(conn, ids).items():
-                    first = np.atleast_2d(np.asarray(matrix, dtype=np.float32))[0]
-                    norm = float(np.linalg.norm(first))
-                    unit[mid] = first / norm if norm else first
+            for mid, matrix in store.vectors_of(ids).items():
+                first = np.atleast_2d(np.asarray(matrix, dtype=np.float32))[0]
+                norm = float(np.linalg.norm(first))
+                unit[mid] = first / norm if norm else first
         return float(unit[a] @ unit[b]) if a in unit and b in unit else None
 
     return cosine
@@ -474,8 +473,7 @@ def arrange(store: SearchIndex, query: str, found: Candidates, full: list[tuple[
     if vectors:  # (without a query vector, as in a hook process that answers alone, the ranking stands)
         ids = [mid for mid, _ in ranked]
         cosine = _pair_cosines(store, [mid for mid, _ in full])
-        with store.db.read() as conn:
-            possible = store.possible_updates(conn, ids)
+        possible = store.possible_updates_of(ids)
         ranked = newer_first.order(ranked, rows, docs, query, cosine, possible)[:k]
         shown = {mid for mid, _ in ranked}
         similar = newer_first.resembling(ranked, [mid for mid, _ in full if mid not in shown], rows, cosine)
@@ -508,11 +506,9 @@ def _attach_later(store: SearchIndex, ranked: list[tuple[int, float]], rows: dic
     if not shown:
         return list(ranked), {}
     later: dict[int, list[tuple[int, PossibleUpdate]]] = {mid: list(pairs) for mid, pairs in similar.items()}
-    with store.db.read() as conn:
-        for mid in shown:
-            found = store.possible_updates(conn, older=mid)
-            if found:
-                later.setdefault(mid, []).extend(found.items())
+    for mid, found in store.possible_updates_older(shown).items():
+        if found:
+            later.setdefault(mid, []).extend(found.items())
     missing = [n for pairs in later.values() for n, _ in pairs if n not in rows]
     if missing:
         rows.update({mid: r for mid, r in store.get(missing).items() if in_scope(r, scope)})
@@ -522,5 +518,4 @@ def _attach_later(store: SearchIndex, ranked: list[tuple[int, float]], rows: dic
 def _possible_of(store: SearchIndex, attached: dict[int, int]) -> dict[int, PossibleUpdate]:
     if not attached:
         return {}
-    with store.db.read() as conn:
-        return store.possible_updates(conn, list(attached))
+    return store.possible_updates_of(list(attached))

@@ -104,9 +104,8 @@ class MemoryService:
         dims = self.store.get_meta("embedding_dimensions")
         if model is None:
             # wait=0: a reader (`memvault recall` on a store the hooks filled) never waits for a writer.
-            with suppress(StoreUnavailable), self.db.write(wait=0) as conn:  # else the next open records it
-                self.store.set_meta(conn, "embedding_model", self.embedder.model_id)
-                self.store.set_meta(conn, "embedding_dimensions", str(self.embedder.dimensions))
+            with suppress(StoreUnavailable):  # else the next open records it
+                self.store.record_model(self.embedder.model_id, self.embedder.dimensions, wait=0)
             return
         if model != self.embedder.model_id or dims != str(self.embedder.dimensions):
             raise ModelMismatch(
@@ -122,12 +121,9 @@ class MemoryService:
         write lock at start-up; the check is repeated inside the write because
         another process may be repairing the same file at the same moment.
         """
-        with self.db.read() as conn:
-            if not self.store.index_drift(conn):
-                return IndexDrift()
-        with self.db.write() as conn:
-            drift = self.store.index_drift(conn)
-            self.store.repair_index(conn, drift, index_text)
+        if not self.store.has_drift():
+            return IndexDrift()
+        drift = self.store.repair_drift(index_text)
         if drift:
             log.warning("index out of step with the memories table, repaired: %s", drift.describe())
             self.indexer.notify()
@@ -135,10 +131,7 @@ class MemoryService:
 
     def reembed(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Recompute every vector with the configured embedder (after a model change)."""
-        with self.db.write() as conn:
-            total = self.store.reset_vectors(conn, self.embedder.dimensions)
-            self.store.set_meta(conn, "embedding_model", self.embedder.model_id)
-            self.store.set_meta(conn, "embedding_dimensions", str(self.embedder.dimensions))
+        total = self.store.reset_for_model(self.embedder.model_id, self.embedder.dimensions)
         return self._drain_queue(total, progress)
 
     def embed_backlog(self, progress: Callable[[int, int], None] | None = None, model_wait: float = 600.0) -> int:
@@ -240,39 +233,35 @@ class MemoryService:
         # judge_now=False (a capture: hundreds at once) leaves the update check to the backfill: here each
         # costs a search of its thread (40-70 ms at 20k memories). Outside the write lock (None: model loading).
         vector = self.linker.vector(content) if kind != CONVERSATION_KIND and judge_now else None
-        with self.db.write() as conn:
-            existing = self.store.find_live(conn, stored_thread, digest)
-            if existing is not None:
-                return RememberResult(
-                    id=existing,
-                    redacted=sorted(redacted),
-                    status="duplicate",
-                    thread=shown_thread,
-                    flags=flags,
-                    message=f"Already remembered as memory {existing}; nothing new stored." + shown.flagged(flags),
-                )
-            memory_id = self.store.insert_memory(
-                conn,
-                NewMemory(
-                    thread=stored_thread,
-                    content=content,
-                    kind=kind,
-                    source=source,
-                    origin=origin,
-                    importance=importance,
-                    tags=tag_list,
-                    content_hash=digest,
-                    created_at=created,
-                    updated_at=now,
-                    index_text=index_text(content),
-                    pinned=bool(pinned),
-                    user=author.user,
-                    agent=author.agent,
-                    log_daily=daily,
-                    judge_later=waits_for_vector(kind, source, vector) if judge_now else is_statement(kind, source),
-                ),
+        memory_id, new = self.store.add_memory(
+            NewMemory(
+                thread=stored_thread,
+                content=content,
+                kind=kind,
+                source=source,
+                origin=origin,
+                importance=importance,
+                tags=tag_list,
+                content_hash=digest,
+                created_at=created,
+                updated_at=now,
+                index_text=index_text(content),
+                pinned=bool(pinned),
+                user=author.user,
+                agent=author.agent,
+                log_daily=daily,
+                judge_later=waits_for_vector(kind, source, vector) if judge_now else is_statement(kind, source),
+            ),
+        )
+        if not new:
+            return RememberResult(
+                id=memory_id,
+                redacted=sorted(redacted),
+                status="duplicate",
+                thread=shown_thread,
+                flags=flags,
+                message=f"Already remembered as memory {memory_id}; nothing new stored." + shown.flagged(flags),
             )
-            self.store.touch_thread(conn, stored_thread, max(created, now))
         self.indexer.prefer((stored_thread,))  # the session's own thread: its questions come next
         if vector is not None:
             self.indexer.known(memory_id, content, vector)  # the backfill stores it, not embeds it again
@@ -416,15 +405,13 @@ class MemoryService:
                 message=f"Memory {memory_id} is forgotten: {where} was removed from the file (a copy of the file "
                 "before is in its backups/ folder); it no longer appears in recall or thread_prompt.",
             )
-        with self.db.write() as conn:
-            state = self.store.memory_state(conn, memory_id)
-            if state is None:
-                raise no_memory(memory_id)
-            if state.deleted_at is not None:
-                return ForgetResult(
-                    id=memory_id, status="already_forgotten", message=f"Memory {memory_id} was already forgotten."
-                )
-            self.store.soft_delete(conn, memory_id, now)
+        state = self.store.forget(memory_id, now)
+        if state is None:
+            raise no_memory(memory_id)
+        if state.deleted_at is not None:
+            return ForgetResult(
+                id=memory_id, status="already_forgotten", message=f"Memory {memory_id} was already forgotten."
+            )
         return ForgetResult(
             id=memory_id,
             status="forgotten",
@@ -436,10 +423,7 @@ class MemoryService:
         so it must leave no copy a client or the web page (which lists forgotten memories) can read."""
         from server.results import ForgetResult
 
-        with self.db.write() as conn:
-            if row.deleted_at is None and self.store.memory_state(conn, row.id) is not None:
-                self.store.soft_delete(conn, row.id, to_millis(self.clock()))
-            self.store.hard_delete(conn, row.id, row.superseded_by)
+        self.store.erase(row.id, row.superseded_by, to_millis(self.clock()), forget_first=row.deleted_at is None)
         try:
             gone = self.files.remove_daily_lines({row.id}, since=_day_before(min(row.created_at, row.updated_at)))
             note = "its daily-log line is removed too" if gone else "no daily-log line"

@@ -106,9 +106,7 @@ class Threads:
             if not isinstance(archived, bool):
                 raise InvalidInput("archived must be true or false")
             fields["archived"] = int(archived)
-        with self.store.db.write() as conn:
-            self.store.touch_thread(conn, thread, to_millis(self.clock()))
-            self.store.update_thread(conn, thread, **fields)
+        self.store.save_thread(thread, to_millis(self.clock()), **fields)
         return self.get(thread)
 
     def add_messages(self, thread: str, messages: Sequence[Any]) -> int:
@@ -128,7 +126,5 @@ class Threads:
             turns.append(NewMessage(role, redact(text).text))
         if turns:
             now = to_millis(self.clock())
-            with self.store.db.write() as conn:
-                self.store.touch_thread(conn, thread, now)
-                self.store.add_messages(conn, thread, turns, now, keep=self.settings.window_size)
+            self.store.append_messages(thread, turns, now, keep=self.settings.window_size)
         return len(turns)

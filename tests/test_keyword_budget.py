@@ -128,11 +128,11 @@ async def test_recall_over_mcp_finds_the_rare_identifier_under_a_tight_budget(cr
 def test_the_keyword_search_runs_beside_the_caller_on_a_second_connection(crowded, monkeypatch):
     """search.keyword_started: the same hits as in turn, computed in another thread on Store.beside's
     connection; never there while the caller has a transaction open (its changes are not visible)."""
-    from server.storage.sqlite import store as sqlite_store
+    from server.storage.sqlite import search as sqlite_search
 
     store = crowded.store
     assert store.beside() is None  # 400 memories: searched in turn, the hand-off would cost more
-    monkeypatch.setattr(sqlite_store, "BESIDE_FROM", 100)
+    monkeypatch.setattr(sqlite_search, "BESIDE_FROM", 100)
     beside = store.beside()
     assert beside is not None and beside.db.conn is not store.db.conn
     assert store.beside().db is beside.db  # the second connection is opened once

@@ -154,9 +154,9 @@ async def test_an_unexpected_failure_is_an_error_result_and_the_server_keeps_ser
     async with Client(build_server(service, start_background=False)) as client:
         # Every recall with a searchable word counts its matches, here on the store's second
         # connection in another thread (Store.beside, as in a large store): the failure crosses it.
-        from server.storage.sqlite import store as sqlite_store
+        from server.storage.sqlite import search as sqlite_search
 
-        monkeypatch.setattr(sqlite_store, "BESIDE_FROM", 0)
+        monkeypatch.setattr(sqlite_search, "BESIDE_FROM", 0)
         monkeypatch.setattr(type(service.store), "match_count", boom)
         failed = await client.call_tool("recall", {"query": "anything"})
         assert failed.is_error and "recall" in failed.content[0].text

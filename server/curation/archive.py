@@ -297,7 +297,7 @@ def restore(service: MemoryService, payload: _Payload, commit: bool, progress: P
     legacy = {m.id for m in payload.legacy_units()}
     memories = [m for m in payload.memories if m.id not in legacy]
     try:
-        with service.db.write() as conn:
+        with service.store.transaction() as conn:
             mapping: dict[int, int] = {}
             inserted: list[tuple[int, _Memory]] = []
             relink: list[tuple[int, _Memory]] = []  # present, but maybe without the link (split archives)

@@ -47,18 +47,12 @@ def compress(service: MemoryService, thread: str | None = None, ids: list[int] |
 
     def apply() -> Outcome | None:
         stamp = now(service)
-        changed = []
-        with db.write() as conn:
-            for row, tier, text in plans:
-                # The plan was read outside this transaction: a forget, restore or compress from
-                # another request or process may have landed since. Compressing such a row would
-                # re-index a forgotten memory or archive the wrong text as its original.
-                now_row = store.memory_state(conn, row.id)
-                if now_row is None or now_row != MemoryState(row.content, row.compression, None):
-                    changed.append(row.id)
-                    continue
-                original = row.content if row.compression is None else None
-                store.set_compressed(conn, row.id, text, tier, original, stamp, index_text(text))
+        # Only rows still as planned (live, the same text and tier): see Store.compress_unchanged.
+        changed = store.compress_unchanged(
+            [(row.id, MemoryState(row.content, row.compression, None), text, tier,
+              row.content if row.compression is None else None, index_text(text)) for row, tier, text in plans],
+            stamp,
+        )
         service.indexer.notify()
         if not changed:
             return None
@@ -121,15 +115,12 @@ def restore(service: MemoryService, ids: list[int] | None = None) -> Plan:
 
     def apply() -> None:
         at = now(service)
-        with db.write() as conn:
-            for row, _ in steps:
-                text = originals[row.id].content if row.compression is not None else row.content
-                if row.compression is not None:
-                    store.set_restored(conn, row.id, text, at, index_text(text))
-                if row.deleted_at is not None:
-                    store.undelete(conn, row.id, at, index_text(text))
-                if row.superseded_by is not None:
-                    store.set_superseded(conn, row.id, None, at)
+        texts = {row.id: originals[row.id].content if row.compression is not None else row.content for row, _ in steps}
+        store.restore_all(
+            [(row.id, texts[row.id], index_text(texts[row.id]), row.compression is not None,
+              row.deleted_at is not None, row.superseded_by is not None) for row, _ in steps],
+            at,
+        )
         service.indexer.notify()
 
     ids_out = [r.id for r, _ in steps]

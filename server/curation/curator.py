@@ -197,8 +197,6 @@ class Curator:
             log.warning("MEMVAULT_CURATE_ON_START: %s not allowed (compress, dedupe, promote)", ", ".join(unknown))
             return []
         today = service.clock().date().isoformat()
-        with service.db.write() as conn:
-            if service.store.get_meta("curator_last_run") == today:
-                return []
-            service.store.set_meta(conn, "curator_last_run", today)
+        if not service.store.claim_day("curator_last_run", today):
+            return []
         return [self.run(a, dry_run=False) for a in actions]

@@ -100,13 +100,12 @@ def edit(
         changes = _describe(row, new_kind, new_tags, new_importance)
         if not changes:
             return EditResult(memory_id, None, "unchanged", redacted, f"Memory {memory_id} already reads so; nothing changed.")
-        with service.db.write() as conn:
-            _editable(service.store.get([memory_id])[memory_id])  # re-read: another process may have changed it
-            service.store.set_details(conn, memory_id, new_kind, tuple(new_tags), new_importance, now)
+        # _editable on a re-read in the write: another process may have changed it
+        service.store.edit_details(memory_id, new_kind, tuple(new_tags), new_importance, now, check=_editable)
         Curator(service).log(f"edit: memory {memory_id}: {changes}")
         return EditResult(memory_id, None, "updated", redacted, f"Memory {memory_id} updated: {changes}.")
 
-    with service.db.write() as conn:
+    with service.store.transaction() as conn:  # the new text is remembered inside it
         current = service.store.get([memory_id])[memory_id]
         _editable(current)
         clash = service.store.find_live(conn, new_thread, content_hash(new_content))

@@ -22,9 +22,7 @@ def pin(service: MemoryService, ids: list[int] | None = None, pinned: bool = Tru
 
     def apply() -> None:
         at = now(service)
-        with service.db.write() as conn:
-            for memory_id in change:
-                service.store.set_pinned(conn, memory_id, pinned, at)
+        service.store.pin_all(change, pinned, at)
 
     word = "pinned" if pinned else "unpinned"
     details = [{"id": i, "change": word} for i in change]
@@ -81,11 +79,10 @@ def forget_matching(
 
     def apply() -> None:
         at = now(service)
-        with service.db.write() as conn:
-            for r in rows:
-                service.store.soft_delete(conn, r.id, at)
-            for r in captured.values():
-                service.store.hard_delete(conn, r.id, r.superseded_by if r.superseded_by not in captured else None)
+        service.store.forget_all(
+            [r.id for r in rows], at,
+            erase={r.id: r.superseded_by if r.superseded_by not in captured else None for r in captured.values()},
+        )
         if captured:  # a line is on the day its memory was stored, never earlier (a day of slack)
             first = min(min(r.created_at, r.updated_at) for r in captured.values()) - DAY_MS
             service.files.remove_daily_lines(set(captured), since=datetime.fromtimestamp(first / 1000).date())
@@ -129,9 +126,7 @@ def purge(service: MemoryService, ids: list[int] | None = None, older_than_days:
         return None if nxt in gone else nxt
 
     def apply() -> None:
-        with service.db.write() as conn:
-            for row in targets:
-                store.hard_delete(conn, row.id, successor(row.id))
+        store.erase_all({row.id: successor(row.id) for row in targets})
 
     ids_out = sorted(gone)
     details = [{"id": r.id, "forgotten_at": iso(r.deleted_at or 0), "erase": True} for r in targets]

@@ -59,9 +59,7 @@ def supersede(service: MemoryService, ids: list[int] | None = None, replacement_
 
     def apply() -> None:
         at = now(service)
-        with service.db.write() as conn:
-            for memory_id in change:
-                service.store.set_superseded(conn, memory_id, new, at)
+        service.store.supersede_all([(memory_id, new) for memory_id in change], at)
 
     details = [{"id": i, "superseded_by": new, "was": rows[i].superseded_by} for i in change]
     return Plan({"superseded": len(change)}, change, details, f"{listing(change)} superseded by {new}", apply)
@@ -82,9 +80,7 @@ def dedupe(service: MemoryService, thread: str | None = None, threshold: float |
 
     def apply() -> None:
         at = now(service)
-        with service.db.write() as conn:
-            for d in pairs:
-                service.store.set_superseded(conn, d.older, d.survivor, at)
+        service.store.supersede_all([(d.older, d.survivor) for d in pairs], at)
 
     details = [
         {"id": d.older, "superseded_by": d.survivor, "similarity": round(d.similarity, 4), "reason": d.reason}
@@ -164,8 +160,7 @@ def keep(service: MemoryService, ids: list[int] | None = None, replacement_id: i
     change = [i for i in old if maybe is not None and maybe.older == i]
 
     def apply() -> None:
-        with service.db.write() as conn:
-            service.store.set_possible_update(conn, new, None)
+        service.store.record_possible_updates({new: None})
 
     details = [{"id": i, "kept": True, "was_possibly_replaced_by": new} for i in change]
     return Plan({"kept": len(change)}, change, details,

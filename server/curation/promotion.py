@@ -82,9 +82,7 @@ def promote(service: MemoryService, thread: str | None = None) -> Plan:
                  for s, ls in entries.items()}
         backup(files.memory_path, stamp)
         atomic_write(files.memory_path, memory_md.insert(current, fresh, stamp.date().isoformat()))
-        with service.db.write() as conn:
-            for row, section, _ in picked:
-                store.record_promotion(conn, row.id, section, to_millis(stamp))
+        store.record_promotions([(row.id, section) for row, section, _ in picked], to_millis(stamp))
 
     details = [{"id": r.id, "section": s, "entry": line} for r, s, line in picked]
     details += [{"id": i, "skipped": why} for i, why in repeats]

@@ -182,7 +182,7 @@ class FileIndex:
             # The usual case after a remember: today's log changed only by memvault's own line,
             # which is not indexed. Nothing to write, so no write lock is needed.
             return 0
-        with self.store.db.write(wait=wait) as conn:
+        with self.store.transaction(wait=wait) as conn:
             existing = dict(self.store.file_units(conn, source))
             seen = {unit.key for unit in units}
             # A unit moved to another section has a new key but the same text: it keeps its id.

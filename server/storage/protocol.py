@@ -14,15 +14,19 @@ each the part of a store one kind of caller uses:
     Curation          what curate_memory and the archive change and read (curation/)
     Copying           every stored field in and out, ids kept (`memvault migrate`)
     Browsing          what a person lists and opens (`memvault list|show|stats|edit`, the web page)
+    Transactions      what a caller does in one transaction, named (written once, in transactions.py)
 
 A role that needs another's methods extends it (a search returns rows read through
-Memories). `Store` is the union; each backend has one class implementing it, with its
-methods in the order they are declared here (tests/contract holds both to that).
+Memories). `Store` is the union; each backend composes its Store of one class per role
+(a module each), with the methods in the order they are declared here (tests/contract holds
+both to that); what both dialects write the same way is in shapes.py, and Transactions
+(transactions.py) is written once for both.
 The records they speak are in `records.py`, kept apart so this file reads as the list of
 roles and methods; they are re-exported here, so callers and backends import both from here.
 
 `Handle` is the backend's connection inside a transaction. Callers never run SQL on
-it; they pass it back to store methods so several calls share one transaction.
+it; they pass it back to store methods so several calls share one transaction. Outside
+storage, a transaction is opened only by the store (Transactions; tests/test_architecture).
 """
 
 from __future__ import annotations
@@ -72,7 +76,7 @@ __all__ = [
     "PromptExport", "Scope", "Thread", "ThreadExport", "ThreadFigures", "ThreadMessage", "TimelineRow", "TokenInfo",
     "TurnRef",
     "Handle", "Database", "Namespaced", "Meta", "Memories", "FileUnits", "ThreadsAndPrompts", "SearchIndex",
-    "Integrity", "Curation", "Copying", "Browsing", "Store", "ROLES", "TokenTable",
+    "Integrity", "Curation", "Copying", "Browsing", "Transactions", "Store", "ROLES", "TokenTable",
 ]
 
 Handle = Any
@@ -328,13 +332,99 @@ class Browsing(Memories, Protocol):
         """Change a memory's kind, tags and importance in place (its text stays; search filters follow)."""
 
 
-class Store(FileUnits, ThreadsAndPrompts, SearchIndex, Copying, Browsing, Protocol):
+class Transactions(Namespaced, Protocol):
+    """What a caller does in one transaction, named; the store opens and commits it
+    (storage/transactions.py, written once for both backends). Callers outside storage use these
+    instead of opening a transaction on the database."""
+
+    def transaction(self, wait: float | None = None) -> AbstractContextManager[Any]:
+        """A write transaction of this store's database (Database.write): its handle goes to store methods."""
+
+    @property
+    def location(self) -> tuple[str, str]:
+        """Which store this is, as a cache key: the database's stable name and the namespace."""
+
+    def add_memory(self, new: NewMemory) -> tuple[int, bool]:
+        """Store `new` unless its thread holds the same text live: (its id, whether it is new).
+        The thread is touched at the later of its creation and update times."""
+
+    def forget(self, memory_id: int, now: int) -> MemoryState | None:
+        """Forget a live memory (soft delete); returns its state before (None: no such memory)."""
+
+    def forget_all(self, ids: Iterable[int], now: int, erase: Mapping[int, int | None] | None = None) -> None:
+        """Forget these memories, and erase those in `erase` for good (each to its successor), at once."""
+
+    def erase(self, memory_id: int, successor: int | None, now: int, forget_first: bool) -> None:
+        """Erase a memory for good; `forget_first`: forget it first if it is still there (its index goes too)."""
+
+    def erase_all(self, successors: Mapping[int, int | None]) -> None:
+        """Erase these (forgotten) memories for good, each pointing what it replaced at its successor."""
+
+    def mark_recalled_batches(self, batches: Sequence[tuple[Sequence[int], int]], wait: float | None = None) -> None:
+        """Count these recalls (ids, when), in one transaction waiting at most `wait` seconds."""
+
+    def vectors_of(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """Store.vectors in a read of its own."""
+
+    def record_model(self, model_id: str, dimensions: int, wait: float | None = None) -> None:
+        """Record which model made this store's vectors."""
+
+    def reset_for_model(self, model_id: str, dimensions: int) -> int:
+        """Drop every vector and queue every memory for `model_id`; returns how many are queued."""
+
+    def claim_day(self, key: str, today: str) -> bool:
+        """Set meta `key` to `today` unless it already holds it: whether this caller claimed the day."""
+
+    def repair_drift(self, text_of: Callable[[str], str]) -> IndexDrift:
+        """Find index drift and repair it in one write (after a cheap read found some); returns what it fixed."""
+
+    def has_drift(self) -> bool: ...
+    def save_thread(self, thread: str, now: int, **fields: Any) -> None:
+        """Touch the thread and set these of its fields (title, system_prompt, archived)."""
+
+    def append_messages(self, thread: str, messages: Sequence[NewMessage], now: int, keep: int) -> None:
+        """Touch the thread and append to its message window, keeping the last `keep`."""
+
+    def save_global_prompt(self, name: str, content: str, priority: int, now: int) -> None: ...
+    def change_global_prompt(self, name: str, now: int, **fields: Any) -> bool:
+        """Set a global prompt's active flag or priority; False when there is no such prompt."""
+
+    def remove_global_prompt(self, name: str) -> bool: ...
+    def link_if(self, older: int, newer: int, at: int, judged: Sequence[int],
+                still: Callable[[MemoryRow], bool]) -> bool:
+        """Mark `older` superseded by `newer` and `judged` as judged, if both are there and still
+        satisfy `still` (re-read in the write: another writer may have forgotten or linked them)."""
+
+    def record_possible_updates(self, possible: Mapping[int, PossibleUpdate | None],
+                                judged: Sequence[int] | None = None) -> None:
+        """Record (or clear: None) possible updates, and mark `judged` as judged, in one write."""
+
+    def possible_updates_of(self, ids: Sequence[int] | None = None) -> dict[int, PossibleUpdate]:
+        """Store.possible_updates of these newer memories (all when None), in a read of its own."""
+
+    def possible_updates_older(self, ids: Sequence[int]) -> dict[int, dict[int, PossibleUpdate]]:
+        """For each of these older memories, what was recorded as possibly updating it (one read)."""
+
+    def supersede_all(self, pairs: Iterable[tuple[int, int | None]], now: int) -> None:
+        """Point each memory at its replacement (None: current again), in one write."""
+
+    def pin_all(self, ids: Iterable[int], pinned: bool, now: int) -> None: ...
+    def record_promotions(self, promoted: Iterable[tuple[int, str]], now: int) -> None:
+        """Record that these memories (id, section) were promoted into MEMORY.md."""
+
+    def edit_details(self, memory_id: int, kind: str, tags: tuple[str, ...], importance: float, now: int,
+                     check: Callable[[MemoryRow], None]) -> None:
+        """Set a memory's kind, tags and importance after `check` (which raises) passes on its current row."""
+
+
+class Store(FileUnits, ThreadsAndPrompts, SearchIndex, Copying, Browsing, Transactions, Protocol):
     """Every role: what each backend's store class implements (the service holds one)."""
 
 
 #: The roles in the order both store classes implement them.
 ROLES: tuple[type, ...] = (
     Meta, Memories, FileUnits, ThreadsAndPrompts, SearchIndex, Integrity, Curation, Copying, Browsing,
+    Transactions,
 )
 
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from server import ranking
-from server.clock import from_millis
 from server.models import CONVERSATION_KIND
+from server.storage import rows
+from server.storage.dialect import SQLITE
 from server.storage.protocol import GLOBAL
-from server.textindex import context_text
 
 
 def scope_token(namespace: str, thread: str) -> str:
@@ -33,26 +32,13 @@ def turn_context(conn: Any, memory_id: int) -> str | None:
     """The keyword context of a conversation turn: the live turns of its thread just before it;
     None for other kinds.
 
-    Context is up to CONTEXT_PREVIOUS earlier live turns of the same thread, each
-    within CONTEXT_MAX_GAP_SECONDS of the next (a new session starts fresh).
-    Other kinds are self-contained statements: their neighbours are unrelated
-    memories that happen to be written minutes apart, so they get no context.
+    The rule is storage/rows.py's, shared with PostgreSQL.
     """
     row = conn.execute("SELECT namespace, thread, created_at, kind FROM memories WHERE id = ?", (memory_id,)).fetchone()
     if row is None or row[3] != CONVERSATION_KIND:
         return None
     namespace, thread, created_at, _ = row
-    previous = conn.execute(
-        "SELECT content, created_at FROM memories WHERE namespace = ? AND thread = ? AND kind = ? "
-        "AND deleted_at IS NULL AND (created_at < ? OR (created_at = ? AND id < ?)) "
-        "ORDER BY created_at DESC, id DESC LIMIT ?",
-        (namespace, thread, CONVERSATION_KIND, created_at, created_at, memory_id, ranking.CONTEXT_PREVIOUS),
-    ).fetchall()
-    # ranking owns the rule (how many turns, what gap breaks a session)
-    rows = list(reversed(previous))  # oldest first, then this memory
-    order = [(n, from_millis(at)) for n, (_, at) in enumerate(rows)] + [(len(rows), from_millis(created_at))]
-    chain = [rows[n][0] for n in ranking.context_ids(order, len(rows))]
-    return context_text(chain) or None
+    return rows.turn_context(conn, SQLITE, namespace, thread, created_at, memory_id)
 
 
 def insert(conn: Any, table: str, memory_id: int, text: str) -> None:
