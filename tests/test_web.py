@@ -312,7 +312,8 @@ def test_the_review_queue_lists_each_open_question_newest_first_with_both_texts_
     assert _asked(html) == [(o3, n3), (o2, n2), (o1, n1)]
     current = html[html.index('id="current"'):html.index(f"memory {o2} · written")]
     assert "Docs hosting: Cloudflare Pages, built from main." in current and "hosted on GitHub Pages" in current
-    assert f"memory {n3} · written 2026-02-06" in current and f"memory {o3} · written 2026-01-07" in current
+    assert f"memory {n3} · written <span class=\"when\">2026-02-06</span>" in current
+    assert f"memory {o3} · written <span class=\"when\">2026-01-07</span>" in current
     assert all(b in current for b in ('value="supersede"', 'value="keep both"', ">Skip</button>"))
     assert '<a href="/review" class="on">Review</a>' in html  # linked from the navigation
 
