@@ -82,7 +82,8 @@ def settle(curator: Curator, answers: list[Any], thread: str | None, ids: list[i
         report = curator.run("review", dry_run=True, limit=limit, thread=thread, ids=ids)
         if report.counts.get("open"):
             report.message += (" This host shows no forms (elicitation): settle each with curate_memory supersede "
-                               "or keep, as its `ask` says.")
+                               "or keep, as its `ask` says; the person can also settle them one by one in the web "
+                               "page's Review queue (`memvault ui`).")
         return report
     left = len(linker.open_questions(service, thread, ids))
     return CurateResult(
