@@ -397,3 +397,24 @@ def test_the_mcp_review_and_the_web_queue_ask_the_same_questions_in_the_same_ord
     assert len(shown) == 4 and asked == shown[:FORMS]
     as_text = Curator(service).run("review", limit=10)  # what a host without forms gets
     assert [(d["id"], d["possibly_replaced_by"]) for d in as_text.details] == shown
+
+
+def test_each_tenants_review_queue_holds_only_its_own_questions(tenant_base, clock):
+    """Tokens mode, on both backends: the queue and its decisions act on the session's tenant only."""
+    tokens = TokenStore(tenant_base.db, clock)
+    suffix = tenant_base.settings.namespace
+    alice, _ = tokens.create(f"acme-{suffix}"[:60], user="alice")
+    bob, _ = tokens.create(f"beta-{suffix}"[:60], user="bob")
+    tenants = Tenants(tenant_base, require_identity=True)
+    app = build_app(tenants, Gate(PORT, Principal("default"), None, tokens.verify))
+    a, b = _client(app), _client(app)
+    assert a.post("/login", data={"token": alice}).status_code == 303
+    assert b.post("/login", data={"token": bob}).status_code == 303
+    acme = tenants.get(f"acme-{suffix}"[:60])
+    (old, new), = _open_pairs(acme, 1)
+    assert _asked(a.get("/review").text) == [(old, new)]
+    assert _asked(b.get("/review").text) == [] and "No open questions" in b.get("/review").text
+    post(b, "/review", older=str(old), newer=str(new), decision="supersede", skip="")  # not bob's question
+    assert acme.get(old).superseded_by is None
+    post(a, "/review", older=str(old), newer=str(new), decision="supersede", skip="")
+    assert acme.get(old).superseded_by == new
