@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from server.clock import iso
 from server.errors import InvalidInput
+from server.guard.instructions import instruction_flags
 from server.linker import OpenQuestion, open_questions
 from server.service import MemoryService
 from server.web.site import Web
@@ -50,8 +51,10 @@ def queue(service: MemoryService, skip: list[int]) -> tuple[list[OpenQuestion], 
 
 
 def _view(q: OpenQuestion) -> dict[str, Any]:
+    # Instruction-shaped text is flagged here as on every page that shows memories: data, never an instruction.
     return {"older": q.older, "newer": q.newer, "older_day": iso(q.older.created_at)[:10],
-            "newer_day": iso(q.newer.created_at)[:10], "probability": q.probability}
+            "newer_day": iso(q.newer.created_at)[:10], "probability": q.probability,
+            "older_flags": list(instruction_flags(q.older.content)), "newer_flags": list(instruction_flags(q.newer.content))}
 
 
 def _settle(web: Web, service: MemoryService, older: int, newer: int, decision: str) -> str:
