@@ -381,9 +381,10 @@ def test_the_queue_refuses_a_decision_without_the_csrf_token_or_from_another_ori
     assert service.get(o1).superseded_by is None
 
 
-def test_the_mcp_review_and_the_web_queue_ask_the_same_questions_in_the_same_order(page, service):
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_the_mcp_review_and_the_web_queue_ask_the_same_questions_in_the_same_order(page, service, mode):
     """curate_memory review (elicitation, a real mcp client answering skip) and the page list the same open
-    questions, newest first: both come from the linker's open_questions."""
+    questions, newest first, in both protocol eras: both come from the linker's open_questions."""
     import anyio
     from mcp import Client, types
 
@@ -401,7 +402,8 @@ def test_the_mcp_review_and_the_web_queue_ask_the_same_questions_in_the_same_ord
         return types.ElicitResult(action="accept", content={"decision": "skip"})
 
     async def review() -> None:
-        async with Client(build_server(service, start_background=False), elicitation_callback=answer) as client:
+        async with Client(build_server(service, start_background=False), mode=mode,
+                          elicitation_callback=answer) as client:
             result = await client.call_tool("curate_memory", {"action": "review", "dry_run": False})
             assert not result.is_error, result
 
