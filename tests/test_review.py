@@ -92,7 +92,7 @@ async def test_a_host_without_forms_gets_the_open_questions_as_text(service):
     got = result.structured_content
     assert [d["id"] for d in got["details"]] == [old2, old1]
     assert f"ids=[{old2}], replacement_id={new2}" in got["details"][0]["ask"]
-    assert "shows no forms" in got["message"]
+    assert "shows no forms" in got["message"] and "web page's Review queue" in got["message"]
     assert service.get(old1).superseded_by is None
 
 

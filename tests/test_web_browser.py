@@ -80,8 +80,12 @@ def seed(home: Path) -> None:
         flare = add("Docs hosting: Cloudflare Pages, built from main on every merge", "fact", "docs", 0.4)
         from server.storage.protocol import PossibleUpdate
 
+        # A second one, newer: the Review page's queue asks it first.
+        nightly = add("Nightly builds run on the Jenkins box ci-01", "fact", "app", 8)
+        actions = add("The GitHub Actions workflow ships coverage to Codecov", "fact", "app", 0.05)
         with svc.db.write() as conn:
             svc.store.set_possible_update(conn, flare, PossibleUpdate(pages, 0.42))
+            svc.store.set_possible_update(conn, actions, PossibleUpdate(nightly, 0.38))
         svc.threads.configure("shop", title="Web shop", system_prompt="Use British English in customer-facing text.")
         svc.global_prompts.run("set", "style", "Answer briefly; show commands first.", 10)
     finally:
@@ -224,6 +228,26 @@ def test_a_possible_update_is_shown_and_confirmed_in_the_browser(ui):
     assert page.locator(".possible").count() == 0  # confirmed: a link now, no longer a guess
 
 
+def test_the_review_queue_supersedes_and_moves_to_the_next_question_in_the_browser(ui):
+    """The Review page (issue 32): the open questions newest first, both texts dated; Supersede links the pair and
+    the page answers with the next question."""
+    page = ui.page
+    ui.go("/")
+    page.click("header nav a:has-text('Review')")
+    current = page.locator("#current")
+    first = current.inner_text()
+    assert "may be outdated by memory" in first and "GitHub Actions" in first and "Jenkins box ci-01" in first
+    assert "written" in first and "2 open questions" in page.locator("main").inner_text()
+    old_id = int(re.search(r"Memory (\d+) may be outdated", first).group(1))
+    ui.shot("review")
+    current.locator("button:has-text('Supersede')").click()
+    assert f"Memory {old_id} is superseded by memory" in ui.flash("is superseded by memory")
+    following = page.locator("#current").inner_text()
+    assert "Cloudflare Pages" in following and "gh-pages branch" in following and "Jenkins" not in following
+    ui.go(f"/memory/{old_id}")
+    assert "superseded" in page.locator("h1").inner_text()
+
+
 def test_a_curation_preview_then_apply_in_the_browser(ui):
     page = ui.page
     ui.go("/curate")
@@ -313,7 +337,7 @@ def test_another_sites_page_cannot_change_a_memory(ui, tmp_path):
 WIDTHS = (360, 390, 700, 1024, 1440)
 PAGES = ("/", "/memories", "/memories?thread=shop&state=all", "/search?q=staging+database", "/memory/4", "/memory/5",
          "/memory/1/edit", "/remember", "/curate", "/curate/dedupe?thread=shop&preview=1", "/prompts", "/thread/shop",
-         "/files/MEMORY.md", "/health")
+         "/files/MEMORY.md", "/health", "/review")
 
 
 def _png_width(path: Path) -> int:

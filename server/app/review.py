@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from server.curation import linking
 from server.curation.curator import Curator
 from server.models import CurateResult
 from server.service import MemoryService
@@ -75,21 +74,16 @@ def settle(curator: Curator, answers: list[Any], thread: str | None, ids: list[i
         choice = data.decision if isinstance(data, ReviewForm) else ReviewForm.model_validate(data).decision
         if choice == "skip":
             continue
-        if choice == "supersede":
-            plan = linking.supersede(service, [q.older.id], q.newer.id)
-        else:
-            plan = linking.keep(service, [q.older.id], q.newer.id)
-        if plan.apply is not None and plan.change_count:
-            plan.apply()
-            verb = f"{q.older.id} superseded by {q.newer.id}" if choice == "supersede" else \
-                f"{q.older.id} kept current beside {q.newer.id}"
-            curator.log(f"review: {verb} (confirmed by the person)")
-            decided.append({"id": q.older.id, "newer": q.newer.id, "decision": choice, "confirmed_by": "the person"})
+        # The same call the web page's review queue makes (Curator.decide), so the two record the same thing.
+        done = curator.decide(q.older.id, q.newer.id, choice, "the person")
+        if done is not None:
+            decided.append(done)
     if not any(getattr(a, "data", None) is not None for a in answers):
         report = curator.run("review", dry_run=True, limit=limit, thread=thread, ids=ids)
         if report.counts.get("open"):
             report.message += (" This host shows no forms (elicitation): settle each with curate_memory supersede "
-                               "or keep, as its `ask` says.")
+                               "or keep, as its `ask` says; the person can also settle them one by one in the web "
+                               "page's Review queue (`memvault ui`).")
         return report
     left = len(linker.open_questions(service, thread, ids))
     return CurateResult(

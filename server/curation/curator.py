@@ -178,6 +178,22 @@ class Curator:
             raise InvalidInput(f"{', '.join(sorted(stray))} does not apply to {action}; its parameters: {allowed}")
         return spec, given
 
+    def decide(self, older: int, newer: int, choice: str, by: str) -> dict[str, Any] | None:
+        """Settle one open question (a later memory that may replace an earlier one) as a reader decided:
+        "supersede" links the pair (restore undoes it), "keep both" drops the possibility so it is not asked
+        again. Logged with who decided. One place for curate_memory's review forms and the web page's queue,
+        so the two record the same thing. None when it changed nothing (already settled)."""
+        if choice not in ("supersede", "keep both"):
+            raise InvalidInput(f"decision must be supersede or keep both, not {choice!r}")
+        plan = linking.supersede(self.service, [older], newer) if choice == "supersede" else \
+            linking.keep(self.service, [older], newer)
+        if plan.apply is None or not plan.change_count:
+            return None
+        plan.apply()
+        verb = f"{older} superseded by {newer}" if choice == "supersede" else f"{older} kept current beside {newer}"
+        self.log(f"review: {verb} (confirmed by {by})")
+        return {"id": older, "newer": newer, "decision": choice, "confirmed_by": by}
+
     def log(self, text: str) -> None:
         """One line in today's curation log; the database is the record, so a failure only warns."""
         try:

@@ -52,7 +52,7 @@ ABOUT = {
     "export": "write a JSON archive into the archives folder",
     "import": "import an archive from the archives folder",
     "review": "the open questions, newest first: a later memory that may replace an earlier one (a report; "
-              "settle each with supersede or keep)",
+              "settle each with supersede or keep, or one by one on the Review page)",
     "keep": "the memories in ids stay current beside the replacement memory (not asked again)",
 }
 

@@ -16,6 +16,7 @@ from server import browse
 from server.models import KINDS
 from server.service import MemoryService
 from server.web import charts
+from server.web import queue
 
 from server.web.site import HERE, Web, int_param, path_id
 
@@ -88,7 +89,7 @@ def routes(web: Web) -> list[Any]:
         Route("/", threads), Route("/memories", memories), Route("/search", search),
         Route("/memory/{id}", memory), Route("/thread/{name}", thread), Route("/health", health),
         Route("/favicon.ico", favicon),
-        *changes.routes(web),
+        *changes.routes(web), *queue.routes(web),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
 
