@@ -43,6 +43,33 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(f"ONNX model export in this session: {seconds} s ({manifest.parent})")
 
 
+# -- Markers: the quick loop and everything ------------------------------------------
+# `make test` runs `-m "not pg and not browser and not slow"`, `make test-all` (CI) runs all.
+# What can be told from how a test is built is marked here rather than in each file, so a new
+# test lands in the right loop without remembering to: `pg` for everything under tests/pg/,
+# whatever asks for the PostgreSQL server, and the "postgres" half of a test run on both backends
+# (tests/contract/, test_web's tenants); `slow` for the real embedding model (`model`) and
+# several server processes on one store (`load`). Other slow tests (crash, the benchmark
+# scripts, 1 MB inputs, full-size fuzzing) carry `slow` themselves.
+_PG_TESTS = Path(__file__).resolve().parent / "pg"
+
+
+def _uses_postgres(item: pytest.Item) -> bool:
+    if _PG_TESTS in Path(str(item.fspath)).parents or "pg_server" in getattr(item, "fixturenames", ()):
+        return True
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and any(isinstance(v, str) and v == "postgres" for v in callspec.params.values())
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _uses_postgres(item):
+            item.add_marker(pytest.mark.pg)
+        if item.get_closest_marker("model") or item.get_closest_marker("load"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
