@@ -49,13 +49,17 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 # test lands in the right loop without remembering to: `pg` for everything under tests/pg/,
 # whatever asks for the PostgreSQL server, and the "postgres" half of a test run on both backends
 # (tests/contract/, test_web's tenants); `slow` for the real embedding model (`model`) and
-# several server processes on one store (`load`). Other slow tests (crash, the benchmark
-# scripts, 1 MB inputs, full-size fuzzing) carry `slow` themselves.
+# several server processes on one store (`load`), and the end-to-end suites below. Other slow
+# tests (crash, the benchmark scripts, 1 MB inputs, full-size fuzzing) carry `slow` themselves.
 _PG_TESTS = Path(__file__).resolve().parent / "pg"
+# End-to-end suites that spawn the real command for every test: `make test-all` runs them; the
+# quick loop keeps a few spawns (test_e2e, test_protocol, test_cli_e2e and single e2e tests).
+_SPAWN_SUITES = {"test_http.py", "test_oauth.py", "test_http_slow.py", "test_protocol_eras.py", "test_protocol_errors.py",
+                 "test_startup_faults.py", "test_hooks_e2e.py"}
 
 
 def _uses_postgres(item: pytest.Item) -> bool:
-    if _PG_TESTS in Path(str(item.fspath)).parents or "pg_server" in getattr(item, "fixturenames", ()):
+    if _PG_TESTS in item.path.parents or "pg_server" in getattr(item, "fixturenames", ()):
         return True
     callspec = getattr(item, "callspec", None)
     return callspec is not None and any(isinstance(v, str) and v == "postgres" for v in callspec.params.values())
@@ -66,7 +70,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if _uses_postgres(item):
             item.add_marker(pytest.mark.pg)
-        if item.get_closest_marker("model") or item.get_closest_marker("load"):
+        if item.get_closest_marker("model") or item.get_closest_marker("load") or item.path.name in _SPAWN_SUITES:
             item.add_marker(pytest.mark.slow)
 
 

@@ -18,23 +18,17 @@ def _quick_expression() -> str:
     return match.group(1).strip()
 
 
-def _collected(*args: str) -> list[str]:
+def test_the_quick_loop_starts_no_postgres_no_browser_and_nothing_slow() -> None:
+    left_out = ["tests/pg/test_harness.py", "tests/pg/test_migrate.py", "tests/test_web_browser.py", "tests/test_crash.py",
+                "tests/test_load.py", "tests/test_model.py", "tests/test_http.py"]
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", _quick_expression(),
+         "tests/contract/test_copy_contract.py", "tests/test_e2e.py", *left_out],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    return [line for line in proc.stdout.splitlines() if "::" in line]
-
-
-def test_the_quick_loop_starts_no_postgres_no_browser_and_nothing_slow() -> None:
-    paths = ["tests/pg/test_harness.py", "tests/pg/test_migrate.py", "tests/contract/test_copy_contract.py",
-             "tests/test_web_browser.py", "tests/test_crash.py", "tests/test_load.py", "tests/test_model.py"]
-    everything = _collected(*paths)
-    quick = _collected("-m", _quick_expression(), *paths)
-    assert set(quick) < set(everything)
-    assert not [t for t in quick if t.startswith(("tests/pg/", "tests/test_web_browser.py", "tests/test_crash.py",
-                                                  "tests/test_load.py", "tests/test_model.py"))]
-    assert not [t for t in quick if "[postgres" in t]
-    # the SQLite half of each test run on both backends stays in the quick loop
-    assert {t.replace("[postgres", "[sqlite") for t in everything if "[postgres" in t} <= set(quick)
+    quick = [line for line in proc.stdout.splitlines() if "::" in line]
+    assert not [t for t in quick if t.startswith(tuple(left_out)) or "[postgres" in t]
+    # the SQLite half of a test run on both backends stays, and so do the stdio end-to-end tests
+    assert any(t.startswith("tests/contract/") and "[sqlite" in t for t in quick)
+    assert any(t.startswith("tests/test_e2e.py::") for t in quick)
