@@ -1,4 +1,4 @@
-"""A labelled set for server.safety: memory-poisoning attempts and legitimate coding memories.
+"""A labelled set for server.guard.instructions: memory-poisoning attempts and legitimate coding memories.
 
 Written by the team (not taken from any detector's test suite): attempts an attacker
 could plant in a memory store, across direct and paraphrased overrides, other languages,
