@@ -1,4 +1,5 @@
-# Two entry points: `make serve` installs and starts the server, `make test` installs and runs the tests.
+# Entry points: `make serve` installs and starts the server; `make test` installs and runs the quick
+# tests (minutes); `make test-all` installs everything and runs every test (what CI runs).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -15,7 +16,7 @@ INSTALLED := $(VENV)/.installed
 TEST_INSTALLED := $(VENV)/.installed-test
 MODEL_READY := $(VENV)/.model-ready
 
-.PHONY: serve install install-test test bench browser screenshots
+.PHONY: serve install install-test test test-all bench browser screenshots
 
 # stdout of `make serve` is the MCP channel: make's echo and pip's chatter go to stderr.
 $(BIN)/python:
@@ -61,7 +62,16 @@ browser:
 		fi; \
 	fi
 
-test: install-test browser
+# The quick loop: unit tests, the storage contract on SQLite and a few spawns of the real command,
+# on the hash embedder. No PostgreSQL, no browser, nothing marked slow (crash, load, the benchmark
+# scripts, 1 MB inputs, the real model); tests/conftest.py marks what it can tell by itself.
+QUICK ?= not pg and not browser and not slow
+test: install-test
+	$(BIN)/python -m pytest -m "$(QUICK)"
+
+# Everything, as CI runs it: also PostgreSQL (a throwaway embedded server), the browser tests
+# (Chromium installed when missing), crash, load, the benchmark suite at CI size, the real model.
+test-all: install-test browser
 	$(BIN)/python -m pytest
 
 # The README's screenshots of the web page, made by its browser tests.

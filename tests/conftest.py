@@ -43,6 +43,37 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(f"ONNX model export in this session: {seconds} s ({manifest.parent})")
 
 
+# -- Markers: the quick loop and everything ------------------------------------------
+# `make test` runs `-m "not pg and not browser and not slow"`, `make test-all` (CI) runs all.
+# What can be told from how a test is built is marked here rather than in each file, so a new
+# test lands in the right loop without remembering to: `pg` for everything under tests/pg/,
+# whatever asks for the PostgreSQL server, and the "postgres" half of a test run on both backends
+# (tests/contract/, test_web's tenants); `slow` for the real embedding model (`model`) and
+# several server processes on one store (`load`), and the end-to-end suites below. Other slow
+# tests (crash, the benchmark scripts, 1 MB inputs, full-size fuzzing) carry `slow` themselves.
+_PG_TESTS = Path(__file__).resolve().parent / "pg"
+# End-to-end suites that spawn the real command for every test: `make test-all` runs them; the
+# quick loop keeps a few spawns (test_e2e, test_protocol, test_cli_e2e and single e2e tests).
+_SPAWN_SUITES = {"test_http.py", "test_oauth.py", "test_http_slow.py", "test_protocol_eras.py", "test_protocol_errors.py",
+                 "test_startup_faults.py", "test_hooks_e2e.py"}
+
+
+def _uses_postgres(item: pytest.Item) -> bool:
+    if _PG_TESTS in item.path.parents or "pg_server" in getattr(item, "fixturenames", ()):
+        return True
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and any(isinstance(v, str) and v == "postgres" for v in callspec.params.values())
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _uses_postgres(item):
+            item.add_marker(pytest.mark.pg)
+        if item.get_closest_marker("model") or item.get_closest_marker("load") or item.path.name in _SPAWN_SUITES:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # benchmark scripts at their --quick size
+
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 

@@ -103,6 +103,7 @@ def run(script: str, out, *args: str) -> dict:
 
 
 @pytest.mark.e2e
+@pytest.mark.slow  # a benchmark script at its --quick size
 def test_updates_quick_reports_every_part(tmp_path):
     result = run("updates.py", tmp_path / "u.json")
     quick = [p for p in UPDATES if p["project"] in result["projects"]]
@@ -118,6 +119,7 @@ def test_updates_quick_reports_every_part(tmp_path):
 
 
 @pytest.mark.e2e
+@pytest.mark.slow  # a benchmark script at its --quick size
 def test_longtext_quick_finds_answers_past_the_window(tmp_path):
     result = run("longtext.py", tmp_path / "l.json")
     assert result["answers_beyond_window"] > 0 and result["long_memories"] > 0

@@ -23,7 +23,7 @@ from server.embedding.embedders import HashEmbedder
 from server.files.dailylog import parse_daily
 from server.service import MemoryService
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # servers killed and restarted KILLS times
 
 KILLS = int(os.environ.get("MEMVAULT_CRASH_KILLS", "10"))
 # CI replays one seed (a red run must be reproducible); locally each run tries new kill points.

@@ -30,7 +30,7 @@ from server.storage.sqlite.db import Database
 from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService, content_hash
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # servers killed and restarted mid-curation
 
 KILLS = int(os.environ.get("MEMVAULT_CRASH_KILLS", "8"))
 # CI replays one seed (a red run must be reproducible); locally each run tries new kill points.

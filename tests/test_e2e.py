@@ -127,6 +127,7 @@ def test_stdout_carries_only_json_rpc_and_malformed_lines_do_not_kill_the_server
     assert b"memvault" in err  # logs went to stderr
 
 
+@pytest.mark.model  # the server starts the real model (and its one-time export) in the background
 def test_the_server_exits_promptly_when_stdin_closes(tmp_path):
     # the real model starts loading in the background: exit must not wait for it
     with _spawn(tmp_path, MEMVAULT_EMBEDDER="minilm") as proc:

@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 from server.app import build_server
 from server.storage.sqlite.db import integrity_errors
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # at full size: EXAMPLES calls of every tool
 
 EXAMPLES = int(os.environ.get("MEMVAULT_FUZZ_EXAMPLES", "60"))
 # The store carries over between examples (so consistency is checked over a long

@@ -18,6 +18,8 @@ from server.app import build_server
 from server.search import KeywordPlan, keyword_hits, keyword_plan, keyword_query, keyword_started
 from server.storage.protocol import KeywordQuery, Scope
 
+pytestmark = pytest.mark.slow  # each test fills a store of 400 memories first
+
 WORDS = ["redis", "queue", "worker", "deploy", "cache", "billing", "retry", "gateway"]
 #: Share of memories containing each word: common ones first, rare ones last.
 SHARE = {"redis": 0.6, "queue": 0.5, "worker": 0.4, "deploy": 0.3, "cache": 0.2, "billing": 0.05,

@@ -596,6 +596,7 @@ ADVERSARIAL = [
 ]
 
 
+@pytest.mark.slow  # 70 inputs of 1 MB, each scanned whole and in part
 @pytest.mark.parametrize("text", ADVERSARIAL, ids=[repr(t[:16]) for t in ADVERSARIAL])
 def test_one_megabyte_adversarial_input_is_fast_and_linear(text: str) -> None:
     assert_linear(redact, text)

@@ -280,6 +280,7 @@ ADVERSARIAL = [
 ]
 
 
+@pytest.mark.slow  # 50 inputs of 1 MB, each scanned whole and in part
 @pytest.mark.parametrize("text", ADVERSARIAL, ids=[repr(t[:12]) for t in ADVERSARIAL])
 def test_one_megabyte_adversarial_input_is_fast_and_linear(text: str) -> None:
     assert_linear(instruction_flags, text)

@@ -36,7 +36,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 
 def _require_browser() -> None:
     if not CHROMIUM.exists():
-        message = "Chromium is not installed: `apt-get install chromium` (make test does it)"
+        message = "Chromium is not installed: `apt-get install chromium` (make test-all does it)"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
