@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -282,3 +283,10 @@ def test_the_room_checks_can_fail():
         finally:
             for name in fakes:
                 del IMPORTS[name], TYPED_IMPORTS[name], MODULES[name]
+
+
+def test_every_room_is_shipped():
+    """pyproject lists its packages by name: a folder under server/ missing there is left out of the wheel."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    folders = {_name(p) for p in PACKAGE.rglob("__init__.py") if "templates" not in p.parts}
+    assert sorted(folders - listed) == []

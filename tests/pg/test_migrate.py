@@ -85,7 +85,7 @@ def build_source(home: Path, namespaces: tuple[str, str], extra: int = 0) -> Pat
         svc.global_prompts.run("deactivate", name="off")
         svc.remember("Staging lives in eu-west-1", thread="ops")  # still waiting for its vector
         # A long text in a burst (the backfill has a queue) waits for the backfill's vector to be judged: its
-        # update check stays marked (a short statement is judged at write time, update_links.SHORT_STATEMENT).
+        # update check stays marked (a short statement is judged at write time, linker.SHORT_STATEMENT).
         svc.remember(("The staging cluster sits behind the shared load balancer in eu-west-1. " * 10).strip(),
                      thread="ops")
         # A possible update (the update model's hint for recall's order; the hash embedder makes none itself).
