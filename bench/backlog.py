@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from server.config import Settings  # noqa: E402
-from server.service import MemoryService  # noqa: E402
+from server.compose import open_service  # noqa: E402
 from server.storage.protocol import Scope  # noqa: E402
 
 DATA = HERE.parent.parent / "shared" / "data" / "locomo"
@@ -88,7 +88,7 @@ def main() -> None:
     embedder = "hash" if args.quick else "minilm"
     turns, questions = synthetic(backlog) if args.quick else turns_and_questions(Path(args.data), backlog)
     home = Path(tempfile.mkdtemp(prefix="memvault-backlog-"))
-    service = MemoryService.open(Settings(home=home, embedder=embedder))
+    service = open_service(Settings(home=home, embedder=embedder))
     service.embedder.wait_ready(600)
     t0 = time.perf_counter()
     for turn in turns:

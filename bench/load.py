@@ -46,7 +46,7 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from server.storage import health  # noqa: E402
 from server.config import Settings  # noqa: E402
 from server.storage.sqlite.db import Database  # noqa: E402
-from server.service import MemoryService  # noqa: E402
+from server.compose import open_service  # noqa: E402
 
 SHARED_THREAD = "shared"
 SHARED_FACTS = 40  # contents every client races to remember in the shared thread
@@ -208,7 +208,7 @@ def check_store(home: Path, embedder: str, run: Run) -> dict:
     report = health.check(db_path)
     v.extend(report.problems())
     # Drain the embedding backlog the way a next start-up would, then vectors must be complete.
-    service = MemoryService.open(Settings(home=home, embedder=embedder))
+    service = open_service(Settings(home=home, embedder=embedder))
     try:
         service.embedder.wait_ready(600)
         drained = service.indexer.run_once()

@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE.parent))
 from quality import ask, calibration, commit, fmt, mean, quantiles, recall_at  # noqa: E402
 from server import ranking  # noqa: E402
 from server.config import Settings  # noqa: E402
-from server.service import MemoryService  # noqa: E402
+from server.compose import open_service  # noqa: E402
 
 DATA = HERE / "data" / "longtext.json"
 NOTES_THREAD = "tidewater"
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"evidence {evidence!r} is not in memory {key}")
         return len(tok.encode(content[key][:at], add_special_tokens=False).ids)
 
-    service = MemoryService.open(Settings(home=Path(tempfile.mkdtemp(prefix="memvault-longtext-")), embedder=args.embedder))
+    service = open_service(Settings(home=Path(tempfile.mkdtemp(prefix="memvault-longtext-")), embedder=args.embedder))
     ids = {}
     for m in stored:
         ids[m["key"]] = service.remember(m["content"], kind=m["kind"], thread=m["thread"], created_at=m["at"]).id

@@ -72,13 +72,13 @@ def main() -> None:
     ap.add_argument("--out", default=str(HERE / "results" / "profile_recall.json"))
     args = ap.parse_args()
     from server.config import Settings
-    from server.service import MemoryService
+    from server.compose import open_service
 
     embedder = "hash" if args.quick else "minilm"
     size = 1000 if args.quick else args.memories
     calls = args.calls or (20 if args.quick else 200)
     home = Path(args.home) if args.home else Path(tempfile.mkdtemp(prefix="memvault-profile-"))
-    service = MemoryService.open(Settings(home=home, embedder=embedder))
+    service = open_service(Settings(home=home, embedder=embedder))
     service.embedder.wait_ready(600)
     if args.home:
         size = service.store.count()["live"]  # what the kept store holds, not --memories

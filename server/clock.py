@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 Clock = Callable[[], datetime]
 
@@ -40,8 +40,6 @@ class FrozenClock:
         return self.now
 
     def advance(self, **delta: float) -> None:
-        from datetime import timedelta
-
         self.now = self.now + timedelta(**delta)
 
     def set(self, now: datetime) -> None:

@@ -21,7 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from server import __version__
-from server.config import Settings
+from server.config import Settings, default_home
+from server.embedding.embedders import HashEmbedder
+from server.errors import DriverUnavailable, SetupError
+from server.storage.opener import NotAStore, connect, make_store, require_current_schema
+from server.storage.opener import sqlite_driver as describe_driver
 
 MB = 1024 * 1024
 #: Below this much free disk a write may fail; below WARN_FREE it is worth knowing.
@@ -63,11 +67,9 @@ def install() -> Check:
 def sqlite_driver(settings: Settings) -> Check:
     if settings.database_url:
         return Check("sqlite", "info", "not used: the store is PostgreSQL (MEMVAULT_DATABASE_URL)")
-    from server.errors import DriverUnavailable
-    from server.storage.opener import sqlite_driver as describe
 
     try:
-        driver, version = describe()
+        driver, version = describe_driver()
     except DriverUnavailable as exc:
         return Check("sqlite", "fail", str(exc), "pip install sqlean.py (into memvault's environment)")
     return Check("sqlite", "ok", f"{driver} (SQLite {version}) loads the sqlite-vec extension")
@@ -79,7 +81,7 @@ def model(settings: Settings) -> Check:
     if settings.embed_runtime != "onnx":
         return Check("embedding model", "info", f"MiniLM through {settings.embed_runtime} (MEMVAULT_EMBED_RUNTIME): "
                      "no export needed")
-    from server.embedding import export
+    from server.embedding import export  # lazy: ~5 ms on every CLI command (the CLI imports doctor)
 
     folder = export.cache_dir({"MEMVAULT_MODEL_CACHE": str(settings.model_cache)} if settings.model_cache else None)
     try:
@@ -149,8 +151,6 @@ def disk(settings: Settings) -> Check:
 
 def store(settings: Settings) -> list[Check]:
     """The database: readable, schema current, integrity, index drift, vectors and their model."""
-    from server.errors import SetupError
-    from server.storage.opener import NotAStore, connect, make_store, require_current_schema
 
     location = settings.database_url or str(settings.db_path)
     shown = settings.database_url.split("@")[-1] if settings.database_url else location
@@ -195,8 +195,6 @@ def store(settings: Settings) -> list[Check]:
                          "memvault doctor --fix (or start the server: it repairs this at start)"))
     else:
         out.append(Check("index", "ok", "keyword index, vectors and embedding queue agree with the memories"))
-    from server.embedding.embedders import HashEmbedder
-
     configured = HashEmbedder.model_id if settings.embedder == "hash" else "sentence-transformers/all-MiniLM-L6-v2"
     if recorded is not None and recorded != configured:
         out.append(Check("vectors", "fail", f"the store's vectors were made by {recorded}, memvault is configured for "
@@ -211,13 +209,11 @@ def store(settings: Settings) -> list[Check]:
 
 def dimensions(settings: Settings) -> int:
     """The configured embedder's vector size, without loading a model (MiniLM: 384)."""
-    from server.embedding.embedders import HashEmbedder
-
     return HashEmbedder().dimensions if settings.embedder == "hash" else 384
 
 
 def hooks() -> list[Check]:
-    from server.hooks import install as hook_install
+    from server.hooks import install as hook_install  # lazy: ~5 ms on every CLI command (the CLI imports doctor)
 
     out, seen = [], set()
     for host, flag in (("claude-code", ""), ("cursor", " --host cursor")):
@@ -249,7 +245,6 @@ def hooks() -> list[Check]:
 
 def _hook_store(host: str, path: Path, commands: list[str], flag: str) -> list[Check]:
     """Fail when the hooks and a memvault server configured in the same host would use different stores."""
-    from server.config import default_home
     from server.hooks import install as hook_install
 
     named = hook_install.hook_store(commands[0].split(": ", 1)[1])

@@ -26,6 +26,7 @@ class GlobalPrompts:
     def run(
         self, action: str, name: str | None = None, content: str | None = None, priority: int | None = None
     ) -> GlobalPromptsResult:
+        # lazy: pydantic, ~0.2 s that a hook process never needs
         from server.results import GlobalPromptInfo, GlobalPromptsResult
 
         if action not in ACTIONS:

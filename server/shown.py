@@ -58,6 +58,7 @@ def memory(
     replacement_forgotten: bool = False, possibly_replaced_by: int | None = None, newer_than: int | None = None,
     chain: tuple[int, ...] = (),
 ) -> Memory:
+    # lazy: pydantic, ~0.2 s that a hook process never needs
     from server.results import Memory
 
     return Memory(

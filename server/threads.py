@@ -60,6 +60,7 @@ def named_threads(query: str, threads: Sequence[str]) -> tuple[str, ...]:
 
 
 def thread_info(thread: Thread) -> ThreadInfo:
+    # lazy: pydantic, ~0.2 s that a hook process never needs
     from server.results import ThreadInfo
 
     return ThreadInfo(

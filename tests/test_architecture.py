@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -302,3 +303,10 @@ def test_search_asks_the_store_not_its_database():
         and node.value.id == "store"
     ]
     assert found == []
+
+
+def test_every_room_is_shipped():
+    """pyproject lists its packages by name: a folder under server/ missing there is left out of the wheel."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    folders = {_name(p) for p in PACKAGE.rglob("__init__.py") if "templates" not in p.parts}
+    assert sorted(folders - listed) == []

@@ -23,6 +23,7 @@ from server.app import completions, prompts, resources, tools
 from server.app.changes import ResourceChanges, ToolCallsPoke
 from server.app.edge import Edge
 from server.app.requests import RequestErrors
+from server.app.stdio import stdio_streams
 from server.curation.curator import Curator
 from server.tenants import Tenants
 from server.service import MemoryService
@@ -103,8 +104,6 @@ def build_server(
 
 def run_stdio(mcp: MCPServer) -> None:
     """Serve `mcp` on stdin/stdout until the host closes stdin; every line gets an answer (app/stdio.py)."""
-    from server.app.stdio import stdio_streams
-
     async def serve() -> None:
         # MCPServer.run() would use the SDK's stdio_server, which drops unreadable lines unanswered;
         # the low-level server is the SDK's own runner for a (read, write) stream pair.

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from server.clock import iso
 from server.curation.curator import Curator
 from server.models import CurateResult
 from server.service import MemoryService
@@ -100,6 +101,4 @@ def _quote(text: str) -> str:
 
 
 def _day(ms: int) -> str:
-    from server.clock import iso
-
     return iso(ms)[:10]

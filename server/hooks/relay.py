@@ -25,13 +25,15 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from server.config import Settings
+from server.hooks.protocol import CAPTURE_EVENTS, EVENTS, HookInput, session_key
+from server.hooks.settings import HookSettings
+from server.hooks.work import capture_with, hooks_dir, inject_with, log_line
+
 if TYPE_CHECKING:
     import numpy as np
 
-    from server.config import Settings
     from server.embedding.embedders import Embedder
-    from server.hooks.protocol import HookInput
-    from server.hooks.settings import HookSettings
     from server.service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -44,8 +46,6 @@ MAX_PATH = 100
 
 
 def relay_dir(settings: Settings) -> Path:
-    from server.hooks.work import hooks_dir
-
     return hooks_dir(settings) / "relay"
 
 
@@ -214,10 +214,6 @@ class Relay:
             conn.close()
 
     def handle(self, request: dict) -> dict:
-        from server.hooks.protocol import CAPTURE_EVENTS, EVENTS, HookInput, session_key
-        from server.hooks.work import inject_with
-        from server.hooks.settings import HookSettings
-
         if request.get("store") != store_id(self.settings):
             return {"error": "another store"}
         raw, options = request.get("hook") or {}, request.get("settings") or {}
@@ -240,8 +236,6 @@ class Relay:
         return {"text": inject_with(self.view, self.settings, hook_settings, hook, request.get("thread"))}
 
     def _capture(self, hook: HookInput, hook_settings: HookSettings, thread: str | None) -> None:
-        from server.hooks.work import capture_with, log_line
-
         try:
             message = capture_with(self.view, self.settings, hook_settings, hook, thread)
         except Exception as exc:  # noqa: BLE001 - logged like any hook failure; the server goes on

@@ -26,15 +26,13 @@ import subprocess
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, BinaryIO, TextIO
+from typing import BinaryIO, TextIO
 
-from server.hooks import protocol
+from server.config import Settings
+from server.hooks import protocol, relay
 from server.hooks.protocol import CAPTURE_EVENTS, HookInput
+from server.hooks.settings import HookSettings
 from server.hooks.work import capture_with, inject_with, log_line, open_light, thread_for
-
-if TYPE_CHECKING:
-    from server.config import Settings
-    from server.hooks.settings import HookSettings
 
 #: The most of stdin a hook reads (a prompt is a few KB; anything bigger is not a hook event).
 MAX_STDIN = 4 * 1024 * 1024
@@ -54,9 +52,6 @@ def main(
     settings = None
     started = time.perf_counter()
     try:
-        from server.config import Settings
-        from server.hooks.settings import HookSettings
-
         raw, dropped = _read_stdin(stdin)  # first: whatever fails next, the host's pipe is drained
         settings = Settings.from_env()
         if dropped:
@@ -67,8 +62,6 @@ def main(
             if not (hook_settings.enabled("capture") and hook_settings.enabled(event)):
                 return 0
             if not foreground:
-                from server.hooks import relay
-
                 if not relay.hand_off(settings, hook_settings, hook, thread_for(settings, hook)):
                     _detach(event, hook.host, raw)
                 return 0
@@ -112,8 +105,6 @@ def log_warnings_to_file() -> None:
     class ToHookLog(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
             try:
-                from server.config import Settings
-
                 settings = Settings.from_env()
             except Exception:  # noqa: BLE001 - a bad setting: log_line falls back to the default home
                 settings = None
@@ -129,8 +120,6 @@ def _inject(settings: Settings, hook_settings: HookSettings, hook: HookInput) ->
     if not hook_settings.enabled(switch):
         return ""
     thread = thread_for(settings, hook)
-    from server.hooks import relay
-
     answer = relay.ask(settings, hook_settings, hook, thread)
     if answer is not None:
         return answer  # a running memvault server answered: no imports, no store to open here

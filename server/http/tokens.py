@@ -67,10 +67,8 @@ def parse_expiry(value: str | None, now: datetime) -> int | None:
                 f"--expires {value!r} is too far in the future (the latest is 9999-12-31); give a lifetime such as "
                 "30d, 12h, 2w or 1y, an ISO-8601 date, or leave --expires out for a token that never expires"
             ) from None
-    from server.validation import timestamp
-
     try:
-        when = timestamp(value, "--expires")
+        when = check.timestamp(value, "--expires")
     except InvalidInput:
         raise InvalidInput(
             f"--expires {value[:40]!r} is neither a lifetime nor a date: give a number and a unit (m, h, d, w, y), "

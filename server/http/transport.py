@@ -28,15 +28,20 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlparse
 
 import anyio
 import anyio.to_thread
+import uvicorn
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import jsonrpc_message_adapter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from server.app import build_server
+from server.app.stdio import reply_to_lenient, reply_to_unreadable
 from server.clock import to_millis
 from server.config import Settings
 from server.errors import SetupError
@@ -83,8 +88,6 @@ def allowed_hosts_and_origins(settings: Settings, host: str) -> tuple[Allowed, A
         shown = f"[{host}]" if ":" in host else host
         hosts += [f"{shown}:*", shown]
     if settings.http_public_url:  # the name clients reach the server by (OAuth mode's audience)
-        from urllib.parse import urlparse
-
         hosts.append(urlparse(settings.http_public_url).netloc)
     try:
         return (Allowed(hosts + _listed(settings.http_allowed_hosts), origins=False),
@@ -179,10 +182,6 @@ class BodyLimit:
                 held.append(message)
                 return
             if held and message["type"] == "http.response.body":
-                from mcp_types import jsonrpc_message_adapter
-
-                from server.app.stdio import reply_to_unreadable
-
                 start = held.pop()
                 try:  # a readable message refused for another reason (no session id, ...) keeps its answer
                     jsonrpc_message_adapter.validate_json(body, by_name=False)
@@ -261,8 +260,6 @@ class MessageCheck:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
-        from server.app.stdio import reply_to_lenient
-
         first = await receive()
         reply = None
         if first["type"] == "http.request" and not first.get("more_body") and first.get("body"):
@@ -280,8 +277,6 @@ class MessageCheck:
 
 def build_app(tenants: Tenants, settings: Settings, host: str, port: int) -> ASGIApp:
     """The ASGI app: MCP at /mcp behind the checks described in the module docstring."""
-    from server.app import build_server
-
     verifier = auth = None
     if settings.http_auth == "tokens":
         verifier = StoredTokenVerifier(TokenStore(tenants.base.db, tenants.base.clock))
@@ -317,8 +312,6 @@ def build_app(tenants: Tenants, settings: Settings, host: str, port: int) -> ASG
 
 
 def _uvicorn_server() -> type:
-    import uvicorn
-
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:
             # SIGTERM/SIGINT is the normal way to stop a service: shut down gracefully,
@@ -332,8 +325,6 @@ def _uvicorn_server() -> type:
 
 def serve(settings: Settings, host: str, port: int) -> None:
     """Run until SIGINT/SIGTERM. Prints `listening on http://HOST:PORT/mcp` once it accepts connections."""
-    import uvicorn
-
 
     check_bind(settings, host)
     if settings.http_auth == "oauth":

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from server import browse
 from server.curation import editing
 from server.curation.curator import ACTIONS
 from server.errors import InvalidInput, NotFound
@@ -283,8 +284,6 @@ def routes(web: Web) -> list[Route]:
 
 
 def _detail(service: Any, memory_id: int) -> Any:
-    from server import browse
-
     return browse.show(service, memory_id)
 
 

@@ -12,11 +12,12 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from server import browse
+from server import browse, doctor
 from server.models import KINDS
+from server.search import search
 from server.service import MemoryService
-from server.web import charts
-from server.web import queue
+from server.storage.protocol import MemoryFilter, Scope
+from server.web import changes, charts, queue
 
 from server.web.site import HERE, Web, int_param, path_id
 
@@ -70,8 +71,6 @@ def routes(web: Web) -> list[Any]:
         return web.page(request, "thread.html", t=info, stats=stats, messages=messages)
 
     async def health(request: Request) -> Response:
-        from server import doctor
-
         service = web.service(request)
         weeks = await web.run(browse.weekly, service, 26)
         figures = await web.run(_store_figures, service)
@@ -82,8 +81,6 @@ def routes(web: Web) -> list[Any]:
 
     async def favicon(request: Request) -> Response:
         return Response(status_code=204)
-
-    from server.web import changes
 
     return [
         Route("/", threads), Route("/memories", memories), Route("/search", search),
@@ -108,9 +105,6 @@ def _latency_samples(web: Web, service: MemoryService) -> list[tuple[str, float]
     kept = list(web.latencies.get(service.settings.namespace, ()))
     if len(kept) >= 5:
         return kept
-    from server.search import search
-    from server.storage.protocol import MemoryFilter, Scope
-
     with service.db.read() as conn:
         rows = service.store.browse(conn, MemoryFilter(files=False), 10)
     queries = [" ".join(r.content.split()[:4]) for r in rows] or ["what did we decide", "how do we run the tests"]
