@@ -213,7 +213,7 @@ def dimensions(settings: Settings) -> int:
 
 
 def hooks() -> list[Check]:
-    from server.hooks import install as hook_install  # lazy: ~5 ms on every CLI command (the CLI imports doctor)
+    from server.hooks import install as hook_install  # lazy: ~14 ms on every CLI command (the CLI imports doctor)
 
     out, seen = [], set()
     for host, flag in (("claude-code", ""), ("cursor", " --host cursor")):

@@ -21,14 +21,18 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from server.config import Settings, default_home
 from server.errors import SetupError
+from server.files.atomic import atomic_write
 from server.hooks.protocol import HOST_EVENTS
+from server.hooks.work import hooks_dir
 
 #: Seconds each host waits. Injection has its own, shorter deadline (MEMVAULT_HOOK_DEADLINE);
 #: capture detaches at once. Generous numbers only guard against a stuck process.
@@ -71,8 +75,6 @@ def mcp_configs(host: str, project: Path) -> list[Path]:
 
 def server_stores(host: str, project: Path) -> list[Store]:
     """The store of each memvault MCP server entry in the host's configurations (unreadable files skipped)."""
-    from server.config import default_home
-
     found = []
     for path in mcp_configs(host, project):
         try:
@@ -107,8 +109,6 @@ def _server_entries(data: Any) -> list[tuple[str, dict[str, Any]]]:
 
 def resolve_store(host: str, project: Path, env: dict[str, str] | None = None) -> Store:
     """The store the hooks should use: MEMVAULT_HOME here, else the host's memvault server's, else the default."""
-    from server.config import default_home
-
     env = dict(os.environ) if env is None else env
     namespace = env.get("MEMVAULT_NAMESPACE") or ""
     if env.get("MEMVAULT_HOME"):
@@ -140,8 +140,6 @@ def command_line(event: str, host: str, store: Store | None = None) -> str:
 def _quote(text: str) -> str:
     """Double quotes, as for the program (Git Bash on Windows reads them too); shlex's for odd characters."""
     if any(c in text for c in '"$`\\!'):
-        import shlex
-
         return shlex.quote(text)
     return f'"{text}"'
 
@@ -256,8 +254,6 @@ def apply(change: Change, backups: Path | None = None) -> bool:
     """Write the change (after a backup of the old file); False when there was nothing to change."""
     if not change.changes:
         return False
-    from server.files.atomic import atomic_write
-
     if change.before is not None:
         folder = backups or _backups()
         folder.mkdir(parents=True, exist_ok=True)
@@ -287,7 +283,4 @@ def status(host: str, path: Path) -> dict[str, Any]:
 
 
 def _backups() -> Path:
-    from server.config import Settings
-    from server.hooks.work import hooks_dir
-
     return hooks_dir(Settings.from_env()) / "backups"
