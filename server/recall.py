@@ -32,7 +32,7 @@ call or to the backfill, and the recall answers from what is stored, saying so):
   candidates, at most backfill.CANDIDATE_LIMIT texts and as many as the embedder's recent speed
   fits in backfill.CANDIDATE_SECONDS (plus at most BATCH_WAIT_SECONDS for a backfill batch that
   holds what was just written). The rest of a backlog stays with the backfill.
-- judge_pending: at most update_links.JUDGE_PER_CALL update checks that waited for a vector.
+- judge_pending: at most linker.JUDGE_PER_CALL update checks that waited for a vector.
 - mark_recalled: one transaction of counters; while the lock is taken, the counts of at most
   MAX_UNMARKED recalls wait for the next one.
 """

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 #: How the store names the thread of global memories.
 GLOBAL_STORED = ""
 
-#: Most open questions (possible updates, update_links.open_questions) in the session-start context.
+#: Most open questions (possible updates, linker.open_questions) in the session-start context.
 OPEN_QUESTIONS = 3
 #: Newest memories of the thread looked at for the session-start context (turns skipped).
 START_CANDIDATES = 400

@@ -71,7 +71,7 @@ class NewMemory:
 @dataclass(frozen=True)
 class PossibleUpdate:
     """The earlier memory a memory most likely updates, when the update model was not sure enough to
-    link them (server/update_model.py, POSSIBLE): recall shows the newer first when a query finds both
+    link them (server/updates/model.py, POSSIBLE): recall shows the newer first when a query finds both
     alike; nothing is superseded."""
 
     older: int
