@@ -52,6 +52,22 @@ def test_a_question_after_a_thank_you_is_not_small_talk(prompt):
     assert not inject.small_talk(prompt)
 
 
+@pytest.mark.parametrize("prompt", ["merci beaucoup !", "Danke schön", "¡Muchas gracias!", "Grazie mille", "obrigado",
+                                    "dziękuję", "Спасибо большое!", "ありがとうございます", "好的，谢谢", "감사합니다",
+                                    "شكراً", "धन्यवाद", "👍", "🙏🎉", "+1"])
+def test_small_talk_in_other_languages_and_emoji_gets_nothing_even_when_a_turn_matches_it(service, prompt):
+    """The thank-you of a person who prompts in their own language is small talk too, and so is an emoji."""
+    remember(service, f"user: {prompt} The staging deploy works now.", "turn", 1, ())
+    assert inject.small_talk(prompt)
+    assert prompt_context(service, THREAD, prompt, 300, 0.0, set()).text == ""
+
+
+@pytest.mark.parametrize("prompt", ["merci, et le port de staging ?", "спасибо, а какой порт у staging?", "部署怎么做",
+                                    "修复测试", "Исправь баг в push-to-talk", "क्या पोर्ट है?", "deploy", "🚀 deploy v2"])
+def test_a_question_in_another_language_is_not_small_talk(prompt):
+    assert not inject.small_talk(prompt)
+
+
 def test_the_prompt_hook_puts_statements_before_turns_and_keeps_the_later_of_two_turns(service):
     """A since-reversed turn is left out; the statement comes first."""
     old = remember(service, "user: The retry setting should be on by default for the webhook retry worker.", "turn", 1, ())
