@@ -500,6 +500,28 @@ def test_a_hook_process_answering_alone_imports_neither_numpy_nor_pydantic(env):
     assert json.loads(run_.stdout.splitlines()[-1]) == {"injected": True, "heavy": []}
 
 
+def test_an_injection_hook_process_does_not_import_the_capture_code(env):
+    """The transcript reader and the statement rules (a hundred regular expressions compiled at import) are
+    for capture; an injection hook at session start pays for every module it imports (bench/hooks.py)."""
+    import subprocess
+    import sys
+
+    stop(env)
+    payload = {"session_id": "later", "cwd": str(env["repo"]), "source": "startup", "hook_event_name": "SessionStart"}
+    probe = (
+        "import io, json, sys\n"
+        "from server.hooks.run import main\n"
+        "out = io.StringIO()\n"
+        f"main('session-start', None, foreground=True, stdin=io.BytesIO({json.dumps(payload).encode()!r}), stdout=out)\n"
+        "print(json.dumps({'injected': bool(out.getvalue().strip()),\n"
+        "                  'capture': sorted(m for m in ('server.hooks.extract', 'server.hooks.capture') if m in sys.modules)}))\n"
+    )
+    run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert run_.returncode == 0, run_.stderr
+    assert json.loads(run_.stdout.splitlines()[-1]) == {"injected": True, "capture": []}
+
+
 def test_a_hook_process_keeps_storing_while_a_server_embeds_what_it_wrote(settings):
     """A hook process has no model: when a server has meanwhile embedded some of its writes, judging
     those for updates must not try to embed the rest (it used to raise and lose the capture)."""

@@ -34,8 +34,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from server.hooks.commands import (  # noqa: F401 - PURPOSES: the brief's command lanes import it from here
-    PURPOSES, SHELL_TOOLS, command_failed, command_family, command_purpose, error_line, salient_errors, shell_command,
+from server.hooks.commands import (
+    SHELL_TOOLS, command_failed, command_family, command_purpose, error_line, salient_errors, shell_command,
 )
 from server.hooks.transcript import Entry
 

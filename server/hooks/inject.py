@@ -33,7 +33,7 @@ from server.files.index import FILE_SOURCE
 from server.files.folder import MEMORY_FILE, SOUL_FILE
 from server.files.markdown import strip_comments
 from server.files.promote import for_thread
-from server.hooks.extract import PURPOSES, command_purpose
+from server.hooks.commands import PURPOSES, command_purpose
 from server.models import CONVERSATION_KIND
 from server.updates.newer_first import OUTDATED_LABEL
 from server.search import identifiers, replacements
