@@ -350,7 +350,7 @@ def precompile() -> str:
 
     root = Path(server.__file__).resolve().parent
     compileall.compile_dir(str(root), quiet=1, workers=1)
-    return str(root)
+    return "this checkout's server/" if root == HERE.parent / "server" else str(root)
 
 
 def in_process(env: dict[str, str], repo: Path, size: int, n: int) -> tuple[list[float], list[float]]:
