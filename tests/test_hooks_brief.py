@@ -221,3 +221,17 @@ def test_a_long_turn_shown_clipped_at_session_start_can_be_shown_again_for_its_t
     again = prompt_context(service, THREAD, "how does the exporter tell sessions apart, which marker?", 450, 0.0,
                            set(start.ids))
     assert reply in again.ids and "marker file" in again.text
+
+
+@pytest.mark.parametrize(("one", "other"), [("validates", "validation"), ("migrated", "migration"),
+                                            ("generating", "generation")])
+def test_a_verb_and_its_ation_noun_share_a_stem(one, other):
+    assert inject.stem(one) == inject.stem(other)
+
+
+def test_the_prompt_hook_finds_a_design_line_by_the_verb_of_its_noun(service):
+    """ "what library validates the config?" against a design doc's "using `zod` validation"."""
+    remember(service, "assistant: [edited] DESIGN.md: ConfigManager handles loading, saving and environment overrides "
+                      "of the config using `zod` validation.", "turn", 1, ())
+    found = prompt_context(service, THREAD, "what library validates the config?", 300, 0.0, set())
+    assert "zod" in found.text

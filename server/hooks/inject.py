@@ -314,13 +314,19 @@ def _small_talk_word(word: str) -> bool:
     return len(word) in ends
 
 
+_VERB_ENDINGS = frozenset({"ating", "ated", "ates", "ate"})
+
+
 def stem(term: str) -> str:
     """A light stem: the common English endings off ("installing", "installed", "installs" -> "install"),
     so a paraphrase's form of a word still matches; short words and identifiers stay as they are."""
     if len(term) <= 4 or not term.isalpha():
         return term
-    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s"):
-        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+    for suffix in ("ations", "ation", "ating", "ated", "ates", "ate", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es",
+                   "ly", "s"):
+        # The verb of an "-ation" noun loses the same ending ("validates", "validation" -> "valid"), on a base of
+        # four letters or more ("state", "creates" keep theirs).
+        if term.endswith(suffix) and len(term) - len(suffix) >= (4 if suffix in _VERB_ENDINGS else 3):
             base = term[: -len(suffix)]
             if suffix in ("ies", "ied"):
                 return base + "y"
