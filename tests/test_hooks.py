@@ -109,6 +109,7 @@ def test_extraction_finds_the_durable_statements_of_the_fixture():
         ("decision", "We decided to cache the product catalogue in Redis for 5 minutes."),
         ("preference", "Always run the linter before committing."),
         ("fact", "The staging host is stg-orders.internal."),
+        ("fact", "The project uses pnpm as its package manager (`pnpm test --filter orders` worked)."),
         ("snippet", "Test command that worked: `pnpm test --filter orders`"),
         ("note", 'Fix: `pnpm test --filter orders` failed with "TypeError: Cannot read properties of undefined '
                  "(reading 'length')\". Changed: src/orders.ts (cursor ?? 0). The test fails because the cursor is "
@@ -148,7 +149,7 @@ def test_capture_stores_turns_and_statements_sourced_to_the_session(env):
     rows = memories(env["home"])
     origin = f"claude-code session {SESSION}"
     assert {(r[2], r[3], r[4]) for r in rows} == {("shop-api", "hook", origin)}
-    assert [r[0] for r in rows] == ["turn"] * 3 + ["decision", "preference", "fact", "snippet", "note", "decision", "note"]
+    assert [r[0] for r in rows] == ["turn"] * 3 + ["decision", "preference", "fact", "fact", "snippet", "note", "decision", "note"]
     assert json.loads(rows[-3][5]) == ["hook", "fix", "turn-1"]  # the person's turn it came from
     daily = "".join(p.read_text() for p in (env["home"] / "files" / "daily").glob("*.md"))
     assert "stg-orders.internal" in daily and "[turn]" not in daily  # statements are journaled, turns are not
@@ -220,7 +221,7 @@ def test_captures_of_one_session_never_interleave(env):
         second = capture(service, hook, "shop-api", sessions)
     finally:
         service.close()
-    assert (first.turns, first.statements) == (3, 7)
+    assert (first.turns, first.statements) == (3, 8)
     assert (second.lines, second.turns, second.statements) == (0, 0, 0)
 
 

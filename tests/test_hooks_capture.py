@@ -286,13 +286,14 @@ def test_commands_that_put_a_change_live_or_set_the_project_up_are_kept(command,
     """Not only test/lint/build: reloading a service, restarting a container, cleaning a cache and adding a
     dependency are what a later session asks "how do I …" about, on a server as much as in a repository."""
     found = statements(user("apply it"), tool("Bash", {"command": command}, "t1"), result("t1", ""))
-    assert found == [("snippet", f"{purpose} command that worked: `{command}`")]
+    assert [f for f in found if f[0] == "snippet"] == [("snippet", f"{purpose} command that worked: `{command}`")]
 
 
 @pytest.mark.parametrize("command", ["sudo docker ps", "rm -rf shop-api-old/", "pip install -r requirements.txt",
                                      "pnpm remove lodash"])
 def test_looks_and_one_off_removals_are_still_not_commands_worth_keeping(command):
-    assert statements(user("check"), tool("Bash", {"command": command}, "t1"), result("t1", "")) == []
+    found = statements(user("check"), tool("Bash", {"command": command}, "t1"), result("t1", ""))
+    assert not [f for f in found if f[0] == "snippet"]
 
 
 def test_a_problem_told_in_words_then_edited_becomes_a_fix_note():
@@ -350,3 +351,18 @@ def test_a_problem_open_at_the_last_stop_is_stored_when_the_session_ends_with_no
     capture(service, HookInput("claude-code", "session-end", "s1", tmp_path, path), "shop-api", sessions)
     notes = [r.content for r in service.store.recent_memories("shop-api", 50) if r.kind == "note"]
     assert len(notes) == 1 and "No module named 'polars'" in notes[0] and 'polars = "1.9"' in notes[0]
+
+
+def test_the_package_manager_a_project_uses_is_a_fact_once():
+    found = statements(user("drop the icons preset"),
+                       tool("Bash", {"command": "cd /home/dev/shop-api && pnpm remove @unocss/preset-icons"}, "t1"),
+                       result("t1", "devDependencies:\n- @unocss/preset-icons 66.5.10"),
+                       tool("Bash", {"command": "pnpm add zod"}, "t2"), result("t2", "+ zod 3.23.8"))
+    assert [f for f in found if f[0] == "fact"] == [
+        ("fact", "The project uses pnpm as its package manager (`pnpm remove @unocss/preset-icons` worked).")]
+
+
+@pytest.mark.parametrize("command", ["npm i -g skillz-cli", "npx pnpm@9 --version", "pip install httpx"])
+def test_the_default_package_managers_and_one_off_runners_say_nothing_about_the_project(command):
+    found = statements(user("install it"), tool("Bash", {"command": command}, "t1"), result("t1", "ok"))
+    assert not [f for f in found if f[0] == "fact"]

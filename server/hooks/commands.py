@@ -61,6 +61,17 @@ _CD_PREFIX = re.compile(r"^cd\s+\S+\s*&&\s*")
 _EXIT_CODE = re.compile(r"^Exit code (\d+)")
 
 
+# A package manager other than the default one, chosen for the project: `pnpm add`, `yarn run`, `uv sync`.
+_MANAGER = re.compile(r"(?:^|&&\s*|;\s*)(pnpm|yarn|bun|uv|poetry|pdm|pipenv)\s+"
+                      r"(?:add|remove|rm|install|i|run|test|build|dev|sync|lock|exec|dlx|why|update|upgrade)\b")
+
+
+def package_manager(command: str) -> str | None:
+    """The package manager a command shows the project uses (pnpm, yarn, bun, uv, poetry …), if any."""
+    found = _MANAGER.search(command)
+    return found.group(1) if found else None
+
+
 def command_purpose(command: str) -> str | None:
     if _ONE_OFF.match(command):
         return None

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from server.hooks.commands import (
-    SHELL_TOOLS, command_failed, command_family, command_purpose, error_line, salient_errors, shell_command,
+    SHELL_TOOLS, command_failed, command_family, command_purpose, error_line, package_manager, salient_errors,
+    shell_command,
 )
 from server.hooks.transcript import Entry
 
@@ -442,6 +443,12 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
                 at = ran.get(entry.tool_id or "")
                 if salient and at is not None and at < len(reply):
                     reply[at] += f" → failed: {salient}"
+            manager = None if command_failed(entry) else package_manager(command)
+            if manager and f"manager:{manager}" not in seen_commands:
+                # Which package manager the project uses is asked in later sessions, and said only by the commands.
+                seen_commands.add(f"manager:{manager}")
+                state(Statement("fact", f"The project uses {manager} as its package manager (`{_clip(command, 80)}` worked).",
+                                entry.at, ("package-manager",)))
             if purpose is None:
                 continue
             family = command_family(command)
