@@ -109,6 +109,7 @@ def test_extraction_finds_the_durable_statements_of_the_fixture():
         ("decision", "We decided to cache the product catalogue in Redis for 5 minutes."),
         ("preference", "Always run the linter before committing."),
         ("fact", "The staging host is stg-orders.internal."),
+        ("fact", "The project uses pnpm as its package manager (`pnpm test --filter orders` worked)."),
         ("snippet", "Test command that worked: `pnpm test --filter orders`"),
         ("note", 'Fix: `pnpm test --filter orders` failed with "TypeError: Cannot read properties of undefined '
                  "(reading 'length')\". Changed: src/orders.ts (cursor ?? 0). The test fails because the cursor is "
@@ -148,7 +149,7 @@ def test_capture_stores_turns_and_statements_sourced_to_the_session(env):
     rows = memories(env["home"])
     origin = f"claude-code session {SESSION}"
     assert {(r[2], r[3], r[4]) for r in rows} == {("shop-api", "hook", origin)}
-    assert [r[0] for r in rows] == ["turn"] * 3 + ["decision", "preference", "fact", "snippet", "note", "decision", "note"]
+    assert [r[0] for r in rows] == ["turn"] * 3 + ["decision", "preference", "fact", "fact", "snippet", "note", "decision", "note"]
     assert json.loads(rows[-3][5]) == ["hook", "fix", "turn-1"]  # the person's turn it came from
     daily = "".join(p.read_text() for p in (env["home"] / "files" / "daily").glob("*.md"))
     assert "stg-orders.internal" in daily and "[turn]" not in daily  # statements are journaled, turns are not
@@ -220,7 +221,7 @@ def test_captures_of_one_session_never_interleave(env):
         second = capture(service, hook, "shop-api", sessions)
     finally:
         service.close()
-    assert (first.turns, first.statements) == (3, 7)
+    assert (first.turns, first.statements) == (3, 8)
     assert (second.lines, second.turns, second.statements) == (0, 0, 0)
 
 
@@ -498,6 +499,28 @@ def test_a_hook_process_answering_alone_imports_neither_numpy_nor_pydantic(env):
                           cwd=Path(__file__).resolve().parent.parent)
     assert run_.returncode == 0, run_.stderr
     assert json.loads(run_.stdout.splitlines()[-1]) == {"injected": True, "heavy": []}
+
+
+def test_an_injection_hook_process_does_not_import_the_capture_code(env):
+    """The transcript reader and the statement rules (a hundred regular expressions compiled at import) are
+    for capture; an injection hook at session start pays for every module it imports (bench/hooks.py)."""
+    import subprocess
+    import sys
+
+    stop(env)
+    payload = {"session_id": "later", "cwd": str(env["repo"]), "source": "startup", "hook_event_name": "SessionStart"}
+    probe = (
+        "import io, json, sys\n"
+        "from server.hooks.run import main\n"
+        "out = io.StringIO()\n"
+        f"main('session-start', None, foreground=True, stdin=io.BytesIO({json.dumps(payload).encode()!r}), stdout=out)\n"
+        "print(json.dumps({'injected': bool(out.getvalue().strip()),\n"
+        "                  'capture': sorted(m for m in ('server.hooks.extract', 'server.hooks.capture') if m in sys.modules)}))\n"
+    )
+    run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert run_.returncode == 0, run_.stderr
+    assert json.loads(run_.stdout.splitlines()[-1]) == {"injected": True, "capture": []}
 
 
 def test_a_hook_process_keeps_storing_while_a_server_embeds_what_it_wrote(settings):

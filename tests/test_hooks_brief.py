@@ -52,6 +52,22 @@ def test_a_question_after_a_thank_you_is_not_small_talk(prompt):
     assert not inject.small_talk(prompt)
 
 
+@pytest.mark.parametrize("prompt", ["merci beaucoup !", "Danke schön", "¡Muchas gracias!", "Grazie mille", "obrigado",
+                                    "dziękuję", "Спасибо большое!", "ありがとうございます", "好的，谢谢", "감사합니다",
+                                    "شكراً", "धन्यवाद", "👍", "🙏🎉", "+1"])
+def test_small_talk_in_other_languages_and_emoji_gets_nothing_even_when_a_turn_matches_it(service, prompt):
+    """The thank-you of a person who prompts in their own language is small talk too, and so is an emoji."""
+    remember(service, f"user: {prompt} The staging deploy works now.", "turn", 1, ())
+    assert inject.small_talk(prompt)
+    assert prompt_context(service, THREAD, prompt, 300, 0.0, set()).text == ""
+
+
+@pytest.mark.parametrize("prompt", ["merci, et le port de staging ?", "спасибо, а какой порт у staging?", "部署怎么做",
+                                    "修复测试", "Исправь баг в push-to-talk", "क्या पोर्ट है?", "deploy", "🚀 deploy v2"])
+def test_a_question_in_another_language_is_not_small_talk(prompt):
+    assert not inject.small_talk(prompt)
+
+
 def test_the_prompt_hook_puts_statements_before_turns_and_keeps_the_later_of_two_turns(service):
     """A since-reversed turn is left out; the statement comes first."""
     old = remember(service, "user: The retry setting should be on by default for the webhook retry worker.", "turn", 1, ())
@@ -205,3 +221,17 @@ def test_a_long_turn_shown_clipped_at_session_start_can_be_shown_again_for_its_t
     again = prompt_context(service, THREAD, "how does the exporter tell sessions apart, which marker?", 450, 0.0,
                            set(start.ids))
     assert reply in again.ids and "marker file" in again.text
+
+
+@pytest.mark.parametrize(("one", "other"), [("validates", "validation"), ("migrated", "migration"),
+                                            ("generating", "generation")])
+def test_a_verb_and_its_ation_noun_share_a_stem(one, other):
+    assert inject.stem(one) == inject.stem(other)
+
+
+def test_the_prompt_hook_finds_a_design_line_by_the_verb_of_its_noun(service):
+    """ "what library validates the config?" against a design doc's "using `zod` validation"."""
+    remember(service, "assistant: [edited] DESIGN.md: ConfigManager handles loading, saving and environment overrides "
+                      "of the config using `zod` validation.", "turn", 1, ())
+    found = prompt_context(service, THREAD, "what library validates the config?", 300, 0.0, set())
+    assert "zod" in found.text

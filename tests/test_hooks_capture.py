@@ -272,3 +272,97 @@ def test_text_the_host_repeats_in_every_session_is_not_the_persons_rule(service,
 def test_html_custom_elements_the_person_pastes_are_kept():
     found = extract(entries(user("the <status-card>Online</status-card> element should use div tags inside")), root=ROOT)
     assert "<status-card>Online</status-card>" in found.turns[-1].text
+
+
+@pytest.mark.parametrize(("command", "purpose"), [
+    ("sudo systemctl reload nginx", "Reload"),
+    ("sudo docker compose -f /srv/stack/docker-compose.yml restart web", "Restart"),
+    ("rm -rf .next node_modules/.cache", "Clean"),
+    ("npx shadcn@latest add dialog badge", "Install"),
+    ("pnpm add zod", "Install"),
+    ("npx convex deploy", "Deploy"),
+])
+def test_commands_that_put_a_change_live_or_set_the_project_up_are_kept(command, purpose):
+    """Not only test/lint/build: reloading a service, restarting a container, cleaning a cache and adding a
+    dependency are what a later session asks "how do I …" about, on a server as much as in a repository."""
+    found = statements(user("apply it"), tool("Bash", {"command": command}, "t1"), result("t1", ""))
+    assert [f for f in found if f[0] == "snippet"] == [("snippet", f"{purpose} command that worked: `{command}`")]
+
+
+@pytest.mark.parametrize("command", ["sudo docker ps", "rm -rf shop-api-old/", "pip install -r requirements.txt",
+                                     "pnpm remove lodash"])
+def test_looks_and_one_off_removals_are_still_not_commands_worth_keeping(command):
+    found = statements(user("check"), tool("Bash", {"command": command}, "t1"), result("t1", ""))
+    assert not [f for f in found if f[0] == "snippet"]
+
+
+def test_a_problem_told_in_words_then_edited_becomes_a_fix_note():
+    """Aider and Cursor keep no tool output: "I'm getting redirected to the admin site" is the only error
+    there is. The assistant's explanation and the edit close it when the person moves on."""
+    found = statements(
+        user("When I open shop.example.com I am getting redirected to admin.example.com. Can you help?"),
+        say("The redirect is due to an authentication check: the `auth_token` cookie is required by the location block."),
+        tool("Edit", {"file_path": f"{ROOT}/nginx/shop.conf", "old_string": "if ($cookie_auth_token = \"\") { return 302; }\n",
+                      "new_string": "proxy_pass http://localhost:5080;"}, "t1"),
+        user("next, the favicon"),
+    )
+    assert len(found) == 1 and found[0][0] == "note"
+    note = found[0][1]
+    assert note.startswith('Fix for "When I open shop.example.com I am getting redirected to admin.example.com."')
+    assert "auth_token" in note and "proxy_pass http://localhost:5080" in note
+
+
+@pytest.mark.parametrize("text", ["Can we get the errors logged to a file?", "How do I get rid of the 404 page?",
+                                  "it works now, thanks", "please show the list of users"])
+def test_requests_and_confirmations_are_not_problems_told_in_words(text):
+    assert statements(user(text), say("Because the handler is missing, I added it."), user("next, the footer")) == []
+
+
+def test_a_problem_stays_open_while_the_person_asks_to_try_again():
+    """ "I fixed the permissions, can you try again?" sends the assistant back at the same problem: the edit
+    that follows is its fix."""
+    found = statements(
+        user("i'm still getting the 401 error."),
+        say("Setting `BypassLocalAuth=true` should let the proxy through."),
+        user("hold on, I fixed the permissions on qbt.conf so that you can update it. Can you try again?"),
+        tool("Edit", {"file_path": f"{ROOT}/qbt.conf", "old_string": "Port=5080", "new_string": "Port=5080\nBypassLocalAuth=true"}, "t1"),
+        user("next, the favicon"),
+    )
+    assert len(found) == 1 and found[0][1].startswith('Fix for "i\'m still getting the 401 error."')
+    assert "BypassLocalAuth=true" in found[0][1]
+
+
+def test_a_problem_open_at_the_last_stop_is_stored_when_the_session_ends_with_nothing_new(service, tmp_path):
+    """The session's last lines were read at a Stop; the SessionEnd that follows has nothing new to read,
+    and must still store the problem that was open (else a session that ends on its fix loses it)."""
+    import json
+
+    from server.hooks.capture import capture
+    from server.hooks.protocol import HookInput
+    from server.hooks.sessions import Sessions
+
+    sessions = Sessions(tmp_path / "sessions")
+    path = tmp_path / "s1.jsonl"
+    records = [user("ModuleNotFoundError: No module named 'polars'"),
+               tool("Edit", {"file_path": f"{ROOT}/pyproject.toml", "old_string": "[deps]", "new_string": "[deps]\npolars = \"1.9\""}, "t1")]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    capture(service, HookInput("claude-code", "stop", "s1", tmp_path, path), "shop-api", sessions)
+    assert not [r for r in service.store.recent_memories("shop-api", 50) if r.kind != "turn"]
+    capture(service, HookInput("claude-code", "session-end", "s1", tmp_path, path), "shop-api", sessions)
+    notes = [r.content for r in service.store.recent_memories("shop-api", 50) if r.kind == "note"]
+    assert len(notes) == 1 and "No module named 'polars'" in notes[0] and 'polars = "1.9"' in notes[0]
+
+
+def test_the_package_manager_a_project_uses_is_a_fact_once():
+    found = statements(user("drop the icons preset"),
+                       tool("Bash", {"command": "cd /home/dev/shop-api && pnpm remove @unocss/preset-icons"}, "t1"),
+                       result("t1", "devDependencies:\n- @unocss/preset-icons 66.5.10"),
+                       tool("Bash", {"command": "pnpm add zod"}, "t2"), result("t2", "+ zod 3.23.8"))
+    assert [f for f in found if f[0] == "fact"] == [
+        ("fact", "The project uses pnpm as its package manager (`pnpm remove @unocss/preset-icons` worked).")]
+
+
+@pytest.mark.parametrize("command", ["npm i -g skillz-cli", "npx pnpm@9 --version", "pip install httpx"])
+def test_the_default_package_managers_and_one_off_runners_say_nothing_about_the_project(command):
+    found = statements(user("install it"), tool("Bash", {"command": command}, "t1"), result("t1", "ok"))
+    assert not [f for f in found if f[0] == "fact"]

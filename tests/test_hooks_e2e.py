@@ -81,7 +81,7 @@ def test_a_session_as_the_host_runs_it(host):
     rows = stored(host["home"])
     assert ("decision", "We decided to cache the product catalogue in Redis for 5 minutes.") in rows
     assert [k for k, _ in rows].count("turn") == 3
-    assert any("15 transcript lines: 3 turns, 7 statements" in line for line in log_lines(host["home"]))
+    assert any("15 transcript lines: 3 turns, 8 statements" in line for line in log_lines(host["home"]))
     assert time.monotonic() - started < 35
 
     start = hook(host, "session-start", payload(host, "session-start", session_id="next", source="startup"))

@@ -100,6 +100,18 @@ def capture(
                 report.skipped = f"stopped part-way, resumed at the next capture: {exc}"
                 break
             state.offset, state.carry = chunk.offset, found.carry
+        if (hook.event == "session-end" and state.offset >= stat.st_size and (state.carry or {}).get("problem")
+                and not report.skipped):
+            # Nothing new since the last stop (Aider and Cursor sessions end on an edit), but a problem is still
+            # open: it is stored now, as the session's last read would have, or never.
+            found = extract([], root=str(hook.cwd), carry=state.carry, final=True)
+            try:
+                for statement in found.statements:
+                    _store(service, report, state, hook, statement.content, statement.kind,
+                           thread, ("hook", *statement.tags, *_turn_tag(statement.turn)), statement.at, daily=True)
+                state.carry = found.carry
+            except StoreUnavailable as exc:
+                report.skipped = f"stopped part-way, resumed at the next capture: {exc}"
         state.captures += 1
     return report
 

@@ -21,13 +21,31 @@ def _clip(text: str, chars: int) -> str:
 
 
 PURPOSES = (
+    # Adding a dependency or a generated component: `pnpm add zod`, `npx shadcn@latest add dialog`, `pip install httpx`
+    # (first: installing vitest is not running the tests).
+    ("install", re.compile(r"\b(?:(?:npm|pnpm|yarn|bun) (?:add|install|i)|ni|pip3? install|uv (?:add|pip install)|poetry add|cargo add"
+                           r"|go get|gem install|bundle add|composer require|dotnet add package)(?:\s+--?(?!e\b|r\b|editable\b|requirement)[\w-]+)*\s+[@\w]"
+                           r"|\bnpx [\w@/.-]+ (?:add|install)\s+\w")),
     ("test", re.compile(r"\b(?:pytest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|unittest|go test|cargo (?:test|nextest)"
                         r"|(?:npm|pnpm|yarn|bun) (?:run )?test\S*|make (?:test|check)\S*|gradle\w* test|mvn\S* test|dotnet test|mix test|rake test|bundle exec rspec)\b")),
     ("lint", re.compile(r"\b(?:ruff(?: check)?|flake8|pylint|eslint|golangci-lint|cargo clippy|rubocop|shellcheck|(?:npm|pnpm|yarn|bun) (?:run )?lint\S*|make lint)\b")),
     ("format", re.compile(r"\b(?:ruff format|black|prettier|gofmt|rustfmt|cargo fmt|(?:npm|pnpm|yarn|bun) (?:run )?format\S*)\b")),
     ("type-check", re.compile(r"\b(?:mypy|pyright|tsc|(?:npm|pnpm|yarn|bun) (?:run )?typecheck\S*)\b")),
+    # Cleaning caches and build output before a rebuild: `rm -rf .next`, `cargo clean`, `npm cache clean`.
+    ("clean", re.compile(r"\brm -(?:rf|fr|r)\s+(?:\S*/)?(?:\.next|\.nuxt|\.turbo|\.cache|\.parcel-cache|\.pytest_cache|\.mypy_cache"
+                         r"|__pycache__|node_modules|dist|build|target|out|\.svelte-kit|\.vite)\b"
+                         r"|\b(?:cargo|go|make|dotnet) clean\b|\b(?:npm|pnpm|yarn) cache clean")),
     ("build", re.compile(r"\b(?:make(?: \w+)?|cargo build|go build|(?:npm|pnpm|yarn|bun) (?:run )?build\S*|gradle\w* build|mvn\S* (?:package|install)"
                          r"|dotnet build|docker(?: compose)? build|cmake --build|pip install -e|uv sync|poetry install|(?:npm|pnpm|yarn) install|bazel build)\b")),
+    # Putting a change live on a server: reload or restart a service, deploy.
+    ("reload", re.compile(r"\b(?:systemctl|service \S+|rc-service \S+) (?:reload|force-reload)\b|\bnginx -s reload\b"
+                          r"|\b(?:pm2|supervisorctl|caddy|apachectl|apache2ctl) (?:reload|graceful)\b")),
+    ("restart", re.compile(r"\b(?:systemctl|service \S+|rc-service \S+|brew services|pm2|supervisorctl) restart\b"
+                           r"|\bdocker(?:-| )compose\b.*\b(?:restart|up)\b|\bdocker (?:container )?restart\b"
+                           r"|\bkubectl rollout restart\b")),
+    ("deploy", re.compile(r"\b(?:fly|flyctl|vercel|netlify|firebase|wrangler|serverless|sls|cdk|railway|convex|npx convex|"
+                          r"gcloud app|eb|heroku) deploy\b|\bvercel --prod\b|\bkubectl apply\b|\bhelm (?:upgrade|install)\b"
+                          r"|\bterraform apply\b|\bgit push heroku\b")),
     # Running the program itself: `node src/index.ts`, `python -m app`, `npm run dev`, `cargo run`.
     ("run", re.compile(r"(?:^|&&\s*|;\s*)(?:node|deno run|bun(?: run)?|tsx|npx tsx|ts-node|python3?|uv run|poetry run|go run|cargo run"
                        r"|(?:npm|pnpm|yarn) (?:run )?(?:start|dev|serve)|flask run|uvicorn|rails (?:s|server))\s+(?!-[ce]\b)\S")),
@@ -41,6 +59,17 @@ _ONE_OFF = re.compile(
 )
 _CD_PREFIX = re.compile(r"^cd\s+\S+\s*&&\s*")
 _EXIT_CODE = re.compile(r"^Exit code (\d+)")
+
+
+# A package manager other than the default one, chosen for the project: `pnpm add`, `yarn run`, `uv sync`.
+_MANAGER = re.compile(r"(?:^|&&\s*|;\s*)(pnpm|yarn|bun|uv|poetry|pdm|pipenv)\s+"
+                      r"(?:add|remove|rm|install|i|run|test|build|dev|sync|lock|exec|dlx|why|update|upgrade)\b")
+
+
+def package_manager(command: str) -> str | None:
+    """The package manager a command shows the project uses (pnpm, yarn, bun, uv, poetry …), if any."""
+    found = _MANAGER.search(command)
+    return found.group(1) if found else None
 
 
 def command_purpose(command: str) -> str | None:

@@ -11,11 +11,11 @@ later session needs, found by rules that prefer missing one to storing junk:
   stored as the option's text from the assistant's previous reply;
 * preferences and conventions: "always …", "never …", "I prefer …", "don't …", "use X
   for Y", "we're not using X", "… cannot be changed";
-* commands that worked: build, test, lint, format, type-check and run command lines
-  from shell tool calls whose result was not an error (never one-off looks like `ls`,
+* commands that worked: build, test, lint, format, type-check, run, install, clean, reload,
+  restart and deploy command lines from shell tool calls whose result was not an error (never one-off looks like `ls`,
   `which`, `cat`, `git status`);
 * fixes: a command that failed, then the same command passing; or an error the person
-  pasted, then the assistant's explanation and edits, closed by the person confirming
+  pasted or told in words ("I'm getting a 401"), then the assistant's explanation and edits, closed by the person confirming
   ("it's working now") or moving on to something else. The note quotes the error line
   (not a "1 failed in 0.4s" tally) and what the edits wrote;
 * where things are, as the assistant states it ("`parse()` is defined in `src/parser.ts`",
@@ -34,8 +34,9 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from server.hooks.commands import (  # noqa: F401 - PURPOSES: the brief's command lanes import it from here
-    PURPOSES, SHELL_TOOLS, command_failed, command_family, command_purpose, error_line, salient_errors, shell_command,
+from server.hooks.commands import (
+    SHELL_TOOLS, command_failed, command_family, command_purpose, error_line, package_manager, salient_errors,
+    shell_command,
 )
 from server.hooks.transcript import Entry
 
@@ -268,6 +269,21 @@ _PASTED_ERROR = re.compile(
     r"\b\w*(?:Error|Exception)(?:\s*\[\w+\])?:\s|\bERR_[A-Z_]{3,}|fatal error|Traceback \(most recent|\bpanic:|^FAILED\b",
     re.MULTILINE,
 )
+# A problem told in the person's words, not pasted ("I'm getting redirected to the admin site", "now I get a 401
+# unauthorized", "the page doesn't load"): hosts like Aider keep no tool output, so this is often the only error there is.
+_SYMPTOM = re.compile(
+    r"(?<!can )(?<!could )(?<!would )(?<!should )(?<!will )(?<!do )(?<!to )(?<!how )"  # "can we get the errors logged" asks
+    r"\b(?:i(?:'m| am)?|we(?:'re| are)?|it(?:'s| is)?|(?:the )?(?:page|site|app|server|build|request)s?) (?:still |now |just )?"
+    r"(?:get|getting|see|seeing|got|gets|returns?|returning|shows?|showing)\b.{0,80}?"
+    r"(?:\b(?:error|errors|unauthori[sz]ed|forbidden|not found|blank|white page|redirect(?:ed|s|ing)?|crash(?:es|ed|ing)?|timeouts?"
+    r"|timed out|fail(?:s|ed|ing|ure)?|exception|bad gateway|refused)\b|\b[45]\d\d\b)"
+    r"|\b(?:is|are|keeps?|was) (?:still )?(?:not working|broken|failing|crashing|hanging|empty|blank)\b"
+    r"|\b(?:doesn'?t|does not|isn'?t|won'?t|can'?t|cannot|didn'?t|did not) (?:seem to )?(?:work|load|start|build|compile|connect|run"
+    r"|render|show up|open|resolve)\b",
+    re.IGNORECASE,
+)
+# A prompt that sends the assistant back at the same problem.
+_RETRY = re.compile(r"\b(?:try (?:it |that |this )?again|retry|one more time|once more|again\?)", re.IGNORECASE)
 _CONFIRM = re.compile(
     r"^\W*(?:(?:ok(?:ay)?|great|yes|yep|nice|cool|thanks?|thank you)[,.!]*\s+)*"
     r"(?:(?:it'?s|that'?s|this is|it is|everything'?s|all) (?:now )?working|(?:it |that |this )?works(?: now| great| fine| perfectly)?\b"
@@ -283,7 +299,7 @@ _CONCLUSION = re.compile(
 
 
 _CAUSE = re.compile(
-    r"\b(?:because|caused|cause|missing|needs?|needed|the (?:issue|problem|fix|error) (?:is|was)|fixed|fix(?:ed)? (?:it|this|that)|"
+    r"\b(?:because|caused|cause|due to|means that|comes? (?:directly )?from|coming (?:directly )?from|missing|needs?|needed|the (?:issue|problem|fix|error) (?:is|was)|fixed|fix(?:ed)? (?:it|this|that)|"
     r"was (?:using|pointing|set)|should (?:be|use)|instead|wrong|typo|forgot|renamed|changed|added|updated|pinned"
     r"|not (?:supported|compatible|always)|too (?:new|old))\b",
     re.IGNORECASE,
@@ -372,9 +388,11 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
             out.turns.append(Turn("user", _cut(text), entry.at))
             options = {}
             confirmed = bool(_CONFIRM.match(entry.text))
-            error = error_line(entry.text) if _PASTED_ERROR.search(entry.text) else ""
+            error = error_line(entry.text) if _PASTED_ERROR.search(entry.text) else _symptom(entry.text)
             if problem is not None and error and _same_error(error, problem["error"]) and not confirmed:
                 pass  # the same error again ("similar error, different macro"): the problem stays open
+            elif problem is not None and not error and not confirmed and _RETRY.search(entry.text):
+                pass  # "I fixed the permissions, can you try again?": the fix is still to come
             else:
                 close_problem(confirmed)
                 if error:
@@ -425,6 +443,12 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
                 at = ran.get(entry.tool_id or "")
                 if salient and at is not None and at < len(reply):
                     reply[at] += f" → failed: {salient}"
+            manager = None if command_failed(entry) else package_manager(command)
+            if manager and f"manager:{manager}" not in seen_commands:
+                # Which package manager the project uses is asked in later sessions, and said only by the commands.
+                seen_commands.add(f"manager:{manager}")
+                state(Statement("fact", f"The project uses {manager} as its package manager (`{_clip(command, 80)}` worked).",
+                                entry.at, ("package-manager",)))
             if purpose is None:
                 continue
             family = command_family(command)
@@ -455,6 +479,16 @@ def extract(entries: list[Entry], root: str | None = None, carry: dict | None = 
                      for k, f in list(failures.items())[-_CARRY_LIMIT:]},
     }
     return out
+
+
+def _symptom(text: str) -> str:
+    """The sentence of a prompt that tells a problem in words (_SYMPTOM), cut to an error line's length; "" if none."""
+    if _CONFIRM.match(text):
+        return ""
+    for sentence in sentences(text):
+        if _SYMPTOM.search(sentence) and not _CONFIRM.match(sentence):
+            return _clip(" ".join(sentence.split()), 160)
+    return ""
 
 
 def _problem_at(problem: dict) -> datetime | None:

@@ -23,6 +23,7 @@ each (IDF over the hits), and a long memory shows the sentences, or the words, a
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -32,7 +33,7 @@ from server.files.index import FILE_SOURCE
 from server.files.folder import MEMORY_FILE, SOUL_FILE
 from server.files.markdown import strip_comments
 from server.files.promote import for_thread
-from server.hooks.extract import PURPOSES, command_purpose
+from server.hooks.commands import PURPOSES, command_purpose
 from server.models import CONVERSATION_KIND
 from server.updates.newer_first import OUTDATED_LABEL
 from server.search import identifiers, replacements
@@ -76,6 +77,24 @@ go ahead continue proceed next please you very much so much a lot it this that a
 i see wow love lol haha oh ah well amazing brilliant fantastic wonderful super
 bye goodbye later night day today appreciate appreciated help helpful stop break wrap finished
 """.split())
+# The same in the languages people most often prompt in (one word of a phrase each: "muchas gracias",
+# "vielen dank"); folded like the prompt (_folded). Words of content never appear here: a prompt with one
+# word not in either list is searched.
+_SMALL_TALK_OTHER = """
+merci beaucoup bonjour salut coucou bonsoir oui non d'accord parfait genial tres bien vas-y allez revoir bientot
+danke schon sehr vielen dank hallo servus moin tschuss ja nein gut genau prima klasse toll alles klar passt perfekt
+weiter bitte gracias muchas muchisimas hola buenas buenos dias vale si claro perfecto listo bueno adios chao muy
+obrigado obrigada valeu ola oi sim nao perfeito otimo beleza tchau muito bom grazie mille ciao salve va bene
+perfetto ottimo benissimo certo dank je wel bedankt dankjewel hoi nee goed dzieki dziekuje czesc tak nie dobrze
+спасибо большое привет здравствуйте да нет хорошо ок отлично понятно ладно пока супер класс дякую привіт добре
+tesekkurler tesekkur ederim sagol merhaba evet hayir tamam harika tack takk hej nej bra kiitos moi kylla
+terima kasih makasih halo ya tidak oke baik cam on xin chao vang
+谢谢 多谢 谢了 感谢 你好 您好 好的 好 可以 行 对 是的 没问题 明白 收到 再见 嗯 非常 太棒了 棒 很好 了
+ありがとう ございます ございました どうも こんにちは はい いいえ 了解 わかりました 大丈夫 お願いします よろしく
+お疲れ様 おつかれさま すごい いいね
+감사합니다 고마워 고마워요 고맙습니다 안녕 안녕하세요 네 예 아니요 좋아요 좋아 알겠습니다 오케이
+شكرا جزيلا مرحبا نعم لا حسنا تمام धन्यवाद शुक्रिया नमस्ते हाँ हां ठीक है अच्छा תודה רבה שלום כן ευχαριστω γεια ναι
+""".split()
 _COMMAND_IN = re.compile(r"command that worked: `([^`]+)`")
 
 
@@ -252,14 +271,50 @@ def _clipped(row: MemoryRow) -> bool:
 
 
 def small_talk(prompt: str) -> bool:
-    """A prompt of greetings, thanks and acknowledgements only ("thanks!", "ok, looks good",
-    "thanks, that's all for now"): every word is small talk or a stopword, and it is short."""
-    words = re.findall(r"[a-z']+", prompt.lower().replace("’", "'"))
-    if re.search(r"[^\W\d_a-zA-Z]", prompt) and not words:
-        return False  # words of another script: not ours to judge
-    return (bool(words) and len(words) <= 12
-            and all(w.strip("'") in _SMALL_TALK or w.strip("'") in STOPWORDS for w in words)
-            and any(w.strip("'") in _SMALL_TALK for w in words))
+    """A prompt of greetings, thanks and acknowledgements only, in any language ("thanks!", "ok, looks
+    good", "merci beaucoup", "спасибо", "ありがとう", "👍"): short, with no letters at all (emoji and
+    punctuation), or with every word small talk or a stopword; a word of a script written without spaces
+    counts when it is made of small-talk words ("好的谢谢")."""
+    text = _folded(prompt)
+    if not re.sub(r"\+1|[\W_]", "", text):
+        return bool(prompt.strip())  # "👍", "🙏🎉", "+1", "!!": nothing to search for, nothing to say
+    words = [w.strip("'") for w in _ANY_WORD.findall(text)]
+    if re.search(r"\d", text) or not words or len(words) > 12:
+        return False
+    return (all(w in STOPWORDS or _small_talk_word(w) for w in words)
+            and any(_small_talk_word(w) for w in words))
+
+
+# Words in any script, an apostrophe inside ("that's", "d'accord"); digits and "_" end a word.
+_ANY_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
+
+
+def _folded(text: str) -> str:
+    """Lower case without accents and combining marks ("schön" -> "schon", "شكراً" -> "شكرا"), so a word is
+    found however it was typed (and the vowel signs of Devanagari and the like, which would split a
+    word); the small-talk words are folded the same way."""
+    text = unicodedata.normalize("NFKD", text.lower().replace("’", "'"))
+    return "".join(c for c in text if not unicodedata.category(c).startswith("M"))
+
+
+_SMALL_TALK_FOLDED = frozenset(_folded(w) for w in (*_SMALL_TALK, *_SMALL_TALK_OTHER))
+
+
+@lru_cache(maxsize=256)
+def _small_talk_word(word: str) -> bool:
+    """The word is small talk, or (a script written without spaces) a run of small-talk words."""
+    if word in _SMALL_TALK_FOLDED:
+        return True
+    if word.isascii() or len(word) > 24:
+        return False
+    ends = {0}  # where a run of small-talk words can end so far
+    for i in range(1, len(word) + 1):
+        if any(word[j:i] in _SMALL_TALK_FOLDED for j in ends if j < i):
+            ends.add(i)
+    return len(word) in ends
+
+
+_VERB_ENDINGS = frozenset({"ating", "ated", "ates", "ate"})
 
 
 def stem(term: str) -> str:
@@ -267,8 +322,11 @@ def stem(term: str) -> str:
     so a paraphrase's form of a word still matches; short words and identifiers stay as they are."""
     if len(term) <= 4 or not term.isalpha():
         return term
-    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s"):
-        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+    for suffix in ("ations", "ation", "ating", "ated", "ates", "ate", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es",
+                   "ly", "s"):
+        # The verb of an "-ation" noun loses the same ending ("validates", "validation" -> "valid"), on a base of
+        # four letters or more ("state", "creates" keep theirs).
+        if term.endswith(suffix) and len(term) - len(suffix) >= (4 if suffix in _VERB_ENDINGS else 3):
             base = term[: -len(suffix)]
             if suffix in ("ies", "ied"):
                 return base + "y"
