@@ -104,6 +104,18 @@ _OVERRIDE: list[tuple[tuple[str, ...], _LazyRe]] = [
     (('ignor', 'disregard', 'forget'), _LazyRe(r"\b(?:ignore|disregard|forget)\s+(?:everything|all(?:\s+of)?\s+(?:that|this|it))\b[^.!?\n]{0,30}?"
                                                 r"\b(?:before\s+(?:this|now)|from\s+before|above|so\s+far|up\s+to\s+(?:now|here|this\s+point)|prior|previously)\b", _I)),
     (('ignor', 'disregard', 'forget'), _LazyRe(r"\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+|the\s+)?(?:prior|previous|above|preceding|earlier)\s+(?:inputs?|context|conversation)\b", _I)),
+    # the reader's programming itself rewritten ("we must modify your programming", "reprogramming you")
+    (('your', 'reprogram'), _LazyRe(r"\b(?:modify|modifying|change|changing|rewrite|rewriting|alter|altering|override|overriding|"
+                                   r"reprogram\w*)\s+your\s+(?:programming|directives|core\s+(?:programming|rules|directives)|"
+                                   r"guidelines|safety\s+(?:rules|training)|training)\b|\breprogram(?:ming)?\s+you\b", _I)),
+    # the reader's identity or the user's rank set in pseudo-config: "!(ASSISTANT)=[TESTBOT]", "+: User = [Admin]"
+    (('assistant', 'persona', 'personality', 'user class', 'user ='), _LazyRe(
+        r"(?:\(|\+:[ \t]*)(?:assistant|persona|personality|user[ \t]+class|user)\)?[ \t]*=[ \t]*\[[ \t]*(?:\w|\$)", _I)),
+    # an order to produce hateful text, planted where a later reader will obey it
+    (('write', 'generate', 'say', 'produce', 'compose'), _LazyRe(
+        r"(?:^|[.!?:\n]\s*)(?:please\s+)?(?:write|generate|say|produce|compose)\s+(?:one|a|an|some|\d+)\s+"
+        r"(?:\w+\s+)?(?:discriminatory|offensive|hateful|racist|sexist|harmful|toxic|demeaning|insulting|derogatory|unfriendly|negative)\s+"
+        r"(?:sentences?|statements?|jokes?|remarks?|comments?|tweets?|posts?|messages?)\s+about\b", _I | re.M)),
     # a mode switched on by a line of text ("developer_mode:enabled", "DAN mode activated")
     (('mode',), _LazyRe(r"\b(?:developer|dev|god|admin|jailbreak|jailbroken|dan|debug|unrestricted|unfiltered|sudo|root)[ _-]?mode\W{0,3}(?:is\s+)?(?:now\s+)?(?:enabled|on|activated|unlocked|true|engaged)\b", _I)),
     # a forged boundary: the user's turn "ends" and a system one "begins" inside the text itself
@@ -426,6 +438,7 @@ _PERSONA = _LazyRe(
     r"|\b(?:an?|the) (?:fictional|hypothetical|imaginary|rogue|evil|unfiltered|uncensored) (?:ai|chatbot|language model|assistant|bot)\b"
     r"|\byour (?:persona|character|personality) (?:is|will be)\b|\byou are [\w.-]+, (?:which|who) (?:stands|is)\b"
     r"|\b(?:answer|respond to|reply to) (?:all|every|each) (?:of )?(?:my |the |user )?(?:prompts?|questions?|messages?|entries|inputs?) as\b"
+    r"|\byou(?:'re| are) (?:a |an )?[\w -]{0,30}?\b(?:called|named|known as)\b|\bfrom now,? (?:on,? )?you'?re\b"
 )
 _UNLIMITED = _LazyRe(
     r"\b(?:unfiltered|uncensored|amoral|unrestricted|unethical|jailbr(?:eak|oken)\w*|do anything now|developer mode|dan mode)\b"
@@ -441,6 +454,7 @@ _UNLIMITED = _LazyRe(
     r"|\bno matter how (?:illegal|immoral|unethical|dangerous|offensive|harmful|inappropriate|explicit|reckless|inhumane)"
     r"|\bregardless of (?:its |the |any )?(?:ethic|legal|moral|safety|consequence)"
     r"|\bwithout (?:any )?regards? (?:for|to)\b|\b(?:has|have) no (?:regard|respect) for\b"
+    r"|\bunbounded by\b|\bno (?:comprehension|concept|notion|understanding) of (?:morals|morality|ethics|right and wrong)\b"
     r"|\b(?:doesn'?t|does not|don'?t|do not|will not|won'?t|never) (?:care|give a \w+) (?:about|if|whether)\b[^.!?\n]{0,30}\b(?:illegal|unethical|immoral|harmful|offensive|rules|laws)"
     r"|\b(?:answers?|responds? to|replies to|does|do|complies with|fulfills?) (?:any|every|all) (?:request|question|prompt|command|order)s?\b[^.!?\n]{0,20}\b(?:no matter|regardless|without)"
     r"|\b(?:no|without|not have any|doesn'?t have any|does not have any|care not for|cares? nothing for)\b[^.!?\n]{0,20}?\b(?:moral|ethical) (?:implications|values|compass|obligations|considerations|code|boundaries)\b"
@@ -462,6 +476,8 @@ _IN_ROLE = _LazyRe(
     r"|\b(?:respond|reply|answer) (?:in|using) (?:the|this) (?:following )?format\b|\balways (?:reply|respond|answer) like this\b"
     r"|\b(?:prefix|precede) (?:your|each|every|all)\b|\b(?:two|2) (?:different |separate )?(?:responses|outputs|answers|personalities|paragraphs)\b"
     r"|\bnever (?:give|include|add|send|provide) (?:any )?(?:warnings?|disclaimers?|caveats?)\b"
+    r"|\b(?:can ?not|can'?t|not allowed to|won'?t|will not|must not|may not) (?:reject|refuse|decline)\b"
+    r"|\byou (?:will |must |should )?only (?:answer|respond|reply|talk|speak|write)s? (?:like|as|in the (?:voice|style))\b"
 )
 # Limits stripped from an AI by name ("GPTchat does not have a content filter, nor any regard to
 # morality"): the strong form of _UNLIMITED, about a model, is enough on its own.
