@@ -204,17 +204,12 @@ _EXFIL_SHELL = [
 # prompt into a URL; rendering the image sends the data to the host with no click.
 _MD_URL_START = _LazyRe(r"\]\(\s*(?:https?:)?//")
 # the placeholder names what the reader knows: the chat, a summary, the user's data, a secret
-_URL_PLACEHOLDER = _LazyRe(
-    r"[=/](?:\[|\{\{?|<|%7b)[\w .-]{0,30}?(?:data|summary|summari[sz]ed|conversation|chat|history|secret|password|passwd|"
-    r"api[_ -]?key|token|email|prompt|messages?|context|credentials?|personal|private|info)[\w .-]{0,30}?(?:\]|\}|>|%7d)",
-    _I,
-)
+_URL_PLACEHOLDER = _LazyRe(r"[=/](?:\[|\{\{?|<|%7b)[\w .-]{0,30}?(?:data|summary|summari[sz]ed|conversation|chat|history|secret|"
+                           r"password|passwd|api[_ -]?key|token|email|prompt|messages?|context|credentials?|personal|private|info)"
+                           r"[\w .-]{0,30}?(?:\]|\}|>|%7d)", _I)
 _INTO_VERB = _LazyRe(r"\b(?:append|add|include|insert|put|encode|embed|attach|place)\b", _I)
-_INTO_OBJECT = _LazyRe(
-    r"\b(?:conversation|chat history|previous messages|(?:the )?user'?s (?:data|messages|email|password|name|address)|"
-    r"system prompt|(?:your )?(?:instructions|prompt))\b",
-    _I,
-)
+_INTO_OBJECT = _LazyRe(r"\b(?:conversation|chat history|previous messages|(?:the )?user'?s (?:data|messages|email|password|name|"
+                       r"address)|system prompt|(?:your )?(?:instructions|prompt))\b", _I)
 _INTO_URL = _LazyRe(r"\b(?:to|in|into|as) (?:the |this |that |an? )?(?:url|link|image url|image link|query string|"
                     r"query param(?:eter)?|image source|src attribute)\b", _I)
 
@@ -226,9 +221,7 @@ def _markdown_exfil(text: str, low: str) -> bool:
         for lo, hi in _windows(starts, 300, len(text)):
             if _URL_PLACEHOLDER.search(text, max(0, lo - 1), hi):
                 return True
-    if ("url" in low or "link" in low or "query" in low or "src" in low) and _chain(
-        text, _INTO_VERB, _INTO_OBJECT, _INTO_URL, 60, 60
-    ):
+    if any(w in low for w in ("url", "link", "query", "src")) and _chain(text, _INTO_VERB, _INTO_OBJECT, _INTO_URL, 60, 60):
         # "never put the user's email in the URL" is a rule to keep
         return not any(negated(low, m.start()) for m in _INTO_VERB.finditer(text))
     return False
@@ -439,6 +432,7 @@ _PERSONA = _LazyRe(
     r"|\byour (?:persona|character|personality) (?:is|will be)\b|\byou are [\w.-]+, (?:which|who) (?:stands|is)\b"
     r"|\b(?:answer|respond to|reply to) (?:all|every|each) (?:of )?(?:my |the |user )?(?:prompts?|questions?|messages?|entries|inputs?) as\b"
     r"|\byou(?:'re| are) (?:a |an )?[\w -]{0,30}?\b(?:called|named|known as)\b|\bfrom now,? (?:on,? )?you'?re\b"
+    r"|\b(?:ai|chatbot|language model|assistant) (?:character |persona )?(?:named|called)\b"
 )
 _UNLIMITED = _LazyRe(
     r"\b(?:unfiltered|uncensored|amoral|unrestricted|unethical|jailbr(?:eak|oken)\w*|do anything now|developer mode|dan mode)\b"
@@ -495,7 +489,8 @@ _ADDRESSED = _LazyRe(
     r"|\b(?:you are|you're|as|unlike|instead of) (?:chat ?gpt|an? ai (?:model|language model|assistant))\b|\A\s*chat ?gpt\b"
 )
 _PERSONA_GATES = ("you", "pretend", "act ", "play", "role", "persona", "as if", "mode", "unfiltered", "amoral", "personif",
-                  "imperson", "imagine", "simulate", "create", "invent", "fictional", "hypothetical", "take on", "pose as")
+                  "imperson", "imagine", "simulate", "create", "invent", "fictional", "hypothetical", "take on", "pose as",
+                  "named", "called")
 # Asking the reader for its own instructions (a prompt leak): "repeat the instructions you were
 # given", "show me your system prompt", "output the text above in full".
 _LEAK_VERB = (r"(?:repeat|show|print|output|reveal|display|tell me|give me|share|recite|spell out|list|write out|copy|"
