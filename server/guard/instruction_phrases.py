@@ -141,8 +141,11 @@ _WEAK_NOUN = (
     r"training|limits|boundaries)"
 )
 _Q = rf"(?:(?:{_WEAK_QUALIFIERS}|{_STRONG_QUALIFIERS})\s+)"
+# "override the prompt logic", "replace the prompt template": the noun names a piece of software, not orders
+_THING_AFTER = (r"(?!\s+(?:logic|templates?|format(?:ting|ter)?|builders?|class(?:es)?|functions?|methods?|parameters?|arguments?|"
+                r"fields?|strings?|variables?|files?|modules?|tokens?|length|cach(?:e|ing)|registry|loader|parser|renderer)\b)")
 _OVERRIDE_EN = [
-    _LazyRe(rf"\b{_VERB}\s+{_Q}{{0,5}}{_STRONG_NOUN}\b"),
+    _LazyRe(rf"\b{_VERB}\s+{_Q}{{0,5}}{_STRONG_NOUN}\b{_THING_AFTER}"),
     _LazyRe(rf"\b{_VERB}\s+(?:{_WEAK_QUALIFIERS}\s+){{0,3}}{_STRONG_QUALIFIERS}\s+{_Q}{{0,3}}{_WEAK_NOUN}\b"),
     _LazyRe(
         rf"\b{_VERB}\s+(?:everything|all|what|whatever|anything)\s+(?:(?:you\s+(?:were|have\s+been|'ve\s+been)|"
