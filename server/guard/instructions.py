@@ -117,7 +117,7 @@ _OVERRIDE: list[tuple[tuple[str, ...], _LazyRe]] = [
         r"(?:\w+\s+)?(?:discriminatory|offensive|hateful|racist|sexist|harmful|toxic|demeaning|insulting|derogatory|unfriendly|negative)\s+"
         r"(?:sentences?|statements?|jokes?|remarks?|comments?|tweets?|posts?|messages?)\s+about\b", _I | re.M)),
     # a mode switched on by a line of text ("developer_mode:enabled", "DAN mode activated")
-    (('mode',), _LazyRe(r"\b(?:developer|dev|god|admin|jailbreak|jailbroken|dan|debug|unrestricted|unfiltered|sudo|root)[ _-]?mode\W{0,3}(?:is\s+)?(?:now\s+)?(?:enabled|on|activated|unlocked|true|engaged)\b", _I)),
+    (('mode',), _LazyRe(r"\b(?:developer|dev|god|admin|jailbreak|jailbroken|dan|debug(?:ging)?|unrestricted|unfiltered|sudo|root)[ _-]?mode\W{0,3}(?:is\s+)?(?:now\s+)?(?:enabled|on|activated|unlocked|true|engaged)\b", _I)),
     # a forged boundary: the user's turn "ends" and a system one "begins" inside the text itself
     (('system',), _LazyRe(r"\bsystem\s+(?:instructions?|message|prompt|override|update|notice)s?\s*(?:begins?|starts?|starting|follows?|activated|:\s*(?:you|the\s+assistant|ignore|disregard|from\s+now))", _I)),
     (('message', 'input', 'prompt'), _LazyRe(r"\b(?:end\s+of|terminat\w*)\s+(?:the\s+)?(?:user(?:'s)?\s+)?(?:message|input|prompt)\b[^\n]{0,80}\b(?:system|assistant|admin|developer)\b", _I)),
@@ -433,6 +433,9 @@ _PERSONA = _LazyRe(
     r"|\b(?:answer|respond to|reply to) (?:all|every|each) (?:of )?(?:my |the |user )?(?:prompts?|questions?|messages?|entries|inputs?) as\b"
     r"|\byou(?:'re| are) (?:a |an )?[\w -]{0,30}?\b(?:called|named|known as)\b|\bfrom now,? (?:on,? )?you'?re\b"
     r"|\b(?:ai|chatbot|language model|assistant) (?:character |persona )?(?:named|called)\b"
+    r"|\b(?:take up|adopt|assume) the (?:persona|role|identity) of\b|\btransform into\b|\bcontinue as\b"
+    r"|\b(?:do not|don'?t|never|stop) (?:respond|reply|answer|act)(?:ing)? as (?:chat ?gpt|gpt|an ai|the assistant|yourself)\b"
+    r"|\bsimulate a conversation between (?:two )?(?:\w+ ){0,3}(?:ais?|chatbots?|characters?|models?|bots?)\b"
 )
 _UNLIMITED = _LazyRe(
     r"\b(?:unfiltered|uncensored|amoral|unrestricted|unethical|jailbr(?:eak|oken)\w*|do anything now|developer mode|dan mode)\b"
@@ -448,7 +451,7 @@ _UNLIMITED = _LazyRe(
     r"|\bno matter how (?:illegal|immoral|unethical|dangerous|offensive|harmful|inappropriate|explicit|reckless|inhumane)"
     r"|\bregardless of (?:its |the |any )?(?:ethic|legal|moral|safety|consequence)"
     r"|\bwithout (?:any )?regards? (?:for|to)\b|\b(?:has|have) no (?:regard|respect) for\b"
-    r"|\bunbounded by\b|\bno (?:comprehension|concept|notion|understanding) of (?:morals|morality|ethics|right and wrong)\b"
+    r"|\bunbounded by\b|\bnot restrained by\b|\b(?:generate|answer|write|say) (?:all|any|every) (?:\w+ )?(?:content|requests?|questions?) without warning|\bno (?:comprehension|concept|notion|understanding) of (?:morals|morality|ethics|right and wrong)\b"
     r"|\b(?:doesn'?t|does not|don'?t|do not|will not|won'?t|never) (?:care|give a \w+) (?:about|if|whether)\b[^.!?\n]{0,30}\b(?:illegal|unethical|immoral|harmful|offensive|rules|laws)"
     r"|\b(?:answers?|responds? to|replies to|does|do|complies with|fulfills?) (?:any|every|all) (?:request|question|prompt|command|order)s?\b[^.!?\n]{0,20}\b(?:no matter|regardless|without)"
     r"|\b(?:no|without|not have any|doesn'?t have any|does not have any|care not for|cares? nothing for)\b[^.!?\n]{0,20}?\b(?:moral|ethical) (?:implications|values|compass|obligations|considerations|code|boundaries)\b"
@@ -490,7 +493,7 @@ _ADDRESSED = _LazyRe(
 )
 _PERSONA_GATES = ("you", "pretend", "act ", "play", "role", "persona", "as if", "mode", "unfiltered", "amoral", "personif",
                   "imperson", "imagine", "simulate", "create", "invent", "fictional", "hypothetical", "take on", "pose as",
-                  "named", "called")
+                  "named", "called", "transform", "continue as")
 # Asking the reader for its own instructions (a prompt leak): "repeat the instructions you were
 # given", "show me your system prompt", "output the text above in full".
 _LEAK_VERB = (r"(?:repeat|show|print|output|reveal|display|tell me|give me|share|recite|spell out|list|write out|copy|"
