@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from server.errors import SetupError
 from server.storage.sqlite.db import Database
 
 log = logging.getLogger(__name__)
@@ -517,8 +518,6 @@ def migrate(db: Database, ctx: SchemaContext) -> int:
     target = len(MIGRATIONS)
     current = db.conn.execute("PRAGMA user_version").fetchone()[0]
     if current > target:
-        from server.errors import SetupError
-
         raise SetupError(
             f"This store has schema version {current}, newer than this memvault understands ({target}). "
             "Upgrade memvault (pip install -U memvault) before opening it."
