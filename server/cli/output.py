@@ -63,7 +63,7 @@ class Output:
     @property
     def console(self) -> Any:
         if self._console is None:
-            # lazy: rich, ~90 ms that `--help`, piped JSON and the hook never need
+            # lazy: rich, ~90 ms that `--help` and piped (JSON) output never need
             from rich.console import Console
 
             self._console = Console(file=self.stream, force_terminal=self.tty, highlight=False, soft_wrap=False)
@@ -95,7 +95,7 @@ class Output:
 
     @staticmethod
     def _cell(value: Any) -> Any:
-        # lazy: rich, ~90 ms that `--help`, piped JSON and the hook never need
+        # lazy: rich, ~90 ms that `--help` and piped (JSON) output never need
         from rich.text import Text
 
         # Text, never markup: a memory saying "[red]" or "[/]" is shown as written.
@@ -163,7 +163,7 @@ class Output:
         """A spinner on a terminal's stderr while a one-step job runs; the time it took afterwards."""
         started = time.monotonic()
         if self.err.isatty():
-            # lazy: rich, ~90 ms that `--help`, piped JSON and the hook never need
+            # lazy: rich, ~90 ms that `--help` and piped (JSON) output never need
             from rich.console import Console
 
             with Console(file=self.err).status(what):
@@ -178,7 +178,7 @@ class Output:
         """A table cell: `text` in the colour of `state` (a memory state or a check result) on a terminal."""
         if not self.tty:
             return text
-        # lazy: rich, ~90 ms that `--help`, piped JSON and the hook never need
+        # lazy: rich, ~90 ms that `--help` and piped (JSON) output never need
         from rich.text import Text
 
         return Text(text, style=_STYLE.get(state.split(" ")[0], ""))
@@ -225,7 +225,7 @@ def _command(call: Call) -> str:
 
 
 def _escape(text: str) -> str:
-    # lazy: rich, ~90 ms that `--help`, piped JSON and the hook never need
+    # lazy: rich, ~90 ms that `--help` and piped (JSON) output never need
     from rich.markup import escape
 
     return escape(text)

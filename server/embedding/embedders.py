@@ -306,7 +306,7 @@ class MiniLMEmbedder:
 
 def _trimmer() -> Callable[[], object] | None:
     """glibc's malloc_trim, where there is one (Linux); None elsewhere."""
-    # lazy: ctypes.util, ~25-45 ms (it loads a compiler-probing stack), only once the model has loaded
+    # lazy: ctypes.util, ~25-45 ms, only after the first batch is embedded (never before initialize)
     import ctypes
     import ctypes.util
 
