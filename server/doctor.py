@@ -245,6 +245,7 @@ def hooks() -> list[Check]:
 
 def _hook_store(host: str, path: Path, commands: list[str], flag: str) -> list[Check]:
     """Fail when the hooks and a memvault server configured in the same host would use different stores."""
+    # lazy: ~35 ms on every CLI command (the CLI imports doctor)
     from server.hooks import install as hook_install
 
     named = hook_install.hook_store(commands[0].split(": ", 1)[1])
@@ -266,6 +267,7 @@ def _hook_store(host: str, path: Path, commands: list[str], flag: str) -> list[C
 def terminal_store(settings: Settings) -> list[Check]:
     """Warn when the terminal's commands (this shell's MEMVAULT_HOME) would read another store than a
     configured memvault server: `memvault recall` would then not see what the assistant remembered."""
+    # lazy: ~35 ms on every CLI command (the CLI imports doctor)
     from server.hooks import install as hook_install
 
     here = hook_install.Store(settings.home, settings.namespace)

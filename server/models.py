@@ -78,6 +78,7 @@ _RESULTS = (
 
 def __getattr__(name: str) -> Any:
     if name in _RESULTS:
+        # lazy: results is pydantic, ~0.33 s a hook process never needs; also results imports models
         from server import results
 
         return getattr(results, name)

@@ -353,6 +353,7 @@ def replacements(store: SearchIndex, rows: dict[int, MemoryRow],
 def _pair_cosines(store: SearchIndex, ids: list[int]) -> Callable[[int, int], float | None]:
     """Cosine of two of these memories' stored vectors (each one's whole text: its first passage), read
     from the store on the first question only (most recalls ask none)."""
+    # lazy: NumPy, ~0.38 s that a hook process (which imports search) never needs
     import numpy as np
 
     unit: dict[int, np.ndarray] = {}

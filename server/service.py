@@ -29,7 +29,7 @@ from server.recall import Found, ReadPath
 from server.guard.redact import redact
 from server import shown
 from server.guard.instructions import instruction_flags
-from server.storage.opener import make_store, open_database
+from server.storage.opener import make_store, open_database, sqlite_open_error
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
 from server.global_prompts import GlobalPrompts
@@ -88,8 +88,6 @@ class MemoryService:
             try:
                 service = cls(db, embedder, settings, clock)
             except OSError as exc:  # the files folder: not a folder, read-only, no space
-                from server.storage.opener import sqlite_open_error
-
                 raise (sqlite_open_error(settings, exc) or exc) from None
             if check_model:
                 service._check_model()
@@ -335,6 +333,7 @@ class MemoryService:
         until: str | datetime | None = None,
         min_score: float = 0.0,
     ) -> RecallResult:
+        # lazy: results is pydantic, ~0.33 s a hook process (which builds the service) never needs
         from server.results import RecallResult
 
         found = self.find(query, k, thread, kinds, tags, since, until, min_score)
@@ -390,6 +389,7 @@ class MemoryService:
 
     # -- forget ---------------------------------------------------------------
     def forget(self, memory_id: int) -> ForgetResult:
+        # lazy: results is pydantic, ~0.33 s a hook process (which builds the service) never needs
         from server.results import ForgetResult
 
         memory_id = check.memory_id(memory_id)
@@ -421,6 +421,7 @@ class MemoryService:
     def erase(self, row: MemoryRow) -> ForgetResult:
         """forget of a captured memory (the hooks'): erased with its daily-log line. Nobody chose to store it,
         so it must leave no copy a client or the web page (which lists forgotten memories) can read."""
+        # lazy: results is pydantic, ~0.33 s a hook process (which builds the service) never needs
         from server.results import ForgetResult
 
         self.store.erase(row.id, row.superseded_by, to_millis(self.clock()), forget_first=row.deleted_at is None)

@@ -175,7 +175,8 @@ class ArgumentCheck:
             return []
         validator = self._validators.get(tool)
         if validator is None:
-            from jsonschema import Draft202012Validator  # imported on the first call, not at start-up
+            # lazy: jsonschema, ~0.1 s on the first call; the server answers initialize first
+            from jsonschema import Draft202012Validator
 
             validator = self._validators[tool] = Draft202012Validator(schema)
         # One message per argument: the first (shallowest) error of each path.

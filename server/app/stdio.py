@@ -238,6 +238,7 @@ class _Lines:
 def _claim_stdin() -> tuple[Any, Callable[[], None]]:
     """A text stream on a private copy of fd 0, and how to give fd 0 back; fd 0 reads EOF meanwhile."""
     try:
+        # lazy: POSIX only; Windows has no fcntl (the ImportError below reads fd 0 in place)
         import fcntl
 
         private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)

@@ -63,6 +63,7 @@ class Output:
     @property
     def console(self) -> Any:
         if self._console is None:
+            # lazy: rich, ~90 ms that `--help` and piped (JSON) output never need
             from rich.console import Console
 
             self._console = Console(file=self.stream, force_terminal=self.tty, highlight=False, soft_wrap=False)
@@ -80,6 +81,7 @@ class Output:
             for row in rows:
                 self.stream.write("\t".join(_plain(v) for v in row) + "\n")
             return
+        # lazy: rich.table, ~70 ms, only for a table on a terminal
         from rich.table import Table
 
         table = Table(title=title, title_justify="left", header_style="bold", show_edge=False, pad_edge=False)
@@ -93,6 +95,7 @@ class Output:
 
     @staticmethod
     def _cell(value: Any) -> Any:
+        # lazy: rich, ~90 ms that `--help` and piped (JSON) output never need
         from rich.text import Text
 
         # Text, never markup: a memory saying "[red]" or "[/]" is shown as written.
@@ -104,6 +107,7 @@ class Output:
             for key, value in pairs:
                 self.stream.write(f"{key}: {_plain(value)}\n")
             return
+        # lazy: rich.table, ~70 ms, only for a table on a terminal
         from rich.table import Table
 
         table = Table(title=title, title_justify="left", show_header=False, box=None, pad_edge=False)
@@ -144,6 +148,7 @@ class Output:
 
             yield line
             return
+        # lazy: rich.progress, ~90 ms, only for a bar on a terminal
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -158,6 +163,7 @@ class Output:
         """A spinner on a terminal's stderr while a one-step job runs; the time it took afterwards."""
         started = time.monotonic()
         if self.err.isatty():
+            # lazy: rich, ~90 ms that `--help` and piped (JSON) output never need
             from rich.console import Console
 
             with Console(file=self.err).status(what):
@@ -172,6 +178,7 @@ class Output:
         """A table cell: `text` in the colour of `state` (a memory state or a check result) on a terminal."""
         if not self.tty:
             return text
+        # lazy: rich, ~90 ms that `--help` and piped (JSON) output never need
         from rich.text import Text
 
         return Text(text, style=_STYLE.get(state.split(" ")[0], ""))
@@ -218,6 +225,7 @@ def _command(call: Call) -> str:
 
 
 def _escape(text: str) -> str:
+    # lazy: rich, ~90 ms that `--help` and piped (JSON) output never need
     from rich.markup import escape
 
     return escape(text)

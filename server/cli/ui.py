@@ -52,6 +52,7 @@ def serve(settings: Settings, host: str, port: int, auth: str, open_browser: boo
     # lazy: uvicorn and the web app, ~0.3 s (starlette, jinja) that only `memvault ui` needs
     import uvicorn
 
+    # lazy: the web app (starlette, jinja), ~1.3 s with its routes, only `memvault ui` needs
     from server.web.app import build_app
     from server.web.security import Gate
 

@@ -60,6 +60,7 @@ class Embedder(Protocol):
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:
+    # lazy: NumPy, ~0.38 s that a hook process (which imports this module) never needs
     import numpy as np
 
     vectors = np.asarray(vectors, dtype=np.float32)
@@ -103,6 +104,7 @@ class HashEmbedder:
         return words + grams
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        # lazy: NumPy, ~0.38 s that a hook process (which imports this module) never needs
         import numpy as np
 
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
@@ -177,6 +179,7 @@ class MiniLMEmbedder:
             self._go.wait(delay)
         started = time.perf_counter()
         try:
+            # lazy: export, ~50 ms a hook process never needs (it loads no model)
             from server.embedding.export import go_offline
 
             go_offline()
@@ -193,6 +196,7 @@ class MiniLMEmbedder:
 
     def _runner(self) -> Runner:
         """The requested runtime; ONNX falls back to NumPy when no export can be made or loaded."""
+        # lazy: minilm (NumPy) ~0.27 s and export ~50 ms, only where the model loads; never in a hook
         from server.embedding import minilm
         from server.embedding import export as modelprep
 
@@ -223,6 +227,7 @@ class MiniLMEmbedder:
 
     def _export(self, folder: Path, source: Path, why: str, force: bool) -> str | None:
         """Export in a child process (torch stays out of this one); None once a valid export is there."""
+        # lazy: export, ~50 ms a hook process never needs (it loads no model)
         from server.embedding import export as modelprep
 
         self.state = "the embedding model is being prepared (a one-time ONNX export, about a minute)"
@@ -250,6 +255,7 @@ class MiniLMEmbedder:
     def _embed_texts(self, texts: list[str], first: bool) -> np.ndarray:
         if not self.wait_ready(timeout=600):
             raise RuntimeError(f"the embedding model is not available: {self.error or 'still loading'}")
+        # lazy: NumPy, ~0.38 s that a hook process (which imports this module) never needs
         import numpy as np
 
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
@@ -300,6 +306,7 @@ class MiniLMEmbedder:
 
 def _trimmer() -> Callable[[], object] | None:
     """glibc's malloc_trim, where there is one (Linux); None elsewhere."""
+    # lazy: ctypes.util, ~25-45 ms, only after the first batch is embedded (never before initialize)
     import ctypes
     import ctypes.util
 

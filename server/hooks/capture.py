@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from server.errors import InvalidInput, NotFound, StoreUnavailable
 from server.models import CAPTURED_SOURCE
-from server.hooks.extract import extract
+from server.hooks.extract import extract, sentences, statements_in
 from server.hooks.privacy import wants_no_memory
 from server.hooks.protocol import HookInput
 from server.hooks.sessions import SessionState, Sessions
@@ -159,8 +159,6 @@ def _templates(service: MemoryService, sessions: Sessions, hook: HookInput, thre
 
     Seen sentences are kept as "hash<TAB>session" lines beside the session files. The first time a
     template recurs, what the earlier session stored from it as the person's rule is erased."""
-    from server.hooks.extract import sentences
-
     path = sessions.root / _TEMPLATE_FILE
     seen: dict[str, set[str]] = {}
     try:
@@ -199,8 +197,6 @@ def _in_template(text: str, template: list[str]) -> bool:
 
 
 def _erase_stated(service: MemoryService, thread: str | None, paragraph: str) -> None:
-    from server.hooks.extract import statements_in
-
     for statement in statements_in(paragraph, None, from_user=True):
         for hit in service.find(statement.content[:300], k=3, thread=thread or "global").hits:
             if hit.row.source == SOURCE and hit.row.content == statement.content:

@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from server.budget import Part, estimate_tokens, fit
+from server.clock import iso
 from server.files.index import FILE_SOURCE
 from server.files.folder import MEMORY_FILE, SOUL_FILE
 from server.files.markdown import strip_comments
@@ -510,6 +511,4 @@ def _template(service: MemoryService, name: str) -> str:
 
 
 def _iso(ms: int) -> str:
-    from server.clock import iso
-
     return iso(ms)

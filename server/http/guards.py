@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 log = logging.getLogger(__name__)
 
@@ -321,8 +322,6 @@ def guarded_http_protocol(header_seconds: float, per_client: int) -> type[asynci
     after each response (the next request on a kept-alive connection); a request whose
     headers arrived (a long answer, a listen stream) is never cut by it.
     """
-    from uvicorn.protocols.http.auto import AutoHTTPProtocol
-
     open_connections: dict[str, int] = {}
     too_slow = _plain_response("408 Request Timeout", {
         "error": "request_timeout",

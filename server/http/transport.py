@@ -49,6 +49,7 @@ from server.http.guards import (Allowed, HostOriginCheck, PlainBearer401, Sessio
                                 is_loopback, send_json)
 from server.tenants import Tenants, current_identity
 from server.models import Principal
+from server.http.oauth import IntrospectionVerifier, check_settings
 from server.http.tokens import TokenStore
 
 log = logging.getLogger(__name__)
@@ -284,8 +285,6 @@ def build_app(tenants: Tenants, settings: Settings, host: str, port: int) -> ASG
         # metadata is advertised. issuer_url is required by the model but unused without it.
         auth = AuthSettings(issuer_url=f"http://{host}:{port or 80}", resource_server_url=None)
     elif settings.http_auth == "oauth":
-        from server.http.oauth import IntrospectionVerifier
-
         verifier = IntrospectionVerifier(settings)
         # resource_server_url: served as protected-resource metadata (RFC 9728), named in
         # WWW-Authenticate, and every token's audience must be it (validate_token_resource).
@@ -328,8 +327,6 @@ def serve(settings: Settings, host: str, port: int) -> None:
 
     check_bind(settings, host)
     if settings.http_auth == "oauth":
-        from server.http.oauth import check_settings
-
         check_settings(settings)
     tenants = Tenants.open(settings, require_identity=settings.http_auth != "none")
     base = tenants.base

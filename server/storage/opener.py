@@ -32,6 +32,7 @@ def open_database(settings: Settings, dimensions: int) -> Database:
     permission) or StoreDamaged (not a database, or damaged).
     """
     if settings.database_url:
+        # lazy: the opener loads one backend, the configured one (PostgreSQL's store ~0.43 s)
         from server.storage.pg.db import PgDatabase
 
         db: Database = PgDatabase.from_settings(settings)
@@ -41,6 +42,7 @@ def open_database(settings: Settings, dimensions: int) -> Database:
             db.close()
             raise
         return db
+    # lazy: the opener loads one backend, the configured one (~11 ms, none for `--help`)
     from server.storage.sqlite.db import Database as SqliteDatabase
 
     try:
@@ -108,10 +110,12 @@ def prepare_schema(db: Database, dimensions: int) -> None:
     """SQLite: migrate the file to this version's schema, as serving it would. PostgreSQL: require it
     initialised and current (`memvault db init` / `db migrate` change it, with the owner's rights)."""
     if db.backend == "postgres":
+        # lazy: PostgreSQL's side, ~20 ms a SQLite store never loads
         from server.storage.pg.migrations import require_current
 
         require_current(db, dimensions)
     else:
+        # lazy: SQLite's side, ~11 ms a PostgreSQL store never loads
         from server.storage.sqlite.migrations import SchemaContext, migrate
 
         migrate(db, SchemaContext(dimensions=dimensions))  # type: ignore[arg-type]
@@ -121,6 +125,7 @@ def require_current_schema(db: Database, dimensions: int) -> None:
     """PostgreSQL: a SetupError unless the schema is initialised and current (read-only; SQLite migrates
     itself when served, so there is nothing to require)."""
     if db.backend == "postgres":
+        # lazy: PostgreSQL's side, ~20 ms a SQLite store never loads
         from server.storage.pg.migrations import require_current
 
         require_current(db, dimensions)  # type: ignore[arg-type]
@@ -129,6 +134,7 @@ def require_current_schema(db: Database, dimensions: int) -> None:
 def sqlite_driver() -> tuple[str, str]:
     """(the driver package, its SQLite version) that memvault would use; DriverUnavailable if none
     can load the sqlite-vec extension."""
+    # lazy: ~11 ms that CLI commands other than doctor skip
     from server.storage.sqlite.db import driver
 
     module = driver()
@@ -143,9 +149,11 @@ def sqlite_driver() -> tuple[str, str]:
 def make_store(db: Database, namespace: str) -> Store:
     """The store of `namespace` on `db`."""
     if db.backend == "postgres":
+        # lazy: PostgreSQL's store, ~0.43 s (psycopg) a SQLite store never loads
         from server.storage.pg.store import PgStore
 
         return PgStore(db, namespace)  # type: ignore[arg-type]  # pgvector's HNSW index decides for itself
+    # lazy: SQLite's store, ~0.22 s that `--help` and the commands that open no store skip
     from server.storage.sqlite.store import Store as SqliteStore
 
     return SqliteStore(db, namespace)  # type: ignore[arg-type]
@@ -157,11 +165,13 @@ def connect(location: str, namespace: str = "", pool_size: int = 1, check_reacha
     with what to check (the pool would retry for its whole timeout). SQLite: a file that is not
     a database raises NotAStore."""
     if is_postgres(location):
+        # lazy: PostgreSQL's side, ~20 ms a SQLite store never loads
         from server.storage.pg import db as pg
 
         if check_reachable:
             pg.check_reachable(location)
         return pg.PgDatabase(location, tenant=namespace, pool_size=pool_size)
+    # lazy: SQLite's side, ~11 ms a PostgreSQL store never loads
     from server.storage.sqlite.db import Database as SqliteDatabase, driver
 
     try:
@@ -179,6 +189,7 @@ def open_location(location: str, namespace: str = "") -> tuple[Database, Store]:
 def list_tenants(admin_url: str, tables: tuple[str, ...]) -> list[str]:
     """Every tenant with rows in `tables` of a PostgreSQL database, read with a superuser's URL
     (row-level security hides the other tenants from the application role)."""
+    # lazy: PostgreSQL's side, ~20 ms a SQLite store never loads
     from server.storage.pg.db import list_tenants as pg_list_tenants
 
     return pg_list_tenants(admin_url, tables)
@@ -186,6 +197,7 @@ def list_tenants(admin_url: str, tables: tuple[str, ...]) -> list[str]:
 
 def add_database_commands(sub: argparse._SubParsersAction) -> None:
     """The arguments of `memvault db init|migrate` (PostgreSQL set-up); imports no driver."""
+    # lazy: ~36 ms; the CLI imports the opener for every command
     from server.storage.pg import commands
 
     commands.add_parser(sub)
@@ -193,6 +205,7 @@ def add_database_commands(sub: argparse._SubParsersAction) -> None:
 
 def run_database_command(settings: Settings, args: argparse.Namespace, dimensions: int) -> int:
     """`memvault db init|migrate`, for vectors of `dimensions`."""
+    # lazy: ~36 ms; the CLI imports the opener for every command
     from server.storage.pg import commands
 
     return commands.run(settings, args, dimensions)
@@ -201,9 +214,11 @@ def run_database_command(settings: Settings, args: argparse.Namespace, dimension
 def token_table(db: Database) -> TokenTable:
     """The bearer tokens of the HTTP transport, in `db`."""
     if db.backend == "postgres":
+        # lazy: each backend's token table, ~80 ms, only for `serve --http` and `token`
         from server.storage.pg.tokens import PgTokens
 
         return PgTokens(db)  # type: ignore[arg-type]
+    # lazy: each backend's token table, ~80 ms, only for `serve --http` and `token`
     from server.storage.sqlite.tokens import SqliteTokens
 
     return SqliteTokens(db)  # type: ignore[arg-type]

@@ -43,6 +43,8 @@ def redact_url(url: str) -> str:
 
 def _import_driver() -> tuple[Any, Any, Any]:
     try:
+        # lazy: psycopg, ~0.37 s that a SQLite server and the CLI (both import this module) never need;
+        # an ImportError says what to install
         import psycopg
         import psycopg_pool
         from pgvector.psycopg import register_vector

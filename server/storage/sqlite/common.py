@@ -120,6 +120,7 @@ class SqliteStoreBase:
     @property
     def _vectors(self) -> VectorIndex:
         if self._index is None:
+            # lazy: vectors (NumPy), ~0.22 s that a hook process (keyword recall) never needs
             from server.storage.sqlite.vectors import VectorIndex
 
             self._index = VectorIndex(self.db.path, self.namespace)

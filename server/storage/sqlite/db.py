@@ -9,6 +9,7 @@ when none can.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import os
 import threading
@@ -37,17 +38,20 @@ _SQLITE_READONLY, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_FULL = 8, 5, 6, 13
 
 def _candidate_drivers() -> Iterator[tuple[str, ModuleType]]:
     try:
+        # lazy: the first driver that imports wins; the others may not be installed
         import sqlean
 
         yield "sqlean", sqlean
     except ImportError:
         pass
     try:
+        # lazy: the first driver that imports wins; the others may not be installed
         from pysqlite3 import dbapi2
 
         yield "pysqlite3", dbapi2
     except ImportError:
         pass
+    # lazy: the last resort, imported only when neither driver above is there
     import sqlite3
 
     yield "sqlite3", sqlite3
@@ -56,9 +60,6 @@ def _candidate_drivers() -> Iterator[tuple[str, ModuleType]]:
 def _vec_path() -> str:
     """The sqlite-vec extension file the `sqlite_vec` package ships, found without importing the
     package: its __init__ imports NumPy, a third of a hook process's start-up (bench/hooks.py)."""
-    import importlib.util
-    import os
-
     spec = importlib.util.find_spec("sqlite_vec")
     if spec is None or not spec.submodule_search_locations:
         import sqlite_vec  # noqa: F401 - let its own import error say what is missing

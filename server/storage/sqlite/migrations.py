@@ -13,7 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from server.errors import SetupError
+from server.storage.sqlite import fts
 from server.storage.sqlite.db import Database
+from server.textindex import index_text
 
 log = logging.getLogger(__name__)
 
@@ -255,9 +258,6 @@ def m007_hyphenated_terms(conn: Any, ctx: SchemaContext) -> None:
     # Hyphenated ids (SHOP-142, orders-api) are now indexed joined as well (shop142,
     # ordersapi): re-index the live memories whose keyword text holds one -- their own
     # text, or for a conversation turn the turns before it -- as a write does today.
-    from server.storage.sqlite import fts  # imported here, as below: a hook process opening a store skips it
-    from server.textindex import index_text
-
     rows = conn.execute(
         "SELECT id, content, file_key IS NOT NULL, file_section FROM memories WHERE deleted_at IS NULL "
         "AND (content GLOB '*[A-Za-z0-9]-[A-Za-z0-9]*' OR kind = 'turn')"
@@ -474,9 +474,6 @@ class M011FtsScope(Batched):
 
 def _index_again(conn: Any, ids: list[int]) -> None:
     """Index these live memories into memory_fts_m011 as a write would (Store.fts_insert)."""
-    from server.storage.sqlite import fts  # indexes a memory exactly as a write does
-    from server.textindex import index_text
-
     for memory_id, content, file_key, section in conn.execute(
         f"SELECT id, content, file_key, file_section FROM memories WHERE id IN ({','.join('?' * len(ids))})", ids
     ).fetchall():
@@ -517,8 +514,6 @@ def migrate(db: Database, ctx: SchemaContext) -> int:
     target = len(MIGRATIONS)
     current = db.conn.execute("PRAGMA user_version").fetchone()[0]
     if current > target:
-        from server.errors import SetupError
-
         raise SetupError(
             f"This store has schema version {current}, newer than this memvault understands ({target}). "
             "Upgrade memvault (pip install -U memvault) before opening it."

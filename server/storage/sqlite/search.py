@@ -28,7 +28,7 @@ from server.storage.sqlite.common import (
     _windowed,
     fts5_match,
 )
-from server.storage.sqlite.migrations import PASSAGE_SLOTS
+from server.storage.sqlite.migrations import PASSAGE_SLOTS, vec0_ddl
 
 if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
     import numpy as np  # process answering by keyword never imports them (bench/hooks.py)
@@ -165,6 +165,7 @@ class SqliteSearch(SqliteStoreBase):
         """Nearest live memories by cosine distance (1 - cosine) of their best passage, every filter
         applied before the top-k cut: vec0 for scopes of up to VEC0_SCOPE_MAX rows (exact), else
         the sidecar, whose candidates are re-checked against `memories`."""
+        # lazy: vectors (NumPy), ~0.22 s that a hook process (keyword recall) never needs
         from server.storage.sqlite import vectors as vec
 
         if not vector.any():  # a zero vector has no cosine distance to anything
@@ -212,6 +213,7 @@ class SqliteSearch(SqliteStoreBase):
     def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
         """Cosine similarity of the query to these memories' best passage (those that have a vector):
         the sidecar's float16 rows (error < 1e-4), vec0's for what it does not hold yet."""
+        # lazy: NumPy, ~0.38 s that a hook process (keyword recall) never needs
         import numpy as np
 
         query = np.asarray(vector, dtype=np.float32)
@@ -364,8 +366,10 @@ class SqliteSearch(SqliteStoreBase):
         appends them to the shared sidecar (vectors.py), unless it is inside a caller's
         transaction (then the next search applies them).
         """
+        # lazy: NumPy and vectors, ~0.38 s that a hook process (keyword recall) never needs
         import numpy as np
 
+        # lazy: vectors (NumPy), ~0.22 s that a hook process (keyword recall) never needs
         from server.storage.sqlite.vectors import prune_changes
 
         written: dict[int, np.ndarray] = {}
@@ -404,10 +408,9 @@ class SqliteSearch(SqliteStoreBase):
         conn.execute("DELETE FROM vector_rows")  # triggers remove their vec0 rows
         (ddl,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'vec_memories'").fetchone()
         if f"FLOAT[{int(dimensions)}]" not in ddl.upper():  # another model: a table of its dimensions
-            from server.storage.sqlite.migrations import vec0_ddl
-
             conn.execute("DROP TABLE vec_memories")
             conn.execute(vec0_ddl(dimensions))
+        # lazy: vectors (NumPy), ~0.22 s that a hook process (keyword recall) never needs
         from server.storage.sqlite.vectors import prune_changes
 
         prune_changes(conn)
