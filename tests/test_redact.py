@@ -680,3 +680,33 @@ def test_a_bare_token_in_a_name_is_a_secret(name: str) -> None:
     from server.guard.redact import identifier_secrets
 
     assert identifier_secrets(name)
+
+
+# ------------------------------------------- issue 30: forms and formats the public corpora showed
+
+TOK = fake(32, seed=300)
+
+
+@pytest.mark.parametrize("template", [
+    'var clientToken string = "{v}"',  # Go typed var
+    '$clientToken .= "{v}";',  # PHP concatenating assignment
+    'System.setProperty("CLIENT_TOKEN", "{v}")',  # a call with a key and its value
+    'utils.GetEnvOrDefault("api_token", "{v}")',  # getenv with a default
+    'os.getenv("DEPLOY_SECRET", "{v}")',
+    'CLIENT_TOKEN ::= "{v}"', 'CLIENT_TOKEN :::= "{v}"',  # make's assignments
+    "<clientToken>\n    {v}\n</clientToken>",  # XML value on its own line
+    'const SONAR_LOGIN = "{v}"', 'sonar.login ?= "{v}"',  # a token given as the "login"
+])
+def test_more_assignment_forms_are_read_as_key_and_value(template: str) -> None:
+    text = template.format(v=TOK)
+    r = redact(text)
+    assert TOK not in r.text, (text, r.text)
+
+
+@pytest.mark.parametrize("text", [
+    'headers.set("Authorization", "Bearer")', '["password", "secret", "token"]', 'get("token", "default")',
+    'login: "jane.doe@example.com"', "sonar.login=admin", 'LOGIN = "service-account-user"',
+    "var tokenName string = \"session\"", "<password>\n</password>",
+])
+def test_the_new_forms_leave_words_and_user_names(text: str) -> None:
+    assert redact(text).text == text

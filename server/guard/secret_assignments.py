@@ -121,8 +121,21 @@ _HINTS = ("passw", "pwd", "secret", "token", "apikey", "credential", "auth", "be
           "signature", "signingkey", "contrase")
 
 
+TOKEN_SHAPED = "token-shaped"  # a key's value must be a long random run: letters, digits, - and _ only
+_TOKEN_RUN = _LazyRe(r"[A-Za-z0-9_\-]{20,512}")
+
+
+def value_ok(needs: bool | str, value: str) -> bool:
+    """Whether ``value`` is random enough for a key that needs it (key_kind's second item)."""
+    if not needs:
+        return True
+    if needs == TOKEN_SHAPED and not _TOKEN_RUN.fullmatch(value):
+        return False
+    return high_entropy(value)
+
+
 @lru_cache(maxsize=4096)
-def key_kind(key: str) -> tuple[str, bool] | None:
+def key_kind(key: str) -> tuple[str, bool | str] | None:
     """(kind, needs a high-entropy value) when the key names a credential, else None."""
     segs = [s for s in _SEG_SPLIT.split(_CAMEL.sub("_", key).lower()) if s]
     if not segs:
@@ -147,6 +160,10 @@ def key_kind(key: str) -> tuple[str, bool] | None:
         return "secret", False
     if last in ("credential", "credentials", "creds") and prev not in ("", "use", "with"):
         return "secret", False
+    if last == "login":
+        # SONAR_LOGIN, sonar.login: some tools take a token as the "login"; a user name
+        # is not token-shaped, so only a long random run counts.
+        return "token", TOKEN_SHAPED
     if last in _NOT_SECRET_LAST or last.isdigit() and prev in _NOT_SECRET_LAST:
         return None
     joined = "".join(segs)
@@ -160,7 +177,10 @@ def key_kind(key: str) -> tuple[str, bool] | None:
 KEY_CHARS = _ALNUM | set("_.-")
 _ASSIGN = _LazyRe(
     r"(?P<key>[^\W\d][\w.\-]{0,80})(?:\[\])?(?P<kq>[\"']?)\]?[ \t]*"
-    r"(?P<sep>:=|=>|\?=|<-|=(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?|(?<=[ \t])(?=[@rRbBuUfF]{0,2}[\"'`]))"
+    r"(?P<sep>:=|::?:=|=>|\?=|<-|\.=|=(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?"
+    # Go's `var key string = "v"`; a call's `("KEY", "v")` (setProperty, getenv with a default)
+    r"|(?<=[ \t])(?:string|String|str|&str|\[\]byte)[ \t]*=(?!=)|(?<=[\"']),(?=[ \t]*[\"'])"
+    r"|(?<=[ \t])(?=[@rRbBuUfF]{0,2}[\"'`]))"
     r"(?P<sp>[ \t]*)(?:[@rRbBuUfF]{1,2}(?=[\"'`]))?"
     r"(?:\\\"(?P<eq>[^\"\r\n\\]{1,1024})\\\"|\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'|`(?P<bq>[^`\r\n]{1,1024})`)?"
 )
@@ -173,14 +193,14 @@ _MAX_VALUE = 4096
 # (query strings, connection strings, CSV); inside a value those characters are kept.
 # It also ends at an escaped newline or tab ("\n") inside a JSON or C string.
 _VALUE_CUT = _LazyRe(r"[,;&](?=[ \t]|\Z|[A-Za-z_][A-Za-z0-9_.\-]{0,40}=)|\\[nrt]")
-KEYWORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "contrase", "bearer", "signature")
+KEYWORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "contrase", "bearer", "signature", "login")
 # CLI flags: --password hunter2 / --api-key=...
 _FLAG = _LazyRe(
     r"--(?<![A-Za-z0-9_\-]--)(?P<key>(?:[A-Za-z0-9]+-){0,3}(?i:password|passwd|token|secret|api-key|apikey))"
     r"(?:[ \t]+|=)(?P<q>[\"']?)"
 )
 # <password>hunter2</password>
-_XML = _LazyRe(r"<(?P<tag>[A-Za-z_][A-Za-z0-9_.\-]{0,40})>(?P<val>[^<\s]{3,1024})</(?P=tag)>")
+_XML = _LazyRe(r"<(?P<tag>[A-Za-z_][A-Za-z0-9_.\-]{0,40})>\s{0,200}(?P<val>[^<\s]{3,1024})\s{0,200}</(?P=tag)>")
 # .NET config: <add key="DbPassword" value="..." />; Dockerfile: ENV DB_PASSWORD hunter2
 _XML_PAIR = _LazyRe(r"key=\\?\"(?P<key>[A-Za-z_][A-Za-z0-9_.:\-]{0,60})\\?\"\s+value=\\?\"(?P<val>(?:[^\"\r\n\\]|\\(?!\")){3,1024})\\?\"")
 _ENV_LINE = _LazyRe(r"(?m:^[ \t]*ENV[ \t]+(?P<key>[A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+(?P<val>[^\s=\"'][^\s\"']{2,1023})[ \t]*$)")
@@ -271,6 +291,10 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
         if found is None:
             continue
         kind, needs_entropy = found
+        if m.group("sep") == ",":
+            if not m.group("kq"):
+                continue
+            needs_entropy = needs_entropy or True  # ("token", "bucket") is a list of words: only a random value counts
         if not m.group("sep") and m.group("eq") is None and m.group("dq") is None and m.group("sq") is None \
                 and m.group("bq") is None:
             continue  # `private_key "..."` counts (HCL, SQL, prose); an unquoted word after a space does not
@@ -280,8 +304,7 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                 value = raw.strip()
                 # with no separator (`token "bucket"` is prose) a plain word does not count
                 spaced_word = not m.group("sep") and value.replace(" ", "").replace("-", "").isalpha()
-                if len(value) >= 3 and not spaced_word and not is_placeholder(value) and (
-                        not needs_entropy or high_entropy(value)):
+                if len(value) >= 3 and not spaced_word and not is_placeholder(value) and value_ok(needs_entropy, value):
                     s = m.start(g) + (len(raw) - len(raw.lstrip()))
                     out.append(_assigned(key, kind, s, value, j))
                 break
@@ -298,7 +321,7 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
             if len(value) < 3 or is_placeholder(value):
                 continue
             if needs_entropy:
-                if high_entropy(value):
+                if value_ok(needs_entropy, value):
                     out.append(_assigned(key, kind, vstart, value, j))
                 continue
             sep = m.group("sep")
@@ -334,13 +357,13 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
             for m in pattern.finditer(text):
                 found = key_kind(m.group("key"))
                 v = m.group("val")
-                if found and not is_placeholder(v) and (not found[1] or high_entropy(v)):
+                if found and not is_placeholder(v) and value_ok(found[1], v):
                     out.append((m.start("val"), m.end("val"), found[0], 10, m.start()))
     if "</" in text:
         for m in _XML.finditer(text):
             found = key_kind(m.group("tag"))
             v = m.group("val")
-            if found and not is_placeholder(v) and (not found[1] or high_entropy(v)):
+            if found and not is_placeholder(v) and value_ok(found[1], v):
                 out.append((m.start("val"), m.end("val"), found[0], 10, m.start()))
     for m in _SPOKEN.finditer(text):
         word = m.group(0).split(None, 1)[0].lower()
