@@ -192,6 +192,7 @@ def prefixed(g: _Gen) -> dict[str, list]:
         "django-secret-key": [lambda: J("django-", "insecure-") + r(40)],
         "chieftools-token": [lambda: J("ct", "p_") + r(36), lambda: J("ct", "o_") + r(40)],
         "adyen-api-key": [lambda: J("AQ", "E") + r(8, LOWER_DIGITS) + "." + r(60, URLSAFE)],
+        "clickhouse-api-secret": [lambda: J("4b", "1d") + r(38)],
     }
 
 

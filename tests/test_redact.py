@@ -710,3 +710,94 @@ def test_more_assignment_forms_are_read_as_key_and_value(template: str) -> None:
 ])
 def test_the_new_forms_leave_words_and_user_names(text: str) -> None:
     assert redact(text).text == text
+
+
+def _der_private_key() -> str:
+    # A DER RSAPrivateKey's shape: SEQUENCE (30 82 len), version INTEGER 0 (02 01 00), then the modulus.
+    body = bytes([0x30, 0x82, 0x01, 0x3A, 0x02, 0x01, 0x00, 0x02, 0x41, 0x00]) + random.Random(7).randbytes(300)
+    return base64.b64encode(body).decode()
+
+
+_MIXED_HEX = "0123456789abcdefABCDEF"
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("sg" "p_" + fake(16, _MIXED_HEX, seed=301) + "_" + fake(40, _MIXED_HEX, seed=302), fake(40, _MIXED_HEX, seed=302)),
+    ("sg" "p_local_" + fake(40, _MIXED_HEX, seed=303), fake(40, _MIXED_HEX, seed=303)),
+    ("export SQ=sq" "p_" + fake(40, string.ascii_uppercase + string.digits, seed=304),
+     fake(40, string.ascii_uppercase + string.digits, seed=304)),
+    ("4b" "1d" + fake(38, seed=305), fake(38, seed=305)),  # ClickHouse Cloud, no key name at all
+    ("fb " + "1308742762612587" + "|" + fake(27, ALNUM + "_", seed=306), fake(27, ALNUM + "_", seed=306)),
+    ("http://hooks.slack.com/services/T0" + fake(8, string.ascii_uppercase + string.digits, seed=307) + "/" + fake(24, seed=308),
+     fake(24, seed=308)),
+    ("https://HOOKS.SLACK.COM/workflows/T2H71EFLK/A047FK946NN/430780826188280067/" + fake(24, seed=309),
+     fake(24, seed=309)),
+    ("https://CLAUDE.AI/code/session_" + fake(24, seed=310), fake(24, seed=310)),
+    (_der_private_key(), _der_private_key()[20:80]),
+])
+def test_provider_formats_the_public_corpora_showed(text: str, secret: str) -> None:
+    r = redact(text)
+    assert secret not in r.text, (text, r.text)
+
+
+@pytest.mark.parametrize("text", [
+    "sg" "p_" + "0" * 16 + "_" + "0" * 40,  # zeros: a format shown, not a token
+    # a certificate and a public key in base64 DER also start with MII: not secrets
+    base64.b64encode(bytes([0x30, 0x82, 0x03, 0x77, 0x30, 0x82, 0x02, 0x5F]) + random.Random(8).randbytes(300)).decode(),
+    base64.b64encode(bytes([0x30, 0x82, 0x01, 0x22, 0x30, 0x0D, 0x06, 0x09]) + random.Random(9).randbytes(300)).decode(),
+    "cat access.log | sort | uniq -c | sort -rn | head -20 # 1234567890123456|",
+])
+def test_look_alikes_of_the_new_formats_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+K8S_VALUE = base64.b64encode(("admin:" + fake(20, seed=320)).encode()).decode()
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ('cloudflare: "' + fake(40, ALNUM + "_-", seed=321) + '"', fake(40, ALNUM + "_-", seed=321)),  # the name is the key
+    ("HEROKU = 3f1c2b4a-9d8e-4f7a-b6c5-1e2d3c4b5a69", "3f1c2b4a-9d8e-4f7a-b6c5-1e2d3c4b5a69"),
+    ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  # base64\n  password: " + K8S_VALUE + "\n", K8S_VALUE),
+    ("apiVersion: v1\ndata:\n\textra: '" + K8S_VALUE + "'\nkind: 'secret'\n", K8S_VALUE),
+    ("apiVersion: v1\nkind: Secret\ndata:\n  .dockercfg: |\n    " + K8S_VALUE + "\nmetadata:\n  name: x\n", K8S_VALUE),
+    ("kind: Secret\nstringData:\n  token: " + "Zq81!" + fake(12, seed=322) + "\n", "Zq81!" + fake(12, seed=322)),
+    ('<add key="ClearTextPassword" value="Build' + "%Pw" + 'Suffix%" />', "Build%PwSuffix%"),  # NuGet: a literal with %VAR%
+    ("curl -u \":" + "d2LkV78zLx!t" + "\" https://localhost:9200", "d2LkV78zLx!t"),  # empty user
+    ("curl -u \"" + "d2LkV78zLx!t" + ":\" https://localhost:9200", "d2LkV78zLx!t"),  # a key as the user, no password
+    ('curl -X POST --user "{' + "acd3c08b" + '}":"{' + "ZqL5kVrX1n8tA2" + '}" https://x.example.com', "ZqL5kVrX1n8tA2"),
+    ("curl --user kevin:'" + "pRf7vG2h1L8nQkW9" + "' -iX PATCH", "pRf7vG2h1L8nQkW9"),
+    ("$ curl https://api.example.com/token \\\n  -H 'Accept: x' \\\n  --user app:" + "qgsnai0xokrw4j1" + " --data a=b",
+     "qgsnai0xokrw4j1"),  # on a continuation line
+    ("curl -u elastic:" + "P@ssw0rd$1" + " https://localhost:9200", "P@ssw0rd$1"),
+    ('curl --header "Authorization: Basic ' + fake(72, ALNUM, seed=323) + '"', fake(72, ALNUM, seed=323)),  # long Basic
+])
+def test_context_variants_the_public_corpora_showed(text: str, secret: str) -> None:
+    r = redact(text)
+    assert secret not in r.text, (text, r.text)
+
+
+@pytest.mark.parametrize("text", [
+    "cloudflare_zone_id: " + fake(32, HEX, seed=324),  # an id, and the name is not the whole key
+    "discord: 198622483471925248",  # a user id
+    "kind: ConfigMap\ndata:\n  greeting: aGVsbG8=\n",  # not a Secret
+    "kind: Secret\ndata:\n  password: ${DB_PASSWORD}\n",
+    "kind: Secret\nstringData:\n  password: <your password>\n",
+    "curl --user neo4j:[PASSWORD] http://localhost:7474/db/data/",
+    'curl --user "xxx:yyy"', "curl -u <user:password> https://test.example.com/endpoint",
+    'curl -H "Authorization: Basic $(echo -n user:pw | base64)"',
+])
+def test_the_context_variants_leave_ids_and_references(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    "kind: Secret\ndata:\n" + " a: b\n" * 150_000,
+    "kind: Secret\n" + "data:\n " * 150_000,
+    "curl \\\n" * 125_000 + " -u x:y",
+    "curl -u " + "1" * 999_990,
+    "cloudflare: " * 83_334,
+    "1234567890123456|" * 58_824,
+    "MII" * 333_334,
+])
+def test_the_new_rules_stay_linear(text: str) -> None:
+    assert_linear(redact, text)

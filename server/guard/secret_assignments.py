@@ -73,7 +73,8 @@ def is_placeholder(value: str) -> bool:
         return True
     if v[0] in "$<%[(#!@&*" or (v[0] == "{" and not v[:2] == "{{" and "}" in v) or _CALL.match(v):
         return True
-    if ("${" in v or "{{" in v or "%" in v) and _TEMPLATE.search(v):
+    # (a %NAME% inside a literal, "TestSource%Password%", does not make the literal a reference)
+    if ("${" in v or "{{" in v or "%(" in v) and _TEMPLATE.search(v):
         return True
     low = v.lower()
     if low in _PLACEHOLDER_WORDS:
