@@ -801,3 +801,21 @@ def test_the_context_variants_leave_ids_and_references(text: str) -> None:
 ])
 def test_the_new_rules_stay_linear(text: str) -> None:
     assert_linear(redact, text)
+
+
+@pytest.mark.parametrize("text", [
+    'apiKey: "AI' + "za" + "a" * 35 + '"',  # a run of one character: a format shown, not a key
+    '   API_KEY="gl' + "c_" + "1" * 42 + '="',
+    'const privateaiToken = "' + "a" * 32 + '";',
+    "xoxe.xo" + "xp-1-SlackAppConfigurationAccessTokenHere",  # ...Here: the slot, not the token
+    "SUMO_ACCESS_KEY={SumoAccessKey}",  # a reference in braces
+    "-e SUMO_ACCESS_KEY=`etcdctl get /sumologic_secret`",  # a shell command's output
+    "BlindKeySignatures = Ed25519.BlindKeySignatures",  # a dotted name
+    "X-MS-Exchange-Organization-AuthSource: sm02915.int.contoso.com",  # a host name
+    'notes = "Maven - io.jsonwebtoken:jjwt-jackson-0.11.2"',  # a Maven coordinate
+    'publicToken = "' + fake(43, seed=330) + '"', "csrf-token=" + fake(86, ALNUM + "+/", seed=331) + "==",
+    "create?access_token=ACCESS_TOKEN",  # the key's own name as its stand-in
+    "apiVersion: v1\nkind: secret\ndata:\n\textra: YmFyCg==\n",  # a three-byte sample value
+])
+def test_placeholders_and_references_the_public_corpora_showed_stay(text: str) -> None:
+    assert redact(text).text == text

@@ -261,7 +261,7 @@ def _aws_pairs(text: str, out: list[_Cand]) -> None:
 _K8S_KIND = _LazyRe(r"(?im)^[ \t]*kind:[ \t]*[\"']?secret[\"']?[ \t]*$")
 _K8S_DATA = _LazyRe(r"(?m)^([ \t]*)(data|stringData):[ \t]*$")
 _K8S_ITEM = _LazyRe(r"[ \t]*[^\s:#\-][^:\n]{0,250}:[ \t]*(?:([|>][-+]?)|[\"']?([^\s\"'#]{1,8192})[\"']?)[ \t]*\r?$")
-_BASE64 = _LazyRe(r"[A-Za-z0-9+/]{4,}={0,2}")
+_BASE64 = _LazyRe(r"[A-Za-z0-9+/]{11,}={0,2}")  # 8+ bytes: "YmFyCg==" ("bar") is a sample
 
 
 def _kubernetes_secrets(text: str, out: list[_Cand]) -> None:

@@ -48,7 +48,7 @@ _PLACEHOLDER_WORDS = frozenset(
 )
 _MASK_CHARS = frozenset("*xX.#•-_?")
 # settings.API_KEY, self.password (no digits: ya29.a0Af.. is a token)
-REFERENCE = _LazyRe(r"(?:[A-Za-z_]+\.)+[A-Za-z_]+\Z")
+REFERENCE = _LazyRe(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_]+\Z")
 _CALL = _LazyRe(r"[A-Za-z_][A-Za-z_.]*[(\[]")  # getpass(), os.environ[...]
 # ${VAR}, ${VAR:-default}, ${{ secrets.X }}, {{ vault_password }}, %(password)s, %PASSWORD%
 _TEMPLATE = _LazyRe(
@@ -59,19 +59,28 @@ _TEMPLATE = _LazyRe(
 
 # (AWS's documented example keys end in EXAMPLE / EXAMPLEKEY and are still redacted:
 # scanners' test suites and tutorials are full of them.)
-_FAKE = _LazyRe(r"[xX]{4}|\.\.\.|\*\*\*|•••|(?i:your[-_ ]|<[a-z_ -]{2,40}>)")
+_FAKE = _LazyRe(r"[xX]{4}|\.\.\.|\*\*\*|•••|(?i:your[-_ ]|<[a-z_ -]{2,40}>)|(?:Here|HERE)\Z")
+
+
+def _entropy(value: str) -> float:
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
 def looks_fake(value: str) -> bool:
-    """A documentation stand-in: ``sk-xxxx...``, ``ghp_XXXX...``, ``sk_test_...``, ``xoxb-your-token``."""
-    return _FAKE.search(value) is not None
+    """A documentation stand-in: ``sk-xxxx...``, ``ghp_XXXX...``, ``sk_test_...``, ``xoxb-your-token``,
+    ``...TokenHere``, or a long run of nearly one character (``AIzaaaaa...``, ``glc_1111...``: under
+    1.2 bits per character, where a random token has 3.5+; a scanner's own all-Q sample key, at 1.4,
+    still counts)."""
+    return _FAKE.search(value) is not None or (len(value) >= 16 and _entropy(value) < 1.2)
 
 
 def is_placeholder(value: str) -> bool:
     v = value.strip()
     if not v or looks_fake(v):
         return True
-    if v[0] in "$<%[(#!@&*" or (v[0] == "{" and not v[:2] == "{{" and "}" in v) or _CALL.match(v):
+    if v[0] in "$<%[(#!@&*" or (v[0] == "{" and not v[:2] == "{{" and ("}" in v or v[1:].replace("_", "").isalnum())) \
+            or _CALL.match(v):
         return True
     # (a %NAME% inside a literal, "TestSource%Password%", does not make the literal a reference)
     if ("${" in v or "{{" in v or "%(" in v) and _TEMPLATE.search(v):
@@ -88,13 +97,16 @@ def is_placeholder(value: str) -> bool:
     return REFERENCE.match(v) is not None
 
 
+_HOSTNAME = _LazyRe(r"[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,12}")  # sm02915.int.contoso.com
+
+
 def high_entropy(value: str) -> bool:
     """Random-looking: 16+ characters, letters and digits, ~3+ bits per character, not a path or URL."""
     if not 16 <= len(value) <= 512 or " " in value or "://" in value or value[0] in "/~.":
         return False
     if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
         return False
-    if value.replace(".", "").replace("-", "").isdigit():
+    if value.replace(".", "").replace("-", "").isdigit() or _HOSTNAME.fullmatch(value):
         return False
     counts = Counter(value)
     entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
@@ -148,6 +160,8 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
         return "password", False
     if last.endswith("secret"):
         return "secret", False
+    if prev in ("public", "publishable", "csrf", "xsrf") or last in ("csrftoken", "xsrftoken"):
+        return None  # designed to be shown: in a web page, a form, a client bundle
     if last.endswith("token"):
         return "token", False
     if last == "apikey" or (last == "key" and prev == "api"):
@@ -292,6 +306,8 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
         if found is None:
             continue
         kind, needs_entropy = found
+        if m.group("sep") == ":" and "." in key and key.islower() and not m.group("sp"):
+            continue  # io.jsonwebtoken:jjwt-api: a Maven coordinate or a package, not a key
         if m.group("sep") == ",":
             if not m.group("kq"):
                 continue
@@ -305,6 +321,8 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                 value = raw.strip()
                 # with no separator (`token "bucket"` is prose) a plain word does not count
                 spaced_word = not m.group("sep") and value.replace(" ", "").replace("-", "").isalpha()
+                if g == "bq" and " " in value:
+                    break  # KEY=`etcdctl get /x`: a shell command's output, not a literal
                 if len(value) >= 3 and not spaced_word and not is_placeholder(value) and value_ok(needs_entropy, value):
                     s = m.start(g) + (len(raw) - len(raw.lstrip()))
                     out.append(_assigned(key, kind, s, value, j))
@@ -319,8 +337,8 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                     out.append((vstart, vend, kind, 10, j))
                 continue
             value = text[vstart:vend]
-            if len(value) < 3 or is_placeholder(value):
-                continue
+            if len(value) < 3 or is_placeholder(value) or value.lower() == key.lower():
+                continue  # (access_token=ACCESS_TOKEN: the key's name as its own stand-in)
             if needs_entropy:
                 if value_ok(needs_entropy, value):
                     out.append(_assigned(key, kind, vstart, value, j))
