@@ -819,3 +819,22 @@ def test_the_new_rules_stay_linear(text: str) -> None:
 ])
 def test_placeholders_and_references_the_public_corpora_showed_stay(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    "xo" "xb-12345-abcd234", "xo" "xp-1234567890", "https://indieweb.org/images/3/35/2018-250-xo" "xo-indieweb-1.jpg",
+    "xo" "xp-1234-1234-1234-" + fake(32, HEX, seed=340),  # four-digit ids: a sample's shape, not Slack's
+    '"token4": "xo' 'xp-572370529330-573807301142-572331691188-####################"',  # masked
+    "fn::secret: op" "s_eyJzaWduSW5B..[Redacted]",
+    "http://assets.example.com/media/video_box.ic" "o-" + fake(32, HEX, seed=341) + ".png",  # a file name
+])
+def test_slack_shapes_masks_and_file_names_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("token", [
+    "xo" "xb-50014434-slacktokenx29U9X1bQ", "xo" "xo-523423-234243-234233-e039d02840a0b9379c",
+    "xo" "xa-2-511111111-31111111111-3111111111111-e039d02840a0b9379c", "xo" "xe-1-" + fake(60, seed=342),
+])
+def test_slack_tokens_of_every_generation_are_still_found(token: str) -> None:
+    assert token not in redact("SLACK=" + token).text

@@ -59,7 +59,8 @@ _TEMPLATE = _LazyRe(
 
 # (AWS's documented example keys end in EXAMPLE / EXAMPLEKEY and are still redacted:
 # scanners' test suites and tutorials are full of them.)
-_FAKE = _LazyRe(r"[xX]{4}|\.\.\.|\*\*\*|•••|(?i:your[-_ ]|<[a-z_ -]{2,40}>)|(?:Here|HERE)\Z")
+# (also: a masked tail "####", a value marked [Redacted])
+_FAKE = _LazyRe(r"[xX]{4}|#{4}|\.\.\.|\*\*\*|•••|(?i:your[-_ ]|<[a-z_ -]{2,40}>|redacted)|(?:Here|HERE)\Z")
 
 
 def _entropy(value: str) -> float:

@@ -93,6 +93,17 @@ def _der_private(value: str) -> bool:
     return head[:2] == b"\x30\x82" and head[4:7] in (b"\x02\x01\x00", b"\x02\x01\x01")
 
 
+def _slack_ok(token: str) -> bool:
+    """Slack's shape: numeric ids (one of 6+ digits) then the secret part, or a one-digit version then
+    a long secret (xoxe-1-..., xoxa-2-...). `xoxp-1234-1234-1234-...`, `xoxb-12345-abcd234` and a
+    run cut at `####` are samples."""
+    parts = token[5:].split("-")
+    last = parts[-1]
+    if len(parts) < 2 or len(last) < 8 or not has_digit(token[5:]):
+        return False
+    return len(last) >= 40 or any(p.isdigit() and len(p) >= 6 for p in parts[:-1])
+
+
 def basic_auth_ok(value: str) -> bool:
     body = value.rstrip("=")
     if len(body) < 6 or len(value) - len(body) > 2:
@@ -192,7 +203,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("databricks-token", "dapi", r"[a-f0-9]{32}(?:-\d)?" + _LA),
     tok("octopus-deploy-key", "API-", r"[A-Z0-9]{26}" + _LA, check=has_digit),
     *_toks("harness-token", ("pat.", "sat."), r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" + _LA),
-    tok("infracost-key", "ico-", r"[A-Za-z0-9]{32}" + _LA, check=mixed),
+    tok("infracost-key", "ico-", r"[A-Za-z0-9]{32}" + _LA, r"[A-Za-z0-9_.]", check=mixed),  # not favicon.ico-<hash>.png
     tok("scalingo-token", "tk-us-", r"[A-Za-z0-9_\-]{48}" + _LA_DASH),
     tok("settlemint-token", "sm_", r"(?:pat|aat|sat)_[A-Za-z0-9]{16}" + _LA),
     tok("1password-secret-key", "A3-", r"[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}" + _LA),
@@ -277,7 +288,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("easypost-key", "EZTK", r"[A-Za-z0-9]{54}" + _LA),
     tok("duffel-token", "duffel_", r"(?:test|live)_[A-Za-z0-9_=\-]{43}"),
     # --- messaging, e-mail, chat
-    tok("slack-token", "xox", r"[abposre]-[A-Za-z0-9\-]{10,}", maxlen=300, check=lambda s: has_digit(s[5:])),
+    tok("slack-token", "xox", r"[abposre]-[A-Za-z0-9\-]{10,}", maxlen=300, check=_slack_ok),
     tok("slack-token", "xapp-", r"\d-[A-Za-z0-9\-]{10,}", maxlen=300),
     tok("slack-webhook", "https://hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{8,}", None),
     # ...and over http://, or with the host in capitals: the path is the secret whatever the scheme.
@@ -507,13 +518,18 @@ def _cmd(name: str) -> str:
     return f"{name}(?<![A-Za-z0-9_]{name})"
 
 
+# curl, then up to four lines joined by "\" continuations. The continuation is the only way from one
+# segment to the next, so a failing start costs at most the four segments' length (linear overall).
+_CURL_SEG = r"[^\n|;]{0,120}?"
+_CURL = _cmd("curl") + r"\b" + _CURL_SEG + r"(?:\\[ \t]*\r?\n" + _CURL_SEG + r"){0,3}?"
+
 COMMAND_RULES: tuple[tuple[str, _LazyRe, str], ...] = (
     # -u user:pw, also quoted or braced parts ("{user}":"{pw}", kevin:'pw'), an empty user (-u ":pw"),
     # and the option on a continuation line (`curl ... \` newline `-u ...`).
-    ("curl", _LazyRe(_cmd("curl") + r"\b(?:[^\n|;\\]|\\\r?\n?){0,200}?\s(?:-u|--user|--proxy-user|-U)(?:\s*|=)"
+    ("curl", _LazyRe(_CURL + r"\s(?:-u|--user|--proxy-user|-U)(?:\s*|=)"
                      r"[\"']?\{?[^\s:\"'{}]{0,64}\}?[\"']?:[\"']?\{?([^\s\"'{}]{1,256})"), "password"),
-    # -u "<key>:" -- an API key given as the user name with an empty password
-    ("curl", _LazyRe(_cmd("curl") + r"\b(?:[^\n|;\\]|\\\r?\n?){0,200}?\s(?:-u|--user)\s*[\"']?"
+    # -u "<key>:" -- an API key given as the user name with an empty password (quoted: `:"` gates it)
+    (':"', _LazyRe(_CURL + r"\s(?:-u|--user)\s*[\"']?"
                      r"(?=[^\s:\"'{}]{0,63}[0-9])([^\s:\"'{}<\[][^\s:\"'{}]{5,63}):(?=[\"'\s]|$)"), "password"),
     ("wget", _LazyRe(_cmd("wget") + r"\b[^\n|;]{0,120}?\s--(?:http-|ftp-|proxy-)?password[= ][\"']?([^\s\"']{1,256})"), "password"),
     ("mysql", _LazyRe(r"mysql(?:dump|admin|sh)?\b[^\n|;]{0,120}?\s-p([^\s\"'-][^\s\"']{1,256})"), "password"),
