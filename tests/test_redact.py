@@ -681,3 +681,161 @@ def test_a_bare_token_in_a_name_is_a_secret(name: str) -> None:
     from server.guard.redact import identifier_secrets
 
     assert identifier_secrets(name)
+
+
+# ------------------------------------------- issue 30: forms and formats the public corpora showed
+
+TOK = fake(32, seed=300)
+
+
+@pytest.mark.parametrize("template", [
+    'var clientToken string = "{v}"',  # Go typed var
+    '$clientToken .= "{v}";',  # PHP concatenating assignment
+    'System.setProperty("CLIENT_TOKEN", "{v}")',  # a call with a key and its value
+    'utils.GetEnvOrDefault("api_token", "{v}")',  # getenv with a default
+    'os.getenv("DEPLOY_SECRET", "{v}")',
+    'CLIENT_TOKEN ::= "{v}"', 'CLIENT_TOKEN :::= "{v}"',  # make's assignments
+    "<clientToken>\n    {v}\n</clientToken>",  # XML value on its own line
+    'const SONAR_LOGIN = "{v}"', 'sonar.login ?= "{v}"',  # a token given as the "login"
+])
+def test_more_assignment_forms_are_read_as_key_and_value(template: str) -> None:
+    text = template.format(v=TOK)
+    r = redact(text)
+    assert TOK not in r.text, (text, r.text)
+
+
+@pytest.mark.parametrize("text", [
+    'headers.set("Authorization", "Bearer")', '["password", "secret", "token"]', 'get("token", "default")',
+    'login: "jane.doe@example.com"', "sonar.login=admin", 'LOGIN = "service-account-user"',
+    "var tokenName string = \"session\"", "<password>\n</password>",
+])
+def test_the_new_forms_leave_words_and_user_names(text: str) -> None:
+    assert redact(text).text == text
+
+
+def _der_private_key() -> str:
+    # A DER RSAPrivateKey's shape: SEQUENCE (30 82 len), version INTEGER 0 (02 01 00), then the modulus.
+    body = bytes([0x30, 0x82, 0x01, 0x3A, 0x02, 0x01, 0x00, 0x02, 0x41, 0x00]) + random.Random(7).randbytes(300)
+    return base64.b64encode(body).decode()
+
+
+_MIXED_HEX = "0123456789abcdefABCDEF"
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("sg" "p_" + fake(16, _MIXED_HEX, seed=301) + "_" + fake(40, _MIXED_HEX, seed=302), fake(40, _MIXED_HEX, seed=302)),
+    ("sg" "p_local_" + fake(40, _MIXED_HEX, seed=303), fake(40, _MIXED_HEX, seed=303)),
+    ("export SQ=sq" "p_" + fake(40, string.ascii_uppercase + string.digits, seed=304),
+     fake(40, string.ascii_uppercase + string.digits, seed=304)),
+    ("4b" "1d" + fake(38, seed=305), fake(38, seed=305)),  # ClickHouse Cloud, no key name at all
+    ("fb " + "1308742762612587" + "|" + fake(27, ALNUM + "_", seed=306), fake(27, ALNUM + "_", seed=306)),
+    ("http://hooks.slack.com/services/T0" + fake(8, string.ascii_uppercase + string.digits, seed=307) + "/" + fake(24, seed=308),
+     fake(24, seed=308)),
+    ("https://HOOKS.SLACK.COM/workflows/T2H71EFLK/A047FK946NN/430780826188280067/" + fake(24, seed=309),
+     fake(24, seed=309)),
+    ("https://CLAUDE.AI/code/session_" + fake(24, seed=310), fake(24, seed=310)),
+    (_der_private_key(), _der_private_key()[20:80]),
+])
+def test_provider_formats_the_public_corpora_showed(text: str, secret: str) -> None:
+    r = redact(text)
+    assert secret not in r.text, (text, r.text)
+
+
+@pytest.mark.parametrize("text", [
+    "sg" "p_" + "0" * 16 + "_" + "0" * 40,  # zeros: a format shown, not a token
+    # a certificate and a public key in base64 DER also start with MII: not secrets
+    base64.b64encode(bytes([0x30, 0x82, 0x03, 0x77, 0x30, 0x82, 0x02, 0x5F]) + random.Random(8).randbytes(300)).decode(),
+    base64.b64encode(bytes([0x30, 0x82, 0x01, 0x22, 0x30, 0x0D, 0x06, 0x09]) + random.Random(9).randbytes(300)).decode(),
+    "cat access.log | sort | uniq -c | sort -rn | head -20 # 1234567890123456|",
+])
+def test_look_alikes_of_the_new_formats_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+K8S_VALUE = base64.b64encode(("admin:" + fake(20, seed=320)).encode()).decode()
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ('cloudflare: "' + fake(40, ALNUM + "_-", seed=321) + '"', fake(40, ALNUM + "_-", seed=321)),  # the name is the key
+    ("HEROKU = 3f1c2b4a-9d8e-4f7a-b6c5-1e2d3c4b5a69", "3f1c2b4a-9d8e-4f7a-b6c5-1e2d3c4b5a69"),
+    ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  # base64\n  password: " + K8S_VALUE + "\n", K8S_VALUE),
+    ("apiVersion: v1\ndata:\n\textra: '" + K8S_VALUE + "'\nkind: 'secret'\n", K8S_VALUE),
+    ("apiVersion: v1\nkind: Secret\ndata:\n  .dockercfg: |\n    " + K8S_VALUE + "\nmetadata:\n  name: x\n", K8S_VALUE),
+    ("kind: Secret\nstringData:\n  token: " + "Zq81!" + fake(12, seed=322) + "\n", "Zq81!" + fake(12, seed=322)),
+    ('<add key="ClearTextPassword" value="Build' + "%Pw" + 'Suffix%" />', "Build%PwSuffix%"),  # NuGet: a literal with %VAR%
+    ("curl -u \":" + "d2LkV78zLx!t" + "\" https://localhost:9200", "d2LkV78zLx!t"),  # empty user
+    ("curl -u \"" + "d2LkV78zLx!t" + ":\" https://localhost:9200", "d2LkV78zLx!t"),  # a key as the user, no password
+    ('curl -X POST --user "{' + "acd3c08b" + '}":"{' + "ZqL5kVrX1n8tA2" + '}" https://x.example.com', "ZqL5kVrX1n8tA2"),
+    ("curl --user kevin:'" + "pRf7vG2h1L8nQkW9" + "' -iX PATCH", "pRf7vG2h1L8nQkW9"),
+    ("$ curl https://api.example.com/token \\\n  -H 'Accept: x' \\\n  --user app:" + "qgsnai0xokrw4j1" + " --data a=b",
+     "qgsnai0xokrw4j1"),  # on a continuation line
+    ("curl -u elastic:" + "P@ssw0rd$1" + " https://localhost:9200", "P@ssw0rd$1"),
+    ('curl --header "Authorization: Basic ' + fake(72, ALNUM, seed=323) + '"', fake(72, ALNUM, seed=323)),  # long Basic
+])
+def test_context_variants_the_public_corpora_showed(text: str, secret: str) -> None:
+    r = redact(text)
+    assert secret not in r.text, (text, r.text)
+
+
+@pytest.mark.parametrize("text", [
+    "cloudflare_zone_id: " + fake(32, HEX, seed=324),  # an id, and the name is not the whole key
+    "discord: 198622483471925248",  # a user id
+    "kind: ConfigMap\ndata:\n  greeting: aGVsbG8=\n",  # not a Secret
+    "kind: Secret\ndata:\n  password: ${DB_PASSWORD}\n",
+    "kind: Secret\nstringData:\n  password: <your password>\n",
+    "curl --user neo4j:[PASSWORD] http://localhost:7474/db/data/",
+    'curl --user "xxx:yyy"', "curl -u <user:password> https://test.example.com/endpoint",
+    'curl -H "Authorization: Basic $(echo -n user:pw | base64)"',
+])
+def test_the_context_variants_leave_ids_and_references(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    "kind: Secret\ndata:\n" + " a: b\n" * 150_000,
+    "kind: Secret\n" + "data:\n " * 150_000,
+    "curl \\\n" * 125_000 + " -u x:y",
+    "curl -u " + "1" * 999_990,
+    "cloudflare: " * 83_334,
+    "1234567890123456|" * 58_824,
+    "MII" * 333_334,
+])
+def test_the_new_rules_stay_linear(text: str) -> None:
+    assert_linear(redact, text)
+
+
+@pytest.mark.parametrize("text", [
+    'apiKey: "AI' + "za" + "a" * 35 + '"',  # a run of one character: a format shown, not a key
+    '   API_KEY="gl' + "c_" + "1" * 42 + '="',
+    'const privateaiToken = "' + "a" * 32 + '";',
+    "xoxe.xo" + "xp-1-SlackAppConfigurationAccessTokenHere",  # ...Here: the slot, not the token
+    "SUMO_ACCESS_KEY={SumoAccessKey}",  # a reference in braces
+    "-e SUMO_ACCESS_KEY=`etcdctl get /sumologic_secret`",  # a shell command's output
+    "BlindKeySignatures = Ed25519.BlindKeySignatures",  # a dotted name
+    "X-MS-Exchange-Organization-AuthSource: sm02915.int.contoso.com",  # a host name
+    'notes = "Maven - io.jsonwebtoken:jjwt-jackson-0.11.2"',  # a Maven coordinate
+    'publicToken = "' + fake(43, seed=330) + '"', "csrf-token=" + fake(86, ALNUM + "+/", seed=331) + "==",
+    "create?access_token=ACCESS_TOKEN",  # the key's own name as its stand-in
+    "apiVersion: v1\nkind: secret\ndata:\n\textra: YmFyCg==\n",  # a three-byte sample value
+])
+def test_placeholders_and_references_the_public_corpora_showed_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    "xo" "xb-12345-abcd234", "xo" "xp-1234567890", "https://indieweb.org/images/3/35/2018-250-xo" "xo-indieweb-1.jpg",
+    "xo" "xp-1234-1234-1234-" + fake(32, HEX, seed=340),  # four-digit ids: a sample's shape, not Slack's
+    '"token4": "xo' 'xp-572370529330-573807301142-572331691188-####################"',  # masked
+    "fn::secret: op" "s_eyJzaWduSW5B..[Redacted]",
+    "http://assets.example.com/media/video_box.ic" "o-" + fake(32, HEX, seed=341) + ".png",  # a file name
+])
+def test_slack_shapes_masks_and_file_names_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("token", [
+    "xo" "xb-50014434-slacktokenx29U9X1bQ", "xo" "xo-523423-234243-234233-e039d02840a0b9379c",
+    "xo" "xa-2-511111111-31111111111-3111111111111-e039d02840a0b9379c", "xo" "xe-1-" + fake(60, seed=342),
+])
+def test_slack_tokens_of_every_generation_are_still_found(token: str) -> None:
+    assert token not in redact("SLACK=" + token).text

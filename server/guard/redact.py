@@ -181,6 +181,10 @@ def _private_keys(text: str, out: list[_Cand]) -> None:
         pos = stop
 
 
+# The provider's name is itself the key: `cloudflare: "<value>"`, `HEROKU = ...`.
+_NAME_AS_KEY = _LazyRe(r"[\"'`]?[ \t]*(?::=|=>|[:=])[ \t]*[\"'`]?")
+
+
 def _keyword_values(text: str, low: str, out: list[_Cand]) -> None:
     """Random values just after a provider's name (KEYWORD_RULES). Linear: each occurrence
     tries a 40-character gap once, and occurrences inside a value already found are skipped."""
@@ -195,8 +199,12 @@ def _keyword_values(text: str, low: str, out: list[_Cand]) -> None:
                 continue
             s, e = m.span(1)
             skip_to = e
-            if not GAP_NEEDS.search(text, i, s):
-                continue  # the provider's name, then a key word: "TWILIO_AUTH_TOKEN=", "heroku api key:"
+            if not GAP_NEEDS.search(text, i, s) and (
+                    rule.kind.endswith("-id") or not _NAME_AS_KEY.fullmatch(text, start, s)
+                    or (i > 0 and text[i - 1] in _ALNUM)):
+                # the provider's name, then a key word ("TWILIO_AUTH_TOKEN=", "heroku api key:"),
+                # or the name as the whole key ("cloudflare: ..."); an id is not a secret
+                continue
             value = text[s:e]
             if (rule.check is not None and not rule.check(value)) or looks_fake(value):
                 continue
@@ -204,8 +212,10 @@ def _keyword_values(text: str, low: str, out: list[_Cand]) -> None:
 
 
 def _is_reference(value: str) -> bool:
-    """``$PW``, ``${PW}``, ``<password>``, ``{password}``, ``%PW%``, ``***``, ``sk-xxxx``: not a literal secret."""
-    return value[0] in "${<%*" or "${" in value or set(value) <= set("*xX.") or looks_fake(value)
+    """``$PW``, ``${PW}``, ``<password>``, ``{password}``, ``%PW%``, ``***``, ``sk-xxxx``, ``[PASSWORD]``,
+    ``yyy``: not a literal secret."""
+    return (value[0] in "${<%*[" or "${" in value or set(value) <= set("*xX.") or looks_fake(value)
+            or (len(value) >= 3 and len(set(value)) == 1))
 
 
 def _command_lines(low: str, text: str, out: list[_Cand]) -> None:
@@ -214,8 +224,9 @@ def _command_lines(low: str, text: str, out: list[_Cand]) -> None:
         if trigger in low:
             for m in regex.finditer(text):
                 s, e = m.span(1)
-                if not _is_reference(text[s:e]):
-                    out.append((s, e, kind, 4, m.start()))
+                if _is_reference(text[s:e]) or (text[e - 1] == ">" and "<" in text[m.start():s]):
+                    continue  # `-u <user:password>`: the syntax shown, not a credential
+                out.append((s, e, kind, 4, m.start()))
 
 
 def _lower_same_length(text: str) -> str:
@@ -243,6 +254,48 @@ def _aws_pairs(text: str, out: list[_Cand]) -> None:
             c.isdigit() or c in "/+" for c in value
         ):
             out.append((m.start(), m.end(), "aws-secret-access-key", 0, m.start()))
+
+
+# A Kubernetes Secret's `data:` (base64) and `stringData:` values, found when the text declares
+# `kind: Secret`. Each data block is walked once, line by line, to the end of its indentation.
+_K8S_KIND = _LazyRe(r"(?im)^[ \t]*kind:[ \t]*[\"']?secret[\"']?[ \t]*$")
+_K8S_DATA = _LazyRe(r"(?m)^([ \t]*)(data|stringData):[ \t]*$")
+_K8S_ITEM = _LazyRe(r"[ \t]*[^\s:#\-][^:\n]{0,250}:[ \t]*(?:([|>][-+]?)|[\"']?([^\s\"'#]{1,8192})[\"']?)[ \t]*\r?$")
+_BASE64 = _LazyRe(r"[A-Za-z0-9+/]{11,}={0,2}")  # 8+ bytes: "YmFyCg==" ("bar") is a sample
+
+
+def _kubernetes_secrets(text: str, out: list[_Cand]) -> None:
+    scanned_to = -1
+    for m in _K8S_DATA.finditer(text):
+        if m.start() < scanned_to:
+            continue
+        indent, plain = len(m.group(1)), m.group(2) == "stringData"
+        pos = m.end() + 1
+        block = -1  # indentation of the key whose value is a block scalar (| or >), else -1
+        while pos < len(text):
+            nl = text.find("\n", pos)
+            end = len(text) if nl < 0 else nl
+            line = text[pos:end]
+            body = line.lstrip(" \t")
+            ind = len(line) - len(body)
+            if body.strip() and not body.startswith("#"):
+                if ind <= indent:
+                    break
+                value_at = -1
+                if block >= 0 and ind > block:
+                    value_at = pos + ind
+                    value = body.rstrip()
+                else:
+                    block = -1
+                    item = _K8S_ITEM.match(line)
+                    if item is not None and item.group(1):
+                        block = ind
+                    elif item is not None and item.group(2):
+                        value_at, value = pos + item.start(2), item.group(2)
+                if value_at >= 0 and (_BASE64.fullmatch(value) if not plain else not _is_reference(value)):
+                    out.append((value_at, value_at + len(value), "secret", 10, value_at))
+            pos = end + 1
+        scanned_to = pos
 
 
 def _candidates(text: str) -> list[_Cand]:
@@ -282,6 +335,8 @@ def _candidates(text: str) -> list[_Cand]:
     if "://" in text:
         _url_credentials(text, out)
     _command_lines(low, text, out)
+    if "data:" in low and "secret" in low and _K8S_KIND.search(text):
+        _kubernetes_secrets(text, out)
     if any(k in low for k in KEYWORDS):
         assignments(text, low, out)
         flags_xml_and_spoken(text, low, out)

@@ -48,7 +48,7 @@ _PLACEHOLDER_WORDS = frozenset(
 )
 _MASK_CHARS = frozenset("*xX.#•-_?")
 # settings.API_KEY, self.password (no digits: ya29.a0Af.. is a token)
-REFERENCE = _LazyRe(r"(?:[A-Za-z_]+\.)+[A-Za-z_]+\Z")
+REFERENCE = _LazyRe(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_]+\Z")
 _CALL = _LazyRe(r"[A-Za-z_][A-Za-z_.]*[(\[]")  # getpass(), os.environ[...]
 # ${VAR}, ${VAR:-default}, ${{ secrets.X }}, {{ vault_password }}, %(password)s, %PASSWORD%
 _TEMPLATE = _LazyRe(
@@ -59,21 +59,32 @@ _TEMPLATE = _LazyRe(
 
 # (AWS's documented example keys end in EXAMPLE / EXAMPLEKEY and are still redacted:
 # scanners' test suites and tutorials are full of them.)
-_FAKE = _LazyRe(r"[xX]{4}|\.\.\.|\*\*\*|•••|(?i:your[-_ ]|<[a-z_ -]{2,40}>)")
+# (also: a masked tail "####", a value marked [Redacted])
+_FAKE = _LazyRe(r"[xX]{4}|#{4}|\.\.\.|\*\*\*|•••|(?i:your[-_ ]|<[a-z_ -]{2,40}>|redacted)|(?:Here|HERE)\Z")
+
+
+def _entropy(value: str) -> float:
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
 def looks_fake(value: str) -> bool:
-    """A documentation stand-in: ``sk-xxxx...``, ``ghp_XXXX...``, ``sk_test_...``, ``xoxb-your-token``."""
-    return _FAKE.search(value) is not None
+    """A documentation stand-in: ``sk-xxxx...``, ``ghp_XXXX...``, ``sk_test_...``, ``xoxb-your-token``,
+    ``...TokenHere``, or a long run of nearly one character (``AIzaaaaa...``, ``glc_1111...``: under
+    1.2 bits per character, where a random token has 3.5+; a scanner's own all-Q sample key, at 1.4,
+    still counts)."""
+    return _FAKE.search(value) is not None or (len(value) >= 16 and _entropy(value) < 1.2)
 
 
 def is_placeholder(value: str) -> bool:
     v = value.strip()
     if not v or looks_fake(v):
         return True
-    if v[0] in "$<%[(#!@&*" or (v[0] == "{" and not v[:2] == "{{" and "}" in v) or _CALL.match(v):
+    if v[0] in "$<%[(#!@&*" or (v[0] == "{" and not v[:2] == "{{" and ("}" in v or v[1:].replace("_", "").isalnum())) \
+            or _CALL.match(v):
         return True
-    if ("${" in v or "{{" in v or "%" in v) and _TEMPLATE.search(v):
+    # (a %NAME% inside a literal, "TestSource%Password%", does not make the literal a reference)
+    if ("${" in v or "{{" in v or "%(" in v) and _TEMPLATE.search(v):
         return True
     low = v.lower()
     if low in _PLACEHOLDER_WORDS:
@@ -87,13 +98,16 @@ def is_placeholder(value: str) -> bool:
     return REFERENCE.match(v) is not None
 
 
+_HOSTNAME = _LazyRe(r"[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,12}")  # sm02915.int.contoso.com
+
+
 def high_entropy(value: str) -> bool:
     """Random-looking: 16+ characters, letters and digits, ~3+ bits per character, not a path or URL."""
     if not 16 <= len(value) <= 512 or " " in value or "://" in value or value[0] in "/~.":
         return False
     if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
         return False
-    if value.replace(".", "").replace("-", "").isdigit():
+    if value.replace(".", "").replace("-", "").isdigit() or _HOSTNAME.fullmatch(value):
         return False
     counts = Counter(value)
     entropy = -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
@@ -121,8 +135,21 @@ _HINTS = ("passw", "pwd", "secret", "token", "apikey", "credential", "auth", "be
           "signature", "signingkey", "contrase")
 
 
+TOKEN_SHAPED = "token-shaped"  # a key's value must be a long random run: letters, digits, - and _ only
+_TOKEN_RUN = _LazyRe(r"[A-Za-z0-9_\-]{20,512}")
+
+
+def value_ok(needs: bool | str, value: str) -> bool:
+    """Whether ``value`` is random enough for a key that needs it (key_kind's second item)."""
+    if not needs:
+        return True
+    if needs == TOKEN_SHAPED and not _TOKEN_RUN.fullmatch(value):
+        return False
+    return high_entropy(value)
+
+
 @lru_cache(maxsize=4096)
-def key_kind(key: str) -> tuple[str, bool] | None:
+def key_kind(key: str) -> tuple[str, bool | str] | None:
     """(kind, needs a high-entropy value) when the key names a credential, else None."""
     segs = [s for s in _SEG_SPLIT.split(_CAMEL.sub("_", key).lower()) if s]
     if not segs:
@@ -134,6 +161,8 @@ def key_kind(key: str) -> tuple[str, bool] | None:
         return "password", False
     if last.endswith("secret"):
         return "secret", False
+    if prev in ("public", "publishable", "csrf", "xsrf") or last in ("csrftoken", "xsrftoken"):
+        return None  # designed to be shown: in a web page, a form, a client bundle
     if last.endswith("token"):
         return "token", False
     if last == "apikey" or (last == "key" and prev == "api"):
@@ -147,6 +176,10 @@ def key_kind(key: str) -> tuple[str, bool] | None:
         return "secret", False
     if last in ("credential", "credentials", "creds") and prev not in ("", "use", "with"):
         return "secret", False
+    if last == "login":
+        # SONAR_LOGIN, sonar.login: some tools take a token as the "login"; a user name
+        # is not token-shaped, so only a long random run counts.
+        return "token", TOKEN_SHAPED
     if last in _NOT_SECRET_LAST or last.isdigit() and prev in _NOT_SECRET_LAST:
         return None
     joined = "".join(segs)
@@ -160,7 +193,10 @@ def key_kind(key: str) -> tuple[str, bool] | None:
 KEY_CHARS = _ALNUM | set("_.-")
 _ASSIGN = _LazyRe(
     r"(?P<key>[^\W\d][\w.\-]{0,80})(?:\[\])?(?P<kq>[\"']?)\]?[ \t]*"
-    r"(?P<sep>:=|=>|\?=|<-|=(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?|(?<=[ \t])(?=[@rRbBuUfF]{0,2}[\"'`]))"
+    r"(?P<sep>:=|::?:=|=>|\?=|<-|\.=|=(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?"
+    # Go's `var key string = "v"`; a call's `("KEY", "v")` (setProperty, getenv with a default)
+    r"|(?<=[ \t])(?:string|String|str|&str|\[\]byte)[ \t]*=(?!=)|(?<=[\"']),(?=[ \t]*[\"'])"
+    r"|(?<=[ \t])(?=[@rRbBuUfF]{0,2}[\"'`]))"
     r"(?P<sp>[ \t]*)(?:[@rRbBuUfF]{1,2}(?=[\"'`]))?"
     r"(?:\\\"(?P<eq>[^\"\r\n\\]{1,1024})\\\"|\"(?P<dq>[^\"\r\n]{1,1024})\"|'(?P<sq>[^'\r\n]{1,1024})'|`(?P<bq>[^`\r\n]{1,1024})`)?"
 )
@@ -173,14 +209,14 @@ _MAX_VALUE = 4096
 # (query strings, connection strings, CSV); inside a value those characters are kept.
 # It also ends at an escaped newline or tab ("\n") inside a JSON or C string.
 _VALUE_CUT = _LazyRe(r"[,;&](?=[ \t]|\Z|[A-Za-z_][A-Za-z0-9_.\-]{0,40}=)|\\[nrt]")
-KEYWORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "contrase", "bearer", "signature")
+KEYWORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "contrase", "bearer", "signature", "login")
 # CLI flags: --password hunter2 / --api-key=...
 _FLAG = _LazyRe(
     r"--(?<![A-Za-z0-9_\-]--)(?P<key>(?:[A-Za-z0-9]+-){0,3}(?i:password|passwd|token|secret|api-key|apikey))"
     r"(?:[ \t]+|=)(?P<q>[\"']?)"
 )
 # <password>hunter2</password>
-_XML = _LazyRe(r"<(?P<tag>[A-Za-z_][A-Za-z0-9_.\-]{0,40})>(?P<val>[^<\s]{3,1024})</(?P=tag)>")
+_XML = _LazyRe(r"<(?P<tag>[A-Za-z_][A-Za-z0-9_.\-]{0,40})>\s{0,200}(?P<val>[^<\s]{3,1024})\s{0,200}</(?P=tag)>")
 # .NET config: <add key="DbPassword" value="..." />; Dockerfile: ENV DB_PASSWORD hunter2
 _XML_PAIR = _LazyRe(r"key=\\?\"(?P<key>[A-Za-z_][A-Za-z0-9_.:\-]{0,60})\\?\"\s+value=\\?\"(?P<val>(?:[^\"\r\n\\]|\\(?!\")){3,1024})\\?\"")
 _ENV_LINE = _LazyRe(r"(?m:^[ \t]*ENV[ \t]+(?P<key>[A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+(?P<val>[^\s=\"'][^\s\"']{2,1023})[ \t]*$)")
@@ -271,6 +307,12 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
         if found is None:
             continue
         kind, needs_entropy = found
+        if m.group("sep") == ":" and "." in key and key.islower() and not m.group("sp"):
+            continue  # io.jsonwebtoken:jjwt-api: a Maven coordinate or a package, not a key
+        if m.group("sep") == ",":
+            if not m.group("kq"):
+                continue
+            needs_entropy = needs_entropy or True  # ("token", "bucket") is a list of words: only a random value counts
         if not m.group("sep") and m.group("eq") is None and m.group("dq") is None and m.group("sq") is None \
                 and m.group("bq") is None:
             continue  # `private_key "..."` counts (HCL, SQL, prose); an unquoted word after a space does not
@@ -280,8 +322,9 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                 value = raw.strip()
                 # with no separator (`token "bucket"` is prose) a plain word does not count
                 spaced_word = not m.group("sep") and value.replace(" ", "").replace("-", "").isalpha()
-                if len(value) >= 3 and not spaced_word and not is_placeholder(value) and (
-                        not needs_entropy or high_entropy(value)):
+                if g == "bq" and " " in value:
+                    break  # KEY=`etcdctl get /x`: a shell command's output, not a literal
+                if len(value) >= 3 and not spaced_word and not is_placeholder(value) and value_ok(needs_entropy, value):
                     s = m.start(g) + (len(raw) - len(raw.lstrip()))
                     out.append(_assigned(key, kind, s, value, j))
                 break
@@ -295,10 +338,10 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                     out.append((vstart, vend, kind, 10, j))
                 continue
             value = text[vstart:vend]
-            if len(value) < 3 or is_placeholder(value):
-                continue
+            if len(value) < 3 or is_placeholder(value) or value.lower() == key.lower():
+                continue  # (access_token=ACCESS_TOKEN: the key's name as its own stand-in)
             if needs_entropy:
-                if high_entropy(value):
+                if value_ok(needs_entropy, value):
                     out.append(_assigned(key, kind, vstart, value, j))
                 continue
             sep = m.group("sep")
@@ -334,13 +377,13 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
             for m in pattern.finditer(text):
                 found = key_kind(m.group("key"))
                 v = m.group("val")
-                if found and not is_placeholder(v) and (not found[1] or high_entropy(v)):
+                if found and not is_placeholder(v) and value_ok(found[1], v):
                     out.append((m.start("val"), m.end("val"), found[0], 10, m.start()))
     if "</" in text:
         for m in _XML.finditer(text):
             found = key_kind(m.group("tag"))
             v = m.group("val")
-            if found and not is_placeholder(v) and (not found[1] or high_entropy(v)):
+            if found and not is_placeholder(v) and value_ok(found[1], v):
                 out.append((m.start("val"), m.end("val"), found[0], 10, m.start()))
     for m in _SPOKEN.finditer(text):
         word = m.group(0).split(None, 1)[0].lower()

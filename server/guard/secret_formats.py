@@ -85,10 +85,31 @@ def jwt_ok(token: str) -> bool:
     )
 
 
+def _der_private(value: str) -> bool:
+    try:
+        head = binascii.a2b_base64(value[:16])
+    except (binascii.Error, ValueError):
+        return False
+    return head[:2] == b"\x30\x82" and head[4:7] in (b"\x02\x01\x00", b"\x02\x01\x01")
+
+
+def _slack_ok(token: str) -> bool:
+    """Slack's shape: numeric ids (one of 6+ digits) then the secret part, or a one-digit version then
+    a long secret (xoxe-1-..., xoxa-2-...). `xoxp-1234-1234-1234-...`, `xoxb-12345-abcd234` and a
+    run cut at `####` are samples."""
+    parts = token[5:].split("-")
+    last = parts[-1]
+    if len(parts) < 2 or len(last) < 8 or not has_digit(token[5:]):
+        return False
+    return len(last) >= 40 or any(p.isdigit() and len(p) >= 6 for p in parts[:-1])
+
+
 def basic_auth_ok(value: str) -> bool:
     body = value.rstrip("=")
     if len(body) < 6 or len(value) - len(body) > 2:
         return False
+    if len(body) >= 40 and mixed(body) and has_digit(body):
+        return True  # long and random: a credential whatever it decodes to
     try:
         raw = binascii.a2b_base64(body + "=" * (-len(body) % 4))
         decoded = raw.decode("utf-8")
@@ -182,7 +203,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("databricks-token", "dapi", r"[a-f0-9]{32}(?:-\d)?" + _LA),
     tok("octopus-deploy-key", "API-", r"[A-Z0-9]{26}" + _LA, check=has_digit),
     *_toks("harness-token", ("pat.", "sat."), r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" + _LA),
-    tok("infracost-key", "ico-", r"[A-Za-z0-9]{32}" + _LA, check=mixed),
+    tok("infracost-key", "ico-", r"[A-Za-z0-9]{32}" + _LA, r"[A-Za-z0-9_.]", check=mixed),  # not favicon.ico-<hash>.png
     tok("scalingo-token", "tk-us-", r"[A-Za-z0-9_\-]{48}" + _LA_DASH),
     tok("settlemint-token", "sm_", r"(?:pat|aat|sat)_[A-Za-z0-9]{16}" + _LA),
     tok("1password-secret-key", "A3-", r"[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}" + _LA),
@@ -207,8 +228,12 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("gitlab-session-cookie", "_gitlab_session=", r"[0-9a-z]{32}" + _LA, None, check=has_digit),
     tok("atlassian-api-token", "ATATT3", r"[A-Za-z0-9_=\-]{20,}"),
     tok("bitbucket-app-password", "ATBB", r"[A-Za-z0-9_=\-]{24,}" + _LA_DASH, check=mixed),
-    tok("sourcegraph-token", "sgp_", r"(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40}" + _LA),
-    tok("sonar-token", "sq", r"[pua]_[a-f0-9]{40}" + _LA),
+    # Sourcegraph access tokens: hex in either case, optionally an instance id or "local" first.
+    *_toks("sourcegraph-token", ("sgp_", "sgph_"), r"(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}" + _LA,
+           check=lambda s: _hexy(s[-40:])),
+    tok("sonar-token", "sq", r"[pua]_[A-Za-z0-9]{40}" + _LA, check=lambda s: random_looking(s[4:])),
+    # ClickHouse Cloud API secret keys.
+    tok("clickhouse-api-secret", "4b1d", r"[A-Za-z0-9]{38}" + _LA, check=mixed),
     tok("circleci-token", "CCIPAT_", r"[A-Za-z0-9]{22}_[a-f0-9]{40}" + _LA),
     tok("buildkite-token", "bkua_", r"[a-f0-9]{40}" + _LA),
     tok("docker-hub-token", "dckr_pat_", r"[A-Za-z0-9_\-]{20,}"),
@@ -241,7 +266,9 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("langsmith-key", "lsv2_", r"(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}" + _LA),
     tok("pinecone-api-key", "pcsk_", r"[A-Za-z0-9_]{40,}"),
     # A Claude Code session's URL lets whoever holds it drive the session.
-    tok("claude-code-session-url", "claude.ai/code/session_", r"[A-Za-z0-9]{16,}", None, check=mixed),
+    # (Host names are case-insensitive: CLAUDE.AI is the same host.)
+    Rule("claude-code-session-url", _LazyRe(r"(?i:claude\.ai/code/session_)[A-Za-z0-9]{16,}"), ("claude.ai/code/session_",),
+         check=mixed, ci=True),
     # --- payments and commerce
     tok("stripe-key", "sk_", r"(?:live|test)_[A-Za-z0-9]{16,}", maxlen=255),
     tok("stripe-key", "rk_", r"(?:live|test)_[A-Za-z0-9]{16,}", maxlen=255),
@@ -261,9 +288,14 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("easypost-key", "EZTK", r"[A-Za-z0-9]{54}" + _LA),
     tok("duffel-token", "duffel_", r"(?:test|live)_[A-Za-z0-9_=\-]{43}"),
     # --- messaging, e-mail, chat
-    tok("slack-token", "xox", r"[abposre]-[A-Za-z0-9\-]{10,}", maxlen=300, check=lambda s: has_digit(s[5:])),
+    tok("slack-token", "xox", r"[abposre]-[A-Za-z0-9\-]{10,}", maxlen=300, check=_slack_ok),
     tok("slack-token", "xapp-", r"\d-[A-Za-z0-9\-]{10,}", maxlen=300),
     tok("slack-webhook", "https://hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{8,}", None),
+    # ...and over http://, or with the host in capitals: the path is the secret whatever the scheme.
+    Rule("slack-webhook", _LazyRe(r"(?i:hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9_/\-]{8,}"),
+         ("hooks.slack.com/",), ci=True),
+    Rule("discord-webhook", _LazyRe(r"(?i:discord(?:app)?\.com/api/webhooks/)[0-9]{8,20}/[A-Za-z0-9_\-]{60,68}"),
+         ("discord",), ci=True),
     tok("discord-webhook", "https://discord", r"(?:app)?\.com/api/webhooks/[0-9]{8,20}/[A-Za-z0-9_\-]{60,68}", None),
     Rule("teams-webhook", _LazyRe(r"https://[a-z0-9\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/\-]{40,}(?:/[A-Za-z0-9/\-]{20,})?"),
          (".webhook.office.com/",)),
@@ -304,6 +336,13 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("defined-networking-key", "dnkey-", r"[a-z0-9=_\-]{26}-[a-z0-9=_\-]{52}"),
     tok("mapbox-secret-token", "sk.eyJ", r"[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]{20,}"),
     tok("facebook-access-token", "EAA", r"[A-Za-z0-9]{90,}" + _LA, check=mixed),
+    # A Facebook app access token: the app id, "|" (or %7C in a URL), the app secret.
+    Rule("facebook-access-token",
+         _LazyRe(r"(?<![A-Za-z0-9_])[0-9]{15,16}(?:\||%7[Cc])[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])"), ("|", "%7C", "%7c"),
+         check=lambda s: mixed(s[17:])),
+    # A private key as bare base64 DER, without the PEM lines: "MII" (a long SEQUENCE), then a
+    # version INTEGER 0 or 1 -- which a certificate or a public key never has there.
+    tok("private-key", "MII", r"[A-Za-z0-9+/]{100,}={0,2}", r"[A-Za-z0-9+/]", check=lambda s: _der_private(s), rank=-2),
     tok("instagram-token", "IGQV", r"[A-Za-z0-9_\-]{100,}"),
     tok("twitter-bearer-token", "AAAAAAAAAAAAAAAAAAAA", r"[A-Za-z0-9%]{30,}"),
     Rule("salesforce-token", _LazyRe(r"(?<![A-Za-z0-9])00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{80,}"), ("00D",)),
@@ -479,9 +518,19 @@ def _cmd(name: str) -> str:
     return f"{name}(?<![A-Za-z0-9_]{name})"
 
 
+# curl, then up to four lines joined by "\" continuations. The continuation is the only way from one
+# segment to the next, so a failing start costs at most the four segments' length (linear overall).
+_CURL_SEG = r"[^\n|;]{0,120}?"
+_CURL = _cmd("curl") + r"\b" + _CURL_SEG + r"(?:\\[ \t]*\r?\n" + _CURL_SEG + r"){0,3}?"
+
 COMMAND_RULES: tuple[tuple[str, _LazyRe, str], ...] = (
-    ("curl", _LazyRe(_cmd("curl") + r"\b[^\n|;]{0,120}?\s(?:-u|--user|--proxy-user|-U)\s*[\"']?"
-                     r"[^\s:\"']{1,64}:([^\s\"'@]{1,256})"), "password"),
+    # -u user:pw, also quoted or braced parts ("{user}":"{pw}", kevin:'pw'), an empty user (-u ":pw"),
+    # and the option on a continuation line (`curl ... \` newline `-u ...`).
+    ("curl", _LazyRe(_CURL + r"\s(?:-u|--user|--proxy-user|-U)(?:\s*|=)"
+                     r"[\"']?\{?[^\s:\"'{}]{0,64}\}?[\"']?:[\"']?\{?([^\s\"'{}]{1,256})"), "password"),
+    # -u "<key>:" -- an API key given as the user name with an empty password (quoted: `:"` gates it)
+    (':"', _LazyRe(_CURL + r"\s(?:-u|--user)\s*[\"']?"
+                     r"(?=[^\s:\"'{}]{0,63}[0-9])([^\s:\"'{}<\[][^\s:\"'{}]{5,63}):(?=[\"'\s]|$)"), "password"),
     ("wget", _LazyRe(_cmd("wget") + r"\b[^\n|;]{0,120}?\s--(?:http-|ftp-|proxy-)?password[= ][\"']?([^\s\"']{1,256})"), "password"),
     ("mysql", _LazyRe(r"mysql(?:dump|admin|sh)?\b[^\n|;]{0,120}?\s-p([^\s\"'-][^\s\"']{1,256})"), "password"),
     ("sshpass", _LazyRe(_cmd("sshpass") + r"\s+-p\s*[\"']?([^\s\"']{1,256})"), "password"),
