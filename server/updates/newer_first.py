@@ -39,6 +39,14 @@ at OUTDATED_LABEL or more (`outdated`). A look-alike keeps its place: nothing mo
 query found, and a look-alike pair is recorded as a possible update only when the update model, which
 weighs the look-alike guarantees (rules.other_things), gives it POSSIBLE or more.
 
+Turns too (`later_turns`, issue 32 item 5): with automatic capture most memories are conversation turns, and
+a later turn that reverses an earlier decision ("on by default" one week, "unset means off" the next) is
+attached after a shown turn of its thread the same way, by sentence (a turn says many things): a sentence of
+the later turn that holds the query's terms the shown turn's sentence holds, is not about another thing
+(rules.other_things) and says that something changed, holds another value in its slot, or turns a setting
+the other way. It is shown as an excerpt (those sentences, at most EXCERPT_CHARS) and the earlier turn is
+labelled possibly outdated; no vector is needed, so the prompt hook's keyword answer does it too.
+
 The constants are the strictest that cost no look-alike its first place in a replay of the update
 benchmark's captured rankings (looser ones gained more and lost look-alikes; README, "Session 26:
 recall's newer-first order").
@@ -46,11 +54,12 @@ recall's newer-first order").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 from server import ranking, textindex
 from server.updates import rules
-from server.models import linkable
+from server.models import CONVERSATION_KIND, linkable
 from server.updates.statements import analyse
 from server.storage.records import MemoryRow, PossibleUpdate
 
@@ -69,6 +78,11 @@ NEAR = 0.8
 ATTACH_LIMIT = 3
 PAIR_COSINE = 0.5
 SUBJECT_SHARE = 0.3
+#: A later turn attached after a shown one is shown as an excerpt: at most this many of its sentences (those
+#: about the subject), clipped to EXCERPT_CHARS -- a turn runs to thousands of characters, a recall's
+#: attached memory should cost about what a statement does.
+EXCERPT_SENTENCES = 2
+EXCERPT_CHARS = 320
 
 
 def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], docs: Mapping[int, ranking.Doc],
@@ -136,9 +150,9 @@ def attach(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow],
         if len(attached) >= ATTACH_LIMIT:
             break
         row = rows.get(older)
-        if row is None or not linkable(row) or older in attached:
+        if row is None or not _attachable(row) or older in attached:
             continue
-        newer = [n for n, _ in later.get(older, ()) if n in rows and linkable(rows[n])
+        newer = [n for n, _ in later.get(older, ()) if n in rows and _attachable(rows[n])
                  and rows[n].created_at > row.created_at and n not in attached]
         if not newer:
             continue
@@ -152,6 +166,101 @@ def attach(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow],
         out.insert(at + 1, (pick, out[at][1]))
         attached[pick] = older
     return out, attached
+
+
+def later_turns(shown: Sequence[tuple[int, float]], ranked: Sequence[int], rows: Mapping[int, MemoryRow],
+                query: str) -> tuple[dict[int, list[tuple[int, PossibleUpdate]]], dict[int, str]]:
+    """For each shown conversation turn, the later turns of its thread in the `ranked` list (shown below it or
+    ranked further down) that reverse what it says about the query's subject (`reverses`), as `attach` takes
+    them; and for each such later turn its excerpt: the sentences that do (issue 32 item 5: on real transcripts
+    an earlier "on by default" turn was shown, and the later "unset means off" was not).
+
+    Turns are compared by sentence, not whole (a turn says many things): a sentence of the shown turn that
+    holds the query's terms against each sentence of the later turn that holds them too. No vector is needed
+    (a hook process answers by keyword), and no update is recorded: the reader sees both and judges."""
+    terms = textindex.query_terms(query)
+    if not terms:
+        return {}, {}
+    said: dict[int, list[tuple[str, frozenset[str]]]] = {}  # a turn's sentences holding the query's terms
+
+    def sentences(row: MemoryRow) -> list[tuple[str, frozenset[str]]]:
+        if row.id not in said:
+            held = [(s, _held(terms, s)) for s in _sentences(row.content)]
+            said[row.id] = [(s, h) for s, h in held if h]
+        return said[row.id]
+
+    out: dict[int, list[tuple[int, PossibleUpdate]]] = {}
+    excerpts: dict[int, str] = {}
+    for older, _ in shown:
+        old = rows.get(older)
+        if old is None or not _live_turn(old):
+            continue
+        asked = sentences(old)
+        if not asked:
+            continue
+        for newer in ranked:
+            new = rows.get(newer)
+            if new is None or newer == older or not _live_turn(new) or new.thread != old.thread \
+                    or new.created_at <= old.created_at:
+                continue
+            reversing = [n for n, n_held in sentences(new)
+                         if any(2 * len(held & n_held) >= len(held) and reverses(o, n) for o, held in asked)]
+            if reversing:
+                out.setdefault(older, []).append((newer, PossibleUpdate(older, 0.0)))
+                excerpts.setdefault(newer, _excerpt(reversing))
+    return out, excerpts
+
+
+def reverses(old: str, new: str) -> bool:
+    """Whether sentence `new` of a later turn reads as another state of what sentence `old` of an earlier turn
+    says (later_turns has checked that it holds at least half of the query's terms `old` holds): the two are
+    not about other things (rules.other_things: other services, environments, numbered members, an event
+    against a state, a template with another name swapped), and `new` says that something changed, holds
+    another value in `old`'s slot, or turns a setting the other way (on / off, enabled / disabled)."""
+    n = analyse(new)
+    # The cheap tests first: most sentences of a chat say nothing changed and hold no value or setting.
+    setting = bool(set(n.words) & _SETTING)
+    if not (n.cue or setting or n.slot_values or n.places or n.periods):
+        return False
+    o = analyse(old)
+    if not n.cue and (o.eventful or n.eventful):
+        return False  # no change word: two events (two deploys, two trips) are two facts
+    if not (n.cue or rules.changed_slot(o, n) or (setting and _flipped(o.words, n.words))):
+        return False
+    return not rules.other_things(o, n)
+
+
+#: A setting turned one way and the other: a later sentence holding only the other side reverses it.
+_ON = frozenset("on enabled enable true opt-in allowed".split())
+_OFF = frozenset("off disabled disable false opt-out unset".split())
+_SETTING = _ON | _OFF
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _flipped(old: Sequence[str], new: Sequence[str]) -> bool:
+    a, b = set(old), set(new)
+    return bool((a & _ON and not a & _OFF and b & _OFF and not b & _ON) or (a & _OFF and not a & _ON and b & _ON and not b & _OFF))
+
+
+def _held(terms: Sequence[str], text: str) -> frozenset[str]:
+    return frozenset(t for t in terms if ranking.term_coverage([t], text))
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def _excerpt(sentences: Sequence[str]) -> str:
+    text = " … ".join(sentences[:EXCERPT_SENTENCES])
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1].rstrip() + "…"
+
+
+def _live_turn(row: MemoryRow) -> bool:
+    return row.kind == CONVERSATION_KIND and row.deleted_at is None and row.superseded_by is None
+
+
+def _attachable(row: MemoryRow) -> bool:
+    return linkable(row) or _live_turn(row)
 
 
 def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score: float,
