@@ -68,7 +68,7 @@ from quality import Asked, ask, auroc, calibration, commit, fmt, hit, mean, quan
 from server import ranking  # noqa: E402
 from server.config import Settings  # noqa: E402
 from server.curation.curator import Curator  # noqa: E402
-from server.service import MemoryService  # noqa: E402
+from server.compose import open_service  # noqa: E402
 from server.storage.protocol import Scope  # noqa: E402
 
 DATA = HERE / "data" / "updates"
@@ -123,7 +123,7 @@ class Run:
 
     def __init__(self, projects: list[dict], embedder: str, at_once: bool = False) -> None:
         self.projects = projects
-        self.service = MemoryService.open(Settings(home=Path(tempfile.mkdtemp(prefix="memvault-updates-")), embedder=embedder))
+        self.service = open_service(Settings(home=Path(tempfile.mkdtemp(prefix="memvault-updates-")), embedder=embedder))
         self.ids: dict[tuple[str, str, int], int] = {}  # (project, role, index) -> memory id
         if at_once:  # a running server (its model loaded) told everything at once, then asked at once
             self.service.embedder.wait_ready(600)
