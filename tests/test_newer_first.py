@@ -274,3 +274,22 @@ def test_later_turns_excerpt_only_the_sentences_that_reverse():
     found, excerpts = newer_first.later_turns([(1, 0.9)], [1, 2, 3, 4], rows, "is auto-capture on by default?")
     assert [n for n, _ in found[1]] == [2]  # not the earlier turn, not a statement
     assert excerpts[2].startswith("Auto-capture is off by default now") and "installer" not in excerpts[2]
+
+
+def test_a_later_state_holding_most_of_the_subject_is_attached_at_a_lower_cosine():
+    """An update worded after the new state reads unlike the old sentence: holding most of its subject and
+    saying that it changed, it is attached from ATTACH_COSINE_MOST; holding little of it, from PAIR_COSINE only."""
+    from server.storage.records import MemoryRow
+
+    def row(i: int, text: str, day: int) -> MemoryRow:
+        return MemoryRow(id=i, thread="t", content=text, kind="note", source="remember", origin=None,
+                         importance=0.5, tags=(), content_hash=str(i), created_at=day, updated_at=day, deleted_at=None,
+                         superseded_by=None, recall_count=0, last_recalled_at=None)
+
+    rows = {1: row(1, "The staging database runs Postgres 14.", 1),
+            2: row(2, "Upgraded: the database runs Postgres 16 now.", 5),
+            3: row(3, "Upgraded to Postgres 16 now.", 6)}
+    between = (newer_first.ATTACH_COSINE_MOST + newer_first.PAIR_COSINE) / 2
+    found = newer_first.resembling([(1, 0.9)], [2, 3], rows, lambda a, b: between)
+    assert [n for n, _ in found[1]] == [2]
+    assert newer_first.resembling([(1, 0.9)], [2, 3], rows, lambda a, b: newer_first.ATTACH_COSINE_MOST - 0.05) == {}
