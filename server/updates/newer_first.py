@@ -201,7 +201,9 @@ def later_turns(shown: Sequence[tuple[int, float]], ranked: Sequence[int], rows:
         old = rows.get(older)
         if old is None or not _live_turn(old):
             continue
-        asked = sentences(old)
+        # A sentence naming at least two of the query's terms (a chat names its speakers and topics everywhere:
+        # one shared word is no subject), each of which the later sentence holds too.
+        asked = [(s, held) for s, held in sentences(old) if len(held) >= 2]
         if not asked:
             continue
         for newer in ranked:
@@ -210,7 +212,7 @@ def later_turns(shown: Sequence[tuple[int, float]], ranked: Sequence[int], rows:
                     or new.created_at <= old.created_at:
                 continue
             reversing = [n for n, n_held in sentences(new)
-                         if any(2 * len(held & n_held) >= len(held) and reverses(o, n) for o, held in asked)]
+                         if any(held <= n_held and reverses(o, n) for o, held in asked)]
             if reversing:
                 out.setdefault(older, []).append((newer, PossibleUpdate(older, 0.0)))
                 excerpts.setdefault(newer, _excerpt(reversing))
@@ -219,33 +221,39 @@ def later_turns(shown: Sequence[tuple[int, float]], ranked: Sequence[int], rows:
 
 def reverses(old: str, new: str) -> bool:
     """Whether sentence `new` of a later turn reads as another state of what sentence `old` of an earlier turn
-    says (later_turns has checked that it holds at least half of the query's terms `old` holds): the two are
-    not about other things (rules.other_things: other services, environments, numbered members, an event
-    against a state, a template with another name swapped), and `new` says that something changed, holds
-    another value in `old`'s slot, or turns a setting the other way (on / off, enabled / disabled)."""
+    says (later_turns has checked that it holds the two or more query's terms `old` holds: their subject):
+    the two are not about other things (rules.other_things: other
+    services, environments, numbered members, an event against a state, a template with another name
+    swapped), and `new` turns a setting the other way (on / off, enabled / disabled), holds another value in
+    `old`'s slot, or says that something changed in a word other than "now" (a chat says "now" of everything:
+    "seven years now"; on LoCoMo it attached a later turn to a quarter of the recalls)."""
     n = analyse(new)
     # The cheap tests first: most sentences of a chat say nothing changed and hold no value or setting.
-    setting = bool(set(n.words) & _SETTING)
-    if not (n.cue or setting or n.slot_values or n.places or n.periods):
+    setting = _polarity(n.words)
+    cue = bool(n.cue_terms - _CHAT_CUES)
+    if not (cue or setting or n.slot_values or n.places or n.periods):
         return False
     o = analyse(old)
-    if not n.cue and (o.eventful or n.eventful):
+    if not cue and (o.eventful or n.eventful):
         return False  # no change word: two events (two deploys, two trips) are two facts
-    if not (n.cue or rules.changed_slot(o, n) or (setting and _flipped(o.words, n.words))):
+    if not (cue or rules.changed_slot(o, n) or (setting and setting == -_polarity(o.words))):
         return False
     return not rules.other_things(o, n)
 
 
-#: A setting turned one way and the other: a later sentence holding only the other side reverses it.
+#: A setting turned one way and the other: the later sentence mostly says the other side ("off by default
+#: now: unset means off, and =1 turns it on").
 _ON = frozenset("on enabled enable true opt-in allowed".split())
 _OFF = frozenset("off disabled disable false opt-out unset".split())
-_SETTING = _ON | _OFF
+#: Change words a chat uses of anything ("seven years now").
+_CHAT_CUES = frozenset({"now"})
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
-def _flipped(old: Sequence[str], new: Sequence[str]) -> bool:
-    a, b = set(old), set(new)
-    return bool((a & _ON and not a & _OFF and b & _OFF and not b & _ON) or (a & _OFF and not a & _ON and b & _ON and not b & _OFF))
+def _polarity(words: Sequence[str]) -> int:
+    """1 when a sentence says more "on" than "off" words, -1 for the other way, 0 for neither."""
+    on, off = sum(w in _ON for w in words), sum(w in _OFF for w in words)
+    return (on > off) - (off > on)
 
 
 def _held(terms: Sequence[str], text: str) -> frozenset[str]:
