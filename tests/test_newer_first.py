@@ -242,7 +242,7 @@ def test_a_later_turn_reversing_a_shown_turn_is_attached_after_it_as_an_excerpt_
 
 def test_a_later_turn_about_a_look_alike_or_saying_the_same_is_not_attached(service):
     """Two services, two environments, two numbered members stay two things, and a later turn that agrees
-    (no change, no other value, no setting turned) attaches nothing."""
+    (no change, no other value, no setting turned) or says "now" of another thing attaches nothing."""
     pairs = [
         ("user: The staging database host is db-stg-1.internal on port 5432.",
          "user: The production database host is db-prod-1.internal on port 6432 now.", "which database host and port?"),
@@ -252,6 +252,10 @@ def test_a_later_turn_about_a_look_alike_or_saying_the_same_is_not_attached(serv
          "user: Step 4 of the release checklist is now announcing the build.", "release checklist step"),
         ("user: Let's keep auto-capture on by default.", "assistant: Yes, auto-capture stays on by default.",
          "is auto-capture on by default?"),
+        # chit-chat (LoCoMo): "now" is said of everything
+        ("Melanie: I'm a big fan of pottery - the creativity and skill is awesome.",
+         "Melanie: Seven years now, and I've finally found my real muses: painting and pottery.",
+         "When did Melanie sign up for a pottery class?"),
     ]
     for i, (older, newer, asked) in enumerate(pairs):
         thread = f"t{i}"

@@ -42,9 +42,9 @@ weighs the look-alike guarantees (rules.other_things), gives it POSSIBLE or more
 Turns too (`later_turns`, issue 32 item 5): with automatic capture most memories are conversation turns, and
 a later turn that reverses an earlier decision ("on by default" one week, "unset means off" the next) is
 attached after a shown turn of its thread the same way, by sentence (a turn says many things): a sentence of
-the later turn that holds the query's terms the shown turn's sentence holds, is not about another thing
-(rules.other_things) and says that something changed, holds another value in its slot, or turns a setting
-the other way. It is shown as an excerpt (those sentences, at most EXCERPT_CHARS) and the earlier turn is
+the later turn that holds the two or more query terms the shown turn's sentence holds, is not about another
+thing (rules.other_things) and says that something changed (not by "now" alone), holds another value in its
+slot, or turns a setting the other way. It is shown as an excerpt (those sentences, at most EXCERPT_CHARS) and the earlier turn is
 labelled possibly outdated; no vector is needed, so the prompt hook's keyword answer does it too.
 
 The constants are the strictest that cost no look-alike its first place in a replay of the update
@@ -182,7 +182,7 @@ def later_turns(shown: Sequence[tuple[int, float]], ranked: Sequence[int], rows:
     an earlier "on by default" turn was shown, and the later "unset means off" was not).
 
     Turns are compared by sentence, not whole (a turn says many things): a sentence of the shown turn that
-    holds the query's terms against each sentence of the later turn that holds them too. No vector is needed
+    holds two or more of the query's terms against each sentence of the later turn that holds them all. No vector is needed
     (a hook process answers by keyword), and no update is recorded: the reader sees both and judges."""
     terms = textindex.query_terms(query)
     if not terms:
