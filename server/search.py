@@ -16,7 +16,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from server import ranking
@@ -46,6 +46,9 @@ class Hit:
     newer_than: int | None = None
     #: Superseded: the memories that replaced it in turn, up to `replaced_by` (one id when it replaced it directly).
     chain: tuple[int, ...] = ()
+    #: A later turn attached after an earlier one (newer_first.later_turns): `row.content` holds only the
+    #: sentences about the subject, not the whole turn.
+    excerpt: bool = False
 
 
 @dataclass(frozen=True)
@@ -480,19 +483,29 @@ def arrange(store: SearchIndex, query: str, found: Candidates, full: list[tuple[
         similar = newer_first.resembling(ranked, [mid for mid, _ in full if mid not in shown], rows, cosine)
     else:
         possible = {}
+    # A later turn reversing a shown one is attached as statements are (turns record no possible update; the
+    # test is by sentence and needs no vector), its older labelled possibly outdated.
+    turns, excerpts = newer_first.later_turns(ranked, [mid for mid, _ in full], rows, query)
+    for older, pairs in turns.items():
+        similar.setdefault(older, []).extend(pairs)
     ranked, attached = _attach_later(store, ranked, rows, scope, similar)
     outdated = newer_first.outdated(ranked, rows, {**possible, **_possible_of(store, attached)})
+    for newer, older in attached.items():
+        if newer in excerpts and any(n == newer for n, _ in turns.get(older, ())):
+            outdated.setdefault(older, newer)
+    shown_excerpt = {mid: excerpts[mid] for mid in attached if mid in excerpts and excerpts[mid] != rows[mid].content}
     return [
         Hit(
             mid,
             round(score, 4),
             "both" if mid in nearest and mid in keyword else ("keyword" if mid in keyword or mid in ident_hits else "semantic"),
-            rows[mid],
+            replace(rows[mid], content=shown_excerpt[mid]) if mid in shown_excerpt else rows[mid],
             heads.get(mid),
             mid in revived,
             outdated.get(mid),
             attached.get(mid),
             chain=chains.get(mid, ()) if mid in heads else (),
+            excerpt=mid in shown_excerpt,
         )
         for mid, score in ranked
     ]
@@ -504,7 +517,7 @@ def _attach_later(store: SearchIndex, ranked: list[tuple[int, float]], rows: dic
     read each; the later memories' rows read once, kept only in the recall's scope) and the `similar`
     later memories the query ranked further down (newer_first.resembling)."""
     shown = [mid for mid, _ in ranked if mid in rows and linkable(rows[mid])]
-    if not shown:
+    if not shown and not similar:
         return list(ranked), {}
     later: dict[int, list[tuple[int, PossibleUpdate]]] = {mid: list(pairs) for mid, pairs in similar.items()}
     for mid, found in store.possible_updates_older(shown).items():

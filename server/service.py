@@ -340,7 +340,8 @@ class MemoryService:
         return RecallResult(
             memories=[shown.memory(h.row, score=h.score, match=h.match, replaced_by=h.replaced_by,
                               replacement_forgotten=h.replacement_forgotten,
-                              possibly_replaced_by=h.possibly_replaced_by, newer_than=h.newer_than, chain=h.chain)
+                              possibly_replaced_by=h.possibly_replaced_by, newer_than=h.newer_than, chain=h.chain,
+                              excerpt=h.excerpt)
                       for h in found.hits],
             search=found.search,  # type: ignore[arg-type]
             note=found.note,

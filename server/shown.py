@@ -19,11 +19,13 @@ if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answe
 
 def label(row: MemoryRow, replaced_by: int | None = None, replacement_forgotten: bool = False,
            possibly_replaced_by: int | None = None, newer_than: int | None = None,
-           chain: tuple[int, ...] = ()) -> str | None:
+           chain: tuple[int, ...] = (), excerpt: bool = False) -> str | None:
     parts = []
     if newer_than is not None:
         # Attached after the memory it may update (newer_first.attach), whether or not the query found it.
         parts.append(f"newer: written after memory {newer_than}, shown just above, which it may update")
+        if excerpt:  # a later turn: only its sentences about the subject (newer_first.later_turns)
+            parts[-1] += f"; an excerpt of turn {row.id} (its sentences on the subject; get the memory for all of it)"
     if replacement_forgotten:
         parts.append(f"current again: memory {row.superseded_by}, which had superseded it, was forgotten")
     elif row.superseded_by is not None:
@@ -56,7 +58,7 @@ def flagged(flags: list[str]) -> str:
 def memory(
     row: MemoryRow, score: float | None = None, match: str | None = None, replaced_by: int | None = None,
     replacement_forgotten: bool = False, possibly_replaced_by: int | None = None, newer_than: int | None = None,
-    chain: tuple[int, ...] = (),
+    chain: tuple[int, ...] = (), excerpt: bool = False,
 ) -> Memory:
     # lazy: pydantic, ~0.2 s that a hook process never needs
     from server.results import Memory
@@ -78,7 +80,7 @@ def memory(
             if row.source.startswith(FILE_SOURCE)
             else None
         ),
-        label=label(row, replaced_by, replacement_forgotten, possibly_replaced_by, newer_than, chain),
+        label=label(row, replaced_by, replacement_forgotten, possibly_replaced_by, newer_than, chain, excerpt),
         origin=row.origin,
         flags=list(instruction_flags(row.content)),
     )

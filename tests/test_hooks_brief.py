@@ -68,15 +68,16 @@ def test_a_question_in_another_language_is_not_small_talk(prompt):
     assert not inject.small_talk(prompt)
 
 
-def test_the_prompt_hook_puts_statements_before_turns_and_keeps_the_later_of_two_turns(service):
-    """A since-reversed turn is left out; the statement comes first."""
+def test_the_prompt_hook_puts_statements_before_turns_and_shows_a_reversing_turn_after_the_one_it_reverses(service):
+    """The statement comes first; a since-reversed turn is shown with the later turn right after it, each
+    marked (issue 32 item 5: an automatic link never hides the older memory, the reader judges)."""
     old = remember(service, "user: The retry setting should be on by default for the webhook retry worker.", "turn", 1, ())
     new = remember(service, "user: Change of plan: the webhook retry setting is off by default, unset means off.",
                    "turn", 5, ())
     fact = remember(service, "The webhook retry setting is off unless MEMVAULT_RETRY is set.", "fact", 4)
     found = prompt_context(service, THREAD, "is the webhook retry setting on by default?", 600, 0.0, set())
-    assert found.ids[0] == fact
-    assert new in found.ids and old not in found.ids
+    assert found.ids == (fact, old, new)
+    assert f"(possibly outdated by #{new})" in found.text and f"(newer than #{old}, which it may update)" in found.text
 
 
 def test_clip_finds_the_matching_line_of_a_multi_line_message():

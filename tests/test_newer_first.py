@@ -207,3 +207,93 @@ def test_a_later_state_ranked_further_down_is_attached_but_a_look_alike_is_not()
     found = newer_first.resembling([(1, 0.9)], [2, 3, 4], rows, lambda a, b: 0.9)
     assert [n for n, _ in found[1]] == [2]
     assert newer_first.resembling([(1, 0.9)], [2], rows, lambda a, b: 0.2) == {}  # their vectors disagree
+
+
+#: Issue 32 item 5: with automatic capture most memories are turns. A later turn reversing an earlier decision.
+ON_TURN = ("user: Let's make auto-capture on by default, so a fresh install remembers without any setup. "
+           "Also keep the hook budgets at 550 tokens and write the changelog entry for it.")
+OFF_TURN = ("assistant: I looked through the installer, the config loader and the three hooks again, and updated "
+            "the tests for the loader while I was there. Auto-capture is off by default now: unset means off, and "
+            "MEMVAULT_AUTO_CAPTURE=1 turns it on. The changelog says so as well, and the README's install section "
+            "explains how to turn it on for a project.")
+
+
+def _turn(service, text: str, days: int, thread: str = "t") -> int:
+    return service.remember(text, thread=thread, kind="turn", source="hook", daily=False,
+                            created_at=T0 + timedelta(days=days)).id
+
+
+def test_a_later_turn_reversing_a_shown_turn_is_attached_after_it_as_an_excerpt_and_both_are_marked(service):
+    """recall for "is auto-capture on by default?": the earlier "on by default" turn is what the query finds;
+    the later turn that says "off by default now" comes right after it, marked newer, as the sentences about the
+    subject only (a turn is long: the tokens stay bounded), and the earlier is marked possibly outdated."""
+    old, new = _turn(service, ON_TURN, 0), _turn(service, OFF_TURN, 7)
+    for n in range(6):
+        _turn(service, f"user: note {n} on the hook budgets and the changelog entry for the release.", 1 + n)
+    service.embed_backlog()
+    shown = service.recall("is auto-capture on by default?", thread="t", k=1).memories
+    assert [m.id for m in shown] == [old, new]
+    assert shown[1].label.startswith(f"newer: written after memory {old}") and "an excerpt of turn" in shown[1].label
+    assert shown[0].label.startswith(f"possibly outdated: memory {new}, written later")
+    assert "unset means off" in shown[1].content and "installer" not in shown[1].content
+    assert len(shown[1].content) <= newer_first.EXCERPT_CHARS
+    assert service.get(old).superseded_by is None and service.get(new).content == OFF_TURN  # nothing linked or cut
+
+
+def test_a_later_turn_about_a_look_alike_or_saying_the_same_is_not_attached(service):
+    """Two services, two environments, two numbered members stay two things, and a later turn that agrees
+    (no change, no other value, no setting turned) or says "now" of another thing attaches nothing."""
+    pairs = [
+        ("user: The staging database host is db-stg-1.internal on port 5432.",
+         "user: The production database host is db-prod-1.internal on port 6432 now.", "which database host and port?"),
+        ("user: The billing service runs 6 replicas behind the gateway.",
+         "user: The tracking service runs 2 replicas behind the gateway now.", "how many replicas behind the gateway?"),
+        ("user: Step 3 of the release checklist is tagging the build.",
+         "user: Step 4 of the release checklist is now announcing the build.", "release checklist step"),
+        ("user: Let's keep auto-capture on by default.", "assistant: Yes, auto-capture stays on by default.",
+         "is auto-capture on by default?"),
+        # chit-chat (LoCoMo): "now" is said of everything
+        ("Melanie: I'm a big fan of pottery - the creativity and skill is awesome.",
+         "Melanie: Seven years now, and I've finally found my real muses: painting and pottery.",
+         "When did Melanie sign up for a pottery class?"),
+    ]
+    for i, (older, newer, asked) in enumerate(pairs):
+        thread = f"t{i}"
+        _turn(service, older, 0, thread)
+        _turn(service, newer, 5, thread)
+        service.embed_backlog()
+        got = service.recall(asked, thread=thread, k=1).memories
+        assert len(got) == 1 and got[0].label is None, (asked, [(m.content, m.label) for m in got])
+
+
+def test_later_turns_excerpt_only_the_sentences_that_reverse():
+    from server.storage.records import MemoryRow
+
+    def row(i: int, text: str, day: int, kind: str = "turn") -> MemoryRow:
+        return MemoryRow(id=i, thread="t", content=text, kind=kind, source="hook", origin=None,
+                         importance=0.5, tags=(), content_hash=str(i), created_at=day, updated_at=day, deleted_at=None,
+                         superseded_by=None, recall_count=0, last_recalled_at=None)
+
+    rows = {1: row(1, ON_TURN, 1), 2: row(2, OFF_TURN, 5), 3: row(3, OFF_TURN, 0), 4: row(4, OFF_TURN, 6, "note")}
+    found, excerpts = newer_first.later_turns([(1, 0.9)], [1, 2, 3, 4], rows, "is auto-capture on by default?")
+    assert [n for n, _ in found[1]] == [2]  # not the earlier turn, not a statement
+    assert excerpts[2].startswith("Auto-capture is off by default now") and "installer" not in excerpts[2]
+
+
+def test_a_later_state_holding_most_of_the_subject_is_attached_at_a_lower_cosine():
+    """An update worded after the new state reads unlike the old sentence: holding most of its subject and
+    saying that it changed, it is attached from ATTACH_COSINE_MOST; holding little of it, from PAIR_COSINE only."""
+    from server.storage.records import MemoryRow
+
+    def row(i: int, text: str, day: int) -> MemoryRow:
+        return MemoryRow(id=i, thread="t", content=text, kind="note", source="remember", origin=None,
+                         importance=0.5, tags=(), content_hash=str(i), created_at=day, updated_at=day, deleted_at=None,
+                         superseded_by=None, recall_count=0, last_recalled_at=None)
+
+    rows = {1: row(1, "The staging database runs Postgres 14.", 1),
+            2: row(2, "Upgraded: the database runs Postgres 16 now.", 5),
+            3: row(3, "Upgraded to Postgres 16 now.", 6)}
+    between = (newer_first.ATTACH_COSINE_MOST + newer_first.PAIR_COSINE) / 2
+    found = newer_first.resembling([(1, 0.9)], [2, 3], rows, lambda a, b: between)
+    assert [n for n, _ in found[1]] == [2]
+    assert newer_first.resembling([(1, 0.9)], [2, 3], rows, lambda a, b: newer_first.ATTACH_COSINE_MOST - 0.05) == {}

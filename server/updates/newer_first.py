@@ -39,6 +39,14 @@ at OUTDATED_LABEL or more (`outdated`). A look-alike keeps its place: nothing mo
 query found, and a look-alike pair is recorded as a possible update only when the update model, which
 weighs the look-alike guarantees (rules.other_things), gives it POSSIBLE or more.
 
+Turns too (`later_turns`, issue 32 item 5): with automatic capture most memories are conversation turns, and
+a later turn that reverses an earlier decision ("on by default" one week, "unset means off" the next) is
+attached after a shown turn of its thread the same way, by sentence (a turn says many things): a sentence of
+the later turn that holds the two or more query terms the shown turn's sentence holds, is not about another
+thing (rules.other_things) and says that something changed (not by "now" alone), holds another value in its
+slot, or turns a setting the other way. It is shown as an excerpt (those sentences, at most EXCERPT_CHARS) and the earlier turn is
+labelled possibly outdated; no vector is needed, so the prompt hook's keyword answer does it too.
+
 The constants are the strictest that cost no look-alike its first place in a replay of the update
 benchmark's captured rankings (looser ones gained more and lost look-alikes; README, "Session 26:
 recall's newer-first order").
@@ -46,11 +54,12 @@ recall's newer-first order").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 from server import ranking, textindex
 from server.updates import rules
-from server.models import linkable
+from server.models import CONVERSATION_KIND, linkable
 from server.updates.statements import analyse
 from server.storage.records import MemoryRow, PossibleUpdate
 
@@ -69,6 +78,17 @@ NEAR = 0.8
 ATTACH_LIMIT = 3
 PAIR_COSINE = 0.5
 SUBJECT_SHARE = 0.3
+#: `attach` only: a later memory that holds most of a shown one's subject (SUBJECT_MOST) and says that it
+#: changed needs only ATTACH_COSINE_MOST: an update worded after the new state reads unlike the old sentence
+#: (cosine 0.38-0.49 in 4 of the 26 development misses) though it names the same thing. Chosen on the update
+#: benchmark's development projects: stale alone 0.048 -> 0.040, look-alikes shown as newer unchanged (2.9 %).
+SUBJECT_MOST = 0.45
+ATTACH_COSINE_MOST = 0.35
+#: A later turn attached after a shown one is shown as an excerpt: at most this many of its sentences (those
+#: about the subject), clipped to EXCERPT_CHARS -- a turn runs to thousands of characters, a recall's
+#: attached memory should cost about what a statement does.
+EXCERPT_SENTENCES = 2
+EXCERPT_CHARS = 320
 
 
 def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], docs: Mapping[int, ranking.Doc],
@@ -118,7 +138,7 @@ def resembling(shown: Sequence[tuple[int, float]], further: Sequence[int], rows:
         for newer in further:
             new = rows.get(newer)
             if new is not None and linkable(new) and new.created_at > old.created_at \
-                    and same_subject_later(old, new, cosine):
+                    and same_subject_later(old, new, cosine, attaching=True):
                 out.setdefault(older, []).append((newer, PossibleUpdate(older, 0.0)))
     return out
 
@@ -136,9 +156,9 @@ def attach(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow],
         if len(attached) >= ATTACH_LIMIT:
             break
         row = rows.get(older)
-        if row is None or not linkable(row) or older in attached:
+        if row is None or not _attachable(row) or older in attached:
             continue
-        newer = [n for n, _ in later.get(older, ()) if n in rows and linkable(rows[n])
+        newer = [n for n, _ in later.get(older, ()) if n in rows and _attachable(rows[n])
                  and rows[n].created_at > row.created_at and n not in attached]
         if not newer:
             continue
@@ -152,6 +172,109 @@ def attach(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow],
         out.insert(at + 1, (pick, out[at][1]))
         attached[pick] = older
     return out, attached
+
+
+def later_turns(shown: Sequence[tuple[int, float]], ranked: Sequence[int], rows: Mapping[int, MemoryRow],
+                query: str) -> tuple[dict[int, list[tuple[int, PossibleUpdate]]], dict[int, str]]:
+    """For each shown conversation turn, the later turns of its thread in the `ranked` list (shown below it or
+    ranked further down) that reverse what it says about the query's subject (`reverses`), as `attach` takes
+    them; and for each such later turn its excerpt: the sentences that do (issue 32 item 5: on real transcripts
+    an earlier "on by default" turn was shown, and the later "unset means off" was not).
+
+    Turns are compared by sentence, not whole (a turn says many things): a sentence of the shown turn that
+    holds two or more of the query's terms against each sentence of the later turn that holds them all. No vector is needed
+    (a hook process answers by keyword), and no update is recorded: the reader sees both and judges."""
+    terms = textindex.query_terms(query)
+    if not terms:
+        return {}, {}
+    said: dict[int, list[tuple[str, frozenset[str]]]] = {}  # a turn's sentences holding the query's terms
+
+    def sentences(row: MemoryRow) -> list[tuple[str, frozenset[str]]]:
+        if row.id not in said:
+            held = [(s, _held(terms, s)) for s in _sentences(row.content)]
+            said[row.id] = [(s, h) for s, h in held if h]
+        return said[row.id]
+
+    out: dict[int, list[tuple[int, PossibleUpdate]]] = {}
+    excerpts: dict[int, str] = {}
+    for older, _ in shown:
+        old = rows.get(older)
+        if old is None or not _live_turn(old):
+            continue
+        # A sentence naming at least two of the query's terms (a chat names its speakers and topics everywhere:
+        # one shared word is no subject), each of which the later sentence holds too.
+        asked = [(s, held) for s, held in sentences(old) if len(held) >= 2]
+        if not asked:
+            continue
+        for newer in ranked:
+            new = rows.get(newer)
+            if new is None or newer == older or not _live_turn(new) or new.thread != old.thread \
+                    or new.created_at <= old.created_at:
+                continue
+            reversing = [n for n, n_held in sentences(new)
+                         if any(held <= n_held and reverses(o, n) for o, held in asked)]
+            if reversing:
+                out.setdefault(older, []).append((newer, PossibleUpdate(older, 0.0)))
+                excerpts.setdefault(newer, _excerpt(reversing))
+    return out, excerpts
+
+
+def reverses(old: str, new: str) -> bool:
+    """Whether sentence `new` of a later turn reads as another state of what sentence `old` of an earlier turn
+    says (later_turns has checked that it holds the two or more query's terms `old` holds: their subject):
+    the two are not about other things (rules.other_things: other
+    services, environments, numbered members, an event against a state, a template with another name
+    swapped), and `new` turns a setting the other way (on / off, enabled / disabled), holds another value in
+    `old`'s slot, or says that something changed in a word other than "now" (a chat says "now" of everything:
+    "seven years now"; on LoCoMo it attached a later turn to a quarter of the recalls)."""
+    n = analyse(new)
+    # The cheap tests first: most sentences of a chat say nothing changed and hold no value or setting.
+    setting = _polarity(n.words)
+    cue = bool(n.cue_terms - _CHAT_CUES)
+    if not (cue or setting or n.slot_values or n.places or n.periods):
+        return False
+    o = analyse(old)
+    if not cue and (o.eventful or n.eventful):
+        return False  # no change word: two events (two deploys, two trips) are two facts
+    if not (cue or rules.changed_slot(o, n) or (setting and setting == -_polarity(o.words))):
+        return False
+    return not rules.other_things(o, n)
+
+
+#: A setting turned one way and the other: the later sentence mostly says the other side ("off by default
+#: now: unset means off, and =1 turns it on").
+_ON = frozenset("on enabled enable true opt-in allowed".split())
+_OFF = frozenset("off disabled disable false opt-out unset".split())
+#: Change words a chat uses of anything ("seven years now").
+_CHAT_CUES = frozenset({"now"})
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _polarity(words: Sequence[str]) -> int:
+    """1 when a sentence says more "on" than "off" words, -1 for the other way, 0 for neither."""
+    on, off = sum(w in _ON for w in words), sum(w in _OFF for w in words)
+    return (on > off) - (off > on)
+
+
+def _held(terms: Sequence[str], text: str) -> frozenset[str]:
+    return frozenset(t for t in terms if ranking.term_coverage([t], text))
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def _excerpt(sentences: Sequence[str]) -> str:
+    text = " … ".join(sentences[:EXCERPT_SENTENCES])
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1].rstrip() + "…"
+
+
+def _live_turn(row: MemoryRow) -> bool:
+    return row.kind == CONVERSATION_KIND and row.deleted_at is None and row.superseded_by is None
+
+
+def _attachable(row: MemoryRow) -> bool:
+    return linkable(row) or _live_turn(row)
 
 
 def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score: float,
@@ -171,9 +294,11 @@ def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score:
     return same_subject_later(old, new, cosine)
 
 
-def same_subject_later(old: MemoryRow, new: MemoryRow, cosine: Callable[[int, int], float | None]) -> bool:
+def same_subject_later(old: MemoryRow, new: MemoryRow, cosine: Callable[[int, int], float | None],
+                       attaching: bool = False) -> bool:
     """Whether `new` reads as a later state of `old`'s subject: _newer_first's test without the query's
-    part (what `attach` asks of a memory the query ranked further down)."""
+    part (what `attach` asks of a memory the query ranked further down, `attaching`: then most of the subject
+    shared lowers the cosine needed to ATTACH_COSINE_MOST)."""
     o, n = analyse(old.content), analyse(new.content)
     if rules.other_things(o, n):
         return False
@@ -183,4 +308,5 @@ def same_subject_later(old: MemoryRow, new: MemoryRow, cosine: Callable[[int, in
     if not n.cue and (o.eventful or n.eventful or not rules.changed_slot(o, n)):
         return False  # no change word: another value in O's slot, and neither records an event (two deploys)
     pair = cosine(old.id, new.id)
-    return pair is not None and pair >= PAIR_COSINE
+    least = ATTACH_COSINE_MOST if attaching and share >= SUBJECT_MOST else PAIR_COSINE
+    return pair is not None and pair >= least
