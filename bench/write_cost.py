@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -90,6 +91,7 @@ def measure(size: int, writes: int, warmup: int) -> dict:
                 times.append(took)
     finally:
         proc.close()
+        shutil.rmtree(home, ignore_errors=True)  # a 100k store is ~100 MB; each run made new ones
     return {"size": size, "writes": len(times), "build_seconds": round(built, 1),
             "p50_ms": round(pct(times, 0.5), 2), "p95_ms": round(pct(times, 0.95), 2), "max_ms": round(max(times), 2)}
 

@@ -163,8 +163,9 @@ class SqliteSearch(SqliteStoreBase):
 
     def knn(self, vector: np.ndarray, k: int, scope: Scope) -> dict[int, float]:
         """Nearest live memories by cosine distance (1 - cosine) of their best passage, every filter
-        applied before the top-k cut: vec0 for scopes of up to VEC0_SCOPE_MAX rows (exact), else
-        the sidecar, whose candidates are re-checked against `memories`."""
+        applied before the top-k cut: exact up to VEC0_SCOPE_MAX rows (vec0's scan up to VEC0_SCOPE_FAST,
+        above it the sidecar's shortlist re-scored from vec0), else the sidecar; its candidates are
+        re-checked against `memories`."""
         # lazy: vectors (NumPy), ~0.22 s that a hook process (keyword recall) never needs
         from server.storage.sqlite import vectors as vec
 
@@ -179,15 +180,24 @@ class SqliteSearch(SqliteStoreBase):
                 if not ids:
                     return {}
             side = self._sidecar(conn)
-            if side is None or (scope.threads is not None and index.scope_rows(conn, scope.threads) <= vec.VEC0_SCOPE_MAX):
+            rows = index.scope_rows(conn, scope.threads) if side is not None and scope.threads is not None else None
+            # (inside a write transaction the sidecar may lack its rows: vec0 scans them)
+            scan = rows is not None and rows <= vec.VEC0_SCOPE_MAX and (rows <= vec.VEC0_SCOPE_FAST or self._nested())
+            if side is None or scan:
                 return dict(index.vec0_knn(conn, vector, k, scope.threads, scope.kinds, scope.since, scope.until, ids))
-            found = index.sidecar_knn(side, vector, 2 * k, scope.threads, scope.kinds, scope.since, scope.until, ids)
+            # Up to VEC0_SCOPE_MAX rows the sidecar scores every row (float16); its best 2k + 16 are
+            # re-scored from vec0's float32 rows, so the answer is vec0's at a fraction of its scan.
+            shortlist = rows is not None and rows <= vec.VEC0_SCOPE_MAX
+            wanted = 2 * k + 16 if shortlist else 2 * k
+            found = index.sidecar_knn(side, vector, wanted, scope.threads, scope.kinds, scope.since, scope.until, ids)
             if not found:
                 return {}
             where = ["+namespace = ?", "deleted_at IS NULL", f"id IN {_in(found)}"]
             params: list[Any] = [self.namespace, *(m for m, _ in found)]
             _scope_filters(scope, "", where, params)
             passing = {r[0] for r in conn.execute(f"SELECT id FROM memories WHERE {' AND '.join(where)}", params)}
+            if shortlist:
+                return dict(index.vec0_rescored(conn, vector, [m for m, _ in found if m in passing], k))
         return dict([(m, d) for m, d in found if m in passing][:k])
 
     def _sidecar(self, conn: Any):  # noqa: ANN202 - Sidecar | None

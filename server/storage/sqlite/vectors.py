@@ -45,6 +45,10 @@ CHANGES_KEPT = 100_000
 #: Scopes of at most this many rows are searched in vec0 (exact, cost of the scope's size: ~2 ms
 #: per 1,000 rows here); larger ones (a thread holding much of a big store) go to the sidecar.
 VEC0_SCOPE_MAX = 20_000
+#: Scopes of more rows than this (up to VEC0_SCOPE_MAX) take their shortlist from the sidecar, which
+#: scores them whole, and only it is re-scored from vec0: a write's vector candidates in a 10k thread
+#: cost ~20 ms scanned in vec0 (bench/write_cost.py). Smaller scopes are scanned (a few ms).
+VEC0_SCOPE_FAST = 2_000
 #: vec0 returns at most this many rows per KNN.
 VEC0_K_MAX = 4096
 #: Compact the sidecar when tombstones pass this share of its rows (and REBUILD_MIN rows).
@@ -143,6 +147,29 @@ class VectorIndex:
             if len(best) >= k or exhausted or rows >= VEC0_K_MAX:
                 return best
             rows = min(VEC0_K_MAX, 4 * rows)
+
+    def vec0_rescored(self, conn: Any, query: np.ndarray, memory_ids: Sequence[int], k: int) -> list[tuple[int, float]]:
+        """The k of these memories nearest to `query` as vec0_knn ranks them (each memory's best row by
+        vec0's own cosine distance, ties by id), from point lookups of their rows instead of a scan."""
+        query = np.ascontiguousarray(query, dtype=np.float32)
+        row_ids: list[int] = []
+        sims: list[float] = []
+        for start in range(0, len(memory_ids), 500):
+            chunk = list(memory_ids[start : start + 500])
+            counts = conn.execute(
+                f"SELECT memory_id, passages FROM vector_rows WHERE memory_id IN ({','.join('?' * len(chunk))})", chunk
+            ).fetchall()
+            for memory_id, count in counts:
+                for p in range(count):
+                    # One lookup per row: `row_id IN (...)` makes vec0 scan the whole table.
+                    row = conn.execute(
+                        "SELECT vec_distance_cosine(embedding, ?) FROM vec_memories WHERE row_id = ? AND deleted = 0",
+                        (query, memory_id * PASSAGE_SLOTS + p),
+                    ).fetchone()
+                    if row is not None and row[0] is not None:
+                        row_ids.append(memory_id * PASSAGE_SLOTS + p)
+                        sims.append(1.0 - row[0])
+        return best_per_memory(row_ids, np.asarray(sims, dtype=np.float64), k)
 
     def vec0_rows(self, conn: Any, memory_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """Each memory's rows from vec0 as a (passages x dims) float32 matrix (point lookups)."""
