@@ -153,7 +153,10 @@ class SqliteSearch(SqliteStoreBase):
 
     def scope_size(self, scope: Scope) -> int:
         """Live memories a search over `scope` covers (kind/time/tag filters ignored)."""
-        sql = "SELECT count(*) FROM memories WHERE namespace = ? AND deleted_at IS NULL"
+        # The live-content index holds exactly the live rows, so the count never reads the table;
+        # left to itself the planner walks memories_by_time and reads every row for deleted_at
+        # (at 100k memories in one thread: 70-110 ms against 16-21 ms, paid by every hook prompt).
+        sql = "SELECT count(*) FROM memories INDEXED BY memories_live_content WHERE namespace = ? AND deleted_at IS NULL"
         params: list[Any] = [self.namespace]
         if scope.threads is not None:
             sql += f" AND thread IN {_in(scope.threads)}"
