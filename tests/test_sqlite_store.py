@@ -173,6 +173,45 @@ def test_the_waiting_update_checks_are_read_without_walking_the_memories(tmp_pat
     db.close()
 
 
+def test_a_scope_is_counted_from_the_live_index_without_reading_the_memories(tmp_path):
+    """Every hook prompt counts its thread (search.scope_size, for the common-term cut). Through
+    memories_by_time SQLite read every row for deleted_at: 70-110 ms at 100k memories in a thread
+    (bench/hooks.py); the live-content index holds exactly the live rows."""
+    from server.config import Settings
+
+    settings_home = tmp_path / "home"
+    svc = MemoryService.open(Settings(home=settings_home, embedder="hash"), embedder=HashEmbedder())
+    svc.remember("one note", thread="api")
+    svc.remember("another note", thread="api")
+    svc.close()
+    db = Database(settings_home / "memvault.db")
+    db.conn.execute("ANALYZE")
+    db.conn.execute("DELETE FROM sqlite_stat1")
+    db.conn.executemany(  # what PRAGMA optimize wrote on the 100k + 100k store of bench/hooks.py
+        "INSERT INTO sqlite_stat1(tbl, idx, stat) VALUES ('memories', ?, ?)",
+        [("memories_by_time", "200000 2001 2001 1"), ("memories_live_content", "200000 2001 2001 1"),
+         ("memories_file_unit", "0 0 0 0")],
+    )
+    db.close()
+    db = Database(settings_home / "memvault.db")  # statistics are read when a connection opens
+    store = Store(db, "default")
+    seen: list[str] = []
+    db.conn.set_trace_callback(seen.append)
+    assert store.scope_size(Scope(threads=("api",))) == 2
+    assert store.scope_size(Scope()) == 2
+    db.conn.set_trace_callback(None)
+    counts = [s for s in seen if "count(*)" in s]
+    assert len(counts) == 2
+    for sql in counts:
+        # As the store runs it: with bound parameters (the trace shows them inlined, and with literal
+        # values SQLite picks the partial index by itself).
+        params = [v for v in ("default", "api") if f"'{v}'" in sql]
+        sql = sql.replace("'default'", "?").replace("'api'", "?")
+        plan = " ".join(r[3] for r in db.conn.execute("EXPLAIN QUERY PLAN " + sql, params))
+        assert "memories_live_content" in plan, plan
+    db.close()
+
+
 class _LockedAtFirst:
     """A connection whose switch to WAL finds the file locked `times` times, as a server starting at
     the same moment as others on a new store does (SQLite's busy handler does not wait for it)."""

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 
+# Compiled on first use: every injecting hook imports this module (inject.py classifies the commands
+# it brings back), and compiling its 20-odd patterns up front cost ~6 ms of each hook process.
+from server.guard.lazyre import LazyRe as _LazyRe
 from server.hooks.transcript import Entry
 
 # Shell tools of the hosts (Claude Code's Bash, Cursor's Shell / run_terminal_cmd).
@@ -23,46 +26,46 @@ def _clip(text: str, chars: int) -> str:
 PURPOSES = (
     # Adding a dependency or a generated component: `pnpm add zod`, `npx shadcn@latest add dialog`, `pip install httpx`
     # (first: installing vitest is not running the tests).
-    ("install", re.compile(r"\b(?:(?:npm|pnpm|yarn|bun) (?:add|install|i)|ni|pip3? install|uv (?:add|pip install)|poetry add|cargo add"
+    ("install", _LazyRe(r"\b(?:(?:npm|pnpm|yarn|bun) (?:add|install|i)|ni|pip3? install|uv (?:add|pip install)|poetry add|cargo add"
                            r"|go get|gem install|bundle add|composer require|dotnet add package)(?:\s+--?(?!e\b|r\b|editable\b|requirement)[\w-]+)*\s+[@\w]"
                            r"|\bnpx [\w@/.-]+ (?:add|install)\s+\w")),
-    ("test", re.compile(r"\b(?:pytest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|unittest|go test|cargo (?:test|nextest)"
+    ("test", _LazyRe(r"\b(?:pytest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|unittest|go test|cargo (?:test|nextest)"
                         r"|(?:npm|pnpm|yarn|bun) (?:run )?test\S*|make (?:test|check)\S*|gradle\w* test|mvn\S* test|dotnet test|mix test|rake test|bundle exec rspec)\b")),
-    ("lint", re.compile(r"\b(?:ruff(?: check)?|flake8|pylint|eslint|golangci-lint|cargo clippy|rubocop|shellcheck|(?:npm|pnpm|yarn|bun) (?:run )?lint\S*|make lint)\b")),
-    ("format", re.compile(r"\b(?:ruff format|black|prettier|gofmt|rustfmt|cargo fmt|(?:npm|pnpm|yarn|bun) (?:run )?format\S*)\b")),
-    ("type-check", re.compile(r"\b(?:mypy|pyright|tsc|(?:npm|pnpm|yarn|bun) (?:run )?typecheck\S*)\b")),
+    ("lint", _LazyRe(r"\b(?:ruff(?: check)?|flake8|pylint|eslint|golangci-lint|cargo clippy|rubocop|shellcheck|(?:npm|pnpm|yarn|bun) (?:run )?lint\S*|make lint)\b")),
+    ("format", _LazyRe(r"\b(?:ruff format|black|prettier|gofmt|rustfmt|cargo fmt|(?:npm|pnpm|yarn|bun) (?:run )?format\S*)\b")),
+    ("type-check", _LazyRe(r"\b(?:mypy|pyright|tsc|(?:npm|pnpm|yarn|bun) (?:run )?typecheck\S*)\b")),
     # Cleaning caches and build output before a rebuild: `rm -rf .next`, `cargo clean`, `npm cache clean`.
-    ("clean", re.compile(r"\brm -(?:rf|fr|r)\s+(?:\S*/)?(?:\.next|\.nuxt|\.turbo|\.cache|\.parcel-cache|\.pytest_cache|\.mypy_cache"
+    ("clean", _LazyRe(r"\brm -(?:rf|fr|r)\s+(?:\S*/)?(?:\.next|\.nuxt|\.turbo|\.cache|\.parcel-cache|\.pytest_cache|\.mypy_cache"
                          r"|__pycache__|node_modules|dist|build|target|out|\.svelte-kit|\.vite)\b"
                          r"|\b(?:cargo|go|make|dotnet) clean\b|\b(?:npm|pnpm|yarn) cache clean")),
-    ("build", re.compile(r"\b(?:make(?: \w+)?|cargo build|go build|(?:npm|pnpm|yarn|bun) (?:run )?build\S*|gradle\w* build|mvn\S* (?:package|install)"
+    ("build", _LazyRe(r"\b(?:make(?: \w+)?|cargo build|go build|(?:npm|pnpm|yarn|bun) (?:run )?build\S*|gradle\w* build|mvn\S* (?:package|install)"
                          r"|dotnet build|docker(?: compose)? build|cmake --build|pip install -e|uv sync|poetry install|(?:npm|pnpm|yarn) install|bazel build)\b")),
     # Putting a change live on a server: reload or restart a service, deploy.
-    ("reload", re.compile(r"\b(?:systemctl|service \S+|rc-service \S+) (?:reload|force-reload)\b|\bnginx -s reload\b"
+    ("reload", _LazyRe(r"\b(?:systemctl|service \S+|rc-service \S+) (?:reload|force-reload)\b|\bnginx -s reload\b"
                           r"|\b(?:pm2|supervisorctl|caddy|apachectl|apache2ctl) (?:reload|graceful)\b")),
-    ("restart", re.compile(r"\b(?:systemctl|service \S+|rc-service \S+|brew services|pm2|supervisorctl) restart\b"
+    ("restart", _LazyRe(r"\b(?:systemctl|service \S+|rc-service \S+|brew services|pm2|supervisorctl) restart\b"
                            r"|\bdocker(?:-| )compose\b.*\b(?:restart|up)\b|\bdocker (?:container )?restart\b"
                            r"|\bkubectl rollout restart\b")),
-    ("deploy", re.compile(r"\b(?:fly|flyctl|vercel|netlify|firebase|wrangler|serverless|sls|cdk|railway|convex|npx convex|"
+    ("deploy", _LazyRe(r"\b(?:fly|flyctl|vercel|netlify|firebase|wrangler|serverless|sls|cdk|railway|convex|npx convex|"
                           r"gcloud app|eb|heroku) deploy\b|\bvercel --prod\b|\bkubectl apply\b|\bhelm (?:upgrade|install)\b"
                           r"|\bterraform apply\b|\bgit push heroku\b")),
     # Running the program itself: `node src/index.ts`, `python -m app`, `npm run dev`, `cargo run`.
-    ("run", re.compile(r"(?:^|&&\s*|;\s*)(?:node|deno run|bun(?: run)?|tsx|npx tsx|ts-node|python3?|uv run|poetry run|go run|cargo run"
+    ("run", _LazyRe(r"(?:^|&&\s*|;\s*)(?:node|deno run|bun(?: run)?|tsx|npx tsx|ts-node|python3?|uv run|poetry run|go run|cargo run"
                        r"|(?:npm|pnpm|yarn) (?:run )?(?:start|dev|serve)|flask run|uvicorn|rails (?:s|server))\s+(?!-[ce]\b)\S")),
 )
 # Looks around, not work: never a "command that worked", whatever follows them.
-_ONE_OFF = re.compile(
+_ONE_OFF = _LazyRe(
     r"^(?:which|where|type|file|ls|ll|tree|cat|less|head|tail|wc|grep|rg|ag|find|fd|echo|printf|pwd|env|printenv|ps|top|kill|pkill"
     r"|lsof|stat|du|df|sed -n|awk|jq|curl|wget|open|code|xdg-open|sleep|true|false|date|whoami|id|uname|history"
     r"|git (?:status|log|diff|show|branch|remote|rev-parse|blame|stash list)|node (?:-v|--version)|python3? (?:-V|--version)"
     r"|\w+ --?(?:version|help))\b"
 )
-_CD_PREFIX = re.compile(r"^cd\s+\S+\s*&&\s*")
-_EXIT_CODE = re.compile(r"^Exit code (\d+)")
+_CD_PREFIX = _LazyRe(r"^cd\s+\S+\s*&&\s*")
+_EXIT_CODE = _LazyRe(r"^Exit code (\d+)")
 
 
 # A package manager other than the default one, chosen for the project: `pnpm add`, `yarn run`, `uv sync`.
-_MANAGER = re.compile(r"(?:^|&&\s*|;\s*)(pnpm|yarn|bun|uv|poetry|pdm|pipenv)\s+"
+_MANAGER = _LazyRe(r"(?:^|&&\s*|;\s*)(pnpm|yarn|bun|uv|poetry|pdm|pipenv)\s+"
                       r"(?:add|remove|rm|install|i|run|test|build|dev|sync|lock|exec|dlx|why|update|upgrade)\b")
 
 
@@ -101,10 +104,10 @@ def command_family(command: str) -> str:
     return " ".join(command.split()[:2])
 
 
-_ERROR_LINE = re.compile(r"\b(?:error|Error|ERROR|FAILED|Failed|failed|Exception|exception|not found|cannot|Cannot|No module)\b")
+_ERROR_LINE = _LazyRe(r"\b(?:error|Error|ERROR|FAILED|Failed|failed|Exception|exception|not found|cannot|Cannot|No module)\b")
 # The line that names the error, not a tally of it ("1 failed in 0.41s", "Found 2 errors.").
-_ERROR_NAMED = re.compile(r"\b\w*(?:Error|Exception)\b[:\s]|\bERR_[A-Z_]+|\berror(?:\[\w+\])?:|fatal error|\bpanic:|\bE\s{2,}\S")
-_TALLY = re.compile(
+_ERROR_NAMED = _LazyRe(r"\b\w*(?:Error|Exception)\b[:\s]|\bERR_[A-Z_]+|\berror(?:\[\w+\])?:|fatal error|\bpanic:|\bE\s{2,}\S")
+_TALLY = _LazyRe(
     r"^\W*(?:=+\s*)?(?:\d+ (?:failed|errors?|passed|warnings?|skipped)[, ]*)+(?:in [\d.]+\s*s)?\W*(?:=+)?$"
     r"|^(?:Found|\d+) \d* ?(?:errors?|problems?)\b|^(?:npm (?:error|ERR!) (?:code|A complete log)|gyp ERR! (?:not ok|stack))"
     r"|^(?:error: )?(?:Command failed|Process completed) with exit code|^\s*at \S+ \(|^\s*File \"",
@@ -113,11 +116,11 @@ _TALLY = re.compile(
 
 
 # Lines of a failed command's output worth keeping besides the named error: codes, hints, versions.
-_SALIENT = re.compile(
+_SALIENT = _LazyRe(
     r"\b(?:hint|note|help|warning|warn|requires?|required|expected|supported|unsupported|incompatible|version|denied"
     r"|refused|timed? ?out|missing|invalid|unknown|unable|could not|couldn't|no such|does not exist|doesn't exist)\b"
     r"|\b[A-Z]{1,6}[-_]?\d{2,5}\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:exit|status) (?:code )?\d+", re.IGNORECASE)
-_FRAME = re.compile(r"^\s*(?:at \S+|File \"|\^+\s*$|~+\s*$)")
+_FRAME = _LazyRe(r"^\s*(?:at \S+|File \"|\^+\s*$|~+\s*$)")
 FAILED_LINES, FAILED_CHARS = 6, 600  # a failed command's output kept in its turn: at most this much
 
 
