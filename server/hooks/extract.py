@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from server.hooks.commands import (
-    SHELL_TOOLS, command_failed, command_family, command_purpose, error_line, package_manager, salient_errors,
+    command_failed, command_family, command_purpose, error_line, package_manager, salient_errors,
     shell_command,
 )
 from server.hooks.transcript import Entry

@@ -6,7 +6,7 @@ store.py composes the roles into the Store; the SQL is SQLite's.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from server.storage import shapes
 from server.storage.protocol import (
@@ -16,9 +16,6 @@ from server.storage.protocol import (
     TimelineRow,
 )
 from server.storage.sqlite.common import SqliteStoreBase, _scope_filters
-
-if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
-    pass  # process answering by keyword never imports them (bench/hooks.py)
 
 
 class SqliteBrowsing(SqliteStoreBase):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from server.storage import shapes
 from server.storage.protocol import (
@@ -17,9 +17,6 @@ from server.storage.protocol import (
     ThreadExport,
 )
 from server.storage.sqlite.common import SqliteStoreBase, _in
-
-if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
-    pass  # process answering by keyword never imports them (bench/hooks.py)
 
 
 class SqliteCuration(SqliteStoreBase):

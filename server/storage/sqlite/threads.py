@@ -6,7 +6,7 @@ store.py composes the roles into the Store; the SQL is SQLite's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from server.storage import shapes
 from server.storage.protocol import (
@@ -14,9 +14,6 @@ from server.storage.protocol import (
     NewMessage,
 )
 from server.storage.sqlite.common import SqliteStoreBase
-
-if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
-    pass  # process answering by keyword never imports them (bench/hooks.py)
 
 
 class SqliteThreads(SqliteStoreBase):
