@@ -76,13 +76,12 @@ def _b64url_json(part: str) -> bool:
 
 def jwt_ok(token: str) -> bool:
     parts = token.split(".")
-    return (
-        len(parts) == 3
-        and len(parts[0]) >= 9
-        and len(parts[1]) >= 4
-        and len(parts[2]) >= 16
-        and _b64url_json(parts[0])
-    )
+    if len(parts) == 3 and len(parts[0]) >= 9 and len(parts[1]) >= 4 and len(parts[2]) >= 16:
+        return _b64url_json(parts[0])
+    # Unsigned (alg "none": "header.payload." or "header.payload"): a bearer credential all the
+    # same wherever a server accepts it; both parts must decode to JSON objects.
+    return (2 <= len(parts) <= 3 and (len(parts) == 2 or parts[2] == "") and len(parts[0]) >= 9
+            and len(parts[1]) >= 16 and _b64url_json(parts[0]) and _b64url_json(parts[1]))
 
 
 def _der_private(value: str) -> bool:
@@ -305,7 +304,13 @@ TOKEN_RULES: tuple[Rule, ...] = (
          (".",), check=mixed),
     # The bot's id, ":", 35 characters starting with "A"; also inside an API URL (".../bot<id>:<secret>/getMe").
     Rule("telegram-bot-token",
-         _LazyRe(r"(?:(?<![A-Za-z0-9_])|(?<=/bot))[0-9]{5,16}:A[0-9A-Za-z_\-]{34}" + _LA_DASH), (":A",), check=mixed),
+         _LazyRe(r"(?:(?<![A-Za-z0-9_])|(?<=bot)(?<![A-Za-z0-9_]bot))[0-9]{5,16}:A[0-9A-Za-z_\-]{34}" + _LA_DASH), (":A",),
+         check=mixed),
+    # An Azure Functions key in the function's URL (https://<app>.azurewebsites.net/api/<fn>?code=<key>).
+    Rule("azure-function-key",
+         _LazyRe(r"\.azurewebsites\.net/api/[^\s?#\"'<>]{0,200}\?(?:[^\s#&\"'<>]{0,200}&){0,10}?code=([A-Za-z0-9_\-]{20,}={0,2})"),
+         (".azurewebsites.net/api/",), group=1, check=mixed),
+    tok("aiven-token", "AVNS_", r"[A-Za-z0-9_\-]{8,}" + _LA_DASH, _B_WORD_DASH, check=mixed),
     tok("twilio-key", "SK", r"[0-9a-f]{32}" + _LA, check=_hexy),
     tok("twilio-account-sid", "AC", r"[0-9a-f]{32}" + _LA, check=_hexy),
     tok("sendgrid-key", "SG.", r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _LA_DASH),
