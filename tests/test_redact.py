@@ -949,3 +949,26 @@ def test_the_new_formats_leave_their_look_alikes(text: str) -> None:
 ])
 def test_the_session_32_rules_stay_linear(text: str) -> None:
     assert_linear(redact, text)
+
+
+def _b64_pem(kind: str) -> str:
+    body = base64.b64encode(random.Random(9).randbytes(120)).decode()
+    return base64.b64encode(f"-----BEGIN {kind}-----\n{body}\n-----END {kind}-----\n".encode()).decode()
+
+
+@pytest.mark.parametrize("kind", ["RSA PRIVATE KEY", "PRIVATE KEY", "OPENSSH PRIVATE KEY", "EC PRIVATE KEY"])
+def test_a_base64_encoded_private_key_block_is_a_private_key(kind: str) -> None:
+    value = _b64_pem(kind)
+    for text in (f"  tls.key: {value}", f"PRIVATE_KEY_B64={value}", f'"privateKey": "{value}",'):
+        out = redact(text).text
+        assert value[20:60] not in out and "[REDACTED:private-key]" in out, text
+
+
+@pytest.mark.parametrize("kind", ["CERTIFICATE", "PUBLIC KEY", "CERTIFICATE REQUEST"])
+def test_a_base64_encoded_certificate_or_public_key_stays(kind: str) -> None:
+    text = f"  tls.crt: {_b64_pem(kind)}"
+    assert redact(text).text == text
+
+
+def test_base64_pem_prefixes_stay_linear() -> None:
+    assert_linear(redact, "LS0tLS1CRUdJTi" * 70_000)

@@ -92,6 +92,16 @@ def _der_private(value: str) -> bool:
     return head[:2] == b"\x30\x82" and head[4:7] in (b"\x02\x01\x00", b"\x02\x01\x01")
 
 
+def _b64_private_pem(value: str) -> bool:
+    """Base64 of a PEM block (a Kubernetes Secret's tls.key, a PRIVATE_KEY_B64 variable) whose
+    BEGIN line names a private key; a base64 certificate or public key is not a secret."""
+    try:
+        head = binascii.a2b_base64(value[:88])
+    except (binascii.Error, ValueError):
+        return False
+    return b"PRIVATE KEY" in head.split(b"\n", 1)[0]
+
+
 def _slack_ok(token: str) -> bool:
     """Slack's shape: numeric ids (one of 6+ digits) then the secret part, or a one-digit version then
     a long secret (xoxe-1-..., xoxa-2-...). `xoxp-1234-1234-1234-...`, `xoxb-12345-abcd234` and a
@@ -364,6 +374,8 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("dynatrace-token", "dt0c01.", r"[A-Z0-9]{24}\.[A-Z0-9]{64}" + _LA),
     # --- memvault and general formats
     tok("memvault-token", "mvt_", r"[A-Za-z0-9_\-]{43}" + _LA_DASH, _B_WORD_DASH),  # server/http/tokens.py
+    # "-----BEGIN " in base64, the rest of the block with it (the private-key kind: it is one, encoded).
+    tok("private-key", "LS0tLS1CRUdJTi", r"[A-Za-z0-9+/]{40,}={0,2}", check=_b64_private_pem),
     tok("age-secret-key", "AGE-SECRET-KEY-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _LA),
     # Always matches a whole dotted run (so a failed candidate is never rescanned);
     # the shape and the JSON header are checked in Python.
