@@ -198,6 +198,14 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
             ("bearer-token", f"curl -H 'Authorization: Bearer {(b := r(40, ALNUM + '-._~'))}' https://api.example.com", b),
             ("basic-auth", "Authorization: Basic " + (b := base64.b64encode(J("deploy:", r(16)).encode()).decode()), b),
         ]
+    # (session 32, drawn last so the samples above stay as they were)
+    for _ in range(3):
+        fn_key = r(54, URLSAFE) + "=="
+        out.append(("azure-function-key", f"curl 'https://orders-fn.azurewebsites.net/api/Ingest?code={fn_key}'", fn_key))
+        aiven = J("AV", "NS_") + r(19, URLSAFE)
+        out.append(("aiven-token", f"avn user login --token {aiven}", aiven))
+        az = r(86, B64) + "=="
+        out.append(("azure-storage-key", f"Azure storage account key for the backups:\n  {az}", az))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
 
 

@@ -7,9 +7,11 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
 
 * **tuning**  -- gitleaks' default rules' own true-positive examples (``gitleaks.json``);
   detector changes may be tuned on these.
-* **held-out** -- another scanner's test corpus (``detect_secrets.json``); never tune on it
-  and never read its misses while tuning: it is reported apart, as counts only unless
-  ``--show-held-out`` is given.
+* **tuning-detect-secrets** -- detect-secrets' plugin tests (``detect_secrets.json``): held out
+  until its misses were shown in session 32, a tuning corpus since.
+* **held-out** -- Nosey Parker's default rules' examples and negative examples
+  (``noseyparker.json``, built fresh); never tune on it and never read its misses while tuning:
+  it is reported apart, as counts only unless ``--show-held-out`` is given.
 * **benign**  -- each corpus' own false-positive examples, and the public benign notes of
   bench/data/injections_public.json (package docstrings mentioning prompts, pipes, curl...).
 
@@ -34,7 +36,7 @@ if str(ROOT) not in sys.path:
 from server.guard.redact import redact  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "secrets_public"
-CORPORA = {"tuning": "gitleaks.json", "held-out": "detect_secrets.json"}
+CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.json", "held-out": "noseyparker.json"}
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 

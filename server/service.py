@@ -217,6 +217,8 @@ class MemoryService:
         # Secrets never reach the database or the daily log in plain text.
         redaction = redact(content)
         content = redaction.text
+        if origin:  # what the client claims to be is stored and shown too: the same rule as text
+            origin = redact(origin).text
         kind = check.kind(kind)
         stored_thread = self._write_thread(thread)
         redacted = set(redaction.kinds)

@@ -839,3 +839,136 @@ def test_slack_shapes_masks_and_file_names_stay(text: str) -> None:
 ])
 def test_slack_tokens_of_every_generation_are_still_found(token: str) -> None:
     assert token not in redact("SLACK=" + token).text
+
+
+# ------------------------------- session 32: XML forms, key suffixes and formats the corpora showed
+
+PW = "horse!battery&staple"  # a literal password: no digits, so only the key makes it one
+
+
+@pytest.mark.parametrize("template", [
+    "< db_password > {v} </db_password>",  # spaces inside the tag's brackets
+    "<db_password_tag>{v}</db_password_tag>",  # the tag names the password and the node
+    '<setting name="db_password">{v}</setting>',  # the element's name attribute is the key
+    "<setting name = 'db_password' >{v}</setting>",
+    '<add name="DbPassword" value="{v}" />',  # .NET config with name= rather than key=
+    '<add value="{v}" key="DbPassword"/>',  # value first
+    '<param name ="smtp_password" value = "{v}"/>',  # spaces around =
+    '<db_password value="{v}"/>',  # the tag is the key, the value an attribute
+    '<entry db_password_attr="{v}" />',  # the attribute's name is the key
+    '<property name="ftp_password" value="{v}">ignored</property>',
+])
+def test_xml_elements_and_attributes_are_read_as_key_and_value(template: str) -> None:
+    text = template.format(v=PW)
+    assert PW not in redact(text).text, text
+
+
+@pytest.mark.parametrize("text", [
+    '<add name="DbPassword" value="${DB_PASSWORD}" />',  # a reference
+    '<input type="password" name="password" value="" />',  # an empty form field
+    '<field name="password_min_length" value="12345678901234567"/>',  # a setting about passwords
+    '<input type="hidden" name="authenticity_token" value="' + fake(86, ALNUM + "+/", seed=401) + '==" />',  # CSRF
+    "<passwordPolicy>strict</passwordPolicy>",
+    '<label for="password">Password</label>',
+])
+def test_xml_forms_leave_references_settings_and_form_tokens(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    "theapikey: " + PW, "myapi_key = '" + PW + "'", "signing_private_key = '" + PW + "'",
+    "ftp_password_value=" + PW,
+])
+def test_a_key_glued_to_a_prefix_or_ending_in_a_container_word_still_counts(text: str) -> None:
+    assert PW not in redact(text).text, text
+
+
+@pytest.mark.parametrize("text", ['cloudant_password = "a-fake-tooshort-key"', 'api_key: "somefakekey"',
+                                  'secret = "dummy-secret-value"'])
+def test_values_that_say_they_are_fake_stay(text: str) -> None:
+    assert redact(text).text == text
+
+
+AZ_KEY = fake(86, ALNUM + "+/", seed=402) + "=="
+
+
+@pytest.mark.parametrize("text", [
+    "Azure storage for the backups:\n    " + AZ_KEY,  # the word on the line before
+    AZ_KEY + "\nsome other line\n(https://portal.azure.com/) +WITH IDENTITY = 'IDENTITY'",  # two lines after
+    "CREATE DATABASE SCOPED CREDENTIAL AzureStorageCredential WITH SECRET = '" + AZ_KEY + "'",
+])
+def test_a_bare_azure_storage_key_near_the_word_azure_is_found(text: str) -> None:
+    assert AZ_KEY not in redact(text).text
+
+
+@pytest.mark.parametrize("text", [
+    AZ_KEY,  # no provider near: 64 random bytes could be anything
+    "azure\n1\n2\n3\n" + AZ_KEY,  # three lines away
+    "resolution: {integrity: sha512-" + AZ_KEY + "}\n'@azure/identity': '*'",  # an SRI digest
+])
+def test_a_64_byte_base64_value_far_from_azure_or_as_a_digest_stays(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("AVNS_" + fake(19, ALNUM + "_", seed=403), "AVNS_" + fake(19, ALNUM + "_", seed=403)),  # Aiven
+    ("bot7712345678:A" + fake(34, ALNUM + "_-", seed=404), fake(34, ALNUM + "_-", seed=404)),  # Telegram, /bot-less
+    ("https://fn-app.azurewebsites.net/api/HttpTrigger1?code=" + fake(54, ALNUM + "_-", seed=405) + "==",
+     fake(54, ALNUM + "_-", seed=405)),  # an Azure Functions key
+    ("login_somewhere --http-password " + "hopenobodyguesses", "hopenobodyguesses"),  # a flag ending in -password
+    ("//registry.example.com/:_auth=" + base64.b64encode(b"me:" + fake(12, seed=406).encode()).decode(),
+     base64.b64encode(b"me:" + fake(12, seed=406).encode()).decode()),  # .npmrc's _auth
+])
+def test_formats_the_detect_secrets_corpus_showed(text: str, secret: str) -> None:
+    assert secret not in redact(text).text, text
+
+
+def test_an_unsigned_jwt_is_a_credential_and_its_look_alikes_are_not() -> None:
+    header = b64url({"alg": "none", "typ": "JWT"})
+    payload = b64url({"sub": "1234567890", "name": "Jo", "admin": True})
+    for token in (header + "." + payload, header + "." + payload + "."):
+        assert payload not in redact("the session cookie held " + token).text
+    assert redact(header + ".notjson").text == header + ".notjson"
+
+
+@pytest.mark.parametrize("text", [
+    "bothered:" + "A" + fake(34, seed=407),  # "bot" inside a word
+    "--password prompt", "--token-file creds.txt",
+])
+def test_the_new_formats_leave_their_look_alikes(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    '<a name="password" value="' * 40_000,
+    "<" * 1_000_000,
+    '<x value="' + "v" * 999_000 + '" name="password"/>',
+    "< password >" * 83_334,
+    ("azure " + fake(86, ALNUM + "+/", seed=408) + "==\n") * 10_000,
+    "AVNS_" * 200_000,
+])
+def test_the_session_32_rules_stay_linear(text: str) -> None:
+    assert_linear(redact, text)
+
+
+def _b64_pem(kind: str) -> str:
+    body = base64.b64encode(random.Random(9).randbytes(120)).decode()
+    return base64.b64encode(f"-----BEGIN {kind}-----\n{body}\n-----END {kind}-----\n".encode()).decode()
+
+
+@pytest.mark.parametrize("kind", ["RSA PRIVATE KEY", "PRIVATE KEY", "OPENSSH PRIVATE KEY", "EC PRIVATE KEY"])
+def test_a_base64_encoded_private_key_block_is_a_private_key(kind: str) -> None:
+    value = _b64_pem(kind)
+    for text in (f"  tls.key: {value}", f"PRIVATE_KEY_B64={value}", f'"privateKey": "{value}",'):
+        out = redact(text).text
+        assert value[20:60] not in out and "[REDACTED:private-key]" in out, text
+
+
+@pytest.mark.parametrize("kind", ["CERTIFICATE", "PUBLIC KEY", "CERTIFICATE REQUEST"])
+def test_a_base64_encoded_certificate_or_public_key_stays(kind: str) -> None:
+    text = f"  tls.crt: {_b64_pem(kind)}"
+    assert redact(text).text == text
+
+
+def test_base64_pem_prefixes_stay_linear() -> None:
+    assert_linear(redact, "LS0tLS1CRUdJTi" * 70_000)

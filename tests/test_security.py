@@ -343,3 +343,63 @@ async def test_recall_shows_invisible_and_tag_characters_escaped_never_raw(servi
     for raw in ("\u200b", "\u202e", "\u202c", *smuggled):
         assert raw not in shown and raw not in built.structured_content["text"]
     assert service.store.get([hit["id"]])[hit["id"]].content == text  # stored as written; escaped when shown
+
+
+# ------------------------------------------- issue 30 item 2: one test per stored field, one rule
+# Each field gets a provider token (found by its format) and a key=value secret written in it; the
+# identifier fields (tags, thread ids, prompt names) get a bare random token too. Afterwards neither
+# the secret nor its lower-cased form is anywhere under the home directory (database, WAL, memory
+# files, daily log, hooks log).
+KV_SECRET = "Zr8" + "qN4vT1xLm"  # the value of a key=value secret: only the key makes it one
+KV = f"db_password={KV_SECRET}"
+
+
+def _write_field(svc: MemoryService, field: str, value: str) -> None:
+    from server.curation.editing import edit
+    from server.errors import InvalidInput
+    from server.hooks.work import log_line
+
+    if field == "content":
+        svc.remember(f"deploy notes: {value}", thread="ops")
+    elif field == "edited content":
+        edit(svc, svc.remember("deploy notes", thread="ops").id, content=f"deploy notes: {value}")
+    elif field == "title":
+        svc.threads.configure("ops", title=f"ops {value}")
+    elif field == "system prompt":
+        svc.threads.configure("ops", system_prompt=f"Deploy with {value}")
+    elif field == "message":
+        svc.threads.add_messages("ops", [{"role": "user", "content": f"it is {value}"}])
+    elif field == "global prompt text":
+        svc.global_prompts.run("set", "creds", f"use {value}")
+    elif field == "origin":
+        svc.remember("deploy notes", thread="ops", origin=f"client {value}")
+    elif field == "daily log":
+        svc.remember(f"journal: {value}", thread="ops", daily=True)
+        assert value not in "".join(p.read_text() for p in (svc.settings.home / "files" / "daily").glob("*.md"))
+    elif field == "hooks log":
+        log_line(svc.settings, f"capture failed near {value}")
+    elif field == "tag":
+        assert svc.remember("deploy notes", thread="ops", tags=["ci", value]).redacted
+    elif field in ("thread id", "prompt name"):
+        with pytest.raises(InvalidInput, match="cannot hold a secret"):
+            if field == "thread id":
+                svc.remember("deploy notes", thread=value)
+            else:
+                svc.global_prompts.run("set", value, "be brief")
+    else:
+        raise AssertionError(field)
+
+
+TEXT_FIELDS = ["content", "edited content", "title", "system prompt", "message", "global prompt text", "origin",
+               "daily log", "hooks log"]
+NAME_FIELDS = ["tag", "thread id", "prompt name"]
+
+
+# (a bare random run counts only in a name: in prose it may be anything; a name has no key=value form)
+@pytest.mark.parametrize(("field", "secret"), [(f, s) for f in TEXT_FIELDS for s in ("token", "key=value")]
+                         + [(f, s) for f in NAME_FIELDS for s in ("token", "bare")])
+def test_every_stored_field_keeps_no_secret(service, field, secret):
+    value = {"token": TOKEN, "key=value": KV, "bare": BARE}[secret]
+    _write_field(service, field, value)
+    needle = KV_SECRET if secret == "key=value" else value
+    _nowhere_on_disk(service, needle)

@@ -256,6 +256,37 @@ def _aws_pairs(text: str, out: list[_Cand]) -> None:
             out.append((m.start(), m.end(), "aws-secret-access-key", 0, m.start()))
 
 
+# An Azure storage account key is 64 random bytes in base64 (86 characters and "=="); bare, it is
+# taken only with "azure" on its line or within two lines of it. (A sha512 digest has the same
+# shape: one written as an SRI hash, "sha512-...", is not a key.)
+_AZURE_KEY = _LazyRe(r"(?<![A-Za-z0-9+/=\-])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+/=])")
+_AZURE_SPAN = 600  # characters searched on each side, at most three lines
+
+
+def _azure_storage_keys(text: str, low: str, out: list[_Cand]) -> None:
+    for m in _AZURE_KEY.finditer(text):
+        key = m.group()
+        if not (any(c.isdigit() for c in key) and any(c.isupper() for c in key) and any(c.islower() for c in key)):
+            continue
+        lo, hi = max(0, m.start() - _AZURE_SPAN), min(len(text), m.end() + _AZURE_SPAN)
+        start = m.start()
+        for _ in range(3):  # back to the start of the line two lines up
+            i = text.rfind("\n", lo, start)
+            if i < 0:
+                start = lo
+                break
+            start = i
+        end = text.find("\n", m.end(), hi)  # the end of the key's line, then two more lines
+        for _ in range(2):
+            if end < 0:
+                break
+            end = text.find("\n", end + 1, hi)
+        if end < 0:
+            end = hi
+        if "azure" in low[start:m.start()] or "azure" in low[m.end():end]:
+            out.append((m.start(), m.end(), "azure-storage-key", 1, m.start()))
+
+
 # A Kubernetes Secret's `data:` (base64) and `stringData:` values, found when the text declares
 # `kind: Secret`. Each data block is walked once, line by line, to the end of its indentation.
 _K8S_KIND = _LazyRe(r"(?im)^[ \t]*kind:[ \t]*[\"']?secret[\"']?[ \t]*$")
@@ -335,6 +366,8 @@ def _candidates(text: str) -> list[_Cand]:
     if "://" in text:
         _url_credentials(text, out)
     _command_lines(low, text, out)
+    if "azure" in low and "==" in text:
+        _azure_storage_keys(text, low, out)
     if "data:" in low and "secret" in low and _K8S_KIND.search(text):
         _kubernetes_secrets(text, out)
     if any(k in low for k in KEYWORDS):
@@ -351,7 +384,7 @@ KINDS: tuple[str, ...] = tuple(
         | {r.kind for r in KEYWORD_RULES}
         | {kind for _, _, kind in COMMAND_RULES}
         | {"private-key", "url-password", "url-credential", "password", "secret", "token", "api-key"}
-        | {"aws-secret-access-key"}
+        | {"aws-secret-access-key", "azure-storage-key"}
     )
 )
 

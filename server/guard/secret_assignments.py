@@ -89,6 +89,8 @@ def is_placeholder(value: str) -> bool:
     low = v.lower()
     if low in _PLACEHOLDER_WORDS:
         return True
+    if ("fake" in low or "dummy" in low) and not any(c.isdigit() for c in v):
+        return True  # somefakekey, a-fake-api-key (a random token with these letters has digits too)
     if all(c in _MASK_CHARS for c in v):
         return True
     if low.startswith(("your", "my_", "my-", "<", "insert", "replace", "change_me_", "changeme", "xxx")):
@@ -148,10 +150,17 @@ def value_ok(needs: bool | str, value: str) -> bool:
     return high_entropy(value)
 
 
+# A last word that only says where the value sits (an XML tag or attribute, a field's value):
+# `password_tag`, `secret_value`, `api_key_attr` name the credential as much as `password` does.
+_CONTAINER_LAST = frozenset("tag att attr attribute attrib element elem node value val str string text txt data".split())
+
+
 @lru_cache(maxsize=4096)
 def key_kind(key: str) -> tuple[str, bool | str] | None:
     """(kind, needs a high-entropy value) when the key names a credential, else None."""
     segs = [s for s in _SEG_SPLIT.split(_CAMEL.sub("_", key).lower()) if s]
+    while len(segs) > 1 and segs[-1] in _CONTAINER_LAST:
+        segs.pop()
     if not segs:
         return None
     last = segs[-1]
@@ -161,18 +170,20 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
         return "password", False
     if last.endswith("secret"):
         return "secret", False
-    if prev in ("public", "publishable", "csrf", "xsrf") or last in ("csrftoken", "xsrftoken"):
+    if key.lower().endswith(":_auth") or key == "_auth":
+        return "password", False  # .npmrc's _auth (base64 of user:password)
+    if prev in ("public", "publishable", "csrf", "xsrf", "authenticity") or last in ("csrftoken", "xsrftoken"):
         return None  # designed to be shown: in a web page, a form, a client bundle
     if last.endswith("token"):
         return "token", False
-    if last == "apikey" or (last == "key" and prev == "api"):
-        return "api-key", False
+    if last.endswith("apikey") or (last == "key" and prev.endswith("api")):
+        return "api-key", False  # (theapikey, x_apikey, myapi_key: the word glued to a prefix)
     if last in ("secretkey", "accesskey", "privatekey", "privkey", "appkey", "masterkey", "signingkey", "authkey",
                 "servicekey", "accountkey", "dbkey", "databasekey", "clientkey"):
         return "secret", False
     if last in ("dbpass", "databasepass", "keypass", "userpass", "adminpass", "rootpass", "sqlpass", "mypass"):
         return "password", False
-    if last == "key" and prev in _KEY_QUALIFIERS:
+    if last == "key" and (prev in _KEY_QUALIFIERS or prev.endswith(("private", "secret", "signing", "encryption"))):
         return "secret", False
     if last in ("credential", "credentials", "creds") and prev not in ("", "use", "with"):
         return "secret", False
@@ -215,8 +226,15 @@ _FLAG = _LazyRe(
     r"--(?<![A-Za-z0-9_\-]--)(?P<key>(?:[A-Za-z0-9]+-){0,3}(?i:password|passwd|token|secret|api-key|apikey))"
     r"(?:[ \t]+|=)(?P<q>[\"']?)"
 )
-# <password>hunter2</password>
-_XML = _LazyRe(r"<(?P<tag>[A-Za-z_][A-Za-z0-9_.\-]{0,40})>\s{0,200}(?P<val>[^<\s]{3,1024})\s{0,200}</(?P=tag)>")
+# <password>hunter2</password>, < password > hunter2 </password>, <x name="password">hunter2</x>
+_XML = _LazyRe(r"<[ \t]{0,20}(?P<tag>[A-Za-z_][A-Za-z0-9_.:\-]{0,60})(?P<attrs>[ \t\r\n][^<>]{0,512})?>"
+               r"\s{0,200}(?P<val>[^<\s]{3,1024})\s{0,200}<[ \t]{0,20}/[ \t]{0,20}(?P=tag)[ \t]{0,20}>")
+# One tag's attributes, walked one by one: <x name="password" value="..."/>, <password value="..."/>
+_TAG_OPEN = _LazyRe(r"<[ \t]{0,20}(?P<tag>[A-Za-z_][A-Za-z0-9_.:\-]{0,60})(?=[\s/>])")
+_ATTR = _LazyRe(r"\s+(?P<name>[A-Za-z_][A-Za-z0-9_.:\-]{0,60})\s*=\s*(?:\\?\"(?P<dq>[^\"\r\n\\]{0,1024})\\?\"|'(?P<sq>[^'\r\n]{0,1024})')")
+_NAME_ATTRS = frozenset(("name", "key", "id", "property", "param", "field", "setting"))
+_VALUE_ATTRS = frozenset(("value", "val", "content", "default", "defaultvalue"))
+_MAX_ATTRS = 32
 # .NET config: <add key="DbPassword" value="..." />; Dockerfile: ENV DB_PASSWORD hunter2
 _XML_PAIR = _LazyRe(r"key=\\?\"(?P<key>[A-Za-z_][A-Za-z0-9_.:\-]{0,60})\\?\"\s+value=\\?\"(?P<val>(?:[^\"\r\n\\]|\\(?!\")){3,1024})\\?\"")
 _ENV_LINE = _LazyRe(r"(?m:^[ \t]*ENV[ \t]+(?P<key>[A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+(?P<val>[^\s=\"'][^\s\"']{2,1023})[ \t]*$)")
@@ -370,7 +388,9 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
             if q and not text.startswith(q, ve):
                 continue
             v = text[vs:ve]
-            if found and 3 <= len(v) <= 1024 and not is_placeholder(v) and not v.isalpha():
+            # (a word after --token is a mode or a file name; after --*-password a long one is the password)
+            if found and 3 <= len(v) <= 1024 and not is_placeholder(v) and (
+                    not v.isalpha() or (found[0] == "password" and len(v) >= 8)):
                 out.append((vs, ve, found[0], 10, m.start()))
     for pattern, gate in ((_XML_PAIR, "value="), (_ENV_LINE, "ENV")):
         if gate in text:
@@ -382,9 +402,13 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
     if "</" in text:
         for m in _XML.finditer(text):
             found = key_kind(m.group("tag"))
+            if not found and m.group("attrs"):
+                found = _named_key(m.group("attrs"))  # <setting name="db_password">...</setting>
             v = m.group("val")
             if found and not is_placeholder(v) and value_ok(found[1], v):
                 out.append((m.start("val"), m.end("val"), found[0], 10, m.start()))
+    if "<" in text and "=" in text:
+        _xml_attributes(text, out)
     for m in _SPOKEN.finditer(text):
         word = m.group(0).split(None, 1)[0].lower()
         kind = "password" if word.startswith(("pass", "pwd")) else "api-key" if word.startswith("api") else \
@@ -404,6 +428,57 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
                                                   and not v.replace(".", "").isdigit() and v[-1] not in ".,;:")):
                 continue
         out.append((vs, vs + len(v), kind, 10, m.start()))
+
+
+def _named_key(attrs: str) -> tuple[str, bool | str] | None:
+    """The credential a tag's name/key attribute names (``name="the_password"``), else None."""
+    pos, n = 0, 0
+    while n < _MAX_ATTRS:
+        a = _ATTR.match(attrs, pos)
+        if a is None:
+            return None
+        pos, n = a.end(), n + 1
+        if a.group("name").lower() in _NAME_ATTRS:
+            v = a.group("dq") if a.group("dq") is not None else a.group("sq")
+            if v and len(v) <= 80:
+                found = key_kind(v)
+                if found:
+                    return found
+    return None
+
+
+def _xml_attributes(text: str, out: list[_Cand]) -> None:
+    """A credential in a tag's attributes, in either order and with spaces around ``=``:
+    ``<add name="DbPassword" value="..."/>``, ``<x value="..." key='api_key'/>``,
+    ``<password value="..."/>``. Each tag's attributes are walked once (at most 32 of them);
+    a tag starting inside the previous one's attributes is skipped, so the walk is linear."""
+    scanned_to = -1
+    for t in _TAG_OPEN.finditer(text):
+        if t.start() < scanned_to:
+            continue
+        tag_kind = key_kind(t.group("tag"))
+        named, values = None, []
+        pos, n = t.end(), 0
+        while n < _MAX_ATTRS:
+            a = _ATTR.match(text, pos)
+            if a is None:
+                break
+            pos, n = a.end(), n + 1
+            g = "dq" if a.group("dq") is not None else "sq"
+            name, v = a.group("name").lower(), a.group(g)
+            if name in _NAME_ATTRS and len(v) <= 80:
+                named = named or key_kind(v)
+            elif name in _VALUE_ATTRS:
+                values.append((a.start(g), v))
+        scanned_to = pos
+        found = named or tag_kind
+        if not found:
+            continue
+        for vs, v in values:
+            stripped = v.strip()
+            if len(stripped) >= 3 and not is_placeholder(stripped) and value_ok(found[1], stripped):
+                s = vs + (len(v) - len(v.lstrip()))
+                out.append((s, s + len(stripped), found[0], 10, t.start()))
 
 
 def random_user(value: str) -> bool:

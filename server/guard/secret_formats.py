@@ -76,13 +76,12 @@ def _b64url_json(part: str) -> bool:
 
 def jwt_ok(token: str) -> bool:
     parts = token.split(".")
-    return (
-        len(parts) == 3
-        and len(parts[0]) >= 9
-        and len(parts[1]) >= 4
-        and len(parts[2]) >= 16
-        and _b64url_json(parts[0])
-    )
+    if len(parts) == 3 and len(parts[0]) >= 9 and len(parts[1]) >= 4 and len(parts[2]) >= 16:
+        return _b64url_json(parts[0])
+    # Unsigned (alg "none": "header.payload." or "header.payload"): a bearer credential all the
+    # same wherever a server accepts it; both parts must decode to JSON objects.
+    return (2 <= len(parts) <= 3 and (len(parts) == 2 or parts[2] == "") and len(parts[0]) >= 9
+            and len(parts[1]) >= 16 and _b64url_json(parts[0]) and _b64url_json(parts[1]))
 
 
 def _der_private(value: str) -> bool:
@@ -91,6 +90,16 @@ def _der_private(value: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     return head[:2] == b"\x30\x82" and head[4:7] in (b"\x02\x01\x00", b"\x02\x01\x01")
+
+
+def _b64_private_pem(value: str) -> bool:
+    """Base64 of a PEM block (a Kubernetes Secret's tls.key, a PRIVATE_KEY_B64 variable) whose
+    BEGIN line names a private key; a base64 certificate or public key is not a secret."""
+    try:
+        head = binascii.a2b_base64(value[:88])
+    except (binascii.Error, ValueError):
+        return False
+    return b"PRIVATE KEY" in head.split(b"\n", 1)[0]
 
 
 def _slack_ok(token: str) -> bool:
@@ -305,7 +314,13 @@ TOKEN_RULES: tuple[Rule, ...] = (
          (".",), check=mixed),
     # The bot's id, ":", 35 characters starting with "A"; also inside an API URL (".../bot<id>:<secret>/getMe").
     Rule("telegram-bot-token",
-         _LazyRe(r"(?:(?<![A-Za-z0-9_])|(?<=/bot))[0-9]{5,16}:A[0-9A-Za-z_\-]{34}" + _LA_DASH), (":A",), check=mixed),
+         _LazyRe(r"(?:(?<![A-Za-z0-9_])|(?<=bot)(?<![A-Za-z0-9_]bot))[0-9]{5,16}:A[0-9A-Za-z_\-]{34}" + _LA_DASH), (":A",),
+         check=mixed),
+    # An Azure Functions key in the function's URL (https://<app>.azurewebsites.net/api/<fn>?code=<key>).
+    Rule("azure-function-key",
+         _LazyRe(r"\.azurewebsites\.net/api/[^\s?#\"'<>]{0,200}\?(?:[^\s#&\"'<>]{0,200}&){0,10}?code=([A-Za-z0-9_\-]{20,}={0,2})"),
+         (".azurewebsites.net/api/",), group=1, check=mixed),
+    tok("aiven-token", "AVNS_", r"[A-Za-z0-9_\-]{8,}" + _LA_DASH, _B_WORD_DASH, check=mixed),
     tok("twilio-key", "SK", r"[0-9a-f]{32}" + _LA, check=_hexy),
     tok("twilio-account-sid", "AC", r"[0-9a-f]{32}" + _LA, check=_hexy),
     tok("sendgrid-key", "SG.", r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _LA_DASH),
@@ -359,6 +374,8 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("dynatrace-token", "dt0c01.", r"[A-Z0-9]{24}\.[A-Z0-9]{64}" + _LA),
     # --- memvault and general formats
     tok("memvault-token", "mvt_", r"[A-Za-z0-9_\-]{43}" + _LA_DASH, _B_WORD_DASH),  # server/http/tokens.py
+    # "-----BEGIN " in base64, the rest of the block with it (the private-key kind: it is one, encoded).
+    tok("private-key", "LS0tLS1CRUdJTi", r"[A-Za-z0-9+/]{40,}={0,2}", check=_b64_private_pem),
     tok("age-secret-key", "AGE-SECRET-KEY-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _LA),
     # Always matches a whole dotted run (so a failed candidate is never rescanned);
     # the shape and the JSON header are checked in Python.
