@@ -4,7 +4,8 @@ A turn is what the person typed, or what the assistant answered between two prom
 (its text plus one line per tool it ran). Durable statements are the few things a
 later session needs, found by rules that prefer missing one to storing junk:
 
-* explicit requests: "remember that …", "note that …", "keep in mind …";
+* explicit requests: "remember that …", "note that …", "keep in mind …" (also after another
+  clause: "looks good, but keep in mind I often run two sessions at once");
 * decisions: "we decided …", "let's go with …", "switch X to Y", "from now on …",
   "we're moving from X to Y", a request to restructure named code ("can we move X to
   `Y`"), and an option picked by letter or number ("B.", "let's implement option 2"),
@@ -19,7 +20,9 @@ later session needs, found by rules that prefer missing one to storing junk:
   ("it's working now") or moving on to something else. The note quotes the error line
   (not a "1 failed in 0.4s" tally) and what the edits wrote;
 * where things are, as the assistant states it ("`parse()` is defined in `src/parser.ts`",
-  "`src/index.ts` is the main entry"): facts tagged `location`, two per message at most;
+  "`src/index.ts` is the main entry"): facts tagged `location`, two per message at most; and as
+  a summary labels them ("**Output Location**: `~/exports/`", "**Export Script** (`tools/x.py`)"),
+  three per message at most;
 * compaction summaries, as notes.
 
 Edits keep what they wrote (the added lines), in the turn and in a fix. Each statement
@@ -100,6 +103,14 @@ _REMEMBER = re.compile(
     r"(?:\s+(?:that|this))?\s*[:,-]?\s+(?P<what>.{6,})$",
     re.IGNORECASE,
 )
+# The same request after a clause of something else ("that works, but keep in mind I often run two
+# sessions at once"): people add the standing fact to a reply about the moment. Only the unambiguous
+# phrases count here ("note" or "remember" alone mid-sentence is usually "note the error").
+_REMEMBER_INSIDE = re.compile(
+    r"(?:,|;|—|\bbut|\band|\balso|\bjust|\bthough|\bhowever)\s+(?:please\s+)?"
+    r"(?:keep in mind|bear in mind|remember that|note that|don'?t forget (?:that)?)\s*[:,-]?\s+(?P<what>.{12,})$",
+    re.IGNORECASE,
+)
 _DECISION = re.compile(
     r"\b(?:we(?:'ve| have)? decided|(?:the )?decision(?: is)?:|let'?s go with|let'?s use|let'?s switch"
     r"|we(?:'ll| will) (?:go with|use|switch|stick with|standardi[sz]e on)|we(?:'re| are) (?:moving|migrating|switching) to"
@@ -172,6 +183,48 @@ _LOCATION = re.compile(
 _PATH = re.compile(r"[\w.-]+/[\w./-]+|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|go|rs|rb|java|kt|c|h|cpp|cs|json|ya?ml|toml|vue|svelte|sh|sql)\b")
 #: Location facts taken from one assistant message at most (a tour of the code is not a list of facts).
 LOCATIONS_PER_MESSAGE = 2
+# Where things are, as a summary labels them: "**Session Storage Location**: `~/.claude/projects/`",
+# "1. **Python Export Script** (`~/tools/export.py`)", "### 📂 Output Location:" over a line holding only
+# the path. Assistants state locations this way far more often than in a sentence.
+_LABELLED_PATH = re.compile(
+    r"^(?:#{1,6}\s*)?(?:[^\w`*#]+\s*)?\**(?P<label>[A-Za-z][\w /'&.+-]{2,60}?)\**"
+    r"(?:\s*:\s*\**\s*|\s*\(\s*)`(?P<path>[^`\s]{3,200})`\)?\s*[.:]?$"
+)
+_LABEL_ALONE = re.compile(r"^(?:#{1,6}\s*)?(?:[^\w`*#]+\s*)?\**(?P<label>[A-Za-z][\w /'&.+-]{2,60}?)\**\s*:\s*\**$")
+_PATH_ALONE = re.compile(r"^`(?P<path>[^`\s]{3,200})`\s*[.:]?$")
+# A label that says the path is where something is (a "Run: `x`" or "Example: `y`" line is not).
+_PLACE_WORD = re.compile(
+    r"\b(?:locations?|paths?|dir(?:ector(?:y|ies))?|folders?|files?|scripts?|config(?:uration)?|output|install(?:ed)?"
+    r"|stor(?:ed|age|e)|saved?|written|logs?|root|home|entry(?: point)?|modules?|templates?|repo(?:sitory)?|data(?:base)?|cache)\b",
+    re.IGNORECASE,
+)
+#: Labelled locations taken from one assistant message at most.
+LABELLED_PER_MESSAGE = 3
+
+
+def _place(path: str) -> bool:
+    return bool(_PATH.search(path)) or path.startswith(("~", "/", "./"))
+
+
+def labelled_locations(pieces: list[str]) -> list[str]:
+    """"Label: `path`" lines of a reply whose label names a place (or a named part: "**X** (`path`)")."""
+    found: list[tuple[bool, int, str]] = []
+    for i, piece in enumerate(pieces):
+        match = _LABELLED_PATH.match(piece)
+        label, path = (match.group("label"), match.group("path")) if match else (None, None)
+        if match is None:
+            alone = _LABEL_ALONE.match(piece)
+            after = _PATH_ALONE.match(pieces[i + 1]) if alone and i + 1 < len(pieces) else None
+            if not after:
+                continue
+            label, path = alone.group("label"), after.group("path")
+        named = match is not None and "(" in piece[match.end("label"):match.start("path")]
+        place = bool(_PLACE_WORD.search(label))
+        if not _place(path) or not (named or place) or len(label.split()) > 6:
+            continue
+        found.append((not place, i, f"{label.strip()}: `{path}`."))
+    # A label that names a place ("Output Location") says more than a part's name ("Slash Command").
+    return [line for _, _, line in sorted(found)[:LABELLED_PER_MESSAGE]]
 _PREF_WORDS = re.compile(r"\b(?:always|never|prefer|don'?t|do not|avoid|instead of|rather than)\b", re.IGNORECASE)
 
 
@@ -193,11 +246,14 @@ def statements_in(text: str, at: datetime | None, from_user: bool) -> list[State
     """
     out: list[Statement] = []
     locations = 0
-    for sentence in sentences(text):
+    pieces = sentences(text)
+    if not from_user:
+        out += [Statement("fact", line, at, ("location",)) for line in labelled_locations(pieces)]
+    for sentence in pieces:
         sentence = _INTERJECTION.sub("", sentence).strip()
         if len(sentence) > 400 or _words(sentence) < 4:
             continue
-        remember = _REMEMBER.match(sentence) if from_user else None
+        remember = (_REMEMBER.match(sentence) or _REMEMBER_INSIDE.search(sentence)) if from_user else None
         if remember:
             what = _finish(remember.group("what"))
             out.append(Statement(classify(what), what, at, ("remembered",)))
