@@ -390,3 +390,15 @@ def test_keep_in_mind_after_another_clause_is_remembered():
                             "sessions running at one time in the same folder."),
                        say("Noted."), user("the build is slow today, we should note the timing of each step"))
     assert found == [("fact", "Often i have multiple claude code sessions running at one time in the same folder.")]
+
+
+def test_a_file_the_assistant_makes_with_its_purpose_is_a_location_fact():
+    """Aider says where things go only before its edit block ("To create an index file for the schemas, which
+    exports them all …, here is the block for `schemas/index.ts`"); an offer to add something is not a fact."""
+    found = statements(user("add the schemas index"), say(
+        "To create an index file for the schemas, which exports all the schemas for easier imports elsewhere in "
+        "the project, here is the *SEARCH/REPLACE* block for `schemas/index.ts`:\n\nWould you like me to add these "
+        "suggestions to the `future_development.md` file?"))
+    assert found == [("fact", "To create an index file for the schemas, which exports all the schemas for easier "
+                              "imports elsewhere in the project, here is the *SEARCH/REPLACE* block for "
+                              "`schemas/index.ts`")]

@@ -22,7 +22,8 @@ later session needs, found by rules that prefer missing one to storing junk:
 * where things are, as the assistant states it ("`parse()` is defined in `src/parser.ts`",
   "`src/index.ts` is the main entry"): facts tagged `location`, two per message at most; and as
   a summary labels them ("**Output Location**: `~/exports/`", "**Export Script** (`tools/x.py`)"),
-  three per message at most;
+  three per message at most; and a file it makes with what it is for ("To create an index file for
+  the schemas, which exports them all …, here is the block for `schemas/index.ts`");
 * compaction summaries, as notes.
 
 Edits keep what they wrote (the added lines), in the turn and in a fix. Each statement
@@ -180,6 +181,14 @@ _LOCATION = re.compile(
     r"|\blives? (?:in|under)\b|\bentry(?: point)? is\b|\bis the (?:main )?entry(?: point)?\b|\bnow lives?\b",
     re.IGNORECASE,
 )
+# A file the assistant makes, with what it is for ("To create an index file for the schemas, which exports
+# them all for imports elsewhere, here is the block for `schemas/index.ts`"): hosts like Aider say where
+# things go only this way, before the edit itself.
+_MAKES_FILE = re.compile(
+    r"\b(?:create|creating|add|adding)\b.{0,60}?\b(?:an? |the )?(?:new )?[\w-]*\s*(?:file|module|script|index|config|helper"
+    r"|component)\b.{0,200}?\b(?:for|which|that|so)\b",
+    re.IGNORECASE,
+)
 _PATH = re.compile(r"[\w.-]+/[\w./-]+|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|go|rs|rb|java|kt|c|h|cpp|cs|json|ya?ml|toml|vue|svelte|sh|sql)\b")
 #: Location facts taken from one assistant message at most (a tour of the code is not a list of facts).
 LOCATIONS_PER_MESSAGE = 2
@@ -267,7 +276,8 @@ def statements_in(text: str, at: datetime | None, from_user: bool) -> list[State
         elif (from_user and _REQUEST.search(sentence) and _CODE_NAME.search(sentence)
               and not _TRANSIENT.search(sentence.rstrip("?"))):
             out.append(Statement("decision", _finish(sentence), at, ("request",)))
-        elif (not from_user and locations < LOCATIONS_PER_MESSAGE and _LOCATION.search(sentence)
+        elif (not from_user and locations < LOCATIONS_PER_MESSAGE
+              and (_LOCATION.search(sentence) or _MAKES_FILE.search(sentence))
               and _PATH.search(sentence) and not sentence.endswith("?")):
             locations += 1
             out.append(Statement("fact", _finish(sentence.replace("**", "")), at, ("location",)))
