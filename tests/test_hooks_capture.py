@@ -371,11 +371,11 @@ def test_the_default_package_managers_and_one_off_runners_say_nothing_about_the_
 def test_a_summarys_labelled_paths_are_location_facts():
     """Assistants label where things are ("**Output Location**: `path`", a part's name over its path, a heading
     over a line holding only the path); a place label comes before a part's name, and a label that is not a
-    place ("Run:") gives nothing."""
+    place ("Run:") or lists what a step touched ("Files changed:") gives nothing."""
     found = statements(user("make the exporter"), say(
         "## Done\n\n**Session Storage Location**: `~/.claude/projects/`\n"
         "1. **Slash Command** (`~/.claude/commands/export.md`)\n2. **Python Export Script** (`~/tools/export.py`)\n"
-        "Run: `npm test`\n### 📂 Output Location:\n`~/claude_sessions/exports/DATE_ID/`\n"))
+        "Run: `npm test`\n**Files changed**: `src/app.py`\n### 📂 Output Location:\n`~/claude_sessions/exports/DATE_ID/`\n"))
     assert found == [
         ("fact", "Session Storage Location: `~/.claude/projects/`."),
         ("fact", "Python Export Script: `~/tools/export.py`."),

@@ -42,6 +42,8 @@ _PLACE_WORD = re.compile(
     r"|stor(?:ed|age|e)|saved?|written|logs?|root|home|entry(?: point)?|modules?|templates?|repo(?:sitory)?|data(?:base)?|cache)\b",
     re.IGNORECASE,
 )
+# A label that lists what a step touched ("**Files changed**: `a.py`") reports the moment, not a place.
+_CHANGE_WORD = re.compile(r"\b(?:chang|modifi|updat|edit|touch|delet|remov|renam)\w*", re.IGNORECASE)
 #: Labelled locations taken from one assistant message at most.
 LABELLED_PER_MESSAGE = 3
 
@@ -64,7 +66,7 @@ def labelled_locations(pieces: list[str]) -> list[str]:
             label, path = alone.group("label"), after.group("path")
         named = match is not None and "(" in piece[match.end("label"):match.start("path")]
         place = bool(_PLACE_WORD.search(label))
-        if not _place(path) or not (named or place) or len(label.split()) > 6:
+        if not _place(path) or not (named or place) or len(label.split()) > 6 or _CHANGE_WORD.search(label):
             continue
         found.append((not place, i, f"{label.strip()}: `{path}`."))
     # A label that names a place ("Output Location") says more than a part's name ("Slash Command").
