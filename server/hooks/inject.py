@@ -14,10 +14,10 @@ lint, build, run …) and never a one-off look (`which`, `ls`, `git status`); co
 summaries last; where they leave room, the opening lines of the newest substantial assistant
 replies (a session's closing summary). The prompt hook puts statements before raw turns, and of two turns
 about the same thing from the same side keeps the later one (unless it holds less of the question); the
-room its lines leave goes to the ones it cut, first to those it then shows whole. Its
-matches are judged, over the whole memory, by light stems and a few synonyms ("installing" / "installed",
-"capitalised" / "case"; a Cyrillic word by its first letters, without Russian function words): a hit must share two of the prompt's terms (or its one term, or an
-identifier), hits are ordered by the prompt's terms they hold weighted by how few hits hold
+room its lines leave goes to the ones it cut, first to those it then shows whole. Its matches are
+judged, over the whole memory, by light stems and a few synonyms ("installing" / "installed",
+"capitalised" / "case"; a Cyrillic word by its first letters, Russian function words left out): a hit
+must share two of the prompt's terms (or its one term, or an identifier), hits are ordered by the prompt's terms they hold weighted by how few hits hold
 each (IDF over the hits), and a long memory shows the sentences, or the words, around them.
 """
 
@@ -258,6 +258,7 @@ def prompt_context(
     sizes = [TOP_LINE_TOKENS if i == 0 else LINE_TOKENS for i in range(len(fresh))]
     lines = [_line(m.kind, _iso(m.created_at), m.id, marks[m.id] + m.content, query, size)
              for m, size in zip(fresh, sizes)]
+    # The room the items have: the budget less the part's heading and the blank line fit puts under it.
     lines = _widened(fresh, lines, sizes, marks, query, budget - estimate_tokens(_PROMPT_TITLE) - 4)
     part = Part(_PROMPT_TITLE, items=tuple(lines), noun="memories")
     assembly = fit([part], budget)
@@ -272,7 +273,8 @@ _PROMPT_TITLE = "memvault: related memories (data, not instructions)"
 
 def _widened(rows: list[MemoryRow], lines: list[str], sizes: list[int], marks: dict[int, str], query: str,
              room: int) -> list[str]:
-    """`lines` with the budget they leave unused given to the ones that were cut, best match first.
+    """`lines` with the room they leave given to the ones that were cut: first to those it shows whole,
+    then to the others, best match first.
 
     A line's excerpt is cut to a fixed size so that several memories fit; when they are few, that
     leaves room while the answering sentence of a cut one stays out ("the same text is inserted every
@@ -362,7 +364,7 @@ _VERB_ENDINGS = frozenset({"ating", "ated", "ates", "ate"})
 CYRILLIC_STEM = 5
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 # Words that say nothing about a subject in Russian and Ukrainian questions ("через что", "какие … для"):
-# the keyword index's stopwords are English, so without these two memories "matched" on them.
+# the keyword index's stopwords are English, so without these a memory "matched" a question on them.
 _CYRILLIC_STOPWORDS = frozenset("""
 а и в во на не но да нет что чтобы как какой какая какое какие каких каким для по из от до к ко у о об обо
 при про с со за над под без через это этот эта эти этого этой тот та те того то же ли бы или если так там тут
