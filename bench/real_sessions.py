@@ -21,16 +21,19 @@ Projects are split: `tuning` (looked at while changing capture and injection),
 were committed before the bench first ran on them; measured once, then its misses were
 analysed into general classes that capture and injection were changed for, so it is no
 longer clean: see the data README), `held-out-3` (written while capture was being changed,
-measured once unexamined, then analysed, so no longer clean either) and `held-out-4` (three
-more projects whose questions were committed before anything ran on them: it runs only when
-asked for by name, once, on the final code). The by-name splits write results files of their own.
+measured once unexamined, then analysed, so no longer clean either), `held-out-4` (three
+more projects written before anything ran on them, measured once, then analysed: no longer
+clean) and `held-out-5` (three more projects whose questions were committed before anything
+ran on them: it runs only when asked for by name, once, on the final code). The by-name
+splits write results files of their own.
 Each split is reported on its own line. A missed question or an injected negative keeps
 what was injected (cut to INJECTED_KEPT characters), so a reader can see why.
 
-    python bench/real_sessions.py                       # every split but held-out-3/4, bench/results/real_sessions.json
+    python bench/real_sessions.py                       # every split but held-out-3/4/5, bench/results/real_sessions.json
     python bench/real_sessions.py --split tuning        # only the tuning projects
     python bench/real_sessions.py --split held-out-3    # that set alone, bench/results/real_sessions-held-out-3.json
-    python bench/real_sessions.py --split held-out-4    # the clean set alone (once), bench/results/real_sessions-held-out-4.json
+    python bench/real_sessions.py --split held-out-4    # that set alone, bench/results/real_sessions-held-out-4.json
+    python bench/real_sessions.py --split held-out-5    # the clean set alone (once), bench/results/real_sessions-held-out-5.json
 """
 
 from __future__ import annotations
@@ -51,10 +54,10 @@ DATA = HERE / "data" / "real_sessions"
 #: Steps between two `stop` captures while a session is replayed (a host stops after each reply).
 STOP_EVERY = 3
 #: The splits, in the order they are reported.
-SPLITS = ("tuning", "held-out", "held-out-2", "held-out-3", "held-out-4")
+SPLITS = ("tuning", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5")
 #: Splits left out of a run unless named with --split: a default run while tuning must not
 #: look at them, or they stop being a clean measure.
-BY_NAME_ONLY = ("held-out-3", "held-out-4")
+BY_NAME_ONLY = ("held-out-3", "held-out-4", "held-out-5")
 #: Characters of injected text kept in the results for a miss or an injected negative.
 INJECTED_KEPT = 1500
 

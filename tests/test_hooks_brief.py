@@ -236,3 +236,34 @@ def test_the_prompt_hook_finds_a_design_line_by_the_verb_of_its_noun(service):
                       "of the config using `zod` validation.", "turn", 1, ())
     found = prompt_context(service, THREAD, "what library validates the config?", 300, 0.0, set())
     assert "zod" in found.text
+
+
+def test_a_reply_to_the_persons_report_does_not_hide_the_report(service):
+    """A later turn on the same subject replaces an earlier one only from the same side: the assistant's
+    answer to the person's account of a problem does not reverse it, and the account says what was wrong."""
+    report = remember(service, "user: the push-to-talk hotkey inserts the same text every time, no idea why",
+                      "turn", 1, ())
+    reply = remember(service, "assistant: To look at the push-to-talk hotkey and why the text is inserted every time, "
+                              "please add the hotkey files.", "turn", 2, ())
+    found = prompt_context(service, THREAD, "what was wrong with the push-to-talk hotkey?", 450, 0.0, set())
+    assert report in found.ids and reply in found.ids and "the same text every time" in found.text
+
+
+def test_room_the_lines_leave_shows_a_cut_line_whole(service):
+    """Lines are cut to a fixed size so several fit; when few match, the room they leave goes to the cut ones,
+    first to those it completes."""
+    long = remember(service, "assistant: Export notes. " + " ".join(
+        f"The export hook step {i} writes the session log." for i in range(30)), "turn", 1, ())
+    short = remember(service, "user: the export hook should run at the end of a chat. " + " ".join(
+        f"Filler remark {i} about the weather." for i in range(12)) + " Use the Stop hook for it.", "turn", 2, ())
+    found = prompt_context(service, THREAD, "which export hook should run at the end of a chat?", 450, 0.0, set())
+    assert set(found.ids) == {long, short} and "Use the Stop hook for it." in found.text
+    assert found.tokens <= 450
+
+
+def test_a_cyrillic_question_matches_another_form_of_its_words_and_not_its_function_words():
+    """Russian inflects by ending ("модели" / "модель", "диктовки" / "диктовку"); "для" and "что" say
+    nothing about the subject."""
+    query = "какие модели используются для диктовки?"
+    assert inject.strong_match(query, "Для диктовку делаем через модель Whisper и VAD.")
+    assert not inject.strong_match(query, "Что нужно для проекта и какие у него планы?")

@@ -366,3 +366,39 @@ def test_the_package_manager_a_project_uses_is_a_fact_once():
 def test_the_default_package_managers_and_one_off_runners_say_nothing_about_the_project(command):
     found = statements(user("install it"), tool("Bash", {"command": command}, "t1"), result("t1", "ok"))
     assert not [f for f in found if f[0] == "fact"]
+
+
+def test_a_summarys_labelled_paths_are_location_facts():
+    """Assistants label where things are ("**Output Location**: `path`", a part's name over its path, a heading
+    over a line holding only the path); a place label comes before a part's name, and a label that is not a
+    place ("Run:") or lists what a step touched ("Files changed:") gives nothing."""
+    found = statements(user("make the exporter"), say(
+        "## Done\n\n**Session Storage Location**: `~/.claude/projects/`\n"
+        "1. **Slash Command** (`~/.claude/commands/export.md`)\n2. **Python Export Script** (`~/tools/export.py`)\n"
+        "Run: `npm test`\n**Files changed**: `src/app.py`\n### 📂 Output Location:\n`~/claude_sessions/exports/DATE_ID/`\n"))
+    assert found == [
+        ("fact", "Session Storage Location: `~/.claude/projects/`."),
+        ("fact", "Python Export Script: `~/tools/export.py`."),
+        ("fact", "Output Location: `~/claude_sessions/exports/DATE_ID/`."),
+    ]
+
+
+def test_keep_in_mind_after_another_clause_is_remembered():
+    """People add a standing fact to a reply about the moment ("… but keep in mind …"); "note" alone
+    mid-sentence is not a request."""
+    found = statements(user("that looks good and would work but keep in mind often i have multiple claude code "
+                            "sessions running at one time in the same folder."),
+                       say("Noted."), user("the build is slow today, we should note the timing of each step"))
+    assert found == [("fact", "Often i have multiple claude code sessions running at one time in the same folder.")]
+
+
+def test_a_file_the_assistant_makes_with_its_purpose_is_a_location_fact():
+    """Aider says where things go only before its edit block ("To create an index file for the schemas, which
+    exports them all …, here is the block for `schemas/index.ts`"); an offer to add something is not a fact."""
+    found = statements(user("add the schemas index"), say(
+        "To create an index file for the schemas, which exports all the schemas for easier imports elsewhere in "
+        "the project, here is the *SEARCH/REPLACE* block for `schemas/index.ts`:\n\nWould you like me to add these "
+        "suggestions to the `future_development.md` file?"))
+    assert found == [("fact", "To create an index file for the schemas, which exports all the schemas for easier "
+                              "imports elsewhere in the project, here is the *SEARCH/REPLACE* block for "
+                              "`schemas/index.ts`")]

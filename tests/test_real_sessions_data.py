@@ -59,8 +59,18 @@ def test_held_out_4_is_fresh_and_has_the_size_the_brief_asks_for():
     assert not older & {p["source"]["repo"] for p in fresh}, "held-out-4 reuses a project already in the data"
 
 
+def test_held_out_5_is_fresh_and_has_the_size_the_brief_asks_for():
+    fresh = [p for p in PROJECTS if p["split"] == "held-out-5"]
+    assert len(fresh) >= 3
+    assert sum(len(p["questions"]) for p in fresh) >= 30
+    assert sum(len(p["negatives"]) for p in fresh) >= 10
+    assert all(len(p["sessions"]) >= 2 for p in fresh), "a later-session question needs earlier sessions"
+    older = {p["source"]["repo"] for p in PROJECTS if p["split"] != "held-out-5"}
+    assert not older & {p["source"]["repo"] for p in fresh}, "held-out-5 reuses a project already in the data"
+
+
 def test_a_default_run_leaves_the_by_name_splits_out_and_naming_one_runs_only_it():
     default = {p["split"] for p in real_sessions.projects(None)}
-    assert not default & {"held-out-3", "held-out-4"} and {"tuning", "held-out", "held-out-2"} <= default
-    for split in ("held-out-3", "held-out-4"):
+    assert not default & {"held-out-3", "held-out-4", "held-out-5"} and {"tuning", "held-out", "held-out-2"} <= default
+    for split in ("held-out-3", "held-out-4", "held-out-5"):
         assert {p["split"] for p in real_sessions.projects(split)} == {split}

@@ -4,7 +4,8 @@ A turn is what the person typed, or what the assistant answered between two prom
 (its text plus one line per tool it ran). Durable statements are the few things a
 later session needs, found by rules that prefer missing one to storing junk:
 
-* explicit requests: "remember that …", "note that …", "keep in mind …";
+* explicit requests: "remember that …", "note that …", "keep in mind …" (also after another
+  clause: "looks good, but keep in mind I often run two sessions at once");
 * decisions: "we decided …", "let's go with …", "switch X to Y", "from now on …",
   "we're moving from X to Y", a request to restructure named code ("can we move X to
   `Y`"), and an option picked by letter or number ("B.", "let's implement option 2"),
@@ -19,7 +20,10 @@ later session needs, found by rules that prefer missing one to storing junk:
   ("it's working now") or moving on to something else. The note quotes the error line
   (not a "1 failed in 0.4s" tally) and what the edits wrote;
 * where things are, as the assistant states it ("`parse()` is defined in `src/parser.ts`",
-  "`src/index.ts` is the main entry"): facts tagged `location`, two per message at most;
+  "`src/index.ts` is the main entry"): facts tagged `location`, two per message at most; and as
+  a summary labels them ("**Output Location**: `~/exports/`", "**Export Script** (`tools/x.py`)"),
+  three per message at most; and a file it makes with what it is for ("To create an index file for
+  the schemas, which exports them all …, here is the block for `schemas/index.ts`");
 * compaction summaries, as notes.
 
 Edits keep what they wrote (the added lines), in the turn and in a fix. Each statement
@@ -38,6 +42,7 @@ from server.hooks.commands import (
     command_failed, command_family, command_purpose, error_line, package_manager, salient_errors,
     shell_command,
 )
+from server.hooks.places import LOCATIONS_PER_MESSAGE, labelled_locations, located
 from server.hooks.transcript import Entry
 
 #: A turn longer than this is cut (at a line end, with a marker): turns are for search.
@@ -98,6 +103,14 @@ def _words(sentence: str) -> int:
 _REMEMBER = re.compile(
     r"^(?:please\s+|ok(?:ay)?,?\s+|also,?\s+)?(?:remember|note|keep in mind|don'?t forget|make a note)"
     r"(?:\s+(?:that|this))?\s*[:,-]?\s+(?P<what>.{6,})$",
+    re.IGNORECASE,
+)
+# The same request after a clause of something else ("that works, but keep in mind I often run two
+# sessions at once"): people add the standing fact to a reply about the moment. Only the unambiguous
+# phrases count here ("note" or "remember" alone mid-sentence is usually "note the error").
+_REMEMBER_INSIDE = re.compile(
+    r"(?:,|;|—|\bbut|\band|\balso|\bjust|\bthough|\bhowever)\s+(?:please\s+)?"
+    r"(?:keep in mind|bear in mind|remember that|note that|don'?t forget (?:that)?)\s*[:,-]?\s+(?P<what>.{12,})$",
     re.IGNORECASE,
 )
 _DECISION = re.compile(
@@ -163,15 +176,6 @@ _INTERJECTION = re.compile(
     r"^(?:(?:wait|ok(?:ay)?|oh|hmm+|actually|also|and|so|well|right|alright|btw|oops|one more thing)\b[\s,.!:;—–-]*)+",
     re.IGNORECASE,
 )
-# Where things are, as the assistant found them: "`parse()` is defined in `src/parser.ts`".
-_LOCATION = re.compile(
-    r"\b(?:is|are) (?:defined|implemented|declared|located|configured|registered|handled|stored|kept|set up)\s+(?:in|at|under)\b"
-    r"|\blives? (?:in|under)\b|\bentry(?: point)? is\b|\bis the (?:main )?entry(?: point)?\b|\bnow lives?\b",
-    re.IGNORECASE,
-)
-_PATH = re.compile(r"[\w.-]+/[\w./-]+|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|go|rs|rb|java|kt|c|h|cpp|cs|json|ya?ml|toml|vue|svelte|sh|sql)\b")
-#: Location facts taken from one assistant message at most (a tour of the code is not a list of facts).
-LOCATIONS_PER_MESSAGE = 2
 _PREF_WORDS = re.compile(r"\b(?:always|never|prefer|don'?t|do not|avoid|instead of|rather than)\b", re.IGNORECASE)
 
 
@@ -193,11 +197,14 @@ def statements_in(text: str, at: datetime | None, from_user: bool) -> list[State
     """
     out: list[Statement] = []
     locations = 0
-    for sentence in sentences(text):
+    pieces = sentences(text)
+    if not from_user:
+        out += [Statement("fact", line, at, ("location",)) for line in labelled_locations(pieces)]
+    for sentence in pieces:
         sentence = _INTERJECTION.sub("", sentence).strip()
         if len(sentence) > 400 or _words(sentence) < 4:
             continue
-        remember = _REMEMBER.match(sentence) if from_user else None
+        remember = (_REMEMBER.match(sentence) or _REMEMBER_INSIDE.search(sentence)) if from_user else None
         if remember:
             what = _finish(remember.group("what"))
             out.append(Statement(classify(what), what, at, ("remembered",)))
@@ -211,8 +218,7 @@ def statements_in(text: str, at: datetime | None, from_user: bool) -> list[State
         elif (from_user and _REQUEST.search(sentence) and _CODE_NAME.search(sentence)
               and not _TRANSIENT.search(sentence.rstrip("?"))):
             out.append(Statement("decision", _finish(sentence), at, ("request",)))
-        elif (not from_user and locations < LOCATIONS_PER_MESSAGE and _LOCATION.search(sentence)
-              and _PATH.search(sentence) and not sentence.endswith("?")):
+        elif not from_user and locations < LOCATIONS_PER_MESSAGE and located(sentence):
             locations += 1
             out.append(Statement("fact", _finish(sentence.replace("**", "")), at, ("location",)))
     return out
