@@ -214,8 +214,8 @@ class KeywordQuery:
 
     A memory matches when it contains one of `terms`, one of `also` as well when `also`
     is given, each of `every`, and none of `excluded`. Every matched term counts in the
-    rank (`also` and `every` as much as `terms`). Terms are words as textindex.query_terms makes them (lower-case,
-    no operators or punctuation); the backend quotes them. `own_text_only` leaves out the
+    rank (`also` and `every` as much as `terms`). Terms are words as textindex.query_terms
+    makes them (lower-case, no operators or punctuation); the backend quotes them. `own_text_only` leaves out the
     context a conversation turn is indexed with (the turns before it). `newest` bounds
     the work: only the newest `newest` matches are ranked (ids grow with time).
     """

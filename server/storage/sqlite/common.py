@@ -49,7 +49,7 @@ def fts5_match(query: KeywordQuery) -> str | None:
 
     Every term is double-quoted, so FTS5 operators and punctuation in it are inert. The
     groups are ORs of terms: `"a" OR "b"`, `("a" OR "b") AND ("c")`, `("a") NOT ("c")`;
-    each of `every` is a group of its own (`("a") AND ("b") AND ("c")`); own text only puts
+    each of `every` is a group of its own (`(("a") AND ("b")) AND ("c")`); own text only puts
     each term in the `text` column (`text : "a"`). bm25 sees each term once, so the rank of a
     memory matching `terms AND also` is its rank for all of them. Only ANDs of OR groups (and a
     NOT) keep that: `("a" AND "b") OR "c"` ranks a row holding b and c, not a, by c alone.
