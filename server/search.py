@@ -62,18 +62,26 @@ class KeywordPlan:
     missing: float = field(default=0.0, compare=False)
 
     def queries(self) -> list[KeywordQuery]:
-        """The searches keyword_hits runs: memories with a rare and a common term, and with rare terms only."""
+        """The searches keyword_hits runs: memories with a rare and a common term, and with rare terms only;
+        windowed, memories holding every term first."""
         if not self.rare:
             return []
-        # Windowed (every term commoner than the budget: a million memories), the second search, run
-        # only to fill up a short first one (keyword_hits), is the rare terms' newest matches without
-        # the NOT, whose doclists FTS5 would walk too for their IDF; a memory both searches find
-        # keeps its better rank.
+        # Windowed (every term commoner than the budget: a million memories), the later searches, run
+        # only to fill up short earlier ones (keyword_hits), are wider: the rare term's newest matches
+        # with a common term, then without the NOT, whose doclists FTS5 would walk too for their IDF;
+        # a memory two searches find keeps its better rank.
         excluded = () if self.window is not None else self.common
         rare_only = KeywordQuery(self.rare, excluded=excluded, newest=self.window)
         if not self.common:
             return [rare_only]
-        return [KeywordQuery(self.rare, also=self.common, newest=self.window), rare_only]
+        with_common = KeywordQuery(self.rare, also=self.common, newest=self.window)
+        if self.window is None or len(self.common) == 1:  # (with one common term, that is every term)
+            return [with_common, rare_only]
+        # bm25's sum puts a memory holding every query word above nearly all holding some: the
+        # intersection is far smaller than any term's matches (700-105,000 of a million in
+        # bench/scale.py, against 300,000+ for the rare term and another), so its window covers far
+        # more of them.
+        return [KeywordQuery(self.rare, every=self.common, newest=self.window), with_common, rare_only]
 
 
 def keyword_query(query: str) -> KeywordQuery | None:
@@ -128,16 +136,21 @@ def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int
     best `limit` of their union is the top of the whole query over memories with a rare term.
 
     Windowed (every term past the budget: a million memories), each search costs tens of ms
-    (bm25 per ranked match, a doclist walk per term for its IDF), and the second runs only when
-    the first finds fewer than `limit`: among the newest 20,000 memories holding the rare term
-    and another query word, bm25's sum over the terms puts those above the ones holding the rare
-    term alone (bench/scale.py at 1M: the same share of the unbudgeted top 50 kept, 0.336, p50
-    38.7 against 45.5 ms with both searches run side by side).
+    (bm25 per ranked match, a doclist walk per term for its IDF), and each runs only when those
+    before it found fewer than `limit`: memories holding every query word first, then the rare
+    term and another, then the rare term alone (KeywordPlan.queries); bm25's sum over the terms
+    puts each group above the next (bench/scale.py at 1M: the second search without the third
+    kept the same share of the unbudgeted top 50, 0.336, p50 38.7 against 45.5 ms with both;
+    every word first, 0.452 of its top 10 against 0.338 at the same cost).
     """
     queries = plan.queries()
-    if plan.window is not None and len(queries) == 2:
-        first = store.keyword(queries[0], limit, scope)
-        found = [first] if len(first) >= limit else [first, store.keyword(queries[1], limit, scope)]
+    if plan.window is not None:
+        found, seen = [], set()
+        for query in queries:
+            found.append(store.keyword(query, limit, scope))
+            seen.update(found[-1])
+            if len(seen) >= limit:
+                break
     else:
         found = [store.keyword(query, limit, scope) for query in queries]
     hits: dict[int, float] = {}

@@ -106,6 +106,35 @@ def test_a_term_too_common_alone_ranks_its_newest_matches(crowded, monkeypatch):
     assert searched == plan.queries()[:1]
 
 
+def test_past_the_budget_memories_holding_every_word_are_ranked_first(crowded, monkeypatch):
+    """Windowed with several common terms, the first search is the memories holding every query word
+    (their intersection: far fewer than any word's matches), ranked by the whole query's bm25; the
+    wider searches run only when it finds fewer than asked."""
+    store = crowded.store
+    query = "queue redis worker"
+    monkeypatch.setattr(ranking, "KEYWORD_MATCH_BUDGET", 30)
+    plan = keyword_plan(store, query, Scope())
+    assert plan.window == 30 and len(plan.common) == 2
+    every = KeywordQuery(plan.rare, every=plan.common, newest=30)
+    assert plan.queries()[0] == every
+    whole = store.keyword(keyword_query(query), 1000, Scope())
+    contents = {m: crowded.store.get([m])[m].content.split() for m in whole}
+    holding_all = sorted(m for m in whole if {"queue", "redis", "worker"} <= set(contents[m]))
+    assert len(holding_all) > 30  # the intersection is past the window too: its newest 30 are ranked
+    newest = holding_all[-30:]
+    expected = sorted(((whole[m], m) for m in newest))[:10]
+    searched = []
+    real = store.keyword
+    monkeypatch.setattr(store, "keyword", lambda q, *a: searched.append(q) or real(q, *a))
+    hits = keyword_hits(store, plan, Scope(), 10)
+    assert list(hits) == [m for _, m in expected]  # each one's rank is the whole query's
+    assert list(hits.values()) == pytest.approx([rank for rank, _ in expected])
+    assert searched == [every]  # enough: the wider searches are not run
+    # Asked for more than the intersection's window holds, the wider searches fill up.
+    searched.clear()
+    assert len(keyword_hits(store, plan, Scope(), 50)) == 50 and searched[:2] == plan.queries()[:2]
+
+
 def test_thread_common_rare_terms_are_still_dropped_in_a_thread(service):
     for n in range(60):
         service.remember(f"acme invoice {n}" + (" billing" if n % 10 == 0 else ""), thread="acme")

@@ -34,6 +34,7 @@ def test_a_query_renders_each_rule_in_fts5():
     assert fts5_match(KeywordQuery(("redis",), also=("queue", "cache"))) == '("redis") AND ("queue" OR "cache")'
     assert fts5_match(KeywordQuery(("redis",), excluded=("queue",))) == '("redis") NOT ("queue")'
     assert fts5_match(KeywordQuery(("redis",), own_text_only=True)) == 'text : "redis"'
+    assert fts5_match(KeywordQuery(("redis",), every=("queue", "cache"))) == '(("redis") AND ("queue")) AND ("cache")'
     assert fts5_match(KeywordQuery(())) is None
 
 
@@ -44,6 +45,22 @@ def test_each_rule_selects_what_it_says():
     assert _matches(c, KeywordQuery(("redis",), also=("queue",))) == [1, 3]
     assert _matches(c, KeywordQuery(("redis",), excluded=("queue",))) == [2]
     assert _matches(c, KeywordQuery(("redis", "retries"), also=("queue",), excluded=("worker",))) == [3]
+    assert _matches(c, KeywordQuery(("redis",), every=("queue", "worker"))) == [1]
+    assert _matches(c, KeywordQuery(("redis",), every=("queue",))) == [1, 3]
+
+
+def test_memories_holding_every_term_keep_the_whole_querys_rank():
+    """bm25 sees each term of `every` once, as in the plain OR query (search.KeywordPlan ranks by it)."""
+    c = _fts()
+    c.execute("insert into memory_fts(rowid, text, context) values (5, 'redis queue worker worker cache', '')")
+
+    def ranks(query):
+        return dict(c.execute("select rowid, bm25(memory_fts) from memory_fts where memory_fts match ?",
+                              (fts5_match(query),)))
+
+    whole = ranks(KeywordQuery(("redis", "queue", "worker")))
+    every = ranks(KeywordQuery(("redis",), every=("queue", "worker")))
+    assert sorted(every) == [1, 5] and every == pytest.approx({m: whole[m] for m in every})
 
 
 def test_terms_are_quoted_whatever_they_hold():

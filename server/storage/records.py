@@ -213,9 +213,9 @@ class KeywordQuery:
     (SQLite: an FTS5 MATCH expression; PostgreSQL: a tsquery).
 
     A memory matches when it contains one of `terms`, one of `also` as well when `also`
-    is given, and none of `excluded`. Every matched term counts in the rank (`also` as
-    much as `terms`). Terms are words as textindex.query_terms makes them (lower-case,
-    no operators or punctuation); the backend quotes them. `own_text_only` leaves out the
+    is given, each of `every`, and none of `excluded`. Every matched term counts in the
+    rank (`also` and `every` as much as `terms`). Terms are words as textindex.query_terms
+    makes them (lower-case, no operators or punctuation); the backend quotes them. `own_text_only` leaves out the
     context a conversation turn is indexed with (the turns before it). `newest` bounds
     the work: only the newest `newest` matches are ranked (ids grow with time).
     """
@@ -223,6 +223,7 @@ class KeywordQuery:
     terms: tuple[str, ...]
     also: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()
+    every: tuple[str, ...] = ()
     own_text_only: bool = False
     newest: int | None = None
 

@@ -87,6 +87,8 @@ def test_bounded_keyword_search_counts_combines_terms_and_windows(svc):
 
     assert ids(KeywordQuery(("redis",), also=("queue", "kafka"))) == [1, 4]
     assert ids(KeywordQuery(("redis",), excluded=("queue", "kafka"))) == [2]
+    assert ids(KeywordQuery(("redis",), every=("queue", "worker"))) == [1]  # each of them as well
+    assert ids(KeywordQuery(("redis", "kafka"), also=("worker", "cache"), every=("queue",))) == [1, 4]
     assert ids(KeywordQuery(("redis",))) == [1, 2, 4]
     assert ids(KeywordQuery(("redis", "queue"), newest=2)) == [3, 4]  # the newest two matches, ranked
     assert ids(KeywordQuery(("redis", "cache"), also=("queue",), excluded=("worker",))) == [4]

@@ -49,13 +49,14 @@ def websearch_text(terms: Sequence[str]) -> str:
 def _tsquery(query: KeywordQuery) -> tuple[str, list[str]] | None:
     """A FROM item giving the tsquery `q` of `query`, and its parameters; None when it has no terms.
 
-    `also` and `excluded` become `&&` and `&& !!` of a second websearch query.
+    `also` and `excluded` become `&&` and `&& !!` of a second websearch query, each of `every`
+    `&&` of one more.
     """
     text = websearch_text(query.terms)
     if not text:
         return None
     item, params = _WEBSEARCH, [text]
-    for group, negate in ((query.also, ""), (query.excluded, "!!")):
+    for group, negate in ((query.also, ""), *(((t,), "") for t in query.every), (query.excluded, "!!")):
         other = websearch_text(group)
         if other:
             item += f" && {negate}{_WEBSEARCH}"

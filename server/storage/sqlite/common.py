@@ -49,8 +49,10 @@ def fts5_match(query: KeywordQuery) -> str | None:
 
     Every term is double-quoted, so FTS5 operators and punctuation in it are inert. The
     groups are ORs of terms: `"a" OR "b"`, `("a" OR "b") AND ("c")`, `("a") NOT ("c")`;
-    own text only puts each term in the `text` column (`text : "a"`). bm25 sees each term
-    once, so the rank of a memory matching `terms AND also` is its rank for all of them.
+    each of `every` is a group of its own (`(("a") AND ("b")) AND ("c")`); own text only puts
+    each term in the `text` column (`text : "a"`). bm25 sees each term once, so the rank of a
+    memory matching `terms AND also` is its rank for all of them. Only ANDs of OR groups (and a
+    NOT) keep that: `("a" AND "b") OR "c"` ranks a row holding b and c, not a, by c alone.
     """
     if not query.terms:
         return None
@@ -58,6 +60,8 @@ def fts5_match(query: KeywordQuery) -> str | None:
     expression = _any_of(query.terms, column)
     if query.also:
         expression = f"({expression}) AND ({_any_of(query.also, column)})"
+    for term in query.every:
+        expression = f"({expression}) AND ({_any_of((term,), column)})"
     if query.excluded:
         expression = f"({expression}) NOT ({_any_of(query.excluded, column)})"
     return expression
