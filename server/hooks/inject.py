@@ -34,6 +34,7 @@ from server.files.index import FILE_SOURCE
 from server.files.folder import MEMORY_FILE, SOUL_FILE
 from server.files.markdown import strip_comments
 from server.files.promote import for_thread
+from server.guard.instructions import visible
 from server.hooks.commands import PURPOSES, command_purpose
 from server.models import CONVERSATION_KIND
 from server.updates.newer_first import OUTDATED_LABEL
@@ -117,7 +118,8 @@ def _edited(text: str, template: str) -> str:
 
 def _line(kind: str, created_ms_iso: str, memory_id: int, content: str, query: str | None,
           tokens: int = LINE_TOKENS) -> str:
-    return f"- [{kind} · {created_ms_iso[:10]} · #{memory_id}] {clip(content, tokens, query)}"
+    # invisible and tag characters written out, as recall shows them: the model reads what the person would see
+    return f"- [{kind} · {created_ms_iso[:10]} · #{memory_id}] {visible(clip(content, tokens, query))}"
 
 
 def clip(text: str, tokens: int, query: str | None = None) -> str:
