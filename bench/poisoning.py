@@ -37,7 +37,7 @@ from poisoning_set import (  # noqa: E402
     FRESH2_ATTEMPTS, FRESH2_LEGIT, FRESH3_ATTEMPTS, FRESH3_LEGIT, FRESH_ATTEMPTS, FRESH_LEGIT, attempts, legitimate,
 )
 
-from server.guard import instructions  # noqa: E402
+from server.guard import instruction_model, instructions  # noqa: E402
 from server.guard.instructions import instruction_flags  # noqa: E402
 
 PUBLIC = ROOT / "bench" / "data" / "injections_public.json"
@@ -147,6 +147,37 @@ def main(argv: list[str] | None = None) -> int:
             for source, c in v["benign_per_source"].items():
                 if c["flagged"] or not name.startswith("garak"):
                         print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
+    # The learned model's share: the same corpora with the phrase rules alone (totals only), and the
+    # model's own cost per text against the whole check's, measured in this run (a ratio holds on a loaded machine)
+    texts = [t for _, t in planted + legit]
+    t0 = time.perf_counter()
+    for t in texts:
+        instruction_model.score(t)
+    model_seconds = time.perf_counter() - t0
+    instructions._cached_flags.cache_clear()
+    t0 = time.perf_counter()
+    for t in texts:
+        instruction_flags(t)
+    all_seconds = time.perf_counter() - t0
+    result["model_us_per_text"] = model_seconds / len(texts) * 1e6
+    result["model_share_of_cost"] = model_seconds / all_seconds
+    print(f"the learned model's own cost: {result['model_us_per_text']:.0f} us/text, "
+          f"{result['model_share_of_cost']:.0%} of the whole check's in the same run")
+    learned, instructions.injection_like = instructions.injection_like, lambda text: False
+    instructions._cached_flags.cache_clear()
+    try:
+        result["rules_only"] = {name: {split: {k: v[k] for k in ("attacks", "caught", "benign", "flagged")}
+                                       for split, v in public_corpus(path, splits).items()}
+                                for name, path, splits in (("public", PUBLIC, ("dev", "held-out")),
+                                                           ("public_fresh", FRESH_PUBLIC, ("held-out",)),
+                                                           ("public_bastion", BASTION, ("held-out",)))}
+    finally:
+        instructions.injection_like = learned
+        instructions._cached_flags.cache_clear()
+    for name, parts in result["rules_only"].items():
+        for split, v in parts.items():
+            print(f"phrase rules alone, {name} {split}: {v['caught']}/{v['attacks']} attacks caught, "
+                  f"{v['flagged']}/{v['benign']} benign flagged")
     out = Path(args.out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")

@@ -54,7 +54,7 @@ OUT = ROOT / "server" / "guard" / "injection_model.json"
 DATA = ROOT / "bench" / "data"
 KEYWORDS = re.compile(r"\b(?:prompt|system|role|pipe|shell|instruction|ignore|override|sudo|curl|command|assistant|"
                       r"template|persona|user|forget|disregard|pretend|act as|reveal|secret|token|execute|run)", re.I)
-FLOOR = 0.05  # weights smaller than this change no decision worth the bytes
+FLOOR = 0.1  # weights smaller than this change no decision worth the bytes
 TEAM_WEIGHT = 4.0  # the team's legitimate notes are the notes memvault stores: their errors count more
 
 
