@@ -34,7 +34,6 @@ from server.files.index import FILE_SOURCE
 from server.files.folder import MEMORY_FILE, SOUL_FILE
 from server.files.markdown import strip_comments
 from server.files.promote import for_thread
-from server.guard.instructions import visible
 from server.hooks.commands import PURPOSES, command_purpose
 from server.models import CONVERSATION_KIND
 from server.updates.newer_first import OUTDATED_LABEL
@@ -119,7 +118,16 @@ def _edited(text: str, template: str) -> str:
 def _line(kind: str, created_ms_iso: str, memory_id: int, content: str, query: str | None,
           tokens: int = LINE_TOKENS) -> str:
     # invisible and tag characters written out, as recall shows them: the model reads what the person would see
-    return f"- [{kind} · {created_ms_iso[:10]} · #{memory_id}] {visible(clip(content, tokens, query))}"
+    return f"- [{kind} · {created_ms_iso[:10]} · #{memory_id}] {_visible(clip(content, tokens, query))}"
+
+
+def _visible(text: str) -> str:
+    if text.isascii():  # nothing can be hidden in ASCII: most lines, and no guard import for them
+        return text
+    # lazy: the instruction guard's module costs a hook process ~20 ms to import, paid only for non-ASCII text
+    from server.guard.instructions import visible
+
+    return visible(text)
 
 
 def clip(text: str, tokens: int, query: str | None = None) -> str:
