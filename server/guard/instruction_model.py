@@ -13,7 +13,6 @@ The weights are read on first use, not at import: a process that never flags tex
 from __future__ import annotations
 
 import json
-import re
 from functools import cache
 from pathlib import Path
 
