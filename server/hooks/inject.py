@@ -118,7 +118,17 @@ def _edited(text: str, template: str) -> str:
 
 def _line(kind: str, created_ms_iso: str, memory_id: int, content: str, query: str | None,
           tokens: int = LINE_TOKENS) -> str:
-    return f"- [{kind} · {created_ms_iso[:10]} · #{memory_id}] {clip(content, tokens, query)}"
+    # invisible and tag characters written out, as recall shows them: the model reads what the person would see
+    return f"- [{kind} · {created_ms_iso[:10]} · #{memory_id}] {_visible(clip(content, tokens, query))}"
+
+
+def _visible(text: str) -> str:
+    if text.isascii():  # nothing can be hidden in ASCII: most lines, and no guard import for them
+        return text
+    # lazy: the instruction guard's module costs a hook process ~20 ms to import, paid only for non-ASCII text
+    from server.guard.instructions import visible
+
+    return visible(text)
 
 
 def clip(text: str, tokens: int, query: str | None = None) -> str:
