@@ -262,6 +262,31 @@ def test_a_prompt_gets_strong_matches_once_per_session(env):
     assert run("prompt", {**payload, "prompt": "how tall is the Eiffel tower"}) == ""  # nothing strong
 
 
+def recall_counts(home: Path) -> dict[int, int]:
+    con = sqlite3.connect(home / "memvault.db")
+    try:
+        return dict(con.execute("SELECT id, recall_count FROM memories WHERE recall_count > 0").fetchall())
+    finally:
+        con.close()
+
+
+def test_a_prompt_hook_leaves_its_recall_counts_to_the_sessions_next_capture(env):
+    """The injecting hook writes nothing (a write made its close checkpoint the WAL while the host
+    waited): the counts wait in the session's state, and the session's next capture writes them."""
+    stop(env)
+    payload = {"session_id": "later", "cwd": str(env["repo"]), "prompt": "what is the staging host?",
+               "hook_event_name": "UserPromptSubmit"}
+    assert "stg-orders.internal" in context(run("prompt", payload))
+    assert recall_counts(env["home"]) == {}
+    held = Sessions(hooks_dir(Settings.from_env()) / "sessions").read("claude-code", "later").recalled
+    assert held and all(ids for ids, _ in held)
+    run("stop", {"session_id": "later", "transcript_path": str(env["transcript"].with_name("none.jsonl")),
+                 "cwd": str(env["repo"]), "hook_event_name": "Stop"})
+    counted = recall_counts(env["home"])
+    assert counted and set(counted) == {i for ids, _ in held for i in ids} and set(counted.values()) == {1}
+    assert Sessions(hooks_dir(Settings.from_env()) / "sessions").read("claude-code", "later").recalled == []
+
+
 def test_compaction_makes_earlier_injections_eligible_again(env):
     stop(env)
     start = {"session_id": "later", "cwd": str(env["repo"]), "hook_event_name": "SessionStart"}

@@ -126,6 +126,7 @@ def _inject(settings: Settings, hook_settings: HookSettings, hook: HookInput) ->
     service = open_light(settings, create=False)
     if service is None:
         return ""  # nothing remembered yet: nothing to say
+    service.reads.hold_marks = True  # a read, with no write: the session's next capture counts the recall
     try:
         # A locked store makes the hook give up within its deadline instead of waiting the server's write wait.
         with service.db.waiting_at_most(hook_settings.deadline_seconds * 0.6):

@@ -23,6 +23,9 @@ from server.files.dailylog import append_lock
 KEEP_DAYS = 30
 #: Injected ids remembered per session (older ones may be injected again: harmless).
 MAX_INJECTED = 500
+#: Recall counts a session's injections hold for its next capture, at most (older ones are dropped: a
+#: retention score moves a little, as when a server's counts wait for a busy store).
+MAX_RECALLED = 200
 
 
 @dataclass
@@ -35,6 +38,7 @@ class SessionState:
     captures: int = 0
     tokens_injected: int = 0
     carry: dict = field(default_factory=dict)  # extraction state between captures (extract.Extraction.carry)
+    recalled: list = field(default_factory=list)  # [[ids, ms], ...]: recall counts of injections, for the next capture
 
     @classmethod
     def from_json(cls, text: str) -> SessionState:
@@ -93,6 +97,7 @@ class Sessions:
                 state = self.read(host, session)
                 yield state
                 state.injected = state.injected[-MAX_INJECTED:]
+                state.recalled = state.recalled[-MAX_RECALLED:]
                 _replace(path, json.dumps(asdict(state)))
         finally:
             os.close(fd)
