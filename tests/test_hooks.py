@@ -540,7 +540,8 @@ def test_an_injection_hook_process_does_not_import_the_capture_code(env):
         "out = io.StringIO()\n"
         f"main('session-start', None, foreground=True, stdin=io.BytesIO({json.dumps(payload).encode()!r}), stdout=out)\n"
         "print(json.dumps({'injected': bool(out.getvalue().strip()),\n"
-        "                  'capture': sorted(m for m in ('server.hooks.extract', 'server.hooks.capture') if m in sys.modules)}))\n"
+        "                  'capture': sorted(m for m in ('server.hooks.extract', 'server.hooks.capture', 'server.hooks.transcript')\n"
+        "                                    if m in sys.modules)}))\n"
     )
     run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).resolve().parent.parent)
@@ -702,3 +703,28 @@ def test_a_capture_cut_short_by_a_busy_store_keeps_what_it_stored_for_nomem(env,
     assert "stopped part-way" in (env["home"] / "hooks" / "hooks.log").read_text()
     run("prompt", {"session_id": SESSION, "cwd": str(env["repo"]), "prompt": "drop all of it #nomem"})
     assert memories(env["home"]) == []
+
+
+def test_session_start_prunes_old_session_files_once_a_day(tmp_path):
+    """A session start stats every session's files to prune them: once a day is enough."""
+    import os
+    import time
+
+    from server.hooks.sessions import PRUNED_STAMP
+
+    sessions = Sessions(tmp_path / "sessions")
+    month_ago = time.time() - 31 * 86400
+
+    def old_session(name: str) -> Path:
+        with sessions.locked("claude-code", name):
+            pass
+        path = tmp_path / "sessions" / f"claude-code-{name}.json"
+        os.utime(path, (month_ago, month_ago))
+        return path
+
+    first = old_session("one")
+    assert sessions.prune_daily() == 1 and not first.exists()
+    second = old_session("two")
+    assert sessions.prune_daily() == 0 and second.exists()  # pruned today already
+    os.utime(tmp_path / "sessions" / PRUNED_STAMP, (month_ago, month_ago))
+    assert sessions.prune_daily() == 1 and not second.exists()

@@ -133,7 +133,7 @@ def inject_with(
         if service.reads.hold_marks:  # a hook process's recall counts: written by the session's next capture
             state.recalled.extend([ids, at] for ids, at in service.reads.held_marks())
     if hook.event == "session-start":
-        sessions.prune()
+        sessions.prune_daily()
     return found.text
 
 
