@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -158,6 +157,8 @@ def _watchdog(settings: Settings, event: str, seconds: float) -> threading.Timer
 
 def _detach(event: str, host: str, raw: bytes) -> None:
     """Run the capture in a new process that outlives this one; hand it stdin."""
+    import subprocess  # lazy: ~3 ms of imports (selectors, signal) that the injecting hooks never need
+
     argv = [sys.executable, "-m", "server.hooks", event, "--host", host, "--foreground"]
     options: dict = {"stdin": subprocess.PIPE, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
                      "close_fds": True}
