@@ -105,9 +105,6 @@ class ReadPath:
         #: caller to take (held_marks) and hand to a process that writes anyway, instead of a write of their
         #: own -- which also made closing the store checkpoint the WAL: ~15 ms of a prompt hook's wall time.
         self.hold_marks = False
-        #: The keyword search's match budget (search.keyword_plan); None: ranking.KEYWORD_MATCH_BUDGET. A hook
-        #: process sets a smaller one (hooks.work.HOOK_KEYWORD_BUDGET).
-        self.keyword_budget: int | None = None
 
     def wrote(self, memory_id: int) -> None:
         """A remember of this process stored `memory_id`: the next recall over a backlog embeds it first."""
@@ -123,7 +120,7 @@ class ReadPath:
         # failed) leaves nothing to overlap with: here, without opening that connection (in a hook process,
         # ~10 ms of CPU to open and close it and a thread hand-off, on every prompt).
         keyword = keyword_started(self.store, query, scope, ranking.KEYWORD_CANDIDATES,
-                                  overlap=self.embedder.error is None, budget=self.keyword_budget)
+                                  overlap=self.embedder.error is None)
         note = None
         vector = None
         waiting = 0

@@ -287,24 +287,19 @@ def test_a_prompt_hook_leaves_its_recall_counts_to_the_sessions_next_capture(env
     assert Sessions(hooks_dir(Settings.from_env()) / "sessions").read("claude-code", "later").recalled == []
 
 
-def test_a_prompt_hook_ranks_within_its_own_keyword_budget_on_one_connection(env, monkeypatch):
-    """A hook process answering alone ranks at most HOOK_KEYWORD_BUDGET keyword matches (bm25 costs per match:
-    at 100k memories a common word has tens of thousands), and runs its search in place: a keyword-only
-    embedder has no query vector to compute meanwhile, so a second connection would only cost its opening."""
-    from server import search
-    from server.hooks.work import HOOK_KEYWORD_BUDGET
+def test_a_prompt_hook_searches_on_its_one_connection(env, monkeypatch):
+    """A keyword-only embedder has no query vector to compute while the keyword search runs: a hook process
+    runs it in place instead of opening a second connection beside nothing (the cost of its opening)."""
     from server.storage.sqlite.search import SqliteSearch
 
     stop(env)
-    budgets, besides = [], []
-    real_plan, real_beside = search.keyword_plan, SqliteSearch.beside
-    monkeypatch.setattr(search, "keyword_plan", lambda *a, **k: budgets.append(a[3] if len(a) > 3 else k.get("budget"))
-                        or real_plan(*a, **k))
+    besides = []
+    real_beside = SqliteSearch.beside
     monkeypatch.setattr(SqliteSearch, "beside", lambda self: besides.append(1) or real_beside(self))
     payload = {"session_id": "later", "cwd": str(env["repo"]), "prompt": "what is the staging host?",
                "hook_event_name": "UserPromptSubmit"}
     assert "stg-orders.internal" in context(run("prompt", payload))
-    assert budgets == [HOOK_KEYWORD_BUDGET] and besides == []
+    assert besides == []
 
 
 def test_compaction_makes_earlier_injections_eligible_again(env):

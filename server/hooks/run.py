@@ -31,7 +31,7 @@ from server.config import Settings
 from server.hooks import protocol, relay
 from server.hooks.protocol import CAPTURE_EVENTS, HookInput
 from server.hooks.settings import HookSettings
-from server.hooks.work import HOOK_KEYWORD_BUDGET, capture_with, inject_with, log_line, open_light, thread_for
+from server.hooks.work import capture_with, inject_with, log_line, open_light, thread_for
 
 #: The most of stdin a hook reads (a prompt is a few KB; anything bigger is not a hook event).
 MAX_STDIN = 4 * 1024 * 1024
@@ -126,7 +126,6 @@ def _inject(settings: Settings, hook_settings: HookSettings, hook: HookInput) ->
     if service is None:
         return ""  # nothing remembered yet: nothing to say
     service.reads.hold_marks = True  # a read, with no write: the session's next capture counts the recall
-    service.reads.keyword_budget = HOOK_KEYWORD_BUDGET
     try:
         # A locked store makes the hook give up within its deadline instead of waiting the server's write wait.
         with service.db.waiting_at_most(hook_settings.deadline_seconds * 0.6):

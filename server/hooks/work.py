@@ -21,12 +21,6 @@ if TYPE_CHECKING:
     from server.hooks.settings import HookSettings
     from server.service import MemoryService
 
-#: The keyword search's match budget in a hook process that answers alone (search.keyword_plan; recall's is
-#: ranking.KEYWORD_MATCH_BUDGET, 20,000): past it, only the newest matches of the query's rarest term are
-#: ranked. bm25 costs ~1 us a match, and a thread of 100k memories gives a common word tens of thousands:
-#: at 100k the prompt hook's search took ~40 ms of CPU, ~15 ms with this. A store below it (every store
-#: of the real-session benchmark) ranks exactly as before.
-HOOK_KEYWORD_BUDGET = 5_000
 LOG_NAME = "hooks.log"
 #: hooks.log is cut to its last half when it grows past this.
 MAX_LOG_BYTES = 1024 * 1024
