@@ -36,6 +36,10 @@ on a shared machine, compare with the bare Python spawn of the same run.
                                      # 100k (+100k) memories, beside a bare `python -c pass` and the hello-world
                                      # server (bench/hello_server.py) of the same run, and the 1-minute load
                                      # average during it (target p95 <= 300 ms at load <= 2)
+    python bench/hooks.py --store <a home of 100k+100k> --checkouts /tmp/main-copy . --spawns 40
+                                     # the same, two source checkouts alternated spawn by spawn in one run
+                                     # (before/after under the same load); `git archive main | tar -x -C
+                                     # /tmp/main-copy` makes the copy of main
 
 The package the spawned command imports is byte-compiled first (precompile), as a wheel install
 does: this machine sets PYTHONDONTWRITEBYTECODE, and without the .pyc files every hook process
@@ -146,6 +150,11 @@ def measure(size: int, spawns: int, work: Path, store: Path | None = None, threa
         embedder = "hash" if "hash" in _store_model(store) else "minilm"
     env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_EMBEDDER": embedder}
     env.pop("MEMVAULT_THREAD", None)
+    if checkouts:
+        compared = compare_series(checkouts, env, repo, work, size, spawns)
+        return {"memories": size * 2 if store is None else _count(store),
+                "thread_memories": size if store is None else _count(store, thread),
+                "store": None if store is None else str(store), "build_s": round(build_s, 1), "compared": compared}
     alone = spawn_series(env, repo, work, size, spawns, "alone")
     if injection_only:
         if store is not None:
@@ -183,6 +192,8 @@ def measure(size: int, spawns: int, work: Path, store: Path | None = None, threa
 heavy_lines: list[int] = [960, 3840]
 #: Only the spawned injection hooks with no server (main() sets it from --injection-only).
 injection_only = False
+#: Checkouts whose injection hooks are compared, alternated in one run (main() sets it from --checkouts).
+checkouts: list[Path] = []
 
 
 def locked_series(env: dict[str, str], repo: Path, work: Path, size: int, spawns: int, home: Path) -> dict:
@@ -336,6 +347,46 @@ def spawn_series(env: dict[str, str], repo: Path, work: Path, size: int, spawns:
             "session_start_chars_p50": statistics.median(injected_start), "prompt_chars_p50": statistics.median(injected_prompt)}
 
 
+def compare_series(checkouts: list[Path], env: dict[str, str], repo: Path, work: Path, size: int, spawns: int) -> dict:
+    """`spawns` session-start + prompt pairs per checkout, the checkouts alternated spawn by spawn (their order
+    reversed every other round), beside a bare Python spawn: the same store, the same moments of the machine's
+    load, so a before/after is measured in one run. Each checkout runs as `python -m server hook ...` with
+    PYTHONPATH at it (its own code, byte-compiled first), the way the installed command runs it."""
+    runs = {str(c): {"session_start": [], "prompt": [], "session_start_cpu": [], "prompt_cpu": [], "outputs": []}
+            for c in checkouts}
+    bare, load = [], []
+    for i in range(spawns):
+        load.append(os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0)
+        bare.append(spawn([sys.executable, "-c", "pass"], {}, env, repo)[0])
+        for checkout in checkouts if i % 2 == 0 else checkouts[::-1]:
+            run = runs[str(checkout)]
+            tree_env = {**env, "PYTHONPATH": str(checkout)}
+            session = f"bench-compare-{size}-{i}-{time.time_ns()}"
+            argv = [sys.executable, "-m", "server", "hook"]
+            took, start_out = spawn([*argv, "session-start"], {
+                "session_id": session, "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup",
+                "transcript_path": str(work / "none.jsonl")}, tree_env, repo)
+            run["session_start"].append(took)
+            run["session_start_cpu"].append(child_cpu[-1])
+            took, prompt_out = spawn([*argv, "prompt"], {
+                "session_id": session, "cwd": str(repo), "hook_event_name": "UserPromptSubmit",
+                "prompt": PROMPTS[i % len(PROMPTS)]}, tree_env, repo)
+            run["prompt"].append(took)
+            run["prompt_cpu"].append(child_cpu[-1])
+            run["outputs"].append((start_out, prompt_out))
+    first = runs[str(checkouts[0])]["outputs"]
+    return {
+        "bare_python_spawn": summary(bare),
+        "load_1min": {"min": round(min(load), 2), "median": round(statistics.median(load), 2), "max": round(max(load), 2)},
+        "checkouts": {name: {"session_start": summary(r["session_start"]), "prompt": summary(r["prompt"]),
+                             "cpu": {"session_start": summary(r["session_start_cpu"]), "prompt": summary(r["prompt_cpu"])},
+                             "same_output_as_first": sum(a == b for a, b in zip(r["outputs"], first)),
+                             "session_start_chars_p50": statistics.median(len(o[0]) for o in r["outputs"]),
+                             "prompt_chars_p50": statistics.median(len(o[1]) for o in r["outputs"])}
+                      for name, r in runs.items()},
+    }
+
+
 def _ratio(values: list[float], reference: list[float]) -> float:
     return round(statistics.median(values) / statistics.median(reference), 2)
 
@@ -345,6 +396,11 @@ def precompile() -> str:
     machine with PYTHONDONTWRITEBYTECODE set (this one) compiles ~80 modules from source in every hook
     process, a cost no installed copy pays."""
     import compileall
+
+    if checkouts:
+        for checkout in checkouts:
+            compileall.compile_dir(str(checkout / "server"), quiet=1, workers=1)
+        return ", ".join(str(c / "server") for c in checkouts)
 
     import server
 
@@ -432,9 +488,16 @@ def main() -> None:
     ap.add_argument("--injection-only", action="store_true",
                     help="only session-start and prompt spawned with no server (issue 29: p95 <= 300 ms at 100k), "
                     "beside a bare Python spawn and the hello-world server, with the load average during the run")
+    ap.add_argument("--checkouts", type=Path, nargs="+", metavar="DIR",
+                    help="compare these source checkouts' injection hooks (no server), alternated spawn by spawn in "
+                    "one run, each as `python -m server hook` with PYTHONPATH=DIR (e.g. a copy of main and a branch)")
     args = ap.parse_args()
-    global heavy_lines, injection_only
-    injection_only = args.injection_only
+    global heavy_lines, injection_only, checkouts
+    injection_only = args.injection_only or bool(args.checkouts)
+    checkouts = [c.resolve() for c in args.checkouts or []]
+    for checkout in checkouts:
+        if not (checkout / "server" / "hooks").is_dir():
+            ap.error(f"{checkout} is not a memvault checkout (no server/hooks in it)")
     heavy_lines = args.heavy_lines if args.heavy_lines is not None else ([480, 1920] if args.quick else [960, 3840])
     sizes = args.sizes or ([500, 2000] if args.quick else [10_000, 100_000])
     spawns = args.spawns or (6 if args.quick else 40)
@@ -445,6 +508,17 @@ def main() -> None:
         for size in ([0] if args.store else sizes):
             r = measure(size, spawns, work, args.store, args.thread)
             results["sizes"].append(r)
+            if checkouts:
+                c = r["compared"]
+                print(f"{r['memories']:>7} memories ({r['thread_memories']} in the thread), no server, checkouts alternated: "
+                      f"bare python spawn p50 {c['bare_python_spawn']['p50_ms']} ms, 1-min load {c['load_1min']}", flush=True)
+                for name, m in c["checkouts"].items():
+                    print(f"    {name}: session-start p50 {m['session_start']['p50_ms']} / p95 {m['session_start']['p95_ms']} ms "
+                          f"(CPU {m['cpu']['session_start']['p50_ms']} / {m['cpu']['session_start']['p95_ms']}), prompt p50 "
+                          f"{m['prompt']['p50_ms']} / p95 {m['prompt']['p95_ms']} ms (CPU {m['cpu']['prompt']['p50_ms']} / "
+                          f"{m['cpu']['prompt']['p95_ms']}); output as the first checkout's in {m['same_output_as_first']} "
+                          f"of {spawns}", flush=True)
+                continue
             for mode in ("alone",) if injection_only else ("with_server", "alone"):
                 m = r[mode]
                 print(f"{r['memories']:>7} memories ({r['thread_memories']} in the thread), {mode.replace('_', ' ')}: "

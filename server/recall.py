@@ -34,7 +34,8 @@ call or to the backfill, and the recall answers from what is stored, saying so):
   holds what was just written). The rest of a backlog stays with the backfill.
 - judge_pending: at most linker.JUDGE_PER_CALL update checks that waited for a vector.
 - mark_recalled: one transaction of counters; while the lock is taken, the counts of at most
-  MAX_UNMARKED recalls wait for the next one.
+  MAX_UNMARKED recalls wait for the next one. A hook process holds them (hold_marks) for the
+  session's next capture to write.
 """
 
 from __future__ import annotations
@@ -100,6 +101,10 @@ class ReadPath:
         # Recall counts not yet written because another process held the write lock.
         self._unmarked: list[tuple[list[int], int]] = []
         self._unmarked_lock = threading.Lock()
+        #: A hook process sets it (hooks.work.open_light): its recall counts wait in this object for the
+        #: caller to take (held_marks) and hand to a process that writes anyway, instead of a write of their
+        #: own -- which also made closing the store checkpoint the WAL: ~15 ms of a prompt hook's wall time.
+        self.hold_marks = False
 
     def wrote(self, memory_id: int) -> None:
         """A remember of this process stored `memory_id`: the next recall over a backlog embeds it first."""
@@ -111,7 +116,11 @@ class ReadPath:
         (the numbers are the stages of the module's map)."""
         files_note = self.sync_files()  # 1
         # 2: the keyword search needs no vector: it runs (on a second connection) while the query is embedded.
-        keyword = keyword_started(self.store, query, scope, ranking.KEYWORD_CANDIDATES)
+        # An embedder that never will embed (`error` set: a hook process's keyword-only one, a model that
+        # failed) leaves nothing to overlap with: here, without opening that connection (in a hook process,
+        # ~10 ms of CPU to open and close it and a thread hand-off, on every prompt).
+        keyword = keyword_started(self.store, query, scope, ranking.KEYWORD_CANDIDATES,
+                                  overlap=self.embedder.error is None)
         note = None
         vector = None
         waiting = 0
@@ -208,6 +217,8 @@ class ReadPath:
         with self._unmarked_lock:
             self._unmarked.append((ids, to_millis(self.clock())))
             del self._unmarked[:-MAX_UNMARKED]
+            if self.hold_marks:
+                return
             batch = list(self._unmarked)
             self._unmarked.clear()
         try:
@@ -216,3 +227,9 @@ class ReadPath:
             with self._unmarked_lock:
                 self._unmarked[:0] = batch
                 del self._unmarked[:-MAX_UNMARKED]
+
+    def held_marks(self) -> list[tuple[list[int], int]]:
+        """The recall counts not written yet (ids, when), taken: the caller writes them (hold_marks)."""
+        with self._unmarked_lock:
+            batch, self._unmarked = self._unmarked, []
+        return batch

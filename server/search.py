@@ -173,15 +173,17 @@ class KeywordFound:
     missing: float = 0.0
 
 
-def keyword_started(store: SearchIndex, query: str, scope: Scope, limit: int) -> Callable[[], KeywordFound]:
+def keyword_started(store: SearchIndex, query: str, scope: Scope, limit: int,
+                    overlap: bool = True) -> Callable[[], KeywordFound]:
     """The query's keyword hits (keyword_plan, keyword_hits) started beside the caller when the store
-    has a second connection; call the result for them (it waits for the search to end)."""
+    has a second connection and `overlap` says the caller has work to do meanwhile; call the result
+    for them (it waits for the search to end)."""
 
     def run(index: SearchIndex) -> KeywordFound:
         plan = keyword_plan(index, query, scope)
         return KeywordFound(keyword_hits(index, plan, scope, limit), plan.missing)
 
-    beside = store.beside()
+    beside = store.beside() if overlap else None
     if beside is None:
         found = run(store)
         return lambda: found

@@ -262,6 +262,46 @@ def test_a_prompt_gets_strong_matches_once_per_session(env):
     assert run("prompt", {**payload, "prompt": "how tall is the Eiffel tower"}) == ""  # nothing strong
 
 
+def recall_counts(home: Path) -> dict[int, int]:
+    con = sqlite3.connect(home / "memvault.db")
+    try:
+        return dict(con.execute("SELECT id, recall_count FROM memories WHERE recall_count > 0").fetchall())
+    finally:
+        con.close()
+
+
+def test_a_prompt_hook_leaves_its_recall_counts_to_the_sessions_next_capture(env):
+    """The injecting hook writes nothing (a write made its close checkpoint the WAL while the host
+    waited): the counts wait in the session's state, and the session's next capture writes them."""
+    stop(env)
+    payload = {"session_id": "later", "cwd": str(env["repo"]), "prompt": "what is the staging host?",
+               "hook_event_name": "UserPromptSubmit"}
+    assert "stg-orders.internal" in context(run("prompt", payload))
+    assert recall_counts(env["home"]) == {}
+    held = Sessions(hooks_dir(Settings.from_env()) / "sessions").read("claude-code", "later").recalled
+    assert held and all(ids for ids, _ in held)
+    run("stop", {"session_id": "later", "transcript_path": str(env["transcript"].with_name("none.jsonl")),
+                 "cwd": str(env["repo"]), "hook_event_name": "Stop"})
+    counted = recall_counts(env["home"])
+    assert counted and set(counted) == {i for ids, _ in held for i in ids} and set(counted.values()) == {1}
+    assert Sessions(hooks_dir(Settings.from_env()) / "sessions").read("claude-code", "later").recalled == []
+
+
+def test_a_prompt_hook_searches_on_its_one_connection(env, monkeypatch):
+    """A keyword-only embedder has no query vector to compute while the keyword search runs: a hook process
+    runs it in place instead of opening a second connection beside nothing (the cost of its opening)."""
+    from server.storage.sqlite.search import SqliteSearch
+
+    stop(env)
+    besides = []
+    real_beside = SqliteSearch.beside
+    monkeypatch.setattr(SqliteSearch, "beside", lambda self: besides.append(1) or real_beside(self))
+    payload = {"session_id": "later", "cwd": str(env["repo"]), "prompt": "what is the staging host?",
+               "hook_event_name": "UserPromptSubmit"}
+    assert "stg-orders.internal" in context(run("prompt", payload))
+    assert besides == []
+
+
 def test_compaction_makes_earlier_injections_eligible_again(env):
     stop(env)
     start = {"session_id": "later", "cwd": str(env["repo"]), "hook_event_name": "SessionStart"}
@@ -515,7 +555,8 @@ def test_an_injection_hook_process_does_not_import_the_capture_code(env):
         "out = io.StringIO()\n"
         f"main('session-start', None, foreground=True, stdin=io.BytesIO({json.dumps(payload).encode()!r}), stdout=out)\n"
         "print(json.dumps({'injected': bool(out.getvalue().strip()),\n"
-        "                  'capture': sorted(m for m in ('server.hooks.extract', 'server.hooks.capture') if m in sys.modules)}))\n"
+        "                  'capture': sorted(m for m in ('server.hooks.extract', 'server.hooks.capture', 'server.hooks.transcript')\n"
+        "                                    if m in sys.modules)}))\n"
     )
     run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).resolve().parent.parent)
@@ -677,3 +718,52 @@ def test_a_capture_cut_short_by_a_busy_store_keeps_what_it_stored_for_nomem(env,
     assert "stopped part-way" in (env["home"] / "hooks" / "hooks.log").read_text()
     run("prompt", {"session_id": SESSION, "cwd": str(env["repo"]), "prompt": "drop all of it #nomem"})
     assert memories(env["home"]) == []
+
+
+def test_session_start_prunes_old_session_files_once_a_day(tmp_path):
+    """A session start stats every session's files to prune them: once a day is enough."""
+    import os
+    import time
+
+    from server.hooks.sessions import PRUNED_STAMP
+
+    sessions = Sessions(tmp_path / "sessions")
+    month_ago = time.time() - 31 * 86400
+
+    def old_session(name: str) -> Path:
+        with sessions.locked("claude-code", name):
+            pass
+        path = tmp_path / "sessions" / f"claude-code-{name}.json"
+        os.utime(path, (month_ago, month_ago))
+        return path
+
+    first = old_session("one")
+    assert sessions.prune_daily() == 1 and not first.exists()
+    second = old_session("two")
+    assert sessions.prune_daily() == 0 and second.exists()  # pruned today already
+    os.utime(tmp_path / "sessions" / PRUNED_STAMP, (month_ago, month_ago))
+    assert sessions.prune_daily() == 1 and not second.exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["prompt"], ["UserPromptSubmit", "--host", "claude-code"], ["stop", "--foreground", "--host=cursor"],
+    ["session-start", "--home", "/data/memvault dir", "--namespace", "work"], ["--home=/x", "sessionStart"],
+    ["beforeSubmitPrompt", "--host", "cursor", "--home", "/h", "--namespace=n", "--foreground"],
+    [], ["nonsense"], ["prompt", "stop"], ["prompt", "--host", "vim"], ["prompt", "--home"], ["prompt", "--bogus"],
+    ["prompt", "--home", "--foreground"], ["prompt", "-h"], ["prompt", "--foreground=yes"],
+])
+def test_the_hook_command_line_reads_as_its_parser_does(argv, capsys):
+    """hook_main reads its line by hand (a parser cost each hook ~5 ms): the same values as the parser that
+    documents it, and None (exit 0, nothing printed) wherever that parser would refuse the line."""
+    import argparse
+
+    from server.hooks.command import _hook_arguments, hook_arguments
+
+    parser = argparse.ArgumentParser(prog="memvault hook")
+    _hook_arguments(parser)
+    try:
+        expected = vars(parser.parse_args(argv))
+    except SystemExit:
+        expected = None
+    capsys.readouterr()
+    assert hook_arguments(argv) == expected

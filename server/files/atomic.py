@@ -10,7 +10,6 @@ import itertools
 import os
 import re
 import stat
-import tempfile
 import time
 from contextlib import suppress
 from datetime import datetime
@@ -43,6 +42,10 @@ def _temp_file(path: Path) -> tuple[int, str]:
     The lock is how ``sweep_temp_files`` tells a write in progress (in any process) from one
     whose process was killed: the kernel drops the lock when the process dies.
     """
+    # lazy: tempfile brings shutil, random and the compression modules (~3 ms at import), which a hook
+    # process that opens the store to read never needs
+    import tempfile
+
     while True:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         if fcntl is None:

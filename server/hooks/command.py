@@ -5,13 +5,16 @@ cli.py only wires these in (add_parsers, run); the logic lives here.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from server.hooks.protocol import EVENT_NAMES, EVENTS, HOSTS
+
+if TYPE_CHECKING:  # annotations only: a hook reads its command line by hand (hook_arguments)
+    import argparse
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -98,11 +101,37 @@ def _hook(event: str, host: str | None, foreground: bool, home: str | None = Non
 
 
 def hook_main(argv: list[str]) -> int:
-    """`python -m server.hooks EVENT ...` (the detached capture)."""
-    parser = argparse.ArgumentParser(prog="memvault hook")
-    _hook_arguments(parser)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit:
+    """`memvault hook EVENT ...` (cli's fast path) and `python -m server.hooks EVENT ...` (the detached capture)."""
+    args = hook_arguments(argv)
+    if args is None:
         return 0  # fail open even on a bad command line
-    return _hook(args.event, args.host, args.foreground, args.home, args.namespace)
+    return _hook(args["event"], args["host"], args["foreground"], args["home"], args["namespace"])
+
+
+#: The hook's options that take a value (_hook_arguments), by the name hook_arguments returns them under.
+_VALUED = {"--host": "host", "--home": "home", "--namespace": "namespace"}
+
+
+def hook_arguments(argv: list[str]) -> dict | None:
+    """What _hook_arguments' parser reads from a hook's command line (`--opt value` or `--opt=value`), read
+    by hand: building that parser cost every hook ~5 ms of CPU (argparse imports shutil and locale for a
+    help text a hook never prints). None when the parser would refuse the line (or print its help)."""
+    found: dict = {"event": None, "host": None, "home": None, "namespace": None, "foreground": False}
+    items = iter(argv)
+    for item in items:
+        name, equals, value = item.partition("=")
+        if item == "--foreground":
+            found["foreground"] = True
+        elif name in _VALUED:
+            if not equals:
+                value = next(items, None)
+                if value is None or value.startswith("-"):
+                    return None
+            found[_VALUED[name]] = value
+        elif item.startswith("-") or found["event"] is not None:
+            return None
+        else:
+            found["event"] = item
+    if found["event"] not in EVENT_NAMES or found["host"] not in (None, *HOSTS):
+        return None
+    return found

@@ -9,11 +9,14 @@ the error codes, hints and versions for the turn.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 # Compiled on first use: every injecting hook imports this module (inject.py classifies the commands
 # it brings back), and compiling its 20-odd patterns up front cost ~6 ms of each hook process.
 from server.guard.lazyre import LazyRe as _LazyRe
-from server.hooks.transcript import Entry
+
+if TYPE_CHECKING:  # only in annotations: the injecting hooks (which read no transcript) skip the module
+    from server.hooks.transcript import Entry
 
 # Shell tools of the hosts (Claude Code's Bash, Cursor's Shell / run_terminal_cmd).
 SHELL_TOOLS = frozenset({"Bash", "Shell", "run_terminal_cmd", "bash", "shell"})

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -126,6 +125,7 @@ def _inject(settings: Settings, hook_settings: HookSettings, hook: HookInput) ->
     service = open_light(settings, create=False)
     if service is None:
         return ""  # nothing remembered yet: nothing to say
+    service.reads.hold_marks = True  # a read, with no write: the session's next capture counts the recall
     try:
         # A locked store makes the hook give up within its deadline instead of waiting the server's write wait.
         with service.db.waiting_at_most(hook_settings.deadline_seconds * 0.6):
@@ -156,6 +156,8 @@ def _watchdog(settings: Settings, event: str, seconds: float) -> threading.Timer
 
 def _detach(event: str, host: str, raw: bytes) -> None:
     """Run the capture in a new process that outlives this one; hand it stdin."""
+    import subprocess  # lazy: ~3 ms of imports (selectors, signal) that the injecting hooks never need
+
     argv = [sys.executable, "-m", "server.hooks", event, "--host", host, "--foreground"]
     options: dict = {"stdin": subprocess.PIPE, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
                      "close_fds": True}

@@ -23,6 +23,12 @@ from server.files.dailylog import append_lock
 KEEP_DAYS = 30
 #: Injected ids remembered per session (older ones may be injected again: harmless).
 MAX_INJECTED = 500
+#: Recall counts a session's injections hold for its next capture, at most (older ones are dropped: a
+#: retention score moves a little, as when a server's counts wait for a busy store).
+MAX_RECALLED = 200
+#: prune_daily's stamp file in the sessions folder, and how often it prunes.
+PRUNED_STAMP = ".pruned"
+PRUNE_EVERY_SECONDS = 86400
 
 
 @dataclass
@@ -35,6 +41,7 @@ class SessionState:
     captures: int = 0
     tokens_injected: int = 0
     carry: dict = field(default_factory=dict)  # extraction state between captures (extract.Extraction.carry)
+    recalled: list = field(default_factory=list)  # [[ids, ms], ...]: recall counts of injections, for the next capture
 
     @classmethod
     def from_json(cls, text: str) -> SessionState:
@@ -93,9 +100,26 @@ class Sessions:
                 state = self.read(host, session)
                 yield state
                 state.injected = state.injected[-MAX_INJECTED:]
+                state.recalled = state.recalled[-MAX_RECALLED:]
                 _replace(path, json.dumps(asdict(state)))
         finally:
             os.close(fd)
+
+    def prune_daily(self, keep_days: int = KEEP_DAYS) -> int:
+        """prune, at most once a day (a stamp file's age says when it last ran): a session start runs it, and
+        a stat of every session's two files (hundreds within the 30 days) cost each one milliseconds."""
+        stamp = self.root / PRUNED_STAMP
+        try:
+            if time.time() - stamp.stat().st_mtime < PRUNE_EVERY_SECONDS:
+                return 0
+        except OSError:
+            pass  # never pruned (or unreadable): prune now
+        try:
+            private_folder(self.root)
+            stamp.touch()
+        except OSError:
+            pass  # a folder we cannot write: prune anyway, and again next time
+        return self.prune(keep_days)
 
     def prune(self, keep_days: int = KEEP_DAYS) -> int:
         """Remove state files of sessions idle for `keep_days`; returns how many."""

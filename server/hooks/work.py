@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from server.config import Settings, default_home, private_folder, repo_thread
+from server.errors import StoreUnavailable
 from server.hooks.privacy import strip_private, wants_no_memory
 from server.storage.opener import open_database
 
 if TYPE_CHECKING:
     from server.hooks.protocol import HookInput
+    from server.hooks.sessions import Sessions
     from server.hooks.settings import HookSettings
     from server.service import MemoryService
 
@@ -128,8 +130,10 @@ def inject_with(
             )
         state.injected.extend(i for i in found.ids if i not in state.injected)
         state.tokens_injected += found.tokens
+        if service.reads.hold_marks:  # a hook process's recall counts: written by the session's next capture
+            state.recalled.extend([ids, at] for ids, at in service.reads.held_marks())
     if hook.event == "session-start":
-        sessions.prune()
+        sessions.prune_daily()
     return found.text
 
 
@@ -140,10 +144,25 @@ def capture_with(
     from server.hooks.capture import capture  # lazy: ~55 ms (with sessions), only where a store captures
     from server.hooks.sessions import Sessions
 
-    report = capture(service, hook, thread, Sessions(hooks_dir(settings) / "sessions"), turns=hook_settings.enabled("turns"))
+    sessions = Sessions(hooks_dir(settings) / "sessions")
+    count_recalls(service, sessions, hook)
+    report = capture(service, hook, thread, sessions, turns=hook_settings.enabled("turns"))
     if report.skipped and not (report.turns or report.statements):
         return f"nothing captured: {report.skipped}"
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(report.kinds.items()))
     return (f"{report.lines} transcript lines: {report.turns} turns, {report.statements} statements"
             f"{f' ({kinds})' if kinds else ''}, {report.duplicates} already known, {report.rejected} rejected"
             f"{f'; {report.skipped}' if report.skipped else ''}")
+
+
+def count_recalls(service: MemoryService, sessions: Sessions, hook: HookInput) -> None:
+    """Write the recall counts the session's injections held (inject_with): a capture writes anyway, and
+    an injecting hook that wrote them made its store's close checkpoint the WAL while the host waited."""
+    with sessions.locked(hook.host, hook.session_id) as state:
+        held, state.recalled = state.recalled, []
+    batches = [(ids, at) for ids, at in held if isinstance(ids, list) and isinstance(at, int)]
+    if batches:
+        try:
+            service.store.mark_recalled_batches(batches)
+        except StoreUnavailable:
+            pass  # dropped: a retention score moves a little (recall.MAX_UNMARKED drops the same way)

@@ -8,17 +8,90 @@ is its business), and nothing above storage ever sees a row or a tuple read by p
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, TypedDict
+from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
+from operator import attrgetter
+from reprlib import recursive_repr
+from typing import Any, TypedDict, TypeVar
 
 from server.clock import iso
 
 #: The thread of a global memory (stored as text, '' rather than NULL).
 GLOBAL = ""
 
+_Record = TypeVar("_Record", bound=type)
+
+
+def record(cls: _Record) -> _Record:
+    """`@dataclass(frozen=True)` for these records, made in under half the time.
+
+    Every process imports this module and every hook process pays for it: the standard decorator
+    compiles six methods from source per class (__init__, __repr__, __eq__, __hash__, __setattr__,
+    __delattr__; ~1 ms a class, ~21 ms of CPU for the module, ~10 % of a prompt hook). Here only
+    __init__ is compiled (frozen style: object.__setattr__ per field, as the standard one does; the
+    module then takes ~9 ms); the other five are shared functions that read the class's fields. A
+    record is still a dataclass (fields, replace, asdict work), equal, hashed and printed the same,
+    and assigning to one raises FrozenInstanceError; only its __dataclass_params__ say frozen=False
+    and eq=False, as the decorator did not make those methods. For plain records only: fields with a
+    plain default or none, no __post_init__ (anything else is refused: use the standard decorator).
+    """
+    cls = dataclass(init=False, repr=False, eq=False)(cls)  # the fields (inherited ones first), nothing compiled
+    names = tuple(cls.__dataclass_fields__)
+    defaults: dict[str, Any] = {"__set": object.__setattr__}
+    params, body = [], []
+    for f in fields(cls):
+        if f.default_factory is not MISSING or not f.init or f.kw_only or not f.compare or not f.repr:
+            raise TypeError(f"{cls.__name__}.{f.name}: record() takes plain fields only; use dataclass(frozen=True)")
+        if f.default is MISSING:
+            params.append(f.name)
+        else:
+            defaults[f"__default_{f.name}"] = f.default
+            params.append(f"{f.name}=__default_{f.name}")
+        body.append(f"    __set(self, {f.name!r}, {f.name})")
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__}: record() has no __post_init__; use dataclass(frozen=True)")
+    exec(f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "    pass"), defaults)  # noqa: S102
+    init = defaults["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init
+    # Its fields' values as a tuple, as the standard __eq__ and __hash__ compare them.
+    cls.__record_values__ = attrgetter(*names) if len(names) > 1 else staticmethod(lambda self: (getattr(self, names[0]),))
+    for name, method in (("__setattr__", _frozen_setattr), ("__delattr__", _frozen_delattr), ("__repr__", _repr),
+                         ("__eq__", _eq), ("__hash__", _hash)):
+        if name not in cls.__dict__ or name in ("__setattr__", "__delattr__"):
+            setattr(cls, name, method)
+    return cls
+
+
+def _frozen_setattr(self: Any, name: str, value: Any) -> None:
+    if type(self).__dict__.get("__setattr__") is _frozen_setattr or name in self.__dataclass_fields__:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+    object.__setattr__(self, name, value)
+
+
+def _frozen_delattr(self: Any, name: str) -> None:
+    if type(self).__dict__.get("__delattr__") is _frozen_delattr or name in self.__dataclass_fields__:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+    object.__delattr__(self, name)
+
+
+@recursive_repr()
+def _repr(self: Any) -> str:
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__dataclass_fields__)
+    return f"{type(self).__qualname__}({shown})"
+
+
+def _eq(self: Any, other: object) -> bool:
+    if other.__class__ is self.__class__:
+        return self.__record_values__(self) == other.__record_values__(other)
+    return NotImplemented
+
+
+def _hash(self: Any) -> int:
+    return hash(self.__record_values__(self))
+
 
 # -- memories ---------------------------------------------------------------------
-@dataclass(frozen=True)
+@record
 class MemoryRow:
     id: int
     thread: str
@@ -41,7 +114,7 @@ class MemoryRow:
     compression: str | None = None  # None = full text; else the tier (see curation/compress.py)
 
 
-@dataclass(frozen=True)
+@record
 class NewMemory:
     thread: str
     content: str
@@ -68,7 +141,7 @@ class NewMemory:
     judge_later: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class PossibleUpdate:
     """The earlier memory a memory most likely updates, when the update model was not sure enough to
     link them (server/updates/model.py, POSSIBLE): recall shows the newer first when a query finds both
@@ -78,7 +151,7 @@ class PossibleUpdate:
     probability: float
 
 
-@dataclass(frozen=True)
+@record
 class MemoryState:
     """What a write re-checks inside its transaction before changing a memory."""
 
@@ -87,7 +160,7 @@ class MemoryState:
     deleted_at: int | None
 
 
-@dataclass(frozen=True)
+@record
 class Original:
     """The full text of a compressed memory, archived when it was first compressed."""
 
@@ -95,7 +168,7 @@ class Original:
     compressed_at: int
 
 
-@dataclass(frozen=True)
+@record
 class FileUnit:
     """The memory that indexes one unit of a memory file, and where the unit was last seen."""
 
@@ -104,7 +177,7 @@ class FileUnit:
     section: str | None
 
 
-@dataclass(frozen=True)
+@record
 class MemoryDump(MemoryRow):
     """A memory with every stored field, as `memvault migrate` copies it (forgotten ones too)."""
 
@@ -118,7 +191,7 @@ class MemoryDump(MemoryRow):
 
 
 # -- threads, messages, prompts -----------------------------------------------------
-@dataclass(frozen=True)
+@record
 class Thread:
     id: str
     title: str | None
@@ -128,7 +201,7 @@ class Thread:
     last_active_at: int
 
 
-@dataclass(frozen=True)
+@record
 class Message:
     """One turn of a thread's recent-message window."""
 
@@ -138,13 +211,13 @@ class Message:
     created_at: int
 
 
-@dataclass(frozen=True)
+@record
 class NewMessage:
     role: str
     content: str
 
 
-@dataclass(frozen=True)
+@record
 class ThreadMessage:
     """A message of any thread of the namespace, as `memvault migrate` copies it (ids are not kept)."""
 
@@ -154,7 +227,7 @@ class ThreadMessage:
     created_at: int
 
 
-@dataclass(frozen=True)
+@record
 class GlobalPrompt:
     name: str
     content: str
@@ -186,7 +259,7 @@ class PromptExport(TypedDict):
     updated_at: int
 
 
-@dataclass(frozen=True)
+@record
 class Promotion:
     """A memory added to MEMORY.md by the curator, under which section and when."""
 
@@ -196,7 +269,7 @@ class Promotion:
 
 
 # -- search ---------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record
 class Scope:
     """Which memories a search may return. `threads=None` means every thread."""
 
@@ -207,7 +280,7 @@ class Scope:
     until: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class KeywordQuery:
     """A keyword search as terms and rules; each backend renders it in its own dialect
     (SQLite: an FTS5 MATCH expression; PostgreSQL: a tsquery).
@@ -228,7 +301,7 @@ class KeywordQuery:
     newest: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class TurnRef:
     """A conversation turn by id and creation time (ms)."""
 
@@ -236,7 +309,7 @@ class TurnRef:
     created_at: int
 
 
-@dataclass(frozen=True)
+@record
 class Neighbours:
     """The live turns just before and just after a turn in its thread (None at either end)."""
 
@@ -244,7 +317,7 @@ class Neighbours:
     after: TurnRef | None
 
 
-@dataclass(frozen=True)
+@record
 class PendingEmbedding:
     """A memory waiting in the embedding queue, with the text to embed."""
 
@@ -253,7 +326,7 @@ class PendingEmbedding:
 
 
 # -- browsing (what a person lists and opens: `memvault list|show|stats`, the web page) -----------
-@dataclass(frozen=True)
+@record
 class MemoryFilter:
     """Which memories a listing shows; each condition left at None lets every value through.
 
@@ -274,7 +347,7 @@ class MemoryFilter:
     files: bool | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ThreadFigures:
     """One thread's memories in figures (`thread` '' = global). Counts are of live memories, the
     units of memory files left out (`files` counts those), unless named otherwise; `chars` is
@@ -293,7 +366,7 @@ class ThreadFigures:
     files: int  # live units of memory files (SOUL.md, MEMORY.md, daily notes) in this thread
 
 
-@dataclass(frozen=True)
+@record
 class TimelineRow:
     """What happened to one thread's memories of one kind in one time bucket starting at `start` (ms):
     how many were created (and their characters), forgotten, and superseded (by the time of the
@@ -309,7 +382,7 @@ class TimelineRow:
 
 
 # -- integrity ---------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record
 class IndexDrift:
     """Where the keyword index, the vectors or the embedding queue disagree with `memories`.
 
@@ -336,7 +409,7 @@ class IndexDrift:
         return "; ".join(parts) or "none"
 
 
-@dataclass(frozen=True)
+@record
 class HealthCounts:
     """Memories a health check counts (SQLite: every namespace of the file; PostgreSQL: the tenant)."""
 
@@ -346,7 +419,7 @@ class HealthCounts:
 
 
 # -- bearer tokens (the HTTP transport) ------------------------------------------------------
-@dataclass(frozen=True)
+@record
 class TokenInfo:
     """A bearer token's record: never the token itself (only its hash is stored)."""
 
