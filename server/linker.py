@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -38,7 +38,7 @@ from server import search
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
 from server.models import is_statement, linkable
-from server.storage.protocol import Database, MemoryRow, PossibleUpdate, Scope, SearchIndex, Store
+from server.storage.protocol import Database, KeywordQuery, MemoryRow, PossibleUpdate, Scope, SearchIndex, Store
 from server.updates import CountedWeights, model
 
 if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
@@ -64,6 +64,44 @@ JUDGE_BATCH = 64
 SHORT_STATEMENT = 600
 #: Vectors computed at write time kept for judging later writes of a burst (~1.5 kB each).
 RECENT_VECTORS = 4096
+
+
+#: Terms counted far past MATCH_BUDGET in a thread, by (file, thread, term, size step): see _plan_counter.
+_PAST_BUDGET: OrderedDict[tuple, None] = OrderedDict()
+_PAST_BUDGET_LOCK = threading.Lock()
+_PAST_BUDGET_MAX = 20_000
+
+
+def _plan_counter(store: SearchIndex, scope: Scope) -> Callable[[str, int], int]:
+    """keyword_plan's count of a term's matches in the write's thread, remembering the terms far past the budget.
+
+    A count walks the term's matches up to its cap (at 100k memories in one thread, ~2.5 ms a term
+    and every word of every write): in a small-vocabulary thread most words of a write are past the
+    budget, write after write (bench/write_cost.py). A term counted past MATCH_BUDGET plus one size step
+    of the thread (search's step: 1/128 to 1/64 of it) is not counted again while the thread's size stays
+    in that step: it would take forgetting a step's worth of its memories to bring it under the budget.
+    A count below that is taken every time, so the plan is the one exact counts give -- but for
+    forgets of that many of one term's memories within one size step (as many written meanwhile), where
+    the term stays on the common side of the budget until the size moves on (a cut, not a wrong rank)."""
+    size = search.scope_size(store, scope)
+    step = 1 << max(0, size.bit_length() - 7)
+    margin = MATCH_BUDGET + step
+
+    def count(term: str, cap: int) -> int:
+        key = (*store.location, scope.threads, term, step, size // step)
+        with _PAST_BUDGET_LOCK:
+            if key in _PAST_BUDGET:
+                _PAST_BUDGET.move_to_end(key)
+                return cap if cap <= margin else store.match_count(KeywordQuery((term,)), cap, scope)
+        found = store.match_count(KeywordQuery((term,)), max(cap, margin + 1), scope)
+        if found > margin:
+            with _PAST_BUDGET_LOCK:
+                _PAST_BUDGET[key] = None
+                while len(_PAST_BUDGET) > _PAST_BUDGET_MAX:
+                    _PAST_BUDGET.popitem(last=False)
+        return min(found, cap)
+
+    return count
 
 
 class ThreadWeights(CountedWeights):
@@ -181,7 +219,7 @@ class UpdateLinker:
         """The thread's memories that may be about the same subject: its best keyword matches and,
         with a vector, its nearest ones, each with its cosine to `vector` (None without one)."""
         scope = Scope(threads=(row.thread,))
-        plan = search.keyword_plan(self.store, row.content, scope, MATCH_BUDGET)
+        plan = search.keyword_plan(self.store, row.content, scope, MATCH_BUDGET, _plan_counter(self.store, scope))
         ranked = list(search.keyword_hits(self.store, plan, scope, CANDIDATES))
         cosines: dict[int, float] = {}
         recent: dict[int, float] = {}

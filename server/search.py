@@ -90,7 +90,8 @@ def keyword_query(query: str) -> KeywordQuery | None:
     return KeywordQuery(tuple(terms)) if terms else None
 
 
-def keyword_plan(store: SearchIndex, query: str, scope: Scope, budget: int | None = None) -> KeywordPlan:
+def keyword_plan(store: SearchIndex, query: str, scope: Scope, budget: int | None = None,
+                 count: Callable[[str, int], int] | None = None) -> KeywordPlan:
     """Split the query terms so the keyword search ranks at most `budget` (ranking.KEYWORD_MATCH_BUDGET) matches.
 
     FTS5 computes bm25 for every match of an OR query before it can cut to the
@@ -105,11 +106,14 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope, budget: int | Non
     than the budget, its newest `budget` matches are ranked (ids grow with time).
     Within a thread, thread-common rare terms are dropped (common_terms); counting
     them costs a walk of the term's matches, so terms beyond the budget are not checked.
+    `count(term, cap)`: a term's matches in the scope up to `cap` (store.match_count unless given:
+    the update check passes one that remembers the terms far past its budget).
     """
     terms = query_terms(query)
     budget = budget or ranking.KEYWORD_MATCH_BUDGET
     # Counted in the scope's threads: in a thread most terms are rare, so its whole query is ranked.
-    counts = {t: store.match_count(KeywordQuery((t,)), budget + 1, scope) for t in terms}
+    count = count or (lambda term, cap: store.match_count(KeywordQuery((term,)), cap, scope))
+    counts = {t: count(t, budget + 1) for t in terms}
     rare: list[str] = []
     common: list[str] = []
     total = 0

@@ -8,6 +8,7 @@ import pytest
 
 from server.config import Settings, templates_dir
 from server.embedding.embedders import HashEmbedder
+from server.errors import StoreBusy
 from server.files.dailylog import parse_daily
 from server.service import MemoryService
 from server.thread_prompt import build_thread_prompt
@@ -158,6 +159,50 @@ def test_a_persons_own_notes_in_a_daily_log_are_searchable_but_memvault_lines_ar
     flaky = service.recall("flaky test_upload_retry", thread="*", k=50).memories
     assert [h.content for h in flaky].count("The flaky test is test_upload_retry") == 1  # not indexed twice
     assert flaky[0].id == stored.id
+
+
+def test_a_recall_after_a_burst_of_remembers_does_not_parse_the_log_of_memvaults_own_lines(service, monkeypatch):
+    service.remember("The deploy of build 0 went fine")
+    service.recall("anything")  # the index has looked at today's log
+    for n in range(1, 6):
+        service.remember(f"The deploy of build {n} went fine")
+    synced: list[str] = []
+    sync_file = service.file_index._sync_file
+    monkeypatch.setattr(service.file_index, "_sync_file", lambda name, *a, **k: synced.append(name) or sync_file(name, *a, **k))
+    service.recall("deploy build")
+    assert synced == []  # only memvault's own lines were added: nothing to index, nothing parsed
+
+
+def test_a_persons_line_among_memvaults_own_is_indexed(service, clock):
+    service.remember("The deploy of build 0 went fine")
+    service.recall("anything")
+    service.remember("The deploy of build 1 went fine")
+    path = service.files.day_path(clock().astimezone().date())
+    with open(path, "a") as f:
+        f.write("\nAsk Dana about the quarterly budget spreadsheet.\n")
+    service.remember("The deploy of build 2 went fine")  # memvault appends after the person's line
+    hits = service.recall("quarterly budget spreadsheet").memories
+    assert hits and hits[0].content.startswith("Ask Dana")
+
+
+def test_a_log_edit_that_a_failed_index_update_left_behind_is_indexed_after_more_remembers(service, clock, monkeypatch):
+    service.remember("The deploy of build 0 went fine")
+    service.recall("anything")
+    path = service.files.day_path(clock().astimezone().date())
+    with open(path, "a") as f:
+        f.write("\nAsk Dana about the quarterly budget spreadsheet.\n")
+    service.remember("The deploy of build 1 went fine")
+    sync_file = service.file_index._sync_file
+
+    def busy(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise StoreBusy("busy")
+
+    monkeypatch.setattr(service.file_index, "_sync_file", busy)
+    service.recall("deploy")  # the store was busy: the log stays to be indexed
+    monkeypatch.setattr(service.file_index, "_sync_file", sync_file)
+    service.remember("The deploy of build 2 went fine")
+    hits = service.recall("quarterly budget spreadsheet").memories
+    assert hits and hits[0].content.startswith("Ask Dana")
 
 
 @pytest.mark.parametrize("day", ["2026-02-30", "26-01-01", "２０２６-01-01", "2026-01-01.md", "..", "%2e%2e"])
