@@ -206,6 +206,25 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
         out.append(("aiven-token", f"avn user login --token {aiven}", aiven))
         az = r(86, B64) + "=="
         out.append(("azure-storage-key", f"Azure storage account key for the backups:\n  {az}", az))
+    # (session 32, second round: drawn after everything above, so those samples stay as they were)
+    for _ in range(3):
+        jina = J("ji", "na_") + r(60)
+        out.append(("jina-api-key", f"Embeddings use {jina} for now.", jina))
+        boot = r(6, LOWER_DIGITS) + "." + r(16, LOWER_DIGITS)
+        out.append(("kubernetes-bootstrap-token", f"kubeadm join 10.0.0.1:6443 --token {boot} "
+                    f"--discovery-token-ca-cert-hash sha256:{r(64, HEX)}", boot))
+        reporter = r(64, HEX)
+        out.append(("codeclimate-reporter-token", f"env:\n  CC_TEST_REPORTER_ID: {reporter}", reporter))
+        dtrack = J("od", "t_") + r(32)
+        out.append(("dependency-track-key", f"the upload job authenticates with {dtrack} (Dependency-Track)", dtrack))
+        crumb = r(32, HEX)
+        out.append(("jenkins-crumb", f"curl -X POST https://ci.example.com/job/deploy/build -H 'Jenkins-Crumb:{crumb}'", crumb))
+        nas = r(64)
+        out.append(("truenas-api-key", '{"msg": "method", "method": "auth.login_with_api_key", "params": ["'
+                    + str(g.rng.randint(1, 99)) + "-" + nas + '"]}', nas))
+        device = r(20)
+        out.append(("thingsboard-token", f"curl -X POST http://tb.example.com:8080/api/v1/{device}/telemetry -d @t.json",
+                    device))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
 
 

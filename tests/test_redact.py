@@ -972,3 +972,75 @@ def test_a_base64_encoded_certificate_or_public_key_stays(kind: str) -> None:
 
 def test_base64_pem_prefixes_stay_linear() -> None:
     assert_linear(redact, "LS0tLS1CRUdJTi" * 70_000)
+
+
+# Session 32, second round: formats the Nosey Parker corpus (now a tuning part) showed missing,
+# each written here from the provider's documented shape, not copied from that corpus.
+LOWER_AN = string.ascii_lowercase + string.digits
+
+
+@pytest.mark.parametrize("text,secret", [
+    # the legacy Office 365 connector URL: /webhook/<group>@<tenant>/IncomingWebhook/<id>/<owner>
+    ("url = 'https://outlook.office.com/webhook/" + "-".join(fake(n, "0123456789abcdef", seed=500 + n) for n in (8, 4, 4, 4, 12))
+     + "@" + "-".join(fake(n, "0123456789abcdef", seed=520 + n) for n in (8, 4, 4, 4, 12)) + "/IncomingWebhook/"
+     + fake(32, HEX, seed=501) + "/" + "-".join(fake(n, "0123456789abcdef", seed=540 + n) for n in (8, 4, 4, 4, 12)) + "'",
+     fake(32, HEX, seed=501)),
+    ("psexec \\\\10.0.0.5 -u Administrator -p " + "Winter" + "2024!x cmd /c dir", "Winter2024!x"),
+    ("PsExec.exe \\\\host -u DOMAIN\\svc -p 'q" + fake(10, seed=502) + "' -i cmd", "q" + fake(10, seed=502)),
+    ("Connect-VIServer vc01 -User admin -Password 'Vm" + fake(10, seed=503) + "'", "Vm" + fake(10, seed=503)),
+    ("curl -X POST https://tb.example.com/api/v1/" + fake(20, LOWER_AN, seed=504) + "/telemetry -d '{}'",
+     fake(20, LOWER_AN, seed=504)),
+    ("DT_API_KEY=odt_" + fake(32, seed=505), "odt_" + fake(32, seed=505)),
+    ('#define IO_KEY "aio_' + fake(28, seed=506) + '"', "aio_" + fake(28, seed=506)),
+    ("admin_access:NRAA-" + fake(27, HEX, seed=507), "NRAA-" + fake(27, HEX, seed=507)),
+    ('"querykey": "NRIQ-' + fake(32, ALNUM + "_-", seed=508) + '"', "NRIQ-" + fake(32, ALNUM + "_-", seed=508)),
+    ("license: eu01xx" + fake(30, HEX, seed=509) + "NRAL", "eu01xx" + fake(30, HEX, seed=509) + "NRAL"),
+    ("7712345678:A" + fake(33, ALNUM + "_-", seed=510), fake(33, ALNUM + "_-", seed=510)),  # a 34-character tail
+    ("JINA_API_KEY = 'jina_" + fake(60, seed=511) + "'", "jina_" + fake(60, seed=511)),
+    ("DOPPLER_TOKEN=dp.st.dev." + fake(43, seed=512), fake(43, seed=512)),
+    ("kubeadm join 10.0.0.1:6443 --token " + fake(6, LOWER_AN, seed=513) + "." + fake(16, LOWER_AN, seed=514),
+     fake(16, LOWER_AN, seed=514)),
+    (fake(6, LOWER_AN, seed=513) + "." + fake(16, LOWER_AN, seed=514), fake(16, LOWER_AN, seed=514)),
+    ("env:\n  CC_TEST_REPORTER_ID: " + fake(64, HEX, seed=515), fake(64, HEX, seed=515)),
+    ("mvn sonar:sonar -Dsonar.login=" + fake(40, HEX, seed=516), fake(40, HEX, seed=516)),
+    ("property 'sonar.login', '" + fake(40, HEX, seed=517) + "'", fake(40, HEX, seed=517)),
+    ("[Peer]\nPresharedKey = " + base64.b64encode(random.Random(518).randbytes(32)).decode(),
+     base64.b64encode(random.Random(518).randbytes(32)).decode()),
+    ('client.Credentials = new NetworkCredential("ops@example.com", "' + fake(14, seed=519) + '");', fake(14, seed=519)),
+    ('new DirectoryEntry("LDAP://dc.example.com",\n    "svc@example.com",\n    "' + fake(10, seed=520) + '");',
+     fake(10, seed=520)),
+    ("Make sure the password for user 'postgres' is '" + fake(9, seed=521) + "'.", fake(9, seed=521)),
+    ('The default password for the user "app-user" is "' + fake(8, seed=522) + '".', fake(8, seed=522)),
+    ("Authorization: SSWS 00" + fake(40, ALNUM + "_-", seed=523), "00" + fake(40, ALNUM + "_-", seed=523)),
+    ('"params": ["12-' + fake(64, seed=524) + '"]', fake(64, seed=524)),  # a TrueNAS API key
+    ("-H 'Jenkins-Crumb:" + fake(32, HEX, seed=525) + "'", fake(32, HEX, seed=525)),
+])
+def test_formats_the_noseyparker_corpus_showed(text: str, secret: str) -> None:
+    assert secret not in redact(text).text, text
+
+
+@pytest.mark.parametrize("text", [
+    "see config.json and module.exports for details",
+    "version 123456.7890123456789012 released",  # digits only
+    "the host abcdef.examplecompany1 resolves",  # one digit: a name, not a token
+    "GET /api/v1/users/telemetry",  # a path word, not a device token
+    "sha256 1-" + "a" * 32 + fake(32, HEX, seed=526),  # a hex digest is not a TrueNAS key
+    "odt_export_settings_for_documents_default",  # an identifier
+    "psexec \\\\host -u admin -p $Password cmd",  # a reference
+    "new NetworkCredential(user, password)",
+    "the password for user accounts is stored hashed",
+])
+def test_the_noseyparker_round_formats_leave_their_look_alikes(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    ("1-" + "A" * 64 + " ") * 15_000,
+    ("abcdef." + "0" * 16 + " ") * 40_000,
+    "psexec " * 150_000,
+    "/api/v1/" * 120_000,
+    'DirectoryEntry("' * 60_000,
+    "password for user x " * 50_000,
+])
+def test_the_noseyparker_round_rules_stay_linear(text: str) -> None:
+    assert_linear(redact, text)
