@@ -54,10 +54,8 @@ COMMAND_RULES: tuple[tuple[str, _LazyRe, str], ...] = (
     ("pass:", _LazyRe(r"-(?:passin|passout|pass|k|password)\s+pass:([^\s\"']{1,256})"), "password"),
     ("pass ", _LazyRe(r"-(?:storepass|keypass|srcstorepass|deststorepass)\s+[\"']?([^\s\"']{1,256})"), "password"),
     ("identified", _LazyRe(r"(?i:identified\s+by)\s+(?:(?i:password)\s+)?['\"]([^'\"\n]{3,256})['\"]"), "password"),
-    # Sysinternals PsExec's password flag (psexec \\host -u user -p pw cmd), PowerCLI's -Password.
+    # Sysinternals PsExec's password flag (psexec \\host -u user -p pw cmd).
     ("psexec", _LazyRe(r"(?i:psexec)(?:\.exe)?\b[^\n|;]{0,200}?\s-p\s+[\"']?([^\s\"']{1,256})"), "password"),
-    ("connect-viserver", _LazyRe(r"(?i:connect-viserver)\b[^\n|;]{0,200}?\s-(?i:password)\s+[\"']?([^\s\"']{1,256})"),
-     "password"),
     # .NET: new NetworkCredential("user", "pw"[, domain]); new DirectoryEntry("LDAP://...", "user", "pw")
     ("networkcredential(", _LazyRe(r"NetworkCredential\(\s*@?\"[^\"\n]{0,128}\"\s*,\s*@?\"([^\"\n]{1,256})\""), "password"),
     ("directoryentry(", _LazyRe(r"DirectoryEntry\(\s*@?\"[^\"\n]{0,256}\"\s*,\s*@?\"[^\"\n]{0,128}\"\s*,\s*@?\"([^\"\n]{1,256})\""),

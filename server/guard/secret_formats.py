@@ -402,6 +402,33 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("dynatrace-token", "dt0c01.", r"[A-Z0-9]{24}\.[A-Z0-9]{64}" + _LA),
     # Adafruit IO keys: "aio_" and 28 random letters and digits.
     tok("adafruit-key", "aio_", r"[A-Za-z0-9]{28}" + _LA, check=lambda s: mixed(s[4:]) and has_digit(s)),
+    # --- more providers with a documented prefix (session 32, second round)
+    tok("openrouter-api-key", "sk-or-v1-", r"[a-f0-9]{64}" + _LA, _B_WORD_DASH),
+    tok("langfuse-secret-key", "sk-lf-", UUID + _LA_DASH, _B_WORD_DASH),
+    tok("helicone-api-key", "sk-helicone-", r"[A-Za-z0-9_\-]{20,}", _B_WORD_DASH, check=random_looking),
+    tok("elevenlabs-api-key", "sk_", r"[a-f0-9]{48}" + _LA, check=_hexy),
+    tok("nvidia-api-key", "nvapi-", r"[A-Za-z0-9_\-]{64}" + _LA_DASH, check=mixed),
+    tok("cerebras-api-key", "csk-", r"[a-z0-9]{48}" + _LA, check=has_digit),
+    tok("tavily-api-key", "tvly-", r"(?:dev-|prod-)?[A-Za-z0-9]{32}" + _LA, check=mixed),
+    tok("firecrawl-api-key", "fc-", r"[a-f0-9]{32}" + _LA, _B_WORD_DASH, check=_hexy),
+    tok("e2b-api-key", "e2b_", r"[a-f0-9]{40}" + _LA),
+    tok("anyscale-api-key", "esecret_", r"[A-Za-z0-9]{26,}" + _LA, check=mixed),
+    tok("voyage-api-key", "pa-", r"[A-Za-z0-9_\-]{43}" + _LA_DASH, _B_WORD_DASH, check=lambda s: mixed(s[3:]) and has_digit(s)),
+    tok("together-api-key", "tgp_v1_", r"[A-Za-z0-9_\-]{40,}"),
+    tok("resend-api-key", "re_", r"[A-Za-z0-9]{8}_[A-Za-z0-9]{24}" + _LA, check=lambda s: mixed(s[3:]) and has_digit(s)),
+    tok("mailersend-token", "mlsn.", r"[A-Za-z0-9]{64}" + _LA, check=mixed),
+    tok("posthog-personal-key", "phx_", r"[A-Za-z0-9_]{43}" + _LA, check=mixed),
+    tok("onesignal-api-key", "os_v2_", r"(?:app|org)_[a-z0-9]{40,}" + _LA, check=has_digit),
+    tok("pinterest-token", "pina_", r"[A-Za-z0-9]{32,}" + _LA, check=mixed),
+    tok("xata-api-key", "xau_", r"[A-Za-z0-9]{32,}" + _LA, check=mixed),
+    *_toks("fauna-secret", ("fnA", "fnE"), r"[A-Za-z0-9_\-]{37}" + _LA_DASH, check=lambda s: mixed(s) and has_digit(s)),
+    tok("akamai-token", "akab-", r"[a-z0-9]{16}-[a-z0-9]{16}" + _LA_DASH, check=has_digit),
+    tok("infisical-token", "st.", UUID + r"\.[a-f0-9]{32}\.[a-f0-9]{32}" + _LA),
+    *_toks("woocommerce-key", ("ck_", "cs_"), r"[a-f0-9]{40}" + _LA, check=_hexy),
+    # Neptune.ai API tokens: base64 of {"api_address": ..., "api_url": ..., "api_key": ...}.
+    tok("neptune-api-token", "eyJhcGlfYWRkcmVzcyI6", r"[A-Za-z0-9+/]{40,}={0,2}"),
+    # Azure DevOps PATs in the identifiable format: 84 characters with "AZDO" at 77-80.
+    Rule("azure-devops-token", _LazyRe(r"(?<![A-Za-z0-9])[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}(?![A-Za-z0-9])"), ("AZDO",)),
     # --- memvault and general formats
     tok("memvault-token", "mvt_", r"[A-Za-z0-9_\-]{43}" + _LA_DASH, _B_WORD_DASH),  # server/http/tokens.py
     # "-----BEGIN " in base64, the rest of the block with it (the private-key kind: it is one, encoded).
@@ -560,6 +587,10 @@ KEYWORD_RULES: tuple[KeywordRule, ...] = (
     KeywordRule("sonar-token", ("sonar.login", "sonar.token", "sonar_login", "sonar_token"), _HEX40, check=_hexy,
                 named=True),
     KeywordRule("jenkins-crumb", ("jenkins-crumb",), r"[a-f0-9]{32,64}", check=_hexy, named=True),
+    KeywordRule("hetzner-token", ("hcloud", "hetzner"), r"[A-Za-z0-9]{64}", check=mixed),
+    KeywordRule("deepgram-api-key", ("deepgram",), _HEX40, check=_hexy),
+    KeywordRule("gitea-token", ("gitea", "gogs"), _HEX40, check=_hexy),
+    KeywordRule("loggly-token", ("loggly",), UUID),
     KeywordRule("github-oauth-secret", ("github_client_secret", "github-client-secret", "github_secret"), _HEX40,
                 check=_hexy),
 )
