@@ -206,6 +206,52 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
         out.append(("aiven-token", f"avn user login --token {aiven}", aiven))
         az = r(86, B64) + "=="
         out.append(("azure-storage-key", f"Azure storage account key for the backups:\n  {az}", az))
+    # (session 32, second round: drawn after everything above, so those samples stay as they were)
+    for _ in range(3):
+        jina = J("ji", "na_") + r(60)
+        out.append(("jina-api-key", f"Embeddings use {jina} for now.", jina))
+        boot = r(6, LOWER_DIGITS) + "." + r(16, LOWER_DIGITS)
+        out.append(("kubernetes-bootstrap-token", f"kubeadm join 10.0.0.1:6443 --token {boot} "
+                    f"--discovery-token-ca-cert-hash sha256:{r(64, HEX)}", boot))
+        reporter = r(64, HEX)
+        out.append(("codeclimate-reporter-token", f"env:\n  CC_TEST_REPORTER_ID: {reporter}", reporter))
+        dtrack = J("od", "t_") + r(32)
+        out.append(("dependency-track-key", f"the upload job authenticates with {dtrack} (Dependency-Track)", dtrack))
+        crumb = r(32, HEX)
+        out.append(("jenkins-crumb", f"curl -X POST https://ci.example.com/job/deploy/build -H 'Jenkins-Crumb:{crumb}'", crumb))
+        nas = r(64)
+        out.append(("truenas-api-key", '{"msg": "method", "method": "auth.login_with_api_key", "params": ["'
+                    + str(g.rng.randint(1, 99)) + "-" + nas + '"]}', nas))
+        device = r(20)
+        out.append(("thingsboard-token", f"curl -X POST http://tb.example.com:8080/api/v1/{device}/telemetry -d @t.json",
+                    device))
+    # (then the providers added from the big scanners' rule lists, each from its documented format;
+    # the prefixes are split so that this file is not itself a finding)
+    more = [
+        ("openrouter-api-key", "sk-or|-v1-{64:HEX}"), ("langfuse-secret-key", "sk-lf|-{uuid}"),
+        ("helicone-api-key", "sk-helicone|-{7:LOWER_DIGITS}-{7:LOWER_DIGITS}-{7:LOWER_DIGITS}-{7:LOWER_DIGITS}"),
+        ("elevenlabs-api-key", "sk|_{48:HEX}"), ("nvidia-api-key", "nvapi|-{64:URLSAFE}"),
+        ("cerebras-api-key", "csk|-{48:LOWER_DIGITS}"), ("tavily-api-key", "tvly|-dev-{32}"),
+        ("firecrawl-api-key", "fc|-{32:HEX}"), ("e2b-api-key", "e2b|_{40:HEX}"), ("anyscale-api-key", "esecret|_{26}"),
+        ("voyage-api-key", "pa|-{43}"), ("together-api-key", "tgp|_v1_{43:URLSAFE}"), ("resend-api-key", "re|_{8}_{24}"),
+        ("mailersend-token", "mlsn|.{64}"), ("posthog-personal-key", "phx|_{43}"),
+        ("onesignal-api-key", "os|_v2_app_{100:LOWER_DIGITS}"), ("pinterest-token", "pina|_{96}"), ("xata-api-key", "xau|_{40}"),
+        ("fauna-secret", "fn|A{37}"), ("akamai-token", "akab|-{16:LOWER_DIGITS}-{16:LOWER_DIGITS}"),
+        ("infisical-token", "st|.{uuid}.{32:HEX}.{32:HEX}"), ("woocommerce-key", "cs|_{40:HEX}"),
+        ("neptune-api-token", "eyJhcGlf|YWRkcmVzcyI6{120:B64}"), ("azure-devops-token", "{76}AZ|DO{4}"),
+    ]
+    for kind, fmt in more:
+        draw = _generator(g, fmt)
+        for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
+            secret = draw()
+            out.append((kind, template.format(s=secret), secret))
+    keyed_more = [("hetzner-token", "HCLOUD_TOKEN", "{64}"), ("deepgram-api-key", "DEEPGRAM_API_KEY", "{40:HEX}"),
+                  ("gitea-token", "GITEA_TOKEN", "{40:HEX}"), ("loggly-token", "LOGGLY_TOKEN", "{uuid}")]
+    for kind, name, fmt in keyed_more:
+        draw = _generator(g, fmt)
+        for template in ("{n}={s}", '{l}: "{s}"', "export {n}='{s}'"):
+            secret = draw()
+            out.append((kind, template.format(s=secret, n=name, l=name.lower()), secret))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
 
 

@@ -9,9 +9,12 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
   detector changes may be tuned on these.
 * **tuning-detect-secrets** -- detect-secrets' plugin tests (``detect_secrets.json``): held out
   until its misses were shown in session 32, a tuning corpus since.
-* **held-out** -- Nosey Parker's default rules' examples and negative examples
-  (``noseyparker.json``, built fresh); never tune on it and never read its misses while tuning:
-  it is reported apart, as counts only unless ``--show-held-out`` is given.
+* **tuning-noseyparker** -- Nosey Parker's default rules' examples and negative examples
+  (``noseyparker.json``): the held-out part of session 32's first round, a tuning corpus since
+  its misses were shown.
+* **held-out** -- Kingfisher's (MongoDB) rules' examples and negative examples
+  (``kingfisher.json``, built fresh in session 32's second round); never tune on it and never read
+  its misses while tuning: it is reported apart, as counts only unless ``--show-held-out`` is given.
 * **benign**  -- each corpus' own false-positive examples, and the public benign notes of
   bench/data/injections_public.json (package docstrings mentioning prompts, pipes, curl...).
 
@@ -36,7 +39,8 @@ if str(ROOT) not in sys.path:
 from server.guard.redact import redact  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "secrets_public"
-CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.json", "held-out": "noseyparker.json"}
+CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.json",
+           "tuning-noseyparker": "noseyparker.json", "held-out": "kingfisher.json"}
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 

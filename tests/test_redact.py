@@ -972,3 +972,138 @@ def test_a_base64_encoded_certificate_or_public_key_stays(kind: str) -> None:
 
 def test_base64_pem_prefixes_stay_linear() -> None:
     assert_linear(redact, "LS0tLS1CRUdJTi" * 70_000)
+
+
+# Session 32, second round: formats the Nosey Parker corpus (now a tuning part) showed missing,
+# each written here from the provider's documented shape, not copied from that corpus.
+LOWER_AN = string.ascii_lowercase + string.digits
+
+
+@pytest.mark.parametrize("text,secret", [
+    # the legacy Office 365 connector URL: /webhook/<group>@<tenant>/IncomingWebhook/<id>/<owner>
+    ("url = 'https://outlook.office.com/webhook/" + "-".join(fake(n, "0123456789abcdef", seed=500 + n) for n in (8, 4, 4, 4, 12))
+     + "@" + "-".join(fake(n, "0123456789abcdef", seed=520 + n) for n in (8, 4, 4, 4, 12)) + "/IncomingWebhook/"
+     + fake(32, HEX, seed=501) + "/" + "-".join(fake(n, "0123456789abcdef", seed=540 + n) for n in (8, 4, 4, 4, 12)) + "'",
+     fake(32, HEX, seed=501)),
+    ("psexec \\\\10.0.0.5 -u Administrator -p " + "Winter" + "2024!x cmd /c dir", "Winter2024!x"),
+    ("PsExec.exe \\\\host -u DOMAIN\\svc -p 'q" + fake(10, seed=502) + "' -i cmd", "q" + fake(10, seed=502)),
+    ("curl -X POST https://tb.example.com/api/v1/" + fake(20, LOWER_AN, seed=504) + "/telemetry -d '{}'",
+     fake(20, LOWER_AN, seed=504)),
+    ("the upload job uses odt_" + fake(32, seed=505) + " for now", "odt_" + fake(32, seed=505)),
+    ('#define IO_KEY "aio_' + fake(28, seed=506) + '"', "aio_" + fake(28, seed=506)),
+    ("admin_access:NRAA-" + fake(27, HEX, seed=507), "NRAA-" + fake(27, HEX, seed=507)),
+    ('"querykey": "NRIQ-' + fake(32, ALNUM + "_-", seed=508) + '"', "NRIQ-" + fake(32, ALNUM + "_-", seed=508)),
+    ("license: eu01xx" + fake(30, HEX, seed=509) + "NRAL", "eu01xx" + fake(30, HEX, seed=509) + "NRAL"),
+    ("7712345678:A" + fake(33, ALNUM + "_-", seed=510), fake(33, ALNUM + "_-", seed=510)),  # a 34-character tail
+    ("embeddings via jina_" + fake(60, seed=511), "jina_" + fake(60, seed=511)),
+    ("doppler run with dp.st.dev." + fake(43, seed=512), fake(43, seed=512)),
+    ("join the node with " + fake(6, LOWER_AN, seed=513) + "." + fake(16, LOWER_AN, seed=514),
+     fake(16, LOWER_AN, seed=514)),
+    (fake(6, LOWER_AN, seed=513) + "." + fake(16, LOWER_AN, seed=514), fake(16, LOWER_AN, seed=514)),
+    ("env:\n  CC_TEST_REPORTER_ID: " + fake(64, HEX, seed=515), fake(64, HEX, seed=515)),
+    ("mvn sonar:sonar -Dsonar.login=" + fake(40, HEX, seed=516), fake(40, HEX, seed=516)),
+    ("[Peer]\nPresharedKey = " + base64.b64encode(random.Random(518).randbytes(32)).decode(),
+     base64.b64encode(random.Random(518).randbytes(32)).decode()),
+    ('client.Credentials = new NetworkCredential("ops@example.com", "' + fake(14, seed=519) + '");', fake(14, seed=519)),
+    ('new DirectoryEntry("LDAP://dc.example.com",\n    "svc@example.com",\n    "' + fake(10, seed=520) + '");',
+     fake(10, seed=520)),
+    ("Make sure the password for user 'postgres' is '" + fake(9, seed=521) + "'.", fake(9, seed=521)),
+    ('The default password for the user "app-user" is "' + fake(8, seed=522) + '".', fake(8, seed=522)),
+    ("Authorization: SSWS 00" + fake(40, ALNUM + "_-", seed=523), "00" + fake(40, ALNUM + "_-", seed=523)),
+    ('"params": ["12-' + fake(64, seed=524) + '"]', fake(64, seed=524)),  # a TrueNAS API key
+    ("-H 'Jenkins-Crumb:" + fake(32, HEX, seed=525) + "'", fake(32, HEX, seed=525)),
+])
+def test_formats_the_noseyparker_corpus_showed(text: str, secret: str) -> None:
+    assert secret not in redact(text).text, text
+
+
+@pytest.mark.parametrize("text", [
+    "see config.json and module.exports for details",
+    "version 123456.7890123456789012 released",  # digits only
+    "the host abcdef.examplecompany1 resolves",  # one digit: a name, not a token
+    "GET /api/v1/users/telemetry",  # a path word, not a device token
+    "sha256 1-" + "a" * 32 + fake(32, HEX, seed=526),  # a hex digest is not a TrueNAS key
+    "odt_export_settings_for_documents_default",  # an identifier
+    "psexec \\\\host -u admin -p $Password cmd",  # a reference
+    "new NetworkCredential(user, password)",
+    "the password for user accounts is stored hashed",
+])
+def test_the_noseyparker_round_formats_leave_their_look_alikes(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    ("1-" + "A" * 64 + " ") * 15_000,
+    ("abcdef." + "0" * 16 + " ") * 40_000,
+    "psexec " * 150_000,
+    "/api/v1/" * 120_000,
+    'DirectoryEntry("' * 60_000,
+    "password for user x " * 50_000,
+])
+def test_the_noseyparker_round_rules_stay_linear(text: str) -> None:
+    assert_linear(redact, text)
+
+
+# Providers from the big scanners' rule lists that had no detector here, each written from the
+# provider's documented key format (prefix, alphabet, length).
+@pytest.mark.parametrize("secret", [
+    "sk-or" "-v1-" + fake(64, HEX, seed=600),  # OpenRouter
+    "sk-lf" "-" + "-".join(fake(n, HEX, seed=601 + n) for n in (8, 4, 4, 4, 12)),  # Langfuse secret key
+    "sk-helicone" "-" + "-".join(fake(7, LOWER_AN, seed=610 + i) for i in range(4)),  # Helicone
+    "sk" "_" + fake(48, HEX, seed=602),  # ElevenLabs
+    "nvapi" "-" + fake(64, ALNUM + "_-", seed=603),  # NVIDIA NGC / build.nvidia.com
+    "csk" "-" + fake(48, LOWER_AN, seed=604),  # Cerebras
+    "tvly" "-dev-" + fake(32, seed=605),  # Tavily
+    "fc" "-" + fake(32, HEX, seed=606),  # Firecrawl
+    "e2b" "_" + fake(40, HEX, seed=607),  # E2B
+    "esecret" "_" + fake(26, seed=608),  # Anyscale
+    "pa" "-" + fake(43, seed=609),  # Voyage AI
+    "tgp" "_v1_" + fake(43, ALNUM + "_-", seed=611),  # Together AI
+    "re" "_" + fake(8, seed=612) + "_" + fake(24, seed=613),  # Resend
+    "mlsn" "." + fake(64, seed=614),  # MailerSend
+    "phx" "_" + fake(43, seed=615),  # PostHog personal API key
+    "os" "_v2_app_" + fake(100, LOWER_AN, seed=616),  # OneSignal
+    "pina" "_" + fake(96, seed=617),  # Pinterest
+    "xau" "_" + fake(40, seed=618),  # Xata
+    "fn" "A" + fake(37, seed=619),  # Fauna
+    "akab" "-" + fake(16, LOWER_AN, seed=620) + "-" + fake(16, LOWER_AN, seed=621),  # Akamai EdgeGrid
+    "st" "." + "-".join(fake(n, HEX, seed=630 + n) for n in (8, 4, 4, 4, 12)) + "." + fake(32, HEX, seed=622)
+    + "." + fake(32, HEX, seed=623),  # Infisical service token
+    "cs" "_" + fake(40, HEX, seed=624),  # WooCommerce consumer secret
+    "eyJhcGlf" "YWRkcmVzcyI6" + fake(120, ALNUM + "+/", seed=625),  # Neptune.ai
+    fake(76, seed=626) + "AZ" "DO" + fake(4, seed=627),  # Azure DevOps identifiable PAT
+])
+def test_providers_with_a_documented_prefix_are_caught(secret: str) -> None:
+    for text in (secret, f"Rotate {secret} before Friday.", f'cfg = {{"key": "{secret}"}}'):
+        assert secret not in redact(text).text, text
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("hcloud: " + fake(64, seed=640), fake(64, seed=640)),
+    ('deepgram: "' + fake(40, HEX, seed=641) + '"', fake(40, HEX, seed=641)),
+    ("GITEA=" + fake(40, HEX, seed=642), fake(40, HEX, seed=642)),
+    ("loggly: " + "-".join(fake(n, HEX, seed=643 + n) for n in (8, 4, 4, 4, 12)),
+     "-".join(fake(n, HEX, seed=643 + n) for n in (8, 4, 4, 4, 12))),
+])
+def test_providers_named_next_to_their_key_are_caught(text: str, secret: str) -> None:
+    assert secret not in redact(text).text, text
+
+
+@pytest.mark.parametrize("text", [
+    "fnAddTwoNumbersTogetherAndReturnTheirSum()",  # an identifier after "fn"
+    "the spa-" + "x" * 43 + " file",
+    "see re_compile_patterns_for_the_parser_module",
+    "css class pa-4 and fc-red",
+    "ck_" + "a" * 40,  # one character repeated: a sample
+])
+def test_the_new_prefixes_leave_their_look_alikes(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    ("x" * 80 + "AZDO") * 12_000,
+    "fnA" * 300_000,
+    ("st." + "a" * 40) * 20_000,
+])
+def test_the_new_prefix_rules_stay_linear(text: str) -> None:
+    assert_linear(redact, text)

@@ -72,7 +72,8 @@ from server.guard.secret_assignments import (
     looks_fake,
     random_user,
 )
-from server.guard.secret_formats import COMMAND_RULES, GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
+from server.guard.secret_commands import COMMAND_RULES
+from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 
 __all__ = ["KINDS", "Redaction", "RedactionResult", "identifier_secrets", "marker", "redact"]
 
@@ -199,7 +200,7 @@ def _keyword_values(text: str, low: str, out: list[_Cand]) -> None:
                 continue
             s, e = m.span(1)
             skip_to = e
-            if not GAP_NEEDS.search(text, i, s) and (
+            if not rule.named and not GAP_NEEDS.search(text, i, s) and (
                     rule.kind.endswith("-id") or not _NAME_AS_KEY.fullmatch(text, start, s)
                     or (i > 0 and text[i - 1] in _ALNUM)):
                 # the provider's name, then a key word ("TWILIO_AUTH_TOKEN=", "heroku api key:"),

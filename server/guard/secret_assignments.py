@@ -123,7 +123,7 @@ _SEG_SPLIT = _LazyRe(r"[\W_]+")  # Unicode-aware: contraseña is one word
 _KEY_QUALIFIERS = frozenset(
     """api secret access private signing sign encryption enc master auth client app
     service account db database license licence webhook admin consumer subscription
-    storage hmac jwt session deploy ssh gpg pgp crypto cipher aes root shared aws priv""".split()
+    storage hmac jwt session deploy ssh gpg pgp crypto cipher aes root shared aws priv preshared""".split()
 )
 # A key ending in one of these names something about a credential, not the credential.
 _NOT_SECRET_LAST = frozenset(
@@ -240,7 +240,10 @@ _XML_PAIR = _LazyRe(r"key=\\?\"(?P<key>[A-Za-z_][A-Za-z0-9_.:\-]{0,60})\\?\"\s+v
 _ENV_LINE = _LazyRe(r"(?m:^[ \t]*ENV[ \t]+(?P<key>[A-Za-z_][A-Za-z0-9_]{0,60})[ \t]+(?P<val>[^\s=\"'][^\s\"']{2,1023})[ \t]*$)")
 # password "x" (SQL, configs), password is 'x', .netrc's "password x" (only on a line with machine/login)
 _SPOKEN = _LazyRe(
-    r"(?i:\b(?:password|passwd|passphrase|pwd|secret|api[ _-]?key|token))(?:[ \t]+(?i:is|was|of))?[ \t]+"
+    r"(?i:\b(?:password|passwd|passphrase|pwd|secret|api[ _-]?key|token))"
+    # "the password for user 'postgres' is 'admin'"
+    r"(?:[ \t]+(?i:for)[ \t]+(?:(?i:the)[ \t]+)?(?i:user(?:name)?|account|login)[ \t]+[\"'`]?[^\s\"'`]{1,64}[\"'`]?)?"
+    r"(?:[ \t]+(?i:is|was|of))?[ \t]+"
     r"(?:[\"'`](?P<q>[^\"'`\r\n]{3,256})[\"'`]|(?P<u>[^\s\"'`]{6,256}))"
 )
 _EOL_FOLLOW = frozenset("\r\n,;})")

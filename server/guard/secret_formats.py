@@ -60,6 +60,15 @@ def random_looking(s: str) -> bool:
     return has_digit(core) and any(c.isalpha() for c in core)
 
 
+def _all_classes(s: str) -> bool:
+    """Upper, lower and digit: a random mixed-case token, not a hex digest."""
+    return any(c.isdigit() for c in s) and any(c.islower() for c in s) and any(c.isupper() for c in s)
+
+
+def _letters_and_digits(s: str, n: int) -> bool:
+    return sum(c.isdigit() for c in s) >= n and sum(c.isalpha() for c in s) >= n
+
+
 def _hexy(s: str) -> bool:
     """Hex that is not all digits or all letters (a real key has both)."""
     return any(c.isdigit() for c in s) and any(c.isalpha() for c in s)
@@ -197,7 +206,8 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("vault-token", "hvr.", r"[A-Za-z0-9_\-]{24,}"),
     Rule("terraform-cloud-token", _LazyRe(r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}"), (".atlasv1.",)),
     tok("pulumi-token", "pul-", r"[a-f0-9]{40}" + _LA),
-    tok("doppler-token", "dp.", r"(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}" + _LA),
+    # (a service token may name its environment: dp.st.<env>.<secret>)
+    tok("doppler-token", "dp.", r"(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_\-]{1,40}\.)?[A-Za-z0-9]{40,44}" + _LA),
     tok("1password-service-token", "ops_", r"eyJ[A-Za-z0-9+/=_\-]{40,}"),
     tok("cloudflare-origin-ca-key", "v1.0-", r"[a-f0-9]{24}-[a-f0-9]{146}"),
     tok("tailscale-key", "tskey-", r"(?:api|auth|client|webhook|scim)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"),
@@ -209,6 +219,17 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("supabase-key", "sbp_", r"[a-f0-9]{40}" + _LA),
     tok("supabase-key", "sb_secret_", r"[A-Za-z0-9_\-]{20,}"),
     tok("planetscale-token", "pscale_", r"(?:tkn|pw|oauth)_[A-Za-z0-9_.=\-]{32,64}"),
+    # Dependency-Track API keys (4.10+): "odt_" and 32+ random characters.
+    tok("dependency-track-key", "odt_", r"[A-Za-z0-9_]{32,64}" + _LA, check=lambda s: mixed(s[4:]) and has_digit(s)),
+    # TrueNAS API keys: the key's numeric id, "-", 64 random letters and digits.
+    Rule("truenas-api-key", _LazyRe(r"(?<![A-Za-z0-9_\-])[0-9]{1,6}-[A-Za-z0-9]{64}(?![A-Za-z0-9_\-])"), ("-",),
+         check=lambda s: _all_classes(s.split("-", 1)[1])),
+    # Kubernetes bootstrap tokens (kubeadm): "[a-z0-9]{6}.[a-z0-9]{16}", the id then the secret.
+    Rule("kubernetes-bootstrap-token", _LazyRe(r"(?<![A-Za-z0-9_.\-/])[a-z0-9]{6}\.[a-z0-9]{16}(?![A-Za-z0-9_\-/]|\.[A-Za-z0-9])"),
+         (".",), check=lambda s: _letters_and_digits(s[7:], 2)),
+    # A ThingsBoard device's access token in its HTTP/CoAP API path (/api/v1/<token>/telemetry).
+    tok("thingsboard-token", "/api/v1/", r"([A-Za-z0-9_\-]{8,64})/(?:telemetry|attributes|rpc|claim)\b", None, group=1,
+        check=random_looking),
     tok("databricks-token", "dapi", r"[a-f0-9]{32}(?:-\d)?" + _LA),
     tok("octopus-deploy-key", "API-", r"[A-Z0-9]{26}" + _LA, check=has_digit),
     *_toks("harness-token", ("pat.", "sat."), r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}" + _LA),
@@ -266,6 +287,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("anthropic-api-key", "sk-ant-", r"[A-Za-z0-9_\-]{20,}", _B_WORD_DASH, maxlen=300, rank=-1),
     tok("openai-api-key", "sk-", r"(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}|[A-Za-z0-9]{20,})", _B_WORD_DASH,
         check=lambda s: not s.startswith("sk-ant-") and random_looking(s[3:])),
+    tok("jina-api-key", "jina_", r"[A-Za-z0-9]{60}" + _LA, check=mixed),
     tok("huggingface-token", "hf_", r"[A-Za-z0-9]{34,}", check=mixed, maxlen=43),
     tok("huggingface-token", "api_org_", r"[A-Za-z0-9]{34}" + _LA, check=mixed),
     tok("replicate-token", "r8_", r"[A-Za-z0-9]{37}" + _LA, check=mixed),
@@ -306,6 +328,9 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("discord-webhook", _LazyRe(r"(?i:discord(?:app)?\.com/api/webhooks/)[0-9]{8,20}/[A-Za-z0-9_\-]{60,68}"),
          ("discord",), ci=True),
     tok("discord-webhook", "https://discord", r"(?:app)?\.com/api/webhooks/[0-9]{8,20}/[A-Za-z0-9_\-]{60,68}", None),
+    # The legacy Office 365 connector URL (outlook.office.com/webhook/<group>@<tenant>/<Connector>/<id>/<owner>).
+    Rule("teams-webhook", _LazyRe(r"(?i:outlook\.office(?:365)?\.com/webhook/)[A-Za-z0-9@/%\-]{40,}"),
+         ("outlook.office.com/webhook/", "outlook.office365.com/webhook/"), ci=True),
     Rule("teams-webhook", _LazyRe(r"https://[a-z0-9\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/\-]{40,}(?:/[A-Za-z0-9/\-]{20,})?"),
          (".webhook.office.com/",)),
     # Discord bot tokens: base64 of the bot's id (M/N/O...), a timestamp, an HMAC.
@@ -314,7 +339,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
          (".",), check=mixed),
     # The bot's id, ":", 35 characters starting with "A"; also inside an API URL (".../bot<id>:<secret>/getMe").
     Rule("telegram-bot-token",
-         _LazyRe(r"(?:(?<![A-Za-z0-9_])|(?<=bot)(?<![A-Za-z0-9_]bot))[0-9]{5,16}:A[0-9A-Za-z_\-]{34}" + _LA_DASH), (":A",),
+         _LazyRe(r"(?:(?<![A-Za-z0-9_])|(?<=bot)(?<![A-Za-z0-9_]bot))[0-9]{5,16}:A[0-9A-Za-z_\-]{33,34}" + _LA_DASH), (":A",),
          check=mixed),
     # An Azure Functions key in the function's URL (https://<app>.azurewebsites.net/api/<fn>?code=<key>).
     Rule("azure-function-key",
@@ -368,15 +393,50 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("newrelic-key", "NRAK-", r"[A-Z0-9]{27}" + _LA),
     tok("newrelic-key", "NRJS-", r"[a-f0-9]{19}" + _LA),
     tok("newrelic-key", "NRII-", r"[A-Za-z0-9_\-]{32}" + _LA_DASH),
-    Rule("newrelic-key", _LazyRe(r"(?<![A-Za-z0-9])[a-f0-9]{36}NRAL" + _LA), ("NRAL",)),
+    # License keys: 36 hex then NRAL, or (EU accounts) "eu01xx" and 30 hex then NRAL.
+    Rule("newrelic-key", _LazyRe(r"(?<![A-Za-z0-9])(?:[a-f0-9]{36}|eu01xx[a-f0-9]{30})NRAL" + _LA), ("NRAL",)),
+    tok("newrelic-key", "NRAA-", r"[a-f0-9]{27}" + _LA),  # admin API key
+    *_toks("newrelic-key", ("NRIQ-", "NRIK-"), r"[A-Za-z0-9_\-]{32}" + _LA_DASH, check=mixed),  # Insights query / insert
     tok("sentry-token", "sntrys_", r"eyJ[A-Za-z0-9+/=_\-]{40,}"),
     tok("sentry-token", "sntryu_", r"[a-f0-9]{64}" + _LA),
     tok("dynatrace-token", "dt0c01.", r"[A-Z0-9]{24}\.[A-Z0-9]{64}" + _LA),
+    # Adafruit IO keys: "aio_" and 28 random letters and digits.
+    tok("adafruit-key", "aio_", r"[A-Za-z0-9]{28}" + _LA, check=lambda s: mixed(s[4:]) and has_digit(s)),
+    # --- more providers with a documented prefix (session 32, second round)
+    tok("openrouter-api-key", "sk-or-v1-", r"[a-f0-9]{64}" + _LA, _B_WORD_DASH),
+    tok("langfuse-secret-key", "sk-lf-", UUID + _LA_DASH, _B_WORD_DASH),
+    tok("helicone-api-key", "sk-helicone-", r"[A-Za-z0-9_\-]{20,}", _B_WORD_DASH, check=random_looking),
+    tok("elevenlabs-api-key", "sk_", r"[a-f0-9]{48}" + _LA, check=_hexy),
+    tok("nvidia-api-key", "nvapi-", r"[A-Za-z0-9_\-]{64}" + _LA_DASH, check=mixed),
+    tok("cerebras-api-key", "csk-", r"[a-z0-9]{48}" + _LA, check=has_digit),
+    tok("tavily-api-key", "tvly-", r"(?:dev-|prod-)?[A-Za-z0-9]{32}" + _LA, check=mixed),
+    tok("firecrawl-api-key", "fc-", r"[a-f0-9]{32}" + _LA, _B_WORD_DASH, check=_hexy),
+    tok("e2b-api-key", "e2b_", r"[a-f0-9]{40}" + _LA),
+    tok("anyscale-api-key", "esecret_", r"[A-Za-z0-9]{26,}" + _LA, check=mixed),
+    tok("voyage-api-key", "pa-", r"[A-Za-z0-9_\-]{43}" + _LA_DASH, _B_WORD_DASH, check=lambda s: mixed(s[3:]) and has_digit(s)),
+    tok("together-api-key", "tgp_v1_", r"[A-Za-z0-9_\-]{40,}"),
+    tok("resend-api-key", "re_", r"[A-Za-z0-9]{8}_[A-Za-z0-9]{24}" + _LA, check=lambda s: mixed(s[3:]) and has_digit(s)),
+    tok("mailersend-token", "mlsn.", r"[A-Za-z0-9]{64}" + _LA, check=mixed),
+    tok("posthog-personal-key", "phx_", r"[A-Za-z0-9_]{43}" + _LA, check=mixed),
+    tok("onesignal-api-key", "os_v2_", r"(?:app|org)_[a-z0-9]{40,}" + _LA, check=has_digit),
+    tok("pinterest-token", "pina_", r"[A-Za-z0-9]{32,}" + _LA, check=mixed),
+    tok("xata-api-key", "xau_", r"[A-Za-z0-9]{32,}" + _LA, check=mixed),
+    *_toks("fauna-secret", ("fnA", "fnE"), r"[A-Za-z0-9_\-]{37}" + _LA_DASH, check=lambda s: mixed(s) and has_digit(s)),
+    tok("akamai-token", "akab-", r"[a-z0-9]{16}-[a-z0-9]{16}" + _LA_DASH, check=has_digit),
+    tok("infisical-token", "st.", UUID + r"\.[a-f0-9]{32}\.[a-f0-9]{32}" + _LA),
+    *_toks("woocommerce-key", ("ck_", "cs_"), r"[a-f0-9]{40}" + _LA, check=_hexy),
+    # Neptune.ai API tokens: base64 of {"api_address": ..., "api_url": ..., "api_key": ...}.
+    tok("neptune-api-token", "eyJhcGlfYWRkcmVzcyI6", r"[A-Za-z0-9+/]{40,}={0,2}"),
+    # Azure DevOps PATs in the identifiable format: 84 characters with "AZDO" at 77-80.
+    Rule("azure-devops-token", _LazyRe(r"(?<![A-Za-z0-9])[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}(?![A-Za-z0-9])"), ("AZDO",)),
     # --- memvault and general formats
     tok("memvault-token", "mvt_", r"[A-Za-z0-9_\-]{43}" + _LA_DASH, _B_WORD_DASH),  # server/http/tokens.py
     # "-----BEGIN " in base64, the rest of the block with it (the private-key kind: it is one, encoded).
     tok("private-key", "LS0tLS1CRUdJTi", r"[A-Za-z0-9+/]{40,}={0,2}", check=_b64_private_pem),
     tok("age-secret-key", "AGE-SECRET-KEY-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _LA),
+    # Okta API tokens in Okta's own header: "Authorization: SSWS 00...".
+    Rule("okta-token", _LazyRe(r"(?i:ssws)[ \t]+(00[A-Za-z0-9_\-]{40})" + _LA_DASH), ("ssws",), before=_WORD, group=1,
+         check=mixed, ci=True),
     # Always matches a whole dotted run (so a failed candidate is never rescanned);
     # the shape and the JSON header are checked in Python.
     tok("jwt", "eyJ", r"[A-Za-z0-9_\-]*(?:\.[A-Za-z0-9_\-]*){0,2}", _B_WORD_DASH, check=jwt_ok),
@@ -399,11 +459,13 @@ class KeywordRule:
     secret, ...): "Deployed datadog release <commit hash>" is not a Datadog key.
     """
 
-    __slots__ = ("kind", "keywords", "regex", "check")
+    __slots__ = ("kind", "keywords", "regex", "check", "named")
 
     def __init__(self, kind: str, keywords: tuple[str, ...], value: str,
-                 check: Callable[[str], bool] | None = None) -> None:
-        self.kind, self.keywords, self.check = kind, keywords, check
+                 check: Callable[[str], bool] | None = None, named: bool = False) -> None:
+        # named: the keyword itself names the credential (sonar.login, Jenkins-Crumb), so the gap
+        # after it need not hold a key word.
+        self.kind, self.keywords, self.check, self.named = kind, keywords, check, named
         self.regex = _LazyRe(r"[A-Za-z0-9_.\- \t\r\n\"'`:=>(\[\],{]{0,40}?(?<![A-Za-z0-9])(" + value + r")(?![A-Za-z0-9])")
 
 
@@ -519,51 +581,16 @@ KEYWORD_RULES: tuple[KeywordRule, ...] = (
     KeywordRule("newrelic-key", ("newrelic", "new_relic", "new-relic"), r"[A-Za-z0-9]{64}", check=mixed),
     KeywordRule("bitbucket-client-secret", ("bitbucket",), r"[A-Za-z0-9=_\-]{64}|[A-Za-z0-9]{32}", check=mixed),
     KeywordRule("cloudant-password", ("cloudant",), r"[a-f0-9]{64}", check=_hexy),
+    # Code Climate's test reporter id is the credential its uploads authenticate with.
+    KeywordRule("codeclimate-reporter-token", ("cc_test_reporter_id",), r"[a-f0-9]{64}", check=_hexy),
+    # SonarQube's scanner takes its token as sonar.login (sonar.token since 10.0).
+    KeywordRule("sonar-token", ("sonar.login", "sonar.token", "sonar_login", "sonar_token"), _HEX40, check=_hexy,
+                named=True),
+    KeywordRule("jenkins-crumb", ("jenkins-crumb",), r"[a-f0-9]{32,64}", check=_hexy, named=True),
+    KeywordRule("hetzner-token", ("hcloud", "hetzner"), r"[A-Za-z0-9]{64}", check=mixed),
+    KeywordRule("deepgram-api-key", ("deepgram",), _HEX40, check=_hexy),
+    KeywordRule("gitea-token", ("gitea", "gogs"), _HEX40, check=_hexy),
+    KeywordRule("loggly-token", ("loggly",), UUID),
     KeywordRule("github-oauth-secret", ("github_client_secret", "github-client-secret", "github_secret"), _HEX40,
                 check=_hexy),
-)
-
-# ----------------------------------------------------------------------- command lines
-
-# (trigger, regex with the secret in group 1, kind): passwords handed to a command on its
-# command line. Each pattern starts at the command's name and scans at most one line.
-
-
-def _cmd(name: str) -> str:
-    """The command's name, then a look-behind that it starts a word: the regex still starts with a
-    literal (the engine's fast search), which a leading \\b would lose."""
-    return f"{name}(?<![A-Za-z0-9_]{name})"
-
-
-# curl, then up to four lines joined by "\" continuations. The continuation is the only way from one
-# segment to the next, so a failing start costs at most the four segments' length (linear overall).
-_CURL_SEG = r"[^\n|;]{0,120}?"
-_CURL = _cmd("curl") + r"\b" + _CURL_SEG + r"(?:\\[ \t]*\r?\n" + _CURL_SEG + r"){0,3}?"
-
-COMMAND_RULES: tuple[tuple[str, _LazyRe, str], ...] = (
-    # -u user:pw, also quoted or braced parts ("{user}":"{pw}", kevin:'pw'), an empty user (-u ":pw"),
-    # and the option on a continuation line (`curl ... \` newline `-u ...`).
-    ("curl", _LazyRe(_CURL + r"\s(?:-u|--user|--proxy-user|-U)(?:\s*|=)"
-                     r"[\"']?\{?[^\s:\"'{}]{0,64}\}?[\"']?:[\"']?\{?([^\s\"'{}]{1,256})"), "password"),
-    # -u "<key>:" -- an API key given as the user name with an empty password (quoted: `:"` gates it)
-    (':"', _LazyRe(_CURL + r"\s(?:-u|--user)\s*[\"']?"
-                     r"(?=[^\s:\"'{}]{0,63}[0-9])([^\s:\"'{}<\[][^\s:\"'{}]{5,63}):(?=[\"'\s]|$)"), "password"),
-    ("wget", _LazyRe(_cmd("wget") + r"\b[^\n|;]{0,120}?\s--(?:http-|ftp-|proxy-)?password[= ][\"']?([^\s\"']{1,256})"), "password"),
-    ("mysql", _LazyRe(r"mysql(?:dump|admin|sh)?\b[^\n|;]{0,120}?\s-p([^\s\"'-][^\s\"']{1,256})"), "password"),
-    ("sshpass", _LazyRe(_cmd("sshpass") + r"\s+-p\s*[\"']?([^\s\"']{1,256})"), "password"),
-    ("login", _LazyRe(r"(?:docker|podman|helm|nerdctl)\s+(?:registry\s+)?login\b[^\n|;]{0,120}?\s-p\s+[\"']?([^\s\"']{1,256})"),
-     "password"),
-    ("redis-cli", _LazyRe(_cmd("redis-cli") + r"\b[^\n|;]{0,120}?\s-a\s+[\"']?([^\s\"']{1,256})"), "password"),
-    ("sqlcmd", _LazyRe(r"(?:sqlcmd|bcp|osql)\b[^\n|;]{0,120}?\s-P\s*[\"']?([^\s\"']{1,256})"), "password"),
-    ("mongo", _LazyRe(r"mongo(?:sh|dump|restore|import|export)?\b[^\n|;]{0,120}?\s(?:-p|--password)[= ][\"']?"
-                      r"([^\s\"'-][^\s\"']{0,255})"), "password"),
-    ("ldap", _LazyRe(r"ldap(?:search|add|modify|delete|passwd|whoami)\b[^\n|;]{0,120}?\s-w\s+[\"']?([^\s\"']{1,256})"),
-     "password"),
-    ("%", _LazyRe(r"(?:smbclient|rpcclient|net\s+use)\b[^\n|;]{0,120}?(?:-U\s*|/user:)[^\s%]{1,64}%([^\s\"']{1,256})"),
-     "password"),
-    ("sqlplus", _LazyRe(_cmd("sqlplus") + r"\s+[^\s/@]{1,64}/([^\s@]{1,256})@"), "password"),
-    ("pass:", _LazyRe(r"-(?:passin|passout|pass|k|password)\s+pass:([^\s\"']{1,256})"), "password"),
-    ("pass ", _LazyRe(r"-(?:storepass|keypass|srcstorepass|deststorepass)\s+[\"']?([^\s\"']{1,256})"), "password"),
-    ("identified", _LazyRe(r"(?i:identified\s+by)\s+(?:(?i:password)\s+)?['\"]([^'\"\n]{3,256})['\"]"), "password"),
-    ("with password", _LazyRe(r"(?i:with\s+(?:encrypted\s+)?password)\s+['\"]([^'\"\n]{3,256})['\"]"), "password"),
 )
