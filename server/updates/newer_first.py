@@ -58,7 +58,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from server import ranking, textindex
-from server.updates import rules
+from server.updates import model, rules
 from server.models import CONVERSATION_KIND, linkable
 from server.updates.statements import analyse
 from server.storage.records import MemoryRow, PossibleUpdate
@@ -287,7 +287,7 @@ def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score:
         return False  # the query names an identifier the older holds
     if coverage[new.id] < coverage[old.id]:  # the query's terms, ranking.term_coverage
         return False
-    if maybe is not None and maybe.older == old.id:
+    if maybe is not None and maybe.older == old.id and maybe.probability >= model.POSSIBLE:
         return True  # recorded on write as what the newer most probably updates: whatever their scores
     if score < NEAR * old_score:
         return False
