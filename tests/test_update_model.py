@@ -227,3 +227,25 @@ def test_an_update_saying_it_changed_is_recorded_possible_below_possible_when_it
     assert model.judge(9, moved, 30, cands, common, fitted=True).possible is None
     monkeypatch.setattr(model, "assess", lambda o, n, cosine, weights=None: model.Verdict(0.01, "r", linked=False))
     assert model.judge(9, moved, 30, cands, rare, fitted=True).possible is None  # below CUED_POSSIBLE
+
+
+def test_what_a_session_recorded_of_a_failure_or_a_check_is_a_report_and_other_arguments_are_other_things():
+    """Issue 32 item 4, from links made on real captured sessions (bench/real_links.py): a failure report ("Fix:
+    `...` failed with ...") and a check ("Confirmed: ...") are not new states of a command or a preference; one
+    command run on other arguments (other components installed) is another thing; the command's tool renamed, the
+    same arguments, is still an update."""
+    command = "Run command that worked: `rm *.md && npx tsx convert-claude-history.ts ~/.claude/projects/x/`"
+    failed = ("Fix: `rm *.md && npx tsx convert-claude-history.ts ~/.claude/proj…` failed with \"TypeError: "
+              "contentItem.content.split is not a function\". Changed: convert-claude-history.ts")
+    checked = "Confirmed: Top-down structure: `main()` is now at the top, making the flow easier to follow."
+    assert model.reports(analyse(failed)) and model.reports(analyse(checked))
+    assert not model.reports(analyse(command))
+    dialog = "Install command that worked: `npx shadcn@latest add dialog badge select`"
+    tabs = "Install command that worked: `npx shadcn@latest add tabs avatar switch`"
+    for fitted in (False, True):
+        assert model.judge(2, tabs, 2, [model.Candidate(1, dialog, 1, 0.8)], Weights(), fitted=fitted).link is None
+    renamed = ("Install command that worked: `npx shadcn-ui@latest add input textarea card label toast`",
+               "Install command that worked: `npx shadcn@latest add input textarea card label toast`")
+    assert model.judge(2, renamed[1], 2, [model.Candidate(1, renamed[0], 1, 0.8)], Weights()).link is not None
+    bumped = ("Install command that worked: `npm install zod@3.22`", "Install command that worked: `npm install zod@3.23`")
+    assert model.judge(2, bumped[1], 2, [model.Candidate(1, bumped[0], 1, 0.8)], Weights()).link is not None

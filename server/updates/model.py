@@ -64,7 +64,12 @@ CUED_POSSIBLE = 0.02
 REPORT_WORDS = frozenset({
     "bug", "bugs", "incident", "incidents", "post-mortem", "postmortem", "outage", "outages", "regression",
     "rca", "repro", "reproduced", "crashes", "crashed", "flaky",
+    # What a session recorded of a command or a check ("Fix: `npm test` failed with ...", "Confirmed: main() is
+    # at the top"): on real captured sessions each was linked as the new state of a standing preference or command.
+    "failed",
 })
+#: A leading label that says the memory records a check, not a state ("Confirmed: ...").
+REPORT_LABELS = ("confirmed:",)
 
 __all__ = ["CUED_POSSIBLE", "MODEL_ID", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_THRESHOLD", "THRESHOLD", "Candidate", "Judgement", "Link",
            "best_link", "judge", "least", "probability", "reports", "signals", "verdict"]
@@ -73,7 +78,8 @@ __all__ = ["CUED_POSSIBLE", "MODEL_ID", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_TH
 def reports(statement: Statement) -> bool:
     """Whether the memory reports on its subject -- a bug, an incident, a post-mortem -- or asks about it:
     a later one is never a new state of a standing fact (issue 32), so it never updates one."""
-    return statement.text.rstrip().endswith("?") or any(w in REPORT_WORDS for w in statement.words)
+    return statement.text.rstrip().endswith("?") or statement.text.lstrip().lower().startswith(REPORT_LABELS) \
+        or any(w in REPORT_WORDS for w in statement.words)
 
 
 def signals(old: Statement, new: Statement, cosine: float,
