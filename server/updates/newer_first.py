@@ -35,7 +35,8 @@ further down (to ATTACH_WINDOW) that reads as a later state of its subject (`res
 above without the query's part) (issue 32: most updates are worded
 after the new state, the question after the old one, and nothing in the query reaches the newer). The
 reader sees both, dated, the newer marked newer, and judges; the older is labelled possibly outdated only
-at OUTDATED_LABEL or more (`outdated`). A look-alike keeps its place: nothing moves above the memory the
+at OUTDATED_LABEL or more (`outdated`). A possible update recorded below POSSIBLE (model.CUED_POSSIBLE: the
+newer says that something changed and holds a rare word of the older's subject) is attached so, never ordered by. A look-alike keeps its place: nothing moves above the memory the
 query found, and a look-alike pair is recorded as a possible update only when the update model, which
 weighs the look-alike guarantees (rules.other_things), gives it POSSIBLE or more.
 
