@@ -297,3 +297,29 @@ def test_a_later_state_holding_most_of_the_subject_is_attached_at_a_lower_cosine
     found = newer_first.resembling([(1, 0.9)], [2, 3], rows, lambda a, b: between)
     assert [n for n, _ in found[1]] == [2]
     assert newer_first.resembling([(1, 0.9)], [2, 3], rows, lambda a, b: newer_first.ATTACH_COSINE_MOST - 0.05) == {}
+
+
+def test_a_possible_update_recorded_below_possible_attaches_but_never_reorders():
+    """A possible update recorded under model.POSSIBLE (a change word and a rare shared word, CUED_POSSIBLE) only
+    brings the newer right after the older when that is shown; it does not move the newer above it."""
+    from server.storage.records import MemoryRow, PossibleUpdate
+    from server.updates import model
+
+    def row(i: int, text: str, day: int) -> MemoryRow:
+        return MemoryRow(id=i, thread="t", content=text, kind="note", source="remember", origin=None,
+                         importance=0.5, tags=(), content_hash=str(i), created_at=day, updated_at=day, deleted_at=None,
+                         superseded_by=None, recall_count=0, last_recalled_at=None)
+
+    old, new = 1, 2
+    rows = {old: row(old, "The metadata catalog is DataHub at datahub.atlas.internal.", 0),
+            new: row(new, "DataHub moved to datahub.data.acme-corp.net, behind SSO.", 30)}
+
+    def order(probability: float) -> list[int]:
+        ranked = newer_first.order([(old, 0.9), (new, 0.85)], rows, {}, "where is DataHub", lambda a, b: 0.47,
+                                   {new: PossibleUpdate(old, probability)})
+        return [m for m, _ in ranked]
+
+    assert order(model.CUED_POSSIBLE) == [old, new]  # not reordered ...
+    assert order(model.POSSIBLE) == [new, old]  # ... as one at POSSIBLE is
+    got, attached = newer_first.attach([(old, 0.9)], rows, {old: [(new, PossibleUpdate(old, model.CUED_POSSIBLE))]})
+    assert got == [(old, 0.9), (new, 0.9)] and attached == {new: old}

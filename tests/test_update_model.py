@@ -15,7 +15,7 @@ from server.config import Settings
 from server.embedding.embedders import HashEmbedder, MiniLMEmbedder
 from server.service import MemoryService
 from server.updates.statements import analyse
-from server.updates import Weights
+from server.updates import CountedWeights, Weights
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 BACKGROUND = ["The storefront is a Next.js app deployed on Vercel.", "Payments go through Stripe Checkout.",
@@ -207,3 +207,45 @@ def test_a_later_report_about_a_standing_fact_never_supersedes_it(report):
     earlier = model.Candidate(1, "Bug: the checkout service runs on Node 18 and crashes on startup.", 1, 0.8)
     assert model.judge(2, "Bug: the checkout service runs on Node 20 and crashes on startup.", 2,
                               [earlier], Weights()).link is not None
+
+
+def test_an_update_saying_it_changed_is_recorded_possible_below_possible_when_it_names_a_rare_subject_word(monkeypatch):
+    """Issue 32: an update worded after the new state ("DataHub moved to ...") that the model gives less than
+    POSSIBLE is recorded all the same, at its probability, when it says that something changed and holds a word
+    of the older's subject few memories of the thread hold -- recall then brings it right after the older.
+    Without the change word, or with nothing rare shared, or below CUED_POSSIBLE, nothing is recorded."""
+    old = "The metadata catalog is DataHub at datahub.atlas.internal."
+    moved = "DataHub moved to datahub.data.acme-corp.net, behind SSO."
+    plain = "DataHub lives at datahub.data.acme-corp.net, behind SSO."
+    cands = [model.Candidate(1, old, 10, 0.47)]
+    monkeypatch.setattr(model, "assess", lambda o, n, cosine, weights=None: model.Verdict(0.05, "r", linked=False))
+    rare = CountedWeights(lambda word: 1, 150)  # every word held by one memory of 150: rare
+    assert analyse(moved).cue and not analyse(plain).cue
+    assert model.judge(9, moved, 30, cands, rare, fitted=True).possible == (1, 0.05)
+    assert model.judge(9, plain, 30, cands, rare, fitted=True).possible is None  # no change word
+    common = CountedWeights(lambda word: 100, 150)  # every word held by 100 of 150: nothing rare
+    assert model.judge(9, moved, 30, cands, common, fitted=True).possible is None
+    monkeypatch.setattr(model, "assess", lambda o, n, cosine, weights=None: model.Verdict(0.01, "r", linked=False))
+    assert model.judge(9, moved, 30, cands, rare, fitted=True).possible is None  # below CUED_POSSIBLE
+
+
+def test_what_a_session_recorded_of_a_failure_or_a_check_is_a_report_and_other_arguments_are_other_things():
+    """Issue 32 item 4, from links made on real captured sessions (bench/real_links.py): a failure report ("Fix:
+    `...` failed with ...") and a check ("Confirmed: ...") are not new states of a command or a preference; one
+    command run on other arguments (other components installed) is another thing; the command's tool renamed, the
+    same arguments, is still an update."""
+    command = "Run command that worked: `rm *.md && npx tsx convert-claude-history.ts ~/.claude/projects/x/`"
+    failed = ("Fix: `rm *.md && npx tsx convert-claude-history.ts ~/.claude/proj…` failed with \"TypeError: "
+              "contentItem.content.split is not a function\". Changed: convert-claude-history.ts")
+    checked = "Confirmed: Top-down structure: `main()` is now at the top, making the flow easier to follow."
+    assert model.reports(analyse(failed)) and model.reports(analyse(checked))
+    assert not model.reports(analyse(command))
+    dialog = "Install command that worked: `npx shadcn@latest add dialog badge select`"
+    tabs = "Install command that worked: `npx shadcn@latest add tabs avatar switch`"
+    for fitted in (False, True):
+        assert model.judge(2, tabs, 2, [model.Candidate(1, dialog, 1, 0.8)], Weights(), fitted=fitted).link is None
+    renamed = ("Install command that worked: `npx shadcn-ui@latest add input textarea card label toast`",
+               "Install command that worked: `npx shadcn@latest add input textarea card label toast`")
+    assert model.judge(2, renamed[1], 2, [model.Candidate(1, renamed[0], 1, 0.8)], Weights()).link is not None
+    bumped = ("Install command that worked: `npm install zod@3.22`", "Install command that worked: `npm install zod@3.23`")
+    assert model.judge(2, bumped[1], 2, [model.Candidate(1, bumped[0], 1, 0.8)], Weights()).link is not None

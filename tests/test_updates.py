@@ -11,6 +11,7 @@ from server.updates import model, rules
 from server.curation.curator import Curator
 from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService
+from server.storage.protocol import Scope
 from server.updates import analyse, duplicate, judge, same_fact
 
 
@@ -229,6 +230,24 @@ def test_a_short_statement_in_a_burst_is_linked_at_once(service):
     new = service.remember("We migrated the warehouse from Redshift to Snowflake.", thread="data")
     assert new.updates == old and service.get(old).superseded_by == new.id
     assert f"This updates memory {old}" in new.message
+
+
+def test_a_recall_right_after_a_burst_stores_the_vectors_its_writes_computed(service, monkeypatch):
+    """Issue 32 item 3: the vectors a burst of writes computed to judge themselves are stored by the first recall
+    (no text embedded again), so it finds them by vector as after the drain, not by keyword alone."""
+    from server.embedding import backfill
+
+    ids = [service.remember(f"Service number {i} of the fleet listens on port {8000 + i}.", thread="burst").id
+           for i in range(40)]
+    assert service.store.pending_count(Scope(threads=("burst",))) == 40  # nothing stored: no backfill ran
+    embedded: list[str] = []
+    real = service.embedder.embed
+    monkeypatch.setattr(service.embedder, "embed", lambda texts: embedded.extend(texts) or real(texts))
+    monkeypatch.setattr(backfill, "CANDIDATE_SECONDS", 0.0)  # a loaded machine: a recall embeds next to nothing
+    service.recall("which port does the fleet use?", thread="burst")
+    assert service.store.pending_count(Scope(threads=("burst",))) == 0
+    assert embedded == ["which port does the fleet use?"]  # the query alone: the writes' vectors were at hand
+    assert len(service.store.vectors_of(ids)) == 40
 
 
 def test_writes_judged_without_a_vector_are_linked_by_the_next_recall(service, monkeypatch):

@@ -35,7 +35,8 @@ further down (to ATTACH_WINDOW) that reads as a later state of its subject (`res
 above without the query's part) (issue 32: most updates are worded
 after the new state, the question after the old one, and nothing in the query reaches the newer). The
 reader sees both, dated, the newer marked newer, and judges; the older is labelled possibly outdated only
-at OUTDATED_LABEL or more (`outdated`). A look-alike keeps its place: nothing moves above the memory the
+at OUTDATED_LABEL or more (`outdated`). A possible update recorded below POSSIBLE (model.CUED_POSSIBLE: the
+newer says that something changed and holds a rare word of the older's subject) is attached so, never ordered by. A look-alike keeps its place: nothing moves above the memory the
 query found, and a look-alike pair is recorded as a possible update only when the update model, which
 weighs the look-alike guarantees (rules.other_things), gives it POSSIBLE or more.
 
@@ -58,7 +59,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from server import ranking, textindex
-from server.updates import rules
+from server.updates import model, rules
 from server.models import CONVERSATION_KIND, linkable
 from server.updates.statements import analyse
 from server.storage.records import MemoryRow, PossibleUpdate
@@ -287,7 +288,7 @@ def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score:
         return False  # the query names an identifier the older holds
     if coverage[new.id] < coverage[old.id]:  # the query's terms, ranking.term_coverage
         return False
-    if maybe is not None and maybe.older == old.id:
+    if maybe is not None and maybe.older == old.id and maybe.probability >= model.POSSIBLE:
         return True  # recorded on write as what the newer most probably updates: whatever their scores
     if score < NEAR * old_score:
         return False

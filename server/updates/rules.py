@@ -167,7 +167,31 @@ def different_things(a: Statement, b: Statement) -> str | None:
         return "they are about two numbered members of a set (worker-3 / worker-4)"
     if a.envs and b.envs and not a.envs & b.envs:
         return f"different environments ({', '.join(sorted(a.envs))} / {', '.join(sorted(b.envs))})"
+    if _other_arguments(a, b):
+        return "they run one command on other arguments (other packages, other scripts)"
     return None
+
+
+def _other_arguments(a: Statement, b: Statement) -> bool:
+    """The same sentence around one quoted command each, the commands alike in their first two or more words and
+    then holding none of each other's arguments, none a value ("Install command that worked: `npx shadcn@latest add
+    dialog badge select`" / "... `npx shadcn@latest add tabs avatar switch`", `npm run build` / `npm run test`): two
+    things done, both true. A changed tool ("`npx shadcn-ui@latest add ...`" / "`npx shadcn@latest add ...`"), a
+    version ("foo@1.2" / "foo@1.3") or a step added keeps the pair comparable (issue 32: on real captured sessions,
+    installs of other components were linked as updates of each other)."""
+    ops = [op for op in difflib.SequenceMatcher(a=a.words, b=b.words, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "replace" or ops[0][2] - ops[0][1] != 1 or ops[0][4] - ops[0][3] != 1:
+        return False
+    one, other = a.words[ops[0][1]], b.words[ops[0][3]]
+    if not (one.startswith("`") and other.startswith("`")):
+        return False
+    x, y = one.strip("`").split(), other.strip("`").split()
+    shared = 0
+    while shared < min(len(x), len(y)) and x[shared] == y[shared]:
+        shared += 1
+    rest_x, rest_y = set(x[shared:]), set(y[shared:])
+    return (shared >= 2 and bool(rest_x) and bool(rest_y) and not rest_x & rest_y
+            and not any(ch.isdigit() for w in rest_x | rest_y for ch in w))
 
 
 def _hashes(statement: Statement) -> bool:
