@@ -19,7 +19,9 @@ from server.storage.protocol import Database
 
 def configured_embedder(settings: Settings) -> Embedder:
     """The embedder the settings name (not loaded yet: a model loads in the background on first use)."""
-    return make_embedder(settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache)
+    return make_embedder(
+        settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache, settings.embed_precision
+    )
 
 
 def open_service(settings: Settings, check_model: bool = True) -> MemoryService:
