@@ -121,7 +121,7 @@ def load(names: tuple[str, ...] | None) -> list[dict]:
 class Run:
     """One store holding every chosen project, each in its own thread."""
 
-    def __init__(self, projects: list[dict], embedder: str, at_once: bool = False, precision: str = "float32") -> None:
+    def __init__(self, projects: list[dict], embedder: str, at_once: bool = False, precision: str = "auto") -> None:
         self.projects = projects
         self.service = open_service(Settings(home=Path(tempfile.mkdtemp(prefix="memvault-updates-")), embedder=embedder,
                                                embed_precision=precision))
@@ -455,8 +455,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK_PROJECTS)} (CI)")
     ap.add_argument("--embedder", default="minilm", choices=("minilm", "hash"))
-    ap.add_argument("--precision", default="float32", choices=("float32", "int8"),
-                    help="the ONNX graph that embeds (int8: the quantized one, MEMVAULT_EMBED_PRECISION=int8)")
+    ap.add_argument("--precision", default=Settings.embed_precision, choices=("auto", "float32", "int8"),
+                    help="the ONNX graph that embeds: MEMVAULT_EMBED_PRECISION (auto: int8 for the bench's new store)")
     ap.add_argument("--projects", default=None,
                     help="comma-separated project names (default: every file in bench/data/updates/)")
     ap.add_argument("--out", default=None)

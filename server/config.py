@@ -117,7 +117,8 @@ class Settings:
     embed_runtime: str = "onnx"
     # Which graph "onnx" runs: "float32" (the export) or "int8" (its dynamic quantization, made
     # offline by `memvault model prepare`; another model id, so switching means `memvault reembed`).
-    embed_precision: str = "float32"
+    # "auto": int8 for a new store, and the precision an existing store's vectors were made with.
+    embed_precision: str = "auto"
     # Root of the ONNX export cache (MEMVAULT_MODEL_CACHE); None = the user cache dir.
     model_cache: Path | None = None
     log_level: str = "INFO"
@@ -276,8 +277,8 @@ def _validate(settings: Settings) -> None:
         refuse("MEMVAULT_HTTP_PORT", settings.http_port, "use a port from 1 to 65535 (0: any free port)")
     if settings.embed_runtime not in ("onnx", "numpy", "torch"):
         refuse("MEMVAULT_EMBED_RUNTIME", settings.embed_runtime, "use 'onnx' (default), 'numpy' or 'torch'")
-    if settings.embed_precision not in ("float32", "int8"):
-        refuse("MEMVAULT_EMBED_PRECISION", settings.embed_precision, "use 'float32' (default) or 'int8'")
+    if settings.embed_precision not in ("auto", "float32", "int8"):
+        refuse("MEMVAULT_EMBED_PRECISION", settings.embed_precision, "use 'auto' (default), 'float32' or 'int8'")
     if settings.embed_precision == "int8" and settings.embedder == "minilm" and settings.embed_runtime != "onnx":
         raise SetupError(
             f"MEMVAULT_EMBED_PRECISION=int8 runs on ONNX Runtime only, not MEMVAULT_EMBED_RUNTIME={settings.embed_runtime}: "

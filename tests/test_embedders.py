@@ -114,7 +114,7 @@ def test_the_precision_comes_from_the_environment_and_a_bad_one_stops_start_up()
     from server.config import Settings
     from server.errors import SetupError
 
-    assert Settings.from_env({}).embed_precision == "float32"
+    assert Settings.from_env({}).embed_precision == "auto"
     assert Settings.from_env({"MEMVAULT_EMBED_PRECISION": "int8"}).embed_precision == "int8"
     with pytest.raises(SetupError, match="MEMVAULT_EMBED_PRECISION='int4'.*'float32'"):
         Settings.from_env({"MEMVAULT_EMBED_PRECISION": "int4"})
@@ -130,11 +130,53 @@ def test_int8_vectors_carry_a_model_id_of_their_own():
     from server.compose import configured_embedder
     from server.config import Settings
 
-    float32, int8 = MiniLMEmbedder(), MiniLMEmbedder(precision="int8")
+    float32, int8 = MiniLMEmbedder(precision="float32"), MiniLMEmbedder(precision="int8")
     assert float32.model_id == MiniLMEmbedder.model_id == "sentence-transformers/all-MiniLM-L6-v2"
     assert int8.model_id != float32.model_id and int8.model_id.startswith(float32.model_id)
     assert (int8.precision, int8.dimensions, int8._started) == ("int8", 384, False)
     assert configured_embedder(Settings(embed_precision="int8")).model_id == int8.model_id
+
+
+@pytest.mark.parametrize("runtime, recorded, runs", [
+    ("onnx", None, "int8"),  # a new store: int8 (about twice the throughput, the same recall)
+    ("onnx", "float32", "float32"),  # embedded before int8 was the default: kept, nothing re-embedded
+    ("onnx", "int8", "int8"),
+    ("numpy", None, "float32"),  # NumPy and torch compute float32 only
+    ("numpy", "float32", "float32"),
+    ("onnx", "hash", "int8"),  # another model's vectors: the check refuses them whatever runs
+])
+def test_auto_precision_follows_the_store(settings, runtime, recorded, runs):
+    """MEMVAULT_EMBED_PRECISION=auto (the default) runs the graph the store's vectors were made with."""
+    from server.compose import open_service
+    from server.embedding.embedders import MODEL_IDS
+
+    minilm = settings.with_(embedder="minilm", embed_runtime=runtime)
+    if recorded is not None:
+        maker = settings if recorded == "hash" else minilm.with_(embed_precision=recorded)
+        open_service(maker).close()  # records the model: the store's vectors are that one's
+    try:
+        service = open_service(minilm, check_model=recorded != "hash")
+    except Exception as exc:
+        raise AssertionError(f"{runtime}/{recorded}: {exc}") from None
+    try:
+        assert (service.embedder.precision, service.embedder.model_id) == (runs, MODEL_IDS[runs])
+        assert not service.embedder._started  # chosen before the model loads
+        kept = recorded if recorded in MODEL_IDS else runs
+        assert service.store.get_meta("embedding_model") == (HashEmbedder.model_id if recorded == "hash" else MODEL_IDS[kept])
+    finally:
+        service.close()
+
+
+def test_an_explicit_precision_does_not_follow_the_store(settings):
+    """MEMVAULT_EMBED_PRECISION=int8 on a float32 store: refused with the fix, as any model change."""
+    from server.compose import open_service
+    from server.errors import ModelMismatch
+
+    minilm = settings.with_(embedder="minilm")
+    open_service(minilm.with_(embed_precision="float32")).close()
+    with pytest.raises(ModelMismatch, match="reembed"):
+        open_service(minilm.with_(embed_precision="int8"))
+    open_service(minilm).close()  # auto keeps float32
 
 
 def _playing(precision: str) -> HashEmbedder:

@@ -39,7 +39,7 @@ def assert_same_vectors(got: np.ndarray, want: np.ndarray) -> None:
 
 @pytest.fixture(scope="module")
 def onnx_embedder(model_cache: Path) -> MiniLMEmbedder:
-    embedder = MiniLMEmbedder(runtime="onnx")
+    embedder = MiniLMEmbedder(runtime="onnx", precision="float32")  # the export itself: sentence-transformers' vectors
     assert embedder.wait_ready(600), embedder.error
     assert embedder.runtime == "onnx"
     return embedder
@@ -93,7 +93,7 @@ def test_an_export_that_cannot_be_made_falls_back_to_numpy(tmp_path):
     """A cache that cannot be written (here: a file where the folder should be) leaves the NumPy runtime serving."""
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("")
-    embedder = MiniLMEmbedder(runtime="onnx", cache=blocked)
+    embedder = MiniLMEmbedder(runtime="onnx", cache=blocked, precision="float32")
     assert embedder.wait_ready(120), embedder.error
     assert embedder.runtime == "numpy"
     texts, want = reference()
@@ -222,11 +222,13 @@ def test_the_int8_graph_serves_close_to_float32_vectors_under_its_own_model_id(c
     assert cosines.min() < 0.9999, "the int8 graph gave float32's vectors: is it the float32 file?"
 
 
-def test_an_int8_graph_that_cannot_be_made_leaves_keyword_search_not_float32_vectors(tmp_path):
-    """No NumPy fallback for int8: NumPy's float32 vectors under the int8 model id would mix two models."""
+@pytest.mark.parametrize("precision", ["int8", "auto"])
+def test_an_int8_graph_that_cannot_be_made_leaves_keyword_search_not_float32_vectors(tmp_path, precision):
+    """No NumPy fallback for int8 (the default for a new store): NumPy's float32 vectors under the int8
+    model id would mix two models in one store."""
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("")
-    embedder = MiniLMEmbedder(precision="int8", cache=blocked)
+    embedder = MiniLMEmbedder(precision=precision, cache=blocked)
     assert not embedder.wait_ready(120)
     assert embedder.runtime is None and "int8 graph is unavailable" in embedder.error
     assert "memvault model prepare" in embedder.error and "MEMVAULT_EMBED_PRECISION=float32" in embedder.error

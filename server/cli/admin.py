@@ -20,6 +20,7 @@ from server.config import Settings, repo_thread
 from server.curation import archive
 from server.curation.curator import Curator
 from server.doctor import dimensions
+from server.embedding.embedders import MiniLMEmbedder
 from server.hooks import relay
 from server.http.tokens import TokenStore
 from server.storage import opener  # imports no driver until a db command runs
@@ -112,6 +113,8 @@ def _reembed(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 def _info(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     service = open_service(settings, check_model=False)
     try:
+        # the graph this store's vectors come from (MEMVAULT_EMBED_PRECISION=auto follows the store)
+        precision = service.embedder.precision if isinstance(service.embedder, MiniLMEmbedder) else None
         info = {
             "version": __version__,
             "home": str(settings.home),
@@ -119,8 +122,8 @@ def _info(settings: Settings, args: argparse.Namespace, out: Output) -> int:
             "namespace": settings.namespace,
             "embedding_model": service.store.get_meta("embedding_model"),
             "embedding_runtime": settings.embed_runtime if settings.embedder == "minilm" else settings.embedder,
-            "embedding_precision": settings.embed_precision if settings.embedder == "minilm" else None,
-            "onnx_export": _onnx_export_state(settings),
+            "embedding_precision": precision,
+            "onnx_export": _onnx_export_state(settings, precision or "float32"),
             **service.store.count(),
         }
     finally:
@@ -132,15 +135,15 @@ def _info(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     return OK
 
 
-def _onnx_export_state(settings: Settings) -> str:
+def _onnx_export_state(settings: Settings, precision: str) -> str:
     from server.embedding import export as modelprep  # lazy: ~5 ms on every CLI command otherwise
 
     folder = modelprep.cache_dir({"MEMVAULT_MODEL_CACHE": str(settings.model_cache)} if settings.model_cache else None)
     try:
-        problem = modelprep.graph_problem(folder, settings.embed_precision, thorough=False)
+        problem = modelprep.graph_problem(folder, precision, thorough=False)
     except Exception as exc:  # noqa: BLE001 - info must print even when the weights are missing
         problem = f"{type(exc).__name__}: {exc}"
-    graph = folder / modelprep.graph_file(settings.embed_precision)
+    graph = folder / modelprep.graph_file(precision)
     return f"ready: {graph}" if problem is None else f"{problem} ({folder}; run `memvault model prepare`)"
 
 

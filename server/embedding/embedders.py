@@ -125,6 +125,25 @@ MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
 #: are close to float32's (cosine >= 0.98) but not equal: another id, so a store never holds both
 #: (opening a store recorded under the other id asks for `memvault reembed`).
 MODEL_IDS = {"float32": MINILM_ID, "int8": f"{MINILM_ID}@int8"}
+#: MEMVAULT_EMBED_PRECISION's values: "auto" (the default) is int8 on ONNX Runtime for a new store, and
+#: whatever an existing store's vectors were made with (see precision_for).
+PRECISIONS = ("auto", *MODEL_IDS)
+
+
+def precision_for(setting: str, runtime: str, recorded: str | None) -> str:
+    """The graph a MiniLM embedder runs: `setting` when it names one; for "auto", the precision of the
+    store's vectors (`recorded`, its model id) when they are MiniLM's and the runtime can make them,
+    else int8 on ONNX Runtime (~2x the float32 throughput for the same recall: bench/runtime.py,
+    bench/retrieval.py --precision) and float32 on NumPy or torch (they compute float32 only).
+
+    So a store embedded with float32 keeps float32 after an upgrade: no re-embedding, no refusal
+    to start; `MEMVAULT_EMBED_PRECISION=int8 memvault reembed` moves it to int8 when wanted."""
+    if setting != "auto":
+        return setting
+    kept = {model_id: precision for precision, model_id in MODEL_IDS.items()}.get(recorded or "")
+    if kept is not None and (kept == "float32" or runtime == "onnx"):
+        return kept
+    return "int8" if runtime == "onnx" else "float32"
 
 
 class MiniLMEmbedder:
@@ -147,17 +166,18 @@ class MiniLMEmbedder:
 
     def __init__(
         self, batch_size: int = 32, threads: int = 1, runtime: str = "onnx", cache: Path | None = None,
-        precision: str = "float32",
+        precision: str = "auto",
     ) -> None:
         if runtime not in RUNTIMES:
             raise ValueError(f"unknown embedding runtime {runtime!r}; use one of {', '.join(RUNTIMES)}")
-        if precision not in MODEL_IDS:
-            raise ValueError(f"unknown embedding precision {precision!r}; use one of {', '.join(MODEL_IDS)}")
+        if precision not in PRECISIONS:
+            raise ValueError(f"unknown embedding precision {precision!r}; use one of {', '.join(PRECISIONS)}")
         if precision == "int8" and runtime != "onnx":
             raise ValueError("the int8 graph runs on ONNX Runtime only: MEMVAULT_EMBED_RUNTIME=onnx")
+        self.requested_precision = precision
         #: "float32" or "int8" (the quantized graph): which graph, and so which model id the vectors carry.
-        self.precision = precision
-        self.model_id = MODEL_IDS[precision]
+        self.precision = precision_for(precision, runtime, None)
+        self.model_id = MODEL_IDS[self.precision]
         self.batch_size = batch_size
         self.threads = threads
         self.requested_runtime = runtime
@@ -177,6 +197,14 @@ class MiniLMEmbedder:
         #: What the loader is doing, for "still loading" notes.
         self.state = "the embedding model is still loading"
         self.load_seconds: float | None = None
+
+    def follow_store(self, recorded: str | None) -> None:
+        """With precision "auto", run the graph the store's vectors were made with (`recorded`: the
+        store's model id); called when the store opens, before the model loads (server.compose)."""
+        if self._started:
+            return
+        self.precision = precision_for(self.requested_precision, self.requested_runtime, recorded)
+        self.model_id = MODEL_IDS[self.precision]
 
     def start(self, delay: float = 0.0) -> None:
         """Load in the background, after `delay` seconds (a caller waiting in embed() starts it at once)."""
@@ -200,7 +228,8 @@ class MiniLMEmbedder:
             self._run, self.runtime = runner, runner.runtime
             self._max_batch = min(self.batch_size, runner.max_batch)
             self.load_seconds = time.perf_counter() - started
-            log.info("embedding model loaded in %.1f s (runtime: %s)", self.load_seconds, self.runtime)
+            log.info("embedding model loaded in %.1f s (runtime: %s, %s)", self.load_seconds, self.runtime,
+                     self.precision if self.runtime == "onnx" else "float32")
         except Exception as exc:  # noqa: BLE001 - reported to callers through `error`
             self.error = f"{type(exc).__name__}: {exc}"
             log.error("embedding model failed to load: %s (keyword search still works)", self.error)
@@ -355,7 +384,7 @@ def _release_freed_memory() -> None:
 
 
 def make_embedder(
-    name: str, threads: int = 1, runtime: str = "onnx", cache: Path | None = None, precision: str = "float32"
+    name: str, threads: int = 1, runtime: str = "onnx", cache: Path | None = None, precision: str = "auto"
 ) -> Embedder:
     if name == "hash":
         return HashEmbedder()

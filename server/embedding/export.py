@@ -220,18 +220,20 @@ def prepare(folder: Path | None = None, force: bool = False, precision: str = "f
         if reason is not None:
             log.info("exporting %s to ONNX (%s)", MODEL_NAME, reason)
             _export(folder, source, started)
+            log.info("exported in %.1f s to %s", time.perf_counter() - started, folder)
             reasons.append(reason)
         if precision == "int8":
             int8_reason = "forced" if reasons else int8_problem(folder)
             if int8_reason is not None:
                 log.info("quantizing the ONNX export to int8 (%s)", int8_reason)
+                at = time.perf_counter()
                 _quantize(folder)
+                log.info("quantized to int8 in %.1f s: %s", time.perf_counter() - at, folder / INT8_FILE)
                 reasons.append(f"int8: {int8_reason}")
         seconds = time.perf_counter() - started
         path = str(folder / graph_file(precision))
         if not reasons:
             return {"exported": False, "reason": None, "seconds": 0.0, "path": path}
-        log.info("prepared in %.1f s in %s", seconds, folder)
         return {"exported": True, "reason": "; ".join(reasons), "seconds": round(seconds, 1), "path": path}
 
 
@@ -419,12 +421,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", help="cache root (default: MEMVAULT_MODEL_CACHE or the user cache dir)")
     parser.add_argument("--force", action="store_true", help="export again even if the cached file is valid")
     parser.add_argument("--quiet", action="store_true", help="no summary line")
-    parser.add_argument("--precision", choices=PRECISIONS, default=None,
-                        help="also make the int8 graph (default: MEMVAULT_EMBED_PRECISION, else float32)")
+    parser.add_argument("--precision", choices=("auto", *PRECISIONS), default=None,
+                        help="int8 or auto (the default): also make the int8 graph; float32: the export alone "
+                        "(default: MEMVAULT_EMBED_PRECISION)")
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="memvault %(levelname)s %(name)s: %(message)s")
     folder = cache_dir({"MEMVAULT_MODEL_CACHE": args.cache} if args.cache else None)
-    precision = args.precision or os.environ.get("MEMVAULT_EMBED_PRECISION") or "float32"
+    precision = args.precision or os.environ.get("MEMVAULT_EMBED_PRECISION") or "auto"
+    # auto runs int8 for a new store and float32 for one embedded before: make both (int8 from float32)
+    precision = "int8" if precision == "auto" else precision
     try:
         result = prepare(folder, force=args.force, precision=precision)
     except ExportError as exc:
