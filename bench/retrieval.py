@@ -25,6 +25,7 @@ answers (AUROC, see bench/quality.py).
     python bench/retrieval.py --coding-only        # only the coding set (a minute)
     python bench/retrieval.py --data DIR           # another converted dataset directory
     python bench/retrieval.py --at-once            # asked at once: no settle (below)
+    python bench/retrieval.py --precision float32  # the float32 graph (default: auto, int8 for a new store)
 
 --at-once asks the way a client does right after writing: the server's backfill runs
 in the background (start_background), each conversation is ingested and its questions
@@ -82,8 +83,12 @@ def average(rows: list[dict[str, float]]) -> dict[str, float]:
     return {key: round(statistics.fmean(r[key] for r in rows), 4) for key in rows[0]} if rows else {}
 
 
+#: Which ONNX graph embeds (--precision): the shipped default (auto: int8 for a new store) unless named.
+PRECISION = Settings.embed_precision
+
+
 def open_service(home: Path) -> MemoryService:
-    return compose.open_service(Settings(home=home))  # the shipped defaults
+    return compose.open_service(Settings(home=home, embed_precision=PRECISION))  # the shipped defaults but --precision
 
 
 def run_locomo(data: Path, conversations: int | None, at_once: bool = False) -> dict:
@@ -273,12 +278,16 @@ def main() -> None:
                     help="override ranking.KEYWORD_MATCH_BUDGET (how the budget's term split affects quality)")
     ap.add_argument("--at-once", action="store_true",
                     help="ask right after storing, the backfill running in the background (no settle)")
+    ap.add_argument("--precision", choices=("auto", "float32", "int8"), default=Settings.embed_precision,
+                    help="the ONNX graph that embeds: MEMVAULT_EMBED_PRECISION (auto: int8 for the bench's new store)")
     args = ap.parse_args()
+    global PRECISION
+    PRECISION = args.precision
     if args.keyword_budget is not None:
         ranking.KEYWORD_MATCH_BUDGET = args.keyword_budget
     conversations = args.conversations or (2 if args.quick else None)
     started = time.perf_counter()
-    results: dict = {"dataset": str(args.data)}
+    results: dict = {"dataset": str(args.data), "precision": args.precision}
     data = Path(args.data)
     if args.coding_only:
         pass

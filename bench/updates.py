@@ -121,9 +121,10 @@ def load(names: tuple[str, ...] | None) -> list[dict]:
 class Run:
     """One store holding every chosen project, each in its own thread."""
 
-    def __init__(self, projects: list[dict], embedder: str, at_once: bool = False) -> None:
+    def __init__(self, projects: list[dict], embedder: str, at_once: bool = False, precision: str = "auto") -> None:
         self.projects = projects
-        self.service = open_service(Settings(home=Path(tempfile.mkdtemp(prefix="memvault-updates-")), embedder=embedder))
+        self.service = open_service(Settings(home=Path(tempfile.mkdtemp(prefix="memvault-updates-")), embedder=embedder,
+                                               embed_precision=precision))
         self.ids: dict[tuple[str, str, int], int] = {}  # (project, role, index) -> memory id
         if at_once:  # a running server (its model loaded) told everything at once, then asked at once
             self.service.embedder.wait_ready(600)
@@ -454,6 +455,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK_PROJECTS)} (CI)")
     ap.add_argument("--embedder", default="minilm", choices=("minilm", "hash"))
+    ap.add_argument("--precision", default=Settings.embed_precision, choices=("auto", "float32", "int8"),
+                    help="the ONNX graph that embeds: MEMVAULT_EMBED_PRECISION (auto: int8 for the bench's new store)")
     ap.add_argument("--projects", default=None,
                     help="comma-separated project names (default: every file in bench/data/updates/)")
     ap.add_argument("--out", default=None)
@@ -467,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
     projects = load(QUICK_PROJECTS if args.quick else tuple(args.projects.split(",")) if args.projects else None)
     if not projects:
         ap.error(f"no such project in {DATA}: {args.projects}")
-    run = Run(projects, args.embedder, at_once=args.at_once)
+    run = Run(projects, args.embedder, at_once=args.at_once, precision=args.precision)
     asked = run.ask_all()
     pairs = run.pairs()
     res: dict = {

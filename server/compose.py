@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from server.clock import system_clock
 from server.config import Settings
-from server.embedding.embedders import Embedder, make_embedder
+from server.embedding.embedders import Embedder, MiniLMEmbedder, make_embedder
 from server.service import MemoryService
 from server.storage.opener import open_database
 from server.storage.protocol import Database
@@ -19,12 +19,28 @@ from server.storage.protocol import Database
 
 def configured_embedder(settings: Settings) -> Embedder:
     """The embedder the settings name (not loaded yet: a model loads in the background on first use)."""
-    return make_embedder(settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache)
+    return make_embedder(
+        settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache, settings.embed_precision
+    )
 
 
 def open_service(settings: Settings, check_model: bool = True) -> MemoryService:
-    """The service over the configured store and embedder (MemoryService.open checks the model unless told not to)."""
-    return MemoryService.open(settings, configured_embedder(settings), system_clock, check_model)
+    """The service over the configured store and embedder, the model checked unless told not to.
+
+    MEMVAULT_EMBED_PRECISION=auto (the default) runs the graph the store's vectors were made with
+    (float32 for a store embedded before int8 became the default; int8 for a new one): the
+    embedder follows the store before its model loads and before the check."""
+    embedder = configured_embedder(settings)
+    service = MemoryService.open(settings, embedder, system_clock, check_model=False)
+    try:
+        if isinstance(embedder, MiniLMEmbedder):
+            embedder.follow_store(service.store.get_meta("embedding_model"))
+        if check_model:
+            service._check_model()  # the check MemoryService.open makes, once the precision follows the store
+    except BaseException:
+        service.close()
+        raise
+    return service
 
 
 def open_store_database(settings: Settings) -> Database:

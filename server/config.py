@@ -115,6 +115,10 @@ class Settings:
     # How "minilm" runs: "onnx" (default; ONNX Runtime on a one-time export, no torch
     # in the server), "numpy" (no export needed, slower) or "torch" (sentence-transformers).
     embed_runtime: str = "onnx"
+    # Which graph "onnx" runs: "float32" (the export) or "int8" (its dynamic quantization, made
+    # offline by `memvault model prepare`; another model id, so switching means `memvault reembed`).
+    # "auto": int8 for a new store, and the precision an existing store's vectors were made with.
+    embed_precision: str = "auto"
     # Root of the ONNX export cache (MEMVAULT_MODEL_CACHE); None = the user cache dir.
     model_cache: Path | None = None
     log_level: str = "INFO"
@@ -273,6 +277,13 @@ def _validate(settings: Settings) -> None:
         refuse("MEMVAULT_HTTP_PORT", settings.http_port, "use a port from 1 to 65535 (0: any free port)")
     if settings.embed_runtime not in ("onnx", "numpy", "torch"):
         refuse("MEMVAULT_EMBED_RUNTIME", settings.embed_runtime, "use 'onnx' (default), 'numpy' or 'torch'")
+    if settings.embed_precision not in ("auto", "float32", "int8"):
+        refuse("MEMVAULT_EMBED_PRECISION", settings.embed_precision, "use 'auto' (default), 'float32' or 'int8'")
+    if settings.embed_precision == "int8" and settings.embedder == "minilm" and settings.embed_runtime != "onnx":
+        raise SetupError(
+            f"MEMVAULT_EMBED_PRECISION=int8 runs on ONNX Runtime only, not MEMVAULT_EMBED_RUNTIME={settings.embed_runtime}: "
+            "unset one of the two"
+        )
     if not (math.isfinite(settings.http_session_idle_seconds) and settings.http_session_idle_seconds > 0):
         raise SetupError(
             f"MEMVAULT_HTTP_SESSION_IDLE_SECONDS={settings.http_session_idle_seconds}: use a number of seconds "
@@ -333,6 +344,7 @@ _ENV: tuple[tuple[str, str, type], ...] = (
     ("embedder", "MEMVAULT_EMBEDDER", str),
     ("embed_threads", "MEMVAULT_EMBED_THREADS", int),
     ("embed_runtime", "MEMVAULT_EMBED_RUNTIME", str),
+    ("embed_precision", "MEMVAULT_EMBED_PRECISION", str),
     ("log_level", "MEMVAULT_LOG_LEVEL", str),
     ("dedupe_threshold", "MEMVAULT_DEDUPE_THRESHOLD", float),
     ("memory_max_chars", "MEMVAULT_MEMORY_MAX_CHARS", int),

@@ -22,7 +22,7 @@ from typing import Any
 
 from server import __version__
 from server.config import Settings, default_home
-from server.embedding.embedders import HashEmbedder
+from server.embedding.embedders import MODEL_IDS, HashEmbedder, precision_for
 from server.errors import DriverUnavailable, SetupError
 from server.storage.opener import NotAStore, connect, make_store, require_current_schema
 from server.storage.opener import sqlite_driver as describe_driver
@@ -84,14 +84,18 @@ def model(settings: Settings) -> Check:
     from server.embedding import export  # lazy: ~5 ms on every CLI command (the CLI imports doctor)
 
     folder = export.cache_dir({"MEMVAULT_MODEL_CACHE": str(settings.model_cache)} if settings.model_cache else None)
+    # auto: int8 for a new store (a float32 store needs only the export, checked first)
+    precision = "int8" if settings.embed_precision == "auto" else settings.embed_precision
     try:
-        problem = export.problem(folder, thorough=False)
+        problem = export.graph_problem(folder, precision, thorough=False)
     except Exception as exc:  # noqa: BLE001 - the weights package itself may be missing or broken
         return Check("embedding model", "fail", f"the shipped weights cannot be read: {exc}", REINSTALL)
+    which = f"{precision}{' (MEMVAULT_EMBED_PRECISION=auto: what a new store uses)' if settings.embed_precision == 'auto' else ''}"
     if problem is not None:
-        return Check("embedding model", "warn", f"ONNX export in {folder}: {problem}; until it is made, a server "
-                     "makes it in the background and answers by keyword meanwhile", "memvault model prepare")
-    return Check("embedding model", "ok", f"all-MiniLM-L6-v2, ONNX export ready in {folder}")
+        return Check("embedding model", "warn", f"ONNX graph {which} in {folder}: {problem}; until it is made, "
+                     "a server makes it in the background and answers by keyword meanwhile", "memvault model prepare")
+    return Check("embedding model", "ok", f"all-MiniLM-L6-v2, ONNX graph {which} ready: "
+                 f"{folder / export.graph_file(precision)}")
 
 
 def data_directory(settings: Settings) -> list[Check]:
@@ -195,7 +199,8 @@ def store(settings: Settings) -> list[Check]:
                          "memvault doctor --fix (or start the server: it repairs this at start)"))
     else:
         out.append(Check("index", "ok", "keyword index, vectors and embedding queue agree with the memories"))
-    configured = HashEmbedder.model_id if settings.embedder == "hash" else "sentence-transformers/all-MiniLM-L6-v2"
+    configured = HashEmbedder.model_id if settings.embedder == "hash" else MODEL_IDS[
+        precision_for(settings.embed_precision, settings.embed_runtime, recorded)]
     if recorded is not None and recorded != configured:
         out.append(Check("vectors", "fail", f"the store's vectors were made by {recorded}, memvault is configured for "
                          f"{configured}: a server refuses to start", "memvault reembed (or set MEMVAULT_EMBEDDER back)"))

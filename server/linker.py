@@ -171,7 +171,9 @@ class UpdateLinker:
                     self._recent.popitem(last=False)
         candidates = self._candidates(row, vector)
         weights = ThreadWeights(self.store, Scope(threads=(row.thread,)))
-        fitted = self.embedder.model_id == model.MODEL_ID
+        # The int8 graph's vectors ("<model>@int8", cosine >= 0.98 to float32's) keep the coefficients
+        # fitted on float32's: bench/updates.py --precision int8 gives the same figures within noise.
+        fitted = self.embedder.model_id.partition("@")[0] == model.MODEL_ID
         judged = model.judge(row.id, row.content, row.created_at, [c for c, _ in candidates], weights, later, fitted)
         found = judged.link
         if found is None and judged.possible is not None:

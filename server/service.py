@@ -109,7 +109,7 @@ class MemoryService:
             raise ModelMismatch(
                 f"This store's vectors were made by {model} ({dims} dimensions) but memvault is configured for "
                 f"{self.embedder.model_id} ({self.embedder.dimensions}). Run `memvault reembed` to recompute "
-                "them with the configured model, or switch MEMVAULT_EMBEDDER back."
+                "them with the configured model, or switch MEMVAULT_EMBEDDER (or MEMVAULT_EMBED_PRECISION) back."
             )
 
     def repair_index(self) -> IndexDrift:

@@ -39,7 +39,7 @@ def assert_same_vectors(got: np.ndarray, want: np.ndarray) -> None:
 
 @pytest.fixture(scope="module")
 def onnx_embedder(model_cache: Path) -> MiniLMEmbedder:
-    embedder = MiniLMEmbedder(runtime="onnx")
+    embedder = MiniLMEmbedder(runtime="onnx", precision="float32")  # the export itself: sentence-transformers' vectors
     assert embedder.wait_ready(600), embedder.error
     assert embedder.runtime == "onnx"
     return embedder
@@ -93,7 +93,7 @@ def test_an_export_that_cannot_be_made_falls_back_to_numpy(tmp_path):
     """A cache that cannot be written (here: a file where the folder should be) leaves the NumPy runtime serving."""
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("")
-    embedder = MiniLMEmbedder(runtime="onnx", cache=blocked)
+    embedder = MiniLMEmbedder(runtime="onnx", cache=blocked, precision="float32")
     assert embedder.wait_ready(120), embedder.error
     assert embedder.runtime == "numpy"
     texts, want = reference()
@@ -180,6 +180,58 @@ def test_prepare_exports_a_corrupt_file_again(copied_export):
         capture_output=True, text=True, timeout=600, cwd=ROOT,
     )
     assert again.returncode == 0 and "already prepared" in again.stderr
+
+
+def test_prepare_makes_the_int8_graph_from_the_cached_export_without_exporting(copied_export, monkeypatch):
+    """MEMVAULT_EMBED_PRECISION=int8: `memvault model prepare` quantizes the float32 file on disk (no
+    torch export, no download), records which export it came from, and is a no-op the second time."""
+    def no_export(*args, **kwargs):
+        raise AssertionError("the float32 export is valid: it must not be made again")
+
+    monkeypatch.setattr(modelprep, "_export", no_export)
+    assert "no int8 graph" in modelprep.graph_problem(copied_export, "int8", thorough=False)
+    done = modelprep.prepare(copied_export, precision="int8")
+    assert done["exported"] and "int8" in done["reason"] and done["path"].endswith(modelprep.INT8_FILE)
+    assert modelprep.graph_problem(copied_export, "int8") is None
+    manifest = json.loads((copied_export / modelprep.INT8_MANIFEST_FILE).read_text())
+    source = json.loads((copied_export / modelprep.MANIFEST_FILE).read_text())
+    assert manifest["source_onnx_sha256"] == source["onnx_sha256"] and manifest["precision"] == "int8"
+    size = (copied_export / modelprep.INT8_FILE).stat().st_size
+    assert size < (copied_export / modelprep.ONNX_FILE).stat().st_size / 3  # int8 weights: ~23 MB of 90
+    assert not modelprep.prepare(copied_export, precision="int8")["exported"]
+    assert not list(copied_export.glob(".*.tmp")), "temporary files left behind"
+    # a float32 export made again (other bytes) leaves the int8 graph stale
+    source["onnx_sha256"] = "0" * 64
+    (copied_export / modelprep.MANIFEST_FILE).write_text(json.dumps(source))
+    assert "another float32 export" in modelprep.int8_problem(copied_export)
+    _flip_a_byte(copied_export / modelprep.MANIFEST_FILE)  # torn: unreadable, not trusted
+    assert modelprep.int8_problem(copied_export) is not None
+
+
+def test_the_int8_graph_serves_close_to_float32_vectors_under_its_own_model_id(copied_export):
+    embedder = MiniLMEmbedder(precision="int8", cache=copied_export.parent)
+    assert embedder.wait_ready(600), embedder.error
+    assert embedder.runtime == "onnx" and embedder.model_id.endswith("@int8")
+    assert modelprep.int8_problem(copied_export) is None  # made on first load, as the float32 export is
+    texts, want = reference()
+    got = embedder.embed(texts)
+    cosines = (got * want).sum(1) / np.linalg.norm(want, axis=1)
+    assert got.dtype == np.float32 and np.allclose(np.linalg.norm(got, axis=1), 1, atol=1e-5)
+    # close (bench/runtime.py: >= 0.98 on LoCoMo turns), and not the same vectors: another model id
+    assert cosines.min() > 0.95 and cosines.mean() > 0.98, cosines
+    assert cosines.min() < 0.9999, "the int8 graph gave float32's vectors: is it the float32 file?"
+
+
+@pytest.mark.parametrize("precision", ["int8", "auto"])
+def test_an_int8_graph_that_cannot_be_made_leaves_keyword_search_not_float32_vectors(tmp_path, precision):
+    """No NumPy fallback for int8 (the default for a new store): NumPy's float32 vectors under the int8
+    model id would mix two models in one store."""
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    embedder = MiniLMEmbedder(precision=precision, cache=blocked)
+    assert not embedder.wait_ready(120)
+    assert embedder.runtime is None and "int8 graph is unavailable" in embedder.error
+    assert "memvault model prepare" in embedder.error and "MEMVAULT_EMBED_PRECISION=float32" in embedder.error
 
 
 def _torch_mapped(pid: int) -> tuple[bool, bool]:

@@ -20,6 +20,7 @@ from server.config import Settings, repo_thread
 from server.curation import archive
 from server.curation.curator import Curator
 from server.doctor import dimensions
+from server.embedding.embedders import MiniLMEmbedder
 from server.hooks import relay
 from server.http.tokens import TokenStore
 from server.storage import opener  # imports no driver until a db command runs
@@ -112,6 +113,8 @@ def _reembed(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 def _info(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     service = open_service(settings, check_model=False)
     try:
+        # the graph this store's vectors come from (MEMVAULT_EMBED_PRECISION=auto follows the store)
+        precision = service.embedder.precision if isinstance(service.embedder, MiniLMEmbedder) else None
         info = {
             "version": __version__,
             "home": str(settings.home),
@@ -119,7 +122,8 @@ def _info(settings: Settings, args: argparse.Namespace, out: Output) -> int:
             "namespace": settings.namespace,
             "embedding_model": service.store.get_meta("embedding_model"),
             "embedding_runtime": settings.embed_runtime if settings.embedder == "minilm" else settings.embedder,
-            "onnx_export": _onnx_export_state(settings),
+            "embedding_precision": precision,
+            "onnx_export": _onnx_export_state(settings, precision or "float32"),
             **service.store.count(),
         }
     finally:
@@ -131,25 +135,27 @@ def _info(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     return OK
 
 
-def _onnx_export_state(settings: Settings) -> str:
+def _onnx_export_state(settings: Settings, precision: str) -> str:
     from server.embedding import export as modelprep  # lazy: ~5 ms on every CLI command otherwise
 
     folder = modelprep.cache_dir({"MEMVAULT_MODEL_CACHE": str(settings.model_cache)} if settings.model_cache else None)
     try:
-        problem = modelprep.problem(folder, thorough=False)
+        problem = modelprep.graph_problem(folder, precision, thorough=False)
     except Exception as exc:  # noqa: BLE001 - info must print even when the weights are missing
         problem = f"{type(exc).__name__}: {exc}"
-    return f"ready: {folder / modelprep.ONNX_FILE}" if problem is None else f"{problem} ({folder}; run `memvault model prepare`)"
+    graph = folder / modelprep.graph_file(precision)
+    return f"ready: {graph}" if problem is None else f"{problem} ({folder}; run `memvault model prepare`)"
 
 
 def _model(settings: Settings, args: argparse.Namespace, out: Output) -> int:
-    """`memvault model prepare`: the one-time ONNX export (this process may import torch; the server never does)."""
+    """`memvault model prepare`: the one-time ONNX export, and the int8 graph made from it when
+    MEMVAULT_EMBED_PRECISION=int8 (this process may import torch; the server never does)."""
     from server.embedding import export as modelprep  # lazy: ~5 ms on every CLI command otherwise
 
-    argv = ["--force"] if args.force else []
+    argv = ["--precision", settings.embed_precision] + (["--force"] if args.force else [])
     if settings.model_cache is not None:
         argv += ["--cache", str(settings.model_cache)]
-    with out.working("preparing the embedding model (ONNX export)"):
+    with out.working(f"preparing the embedding model (ONNX export, {settings.embed_precision})"):
         return modelprep.main(argv)
 
 

@@ -203,7 +203,7 @@ class Indexer:
         Each batch takes the lock and commits on its own. With `wait=False` the call gives
         up (returning what it did) instead of waiting for a batch another thread is running.
         `batch_size` overrides the small default where nobody waits behind it (an import that
-        the user runs and waits for: bigger batches embed ~10% faster). `settle`: call
+        the user runs and waits for: fewer commits, and a wider window of lengths to sort). `settle`: call
         `after_batch` after each batch (the backfill thread; a recall judges a few itself).
         """
         done = 0

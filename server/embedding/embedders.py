@@ -120,6 +120,30 @@ class HashEmbedder:
 
 
 RUNTIMES = ("onnx", "numpy", "torch")
+MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+#: The model id each precision's vectors are stored under (MEMVAULT_EMBED_PRECISION). int8 vectors
+#: are close to float32's (cosine >= 0.98) but not equal: another id, so a store never holds both
+#: (opening a store recorded under the other id asks for `memvault reembed`).
+MODEL_IDS = {"float32": MINILM_ID, "int8": f"{MINILM_ID}@int8"}
+#: MEMVAULT_EMBED_PRECISION's values: "auto" (the default) is int8 on ONNX Runtime for a new store, and
+#: whatever an existing store's vectors were made with (see precision_for).
+PRECISIONS = ("auto", *MODEL_IDS)
+
+
+def precision_for(setting: str, runtime: str, recorded: str | None) -> str:
+    """The graph a MiniLM embedder runs: `setting` when it names one; for "auto", the precision of the
+    store's vectors (`recorded`, its model id) when they are MiniLM's and the runtime can make them,
+    else int8 on ONNX Runtime (~2x the float32 throughput for the same recall: bench/runtime.py,
+    bench/retrieval.py --precision) and float32 on NumPy or torch (they compute float32 only).
+
+    So a store embedded with float32 keeps float32 after an upgrade: no re-embedding, no refusal
+    to start; `MEMVAULT_EMBED_PRECISION=int8 memvault reembed` moves it to int8 when wanted."""
+    if setting != "auto":
+        return setting
+    kept = {model_id: precision for precision, model_id in MODEL_IDS.items()}.get(recorded or "")
+    if kept is not None and (kept == "float32" or runtime == "onnx"):
+        return kept
+    return "int8" if runtime == "onnx" else "float32"
 
 
 class MiniLMEmbedder:
@@ -137,14 +161,23 @@ class MiniLMEmbedder:
     fallback to NumPy, and the order of batches and queries.
     """
 
-    model_id = "sentence-transformers/all-MiniLM-L6-v2"
+    model_id = MINILM_ID
     dimensions = 384
 
     def __init__(
-        self, batch_size: int = 32, threads: int = 1, runtime: str = "onnx", cache: Path | None = None
+        self, batch_size: int = 32, threads: int = 1, runtime: str = "onnx", cache: Path | None = None,
+        precision: str = "auto",
     ) -> None:
         if runtime not in RUNTIMES:
             raise ValueError(f"unknown embedding runtime {runtime!r}; use one of {', '.join(RUNTIMES)}")
+        if precision not in PRECISIONS:
+            raise ValueError(f"unknown embedding precision {precision!r}; use one of {', '.join(PRECISIONS)}")
+        if precision == "int8" and runtime != "onnx":
+            raise ValueError("the int8 graph runs on ONNX Runtime only: MEMVAULT_EMBED_RUNTIME=onnx")
+        self.requested_precision = precision
+        #: "float32" or "int8" (the quantized graph): which graph, and so which model id the vectors carry.
+        self.precision = precision_for(precision, runtime, None)
+        self.model_id = MODEL_IDS[self.precision]
         self.batch_size = batch_size
         self.threads = threads
         self.requested_runtime = runtime
@@ -164,6 +197,14 @@ class MiniLMEmbedder:
         #: What the loader is doing, for "still loading" notes.
         self.state = "the embedding model is still loading"
         self.load_seconds: float | None = None
+
+    def follow_store(self, recorded: str | None) -> None:
+        """With precision "auto", run the graph the store's vectors were made with (`recorded`: the
+        store's model id); called when the store opens, before the model loads (server.compose)."""
+        if self._started:
+            return
+        self.precision = precision_for(self.requested_precision, self.requested_runtime, recorded)
+        self.model_id = MODEL_IDS[self.precision]
 
     def start(self, delay: float = 0.0) -> None:
         """Load in the background, after `delay` seconds (a caller waiting in embed() starts it at once)."""
@@ -187,7 +228,8 @@ class MiniLMEmbedder:
             self._run, self.runtime = runner, runner.runtime
             self._max_batch = min(self.batch_size, runner.max_batch)
             self.load_seconds = time.perf_counter() - started
-            log.info("embedding model loaded in %.1f s (runtime: %s)", self.load_seconds, self.runtime)
+            log.info("embedding model loaded in %.1f s (runtime: %s, %s)", self.load_seconds, self.runtime,
+                     self.precision if self.runtime == "onnx" else "float32")
         except Exception as exc:  # noqa: BLE001 - reported to callers through `error`
             self.error = f"{type(exc).__name__}: {exc}"
             log.error("embedding model failed to load: %s (keyword search still works)", self.error)
@@ -206,19 +248,27 @@ class MiniLMEmbedder:
         if self.requested_runtime == "numpy":
             return minilm.NumpyRunner(source)
         folder = modelprep.cache_dir({"MEMVAULT_MODEL_CACHE": str(self.cache)} if self.cache else None)
-        reason = modelprep.problem(folder, source, thorough=False)
+        graph = folder / modelprep.graph_file(self.precision)
+        reason = modelprep.graph_problem(folder, self.precision, source, thorough=False)
         if reason is not None:
             reason = self._export(folder, source, reason, force=False)
         if reason is None:
             try:
-                return minilm.OnnxRunner(folder / modelprep.ONNX_FILE, source, self.threads)
+                return minilm.OnnxRunner(graph, source, self.threads)
             except Exception as exc:  # noqa: BLE001 - a file ORT cannot load is exported again, once
                 reason = self._export(folder, source, f"ONNX Runtime could not load it: {exc}", force=True)
             if reason is None:
                 try:
-                    return minilm.OnnxRunner(folder / modelprep.ONNX_FILE, source, self.threads)
+                    return minilm.OnnxRunner(graph, source, self.threads)
                 except Exception as exc:  # noqa: BLE001
                     reason = f"ONNX Runtime could not load a fresh export: {type(exc).__name__}: {exc}"
+        if self.precision == "int8":
+            # NumPy computes float32 vectors: under the int8 model id they would mix two models in one
+            # store. Keyword search serves meanwhile, and the error says what to do.
+            raise RuntimeError(
+                f"the int8 graph is unavailable ({reason}); run `memvault model prepare` to see why, or set "
+                "MEMVAULT_EMBED_PRECISION=float32 and run `memvault reembed`"
+            )
         log.warning(
             "ONNX model unavailable (%s); embedding with the NumPy runtime instead (same vectors, slower). "
             "Run `memvault model prepare` to see why the export fails.", reason,
@@ -232,8 +282,8 @@ class MiniLMEmbedder:
 
         self.state = "the embedding model is being prepared (a one-time ONNX export, about a minute)"
         log.info("ONNX model not ready (%s): exporting it in a separate process", why)
-        failure = modelprep.prepare_in_subprocess(folder, force=force)
-        return failure or modelprep.problem(folder, source, thorough=False)
+        failure = modelprep.prepare_in_subprocess(folder, force=force, precision=self.precision)
+        return failure or modelprep.graph_problem(folder, self.precision, source, thorough=False)
 
     def loaded(self) -> bool:
         """Whether the model is ready now -- without starting or hurrying its load (wait_ready does)."""
@@ -333,7 +383,9 @@ def _release_freed_memory() -> None:
         _TRIM[0]()
 
 
-def make_embedder(name: str, threads: int = 1, runtime: str = "onnx", cache: Path | None = None) -> Embedder:
+def make_embedder(
+    name: str, threads: int = 1, runtime: str = "onnx", cache: Path | None = None, precision: str = "auto"
+) -> Embedder:
     if name == "hash":
         return HashEmbedder()
-    return MiniLMEmbedder(threads=threads, runtime=runtime, cache=cache)
+    return MiniLMEmbedder(threads=threads, runtime=runtime, cache=cache, precision=precision)

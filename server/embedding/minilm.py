@@ -67,7 +67,12 @@ class OnnxRunner:
     """An ONNX Runtime session on the exported graph (pooling and normalising inside it)."""
 
     runtime = "onnx"
-    max_batch = 32
+    #: Texts per session call. The caller sorts by length, so a small batch pads little; a bigger one
+    #: only costs more: on LoCoMo turns sorted by length, batches of 32 take 8% (float32) to 35% (int8)
+    #: more CPU per text than batches of 8 on one thread, and 30% less throughput (bench/runtime.py,
+    #: b8-len vs b32-len, two runs). A large backlog (reembed, an import) is sent in larger calls to
+    #: `embed`, which cuts them into batches of this size.
+    max_batch = 8
 
     def __init__(self, onnx_path: Path, source: Path, threads: int = 1) -> None:
         # lazy: onnxruntime, ~70 ms at import; the server answers initialize first
