@@ -86,11 +86,14 @@ def test_a_recalled_thread_is_embedded_before_the_rest_of_the_backlog(counting):
     service, _ = counting
     old = [service.remember(f"imported note {n} on the harbour", thread="import").id for n in range(3 * BATCH_SIZE)]
     asked = [service.remember(f"release note {n}", thread="app").id for n in range(2 * BATCH_SIZE)]
+    # Vectors `remember` already computed are stored by the next recall without embedding anything
+    # (Indexer.store_known): those leave the queue whatever their thread.
+    computed = set(service.indexer._known)
     service.indexer.prefer(("import",))  # asked about the import a moment ago
     service.recall("zebra crossing", thread="app", k=1)  # embeds what was just written (the last batch's worth)
     service.indexer.run_once(limit=BATCH_SIZE)
     waiting = {p.memory_id for p in service.store.pending(1000)}
-    assert not waiting & set(asked) and waiting == set(old)
+    assert not waiting & set(asked) and waiting == set(old) - computed and waiting
 
 
 def test_a_few_just_remembered_memories_are_embedded_by_the_recall_itself(counting):
