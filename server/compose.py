@@ -22,9 +22,10 @@ def configured_embedder(settings: Settings) -> Embedder:
     return make_embedder(settings.embedder, settings.embed_threads, settings.embed_runtime, settings.model_cache)
 
 
-def open_service(settings: Settings, check_model: bool = True) -> MemoryService:
-    """The service over the configured store and embedder (MemoryService.open checks the model unless told not to)."""
-    return MemoryService.open(settings, configured_embedder(settings), system_clock, check_model)
+def open_service(settings: Settings, check_model: bool = True, check_index: bool = True) -> MemoryService:
+    """The service over the configured store and embedder (MemoryService.open checks the model and the
+    index unless told not to; a server leaves the index check to start_background)."""
+    return MemoryService.open(settings, configured_embedder(settings), system_clock, check_model, check_index)
 
 
 def open_store_database(settings: Settings) -> Database:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 from contextlib import suppress
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
@@ -72,6 +73,9 @@ class MemoryService:
         self.global_prompts = GlobalPrompts(self.store, settings, clock)
         #: The recall pipeline and the bounded writes a recall does (server.recall).
         self.reads = ReadPath(db, self.store, embedder, self.indexer, self.linker, self.file_index, settings, clock)
+        #: Whether this process has checked the index against `memories` (open, or start_background's thread).
+        self.index_checked = False
+        self._index_check: threading.Thread | None = None
 
     @classmethod
     def open(
@@ -80,9 +84,14 @@ class MemoryService:
         embedder: Embedder,
         clock: Clock = system_clock,
         check_model: bool = True,
+        check_index: bool = True,
     ) -> MemoryService:
         """Open (creating if needed) the store under settings.home and check its model. The edges open
-        theirs through server.compose, which picks the configured embedder."""
+        theirs through server.compose, which picks the configured embedder.
+
+        `check_index=False` leaves the index check (whole-table reads: 7.3 s of a 7.5 s open at 1M
+        memories) to start_background, which a server calls: see check_index_beside for why that is safe.
+        """
         db = open_database(settings, embedder.dimensions)
         try:
             try:
@@ -91,7 +100,8 @@ class MemoryService:
                 raise (sqlite_open_error(settings, exc) or exc) from None
             if check_model:
                 service._check_model()
-            service.repair_index()
+            if check_index:
+                service.repair_index()
         except BaseException:
             db.close()
             raise
@@ -120,8 +130,13 @@ class MemoryService:
         another process may be repairing the same file at the same moment.
         """
         if not self.store.has_drift():
+            self.index_checked = True
             return IndexDrift()
+        return self._repair_drift()
+
+    def _repair_drift(self) -> IndexDrift:
         drift = self.store.repair_drift(index_text)
+        self.index_checked = True
         if drift:
             log.warning("index out of step with the memories table, repaired: %s", drift.describe())
             self.indexer.notify()
@@ -164,9 +179,44 @@ class MemoryService:
             self.write_daily_backlog(older_than_ms=0)
         self.embedder.start(delay=model_delay)
         self.indexer.start()
+        if not self.index_checked and self._index_check is None:
+            self._index_check = threading.Thread(target=self.check_index_beside, name="memvault-index-check",
+                                                 daemon=True)
+            self._index_check.start()
+
+    def check_index_beside(self) -> IndexDrift:
+        """The open's index check, on a connection of its own, while the server already answers.
+
+        Drift (a memory without keyword row or vector, rows of memories gone) never comes from a crash:
+        every write is one transaction (tests/test_crash.py finds none after kill -9, before any
+        repair). It comes from an outside edit (the sqlite3 shell, a file restored beside its WAL) or
+        a bug, which no clean-close marker can see -- an edit after a clean close leaves the marker
+        as it was -- and hooks write between sessions, so a marker of "unchanged since checked" would
+        send the usual start down the slow path anyway. So a server checks every time, but after
+        `initialize` instead of before it. Meanwhile recall is incomplete, never wrong: a memory
+        without its keyword row or vector is found one way fewer, and rows left by a deleted or
+        forgotten memory are dropped by recall's own live-memory filter (tests/test_crash.py).
+        """
+        try:
+            side = self.db.beside()
+            try:
+                drifted = self.store.has_drift(side)
+            finally:
+                if side is not self.db:
+                    side.close()
+            if drifted:
+                return self._repair_drift()  # one write; it reads the drift again under the lock
+            self.index_checked = True
+        except Exception:  # noqa: BLE001 - the server keeps serving; the next start checks again
+            log.exception("the index check after start failed")
+        return IndexDrift()
 
     def close(self) -> None:
         self.indexer.stop()
+        if self._index_check is not None:
+            # Joined, not abandoned: its repair writes through self.db, and a check cut short would
+            # report nothing (a 1M store's check takes ~7 s; a server usually lives far longer).
+            self._index_check.join()
         self.db.close()
 
     # -- threads --------------------------------------------------------------
