@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
 from contextlib import suppress
 from collections.abc import Callable
@@ -197,6 +198,11 @@ class MemoryService:
         without its keyword row or vector is found one way fewer, and rows left by a deleted or
         forgotten memory are dropped by recall's own live-memory filter (tests/test_crash.py).
         """
+        # Lowest-but-one CPU priority for this thread alone (Linux: a thread id is a setpriority target):
+        # at 1M memories the reads take ~7 s of a core, and the model load and the first recalls of a
+        # 2-core machine must not queue behind them. SQLite runs them without the GIL.
+        with suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 15)
         try:
             side = self.db.beside()
             try:
