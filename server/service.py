@@ -31,6 +31,7 @@ from server.recall import Found, ReadPath
 from server.guard.redact import redact
 from server import shown
 from server.guard.instructions import instruction_flags
+from server.guard.lazyre import compile_all
 from server.storage.opener import make_store, open_database, sqlite_open_error
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
@@ -180,10 +181,23 @@ class MemoryService:
             self.write_daily_backlog(older_than_ms=0)
         self.embedder.start(delay=model_delay)
         self.indexer.start()
+        warm = threading.Timer(model_delay, self._warm_up)  # after `initialize`, as the model load
+        warm.daemon = True
+        warm.start()
         if not self.index_checked and self._index_check is None:
             self._index_check = threading.Thread(target=self.check_index_beside, name="memvault-index-check",
                                                  daemon=True)
             self._index_check.start()
+
+    @staticmethod
+    def _warm_up() -> None:
+        """Pay the first recall's one-time costs here, in the background: the guards' and the statement
+        rules' regexes (compiled on first use) and the stemmer's import, ~0.5 s of a 100k store's first
+        recall (bench/first_recall.py). A hook process never runs this: it keeps its imports light."""
+        # lazy: a server's background work only (see above); a hook process must not import these
+        import snowballstemmer.english_stemmer  # noqa: F401
+
+        compile_all()
 
     def check_index_beside(self) -> IndexDrift:
         """The open's index check, on a connection of its own, while the server already answers.
