@@ -225,6 +225,10 @@ class MemoryService:
                 if side is not self.db:
                     side.close()
             if drifted:
+                # The repair holds this process's connection (recalls wait for it): back to normal
+                # priority where allowed (lowering nice back needs privilege; else it stays niced).
+                with suppress(AttributeError, OSError):
+                    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 0)
                 return self._repair_drift()  # one write; it reads the drift again under the lock
             self.index_checked = True
         except Exception:  # noqa: BLE001 - the server keeps serving; the next start checks again
