@@ -24,14 +24,15 @@ def configured_embedder(settings: Settings) -> Embedder:
     )
 
 
-def open_service(settings: Settings, check_model: bool = True) -> MemoryService:
+def open_service(settings: Settings, check_model: bool = True, check_index: bool = True) -> MemoryService:
     """The service over the configured store and embedder, the model checked unless told not to.
 
     MEMVAULT_EMBED_PRECISION=auto (the default) runs the graph the store's vectors were made with
     (float32 for a store embedded before int8 became the default; int8 for a new one): the
-    embedder follows the store before its model loads and before the check."""
+    embedder follows the store before its model loads and before the check. `check_index=False`
+    leaves the index check (whole-table reads) to start_background, which a server calls."""
     embedder = configured_embedder(settings)
-    service = MemoryService.open(settings, embedder, system_clock, check_model=False)
+    service = MemoryService.open(settings, embedder, system_clock, check_model=False, check_index=check_index)
     try:
         if isinstance(embedder, MiniLMEmbedder):
             embedder.follow_store(service.store.get_meta("embedding_model"))

@@ -440,6 +440,11 @@ def gather(store: SearchIndex, query: str, query_vector: np.ndarray | None, scop
     if not candidates:
         return None
     rows = store.get(candidates)
+    if len(rows) < len(candidates):
+        # Index rows of a memory gone from `memories` (an outside edit): drift that the server's check
+        # repairs after start; until then such an id is no candidate (it has no row to show).
+        dense, keyword, ident_hits = ({m: v for m, v in d.items() if m in rows} for d in (dense, keyword, ident_hits))
+        nearest &= rows.keys()
     # A replaced memory that matches brings what replaced it along: the current fact is shown
     # (first) whenever the stale one is found, even if the stale one words the query better.
     chains: dict[int, tuple[int, ...]] = {}

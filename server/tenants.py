@@ -55,7 +55,8 @@ class Tenants:
     @classmethod
     def open(cls, settings: Settings, require_identity: bool) -> Tenants:
         """One service per tenant over the configured store (server.compose): the HTTP server's and the web page's."""
-        return cls(open_service(settings), require_identity=require_identity)
+        # The index check runs in start_background's thread, not before the server answers.
+        return cls(open_service(settings, check_index=False), require_identity=require_identity)
 
     def current(self) -> MemoryService:
         """The service of the tenant the current request acts for."""

@@ -37,7 +37,7 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     # and two hosts that disagree about MEMVAULT_HOME would otherwise keep two stores unawares.
     origin = "MEMVAULT_HOME" if os.environ.get("MEMVAULT_HOME") else "the default; set MEMVAULT_HOME to choose"
     logging.getLogger("memvault").info("data directory: %s (%s)", settings.home, origin)
-    service = open_service(settings)
+    service = open_service(settings, check_index=False)  # checked after `initialize` (start_background)
     logging.getLogger("memvault").info(
         "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
     )

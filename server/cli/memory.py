@@ -35,9 +35,11 @@ ORIGIN = "memvault cli"
 
 def _open(settings: Settings, model: bool = False) -> Any:
     """The service of this process's namespace. `model`: check the store's embedding model
-    (only recall embeds); the model itself loads only when a recall needs it."""
+    (only recall embeds); the model itself loads only when a recall needs it. No index check: a
+    command of the terminal pays no whole-table read (a server, or `memvault doctor --fix`, repairs;
+    a drifted index finds fewer memories, never wrong ones)."""
 
-    return open_service(settings, check_model=model)
+    return open_service(settings, check_model=model, check_index=False)
 
 
 def _text(value: str) -> str:

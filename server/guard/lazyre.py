@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import re
+import weakref
+
+#: Every LazyRe made, for compile_all (weak: a pattern made and dropped is not kept alive by this).
+_made: weakref.WeakSet[LazyRe] = weakref.WeakSet()
 
 
 class LazyRe:
@@ -15,6 +19,7 @@ class LazyRe:
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self.pattern, self.flags = pattern, flags
+        _made.add(self)
 
     def _compile(self) -> re.Pattern[str]:
         p = re.compile(self.pattern, self.flags)
@@ -44,3 +49,12 @@ class LazyRe:
 
     def findall(self, *args: object) -> list:  # type: ignore[type-arg]
         return self._compile().findall(*args)  # type: ignore[arg-type]
+
+
+def compile_all() -> int:
+    """Compile every pattern not compiled yet (a server, in the background after it answers `initialize`,
+    so that its first recall or remember does not pay them); returns how many it compiled."""
+    waiting = [p for p in list(_made) if "search" not in vars(p)]
+    for pattern in waiting:
+        pattern._compile()
+    return len(waiting)

@@ -107,6 +107,11 @@ class Database(Protocol):
         """The database as seen by another tenant: PostgreSQL confines the same pool to it (row-level
         security); SQLite returns itself (a store's namespace confines every statement)."""
 
+    def beside(self) -> Database:
+        """A connection of its own for a long read in another thread (the start-up index check), so the
+        read holds up nothing else; the caller closes it. PostgreSQL (a pool) and an in-memory SQLite
+        database return themselves."""
+
     def close(self) -> None: ...
 
 
@@ -378,7 +383,8 @@ class Transactions(Namespaced, Protocol):
     def repair_drift(self, text_of: Callable[[str], str]) -> IndexDrift:
         """Find index drift and repair it in one write (after a cheap read found some); returns what it fixed."""
 
-    def has_drift(self) -> bool: ...
+    def has_drift(self, db: Database | None = None) -> bool:
+        """Whether the index is out of step with `memories`, read through `db` (default: the store's own)."""
     def save_thread(self, thread: str, now: int, **fields: Any) -> None:
         """Touch the thread and set these of its fields (title, system_prompt, archived)."""
 

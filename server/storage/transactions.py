@@ -118,8 +118,9 @@ class Transactions:
             self.repair_index(conn, drift, text_of)
         return drift
 
-    def has_drift(self) -> bool:
-        with self.db.read() as conn:
+    def has_drift(self, db: Any = None) -> bool:
+        """Whether the index is out of step (read through `db`, a Database.beside(), default the store's own)."""
+        with (db or self.db).read() as conn:
             return bool(self.index_drift(conn))
 
     # -- threads and prompts ----------------------------------------------------------

@@ -205,6 +205,10 @@ class PgDatabase:
     def read(self) -> Any:
         return self._transaction(write=False)
 
+    def beside(self) -> PgDatabase:
+        """Itself: each read takes its own connection from the pool."""
+        return self
+
     def close(self) -> None:
         self.pool.close()
 

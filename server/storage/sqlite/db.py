@@ -333,6 +333,11 @@ class Database:
                 self._aside = Database(self.path, self.write_wait)
             return self._aside
 
+    def beside(self) -> Database:
+        """A new connection to the file for a long read in another thread (the caller closes it): reads on
+        this connection hold its lock, so a whole-table read here would stall every recall."""
+        return self if self.path == ":memory:" else Database(self.path, self.write_wait)
+
     def _outside_transaction(self) -> bool:
         if not self._lock.acquire(blocking=False):
             return True  # another thread holds the connection: not this thread's transaction
