@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from server import ranking
 from server.clock import from_millis
+from server.frozen import record
 from server.models import CONVERSATION_KIND, linkable
 from server.storage.protocol import KeywordQuery, MemoryRow, PossibleUpdate, Scope, SearchIndex, TurnRef
 from server.textindex import query_terms
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-@dataclass(frozen=True)
+@record
 class Hit:
     memory_id: int
     score: float
@@ -171,7 +172,7 @@ def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int
 _BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memvault-keyword")
 
 
-@dataclass(frozen=True)
+@record
 class KeywordFound:
     """A query's keyword hits ({id: rank}, keyword_hits) and its plan's share of terms no memory holds."""
 
@@ -419,7 +420,7 @@ def search(  # noqa: PLR0913
     return [] if found is None else arrange(store, query, found, fuse(query, found, k), k, scope)
 
 
-@dataclass(frozen=True)
+@record
 class Candidates:
     """What a query's searches found (gather): each candidate's row and ranking.Doc, and the signals."""
 
