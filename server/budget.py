@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from server.frozen import record
+
 # Words (ASCII letters/digits/_ runs) and every other non-space character on its own.
 _PIECE_RE = re.compile(r"[A-Za-z0-9_]+|[^\sA-Za-z0-9_]")
 
@@ -85,7 +87,7 @@ class Part:
             raise ValueError(f"Part {self.name!r}: drop must be 'last' or 'first', not {self.drop!r}")
 
 
-@dataclass(frozen=True)
+@record
 class PartReport:
     """What happened to one part. ``status``: "kept", "trimmed", "left out" or "empty"."""
 
@@ -98,7 +100,7 @@ class PartReport:
     note: str = ""  # human-readable; "" when kept whole
 
 
-@dataclass(frozen=True)
+@record
 class Assembly:
     """The fitted context: ``text`` (≤ ``budget`` tokens) and what was trimmed."""
 
@@ -116,7 +118,7 @@ class Assembly:
 # --------------------------------------------------------------------------- rendering
 
 
-@dataclass(frozen=True)
+@record
 class _State:
     """A reduced part: items kept as a slice, text kept up to ``cut`` (None = all)."""
 

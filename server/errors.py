@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from server.frozen import record
 
 
 class MemvaultError(Exception):
@@ -49,7 +50,7 @@ _CALL = re.compile(r"curate_memory\((?P<args>[^()]*)\)")
 _ARG = re.compile(r"(\w+)=(\[[^\]]*\]|\"[^\"]*\"|'[^']*'|[\w.-]+)")
 
 
-@dataclass(frozen=True)
+@record
 class Call:
     """A curate_memory call a message suggests, for an edge to say in its own words."""
 

@@ -31,12 +31,12 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from server import search
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
+from server.frozen import record
 from server.models import is_statement, linkable
 from server.storage.protocol import Database, KeywordQuery, MemoryRow, PossibleUpdate, Scope, SearchIndex, Store
 from server.updates import CountedWeights, model
@@ -113,7 +113,7 @@ class ThreadWeights(CountedWeights):
         super().__init__(lambda word: search.term_frequency(store, word, scope), search.scope_size(store, scope))
 
 
-@dataclass(frozen=True)
+@record
 class Linked:
     """A link a write made: `older` is now superseded by `newer`."""
 
@@ -306,7 +306,7 @@ class UpdateLinker:
         return made, len(done)
 
 
-@dataclass(frozen=True)
+@record
 class OpenQuestion:
     """A later memory recorded as possibly updating an earlier one (storage PossibleUpdate), both current:
     one the assistant or the person can settle with supersede, or with keep (both stay current)."""

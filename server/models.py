@@ -7,8 +7,9 @@ on first use (PEP 562), so `from server.models import RecallResult` keeps workin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from server.frozen import record
 
 if TYPE_CHECKING:
     from server.config import Settings
@@ -52,7 +53,7 @@ GLOBAL_THREAD = "global"
 ALL_THREADS = "*"
 
 
-@dataclass(frozen=True)
+@record
 class Principal:
     """Who is calling: the tenant a store is confined to, and the user and agent behind a write.
 

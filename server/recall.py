@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from server import ranking
@@ -52,6 +51,7 @@ from server.embedding.backfill import Indexer
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
 from server.files.index import FileIndex
+from server.frozen import record
 from server.search import Hit, KeywordFound, arrange, fuse, gather, keyword_started
 from server.storage.protocol import Database, Scope, Store
 from server.linker import UpdateLinker
@@ -71,7 +71,7 @@ MAX_UNMARKED = 1000
 WEAK_MATCH = ranking.WEAK_MATCH
 
 
-@dataclass(frozen=True)
+@record
 class Found:
     """What a recall found, before it becomes a RecallResult (MemoryService.find)."""
 

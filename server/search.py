@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from server import ranking
 from server.clock import from_millis
+from server.frozen import record
 from server.models import CONVERSATION_KIND, linkable
 from server.storage.protocol import KeywordQuery, MemoryRow, PossibleUpdate, Scope, SearchIndex, TurnRef
 from server.textindex import query_terms
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-@dataclass(frozen=True)
+@record
 class Hit:
     memory_id: int
     score: float
@@ -127,7 +128,9 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope, budget: int | Non
     if not rare:
         return KeywordPlan(missing=missing)
     window = budget if total > budget else None
-    drop = _common(store, rare, scope) if window is None else set()
+    # Unwindowed, every rare term's matches were counted in full (they fit the budget): the most of them
+    # bounds how large a scope can hold a common one, so its size is counted no further than that.
+    drop = _common(store, rare, scope, most=max(counts[t] for t in rare)) if window is None else set()
     return KeywordPlan(tuple(t for t in rare if t not in drop) or tuple(rare), tuple(common), window, missing)
 
 
@@ -169,7 +172,7 @@ def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int
 _BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memvault-keyword")
 
 
-@dataclass(frozen=True)
+@record
 class KeywordFound:
     """A query's keyword hits ({id: rank}, keyword_hits) and its plan's share of terms no memory holds."""
 
@@ -205,10 +208,21 @@ def common_terms(store: SearchIndex, query: str, scope: Scope) -> set[str]:
     return _common(store, query_terms(query), scope)
 
 
-def _common(store: SearchIndex, terms: list[str], scope: Scope) -> set[str]:
+def _common(store: SearchIndex, terms: list[str], scope: Scope, most: int | None = None) -> set[str]:
+    """`most`: no term is in more of the scope's memories than this (a term's memories holding it in
+    their own text are some of its matches, keyword_plan's counts). A term is common when it is in more
+    than COMMON_TERM_SHARE of the scope, which a scope of over most / share memories rules out: its size
+    is counted no further (at 100k memories in a thread, the whole count was ~10 ms of every hook prompt
+    to learn that none of a query's rare terms, each in a few hundred, could be common)."""
     if scope.threads is None or ranking.COMMON_TERM_SHARE >= 1:
         return set()
-    size = scope_size(store, scope)
+    if most is None:
+        size = scope_size(store, scope)
+    else:
+        cap = int(most / ranking.COMMON_TERM_SHARE) + 1
+        size = store.scope_size(scope, cap)
+        if size >= cap:
+            return set()
     if size < ranking.COMMON_TERM_MIN_SCOPE:
         return set()
     limit = ranking.COMMON_TERM_SHARE * size
@@ -406,7 +420,7 @@ def search(  # noqa: PLR0913
     return [] if found is None else arrange(store, query, found, fuse(query, found, k), k, scope)
 
 
-@dataclass(frozen=True)
+@record
 class Candidates:
     """What a query's searches found (gather): each candidate's row and ranking.Doc, and the signals."""
 

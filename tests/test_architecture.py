@@ -30,8 +30,8 @@ BACKENDS = ("server.storage.sqlite", "server.storage.pg")
 OPENER = "server.storage.opener"
 EDGES = ("server.app", "server.http")
 #: What storage may build on: the plain core modules that know nothing of services.
-STORAGE_MAY_IMPORT = ("server.storage", "server.errors", "server.clock", "server.config", "server.models",
-                      "server.textindex", "server.ranking", "server.validation")
+STORAGE_MAY_IMPORT = ("server.storage", "server.errors", "server.clock", "server.frozen", "server.config",
+                      "server.models", "server.textindex", "server.ranking", "server.validation")
 
 
 def _name(path: Path) -> str:
@@ -245,7 +245,7 @@ def _reach(prefix: str) -> set[str]:
 #: Above the update rules: what ranks with them (search), runs them on write (the linker), and serves.
 ABOVE_UPDATES = ("server.search", "server.linker", "server.service")
 #: What the guards may build on: nothing of the store, search or the service.
-GUARD_MAY_IMPORT = ("server.guard", "server.errors", "server.clock")
+GUARD_MAY_IMPORT = ("server.guard", "server.errors", "server.clock", "server.frozen")
 
 
 def test_the_update_rules_reach_nothing_above_them():

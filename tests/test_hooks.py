@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import shutil
 import sqlite3
 import sys
@@ -562,6 +563,52 @@ def test_an_injection_hook_process_does_not_import_the_capture_code(env):
                           cwd=Path(__file__).resolve().parent.parent)
     assert run_.returncode == 0, run_.stderr
     assert json.loads(run_.stdout.splitlines()[-1]) == {"injected": True, "capture": []}
+
+
+def test_a_hook_with_no_server_to_ask_does_not_import_socket(env):
+    """socket (with selectors and array) is for handing the event to a running server's relay; with no relay
+    socket in the store's folder the hook works alone and never needs it (~2.5 ms of CPU, bench/hooks.py)."""
+    import subprocess
+    import sys
+
+    stop(env)
+    payload = {"session_id": "later", "cwd": str(env["repo"]), "prompt": "what is the staging host?",
+               "hook_event_name": "UserPromptSubmit"}
+    probe = (
+        "import io, json, sys\n"
+        "from server.hooks.run import main\n"
+        "out = io.StringIO()\n"
+        f"main('prompt', None, foreground=True, stdin=io.BytesIO({json.dumps(payload).encode()!r}), stdout=out)\n"
+        "print(json.dumps({'injected': 'stg-orders.internal' in out.getvalue(), 'socket': 'socket' in sys.modules}))\n"
+    )
+    run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert run_.returncode == 0, run_.stderr
+    assert json.loads(run_.stdout.splitlines()[-1]) == {"injected": True, "socket": False}
+
+
+def test_the_command_line_s_hook_path_does_not_import_argparse(env):
+    """`memvault hook` reads its few options by hand (command.hook_arguments); argparse, with gettext and
+    locale, is for the other commands' parser (~2 ms of every hook's CPU, bench/hooks.py)."""
+    import subprocess
+    import sys
+
+    stop(env)
+    payload = {"session_id": "later", "cwd": str(env["repo"]), "prompt": "what is the staging host?",
+               "hook_event_name": "UserPromptSubmit"}
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['memvault', 'hook', 'prompt']\n"
+        "try:\n"
+        "    runpy.run_module('server', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('argparse' in sys.modules)\n"
+    )
+    run_ = subprocess.run([sys.executable, "-c", probe], input=json.dumps(payload), capture_output=True, text=True,
+                          timeout=60, cwd=env["repo"], env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert run_.returncode == 0, run_.stderr
+    assert "stg-orders.internal" in run_.stdout and run_.stdout.splitlines()[-1] == "False"
 
 
 def test_a_hook_process_keeps_storing_while_a_server_embeds_what_it_wrote(settings):

@@ -13,7 +13,7 @@ import threading
 import pytest
 from mcp import Client
 
-from server import ranking
+from server import ranking, search
 from server.app import build_server
 from server.search import KeywordPlan, keyword_hits, keyword_plan, keyword_query, keyword_started
 from server.storage.protocol import KeywordQuery, Scope
@@ -140,6 +140,25 @@ def test_thread_common_rare_terms_are_still_dropped_in_a_thread(service):
         service.remember(f"acme invoice {n}" + (" billing" if n % 10 == 0 else ""), thread="acme")
     plan = keyword_plan(service.store, "acme billing", Scope(threads=("acme", "")))
     assert plan.rare == ("billing",)  # "acme" is in every memory of the thread
+
+
+def test_a_thread_too_large_for_any_rare_term_to_be_common_is_counted_no_further(service, monkeypatch):
+    """A rare term is in at most its counted matches (here 6), so a thread of more than 6 / COMMON_TERM_SHARE
+    memories cannot make it common: the thread's size is counted up to that and no term's frequency is
+    counted at all (a hook prompt at 100k memories counted the whole thread for this). The plan is the same."""
+    for n in range(60):
+        service.remember(f"invoice {n}" + (" billing" if n % 10 == 0 else ""), thread="acme")
+    scope = Scope(threads=("acme",))
+    store = service.store
+    sizes, frequencies = [], []
+    real_size, real_frequency = store.scope_size, store.document_frequency
+    monkeypatch.setattr(store, "scope_size", lambda *a: sizes.append(a[1:]) or real_size(*a))
+    monkeypatch.setattr(store, "document_frequency", lambda *a: frequencies.append(a) or real_frequency(*a))
+    plan = keyword_plan(store, "billing", scope)
+    assert plan == KeywordPlan(rare=("billing",))
+    assert sizes == [(int(6 / ranking.COMMON_TERM_SHARE) + 1,)] and frequencies == []
+    assert real_size(scope, 31) == 31 and real_size(scope) == 60 and real_size(scope, 100) == 60
+    assert search.common_terms(store, "billing", scope) == set()  # the uncapped answer: the same
 
 
 @pytest.mark.anyio

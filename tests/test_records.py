@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib
+import inspect
 import pickle
 
 import pytest
@@ -14,6 +16,17 @@ from server.storage.records import MemoryDump, MemoryRow, Scope, record
 
 RECORDS = [v for v in vars(records).values()
            if isinstance(v, type) and dataclasses.is_dataclass(v) and v.__module__ == records.__name__]
+#: The plain frozen dataclasses a hook process imports beyond storage's, made by `record` (server.frozen) too.
+HOOK_PATH = {"server.budget": ("Assembly", "PartReport", "_State"), "server.errors": ("Call",),
+             "server.files.dailylog": ("DailyEntry",), "server.files.markdown": ("Unit",),
+             "server.guard.redact": ("Redaction", "RedactionResult"), "server.hooks.inject": ("Injection",),
+             "server.hooks.protocol": ("HookInput",), "server.linker": ("Linked", "OpenQuestion"),
+             "server.models": ("Principal",), "server.recall": ("Found",),
+             "server.search": ("Candidates", "Hit", "KeywordFound"), "server.storage.dialect": ("Dialect",),
+             "server.storage.sqlite.migrations": ("SchemaContext",),
+             "server.updates.model": ("Candidate", "Judgement", "Link", "Verdict"),
+             "server.updates.rules": ("Judgement",), "server.updates.statements": ("Statement", "Token")}
+HOOK_RECORDS = [getattr(importlib.import_module(module), name) for module, names in HOOK_PATH.items() for name in names]
 
 
 def _standard_twin(cls: type) -> type:
@@ -33,7 +46,11 @@ def test_every_record_of_the_module_is_made_by_record():
     assert all("__record_values__" in cls.__dict__ for cls in RECORDS)
 
 
-@pytest.mark.parametrize("cls", RECORDS, ids=lambda c: c.__name__)
+def test_the_hook_path_s_plain_frozen_dataclasses_are_made_by_record():
+    assert all("__record_values__" in cls.__dict__ for cls in HOOK_RECORDS)
+
+
+@pytest.mark.parametrize("cls", RECORDS + HOOK_RECORDS, ids=lambda c: f"{c.__module__}.{c.__name__}")
 def test_a_record_behaves_as_a_frozen_dataclass(cls):
     twin = _standard_twin(cls)
     values = _values(cls)
@@ -67,6 +84,31 @@ def test_a_subclass_record_compares_by_its_own_fields_and_class():
     assert isinstance(dump, MemoryRow) and dump.user == "u" and dump.pinned is False
     assert dump != row and dump == MemoryDump(**dataclasses.asdict(row), user="u")
     assert Scope() == Scope() and Scope(threads=()) != Scope()
+
+
+def test_a_record_without_a_docstring_gets_the_standard_one_without_asking_inspect(monkeypatch):
+    """The standard decorator documents such a class by its signature; record writes the same text itself
+    (asking inspect before __init__ existed parsed object.__init__'s text signature, tokenize's regular
+    expressions compiled in every hook process, to print "Name()")."""
+    monkeypatch.setattr(inspect, "signature", lambda *a, **k: pytest.fail("inspect.signature was asked"))
+
+    @record
+    class Plain:
+        name: str
+        count: int = 0
+        label: str | None = "x"
+
+    @record
+    class Documented:
+        """Said here."""
+
+        name: str
+
+    assert Plain.__doc__ == "Plain(name: 'str', count: 'int' = 0, label: 'str | None' = 'x')"
+    assert Documented.__doc__ == "Said here."
+    monkeypatch.undo()
+    assert Plain.__doc__ == _standard_twin(Plain).__doc__
+    assert records.Thread.__doc__ == _standard_twin(records.Thread).__doc__
 
 
 def test_record_refuses_what_it_does_not_make():

@@ -15,16 +15,19 @@ settings, sets up logging (stderr only) and maps errors to the exit codes in out
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from server import __version__
 from server.cli.output import INTERRUPTED, NOT_FOUND, USAGE, Output
 from server.config import Settings
 from server.errors import MemvaultError, NotFound, SetupError
 from server.hooks import command as hook_commands
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def _configure_logging(level: str) -> None:
@@ -40,6 +43,8 @@ def _configure_logging(level: str) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
+    import argparse  # lazy: with gettext and locale ~2 ms of every hook's CPU, and a hook never parses with it
+
     # The commands load here, not at the top: `memvault hook` (run by the host on every prompt) skips the
     # parser, and importing them would add ~40 ms to its ~70 ms (python -X importtime, 2 cores).
     from server.cli import admin, doctor, memory

@@ -26,9 +26,10 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from datetime import time as clock_time
+
+from server.frozen import record
 
 try:  # POSIX advisory locks
     import fcntl
@@ -42,7 +43,7 @@ except ImportError:
 
 
 
-@dataclass(frozen=True)
+@record
 class DailyEntry:
     """One line of a daily log. ``at`` and ``line`` are filled in by ``parse_daily``."""
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass
+
+from server.frozen import record
 
 
 
 
-@dataclass(frozen=True)
+@record
 class Unit:
     """A searchable piece of SOUL.md / MEMORY.md: one bullet (with its continuation lines,
     nested bullets included) or one paragraph or one fenced code block.

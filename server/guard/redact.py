@@ -61,8 +61,8 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass
 
+from server.frozen import record
 from server.guard.lazyre import LazyRe as _LazyRe
 from server.guard.secret_assignments import (
     KEYWORDS,
@@ -78,7 +78,7 @@ from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 __all__ = ["KINDS", "Redaction", "RedactionResult", "identifier_secrets", "marker", "redact"]
 
 
-@dataclass(frozen=True)
+@record
 class Redaction:
     """One secret: its kind and its ``[start, end)`` offsets in the original text."""
 
@@ -87,7 +87,7 @@ class Redaction:
     end: int
 
 
-@dataclass(frozen=True)
+@record
 class RedactionResult:
     text: str
     redactions: tuple[Redaction, ...]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -35,6 +34,7 @@ from server.files.index import FILE_SOURCE
 from server.files.folder import MEMORY_FILE, SOUL_FILE
 from server.files.markdown import strip_comments
 from server.files.promote import for_thread
+from server.frozen import record
 from server.hooks.commands import PURPOSES, command_purpose
 from server.models import CONVERSATION_KIND
 from server.updates.newer_first import OUTDATED_LABEL
@@ -100,7 +100,7 @@ terima kasih makasih halo ya tidak oke baik cam on xin chao vang
 _COMMAND_IN = re.compile(r"command that worked: `([^`]+)`")
 
 
-@dataclass(frozen=True)
+@record
 class Injection:
     text: str  # "" = inject nothing
     ids: tuple[int, ...] = ()

@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from server.frozen import record
 
 #: The events `memvault hook` answers, in the words of its command line.
 EVENTS = ("session-start", "prompt", "pre-compact", "stop", "session-end")
@@ -47,7 +48,7 @@ class BadInput(ValueError):
     """The host's stdin is not a hook event we can use (logged; the hook still exits 0)."""
 
 
-@dataclass(frozen=True)
+@record
 class HookInput:
     host: str
     event: str

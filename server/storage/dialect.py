@@ -8,10 +8,10 @@ against pgvector, row-level security) stays in the backend's own package.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from server.frozen import record
 
 
-@dataclass(frozen=True)
+@record
 class Dialect:
     name: str
     #: The DB-API placeholder: sqlite3's `?`, psycopg's `%s`.

@@ -5,7 +5,6 @@ protocols of server.storage.protocol; the backend packages are imported here onl
 
 from __future__ import annotations
 
-import argparse
 import errno
 from typing import TYPE_CHECKING
 
@@ -13,6 +12,8 @@ from server.config import Settings
 from server.errors import DataDirUnusable, MemvaultError, SetupError, StoreBusy, StoreDamaged, StoreReadOnly
 
 if TYPE_CHECKING:
+    import argparse
+
     from server.storage.protocol import Database, Store, TokenTable
 
 

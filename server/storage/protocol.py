@@ -205,8 +205,9 @@ class SearchIndex(Memories, Protocol):
     def document_frequency(self, query: KeywordQuery, scope: Scope) -> int:
         """How many live memories in `scope` match `query`."""
 
-    def scope_size(self, scope: Scope) -> int:
-        """Live memories a search over `scope` covers (kind/time/tag filters ignored)."""
+    def scope_size(self, scope: Scope, cap: int | None = None) -> int:
+        """Live memories a search over `scope` covers (kind/time/tag filters ignored), counting no
+        further than `cap` when given (cost bounded by it)."""
 
     def knn(self, vector: np.ndarray, k: int, scope: Scope) -> dict[int, float]:
         """The nearest live memories as {id: cosine distance}, nearest first, every filter applied before the cut."""

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from server.frozen import record
 from server.updates import rules
 from server.updates.coefficients import COEFFICIENTS, INTERCEPT, MODEL_ID
 from server.updates.old_values import restated_old
@@ -147,7 +147,7 @@ def least(signals_: dict[str, float]) -> float:
     return QUOTED_THRESHOLD if signals_["quotes_old"] else RULE_THRESHOLD
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     probability: float
     reason: str
@@ -179,7 +179,7 @@ def assess(old: Statement, new: Statement, cosine: float | None, weights: rules.
     return Verdict(p, reason, linked=p >= least(f))
 
 
-@dataclass(frozen=True)
+@record
 class Candidate:
     """An earlier (or later) memory of the same thread a new one may update."""
 
@@ -189,7 +189,7 @@ class Candidate:
     cosine: float | None
 
 
-@dataclass(frozen=True)
+@record
 class Link:
     older: int
     newer: int
@@ -197,7 +197,7 @@ class Link:
     reason: str
 
 
-@dataclass(frozen=True)
+@record
 class Judgement:
     """What judging a new memory found: the update link it makes, and when it makes none, the earlier
     memory it most probably updates all the same (`possible`, with the probability: at least POSSIBLE)."""

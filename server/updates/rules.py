@@ -61,10 +61,10 @@ import difflib
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 # The analysis of one text lives in server.updates.statements; its names are re-exported here for callers.
+from server.frozen import record
 from server.updates.old_values import BARE_NUMBER, MEASURES, inside, restated_old, spelled_apart, units
 from server.updates.statements import (
     HEX,
@@ -267,7 +267,7 @@ def _unglued(words: Sequence[str]) -> Sequence[str]:
     return words[start:end] or words
 
 
-@dataclass(frozen=True)
+@record
 class Judgement:
     score: float
     reason: str

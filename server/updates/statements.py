@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from functools import lru_cache
 
+from server.frozen import record
 from server.guard.lazyre import LazyRe
 
 #: A number written with thousands separators ("€25,000", "1,000,000 rows") is one value.
@@ -244,7 +244,7 @@ def stem(word: str) -> str:
     return _stemmer().stemWord(_IRREGULAR.get(word, word))
 
 
-@dataclass(frozen=True)
+@record
 class Token:
     raw: str
     norm: str  # what two memories compare: a stem for words and names, the lowercase form otherwise
@@ -306,7 +306,7 @@ def _fts_word(token: Token) -> str:
     return token.raw.strip("`").lower()
 
 
-@dataclass(frozen=True)
+@record
 class Statement:
     """What the rules need to know about one memory's text."""
 

@@ -82,12 +82,15 @@ class PgSearch(PgStoreBase):
         with self.db.read() as conn:
             return conn.execute(sql, params).fetchone()[0]
 
-    def scope_size(self, scope: Scope) -> int:
+    def scope_size(self, scope: Scope, cap: int | None = None) -> int:
         sql = "SELECT count(*) FROM memories WHERE deleted_at IS NULL"
         params: list[Any] = []
         if scope.threads is not None:
             sql += " AND thread = ANY(%s)"
             params.append(list(scope.threads))
+        if cap is not None:
+            sql = f"SELECT count(*) FROM ({sql.replace('count(*)', '1', 1)} LIMIT %s) AS capped"
+            params.append(cap)
         with self.db.read() as conn:
             return conn.execute(sql, params).fetchone()[0]
 

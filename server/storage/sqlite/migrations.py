@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from server.errors import SetupError
+from server.frozen import record
 from server.storage.sqlite import fts
 from server.storage.sqlite.db import Database
 from server.textindex import index_text
@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 
-@dataclass(frozen=True)
+@record
 class SchemaContext:
     dimensions: int
 

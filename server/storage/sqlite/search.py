@@ -154,8 +154,8 @@ class SqliteSearch(SqliteStoreBase):
         with self.db.read() as conn:
             return conn.execute(sql, (self.namespace, expression)).fetchone()[0]
 
-    def scope_size(self, scope: Scope) -> int:
-        """Live memories a search over `scope` covers (kind/time/tag filters ignored)."""
+    def scope_size(self, scope: Scope, cap: int | None = None) -> int:
+        """Live memories a search over `scope` covers (kind/time/tag filters ignored), up to `cap` when given."""
         # The live-content index holds exactly the live rows, so the count never reads the table;
         # left to itself the planner walks memories_by_time and reads every row for deleted_at
         # (at 100k memories in one thread: 70-110 ms against 16-21 ms, paid by every hook prompt).
@@ -164,6 +164,9 @@ class SqliteSearch(SqliteStoreBase):
         if scope.threads is not None:
             sql += f" AND thread IN {_in(scope.threads)}"
             params.extend(scope.threads)
+        if cap is not None:  # LIMIT stops the index walk at `cap` rows
+            sql = f"SELECT count(*) FROM ({sql.replace('count(*)', '1', 1)} LIMIT ?)"
+            params.append(cap)
         with self.db.read() as conn:
             return conn.execute(sql, params).fetchone()[0]
 
