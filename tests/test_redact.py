@@ -1125,6 +1125,8 @@ def _uuid(seed: int) -> str:
     ("export CLAY_KEY=" + fake(20, HEX, seed=705), fake(20, HEX, seed=705)),
     ("cielo merchant key: " + fake(40, seed=706), fake(40, seed=706)),
     ('"shodan_api_key": "' + fake(32, seed=707) + '"', fake(32, seed=707)),
+    ("railway = " + _uuid(708), _uuid(708)),
+    ("weaviate key: " + fake(40, seed=709), fake(40, seed=709)),
 ])
 def test_a_scanner_provider_named_before_a_bare_random_value_is_caught(text: str, secret: str) -> None:
     assert secret not in redact(text).text, text

@@ -83,6 +83,12 @@ PROVIDERS: tuple[str, ...] = tuple(
     stytch surveymonkey teamwork telnyx todoist toggl tomtom typeform unsplash uptimerobot
     vonage nexmo webflow weatherstack wistia workable wrike yandex youneedabudget zapier zenrows
     zerobounce zeplin zoho zipcodeapi paddle mollie braintree checkout paymongo
+    railway upstash turso hasura convex clerk sanity strapi prismic datocms meilisearch typesense
+    bonsai logdna logzio papertrail coralogix honeybadger raygun instana lightstep checkly cronitor
+    statuscake pingdom runscope lemonsqueezy chargify bitpay nowpayments plivo sinch textmagic
+    clicksend telesign infobip mandrill customerio iterable braze moosend omnisend anthropic
+    replicate deepseek perplexity fireworks speechmatics resemble voiceflow weaviate qdrant zilliz
+    portkey openrouter novita baseten
     """.split()
 )
 # A provider word of everyday English: never the whole key alone ("harvest: ..." is prose).
