@@ -375,7 +375,7 @@ def _candidates(text: str) -> list[_Cand]:
         _url_credentials(text, out)
     _command_lines(low, text, out)
     provider_secrets(text, low, out)
-    if any(w in low for w in _AZURE_WORDS) and "==" in text:
+    if "==" in text and ("azure" in low or "cosmos" in low or "documentdb" in low):  # _AZURE_WORDS
         _azure_storage_keys(text, low, out)
     if "data:" in low and "secret" in low and _K8S_KIND.search(text):
         _kubernetes_secrets(text, out)

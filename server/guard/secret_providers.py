@@ -268,8 +268,8 @@ def provider_secrets(text: str, low: str, out: list[_Cand]) -> None:
     if runs:
         _provider_values(text, low, runs, out)
         _atlassian_pats(text, runs, out)
-    if any(a in low for a in _MNEMONIC_WORDS):
-        _mnemonics(text, low, out)
+    if "seed" in low or "phrase" in low or "mnemonic" in low or "bip" in low or "recovery" in low:
+        _mnemonics(text, low, out)  # (_MNEMONIC_WORDS, tested without a generator: every note pays it)
     if "sig=" in text:
         _sas_signatures(text, out)
 
