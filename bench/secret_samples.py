@@ -252,7 +252,33 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
         for template in ("{n}={s}", '{l}: "{s}"', "export {n}='{s}'"):
             secret = draw()
             out.append((kind, template.format(s=secret, n=name, l=name.lower()), secret))
+    # Session 32's third round: prefixes from the big scanners' lists, an Atlassian personal access token
+    # (base64 of a 12-digit id, ":" and 20 random bytes) and a BIP-39 seed phrase after the word naming it.
+    third = [("apify-token", "apify|_api_{36}"), ("browserbase-key", "bb|_live_{27}"),
+             ("ory-token", "ory|_pat_{32}"),
+             ("zuplo-key", "zp|ka_{32:HEX}_{8:HEX}"), ("runpod-key", "rp|a_{40:UPPER_DIGITS}")]
+    for kind, fmt in third:
+        draw = _generator(g, fmt)
+        for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
+            secret = draw()
+            out.append((kind, template.format(s=secret), secret))
+    for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
+        secret = J("Astra", "CS:") + g.rand(24, ALNUM[:52]) + ":" + g.rand(64, HEX)
+        out.append(("astra-db-token", template.format(s=secret), secret))
+    words = sorted(_bip39())
+    for template in ("WALLET_MNEMONIC={s}", 'seed phrase: "{s}"', "recovery phrase = {s}"):
+        secret = " ".join(g.rng.choice(words) for _ in range(12))
+        out.append(("mnemonic", template.format(s=secret), secret))
+    for template in ("JIRA_PAT={s}", 'confluence_token: "{s}"', "Authorization: Bearer {s}"):
+        secret = base64.b64encode(_digits(g, 12).encode() + b":" + g.rng.randbytes(20)).decode()
+        out.append(("atlassian-pat", template.format(s=secret), secret))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
+
+
+def _bip39() -> frozenset[str]:
+    from server.guard.secret_providers import bip39_words  # the server's copy of the list (bench-only import)
+
+    return bip39_words()
 
 
 def positives() -> list[tuple[str, str, str, str]]:

@@ -12,13 +12,16 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
 * **tuning-noseyparker** -- Nosey Parker's default rules' examples and negative examples
   (``noseyparker.json``): the held-out part of session 32's first round, a tuning corpus since
   its misses were shown.
-* **held-out** -- Kingfisher's (MongoDB) rules' examples and negative examples
-  (``kingfisher.json``, built fresh in session 32's second round); never tune on it and never read
-  its misses while tuning: it is reported apart, as counts only unless ``--show-held-out`` is given.
+* **tuning-kingfisher** -- Kingfisher's (MongoDB) rules' examples and negative examples
+  (``kingfisher.json``): built fresh as the held-out part of session 32's second round, a tuning
+  corpus since its misses were shown (third round). A part named ``held-out`` is reported as
+  counts only unless ``--show-held-out`` is given; there is none until a fresh corpus is built.
 * **benign**  -- each corpus' own false-positive examples, and the public benign notes of
   bench/data/injections_public.json (package docstrings mentioning prompts, pipes, curl...).
 
-A catch is a secret case whose ``secret`` no longer appears in redact()'s output; a false
+A catch is a secret case whose ``secret`` no longer appears in redact()'s output outside its
+``[REDACTED:<kind>]`` markers (a password that *is* the word "password" is gone once redacted, though
+its marker names the word); a false
 positive is a benign text that redact() changes. Goal (issue 30): >= 95 % caught with
 <= 1 % false positives on each part.
 """
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -40,7 +44,7 @@ from server.guard.redact import redact  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "secrets_public"
 CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.json",
-           "tuning-noseyparker": "noseyparker.json", "held-out": "kingfisher.json"}
+           "tuning-noseyparker": "noseyparker.json", "tuning-kingfisher": "kingfisher.json"}
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 
@@ -58,6 +62,9 @@ def public_benign() -> list[dict]:
              "source": "bench/data/injections_public.json (benign)"} for i, n in enumerate(notes)]
 
 
+_MARKER = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
+
+
 def score(cases: list[dict]) -> dict:
     """Catch rate over the secrets, false-positive rate over the benign texts, misses by group."""
     secrets = [c for c in cases if c["label"] == "secret"]
@@ -65,7 +72,7 @@ def score(cases: list[dict]) -> dict:
     misses, fps = [], []
     per_group: dict[str, dict[str, int]] = defaultdict(lambda: {"secrets": 0, "caught": 0})
     for c in secrets:
-        out = redact(c["text"]).text
+        out = _MARKER.sub("\0", redact(c["text"]).text)
         g = per_group[c["group"]]
         g["secrets"] += 1
         if c["secret"] in out:

@@ -56,12 +56,19 @@ def test_a_secret_left_in_the_output_is_a_miss_and_a_changed_benign_text_a_false
     assert r["misses_by_group"] == {"g": ["a"]}
 
 
-def test_the_bench_runs_on_a_tiny_slice_and_hides_the_held_out_misses(tmp_path, capsys):
+def test_a_secret_that_is_the_word_its_marker_names_is_caught_once_redacted():
+    cases = [{"id": "a", "group": "g", "label": "secret", "text": 'DBI->connect("dsn", "root", "password")',
+              "secret": "password"}]
+    assert secrets_public.score(cases)["caught"] == 1
+
+
+def test_the_bench_runs_on_a_tiny_slice_and_shows_the_kingfisher_misses(tmp_path, capsys):
     out = tmp_path / "secrets_public.json"
     secrets_public.main(["--limit", "3", "--out", str(out)])
     result = json.loads(out.read_text())
     assert result["tuning"]["secrets"] == 3 and result["tuning"]["benign"] == 3
-    assert result["held-out"]["secrets"] == 3 and result["held-out"]["misses_hidden"]
-    assert not {"missed", "per_group", "false_positive_examples"} & set(result["held-out"])
+    # Kingfisher's part is a tuning corpus since its misses were shown: no longer hidden
+    assert result["tuning-kingfisher"]["secrets"] == 3 and "misses_hidden" not in result["tuning-kingfisher"]
+    assert "per_group" in result["tuning-kingfisher"]
     assert result["benign_public_notes"]["benign"] == 3
-    assert "held-out:" in capsys.readouterr().out
+    assert "tuning-kingfisher:" in capsys.readouterr().out

@@ -1107,3 +1107,121 @@ def test_the_new_prefixes_leave_their_look_alikes(text: str) -> None:
 ])
 def test_the_new_prefix_rules_stay_linear(text: str) -> None:
     assert_linear(redact, text)
+
+
+# Session 32, third round: the general mechanisms behind Kingfisher's misses, and providers from
+# the big scanners' lists with a distinctive prefix, each written from the provider's documented format.
+def _uuid(seed: int) -> str:
+    return "-".join(fake(n, HEX, seed=seed + n) for n in (8, 4, 4, 4, 12))
+
+
+@pytest.mark.parametrize("text,secret", [
+    # a provider's name, then a key word (or nothing), then a bare random value
+    ("ai21 = " + _uuid(700), _uuid(700)),
+    ("AI21_API_KEY: " + _uuid(701), _uuid(701)),
+    ("meraki_key = '" + fake(40, HEX, seed=702) + "'", fake(40, HEX, seed=702)),
+    ("codacyApiToken " + fake(20, LOWER_AN, seed=703), fake(20, LOWER_AN, seed=703)),
+    ("asana: '" + fake(36, seed=704) + "'", fake(36, seed=704)),
+    ("export CLAY_KEY=" + fake(20, HEX, seed=705), fake(20, HEX, seed=705)),
+    ("cielo merchant key: " + fake(40, seed=706), fake(40, seed=706)),
+    ('"shodan_api_key": "' + fake(32, seed=707) + '"', fake(32, seed=707)),
+    ("railway = " + _uuid(708), _uuid(708)),
+    ("weaviate key: " + fake(40, seed=709), fake(40, seed=709)),
+])
+def test_a_scanner_provider_named_before_a_bare_random_value_is_caught(text: str, secret: str) -> None:
+    assert secret not in redact(text).text, text
+
+
+@pytest.mark.parametrize("text", [
+    "asana_workspace_id: 1234567890123456",  # an id, not a credential
+    "meraki org id = " + fake(20, HEX, seed=710),
+    "clay: " + fake(20, HEX, seed=711),  # an everyday word alone is not a key
+    "harvest 2024-07-01 ab12cd34ef56ab78cd90",
+    "asana version 1.2.3-beta4567 released",
+    "Use the asana key rotation guide at docs/asana-key-rotation-procedures.md",
+    "deepl_api_key = deepl_api_key_placeholder_value",
+])
+def test_a_provider_name_near_an_id_a_word_or_a_date_leaves_the_text(text: str) -> None:
+    assert redact(text).text == text
+
+
+def _atlassian_pat(seed: int) -> str:
+    rng = random.Random(seed)
+    return base64.b64encode(str(rng.randint(10**11, 10**12 - 1)).encode() + b":" + rng.randbytes(20)).decode()
+
+
+def _mnemonic(n: int, seed: int) -> str:
+    from server.guard.secret_providers import bip39_words  # the shipped list (only these tests need it)
+
+    rng = random.Random(seed)
+    return " ".join(rng.choice(sorted(bip39_words())) for _ in range(n))
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("apify" "_api_" + fake(36, seed=720), "apify" "_api_" + fake(36, seed=720)),
+    ("bb" "_live_" + fake(27, seed=721), "bb" "_live_" + fake(27, seed=721)),
+    ("cfut" "_" + fake(40, seed=722), "cfut" "_" + fake(40, seed=722)),
+    ("cfat" "_" + fake(40, seed=723), "cfat" "_" + fake(40, seed=723)),
+    ("DATABRICKS_CLIENT_ID=x dose" + fake(32, seed=724), "dose" + fake(32, seed=724)),
+    ("Astra" "CS:" + fake(24, string.ascii_letters, seed=725) + ":" + fake(64, HEX, seed=726),
+     fake(64, HEX, seed=726)),
+    ("mdb_sa" "_sk_" + fake(40, seed=727), fake(40, seed=727)),
+    ("ory" "_pat_" + fake(32, seed=728), fake(32, seed=728)),
+    ("zpka" "_" + fake(32, HEX, seed=729) + "_" + fake(8, HEX, seed=730), fake(32, HEX, seed=729)),
+    ("ls" "__" + fake(32, HEX, seed=731), fake(32, HEX, seed=731)),
+    ("PMAT" "-" + fake(26, string.ascii_uppercase + string.digits, seed=732),
+     fake(26, string.ascii_uppercase + string.digits, seed=732)),
+    ("rpa" "_" + fake(40, string.ascii_uppercase + string.digits, seed=734),
+     fake(40, string.ascii_uppercase + string.digits, seed=734)),
+    # Atlassian Data Center personal access token: base64 of a 12-digit id, ":" and 20 random bytes
+    ("JIRA_PAT=" + _atlassian_pat(735), _atlassian_pat(735)),
+    ("wiki token " + _atlassian_pat(736), _atlassian_pat(736)),
+    # BIP-39 seed phrases after the word naming them
+    ('"mnemonic": "' + _mnemonic(12, 737) + '"', _mnemonic(12, 737)),
+    ("seed_phrase = " + _mnemonic(24, 738), _mnemonic(24, 738)),
+    # Cosmos DB account keys and Azure SAS signatures at any length
+    ("AZURE_COSMOSDB_KEY=" + fake(86, ALNUM + "+/", seed=739) + "==", fake(86, ALNUM + "+/", seed=739)),
+    ("COSMOS_KEY=" + fake(86, ALNUM + "+/", seed=740) + "==", fake(86, ALNUM + "+/", seed=740)),
+    ("https://prod-01.westus.logic.azure.com/workflows/abc/triggers/manual/paths/invoke?api-version=2016-10-01"
+     "&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=" + fake(32, seed=741), fake(32, seed=741)),
+    # database connect calls' positional and keyword passwords
+    ('mysql_connect("db.local", "app", "' + fake(12, seed=742) + '")', fake(12, seed=742)),
+    ("$db = new PDO('mysql:host=db;dbname=app', 'app', '" + fake(12, seed=743) + "');", fake(12, seed=743)),
+    ('my $dbh = DBI->connect("dbi:Pg:dbname=app", "app", "' + fake(12, seed=744) + '");', fake(12, seed=744)),
+    ('DriverManager.getConnection("jdbc:mysql://db/app", "app", "' + fake(12, seed=745) + '")', fake(12, seed=745)),
+    ('conn = psycopg2.connect(host="db", user="app", password="secret")', "secret"),
+    ("conn = pymysql.connect(host='db', user='app', passwd='s3cret')", "s3cret"),
+    ('psycopg2.connect("host=db dbname=app user=app password=secret")', "secret"),
+])
+def test_the_third_round_formats_are_caught(text: str, secret: str) -> None:
+    out = redact(text).text
+    assert secret not in out.replace("[REDACTED:password]", ""), (text, out)
+
+
+@pytest.mark.parametrize("text", [
+    "the dose" + "ResponseCurveForTheFirstTrial",  # a word glued to an identifier
+    "mnemonic: " + " ".join(["about"] * 5) + " and then some words that are not in it at all okay",
+    "The seed grows into a tree when the rain falls on good soil in early spring after frost",
+    "base64 of the logo: " + base64.b64encode(b"\x00" * 33).decode(),
+    "https://example.com/share?id=1&sig=" + fake(32, seed=750),  # no SAS parameters beside it
+    "mysql_connect($host, $user, $password)",
+    "conn = psycopg2.connect(host=HOST, password=db_password)",
+    "mysql_connect('localhost', 'root', '')",
+])
+def test_the_third_round_rules_leave_their_look_alikes(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    "ai21 = " * 150_000,
+    "asana_key " * 100_000,
+    "mnemonic " + "abandon " * 120_000,
+    "seed " * 200_000,
+    "M" * 1_000_000,
+    ("?sig=" + "a1" * 10 + "&") * 40_000,
+    "mysql_connect('" * 60_000,
+    ".connect(\"password=" * 40_000,
+    "AZURE_COSMOSDB_KEY=" + "a" * 1_000_000,
+])
+def test_the_third_round_rules_stay_linear(text: str) -> None:
+    assert_linear(redact, text)

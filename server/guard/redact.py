@@ -19,6 +19,9 @@ What is found
   ``sk-ant-``, ``AKIA``, ``hvs.``, ``sgp_``, ``ntn_``, Discord and Telegram bot tokens,
   ...) and random values anchored by the provider's name nearby (a Twilio auth token,
   a Heroku or Snyk key, an IBM Cloud or SoftLayer key, ...).
+* **Providers with no prefix** (server/guard/secret_providers.py): a scanner-listed provider's name
+  starting a key whose value is a bare random run (``ai21 = <uuid>``, ``MERAKI_KEY=<40 hex>``),
+  BIP-39 seed phrases, Atlassian personal access tokens (by what they decode to), Azure SAS ``sig=``.
 * **Keys with values** (server/guard/secret_assignments.py): ``password=``, ``"api_key": ``,
   ``X-API-Key:``, ``--token``, ``<password>``, ``password "..."`` in every common config
   and code syntax; a key that only mentions a credential counts when its value is
@@ -74,6 +77,8 @@ from server.guard.secret_assignments import (
 )
 from server.guard.secret_commands import COMMAND_RULES
 from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
+from server.guard.secret_providers import EXTRA_TOKEN_RULES, provider_secrets
+from server.guard.secret_providers import KINDS as _PROVIDER_KINDS
 
 __all__ = ["KINDS", "Redaction", "RedactionResult", "identifier_secrets", "marker", "redact"]
 
@@ -110,8 +115,8 @@ _MARKER = _LazyRe(r"\[REDACTED:[a-z0-9-]{1,40}\]")
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 
-_PLAIN_TRIGGERS = [(t, rule) for rule in TOKEN_RULES if not rule.ci for t in rule.triggers]
-_CI_TRIGGERS = [(t, rule) for rule in TOKEN_RULES if rule.ci for t in rule.triggers]
+_PLAIN_TRIGGERS = [(t, rule) for rule in TOKEN_RULES + EXTRA_TOKEN_RULES if not rule.ci for t in rule.triggers]
+_CI_TRIGGERS = [(t, rule) for rule in TOKEN_RULES + EXTRA_TOKEN_RULES if rule.ci for t in rule.triggers]
 _KEYWORD_PAIRS = [(kw, rule) for rule in KEYWORD_RULES for kw in rule.keywords]
 _MAX_KEYWORD_SPAN = 8192  # gap + value; far longer than any token, so none is cut short
 # A cheap pre-check for rules whose pattern cannot start with a literal.
@@ -260,7 +265,9 @@ def _aws_pairs(text: str, out: list[_Cand]) -> None:
 # An Azure storage account key is 64 random bytes in base64 (86 characters and "=="); bare, it is
 # taken only with "azure" on its line or within two lines of it. (A sha512 digest has the same
 # shape: one written as an SRI hash, "sha512-...", is not a key.)
-_AZURE_KEY = _LazyRe(r"(?<![A-Za-z0-9+/=\-])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+/=])")
+# (After "KEY=" it is a value; after "==" it would be the tail of a longer base64 run.)
+_AZURE_KEY = _LazyRe(r"(?<![A-Za-z0-9+/\-])(?<!==)[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+/=])")
+_AZURE_WORDS = ("azure", "cosmos", "documentdb")  # a Cosmos DB account key has the same shape
 _AZURE_SPAN = 600  # characters searched on each side, at most three lines
 
 
@@ -284,7 +291,7 @@ def _azure_storage_keys(text: str, low: str, out: list[_Cand]) -> None:
             end = text.find("\n", end + 1, hi)
         if end < 0:
             end = hi
-        if "azure" in low[start:m.start()] or "azure" in low[m.end():end]:
+        if any(w in low[start:m.start()] or w in low[m.end():end] for w in _AZURE_WORDS):
             out.append((m.start(), m.end(), "azure-storage-key", 1, m.start()))
 
 
@@ -367,7 +374,8 @@ def _candidates(text: str) -> list[_Cand]:
     if "://" in text:
         _url_credentials(text, out)
     _command_lines(low, text, out)
-    if "azure" in low and "==" in text:
+    provider_secrets(text, low, out)
+    if "==" in text and ("azure" in low or "cosmos" in low or "documentdb" in low):  # _AZURE_WORDS
         _azure_storage_keys(text, low, out)
     if "data:" in low and "secret" in low and _K8S_KIND.search(text):
         _kubernetes_secrets(text, out)
@@ -386,6 +394,7 @@ KINDS: tuple[str, ...] = tuple(
         | {kind for _, _, kind in COMMAND_RULES}
         | {"private-key", "url-password", "url-credential", "password", "secret", "token", "api-key"}
         | {"aws-secret-access-key", "azure-storage-key"}
+        | _PROVIDER_KINDS
     )
 )
 

@@ -29,6 +29,8 @@ def _cmd(name: str) -> str:
 _CURL_SEG = r"[^\n|;]{0,120}?"
 _CURL = _cmd("curl") + r"\b" + _CURL_SEG + r"(?:\\[ \t]*\r?\n" + _CURL_SEG + r"){0,3}?"
 
+_QUOTED = r"[\"'][^\"'\n]{0,256}[\"']"  # a quoted argument (a host, a DSN, a user name)
+
 COMMAND_RULES: tuple[tuple[str, _LazyRe, str], ...] = (
     # -u user:pw, also quoted or braced parts ("{user}":"{pw}", kevin:'pw'), an empty user (-u ":pw"),
     # and the option on a continuation line (`curl ... \` newline `-u ...`).
@@ -59,6 +61,19 @@ COMMAND_RULES: tuple[tuple[str, _LazyRe, str], ...] = (
     # .NET: new NetworkCredential("user", "pw"[, domain]); new DirectoryEntry("LDAP://...", "user", "pw")
     ("networkcredential(", _LazyRe(r"NetworkCredential\(\s*@?\"[^\"\n]{0,128}\"\s*,\s*@?\"([^\"\n]{1,256})\""), "password"),
     ("directoryentry(", _LazyRe(r"DirectoryEntry\(\s*@?\"[^\"\n]{0,256}\"\s*,\s*@?\"[^\"\n]{0,128}\"\s*,\s*@?\"([^\"\n]{1,256})\""),
+     "password"),
+    # A database connect call's positional password: PHP mysql_connect("host", "user", "pw"), mysqli_connect,
+    # new mysqli(...), new PDO(dsn, "user", "pw"), Perl/Ruby DBI->connect / DBI.connect(dsn, "user", "pw"),
+    # Java DriverManager.getConnection(url, "user", "pw"). Only quoted literals: a variable stays.
+    ("connect", _LazyRe(r"(?:(?:mysqli?|mssql|sybase|ibase|ifx|maxdb)_p?connect|DBI(?:->|\.|::)connect|getConnection)\(\s*"
+                         + _QUOTED + r"\s*,\s*" + _QUOTED + r"\s*,\s*[\"']([^\"'\n]{1,256})[\"']"), "password"),
+    ("new ", _LazyRe(r"new\s+(?:mysqli|PDO)\(\s*" + _QUOTED + r"\s*,\s*" + _QUOTED
+                     + r"\s*,\s*[\"']([^\"'\n]{1,256})[\"']"), "password"),
+    # Python's DB-API connect(..., password="pw") / passwd= / pwd=, and a libpq string "... password=pw ..."
+    # passed to it: inside a connect call "secret" is the password, not a placeholder word.
+    (".connect(", _LazyRe(r"\.connect\([^)\n]{0,300}?(?<![A-Za-z0-9_])(?:password|passwd|pwd)\s*=\s*[\"']([^\"'\n]{1,256})[\"']"),
+     "password"),
+    (".connect(", _LazyRe(r"\.connect\(\s*[\"'][^\"'\n]{0,300}?(?<![A-Za-z0-9_])(?:password|passwd|pwd)=([^\s\"';]{1,256})"),
      "password"),
     ("with password", _LazyRe(r"(?i:with\s+(?:encrypted\s+)?password)\s+['\"]([^'\"\n]{3,256})['\"]"), "password"),
 )

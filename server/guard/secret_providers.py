@@ -1,0 +1,277 @@
+"""Secrets of providers with no prefix of their own, and shapes the token formats can't express, for
+server.guard.redact. (Split from secret_formats.py, which holds the prefixed token formats.)
+
+* **A provider's name, then a bare random value** (``ai21 = <uuid>``, ``CLAY_KEY: <20 hex>``,
+  ``cielo_merchant_key = ...``): the big scanners carry hundreds of providers whose keys are only
+  random characters. Instead of one rule per provider with its exact length, one rule for all of
+  ``PROVIDERS``: the provider's name starts the key, the rest of the key names a credential
+  (key, token, secret, ...) or is empty (the name is the whole key: ``asana: '...'``), and the value
+  is a random run of 16+ characters (letters *and* digits, not words, not a version or a path).
+* **BIP-39 mnemonics**: 12 to 24 words, every one from the BIP-39 English list
+  (bip39_english.txt, MIT, from trezor/python-mnemonic), after a word that names one (mnemonic,
+  seed, phrase, ...). A wallet's seed phrase is its private key.
+* **Atlassian (Confluence, Jira, Bitbucket Data Center) personal access tokens**: 44 base64
+  characters that decode to a 12-digit id, ``:``, and 20 random bytes -- the decoding is the check.
+* **Azure SAS signatures** (Logic Apps, Blob, Service Bus URLs): a ``sig=`` in a URL that also
+  carries SAS parameters (``sv=``, ``sp=``, ``se=``, ...), at any length.
+* A few prefixed tokens that had no rule (``apify_api_``, Browserbase ``bb_live_``, Cloudflare's
+  ``cfut_`` / ``cfat_`` / ``cfk_``, Databricks ``dose``, DataStax ``AstraCS:``, ...).
+
+Every scan is linear: each provider name's occurrences try one bounded window once, and the
+other scans are single regex passes whose matches are bounded.
+"""
+
+from __future__ import annotations
+
+import binascii
+import math
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+
+from server.guard.lazyre import LazyRe as _LazyRe
+from server.guard.secret_assignments import find_all, looks_fake
+from server.guard.secret_formats import Rule, has_digit, mixed, tok
+
+_Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
+_LA = r"(?![A-Za-z0-9_])"  # end boundary
+
+
+def _digits_and_cases(s: str) -> bool:
+    """Two digits or more, upper and lower case: random, not "doseResponseCurve"."""
+    return sum(c.isdigit() for c in s) >= 2 and any(c.islower() for c in s) and any(c.isupper() for c in s)
+
+
+EXTRA_TOKEN_RULES: tuple[Rule, ...] = (
+    tok("apify-token", "apify_api_", r"[A-Za-z0-9]{36}" + _LA, check=mixed),
+    tok("browserbase-key", "bb_live_", r"[A-Za-z0-9_\-]{20,64}" + _LA, check=lambda s: mixed(s) and has_digit(s)),
+    # Cloudflare's scannable tokens: user (cfut_) and account (cfat_) API tokens, API keys (cfk_).
+    tok("cloudflare-api-token", "cfut_", r"[A-Za-z0-9_\-]{32,120}" + _LA, check=lambda s: mixed(s) and has_digit(s)),
+    tok("cloudflare-api-token", "cfat_", r"[A-Za-z0-9_\-]{32,120}" + _LA, check=lambda s: mixed(s) and has_digit(s)),
+    tok("cloudflare-api-key", "cfk_", r"[A-Za-z0-9_\-]{32,120}" + _LA, check=lambda s: mixed(s) and has_digit(s)),
+    # Databricks OAuth client secrets: "dose" and 32 characters.
+    tok("databricks-token", "dose", r"[A-Za-z0-9._\-]{32}" + r"(?![A-Za-z0-9._\-])", check=_digits_and_cases),
+    tok("astra-db-token", "AstraCS:", r"[A-Za-z]{24}:[a-f0-9]{64}" + _LA, None),
+    tok("mongodb-atlas-key", "mdb_sa_sk_", r"[A-Za-z0-9_\-]{40,64}" + _LA, check=has_digit),
+    tok("ory-token", "ory_", r"(?:pat|at|rt|ac|st)_[A-Za-z0-9]{32}" + _LA, check=has_digit),
+    tok("zuplo-key", "zpka_", r"[a-f0-9]{32}_[a-f0-9]{8}" + _LA),
+    tok("langsmith-key", "ls__", r"[a-f0-9]{32}" + _LA, check=lambda s: any(c.isalpha() for c in s)),
+    tok("postman-key", "PMAT-", r"[A-Z0-9]{26}" + _LA, check=has_digit),
+    tok("runpod-key", "rpa_", r"[A-Z0-9]{40,48}" + _LA, check=has_digit),
+)
+
+
+# ------------------------------------------------------------- a provider's name, then its value
+
+# Providers from the big scanners' rule lists (trufflehog's detectors, Kingfisher's rules) whose keys
+# have no prefix of their own. Names that are everyday words ("box", "clay", "close") count only as
+# the start of a key whose next word names a credential; see _provider_values.
+PROVIDERS: tuple[str, ...] = tuple(
+    """
+    ai21 abstractapi airbrake airship alchemy amadeus anypoint apifonica apiflash apilayer appcues
+    appfollow appointedd appveyor apollo asana autodesk autoklose aviationstack ayrshare besnappy
+    bitly bitmex blitapp browserstack buildkite bulksms calendly campayn cielo circleci clay clearbit
+    clickup clockify cloudconvert cloudsmith coinapi coinlayer coinmarketcap codacy coveralls
+    contentful convertkit copper courier crowdin currencylayer currencyscoop deepl delighted
+    dotdigital dwolla easypost elevenlabs eventbrite exchangerate exchangeratesapi fixer flutterwave
+    formbucket freshdesk freshservice frontapp fullstory geocodio getresponse gorgias groq gumroad
+    harvest helpscout hunter imagekit imgur ipdata ipgeolocation ipinfo ipstack jotform keen
+    klaviyo kucoin lokalise mailchimp mailerlite mailgun marketstack mediastack meraki miro
+    moonclerk mux nylas omdb onesignal openweather openweathermap opencage pandadoc paystack
+    pipedrive pivotaltracker positionstack pushbullet pusher rebrandly recurly salesforce scrapingbee
+    scraperapi sendinblue serpapi shodan shortcut smartsheet sparkpost statuspage storyblok
+    stytch surveymonkey teamwork telnyx todoist toggl tomtom typeform unsplash uptimerobot
+    vonage nexmo webflow weatherstack wistia workable wrike yandex youneedabudget zapier zenrows
+    zerobounce zeplin zoho zipcodeapi paddle mollie braintree checkout paymongo
+    railway upstash turso hasura convex clerk sanity strapi prismic datocms meilisearch typesense
+    bonsai logdna logzio papertrail coralogix honeybadger raygun instana lightstep checkly cronitor
+    statuscake pingdom runscope lemonsqueezy chargify bitpay nowpayments plivo sinch textmagic
+    clicksend telesign infobip mandrill customerio iterable braze moosend omnisend anthropic
+    replicate deepseek perplexity fireworks speechmatics resemble voiceflow weaviate qdrant zilliz
+    portkey openrouter novita baseten
+    """.split()
+)
+# A provider word of everyday English: never the whole key alone ("harvest: ..." is prose).
+_COMMON_WORDS = frozenset("clay keen copper courier fixer harvest hunter shortcut teamwork checkout paddle".split())
+
+_PROVIDER_TAIL = _LazyRe(
+    r"(?P<name>[A-Za-z0-9_.\- \t]{0,40}?)[\"'`]?[ \t]*(?P<sep>:=|=>|[:=]|[ \t])[ \t]*[\"'`]?"
+    r"(?P<val>[A-Za-z0-9][A-Za-z0-9_+/\-]{15,199}={0,2})\Z"
+)
+_NAME_WORDS = _LazyRe(r"[a-z0-9]+")
+_CAMEL = _LazyRe(r"(?<=[a-z0-9])(?=[A-Z])")
+_SECRET_WORDS = frozenset(
+    "key keys apikey token tokens secret secrets pat pass password passwd pwd auth credential credentials".split()
+)
+_NOT_SECRET = frozenset(
+    """id ids url uri host hostname endpoint name user username email region version project org account
+    workspace domain path file dir env type mode public publishable""".split()
+)
+_WORDISH = _LazyRe(r"[A-Z]?[a-z]{3,}|[A-Z]{4,}")
+_VOWELS = frozenset("aeiouyAEIOUY")
+_CONSONANT_RUN = _LazyRe(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{4}")  # "pphgm": not a word
+_HEX = frozenset("0123456789abcdefABCDEF-")
+
+
+def _entropy(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def random_value(value: str) -> bool:
+    """A random key, not a word, an identifier, a version or a path: letters and digits, 3+ bits per
+    character (2.5 for hex, whose alphabet is 16), and not mostly pronounceable words."""
+    if not has_digit(value) or not any(c.isalpha() for c in value) or looks_fake(value):
+        return False
+    if set(value) <= _HEX:
+        return _entropy(value.replace("-", "")) >= 2.5
+    if _entropy(value) < 3.0:
+        return False
+    words = sum(len(w) for w in _WORDISH.findall(value) if set(w) & _VOWELS and not _CONSONANT_RUN.search(w))
+    return words * 2 < len(value)
+
+
+# Values are found first -- runs of 16+ token characters are rare in ordinary text -- and only then is
+# the stretch before each searched for a provider's name: one regex pass instead of one substring search
+# per provider, which cost more than the rest of redact() on a 2 KB note.
+_BY_HEAD: dict[str, tuple[str, ...]] = {}
+for _w in PROVIDERS:
+    _BY_HEAD[_w[:3]] = (*_BY_HEAD.get(_w[:3], ()), _w)
+_WORD_START = _LazyRe(r"(?<![A-Za-z0-9])[A-Za-z0-9]|(?<=[a-z0-9])[A-Z]")
+_RUN = _LazyRe(r"[A-Za-z0-9_+/\-]{16,}={0,2}")
+_DIGIT = _LazyRe(r"[0-9]")
+_LOOKBACK = 64  # the provider's name, the rest of the key, separator and quotes
+
+
+def _token_runs(text: str) -> list[tuple[int, int]]:
+    runs = []
+    for m in _RUN.finditer(text):
+        s, e = m.span()
+        while s < e and not text[s].isalnum():
+            s += 1
+        if 16 <= e - s <= 200:
+            runs.append((s, e))
+    return runs
+
+
+def _provider_values(text: str, low: str, runs: list[tuple[int, int]], out: list[_Cand]) -> None:
+    for s, e in runs:
+        if (e < len(text) and text[e] == ".") or _DIGIT.search(text, s, e) is None:
+            continue  # a version or a host name ends at the dot; a random key has a digit
+        # each word start in the stretch before the value (a camelCase hump too), looked up by its first
+        # three letters: a few dict probes per value, not a search per provider; the value's randomness
+        # (the costlier test) only when a provider's name starts its key
+        for w in _WORD_START.finditer(text, max(0, s - _LOOKBACK), s):
+            i = w.start()
+            if any(low.startswith(word, i) and _provider_key(text, low, i, word, s, e)
+                   for word in _BY_HEAD.get(low[i:i + 3], ())):
+                if random_value(text[s:e].rstrip("=")):
+                    out.append((s, e, "api-key", 3, s))
+                break
+
+
+def _provider_key(text: str, low: str, i: int, word: str, s: int, e: int) -> bool:
+    """Whether the provider's name at i starts the key whose value is text[s:e]."""
+    end = i + len(word)
+    if end < len(text) and text[end].islower() and not (text[end - 1].islower() and text[end].isupper()):
+        return False  # "clayton", "hunters": a longer word (codacySECRET is still codacy + SECRET)
+    m = _PROVIDER_TAIL.match(text, end, e)
+    if m is None or m.span("val") != (s, e):
+        return False
+    words = _NAME_WORDS.findall(_CAMEL.sub("_", m.group("name")).lower())
+    if words:
+        # ASANA_WORKSPACE_ID, meraki org id: not a credential
+        return words[-1] in _SECRET_WORDS and not any(w in _NOT_SECRET for w in words)
+    # "ai21 = <key>" yes; "harvest: ...", "my_ai21: ..." no
+    return m.group("sep") not in (" ", "\t") and word not in _COMMON_WORDS and not (i > 0 and low[i - 1] in "_.-")
+
+
+# ------------------------------------------------------------------------------ BIP-39 mnemonics
+
+_MNEMONIC_WORDS = ("mnemonic", "seed", "phrase", "bip39", "bip-39", "recovery")
+_MNEMONIC = _LazyRe(r"(?<![A-Za-z])[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23}(?![A-Za-z])")
+_MNEMONIC_GAP = 48  # the key, separator and quotes between the word naming it and the first word
+
+
+@lru_cache(maxsize=1)
+def bip39_words() -> frozenset[str]:
+    """The 2,048 words of the BIP-39 English list (read once, on first need)."""
+    return frozenset(Path(__file__).with_name("bip39_english.txt").read_text(encoding="ascii").split())
+
+
+def _mnemonics(text: str, low: str, out: list[_Cand]) -> None:
+    scanned_to = -1
+    for anchor in _MNEMONIC_WORDS:
+        if anchor not in low:
+            continue
+        for i in find_all(low, anchor):
+            start = i + len(anchor)
+            if start < scanned_to:
+                continue
+            stop = min(len(text), start + _MNEMONIC_GAP + 24 * 9)
+            m = _MNEMONIC.search(text, start, stop)
+            scanned_to = stop
+            if m is None or m.start() - start > _MNEMONIC_GAP or "\n" in text[start:m.start()]:
+                continue
+            words = m.group().split()
+            known = bip39_words()
+            n = next((n for n in (24, 21, 18, 15, 12) if n <= len(words) and all(w in known for w in words[:n])), 0)
+            if n:
+                end = m.start()
+                for _ in range(n):  # the span of the first n words
+                    while text[end] in " \t":
+                        end += 1
+                    while end < len(text) and text[end].isalpha():
+                        end += 1
+                out.append((m.start(), end, "mnemonic", 1, i))
+
+
+# ------------------------------------------------------------------ Atlassian personal access tokens
+
+def _atlassian_pat_ok(value: str) -> bool:
+    try:
+        raw = binascii.a2b_base64(value)
+    except (binascii.Error, ValueError):
+        return False
+    return len(raw) == 33 and raw[:12].isdigit() and raw[12:13] == b":"
+
+
+def _atlassian_pats(text: str, runs: list[tuple[int, int]], out: list[_Cand]) -> None:
+    for s, e in runs:
+        if e - s == 44 and text[s] in "MNO" and _atlassian_pat_ok(text[s:e]):
+            out.append((s, e, "atlassian-pat", 1, s))
+
+
+# ----------------------------------------------------------------------------- Azure SAS signatures
+
+_SAS_SIG = _LazyRe(r"[?&]sig=([A-Za-z0-9%_+/\-]{16,256}(?:%3D|=){0,2})(?![A-Za-z0-9%_+/=\-])")
+_SAS_PARAM = _LazyRe(r"[?&](?:sv|sp|se|sr|spr|st|ss|srt|skoid)=")
+_URL_STOP = frozenset(" \t\r\n\"'<>`")
+
+
+def _sas_signatures(text: str, out: list[_Cand]) -> None:
+    for m in _SAS_SIG.finditer(text):
+        lo = m.start()
+        while lo > 0 and m.start() - lo < 2048 and text[lo - 1] not in _URL_STOP:
+            lo -= 1
+        hi = m.end()
+        while hi < len(text) and hi - m.end() < 512 and text[hi] not in _URL_STOP:
+            hi += 1
+        value = m.group(1)
+        if _SAS_PARAM.search(text, lo, hi) and has_digit(value) and any(c.isalpha() for c in value):
+            out.append((m.start(1), m.end(1), "azure-sas-token", 1, m.start()))
+
+
+def provider_secrets(text: str, low: str, out: list[_Cand]) -> None:
+    """Append every finding of this module's scans to ``out``."""
+    runs = _token_runs(text)
+    if runs:
+        _provider_values(text, low, runs, out)
+        _atlassian_pats(text, runs, out)
+    if "seed" in low or "phrase" in low or "mnemonic" in low or "bip" in low or "recovery" in low:
+        _mnemonics(text, low, out)  # (_MNEMONIC_WORDS, tested without a generator: every note pays it)
+    if "sig=" in text:
+        _sas_signatures(text, out)
+
+
+KINDS = frozenset({r.kind for r in EXTRA_TOKEN_RULES} | {"api-key", "mnemonic", "atlassian-pat", "azure-sas-token"})
