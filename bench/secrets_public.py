@@ -14,8 +14,10 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
   its misses were shown.
 * **tuning-kingfisher** -- Kingfisher's (MongoDB) rules' examples and negative examples
   (``kingfisher.json``): built fresh as the held-out part of session 32's second round, a tuning
-  corpus since its misses were shown (third round). A part named ``held-out`` is reported as
-  counts only unless ``--show-held-out`` is given; there is none until a fresh corpus is built.
+  corpus since its misses were shown (third round).
+* **held-out** -- more of Kingfisher's rules' examples (``held_out.json``), from rule files
+  kingfisher.json did not sample, built and committed before any detector ran on them (session 32,
+  fourth round). Never tune on it: it is reported as counts only unless ``--show-held-out`` is given.
 * **benign**  -- each corpus' own false-positive examples, and the public benign notes of
   bench/data/injections_public.json (package docstrings mentioning prompts, pipes, curl...).
 
@@ -44,7 +46,8 @@ from server.guard.redact import redact  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "secrets_public"
 CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.json",
-           "tuning-noseyparker": "noseyparker.json", "tuning-kingfisher": "kingfisher.json"}
+           "tuning-noseyparker": "noseyparker.json", "tuning-kingfisher": "kingfisher.json",
+           "held-out": "held_out.json"}
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 

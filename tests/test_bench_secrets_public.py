@@ -62,7 +62,7 @@ def test_a_secret_that_is_the_word_its_marker_names_is_caught_once_redacted():
     assert secrets_public.score(cases)["caught"] == 1
 
 
-def test_the_bench_runs_on_a_tiny_slice_and_shows_the_kingfisher_misses(tmp_path, capsys):
+def test_the_bench_runs_on_a_tiny_slice_shows_the_kingfisher_misses_and_hides_the_held_out_ones(tmp_path, capsys):
     out = tmp_path / "secrets_public.json"
     secrets_public.main(["--limit", "3", "--out", str(out)])
     result = json.loads(out.read_text())
@@ -70,5 +70,9 @@ def test_the_bench_runs_on_a_tiny_slice_and_shows_the_kingfisher_misses(tmp_path
     # Kingfisher's part is a tuning corpus since its misses were shown: no longer hidden
     assert result["tuning-kingfisher"]["secrets"] == 3 and "misses_hidden" not in result["tuning-kingfisher"]
     assert "per_group" in result["tuning-kingfisher"]
+    # the fresh held-out part is measured but its misses stay hidden without --show-held-out
+    held_out = result["held-out"]
+    assert held_out["secrets"] == 3 and held_out["misses_hidden"] is True
+    assert "missed" not in held_out and "misses_by_group" not in held_out and "per_group" not in held_out
     assert result["benign_public_notes"]["benign"] == 3
     assert "tuning-kingfisher:" in capsys.readouterr().out
