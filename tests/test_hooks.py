@@ -520,71 +520,53 @@ def test_an_assistants_own_steps_are_not_decisions(text):
     assert statements_in(text, None, from_user=False) == []
 
 
-def test_a_hook_process_answering_alone_imports_neither_numpy_nor_pydantic(env):
-    """Importing them was 85-90 % of a hook's time (bench/hooks.py): the keyword-only path needs neither."""
+def _hook_in_a_fresh_process(env, event: str, payload: dict, report: str) -> dict:
+    """Run one hook in a new Python process (its own module set) and return the JSON the `report`
+    expression builds there, after the hook ran, from `out` (the hook's stdout) and `sys.modules`."""
     import subprocess
-    import sys
 
-    stop(env)
-    payload = {"session_id": "later", "cwd": str(env["repo"]), "prompt": "what is the staging host?",
-               "hook_event_name": "UserPromptSubmit"}
     probe = (
         "import io, json, sys\n"
         "from server.hooks.run import main\n"
         "out = io.StringIO()\n"
-        f"main('prompt', None, foreground=True, stdin=io.BytesIO({json.dumps(payload).encode()!r}), stdout=out)\n"
-        "print(json.dumps({'injected': 'stg-orders.internal' in out.getvalue(),\n"
-        "                  'heavy': sorted(m for m in ('numpy', 'pydantic') if m in sys.modules)}))\n"
+        f"main({event!r}, None, foreground=True, stdin=io.BytesIO({json.dumps(payload).encode()!r}), stdout=out)\n"
+        f"print(json.dumps({report}))\n"
     )
     run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).resolve().parent.parent)
     assert run_.returncode == 0, run_.stderr
-    assert json.loads(run_.stdout.splitlines()[-1]) == {"injected": True, "heavy": []}
+    return json.loads(run_.stdout.splitlines()[-1])
+
+
+def test_a_hook_process_answering_alone_imports_neither_numpy_nor_pydantic(env):
+    """Importing them was 85-90 % of a hook's time (bench/hooks.py): the keyword-only path needs neither."""
+    stop(env)
+    payload = {"session_id": "later", "cwd": str(env["repo"]), "prompt": "what is the staging host?",
+               "hook_event_name": "UserPromptSubmit"}
+    report = ("{'injected': 'stg-orders.internal' in out.getvalue(),"
+              " 'heavy': sorted(m for m in ('numpy', 'pydantic') if m in sys.modules)}")
+    assert _hook_in_a_fresh_process(env, "prompt", payload, report) == {"injected": True, "heavy": []}
 
 
 def test_an_injection_hook_process_does_not_import_the_capture_code(env):
     """The transcript reader and the statement rules (a hundred regular expressions compiled at import) are
     for capture; an injection hook at session start pays for every module it imports (bench/hooks.py)."""
-    import subprocess
-    import sys
-
     stop(env)
     payload = {"session_id": "later", "cwd": str(env["repo"]), "source": "startup", "hook_event_name": "SessionStart"}
-    probe = (
-        "import io, json, sys\n"
-        "from server.hooks.run import main\n"
-        "out = io.StringIO()\n"
-        f"main('session-start', None, foreground=True, stdin=io.BytesIO({json.dumps(payload).encode()!r}), stdout=out)\n"
-        "print(json.dumps({'injected': bool(out.getvalue().strip()),\n"
-        "                  'capture': sorted(m for m in ('server.hooks.extract', 'server.hooks.capture', 'server.hooks.transcript')\n"
-        "                                    if m in sys.modules)}))\n"
-    )
-    run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parent.parent)
-    assert run_.returncode == 0, run_.stderr
-    assert json.loads(run_.stdout.splitlines()[-1]) == {"injected": True, "capture": []}
+    report = ("{'injected': bool(out.getvalue().strip()),"
+              " 'capture': sorted(m for m in ('server.hooks.extract', 'server.hooks.capture', 'server.hooks.transcript')"
+              " if m in sys.modules)}")
+    assert _hook_in_a_fresh_process(env, "session-start", payload, report) == {"injected": True, "capture": []}
 
 
 def test_a_hook_with_no_server_to_ask_does_not_import_socket(env):
     """socket (with selectors and array) is for handing the event to a running server's relay; with no relay
     socket in the store's folder the hook works alone and never needs it (~2.5 ms of CPU, bench/hooks.py)."""
-    import subprocess
-    import sys
-
     stop(env)
     payload = {"session_id": "later", "cwd": str(env["repo"]), "prompt": "what is the staging host?",
                "hook_event_name": "UserPromptSubmit"}
-    probe = (
-        "import io, json, sys\n"
-        "from server.hooks.run import main\n"
-        "out = io.StringIO()\n"
-        f"main('prompt', None, foreground=True, stdin=io.BytesIO({json.dumps(payload).encode()!r}), stdout=out)\n"
-        "print(json.dumps({'injected': 'stg-orders.internal' in out.getvalue(), 'socket': 'socket' in sys.modules}))\n"
-    )
-    run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parent.parent)
-    assert run_.returncode == 0, run_.stderr
-    assert json.loads(run_.stdout.splitlines()[-1]) == {"injected": True, "socket": False}
+    report = "{'injected': 'stg-orders.internal' in out.getvalue(), 'socket': 'socket' in sys.modules}"
+    assert _hook_in_a_fresh_process(env, "prompt", payload, report) == {"injected": True, "socket": False}
 
 
 def test_the_command_line_s_hook_path_does_not_import_argparse(env):

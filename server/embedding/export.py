@@ -119,15 +119,20 @@ def problem(folder: Path, source: Path | None = None, thorough: bool = True) -> 
     weights_moved = thorough or _stamp(weights) != manifest.get("source_stamp")
     if weights_moved and manifest.get("source_sha256") != sha256(weights):
         return "made from other weights than the installed ones"
-    onnx = folder / ONNX_FILE
+    return _graph_damage(folder / ONNX_FILE, manifest, thorough, "ONNX file")
+
+
+def _graph_damage(graph: Path, manifest: dict, thorough: bool, name: str) -> str | None:
+    """Why the graph file its manifest describes is missing or damaged (None when intact): its size always,
+    its sha256 when `thorough` or when the file's stamp moved since the manifest was written."""
     try:
-        stamp = _stamp(onnx)
+        stamp = _stamp(graph)
     except FileNotFoundError:
-        return "ONNX file missing"
+        return f"{name} missing"
     if stamp[0] != manifest.get("onnx_bytes"):
-        return "ONNX file damaged (its size differs from the manifest)"
-    if (thorough or stamp != manifest.get("onnx_stamp")) and sha256(onnx) != manifest.get("onnx_sha256"):
-        return "ONNX file damaged (its sha256 differs from the manifest)"
+        return f"{name} damaged (its size differs from the manifest)"
+    if (thorough or stamp != manifest.get("onnx_stamp")) and sha256(graph) != manifest.get("onnx_sha256"):
+        return f"{name} damaged (its sha256 differs from the manifest)"
     return None
 
 
@@ -152,16 +157,7 @@ def int8_problem(folder: Path, thorough: bool = True) -> str | None:
         return "int8 manifest of another format"
     if manifest.get("source_onnx_sha256") != float32.get("onnx_sha256"):
         return "int8 graph made from another float32 export"
-    graph = folder / INT8_FILE
-    try:
-        stamp = _stamp(graph)
-    except FileNotFoundError:
-        return "int8 ONNX file missing"
-    if stamp[0] != manifest.get("onnx_bytes"):
-        return "int8 ONNX file damaged (its size differs from the manifest)"
-    if (thorough or stamp != manifest.get("onnx_stamp")) and sha256(graph) != manifest.get("onnx_sha256"):
-        return "int8 ONNX file damaged (its sha256 differs from the manifest)"
-    return None
+    return _graph_damage(folder / INT8_FILE, manifest, thorough, "int8 ONNX file")
 
 
 def graph_problem(folder: Path, precision: str, source: Path | None = None, thorough: bool = True) -> str | None:
