@@ -412,7 +412,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.hold, args.memories, args.reads, args.memory_mb, args.daily_mb = 6.0, 50, 10, 2, 30
-    results = anyio.run(run_all, args)
+    # Every fault's data directory goes under one scratch folder removed at the end: the huge-files fault
+    # alone writes ~50 MB, and CI runs this on every build.
+    with tempfile.TemporaryDirectory(prefix="memvault-faults-") as scratch:
+        tempfile.tempdir = scratch
+        try:
+            results = anyio.run(run_all, args)
+        finally:
+            tempfile.tempdir = None
     rows = [t.as_dict() for t in results]
     ok = all(r["data_lost"] == 0 and r["answered"] == r["calls"] and r["unclear_errors"] == 0 for r in rows)
     print(f"{'fault':12} {'calls':>6} {'answered':>9} {'ok':>5} {'clear err':>10} {'unclear':>8} {'data lost':>10}")
