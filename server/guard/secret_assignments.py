@@ -141,14 +141,31 @@ TOKEN_SHAPED = "token-shaped"  # a key's value must be a long random run: letter
 _TOKEN_RUN = _LazyRe(r"[A-Za-z0-9_\-]{20,512}")
 
 
+RANDOM_RUN = "random-run"  # as TOKEN_SHAPED, and not mostly words ("user_profile_cache_v2" is a name)
+_WORDISH = _LazyRe(r"[A-Za-z][a-z]{2,}|[A-Z]{4,}")
+_VOWELS = frozenset("aeiouyAEIOUY")
+_CONSONANT_RUN = _LazyRe(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{4}")
+
+
 def value_ok(needs: bool | str, value: str) -> bool:
     """Whether ``value`` is random enough for a key that needs it (key_kind's second item)."""
     if not needs:
         return True
-    if needs == TOKEN_SHAPED and not _TOKEN_RUN.fullmatch(value):
+    if needs in (TOKEN_SHAPED, RANDOM_RUN) and not _TOKEN_RUN.fullmatch(value):
         return False
+    if needs == RANDOM_RUN:
+        words = sum(len(w) for w in _WORDISH.findall(value) if set(w) & _VOWELS and not _CONSONANT_RUN.search(w))
+        if words * 2 >= len(value):
+            return False
     return high_entropy(value)
 
+
+# Keys ending in "key" whose value is an index, a lookup or a public value, not a credential.
+_NOT_CREDENTIAL_KEY = frozenset(
+    """public publishable site primary foreign sort partition cache idempotency idempotent object s3 i18n
+    translation lookup hash row map dict routing message event request trace dedup dedupe unique
+    composite natural surrogate index group shard cursor pagination page next ssh gpg pgp key""".split()
+)
 
 # A last word that only says where the value sits (an XML tag or attribute, a field's value):
 # `password_tag`, `secret_value`, `api_key_attr` name the credential as much as `password` does.
@@ -191,6 +208,10 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
         # SONAR_LOGIN, sonar.login: some tools take a token as the "login"; a user name
         # is not token-shaped, so only a long random run counts.
         return "token", TOKEN_SHAPED
+    if last == "key" and prev not in _NOT_CREDENTIAL_KEY:
+        # DD_APPLICATION_KEY, LINEAR_KEY, "key": any other key named a key holds a credential when
+        # its value is a long random run, not a name
+        return "secret", RANDOM_RUN
     if last in _NOT_SECRET_LAST or last.isdigit() and prev in _NOT_SECRET_LAST:
         return None
     joined = "".join(segs)
