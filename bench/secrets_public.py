@@ -18,6 +18,8 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
 * **tuning-kingfisher-2** -- more of Kingfisher's rules' examples (``held_out.json``), from rule
   files kingfisher.json did not sample: the held-out part of session 32's fourth round (74/91 then),
   spent since its misses were read in session 33, a tuning corpus now.
+* **tuning-kingfisher-3** -- the remaining 33 of Kingfisher's first 99 rule files
+  (``kingfisher_3.json``), a tuning corpus from the start (session 33).
 * **held-out** -- secretlint's and Trivy's own secret test fixtures (``held_out_secretlint_trivy.json``),
   typed and committed before any detector ran on them (session 33). Never tune on it: it is scored
   only with ``--held-out`` (one run at the end of a round), as counts unless ``--show-held-out``.
@@ -50,7 +52,8 @@ from server.guard.redact import redact  # noqa: E402
 DATA = ROOT / "bench" / "data" / "secrets_public"
 CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.json",
            "tuning-noseyparker": "noseyparker.json", "tuning-kingfisher": "kingfisher.json",
-           "tuning-kingfisher-2": "held_out.json", "held-out": "held_out_secretlint_trivy.json"}
+           "tuning-kingfisher-2": "held_out.json", "tuning-kingfisher-3": "kingfisher_3.json",
+           "held-out": "held_out_secretlint_trivy.json"}
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 

@@ -21,6 +21,8 @@ PREFIXED = [
     "export ACME=acmeprj_{A22}_{h40}",
     "use qwx-live-{A32} for the webhook",
     "config.set('vendor', 'mpk_{A40}')",
+    "ck_staging_{A30}",  # an environment after the prefix
+    'init("key_test_{A32}");',
 ]
 
 
@@ -42,6 +44,8 @@ PREFIXED_LOOKALIKES = [
     "the stripe publishable key pk_live_{A24}",
     "see https://example.com/files/report_{A24}",
     "sandbox_{a8}_{a16}",
+    "MINIDUMP_SYSMEMINFO1_PERF_CCTOTALDIRTYPAGES_CCDIRTYPAGETHRESHOLD",  # a constant's name
+    'SN_id_Gost28147_89_None_KeyMeshing = "id-Gost28147-89-None-KeyMeshing"',  # words for segments
 ]
 
 
@@ -85,6 +89,11 @@ def test_a_key_named_key_holding_a_random_run_is_redacted(key):
     assert value not in redact(f"{key}={value}").text
 
 
+def test_a_key_named_key_holding_base64_is_redacted():
+    value = fill("{A40}/+==", "b64")
+    assert value not in redact(f"AZURE_FUNCTION_KEY={value}").text
+
+
 @pytest.mark.parametrize("text", [
     'cache_key = "user_profile_cache_v2_settings"',
     'primary_key = "{a24}"',
@@ -106,3 +115,30 @@ def test_keys_that_name_an_index_or_hold_a_name_are_left_alone(text):
 def test_newer_atlassian_and_age_formats_are_redacted(template):
     token = fill(template, template)
     assert token not in redact(f"it was {token} yesterday").text
+
+
+@pytest.mark.parametrize("line, secret", [
+    ("enable secret 5 $1$abc$hashvaluehere", "$1$abc$hashvaluehere"),
+    ("hostname r1\nenable password cisco\nline vty 0 4", "cisco"),
+    ("snmp-server community pr1vate RW", "pr1vate"),
+    ("snmp-server community S3cretCommunity RW 99", "S3cretCommunity"),
+    ("pac key 7 045802150C2E", "045802150C2E"),
+    ("username admin privilege 15 secret 0 Cisco123!", "Cisco123!"),
+    ("tacacs-server host 10.0.0.1 key T4cacsK3y", "T4cacsK3y"),
+])
+def test_network_device_configuration_secrets_are_redacted(line, secret):
+    assert secret not in redact(line).text
+
+
+@pytest.mark.parametrize("text", [
+    "enable password protection for users",  # prose: the line goes on
+    "snmp-server community public RO",  # the documented default
+    "Enable password reset emails",
+])
+def test_prose_about_device_passwords_is_left_alone(text):
+    assert redact(text).text == text
+
+
+def test_configcat_sdk_keys_are_redacted():
+    key = fill("configcat-sdk-1/{w22}/{w22}", "cc")
+    assert key.split("/", 1)[1] not in redact(f"sdk: {key}").text

@@ -69,6 +69,8 @@ EXTRA_TOKEN_RULES: tuple[Rule, ...] = (
     tok("atlassian-api-token", "ATCTT3", r"[A-Za-z0-9_=\-]{20,}", check=has_digit),
     # Bitbucket Data Center HTTP access tokens: BBDC- and 44 base64 characters (an id, ":", random bytes).
     tok("atlassian-pat", "BBDC-", r"[A-Za-z0-9+/]{40,48}={0,2}" + _LA, check=has_digit),
+    # ConfigCat SDK keys: "configcat-sdk-1/" and two 22-character parts.
+    tok("configcat-sdk-key", "configcat-sdk-1/", r"[A-Za-z0-9_\-]{22}/[A-Za-z0-9_\-]{22}" + _LA),
     # age's post-quantum identities: AGE-SECRET-KEY-PQ-1 and Bech32 characters.
     tok("age-secret-key", "AGE-SECRET-KEY-PQ-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{40,}" + _LA),
 )
@@ -101,7 +103,7 @@ PROVIDERS: tuple[str, ...] = tuple(
     statuscake pingdom runscope lemonsqueezy chargify bitpay nowpayments plivo sinch textmagic
     clicksend telesign infobip mandrill customerio iterable braze moosend omnisend anthropic
     replicate deepseek perplexity fireworks speechmatics resemble voiceflow weaviate qdrant zilliz
-    portkey openrouter novita baseten
+    portkey openrouter novita baseten clarifai cohere chartmogul amplitude airbrake delighted
     """.split()
 )
 # A provider word of everyday English: never the whole key alone ("harvest: ..." is prose).
@@ -114,7 +116,7 @@ _PROVIDER_TAIL = _LazyRe(
 _NAME_WORDS = _LazyRe(r"[a-z0-9]+")
 _CAMEL = _LazyRe(r"(?<=[a-z0-9])(?=[A-Z])")
 _SECRET_WORDS = frozenset(
-    "key keys apikey token tokens secret secrets pat pass password passwd pwd auth credential credentials".split()
+    "key keys api apikey token tokens secret secrets pat pass password passwd pwd auth credential credentials".split()
 )
 _NOT_SECRET = frozenset(
     """id ids url uri host hostname endpoint name user username email region version project org account
@@ -287,17 +289,20 @@ _UUID_BODY = _LazyRe(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{
 _NOT_KEY_PREFIX = frozenset(
     """sha sha1 sha224 sha256 sha384 sha512 md5 blake2b blake2s blake3 crc crc32 xxh xxhash xxh64 murmur
     hash digest checksum integrity commit rev revision build run job trace span request req id uid uuid
-    guid ulid nonce etag version ver tag branch image container pod node test spec fixture sample
+    guid ulid nonce etag version ver tag branch image container pod node spec fixture sample
     sandbox production prod dev staging pk public publishable""".split()
 )
-_BODY_WORDISH = _LazyRe(r"[A-Za-z][a-z]{2,}|[A-Z]{4,}")
+_BODY_WORDISH = _LazyRe(r"[A-Za-z][a-z]{4,}")  # (shorter and all-capital chunks turn up in random text)
+_FIRST_SEG = _LazyRe(r"[A-Za-z0-9]+")
 
 
 def _random_body(body: str) -> bool:
     """A provider key's random part: letters and digits, 3.4+ bits per character, not words."""
     core = body.replace("_", "").replace("-", "")
-    if len(core) < 20 or not has_digit(core) or not any(c.isalpha() for c in core) or looks_fake(core):
+    if len(core) < 20 or not any(c.isalpha() for c in core) or looks_fake(core):
         return False
+    if sum(c.isdigit() for c in core) < max(3, len(core) // 16):
+        return False  # MINIDUMP_SYSMEMINFO1_PERF_...: a constant's name, not a key
     if _UUID_BODY.match(body):
         return False  # an object's id far more often than a key
     hexy = set(core) <= _HEX
@@ -306,7 +311,15 @@ def _random_body(body: str) -> bool:
     if _entropy(core) < (3.2 if hexy else 3.4):
         return False
     words = sum(len(w) for w in _BODY_WORDISH.findall(body) if set(w) & _VOWELS and not _CONSONANT_RUN.search(w))
-    return words * 4 < len(core)  # (stricter than a named key's value: no key vouches for this one)
+    if words * 2 >= len(core):
+        return False
+    # the body starts random: "deployment-7d9f8b6c4" (a pod's name) and "test_..." (an environment in
+    # the prefix, split one segment too early) start with a word
+    segs = _FIRST_SEG.findall(body)
+    if not segs or len(segs[0]) < 8 or not has_digit(segs[0]):
+        return False
+    # and stays random: "Gost28147_89_None_KeyMeshing" has words for segments
+    return not any(len(g) >= 4 and g.isalpha() for g in segs[1:])
 
 
 @lru_cache(maxsize=1)
@@ -316,7 +329,7 @@ def _known_prefixes() -> dict[str, tuple[str, ...]]:
     by_head: dict[str, tuple[str, ...]] = {}
     for rule in (*TOKEN_RULES, *EXTRA_TOKEN_RULES):
         for t in rule.triggers:
-            if len(t) >= 2 and not rule.ci:
+            if len(t) >= 4 and not rule.ci:  # (ck_, sk_, pk_ are shared by many providers)
                 by_head[t[:2]] = (*by_head.get(t[:2], ()), t)
     return by_head
 
@@ -345,8 +358,8 @@ def _prefixed_tokens(text: str, out: list[_Cand]) -> None:
                 break
             prefix = run[:sep.start()]
             body = run[sep.end():]
-            if prefix.lower() in _NOT_KEY_PREFIX or seg.lower() in _NOT_KEY_PREFIX:
-                break
+            if prefix.lower() in _NOT_KEY_PREFIX or (k == 0 and seg.lower() in _NOT_KEY_PREFIX):
+                break  # (a later segment may be an environment: key_test_, ck_staging_)
             if len(prefix) >= 2 and sum(c.isdigit() for c in prefix) <= 2 and _random_body(body):
                 out.append((s, e, "api-key", 4, s))
                 break
@@ -376,12 +389,38 @@ def _microsoft_keys(text: str, out: list[_Cand]) -> None:
             continue
         e = k.end()
         done = e
-        if (lo > 0 and text[lo - 1] in _B64_CHARS) or (e < n and text[e] in _B64_CHARS):
+        if (lo > 0 and text[lo - 1] in _B64_CHARS and text[lo - 1] != "=") or (e < n and text[e] in _B64_CHARS):
             continue  # part of a longer base64 run
         key = text[lo:e]
         pos = m.start() - lo
         if len(key) in _MS_LENGTHS and pos >= 30 and has_digit(key) and _entropy(key) >= 3.0:
             out.append((lo, e, "azure-key", 2, lo))
+
+
+# ------------------------------------------------------------ network devices' configuration
+
+# Cisco IOS / NX-OS style lines: the secret is the word after the command (and its type digit).
+_NETCONF = _LazyRe(
+    r"(?m:^[ \t]*(?:enable[ \t]+(?:password|secret)(?:[ \t]+level[ \t]+\d{1,2})?"
+    r"|username[ \t]+\S{1,64}(?:[ \t]+privilege[ \t]+\d{1,2})?[ \t]+(?:password|secret)"
+    r"|snmp-server[ \t]+community|pac[ \t]+key|key-string"
+    r"|(?:tacacs-server|radius-server)(?:[ \t]+host[ \t]+\S{1,64})?[ \t]+key"
+    r"|ip[ \t]+ospf[ \t]+authentication-key|ip[ \t]+ospf[ \t]+message-digest-key[ \t]+\d{1,3}[ \t]+md5"
+    r"|wpa-psk[ \t]+ascii)"
+    r"(?:[ \t]+[0-9])?[ \t]+(\S{4,128})"
+    # a configuration line ends there (an SNMP community's access and ACL may follow), prose goes on
+    r"(?:[ \t]+(?:RW|RO|rw|ro)(?:[ \t]+\S{1,32})?)?[ \t]*\r?$)"
+)
+_NETCONF_GATE = ("enable ", "username ", "snmp-server", "pac key", "key-string", "-server", "ospf", "wpa-psk")
+_NETCONF_NOT = frozenset(("public", "password", "secret", "level", "privilege", "<password>", "<secret>"))
+
+
+def _network_configs(text: str, out: list[_Cand]) -> None:
+    for m in _NETCONF.finditer(text):
+        v = m.group(1)
+        if v.lower() in _NETCONF_NOT or looks_fake(v) or v[0] in "<{[" or v.startswith("${"):
+            continue
+        out.append((m.start(1), m.end(1), "password", 5, m.start()))
 
 
 def provider_secrets(text: str, low: str, out: list[_Cand]) -> None:
@@ -398,6 +437,8 @@ def provider_secrets(text: str, low: str, out: list[_Cand]) -> None:
         _mnemonics(text, low, out)  # (_MNEMONIC_WORDS, tested without a generator: every note pays it)
     if "sig=" in text:
         _sas_signatures(text, out)
+    if any(g in low for g in _NETCONF_GATE):
+        _network_configs(text, out)
 
 
 KINDS = frozenset({r.kind for r in EXTRA_TOKEN_RULES}
