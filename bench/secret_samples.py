@@ -272,6 +272,21 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
     for template in ("JIRA_PAT={s}", 'confluence_token: "{s}"', "Authorization: Bearer {s}"):
         secret = base64.b64encode(_digits(g, 12).encode() + b":" + g.rng.randbytes(20)).decode()
         out.append(("atlassian-pat", template.format(s=secret), secret))
+    # Session 33: Microsoft's identifiable keys (a service signature at its documented place, no keyword),
+    # ConfigCat SDK keys, and providers with no rule of their own (a short prefix and a random body).
+    for template, fmt in (("Rotate {s} before Friday.", "{52}JQQJ99{26}"),
+                          ('client = Client(key="{s}")', "{42}+ACR{6}"),
+                          ("$ export CRED={s}", "{33}+ASb{6}=")):
+        secret = _generator(g, fmt)()
+        out.append(("azure-key", template.format(s=secret), secret))
+    for template in ("Rotate {s} before Friday.", 'client = Client(sdk="{s}")', "$ export CC={s}"):
+        secret = J("configcat-", "sdk-1/") + g.rand(22) + "/" + g.rand(22)
+        out.append(("configcat-sdk-key", template.format(s=secret), secret))
+    for template, fmt in (("Rotate {s} before Friday.", "zq|key_{26:LOWER_DIGITS}"),
+                          ('client = Client(vendor="{s}")', "acmeprj|_{22}_{40:HEX}"),
+                          ("$ export VENDOR={s}", "qwx-|live-{32}")):
+        secret = _generator(g, fmt)()
+        out.append(("api-key", template.format(s=secret), secret))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
 
 

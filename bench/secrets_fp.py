@@ -56,6 +56,9 @@ HOSTILE = {
     "'-----BEGIN PRIVATE KEY-----' repeated": J("-----BEGIN PRIVATE", " KEY-----"),
     "'eyJabcdef.' repeated": "eyJabcdef.",
     "'heroku api key ' repeated": "heroku api key ",
+    # prefixed-token and Microsoft-key shapes: runs of prefix-like segments, signatures in base64
+    "'ab_cd-' repeated": "ab_cd-",
+    "'aB3+JQQJ' repeated": "aB3+JQQJ",
 }
 
 

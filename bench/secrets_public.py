@@ -15,9 +15,14 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
 * **tuning-kingfisher** -- Kingfisher's (MongoDB) rules' examples and negative examples
   (``kingfisher.json``): built fresh as the held-out part of session 32's second round, a tuning
   corpus since its misses were shown (third round).
-* **held-out** -- more of Kingfisher's rules' examples (``held_out.json``), from rule files
-  kingfisher.json did not sample, built and committed before any detector ran on them (session 32,
-  fourth round). Never tune on it: it is reported as counts only unless ``--show-held-out`` is given.
+* **tuning-kingfisher-2** -- more of Kingfisher's rules' examples (``held_out.json``), from rule
+  files kingfisher.json did not sample: the held-out part of session 32's fourth round (74/91 then),
+  spent since its misses were read in session 33, a tuning corpus now.
+* **tuning-kingfisher-3** -- the remaining 33 of Kingfisher's first 99 rule files
+  (``kingfisher_3.json``), a tuning corpus from the start (session 33).
+* **held-out** -- secretlint's and Trivy's own secret test fixtures (``held_out_secretlint_trivy.json``),
+  typed and committed before any detector ran on them (session 33). Never tune on it: it is scored
+  only with ``--held-out`` (one run at the end of a round), as counts unless ``--show-held-out``.
 * **benign**  -- each corpus' own false-positive examples, and the public benign notes of
   bench/data/injections_public.json (package docstrings mentioning prompts, pipes, curl...).
 
@@ -47,7 +52,8 @@ from server.guard.redact import redact  # noqa: E402
 DATA = ROOT / "bench" / "data" / "secrets_public"
 CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.json",
            "tuning-noseyparker": "noseyparker.json", "tuning-kingfisher": "kingfisher.json",
-           "held-out": "held_out.json"}
+           "tuning-kingfisher-2": "held_out.json", "tuning-kingfisher-3": "kingfisher_3.json",
+           "held-out": "held_out_secretlint_trivy.json"}
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 
@@ -123,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "secrets_public.json"))
     ap.add_argument("--limit", type=int, default=0, help="only the first N secret and N benign cases of each part")
+    ap.add_argument("--held-out", action="store_true",
+                    help="also score the held-out part (counts only); once, at the end of a round")
     ap.add_argument("--show-held-out", action="store_true",
                     help="also print and write the held-out part's misses (not while tuning)")
     args = ap.parse_args(argv)
@@ -134,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
                 + [c for c in cases if c["label"] == "benign"][:args.limit])
 
     result: dict = {"goal": {"catch_rate": GOAL_CATCH, "false_positive_rate": GOAL_FP}, "limit": args.limit or None}
-    for part in CORPORA:
+    parts = [p for p in CORPORA if p != "held-out" or args.held_out or args.show_held_out]
+    for part in parts:
         corpus = load(part)
         r = score(cut(corpus["cases"]))
         r["source"] = corpus["source"]
@@ -157,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {out}")
     met = all(result[p]["catch_rate"] is not None and result[p]["catch_rate"] >= GOAL_CATCH
-              and (result[p]["false_positive_rate"] or 0) <= GOAL_FP for p in CORPORA)
+              and (result[p]["false_positive_rate"] or 0) <= GOAL_FP for p in parts)
     return 0 if met and (result["benign_public_notes"]["false_positive_rate"] or 0) <= GOAL_FP else 1
 
 

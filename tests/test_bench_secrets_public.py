@@ -64,7 +64,7 @@ def test_a_secret_that_is_the_word_its_marker_names_is_caught_once_redacted():
 
 def test_the_bench_runs_on_a_tiny_slice_shows_the_kingfisher_misses_and_hides_the_held_out_ones(tmp_path, capsys):
     out = tmp_path / "secrets_public.json"
-    secrets_public.main(["--limit", "3", "--out", str(out)])
+    secrets_public.main(["--limit", "3", "--out", str(out), "--held-out"])
     result = json.loads(out.read_text())
     assert result["tuning"]["secrets"] == 3 and result["tuning"]["benign"] == 3
     # Kingfisher's part is a tuning corpus since its misses were shown: no longer hidden
@@ -75,4 +75,14 @@ def test_the_bench_runs_on_a_tiny_slice_shows_the_kingfisher_misses_and_hides_th
     assert held_out["secrets"] == 3 and held_out["misses_hidden"] is True
     assert "missed" not in held_out and "misses_by_group" not in held_out and "per_group" not in held_out
     assert result["benign_public_notes"]["benign"] == 3
+    # the spent Kingfisher held-out part is a tuning corpus now, its misses shown
+    assert "per_group" in result["tuning-kingfisher-2"]
     assert "tuning-kingfisher:" in capsys.readouterr().out
+
+
+def test_a_default_run_leaves_the_held_out_part_unscored(tmp_path):
+    # tuning runs must not even read the held-out part's counts: it is scored once, with --held-out
+    out = tmp_path / "secrets_public.json"
+    secrets_public.main(["--limit", "1", "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert "held-out" not in result and result["tuning-kingfisher-2"]["secrets"] == 1

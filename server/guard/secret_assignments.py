@@ -141,14 +141,34 @@ TOKEN_SHAPED = "token-shaped"  # a key's value must be a long random run: letter
 _TOKEN_RUN = _LazyRe(r"[A-Za-z0-9_\-]{20,512}")
 
 
+RANDOM_RUN = "random-run"  # a long random run, base64 too, and not mostly words ("user_profile_cache_v2")
+_KEY_RUN = _LazyRe(r"[A-Za-z0-9_\-][A-Za-z0-9_+/\-]{19,511}={0,2}")
+_WORDISH = _LazyRe(r"[A-Za-z][a-z]{2,}|[A-Z]{4,}")
+_VOWELS = frozenset("aeiouyAEIOUY")
+_CONSONANT_RUN = _LazyRe(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{4}")
+
+
 def value_ok(needs: bool | str, value: str) -> bool:
     """Whether ``value`` is random enough for a key that needs it (key_kind's second item)."""
     if not needs:
         return True
     if needs == TOKEN_SHAPED and not _TOKEN_RUN.fullmatch(value):
         return False
+    if needs == RANDOM_RUN and not _KEY_RUN.fullmatch(value):
+        return False
+    if needs == RANDOM_RUN:
+        words = sum(len(w) for w in _WORDISH.findall(value) if set(w) & _VOWELS and not _CONSONANT_RUN.search(w))
+        if words * 2 >= len(value):
+            return False
     return high_entropy(value)
 
+
+# Keys ending in "key" whose value is an index, a lookup or a public value, not a credential.
+_NOT_CREDENTIAL_KEY = frozenset(
+    """public publishable site primary foreign sort partition cache idempotency idempotent object s3 i18n
+    translation lookup hash row map dict routing message event request trace dedup dedupe unique
+    composite natural surrogate index group shard cursor pagination page next ssh gpg pgp key""".split()
+)
 
 # A last word that only says where the value sits (an XML tag or attribute, a field's value):
 # `password_tag`, `secret_value`, `api_key_attr` name the credential as much as `password` does.
@@ -196,6 +216,11 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
     joined = "".join(segs)
     if any(h in joined for h in _HINTS):
         return "secret", True
+    if (last == "key" and prev not in _NOT_CREDENTIAL_KEY) or (last in ("certificate", "cert") and prev in (
+            "app", "application", "client", "api", "customer", "service")):
+        # DD_APPLICATION_KEY, LINEAR_KEY, "key": any other key named a key holds a credential when
+        # its value is a long random run, not a name
+        return "secret", RANDOM_RUN
     return None
 
 

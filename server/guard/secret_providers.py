@@ -14,6 +14,13 @@ server.guard.redact. (Split from secret_formats.py, which holds the prefixed tok
   characters that decode to a 12-digit id, ``:``, and 20 random bytes -- the decoding is the check.
 * **Azure SAS signatures** (Logic Apps, Blob, Service Bus URLs): a ``sig=`` in a URL that also
   carries SAS parameters (``sv=``, ``sp=``, ``se=``, ...), at any length.
+* **Any provider's prefixed token** (``ajkey_01kpe3...``, ``CCIPRJ_...``, ``key_<64 hex>``): most
+  providers now issue keys as a short name, ``_`` or ``-``, and a long random body, so a new provider's
+  key is caught without a rule of its own. The body must look random (letters and digits, 3.4+ bits
+  per character, not mostly words, not a UUID or a hash named by its prefix); see _prefixed_tokens.
+* **Microsoft's identifiable keys** (Azure AI services, Container Registry, DevOps PATs, Service Bus,
+  Storage, Cosmos DB, ...): a base64 run that carries the service's fixed signature (``JQQJ9``,
+  ``+ACR``, ``AzSe``, ``+ASb``, ``AZDO``, ...) at its documented place, at any length the keys have.
 * A few prefixed tokens that had no rule (``apify_api_``, Browserbase ``bb_live_``, Cloudflare's
   ``cfut_`` / ``cfat_`` / ``cfk_``, Databricks ``dose``, DataStax ``AstraCS:``, ...).
 
@@ -31,7 +38,7 @@ from pathlib import Path
 
 from server.guard.lazyre import LazyRe as _LazyRe
 from server.guard.secret_assignments import find_all, looks_fake
-from server.guard.secret_formats import Rule, has_digit, mixed, tok
+from server.guard.secret_formats import TOKEN_RULES, Rule, has_digit, mixed, tok
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 _LA = r"(?![A-Za-z0-9_])"  # end boundary
@@ -58,6 +65,14 @@ EXTRA_TOKEN_RULES: tuple[Rule, ...] = (
     tok("langsmith-key", "ls__", r"[a-f0-9]{32}" + _LA, check=lambda s: any(c.isalpha() for c in s)),
     tok("postman-key", "PMAT-", r"[A-Z0-9]{26}" + _LA, check=has_digit),
     tok("runpod-key", "rpa_", r"[A-Z0-9]{40,48}" + _LA, check=has_digit),
+    # Atlassian's scoped API tokens (ATCTT3xFfGN0, like ATATT3xFfGF0): a body and "=" + an 8-hex checksum.
+    tok("atlassian-api-token", "ATCTT3", r"[A-Za-z0-9_=\-]{20,}", check=has_digit),
+    # Bitbucket Data Center HTTP access tokens: BBDC- and 44 base64 characters (an id, ":", random bytes).
+    tok("atlassian-pat", "BBDC-", r"[A-Za-z0-9+/]{40,48}={0,2}" + _LA, check=has_digit),
+    # ConfigCat SDK keys: "configcat-sdk-1/" and two 22-character parts.
+    tok("configcat-sdk-key", "configcat-sdk-1/", r"[A-Za-z0-9_\-]{22}/[A-Za-z0-9_\-]{22}" + _LA),
+    # age's post-quantum identities: AGE-SECRET-KEY-PQ-1 and Bech32 characters.
+    tok("age-secret-key", "AGE-SECRET-KEY-PQ-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{40,}" + _LA),
 )
 
 
@@ -88,7 +103,7 @@ PROVIDERS: tuple[str, ...] = tuple(
     statuscake pingdom runscope lemonsqueezy chargify bitpay nowpayments plivo sinch textmagic
     clicksend telesign infobip mandrill customerio iterable braze moosend omnisend anthropic
     replicate deepseek perplexity fireworks speechmatics resemble voiceflow weaviate qdrant zilliz
-    portkey openrouter novita baseten
+    portkey openrouter novita baseten clarifai cohere chartmogul amplitude airbrake delighted
     """.split()
 )
 # A provider word of everyday English: never the whole key alone ("harvest: ..." is prose).
@@ -101,7 +116,7 @@ _PROVIDER_TAIL = _LazyRe(
 _NAME_WORDS = _LazyRe(r"[a-z0-9]+")
 _CAMEL = _LazyRe(r"(?<=[a-z0-9])(?=[A-Z])")
 _SECRET_WORDS = frozenset(
-    "key keys apikey token tokens secret secrets pat pass password passwd pwd auth credential credentials".split()
+    "key keys api apikey token tokens secret secrets pat pass password passwd pwd auth credential credentials".split()
 )
 _NOT_SECRET = frozenset(
     """id ids url uri host hostname endpoint name user username email region version project org account
@@ -262,16 +277,169 @@ def _sas_signatures(text: str, out: list[_Cand]) -> None:
             out.append((m.start(1), m.end(1), "azure-sas-token", 1, m.start()))
 
 
+# ------------------------------------------------------------------ any provider's prefixed token
+
+# A run of token characters that may be "<prefix>_<body>" or "<prefix>-<body>"; split in Python.
+_PREFIXED_RUN = _LazyRe(r"[A-Za-z0-9_\-]{22,260}")
+_SEP = _LazyRe(r"[_\-]")
+_PREFIX_SEG = _LazyRe(r"[A-Za-z][A-Za-z0-9]{0,11}\Z")
+_UUID_BODY = _LazyRe(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
+# Prefixes that name a digest, an id or a build, not a credential: sha256-<base64> is a package
+# lock's integrity hash, commit_<hex> a revision, req_/evt_ objects' ids are not secret either way.
+_NOT_KEY_PREFIX = frozenset(
+    """sha sha1 sha224 sha256 sha384 sha512 md5 blake2b blake2s blake3 crc crc32 xxh xxhash xxh64 murmur
+    hash digest checksum integrity commit rev revision build run job trace span request req id uid uuid
+    guid ulid nonce etag version ver tag branch image container pod node spec fixture sample
+    sandbox production prod dev staging pk public publishable""".split()
+)
+_BODY_WORDISH = _LazyRe(r"[A-Za-z][a-z]{4,}")  # (shorter and all-capital chunks turn up in random text)
+_FIRST_SEG = _LazyRe(r"[A-Za-z0-9]+")
+
+
+def _random_body(body: str) -> bool:
+    """A provider key's random part: letters and digits, 3.4+ bits per character, not words."""
+    core = body.replace("_", "").replace("-", "")
+    if len(core) < 20 or not any(c.isalpha() for c in core) or looks_fake(core):
+        return False
+    if sum(c.isdigit() for c in core) < max(3, len(core) // 16):
+        return False  # MINIDUMP_SYSMEMINFO1_PERF_...: a constant's name, not a key
+    if _UUID_BODY.match(body):
+        return False  # an object's id far more often than a key
+    hexy = set(core) <= _HEX
+    if hexy and len(core) < 32:
+        return False
+    if _entropy(core) < (3.2 if hexy else 3.4):
+        return False
+    words = sum(len(w) for w in _BODY_WORDISH.findall(body) if set(w) & _VOWELS and not _CONSONANT_RUN.search(w))
+    if words * 2 >= len(core):
+        return False
+    # the body starts random: "deployment-7d9f8b6c4" (a pod's name) and "test_..." (an environment in
+    # the prefix, split one segment too early) start with a word
+    segs = _FIRST_SEG.findall(body)
+    if not segs or len(segs[0]) < 8 or not has_digit(segs[0]):
+        return False
+    # and stays random: "Gost28147_89_None_KeyMeshing" has words for segments
+    return not any(len(g) >= 4 and g.isalpha() for g in segs[1:])
+
+
+@lru_cache(maxsize=1)
+def _known_prefixes() -> dict[str, tuple[str, ...]]:
+    """Prefixes a format rule owns (``sgp_``, ``sk_``, ``xoxb-``), by first two characters: such a
+    token is judged by its provider's format, which may refuse it, not by the generic shape."""
+    by_head: dict[str, tuple[str, ...]] = {}
+    for rule in (*TOKEN_RULES, *EXTRA_TOKEN_RULES):
+        for t in rule.triggers:
+            if len(t) >= 4 and not rule.ci:  # (ck_, sk_, pk_ are shared by many providers)
+                by_head[t[:2]] = (*by_head.get(t[:2], ()), t)
+    return by_head
+
+
+def _prefixed_tokens(text: str, out: list[_Cand]) -> None:
+    n = len(text)
+    known = _known_prefixes()
+    for m in _PREFIXED_RUN.finditer(text):
+        s, e = m.span()
+        if s > 0 and text[s - 1] in "./+%\\@#$~":
+            continue  # part of a path, host, base64 run, URL-encoding or reference
+        if e < n and (text[e] in "/+=@" or (text[e] == "." and e + 1 < n and text[e + 1].isalnum())):
+            continue  # a host name, a path, a longer base64 value
+        if not text[s].isalpha() or (e - s) > 260:
+            continue
+        run = text[s:e]
+        if any(run.startswith(t) for t in known.get(run[:2], ())):
+            continue
+        # the prefix: one to three short segments before a separator
+        cut = 0
+        for k, sep in enumerate(_SEP.finditer(run)):
+            if k == 3:
+                break
+            seg = run[cut:sep.start()]
+            if not _PREFIX_SEG.match(seg):
+                break
+            prefix = run[:sep.start()]
+            body = run[sep.end():]
+            if prefix.lower() in _NOT_KEY_PREFIX or (k == 0 and seg.lower() in _NOT_KEY_PREFIX):
+                break  # (a later segment may be an environment: key_test_, ck_staging_)
+            if len(prefix) >= 2 and sum(c.isdigit() for c in prefix) <= 2 and _random_body(body):
+                out.append((s, e, "api-key", 4, s))
+                break
+            cut = sep.end()
+
+
+# ------------------------------------------------------------------ Microsoft's identifiable keys
+
+_MS_SIGNATURE = _LazyRe(r"JQQJ|\+ACR|AzSe|AzFu|\+ASb|\+AEh|\+ARm|AIoT|\+ASt|ACDb|AzCa|APIM|AZDO|\+AMC")
+_MS_KEY = _LazyRe(r"[A-Za-z0-9+/]{40,100}={0,2}")
+_MS_LENGTHS = frozenset((44, 52, 56, 84, 85, 86, 87, 88))
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+
+
+def _microsoft_keys(text: str, out: list[_Cand]) -> None:
+    n = len(text)
+    done = -1
+    for m in _MS_SIGNATURE.finditer(text):
+        if m.start() < done:
+            continue
+        # the key's start: back over base64 characters (at most 100), then its whole run
+        lo = m.start()
+        while lo > 0 and m.start() - lo < 100 and text[lo - 1] in _B64_CHARS and text[lo - 1] != "=":
+            lo -= 1
+        k = _MS_KEY.match(text, lo)
+        if k is None:
+            continue
+        e = k.end()
+        done = e
+        if (lo > 0 and text[lo - 1] in _B64_CHARS and text[lo - 1] != "=") or (e < n and text[e] in _B64_CHARS):
+            continue  # part of a longer base64 run
+        key = text[lo:e]
+        pos = m.start() - lo
+        if len(key) in _MS_LENGTHS and pos >= 30 and has_digit(key) and _entropy(key) >= 3.0:
+            out.append((lo, e, "azure-key", 2, lo))
+
+
+# ------------------------------------------------------------ network devices' configuration
+
+# Cisco IOS / NX-OS style lines: the secret is the word after the command (and its type digit).
+_NETCONF = _LazyRe(
+    r"(?m:^[ \t]*(?:enable[ \t]+(?:password|secret)(?:[ \t]+level[ \t]+\d{1,2})?"
+    r"|username[ \t]+\S{1,64}(?:[ \t]+privilege[ \t]+\d{1,2})?[ \t]+(?:password|secret)"
+    r"|snmp-server[ \t]+community|pac[ \t]+key|key-string"
+    r"|(?:tacacs-server|radius-server)(?:[ \t]+host[ \t]+\S{1,64})?[ \t]+key"
+    r"|ip[ \t]+ospf[ \t]+authentication-key|ip[ \t]+ospf[ \t]+message-digest-key[ \t]+\d{1,3}[ \t]+md5"
+    r"|wpa-psk[ \t]+ascii)"
+    r"(?:[ \t]+[0-9])?[ \t]+(\S{4,128})"
+    # a configuration line ends there (an SNMP community's access and ACL may follow), prose goes on
+    r"(?:[ \t]+(?:RW|RO|rw|ro)(?:[ \t]+\S{1,32})?)?[ \t]*\r?$)"
+)
+_NETCONF_GATE = ("enable ", "username ", "snmp-server", "pac key", "key-string", "-server", "ospf", "wpa-psk")
+_NETCONF_NOT = frozenset(("public", "password", "secret", "level", "privilege", "<password>", "<secret>"))
+
+
+def _network_configs(text: str, out: list[_Cand]) -> None:
+    for m in _NETCONF.finditer(text):
+        v = m.group(1)
+        if v.lower() in _NETCONF_NOT or looks_fake(v) or v[0] in "<{[" or v.startswith("${"):
+            continue
+        out.append((m.start(1), m.end(1), "password", 5, m.start()))
+
+
 def provider_secrets(text: str, low: str, out: list[_Cand]) -> None:
     """Append every finding of this module's scans to ``out``."""
     runs = _token_runs(text)
     if runs:
         _provider_values(text, low, runs, out)
         _atlassian_pats(text, runs, out)
+        if "_" in text or "-" in text:
+            _prefixed_tokens(text, out)
+        if _MS_SIGNATURE.search(text) is not None:
+            _microsoft_keys(text, out)
     if "seed" in low or "phrase" in low or "mnemonic" in low or "bip" in low or "recovery" in low:
         _mnemonics(text, low, out)  # (_MNEMONIC_WORDS, tested without a generator: every note pays it)
     if "sig=" in text:
         _sas_signatures(text, out)
+    if any(g in low for g in _NETCONF_GATE):
+        _network_configs(text, out)
 
 
-KINDS = frozenset({r.kind for r in EXTRA_TOKEN_RULES} | {"api-key", "mnemonic", "atlassian-pat", "azure-sas-token"})
+KINDS = frozenset({r.kind for r in EXTRA_TOKEN_RULES}
+                  | {"api-key", "mnemonic", "atlassian-pat", "azure-sas-token", "azure-key"})
