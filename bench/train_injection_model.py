@@ -215,7 +215,7 @@ def held_out_texts() -> list[str]:
     from poisoning_set import FRESH3_ATTEMPTS, FRESH3_LEGIT
 
     texts = list(FRESH3_ATTEMPTS) + list(FRESH3_LEGIT)
-    for name in ("injections_public.json", "injections_fresh.json", "injections_bastion.json"):
+    for name in ("injections_public.json", "injections_fresh.json", "injections_bastion.json", "injections_agents.json"):
         d = json.loads((DATA / name).read_text(encoding="utf-8"))
         texts += [x["text"] for part in ("attacks", "benign") for x in d[part] if x["split"] == "held-out"]
     return texts
