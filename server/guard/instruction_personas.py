@@ -176,6 +176,11 @@ def persona_jailbreak(low: str) -> bool:
     return _UNLIMITED_STRONG.search(low) is not None and _AI_MENTION.search(low) is not None
 
 
+def role_asked(low: str) -> bool:
+    """The text hands the reader a role or a persona ("act as the reviewer", "you are now Tyler")."""
+    return any(g in low for g in _PERSONA_GATES) and _PERSONA.search(low) is not None
+
+
 def prompt_leak(low: str) -> bool:
     if any(g in low for g in _LEAK_GATES) and _PROMPT_LEAK.search(low) is not None:
         return True

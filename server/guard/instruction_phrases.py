@@ -154,6 +154,8 @@ def readings(text: str) -> list[str]:
     """The lower-cased text, then its de-obfuscated copies where they differ (base64, hex, bits, escapes and
     base32 runs decoded; the text read backwards when it holds an attack word spelt backwards)."""
     low = text.lower()
+    if "\u2019" in low:  # a typographic apostrophe ("you’ve been assigned") reads as the plain one the phrases use
+        low = low.replace("\u2019", "'")
     out = [low]
     if len(text) >= 24:
         out.extend(d for d in _decoded_base64(text) + _decoded_other(text) if d not in out)
@@ -429,6 +431,9 @@ _REVEAL = _LazyRe(
     r"(?:(?:what'?s|what\s+is)\s+(?:inside|in)\s+)?"
 )
 _SECRET_OBJECT = _LazyRe(
+    # a bare "tokens" right after the verb is a model's ("the max output tokens", "log tokens per minute"):
+    # a secret token comes with a determiner or a kind ("your token", "the access tokens", "$GITHUB_TOKEN")
+    r"(?!tokens?\b)"
     r"(?:(?:the\s+)?contents?\s+of\s+)?(?:(?:the|your|all|any|every|our|their|these|those|its|of)\s+)*"
     r"(?:(?:user'?s|the\s+user'?s|database|db|production|prod|staging|aws|github|gitlab|openai|stripe|root|admin|"
     r"api|access|secret|private|ssh|session|full|whole|entire|complete|raw|actual|real|current|live)\s+)*"
