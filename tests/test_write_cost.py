@@ -3,8 +3,12 @@ the curve itself is measured by bench/write_cost.py, not timed here)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from server import linker, search
 from server.storage.protocol import KeywordQuery, Scope
+from server.storage.sqlite import search as sqlite_search
+from server.updates import statements
 
 
 def test_a_writes_candidate_search_ranks_only_the_newest_matches_past_its_budget(service, monkeypatch):
@@ -72,3 +76,97 @@ def test_the_cached_counts_give_the_plan_exact_counts_give(service, monkeypatch)
     count = linker._plan_counter(service.store, scope)
     assert search.keyword_plan(service.store, text, scope, 20, count) == exact
     assert search.keyword_plan(service.store, text, scope, 20, count) == exact  # cached now: the same plan
+
+
+NOTES = [
+    "We moved the task queue from Celery to Dramatiq on 2026-03-02; Celery lost tasks under Redis 7.2",
+    "The api service runs Python 3.12 now (was 3.11)",
+    "Deploys go out every two weeks from the release/2026.10 branch, see SHOP-142",
+    "`make deploy ENV=prod` no longer works; the old Heroku pipeline is gone",
+    "FYI ledger-consumer is on auto.offset.reset=earliest in staging",
+    "Step 3: run the migrations with alembic upgrade head, never on Fridays",
+    "The nightly backup of db-01.internal goes to s3://acme-backups/pg at 02:00 UTC",
+    "Ana passed code signing to the release bot; STRIPE_SECRET is no longer read",
+]
+
+
+def test_a_stored_analysis_reads_back_as_the_analysis_itself():
+    for text in NOTES:
+        made = statements._analyse(text)
+        assert statements.decode(text, statements.encode(made)) == made
+    assert statements.decode(NOTES[0], "not json") is None and statements.decode(NOTES[0], "[1, 2]") is None
+
+
+def _fresh_process(monkeypatch) -> list[str]:
+    """Forget every analysis this process holds (as a new server would) and list what is analysed from now."""
+    monkeypatch.setattr(statements, "_analysed", OrderedDict())
+    monkeypatch.setattr(statements, "_analysed_chars", 0)
+    analysed: list[str] = []
+    analyse = statements._analyse
+
+    def spy(text: str):  # noqa: ANN202
+        analysed.append(text)
+        return analyse(text)
+
+    monkeypatch.setattr(statements, "_analyse", spy)
+    return analysed
+
+
+def test_a_writes_update_check_reads_the_analyses_earlier_writes_stored(service, monkeypatch):
+    for text in NOTES:
+        service.remember(text, thread="t")
+    analysed = _fresh_process(monkeypatch)
+    new = "The api service runs Python 3.13 now"
+    service.remember(new, thread="t")
+    assert analysed == [new]  # its candidates (the notes above) were read from the store, not analysed again
+    analysed.clear()
+    _fresh_process(monkeypatch)
+    service.remember("Deploys go out every week from the release branch", thread="t")
+    assert new not in analysed  # the last write stored its own analysis too
+
+
+def test_an_analysis_of_another_analyser_or_of_another_text_is_made_again(service, monkeypatch):
+    ids = [service.remember(text, thread="t").id for text in NOTES]
+    analysed = _fresh_process(monkeypatch)
+    monkeypatch.setattr(statements, "version", lambda: "another")  # the analyser changed since they were stored
+    service.remember("The api service runs Python 3.13 now", thread="t")
+    assert set(NOTES) & set(analysed)  # re-derived ...
+    assert set(service.store.analyses(ids, "another")) & set(ids)  # ... and stored under the new version
+    analysed = _fresh_process(monkeypatch)
+    stored = service.store.analyses(ids, "another")
+    service.store.store_analyses({i: ("not this text", analysis) for i, (_, analysis) in stored.items()}, "another")
+    service.remember("The api service runs Python 3.14 now", thread="t")
+    assert set(NOTES) & set(analysed)  # a stored analysis of another text (compressed since) is not used
+
+
+def test_a_search_in_a_thread_ranks_as_the_scoped_search_does(service, monkeypatch):
+    """Without the scope token in the MATCH (its doclist walk is the thread's size) a thread's matches (its newest
+    window's) rank exactly as with it; a thread holding few of the file's matches keeps the scoped search."""
+    monkeypatch.setattr(sqlite_search, "RANK_IN_THREADS_FROM", 0)
+    for n in range(120):
+        service.remember(f"the payments worker retries the refund job {n}, queue {n % 7}", thread="big")
+        if n % 3 == 0:
+            service.remember(f"the refund job of the payments worker is paused for shop {n}", thread="small")
+    windowed = service.store._keyword_in_threads
+    calls: list[dict | None] = []
+
+    def spy(*args):  # noqa: ANN002, ANN202
+        calls.append(windowed(*args))
+        return calls[-1]
+
+    def scoped(query, scope):  # noqa: ANN001, ANN202
+        monkeypatch.setattr(service.store, "_keyword_in_threads", lambda *args: None)
+        try:
+            return service.store.keyword(query, 30, scope)
+        finally:
+            monkeypatch.setattr(service.store, "_keyword_in_threads", spy)
+
+    monkeypatch.setattr(service.store, "_keyword_in_threads", spy)
+    for words, rules in [(("payments", "worker"), {}), (("refund", "queue", "3"), {}), (("paused", "shop"), {}),
+                         (("job",), {}), (("refund",), {"also": ("queue", "shop")}), (("job",), {"every": ("3",)}),
+                         (("worker",), {"excluded": ("paused",)})]:
+        for thread in ("big", "small"):
+            for window in (10, 50, 1000, None):
+                query, scope = KeywordQuery(words, newest=window, **rules), Scope(threads=(thread,))
+                assert service.store.keyword(query, 30, scope) == scoped(query, scope)
+    assert any(c for c in calls) and None in calls  # both ways were taken

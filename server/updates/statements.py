@@ -357,20 +357,13 @@ _analysed_lock = threading.Lock()
 def analyse(text: str) -> Statement:
     """What the rules need to know about a text, kept for the texts compared most recently (the same
     memories are judged write after write, and dedupe compares each with many)."""
-    global _analysed_chars
     with _analysed_lock:
         found = _analysed.get(text)
         if found is not None:
             _analysed.move_to_end(text)
             return found
     statement = _analyse(text)
-    with _analysed_lock:
-        if text not in _analysed and len(text) <= ANALYSED_CHARS:
-            _analysed[text] = statement
-            _analysed_chars += len(text)
-            while _analysed_chars > ANALYSED_CHARS:
-                oldest, _ = _analysed.popitem(last=False)
-                _analysed_chars -= len(oldest)
+    keep(statement)
     return statement
 
 
@@ -491,3 +484,99 @@ def value_shape(value: str) -> str:
     """A value's shape: each run of digits a 9, each run of letters an a ("3.12" -> "9.9", "512Mi" ->
     "9a", ":7070" and "50051" -> "9"): the kind of value, not its size (a port 7070 becomes 50051)."""
     return re.sub(r"[a-z]+", "a", re.sub(r"[0-9]+", "9", value.lstrip(":")))
+
+
+# -- stored analyses ----------------------------------------------------------------------------
+# A write's update check judges ~60 candidates of its thread; in a large thread most were never
+# analysed by this process (the cache above holds a few thousand), and analysing one costs ~0.4 ms
+# (bench/write_cost.py: the analyses were the largest part of what grew from 1k to 100k memories).
+# So each analysis is stored beside its memory (Store.set_analyses) and read back, ~4x cheaper than
+# analysing again, under the version of the analyser that made it.
+
+_FIELDS = tuple(f for f in Statement.__dataclass_fields__ if f != "text")
+_SETS = frozenset(f for f in _FIELDS if f not in ("tokens", "terms", "fts", "words", "cue", "negated",
+                                                  "renames", "eventful", "subject_at"))
+
+
+@lru_cache(maxsize=1)
+def version() -> str | None:
+    """The analyser's version: a digest of this module's source and of the stemmer it uses. Any edit of
+    the analysis changes it, so a stored analysis of an older analyser is re-derived (nobody has to
+    remember to bump a number); None where the source cannot be read (nothing is stored or read then)."""
+    import hashlib  # lazy: only a process that judges a write stores or reads analyses
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+    from pathlib import Path
+
+    try:
+        source = Path(__file__).read_bytes()
+    except OSError:
+        return None
+    try:
+        stemmer = installed("snowballstemmer")
+    except PackageNotFoundError:
+        stemmer = "?"
+    return hashlib.sha256(source + b"\0" + stemmer.encode()).hexdigest()[:16]
+
+
+def text_key(text: str) -> str:
+    """What a stored analysis is of: a memory's text can change (compression), its analysis then must."""
+    import hashlib  # lazy: see version
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def encode(statement: Statement) -> str:
+    """A statement as compact JSON (its text is the memory's own, not stored again)."""
+    import json  # lazy: see version
+
+    out: list[object] = []
+    for name in _FIELDS:
+        value = getattr(statement, name)
+        if name == "tokens":
+            value = [[t.raw, t.norm, t.kind, list(t.parts), t.place] for t in value]
+        elif name in _SETS:
+            value = sorted(value)
+        out.append(value)
+    return json.dumps(out, separators=(",", ":"), ensure_ascii=False)
+
+
+def decode(text: str, stored: str) -> Statement | None:
+    """The statement `encode` stored for `text`; None when the stored form does not read as one."""
+    import json  # lazy: see version
+
+    try:
+        values = json.loads(stored)
+        if len(values) != len(_FIELDS):
+            return None
+        fields: dict[str, object] = {"text": text}
+        for name, value in zip(_FIELDS, values):
+            if name == "tokens":
+                value = tuple(Token(raw, norm, kind, tuple(parts), place) for raw, norm, kind, parts, place in value)
+            elif name == "words":
+                value = tuple(value)
+            elif name in _SETS:
+                value = frozenset(value)
+            fields[name] = value
+        return Statement(**fields)  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        return None
+
+
+def cached(text: str) -> bool:
+    """Whether this process holds the text's analysis (analyse costs it nothing)."""
+    with _analysed_lock:
+        return text in _analysed
+
+
+def keep(statement: Statement) -> None:
+    """Hold a statement read from the store as analyse would hold the one it made."""
+    global _analysed_chars
+    text = statement.text
+    with _analysed_lock:
+        if text not in _analysed and len(text) <= ANALYSED_CHARS:
+            _analysed[text] = statement
+            _analysed_chars += len(text)
+            while _analysed_chars > ANALYSED_CHARS:
+                oldest, _ = _analysed.popitem(last=False)
+                _analysed_chars -= len(oldest)
