@@ -31,6 +31,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from server import search
@@ -52,6 +53,12 @@ CANDIDATES = 30
 #: matches of its rarest words. Recall's budget (20,000) made each write cost ~1 us per match, so a write
 #: grew with a small-vocabulary thread (bench/write_cost.py); a write's update is a recent memory's.
 MATCH_BUDGET = 2_000
+#: The most matches in the thread of the common words (search.keyword_plan) a write's candidate search
+#: counts in its rank, rarest first. bm25 walks each word's whole doclist for its document count: in a
+#: small-vocabulary thread of 100k memories a write's common words hold tens of thousands of matches
+#: each (30-60 ms a search, bench/write_cost.py). The commonest are left out of the rank (the least
+#: weight of any word: their IDF is the smallest), so a search walks at most about this many.
+COMMON_BUDGET = 20_000
 #: Most candidates without a vector (not embedded yet: a burst of writes, an import) embedded
 #: on the spot to judge a write; the rest are judged without their cosine (minimal edits only).
 EMBED_MISSING = 8
@@ -102,6 +109,24 @@ def _plan_counter(store: SearchIndex, scope: Scope) -> Callable[[str, int], int]
         return min(found, cap)
 
     return count
+
+
+def _bounded(store: SearchIndex, plan: search.KeywordPlan, scope: Scope) -> search.KeywordPlan:
+    """The plan with only the rarest of its common words whose matches in the thread (counts cached with
+    recall's, as the update rules read them) fit COMMON_BUDGET."""
+    if not plan.common:
+        return plan
+    counts = {t: search.term_frequency(store, t, scope) for t in plan.common}
+    kept: set[str] = set()
+    total = 0
+    for term in sorted(plan.common, key=counts.__getitem__):
+        total += counts[term]
+        if total > COMMON_BUDGET:
+            break
+        kept.add(term)
+    if len(kept) == len(plan.common):
+        return plan
+    return replace(plan, common=tuple(t for t in plan.common if t in kept))
 
 
 class ThreadWeights(CountedWeights):
@@ -225,7 +250,8 @@ class UpdateLinker:
         with a vector, its nearest ones, each with its cosine to `vector` (None without one). Their
         stored analyses (and the row's) are read for the judging; into `unstored` go those without one."""
         scope = Scope(threads=(row.thread,))
-        plan = search.keyword_plan(self.store, row.content, scope, MATCH_BUDGET, _plan_counter(self.store, scope))
+        plan = _bounded(self.store, search.keyword_plan(self.store, row.content, scope, MATCH_BUDGET,
+                                                         _plan_counter(self.store, scope)), scope)
         ranked = list(search.keyword_hits(self.store, plan, scope, CANDIDATES))
         cosines: dict[int, float] = {}
         recent: dict[int, float] = {}

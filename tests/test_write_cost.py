@@ -170,3 +170,30 @@ def test_a_search_in_a_thread_ranks_as_the_scoped_search_does(service, monkeypat
                 query, scope = KeywordQuery(words, newest=window, **rules), Scope(threads=(thread,))
                 assert service.store.keyword(query, 30, scope) == scoped(query, scope)
     assert any(c for c in calls) and None in calls  # both ways were taken
+
+
+def test_a_writes_candidate_search_ranks_by_the_rarest_common_words_its_budget_holds(service, monkeypatch):
+    monkeypatch.setattr(linker, "MATCH_BUDGET", 5)
+    monkeypatch.setattr(linker, "COMMON_BUDGET", 20)
+    for n in range(30):
+        service.remember(f"the payments service retries job {n}", thread="t")
+    for n in range(12):
+        service.remember(f"the refund queue drains batch {n}", thread="t")
+    for n in range(3):
+        service.remember(f"a zebra crossing sign {n}", thread="t")
+    queries: list[KeywordQuery] = []
+    keyword = service.store.keyword
+
+    def spy(query: KeywordQuery, limit: int, scope):  # noqa: ANN001, ANN202
+        queries.append(query)
+        return keyword(query, limit, scope)
+
+    monkeypatch.setattr(service.store, "keyword", spy)
+    service.remember("zebra payments refund", thread="t")
+    # zebra (3 memories) is ranked; refund (12) counts in the rank; payments (30) is past the budget: left out
+    assert queries and all(q.terms == ("zebra",) for q in queries)
+    assert {w for q in queries for w in (*q.also, *q.excluded, *q.every)} == {"refund"}
+    monkeypatch.setattr(linker, "COMMON_BUDGET", 1_000)
+    queries.clear()
+    service.remember("zebra payments refund again", thread="t")
+    assert {w for q in queries for w in (*q.also, *q.excluded, *q.every)} == {"refund", "payments"}
