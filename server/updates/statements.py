@@ -369,14 +369,6 @@ def analyse(text: str) -> Statement:
 
 def _analyse(text: str) -> Statement:
     toks = tuple(tokens(text))
-    terms: dict[str, str] = {}
-    fts: dict[str, str] = {}
-    for t in toks:
-        terms.setdefault(t.norm, t.kind)
-        fts.setdefault(t.norm, _fts_word(t))
-        for p in t.parts:
-            terms.setdefault(p, "part")
-            fts.setdefault(p, p)
     quoted = set()
     retired = list(_OLD_AFTER.finditer(text))
     for m in [*_OLD_BEFORE.finditer(text), *retired]:
@@ -385,37 +377,57 @@ def _analyse(text: str) -> Statement:
         quoted.update(p for t in tokens(value) for p in t.parts)
     periods, period_terms = _periods(text)
     lower_words = _ENV_WORD.findall(text.lower())
-    align = tuple(w.strip(".,;:!?()").lower() for w in _ALIGN_WORD.findall(text) if w.strip(".,;:!?()"))
-    return Statement(
-        text=text,
-        tokens=toks,
-        terms=terms,
-        fts=fts,
+    align = _aligned(text)
+    return _assemble(text, toks, align, dict(
         envs=frozenset(ENVIRONMENTS[w] for w in lower_words if w in ENVIRONMENTS),
-        events=frozenset(t.norm for t in toks if t.kind == "event"),
-        lead_events=frozenset(t.norm for i, t in enumerate(toks[:2]) if t.kind == "event"
-                              and not (i and toks[0].raw.lower() in _DATED_BY)
-                              and not (i + 1 < len(toks) and toks[i + 1].raw.lower() in _MOVED_TO)),
         labels=_labels(text),
         # naming a value as retired says that something changed ("MODEL_VERSION is ignored"); a state
         # that may always have held does not ("Feature flag new-checkout is off in production")
         cue=_cued(text, align) or any(not _STATE.search(m.group(0)) for m in retired),
         quoted=frozenset(quoted),
-        values=frozenset(term for term in terms if any(c.isdigit() for c in term)),
-        slot_values=frozenset(
-            x for t in toks if t.kind != "event" for x in (t.norm, *t.parts) if any(c.isdigit() for c in x)
-        ),
-        shapes=frozenset(value_shape(t.norm) for t in toks if t.kind == "value"),
-        places=frozenset(t.norm for t in toks if t.place),
         opening=frozenset(x for t in _untagged(text, toks)[:2] for x in (t.norm, *t.parts)),
-        negated=any(w in NEGATIONS for w in align),
         cue_terms=frozenset(t.norm for t in toks if _CUE.fullmatch(t.raw)),
         renames=bool(_RENAMES.search(text)),
         periods=frozenset(periods),
         period_terms=frozenset(period_terms),
+        subject_at=_subject_at(text, align),
+    ))
+
+
+def _aligned(text: str) -> tuple[str, ...]:
+    return tuple(w.strip(".,;:!?()").lower() for w in _ALIGN_WORD.findall(text) if w.strip(".,;:!?()"))
+
+
+def _assemble(text: str, toks: tuple[Token, ...], align: tuple[str, ...], read: dict) -> Statement:
+    """The statement of these tokens and words, with what was read from the text itself (`read`: the fields
+    a stored analysis keeps, _STORED); the rest follows from the tokens and words at once."""
+    terms: dict[str, str] = {}
+    fts: dict[str, str] = {}
+    for t in toks:
+        terms.setdefault(t.norm, t.kind)
+        fts.setdefault(t.norm, _fts_word(t))
+        for p in t.parts:
+            terms.setdefault(p, "part")
+            fts.setdefault(p, p)
+    return Statement(
+        text=text,
+        tokens=toks,
+        terms=terms,
+        fts=fts,
+        events=frozenset(t.norm for t in toks if t.kind == "event"),
+        lead_events=frozenset(t.norm for i, t in enumerate(toks[:2]) if t.kind == "event"
+                              and not (i and toks[0].raw.lower() in _DATED_BY)
+                              and not (i + 1 < len(toks) and toks[i + 1].raw.lower() in _MOVED_TO)),
+        values=frozenset(term for term in terms if any(map(str.isdigit, term))),
+        slot_values=frozenset(
+            x for t in toks if t.kind != "event" for x in (t.norm, *t.parts) if any(map(str.isdigit, x))
+        ),
+        shapes=frozenset(value_shape(t.norm) for t in toks if t.kind == "value"),
+        places=frozenset(t.norm for t in toks if t.place),
+        negated=any(w in NEGATIONS for w in align),
         eventful=_eventful(align),
         words=align,
-        subject_at=_subject_at(text, align),
+        **read,
     )
 
 
@@ -493,9 +505,11 @@ def value_shape(value: str) -> str:
 # So each analysis is stored beside its memory (Store.set_analyses) and read back, ~4x cheaper than
 # analysing again, under the version of the analyser that made it.
 
-_FIELDS = tuple(f for f in Statement.__dataclass_fields__ if f != "text")
-_SETS = frozenset(f for f in _FIELDS if f not in ("tokens", "terms", "fts", "words", "cue", "negated",
-                                                  "renames", "eventful", "subject_at"))
+#: What a stored analysis holds beside its tokens (what _analyse reads from the text: regular expressions,
+#: the costly part); _assemble derives the rest from the tokens and words at once.
+_STORED = ("envs", "labels", "cue", "quoted", "opening", "cue_terms", "renames", "periods", "period_terms",
+           "subject_at")
+_STORED_SETS = frozenset(_STORED) - {"cue", "renames", "subject_at"}
 
 
 @lru_cache(maxsize=1)
@@ -527,18 +541,18 @@ def text_key(text: str) -> str:
 
 
 def encode(statement: Statement) -> str:
-    """A statement as compact JSON (its text is the memory's own, not stored again)."""
+    """A statement as compact JSON (~40 % of the bytes of all its fields; its text is the memory's own):
+    each token as [raw, kind], then its norm when that is not raw.lower() (else null), its parts, its place."""
     import json  # lazy: see version
 
-    out: list[object] = []
-    for name in _FIELDS:
-        value = getattr(statement, name)
-        if name == "tokens":
-            value = [[t.raw, t.norm, t.kind, list(t.parts), t.place] for t in value]
-        elif name in _SETS:
-            value = sorted(value)
-        out.append(value)
-    return json.dumps(out, separators=(",", ":"), ensure_ascii=False)
+    toks = []
+    for t in statement.tokens:
+        tail = [t.norm if t.norm != t.raw.lower() else None, list(t.parts), 1] if t.place else \
+            [t.norm if t.norm != t.raw.lower() else None, list(t.parts)] if t.parts else \
+            [t.norm] if t.norm != t.raw.lower() else []
+        toks.append([t.raw, t.kind, *tail])
+    read = [sorted(v) if name in _STORED_SETS else v for name in _STORED for v in (getattr(statement, name),)]
+    return json.dumps([toks, *read], separators=(",", ":"), ensure_ascii=False)
 
 
 def decode(text: str, stored: str) -> Statement | None:
@@ -547,18 +561,12 @@ def decode(text: str, stored: str) -> Statement | None:
 
     try:
         values = json.loads(stored)
-        if len(values) != len(_FIELDS):
+        if not isinstance(values, list) or len(values) != len(_STORED) + 1:
             return None
-        fields: dict[str, object] = {"text": text}
-        for name, value in zip(_FIELDS, values):
-            if name == "tokens":
-                value = tuple(Token(raw, norm, kind, tuple(parts), place) for raw, norm, kind, parts, place in value)
-            elif name == "words":
-                value = tuple(value)
-            elif name in _SETS:
-                value = frozenset(value)
-            fields[name] = value
-        return Statement(**fields)  # type: ignore[arg-type]
+        toks = tuple(Token(raw, t[0] if t and t[0] is not None else raw.lower(), kind,
+                           tuple(t[1]) if len(t) > 1 else (), len(t) > 2) for raw, kind, *t in values[0])
+        read = {name: frozenset(value) if name in _STORED_SETS else value for name, value in zip(_STORED, values[1:])}
+        return _assemble(text, toks, _aligned(text), read)
     except (ValueError, TypeError):
         return None
 
