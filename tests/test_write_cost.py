@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from server import linker, search
-from server.storage.protocol import KeywordQuery, Scope
+from server.storage.protocol import GLOBAL, KeywordQuery, Scope
 from server.storage.sqlite import search as sqlite_search
 from server.updates import statements
 
@@ -147,6 +147,8 @@ def test_a_search_in_a_thread_ranks_as_the_scoped_search_does(service, monkeypat
         service.remember(f"the payments worker retries the refund job {n}, queue {n % 7}", thread="big")
         if n % 3 == 0:
             service.remember(f"the refund job of the payments worker is paused for shop {n}", thread="small")
+        if n % 10 == 0:
+            service.remember(f"every payments worker retries a refund job at most {n} times", thread="global")
     windowed = service.store._keyword_in_threads
     calls: list[dict | None] = []
 
@@ -165,9 +167,9 @@ def test_a_search_in_a_thread_ranks_as_the_scoped_search_does(service, monkeypat
     for words, rules in [(("payments", "worker"), {}), (("refund", "queue", "3"), {}), (("paused", "shop"), {}),
                          (("job",), {}), (("refund",), {"also": ("queue", "shop")}), (("job",), {"every": ("3",)}),
                          (("worker",), {"excluded": ("paused",)})]:
-        for thread in ("big", "small"):
+        for threads in (("big",), ("small",), ("big", GLOBAL), ("small", GLOBAL)):
             for window in (10, 50, 1000, None):
-                query, scope = KeywordQuery(words, newest=window, **rules), Scope(threads=(thread,))
+                query, scope = KeywordQuery(words, newest=window, **rules), Scope(threads=threads)
                 assert service.store.keyword(query, 30, scope) == scoped(query, scope)
     assert any(c for c in calls) and None in calls  # both ways were taken
 
