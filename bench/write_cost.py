@@ -1,7 +1,8 @@
 """What one `remember` costs over MCP as the store grows: the write-cost curve (issue 34 item 3).
 
-Per size, a fresh store is filled in bulk (Store.insert_memory and store_vectors: the SQL
-`remember` and the backfill run, without their judging) with developer notes of
+Per size, a fresh store is filled in bulk (Store.insert_memory, store_vectors and store_analyses: the
+SQL `remember` and the backfill run, and the statement analysis remember's update check stores, without
+their judging) with developer notes of
 bench/corpus.py, all in ONE thread: a small vocabulary in the thread written to is the
 worst case for the update-candidate search (every word of a new note matches thousands
 of memories). Then a spawned stdio server (`python -m server` from this checkout, hash
@@ -48,6 +49,7 @@ def fill(home: Path, size: int) -> float:
     from server.service import MemoryService, content_hash
     from server.storage.protocol import NewMemory
     from server.textindex import index_text
+    from server.updates import statements
 
     embedder = HashEmbedder()
     service = MemoryService.open(Settings(home=home, embedder="hash"), embedder=embedder)
@@ -66,6 +68,8 @@ def fill(home: Path, size: int) -> float:
                 service.store.touch_thread(conn, THREAD, at)
         chunk = texts[start : start + len(ids)]
         service.store.store_vectors(dict(zip(ids, embedder.embed(chunk))))
+        service.store.store_analyses({i: (statements.text_key(t), statements.encode(statements.analyse(t)))
+                                      for i, t in zip(ids, chunk)}, statements.version())
     with service.db.write() as conn:
         conn.execute("DELETE FROM daily_log_queue")
     service.close()

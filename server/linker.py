@@ -31,6 +31,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from server import search
@@ -39,7 +40,7 @@ from server.errors import StoreUnavailable
 from server.frozen import record
 from server.models import is_statement, linkable
 from server.storage.protocol import Database, KeywordQuery, MemoryRow, PossibleUpdate, Scope, SearchIndex, Store
-from server.updates import CountedWeights, model
+from server.updates import CountedWeights, model, statements
 
 if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
     import numpy as np
@@ -52,6 +53,12 @@ CANDIDATES = 30
 #: matches of its rarest words. Recall's budget (20,000) made each write cost ~1 us per match, so a write
 #: grew with a small-vocabulary thread (bench/write_cost.py); a write's update is a recent memory's.
 MATCH_BUDGET = 2_000
+#: The most matches in the thread of the common words (search.keyword_plan) a write's candidate search
+#: counts in its rank, rarest first. bm25 walks each word's whole doclist for its document count: in a
+#: small-vocabulary thread of 100k memories a write's common words hold tens of thousands of matches
+#: each (30-60 ms a search, bench/write_cost.py). The commonest are left out of the rank (the least
+#: weight of any word: their IDF is the smallest), so a search walks at most about this many.
+COMMON_BUDGET = 20_000
 #: Most candidates without a vector (not embedded yet: a burst of writes, an import) embedded
 #: on the spot to judge a write; the rest are judged without their cosine (minimal edits only).
 EMBED_MISSING = 8
@@ -102,6 +109,24 @@ def _plan_counter(store: SearchIndex, scope: Scope) -> Callable[[str, int], int]
         return min(found, cap)
 
     return count
+
+
+def _bounded(store: SearchIndex, plan: search.KeywordPlan, scope: Scope) -> search.KeywordPlan:
+    """The plan with only the rarest of its common words whose matches in the thread (counts cached with
+    recall's, as the update rules read them) fit COMMON_BUDGET."""
+    if not plan.common:
+        return plan
+    counts = {t: search.term_frequency(store, t, scope) for t in plan.common}
+    kept: set[str] = set()
+    total = 0
+    for term in sorted(plan.common, key=counts.__getitem__):
+        total += counts[term]
+        if total > COMMON_BUDGET:
+            break
+        kept.add(term)
+    if len(kept) == len(plan.common):
+        return plan
+    return replace(plan, common=tuple(t for t in plan.common if t in kept))
 
 
 class ThreadWeights(CountedWeights):
@@ -169,12 +194,14 @@ class UpdateLinker:
                 self._recent.move_to_end(row.id)
                 while len(self._recent) > RECENT_VECTORS:
                     self._recent.popitem(last=False)
-        candidates = self._candidates(row, vector)
+        unstored: set[int] = set()
+        candidates = self._candidates(row, vector, unstored)
         weights = ThreadWeights(self.store, Scope(threads=(row.thread,)))
         # The int8 graph's vectors ("<model>@int8", cosine >= 0.98 to float32's) keep the coefficients
         # fitted on float32's: bench/updates.py --precision int8 gives the same figures within noise.
         fitted = self.embedder.model_id.partition("@")[0] == model.MODEL_ID
         judged = model.judge(row.id, row.content, row.created_at, [c for c, _ in candidates], weights, later, fitted)
+        self._store_analyses([r for r in (row, *(r for _, r in candidates)) if r.id in unstored])
         found = judged.link
         if found is None and judged.possible is not None:
             maybe = PossibleUpdate(*judged.possible)
@@ -217,11 +244,14 @@ class UpdateLinker:
         except StoreUnavailable:
             log.info("%d possible update(s) not recorded (store unavailable)", len(possible))
 
-    def _candidates(self, row: MemoryRow, vector: np.ndarray | None) -> list[tuple[model.Candidate, MemoryRow]]:
+    def _candidates(self, row: MemoryRow, vector: np.ndarray | None,
+                    unstored: set[int] | None = None) -> list[tuple[model.Candidate, MemoryRow]]:
         """The thread's memories that may be about the same subject: its best keyword matches and,
-        with a vector, its nearest ones, each with its cosine to `vector` (None without one)."""
+        with a vector, its nearest ones, each with its cosine to `vector` (None without one). Their
+        stored analyses (and the row's) are read for the judging; into `unstored` go those without one."""
         scope = Scope(threads=(row.thread,))
-        plan = search.keyword_plan(self.store, row.content, scope, MATCH_BUDGET, _plan_counter(self.store, scope))
+        plan = _bounded(self.store, search.keyword_plan(self.store, row.content, scope, MATCH_BUDGET,
+                                                         _plan_counter(self.store, scope)), scope)
         ranked = list(search.keyword_hits(self.store, plan, scope, CANDIDATES))
         cosines: dict[int, float] = {}
         recent: dict[int, float] = {}
@@ -232,6 +262,9 @@ class UpdateLinker:
             ranked += [i for i in sorted(recent, key=recent.__getitem__, reverse=True)[:CANDIDATES] if i not in ranked]
         rows = self.store.get([i for i in ranked if i != row.id])
         ids = [i for i in ranked if i in rows and linkable(rows[i])]
+        missing = self._read_analyses([row, *(rows[i] for i in ids)])
+        if unstored is not None:
+            unstored.update(missing)
         if vector is not None and vector.any():
             cosines.update(self.store.cosines(vector, [i for i in ids if i not in cosines]))
             cosines.update({i: recent[i] for i in ids if i not in cosines and i in recent})
@@ -242,6 +275,38 @@ class UpdateLinker:
                 for i, v in zip(unembedded, self.embedder.embed([rows[i].content for i in unembedded])):
                     cosines[i] = float(v @ vector)
         return [(model.Candidate(i, rows[i].content, rows[i].created_at, cosines.get(i)), rows[i]) for i in ids]
+
+    def _read_analyses(self, rows: Sequence[MemoryRow]) -> list[int]:
+        """Hold the stored analyses of these memories that this process does not hold (in a large thread,
+        most candidates: analysing each again cost ~0.4 ms, reading it ~0.1 ms); the ids of those with none
+        stored by this analyser for their current text."""
+        version = statements.version()
+        wanted = {r.id: r for r in rows if not statements.cached(r.content)}
+        if version is None or not wanted:
+            return []
+        missing = []
+        stored = self.store.analyses(list(wanted), version)
+        for i, r in wanted.items():
+            key, analysis = stored.get(i, ("", ""))
+            found = statements.decode(r.content, analysis) if key == statements.text_key(r.content) else None
+            if found is None:
+                missing.append(i)
+            else:
+                statements.keep(found)
+        return missing
+
+    def _store_analyses(self, rows: Sequence[MemoryRow]) -> None:
+        """Store the analyses this process made of these memories (the judging just did), for the next
+        write's judging; a busy store skips them (they are made again when missing)."""
+        version = statements.version()
+        made = {r.id: (statements.text_key(r.content), statements.encode(statements.analyse(r.content)))
+                for r in rows if statements.cached(r.content)}
+        if version is None or not made:
+            return
+        try:
+            self.store.store_analyses(made, version)
+        except StoreUnavailable:
+            log.info("%d statement analyses not stored (store unavailable)", len(made))
 
     def _recent_cosines(self, row: MemoryRow, vector: np.ndarray) -> dict[int, float]:
         """Cosine of `vector` to each vector computed at write time for another memory of the row's thread

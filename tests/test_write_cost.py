@@ -3,8 +3,12 @@ the curve itself is measured by bench/write_cost.py, not timed here)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from server import linker, search
-from server.storage.protocol import KeywordQuery, Scope
+from server.storage.protocol import GLOBAL, KeywordQuery, Scope
+from server.storage.sqlite import search as sqlite_search
+from server.updates import statements
 
 
 def test_a_writes_candidate_search_ranks_only_the_newest_matches_past_its_budget(service, monkeypatch):
@@ -72,3 +76,126 @@ def test_the_cached_counts_give_the_plan_exact_counts_give(service, monkeypatch)
     count = linker._plan_counter(service.store, scope)
     assert search.keyword_plan(service.store, text, scope, 20, count) == exact
     assert search.keyword_plan(service.store, text, scope, 20, count) == exact  # cached now: the same plan
+
+
+NOTES = [
+    "We moved the task queue from Celery to Dramatiq on 2026-03-02; Celery lost tasks under Redis 7.2",
+    "The api service runs Python 3.12 now (was 3.11)",
+    "Deploys go out every two weeks from the release/2026.10 branch, see SHOP-142",
+    "`make deploy ENV=prod` no longer works; the old Heroku pipeline is gone",
+    "FYI ledger-consumer is on auto.offset.reset=earliest in staging",
+    "Step 3: run the migrations with alembic upgrade head, never on Fridays",
+    "The nightly backup of db-01.internal goes to s3://acme-backups/pg at 02:00 UTC",
+    "Ana passed code signing to the release bot; STRIPE_SECRET is no longer read",
+]
+
+
+def test_a_stored_analysis_reads_back_as_the_analysis_itself():
+    for text in NOTES:
+        made = statements._analyse(text)
+        assert statements.decode(text, statements.encode(made)) == made
+    assert statements.decode(NOTES[0], "not json") is None and statements.decode(NOTES[0], "[1, 2]") is None
+
+
+def _fresh_process(monkeypatch) -> list[str]:
+    """Forget every analysis this process holds (as a new server would) and list what is analysed from now."""
+    monkeypatch.setattr(statements, "_analysed", OrderedDict())
+    monkeypatch.setattr(statements, "_analysed_chars", 0)
+    analysed: list[str] = []
+    analyse = statements._analyse
+
+    def spy(text: str):  # noqa: ANN202
+        analysed.append(text)
+        return analyse(text)
+
+    monkeypatch.setattr(statements, "_analyse", spy)
+    return analysed
+
+
+def test_a_writes_update_check_reads_the_analyses_earlier_writes_stored(service, monkeypatch):
+    for text in NOTES:
+        service.remember(text, thread="t")
+    analysed = _fresh_process(monkeypatch)
+    new = "The api service runs Python 3.13 now"
+    service.remember(new, thread="t")
+    assert analysed == [new]  # its candidates (the notes above) were read from the store, not analysed again
+    analysed.clear()
+    _fresh_process(monkeypatch)
+    service.remember("Deploys go out every week from the release branch", thread="t")
+    assert new not in analysed  # the last write stored its own analysis too
+
+
+def test_an_analysis_of_another_analyser_or_of_another_text_is_made_again(service, monkeypatch):
+    ids = [service.remember(text, thread="t").id for text in NOTES]
+    analysed = _fresh_process(monkeypatch)
+    monkeypatch.setattr(statements, "version", lambda: "another")  # the analyser changed since they were stored
+    service.remember("The api service runs Python 3.13 now", thread="t")
+    assert set(NOTES) & set(analysed)  # re-derived ...
+    assert set(service.store.analyses(ids, "another")) & set(ids)  # ... and stored under the new version
+    analysed = _fresh_process(monkeypatch)
+    stored = service.store.analyses(ids, "another")
+    service.store.store_analyses({i: ("not this text", analysis) for i, (_, analysis) in stored.items()}, "another")
+    service.remember("The api service runs Python 3.14 now", thread="t")
+    assert set(NOTES) & set(analysed)  # a stored analysis of another text (compressed since) is not used
+
+
+def test_a_search_in_a_thread_ranks_as_the_scoped_search_does(service, monkeypatch):
+    """Without the scope token in the MATCH (its doclist walk is the thread's size) a thread's matches (its newest
+    window's) rank exactly as with it; a thread holding few of the file's matches keeps the scoped search."""
+    monkeypatch.setattr(sqlite_search, "RANK_IN_THREADS_FROM", 0)
+    for n in range(120):
+        service.remember(f"the payments worker retries the refund job {n}, queue {n % 7}", thread="big")
+        if n % 3 == 0:
+            service.remember(f"the refund job of the payments worker is paused for shop {n}", thread="small")
+        if n % 10 == 0:
+            service.remember(f"every payments worker retries a refund job at most {n} times", thread="global")
+    windowed = service.store._keyword_in_threads
+    calls: list[dict | None] = []
+
+    def spy(*args):  # noqa: ANN002, ANN202
+        calls.append(windowed(*args))
+        return calls[-1]
+
+    def scoped(query, scope):  # noqa: ANN001, ANN202
+        monkeypatch.setattr(service.store, "_keyword_in_threads", lambda *args: None)
+        try:
+            return service.store.keyword(query, 30, scope)
+        finally:
+            monkeypatch.setattr(service.store, "_keyword_in_threads", spy)
+
+    monkeypatch.setattr(service.store, "_keyword_in_threads", spy)
+    for words, rules in [(("payments", "worker"), {}), (("refund", "queue", "3"), {}), (("paused", "shop"), {}),
+                         (("job",), {}), (("refund",), {"also": ("queue", "shop")}), (("job",), {"every": ("3",)}),
+                         (("worker",), {"excluded": ("paused",)})]:
+        for threads in (("big",), ("small",), ("big", GLOBAL), ("small", GLOBAL)):
+            for window in (10, 50, 1000, None):
+                query, scope = KeywordQuery(words, newest=window, **rules), Scope(threads=threads)
+                assert service.store.keyword(query, 30, scope) == scoped(query, scope)
+    assert any(c for c in calls) and None in calls  # both ways were taken
+
+
+def test_a_writes_candidate_search_ranks_by_the_rarest_common_words_its_budget_holds(service, monkeypatch):
+    monkeypatch.setattr(linker, "MATCH_BUDGET", 5)
+    monkeypatch.setattr(linker, "COMMON_BUDGET", 20)
+    for n in range(30):
+        service.remember(f"the payments service retries job {n}", thread="t")
+    for n in range(12):
+        service.remember(f"the refund queue drains batch {n}", thread="t")
+    for n in range(3):
+        service.remember(f"a zebra crossing sign {n}", thread="t")
+    queries: list[KeywordQuery] = []
+    keyword = service.store.keyword
+
+    def spy(query: KeywordQuery, limit: int, scope):  # noqa: ANN001, ANN202
+        queries.append(query)
+        return keyword(query, limit, scope)
+
+    monkeypatch.setattr(service.store, "keyword", spy)
+    service.remember("zebra payments refund", thread="t")
+    # zebra (3 memories) is ranked; refund (12) counts in the rank; payments (30) is past the budget: left out
+    assert queries and all(q.terms == ("zebra",) for q in queries)
+    assert {w for q in queries for w in (*q.also, *q.excluded, *q.every)} == {"refund"}
+    monkeypatch.setattr(linker, "COMMON_BUDGET", 1_000)
+    queries.clear()
+    service.remember("zebra payments refund again", thread="t")
+    assert {w for q in queries for w in (*q.also, *q.excluded, *q.every)} == {"refund", "payments"}

@@ -240,6 +240,13 @@ class SearchIndex(Memories, Protocol):
         """The possible updates recorded for these memories (None: every one of the namespace), or with
         `older`, those naming that memory as what they possibly update."""
 
+    def set_analyses(self, conn: Handle, analyses: Mapping[int, tuple[str, str]], version: str) -> None:
+        """Store these memories' statement analyses, {id: (text key, analysis)}, made by the analyser's
+        `version` (server.updates.statements: the update check reads them instead of analysing again)."""
+
+    def analyses(self, ids: Sequence[int], version: str) -> dict[int, tuple[str, str]]:
+        """The stored analyses of these memories made by that analyser version, {id: (text key, analysis)}."""
+
     def pending_count(self, scope: Scope, cap: int | None = None) -> int:
         """Live memories in `scope` (its threads; other filters ignored) still waiting for a vector,
         counted no further than `cap`."""
@@ -405,6 +412,9 @@ class Transactions(Namespaced, Protocol):
     def record_possible_updates(self, possible: Mapping[int, PossibleUpdate | None],
                                 judged: Sequence[int] | None = None) -> None:
         """Record (or clear: None) possible updates, and mark `judged` as judged, in one write."""
+
+    def store_analyses(self, analyses: Mapping[int, tuple[str, str]], version: str) -> None:
+        """Store.set_analyses in a write of its own."""
 
     def possible_updates_of(self, ids: Sequence[int] | None = None) -> dict[int, PossibleUpdate]:
         """Store.possible_updates of these newer memories (all when None), in a read of its own."""

@@ -171,6 +171,11 @@ class Transactions:
             if judged is not None:
                 self.judged(conn, judged)
 
+    def store_analyses(self, analyses: Mapping[int, tuple[str, str]], version: str) -> None:
+        """Store.set_analyses in a write of its own."""
+        with self.db.write() as conn:
+            self.set_analyses(conn, analyses, version)
+
     def possible_updates_of(self, ids: Sequence[int] | None = None) -> dict[int, PossibleUpdate]:
         """Store.possible_updates of these newer memories (all when None), in a read of its own."""
         with self.db.read() as conn:

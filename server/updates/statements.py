@@ -357,33 +357,18 @@ _analysed_lock = threading.Lock()
 def analyse(text: str) -> Statement:
     """What the rules need to know about a text, kept for the texts compared most recently (the same
     memories are judged write after write, and dedupe compares each with many)."""
-    global _analysed_chars
     with _analysed_lock:
         found = _analysed.get(text)
         if found is not None:
             _analysed.move_to_end(text)
             return found
     statement = _analyse(text)
-    with _analysed_lock:
-        if text not in _analysed and len(text) <= ANALYSED_CHARS:
-            _analysed[text] = statement
-            _analysed_chars += len(text)
-            while _analysed_chars > ANALYSED_CHARS:
-                oldest, _ = _analysed.popitem(last=False)
-                _analysed_chars -= len(oldest)
+    keep(statement)
     return statement
 
 
 def _analyse(text: str) -> Statement:
     toks = tuple(tokens(text))
-    terms: dict[str, str] = {}
-    fts: dict[str, str] = {}
-    for t in toks:
-        terms.setdefault(t.norm, t.kind)
-        fts.setdefault(t.norm, _fts_word(t))
-        for p in t.parts:
-            terms.setdefault(p, "part")
-            fts.setdefault(p, p)
     quoted = set()
     retired = list(_OLD_AFTER.finditer(text))
     for m in [*_OLD_BEFORE.finditer(text), *retired]:
@@ -392,37 +377,57 @@ def _analyse(text: str) -> Statement:
         quoted.update(p for t in tokens(value) for p in t.parts)
     periods, period_terms = _periods(text)
     lower_words = _ENV_WORD.findall(text.lower())
-    align = tuple(w.strip(".,;:!?()").lower() for w in _ALIGN_WORD.findall(text) if w.strip(".,;:!?()"))
-    return Statement(
-        text=text,
-        tokens=toks,
-        terms=terms,
-        fts=fts,
+    align = _aligned(text)
+    return _assemble(text, toks, align, dict(
         envs=frozenset(ENVIRONMENTS[w] for w in lower_words if w in ENVIRONMENTS),
-        events=frozenset(t.norm for t in toks if t.kind == "event"),
-        lead_events=frozenset(t.norm for i, t in enumerate(toks[:2]) if t.kind == "event"
-                              and not (i and toks[0].raw.lower() in _DATED_BY)
-                              and not (i + 1 < len(toks) and toks[i + 1].raw.lower() in _MOVED_TO)),
         labels=_labels(text),
         # naming a value as retired says that something changed ("MODEL_VERSION is ignored"); a state
         # that may always have held does not ("Feature flag new-checkout is off in production")
         cue=_cued(text, align) or any(not _STATE.search(m.group(0)) for m in retired),
         quoted=frozenset(quoted),
-        values=frozenset(term for term in terms if any(c.isdigit() for c in term)),
-        slot_values=frozenset(
-            x for t in toks if t.kind != "event" for x in (t.norm, *t.parts) if any(c.isdigit() for c in x)
-        ),
-        shapes=frozenset(value_shape(t.norm) for t in toks if t.kind == "value"),
-        places=frozenset(t.norm for t in toks if t.place),
         opening=frozenset(x for t in _untagged(text, toks)[:2] for x in (t.norm, *t.parts)),
-        negated=any(w in NEGATIONS for w in align),
         cue_terms=frozenset(t.norm for t in toks if _CUE.fullmatch(t.raw)),
         renames=bool(_RENAMES.search(text)),
         periods=frozenset(periods),
         period_terms=frozenset(period_terms),
+        subject_at=_subject_at(text, align),
+    ))
+
+
+def _aligned(text: str) -> tuple[str, ...]:
+    return tuple(w.strip(".,;:!?()").lower() for w in _ALIGN_WORD.findall(text) if w.strip(".,;:!?()"))
+
+
+def _assemble(text: str, toks: tuple[Token, ...], align: tuple[str, ...], read: dict) -> Statement:
+    """The statement of these tokens and words, with what was read from the text itself (`read`: the fields
+    a stored analysis keeps, _STORED); the rest follows from the tokens and words at once."""
+    terms: dict[str, str] = {}
+    fts: dict[str, str] = {}
+    for t in toks:
+        terms.setdefault(t.norm, t.kind)
+        fts.setdefault(t.norm, _fts_word(t))
+        for p in t.parts:
+            terms.setdefault(p, "part")
+            fts.setdefault(p, p)
+    return Statement(
+        text=text,
+        tokens=toks,
+        terms=terms,
+        fts=fts,
+        events=frozenset(t.norm for t in toks if t.kind == "event"),
+        lead_events=frozenset(t.norm for i, t in enumerate(toks[:2]) if t.kind == "event"
+                              and not (i and toks[0].raw.lower() in _DATED_BY)
+                              and not (i + 1 < len(toks) and toks[i + 1].raw.lower() in _MOVED_TO)),
+        values=frozenset(term for term in terms if any(map(str.isdigit, term))),
+        slot_values=frozenset(
+            x for t in toks if t.kind != "event" for x in (t.norm, *t.parts) if any(map(str.isdigit, x))
+        ),
+        shapes=frozenset(value_shape(t.norm) for t in toks if t.kind == "value"),
+        places=frozenset(t.norm for t in toks if t.place),
+        negated=any(w in NEGATIONS for w in align),
         eventful=_eventful(align),
         words=align,
-        subject_at=_subject_at(text, align),
+        **read,
     )
 
 
@@ -491,3 +496,95 @@ def value_shape(value: str) -> str:
     """A value's shape: each run of digits a 9, each run of letters an a ("3.12" -> "9.9", "512Mi" ->
     "9a", ":7070" and "50051" -> "9"): the kind of value, not its size (a port 7070 becomes 50051)."""
     return re.sub(r"[a-z]+", "a", re.sub(r"[0-9]+", "9", value.lstrip(":")))
+
+
+# -- stored analyses ----------------------------------------------------------------------------
+# A write's update check judges ~60 candidates of its thread; in a large thread most were never
+# analysed by this process (the cache above holds a few thousand), and analysing one costs ~0.4 ms
+# (bench/write_cost.py: the analyses were the largest part of what grew from 1k to 100k memories).
+# So each analysis is stored beside its memory (Store.set_analyses) and read back, ~4x cheaper than
+# analysing again, under the version of the analyser that made it.
+
+#: What a stored analysis holds beside its tokens (what _analyse reads from the text: regular expressions,
+#: the costly part); _assemble derives the rest from the tokens and words at once.
+_STORED = ("envs", "labels", "cue", "quoted", "opening", "cue_terms", "renames", "periods", "period_terms",
+           "subject_at")
+_STORED_SETS = frozenset(_STORED) - {"cue", "renames", "subject_at"}
+
+
+@lru_cache(maxsize=1)
+def version() -> str | None:
+    """The analyser's version: a digest of this module's source and of the stemmer it uses. Any edit of
+    the analysis changes it, so a stored analysis of an older analyser is re-derived (nobody has to
+    remember to bump a number); None where the source cannot be read (nothing is stored or read then)."""
+    import hashlib  # lazy: only a process that judges a write stores or reads analyses
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+    from pathlib import Path
+
+    try:
+        source = Path(__file__).read_bytes()
+    except OSError:
+        return None
+    try:
+        stemmer = installed("snowballstemmer")
+    except PackageNotFoundError:
+        stemmer = "?"
+    return hashlib.sha256(source + b"\0" + stemmer.encode()).hexdigest()[:16]
+
+
+def text_key(text: str) -> str:
+    """What a stored analysis is of: a memory's text can change (compression), its analysis then must."""
+    import hashlib  # lazy: see version
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def encode(statement: Statement) -> str:
+    """A statement as compact JSON (~40 % of the bytes of all its fields; its text is the memory's own):
+    each token as [raw, kind], then its norm when that is not raw.lower() (else null), its parts, its place."""
+    import json  # lazy: see version
+
+    toks = []
+    for t in statement.tokens:
+        tail = [t.norm if t.norm != t.raw.lower() else None, list(t.parts), 1] if t.place else \
+            [t.norm if t.norm != t.raw.lower() else None, list(t.parts)] if t.parts else \
+            [t.norm] if t.norm != t.raw.lower() else []
+        toks.append([t.raw, t.kind, *tail])
+    read = [sorted(v) if name in _STORED_SETS else v for name in _STORED for v in (getattr(statement, name),)]
+    return json.dumps([toks, *read], separators=(",", ":"), ensure_ascii=False)
+
+
+def decode(text: str, stored: str) -> Statement | None:
+    """The statement `encode` stored for `text`; None when the stored form does not read as one."""
+    import json  # lazy: see version
+
+    try:
+        values = json.loads(stored)
+        if not isinstance(values, list) or len(values) != len(_STORED) + 1:
+            return None
+        toks = tuple(Token(raw, t[0] if t and t[0] is not None else raw.lower(), kind,
+                           tuple(t[1]) if len(t) > 1 else (), len(t) > 2) for raw, kind, *t in values[0])
+        read = {name: frozenset(value) if name in _STORED_SETS else value for name, value in zip(_STORED, values[1:])}
+        return _assemble(text, toks, _aligned(text), read)
+    except (ValueError, TypeError):
+        return None
+
+
+def cached(text: str) -> bool:
+    """Whether this process holds the text's analysis (analyse costs it nothing)."""
+    with _analysed_lock:
+        return text in _analysed
+
+
+def keep(statement: Statement) -> None:
+    """Hold a statement read from the store as analyse would hold the one it made."""
+    global _analysed_chars
+    text = statement.text
+    with _analysed_lock:
+        if text not in _analysed and len(text) <= ANALYSED_CHARS:
+            _analysed[text] = statement
+            _analysed_chars += len(text)
+            while _analysed_chars > ANALYSED_CHARS:
+                oldest, _ = _analysed.popitem(last=False)
+                _analysed_chars -= len(oldest)

@@ -222,6 +222,24 @@ def test_possible_updates_are_recorded_replaced_cleared_and_go_with_either_memor
         assert svc.store.possible_updates(conn) == {}
 
 
+def test_statement_analyses_are_stored_by_version_replaced_and_go_with_their_memory(svc):
+    """set_analyses stores a memory's analysis (text key, analysis) under the analyser's version; analyses
+    reads those of that version only; a second replaces the first; a purged memory takes its analysis
+    with it, and one purged before its analysis is written gets none."""
+    a, b = (svc.remember(text, thread="t").id for text in ("Builds run on Jenkins", "Deploys go out on Fridays"))
+    with svc.db.write() as conn:
+        svc.store.set_analyses(conn, {a: ("ka", "[1]"), b: ("kb", "[2]")}, "v1")
+    assert svc.store.analyses([a, b, 999], "v1") == {a: ("ka", "[1]"), b: ("kb", "[2]")}
+    assert svc.store.analyses([a, b], "v2") == {}  # another analyser's: not read
+    svc.store.store_analyses({a: ("ka2", "[3]")}, "v2")  # made again by a newer analyser: replaced
+    assert svc.store.analyses([a, b], "v2") == {a: ("ka2", "[3]")}
+    assert svc.store.analyses([a, b], "v1") == {b: ("kb", "[2]")}
+    with svc.db.write() as conn:
+        svc.store.hard_delete(conn, b, None)
+        svc.store.set_analyses(conn, {b: ("kb", "[2]")}, "v1")  # too late: its memory is gone
+    assert svc.store.analyses([a, b], "v1") == {}
+
+
 def test_forget_hides_from_both_searches_and_undelete_brings_it_back(svc):
     memory_id = svc.remember("the wifi password rotates monthly").id
     svc.indexer.run_once(limit=10)

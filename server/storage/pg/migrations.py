@@ -284,6 +284,24 @@ CREATE INDEX possible_updates_older ON possible_updates (tenant, older);
 """
 
 
+def m008_statement_analyses(ctx: PgSchemaContext) -> str:
+    # Each memory's statement analysis, stored by the update check that made it (see the SQLite
+    # migration m014_statement_analyses): derived data, re-derived when missing or out of date.
+    app = quote_ident(ctx.app_role)
+    return f"""
+CREATE TABLE statement_analyses (
+    tenant text NOT NULL CHECK (tenant <> ''),
+    memory_id bigint NOT NULL,
+    version text NOT NULL,
+    text_key text NOT NULL,
+    analysis text NOT NULL,
+    PRIMARY KEY (tenant, memory_id),
+    FOREIGN KEY (tenant, memory_id) REFERENCES memories (tenant, id) ON DELETE CASCADE
+);
+{_tenant_policy("statement_analyses", app)}
+"""
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[PgSchemaContext], str]], ...] = (
     (1, "core", m001_core),
     (2, "row_level_security", m002_row_level_security),
@@ -292,6 +310,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[PgSchemaContext], str]], ...] = (
     (5, "passages", m005_passages),
     (6, "update_checks", m006_update_checks),
     (7, "possible_updates", m007_possible_updates),
+    (8, "statement_analyses", m008_statement_analyses),
 )
 LATEST = MIGRATIONS[-1][0]
 

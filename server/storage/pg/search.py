@@ -227,6 +227,25 @@ class PgSearch(PgStoreBase):
             ).fetchall()
         return {r[0]: PossibleUpdate(r[1], r[2]) for r in rows}
 
+    def set_analyses(self, conn: Any, analyses: Mapping[int, tuple[str, str]], version: str) -> None:
+        # Only for a memory still there (one may have been purged since it was judged).
+        for memory_id, (key, analysis) in analyses.items():
+            conn.execute(
+                "INSERT INTO statement_analyses(tenant, memory_id, version, text_key, analysis) "
+                "SELECT %s, %s, %s, %s, %s WHERE EXISTS (SELECT 1 FROM memories WHERE id = %s) "
+                "ON CONFLICT (tenant, memory_id) DO UPDATE SET version = excluded.version, "
+                "text_key = excluded.text_key, analysis = excluded.analysis",
+                (self.namespace, memory_id, version, key, analysis, memory_id),
+            )
+
+    def analyses(self, ids: Sequence[int], version: str) -> dict[int, tuple[str, str]]:
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT memory_id, text_key, analysis FROM statement_analyses WHERE memory_id = ANY(%s) AND version = %s",
+                (list(ids), version),
+            ).fetchall()
+        return {r[0]: (r[1], r[2]) for r in rows}
+
     def pending_count(self, scope: Scope, cap: int | None = None) -> int:
         """Live memories of the tenant in `scope`'s threads still waiting for a vector (up to `cap`)."""
         where, params = ["embed_pending", "deleted_at IS NULL"], []

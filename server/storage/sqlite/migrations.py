@@ -501,11 +501,23 @@ def m013_possible_updates(conn: Any, ctx: SchemaContext) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS possible_updates_older ON possible_updates(older)")
 
 
+def m014_statement_analyses(conn: Any, ctx: SchemaContext) -> None:
+    # Each memory's statement analysis (server.updates.statements.encode), stored by the update check
+    # that made it so the next ones read it instead of analysing again; `version` names the analyser
+    # (an older one's is re-derived), `text_key` the text (a compressed memory's is re-derived too).
+    # Derived data: an archive or a copy leaves it behind, and a store without it re-derives it.
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS statement_analyses "
+        "(memory_id INTEGER PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE, "
+        "version TEXT NOT NULL, text_key TEXT NOT NULL, analysis TEXT NOT NULL)"
+    )
+
+
 MIGRATIONS: tuple[Callable[[Any, SchemaContext], None] | Batched, ...] = (
     m001_core, m002_files_threads, m003_curator, m004_plain_vectors, m005_api_tokens, m006_principal,
     m007_hyphenated_terms,
     # Versions 8, 9 and 10 (named for the design note's numbering; the version is the position here).
-    M010Vec0(), M011FtsScope(), m012_update_checks, m013_possible_updates,
+    M010Vec0(), M011FtsScope(), m012_update_checks, m013_possible_updates, m014_statement_analyses,
 )
 
 

@@ -40,6 +40,9 @@ if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector ope
 #: 10k 9.9-11.8 / 12.7-15.3 beside against 14.3-14.9 / 19.0-19.5 in turn; 2k 10.5-11.1 against
 #: 11.4-12.4 (in-process 8.1-8.4 against 10.0-10.5).
 BESIDE_FROM = 1_000
+#: Files with at least this many memories (by id) rank a search in threads without the scope token in
+#: its MATCH where they can (SqliteSearch._keyword_in_threads); below, its doclist walk costs little.
+RANK_IN_THREADS_FROM = 10_000
 
 
 class SqliteSearch(SqliteStoreBase):
@@ -76,8 +79,13 @@ class SqliteSearch(SqliteStoreBase):
         expression, window = fts5_match(query), query.newest
         if expression is None:
             return {}
+        terms = expression
         # In threads, FTS5 itself keeps to the scope (scope_token): only the scope's matches are ranked.
         expression = _in_scope(expression, self.namespace, scope.threads)
+        if scope.threads is not None and scope == Scope(threads=scope.threads):
+            top = self._keyword_in_threads(terms, expression, limit, window, scope.threads)
+            if top is not None:
+                return top
         if scope == Scope(threads=scope.threads):  # no kind, time or tag filter: the index alone can tell
             top = self._keyword_unscoped(expression, limit, window, scope.threads)
             if top is not None:
@@ -131,6 +139,39 @@ class SqliteSearch(SqliteStoreBase):
         if len(kept) >= limit or len(ranked) < fetch:
             return dict(kept[:limit])
         return None
+
+    def _keyword_in_threads(self, terms: str, expression: str, limit: int, window: int | None,
+                            threads: Sequence[str]) -> dict[int, float] | None:
+        """The top matches in the threads (among their newest `window`), ranked without the scope token in
+        the MATCH where the threads hold most of the file's matches since the oldest of theirs ranked;
+        None when they do not, or the file is small (under RANK_IN_THREADS_FROM memories).
+
+        bm25 walks the whole doclist of every phrase of the MATCH for its document count, once per
+        query: the scope token's doclist is every memory of the thread, so in a thread of 100k
+        memories that walk was ~15 ms of each ~24 ms search (every write's update check runs one or
+        two). Its column weight is 0 (_BM25) and its count enters no other phrase's score, so a match
+        ranks the same without it: the newest window's lowest rowid (a walk without bm25) bounds
+        the search instead, and each match there is checked for its thread. When other threads hold
+        most matches in that range the checks would cost more than the walk: the scoped search runs.
+        """
+        with self.db.read() as conn:
+            if (conn.execute("SELECT max(id) FROM memories").fetchone()[0] or 0) < RANK_IN_THREADS_FROM:
+                return None
+            low = conn.execute(
+                "SELECT min(rowid), count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
+                "ORDER BY rowid DESC LIMIT ?)", (expression, window or -1)).fetchone()
+            if not low[1]:
+                return {}
+            # Matches of any thread since then, counted no further than twice the window's.
+            beside = conn.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? AND rowid >= ? LIMIT ?)",
+                (terms, low[0], 2 * low[1])).fetchone()[0]
+            if beside >= 2 * low[1]:
+                return None
+            sql = (f"SELECT rowid, {_BM25} AS rank FROM memory_fts WHERE memory_fts MATCH ? AND rowid >= ? "
+                   f"AND EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_fts.rowid AND m.namespace = ? "
+                   f"AND m.thread IN {_in(threads)}) ORDER BY rank, rowid LIMIT ?")
+            return {r[0]: r[1] for r in conn.execute(sql, (terms, low[0], self.namespace, *threads, limit))}
 
     def document_frequency(self, query: KeywordQuery, scope: Scope) -> int:
         """How many live memories in `scope` match `query`."""
@@ -355,6 +396,25 @@ class SqliteSearch(SqliteStoreBase):
                     f"SELECT memory_id, older, probability FROM possible_updates WHERE memory_id IN {_in(chunk)}", chunk
                 ).fetchall()
         return {r[0]: PossibleUpdate(r[1], r[2]) for r in rows}
+
+    def set_analyses(self, conn: Any, analyses: Mapping[int, tuple[str, str]], version: str) -> None:
+        # Only for a memory still there (one may have been purged since it was judged).
+        conn.executemany(
+            "INSERT INTO statement_analyses(memory_id, version, text_key, analysis) SELECT ?, ?, ?, ? "
+            "WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?) ON CONFLICT(memory_id) DO UPDATE SET "
+            "version = excluded.version, text_key = excluded.text_key, analysis = excluded.analysis",
+            [(i, version, key, analysis, i) for i, (key, analysis) in analyses.items()],
+        )
+
+    def analyses(self, ids: Sequence[int], version: str) -> dict[int, tuple[str, str]]:
+        found: dict[int, tuple[str, str]] = {}
+        with self.db.read() as conn:
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start : start + 500])
+                found.update((r[0], (r[1], r[2])) for r in conn.execute(
+                    f"SELECT memory_id, text_key, analysis FROM statement_analyses WHERE memory_id IN {_in(chunk)} "
+                    "AND version = ?", [*chunk, version]))
+        return found
 
     def pending_count(self, scope: Scope, cap: int | None = None) -> int:
         """Live memories of the namespace in `scope`'s threads still waiting for a vector (up to `cap`)."""
