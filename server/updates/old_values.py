@@ -127,3 +127,24 @@ def units(statement: Statement) -> dict[str, str]:
 _RANGE = frozenset(("and", "to", "or"))
 #: A plain number ("8", "1,000", "3.5"): no unit, version letters or separators of its own.
 BARE_NUMBER = re.compile(r"[0-9][0-9,]*(?:\.[0-9]+)?")
+
+
+def _held(name: str, old: Statement) -> bool:
+    return name in old.terms or spelled_apart(name, old.text) or inside(name, old)
+
+
+def names_whole(old: Statement, new: Statement) -> bool:
+    """Whether N names, as the value it replaces, a name, identifier or command O holds whole."""
+    return any(all(_held(n, old) for n in names) for names, _ in new.quoted_names)
+
+
+def quoted_in(old: Statement, new: Statement) -> frozenset[str]:
+    """The terms of the old values N names (Statement.quoted) that O holds, where a value with names in it
+    counts only when O holds all of them: "instead of GOV.UK Notify" names "We use GOV.UK Notify ...", not
+    "Use GOV.UK Signon ..." (GOV.UK is only the qualifier both share), and "replacing ruby-grape" does not
+    name "... opted for Ruby" (issue 32: on public decision records both were read as naming the older)."""
+    whole: set[str] = set()
+    partial: set[str] = set()
+    for names, terms in new.quoted_names:
+        (whole if all(_held(n, old) for n in names) else partial).update(terms)
+    return frozenset((new.quoted - (partial - whole)) & set(old.terms))
