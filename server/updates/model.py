@@ -245,7 +245,7 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
         earlier = (c.created_at, c.id) < (created_at, new_id)
         older, newer, link = (other, new, (c.id, new_id)) if earlier else (new, other, (new_id, c.id))
         if _unrelated_kinds(older, newer):
-            continue  # a report is not a standing fact's new state, nor is a narrative replaced: no link, nothing possible
+            continue  # a report is no standing fact's new state, a narrative is not replaced: no link, no possible
         if fitted:
             judged = assess(older, newer, c.cosine, weights)
             if judged is not None and judged.linked:
