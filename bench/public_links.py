@@ -12,7 +12,7 @@ drained and every update check judged. Then, per split (tuning / held out, by pr
 * **false supersession** = wrong links / links made (ambiguous ones left out), as bench/updates.py counts it;
 * **link recall** = updated records linked to one of their updates / updated records (a memory is
   superseded by one memory, so a record two later ones replace counts once);
-* links whose newer memory is a report, and possible updates recorded (not links: recall shows them
+* links whose newer memory is a report or whose older one is, and possible updates recorded (not links: recall shows them
   after the older one, labelled), right or wrong by the same labels.
 
     python bench/public_links.py                          # every split, bench/results/public_links.json
@@ -81,6 +81,8 @@ def judge_project(service, project: dict, ids: dict[str, int]) -> dict:
             return "ambiguous"
         if newer in reports:
             return "wrong: a report"
+        if older in reports:
+            return "wrong: a report superseded"
         if (newer, older) in updates:
             return "wrong: backwards"
         return "wrong"
@@ -112,6 +114,7 @@ def tally(projects: list[dict]) -> dict:
         "projects": [p["project"] for p in projects], "memories": sum(p["memories"] for p in projects),
         "links": len(links), "ambiguous_links": len(links) - len(counted), "wrong_links": len(wrong),
         "wrong_from_reports": sum(l["label"] == "wrong: a report" for l in wrong),
+        "wrong_reports_superseded": sum(l["label"] == "wrong: a report superseded" for l in wrong),
         "false_supersession": round(len(wrong) / len(counted), 4) if counted else None,
         "updated_records": updated, "updated_linked": sum(p["updated_linked"] for p in projects),
         "link_recall": round(sum(p["updated_linked"] for p in projects) / updated, 4) if updated else None,
@@ -153,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{x['older_text'][:60]!r} => {x['newer_text'][:60]!r}")
     for split, t in out["splits"].items():
         print(f"\n{split}: {t['memories']} memories, links {t['links']} ({t['ambiguous_links']} ambiguous), "
-              f"wrong {t['wrong_links']} ({t['wrong_from_reports']} from reports): false supersession "
+              f"wrong {t['wrong_links']} ({t['wrong_from_reports']} by a report, {t['wrong_reports_superseded']} of a report): "
+              f"false supersession "
               f"{t['false_supersession']}; link recall {t['updated_linked']}/{t['updated_records']} = {t['link_recall']}; "
               f"possible updates {t['possible']} ({t['possible_wrong']} wrong; at 0.3+ {t['possible_at_label']}, "
               f"{t['possible_at_label_wrong']} wrong)")
