@@ -317,6 +317,10 @@ def test_an_old_value_is_named_whole_and_a_numbered_record_names_the_one_it_repl
     signon = "ADR003: Use GOV.UK Signon to authenticate user access to GOV.UK Forms for form creation and management."
     assert quoted_in(analyse(signon), analyse(ses)) == frozenset()
     assert "notifi" in quoted_in(analyse(notify), analyse(ses))
+    # Whole also by its parts, or inside a command: "Retrofit/Moshi" is held by "... Retrofit 2.9 and Moshi".
+    ripped = "We ripped Retrofit/Moshi out of the Android app; networking is Ktor client 2.3 with kotlinx.serialization."
+    assert {"retrofit", "moshi"} <= quoted_in(analyse("The Android app makes its API calls with Retrofit 2.9 and Moshi."),
+                                              analyse(ripped))
     assert different_things(analyse(notify), analyse(ses)) is None
     assert different_things(analyse(signon), analyse(ses)) is not None
     assert different_things(analyse("Step 3: run the migrations."), analyse("Step 4: run the seeds.")) is not None

@@ -320,9 +320,9 @@ class Statement:
     labels: frozenset[str]  # values in a short heading before a colon ("Step 3:", "note 42:"): which record it is
     cue: bool  # says that something changed
     quoted: frozenset[str]  # terms it names as the old value
-    #: each old value it names, as (its specific tokens: names, identifiers, code, hyphenated words; those
-    #: with their parts): an old value is named whole ("instead of GOV.UK Notify" names Notify, not GOV.UK)
-    quoted_names: tuple[tuple[frozenset[str], frozenset[str]], ...]
+    #: each old value it names, as its specific tokens (names, identifiers, code, hyphenated words), each with
+    #: its parts: an old value is named whole ("instead of GOV.UK Notify" names Notify, not only GOV.UK)
+    quoted_names: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]
     values: frozenset[str]  # terms holding a digit
     slot_values: frozenset[str]  # its values outside events: what a slot can hold (not a hash's digit runs)
     shapes: frozenset[str]  # the shapes of its whole values ("3.12" -> "9.9")
@@ -451,8 +451,7 @@ def _analyse(text: str) -> Statement:
         specific = [t for t in (by_raw.get(t.raw, t) for t in tokens(value))
                     if t.kind in ("name", "ident", "code") or "-" in t.norm]
         if specific:
-            quoted_names.append((frozenset(t.norm for t in specific),
-                                 frozenset(x for t in specific for x in (t.norm, *t.parts))))
+            quoted_names.append(tuple((t.norm, t.parts) for t in specific))
     cue = _cued(text, align) or any(not _STATE.search(m.group(0)) for m in retired)
     return Statement(
         text=text,
