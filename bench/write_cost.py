@@ -49,7 +49,7 @@ def fill(home: Path, size: int) -> float:
     from server.service import MemoryService, content_hash
     from server.storage.protocol import NewMemory
     from server.textindex import index_text
-    from server.updates import statements
+    from server.updates import analyses, statements
 
     embedder = HashEmbedder()
     service = MemoryService.open(Settings(home=home, embedder="hash"), embedder=embedder)
@@ -68,8 +68,8 @@ def fill(home: Path, size: int) -> float:
                 service.store.touch_thread(conn, THREAD, at)
         chunk = texts[start : start + len(ids)]
         service.store.store_vectors(dict(zip(ids, embedder.embed(chunk))))
-        service.store.store_analyses({i: (statements.text_key(t), statements.encode(statements.analyse(t)))
-                                      for i, t in zip(ids, chunk)}, statements.version())
+        service.store.store_analyses({i: (analyses.text_key(t), analyses.encode(statements.analyse(t)))
+                                      for i, t in zip(ids, chunk)}, analyses.version())
     with service.db.write() as conn:
         conn.execute("DELETE FROM daily_log_queue")
     service.close()

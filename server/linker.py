@@ -40,7 +40,7 @@ from server.errors import StoreUnavailable
 from server.frozen import record
 from server.models import is_statement, linkable
 from server.storage.protocol import Database, KeywordQuery, MemoryRow, PossibleUpdate, Scope, SearchIndex, Store
-from server.updates import CountedWeights, model, statements
+from server.updates import CountedWeights, analyses, model, statements
 
 if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
     import numpy as np
@@ -280,7 +280,7 @@ class UpdateLinker:
         """Hold the stored analyses of these memories that this process does not hold (in a large thread,
         most candidates: analysing each again cost ~0.4 ms, reading it ~0.1 ms); the ids of those with none
         stored by this analyser for their current text."""
-        version = statements.version()
+        version = analyses.version()
         wanted = {r.id: r for r in rows if not statements.cached(r.content)}
         if version is None or not wanted:
             return []
@@ -288,7 +288,7 @@ class UpdateLinker:
         stored = self.store.analyses(list(wanted), version)
         for i, r in wanted.items():
             key, analysis = stored.get(i, ("", ""))
-            found = statements.decode(r.content, analysis) if key == statements.text_key(r.content) else None
+            found = analyses.decode(r.content, analysis) if key == analyses.text_key(r.content) else None
             if found is None:
                 missing.append(i)
             else:
@@ -298,8 +298,8 @@ class UpdateLinker:
     def _store_analyses(self, rows: Sequence[MemoryRow]) -> None:
         """Store the analyses this process made of these memories (the judging just did), for the next
         write's judging; a busy store skips them (they are made again when missing)."""
-        version = statements.version()
-        made = {r.id: (statements.text_key(r.content), statements.encode(statements.analyse(r.content)))
+        version = analyses.version()
+        made = {r.id: (analyses.text_key(r.content), analyses.encode(statements.analyse(r.content)))
                 for r in rows if statements.cached(r.content)}
         if version is None or not made:
             return

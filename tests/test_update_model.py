@@ -249,3 +249,85 @@ def test_what_a_session_recorded_of_a_failure_or_a_check_is_a_report_and_other_a
     assert model.judge(2, renamed[1], 2, [model.Candidate(1, renamed[0], 1, 0.8)], Weights()).link is not None
     bumped = ("Install command that worked: `npm install zod@3.22`", "Install command that worked: `npm install zod@3.23`")
     assert model.judge(2, bumped[1], 2, [model.Candidate(1, bumped[0], 1, 0.8)], Weights()).link is not None
+
+
+#: Told in the past, no change said, nobody on the team acting: what happened, not how things are.
+NARRATIVES = (
+    "The self-hosted Prometheus has not run smoothly in recent months: alert rules were taking too long to evaluate.",
+    "Several ingress controller replicas were crash-looping after they ran out of shared memory.",
+    "The checkout service was down for 40 minutes on Node 18 after the deploy.",
+)
+#: ... and what is not: the team's own doing, a state told with why after it, a quoted question, a change.
+NOT_NARRATIVES = (
+    "We added PostHog (self-hosted in the EU) for product analytics, with opt-in consent.",
+    "We have decided to use bash and go as our core languages.",
+    "Integrations use OAuth2 client credentials issued from our Entra ID tenant. Static keys were a rotation nightmare.",
+    "EU road matrix lookups go to osrm-eu.osrm.svc.cluster.local since OSRM was containerised into AKS.",
+    "The docs 'Was this page helpful?' widget posts to /.netlify/functions/feedback.",
+    "Grafana was at grafana.ops.acme.io until March; it is at observe.acme.io now.",
+)
+
+
+@pytest.mark.parametrize("narrative", NARRATIVES)
+def test_a_narrative_of_what_happened_is_a_report_by_its_form_and_updates_nothing(narrative):
+    """Issue 32 item 4: a report about a subject is not a new state of it, whatever its words -- here none of
+    REPORT_WORDS: the sentence's form says it (its main clause in the past tense, no change said, not the team's
+    own doing). Before, each was recorded as the standing fact's possible update at 0.12-0.17, which recall
+    places right after the fact and, at 0.1 or more, above it."""
+    assert analyse(narrative).narrated and model.reports(analyse(narrative))
+    older = {NARRATIVES[0]: "Alert rules are evaluated by the self-hosted Prometheus on a dedicated node.",
+             NARRATIVES[1]: "The ingress controller runs 6 replicas behind one AWS load balancer.",
+             NARRATIVES[2]: "The checkout service runs on Node 18."}[narrative]
+    for fitted in (False, True):
+        assert model.judge(2, narrative, 2, [model.Candidate(1, older, 1, 0.8)], Weights(),
+                           fitted=fitted) == model.Judgement(None)
+
+
+@pytest.mark.parametrize("text", NOT_NARRATIVES)
+def test_the_teams_own_doing_a_state_with_its_reason_and_a_change_are_not_narratives(text):
+    assert not analyse(text).narrated
+
+
+def test_what_happened_stays_true_when_a_later_decision_names_its_subject():
+    """A narrative of an incident is not made false by a later decision about the same thing: on public decision
+    records (bench/public_links.py) the report of an incident with GOV.UK Notify's formatting was marked
+    superseded by the decision to send with Amazon SES instead of Notify."""
+    incident = ("GOV.UK Notify formatting: GOV.UK Forms' first live incident was due to unexpected (undocumented) "
+                "formatting behaviour that required answers to be escaped.")
+    decision = "Use Amazon SES directly instead of GOV.UK Notify for sending emails to form processing teams."
+    for fitted in (False, True):
+        assert model.judge(2, decision, 2, [model.Candidate(1, incident, 1, 0.35)], Weights(),
+                           fitted=fitted) == model.Judgement(None)
+    standing = "We have decided to use GOV.UK Notify to send emails to our users."
+    found = model.judge(2, decision, 2, [model.Candidate(1, standing, 1, 0.72)], Weights(), fitted=True).link
+    assert found is not None and found.older == 1
+
+
+def test_an_old_value_is_named_whole_and_a_numbered_record_names_the_one_it_replaces():
+    """"instead of GOV.UK Notify" names the record that uses GOV.UK Notify, not another that shares only the
+    qualifier GOV.UK ("Use GOV.UK Signon ..."): both were read as naming it, and the decision to use SES was as
+    probable an update of the Signon record (0.91) as of the Notify one. And two numbered records are two things
+    unless the later names, whole, the earlier's value as the one it replaces: ADR019 replaces ADR002 (the
+    authors' "Superseded by"), where before no two numbered records were ever compared."""
+    from server.updates.old_values import quoted_in
+    from server.updates.rules import different_things
+
+    ses = "ADR019: Use Amazon SES directly instead of GOV.UK Notify for sending emails to form processing teams."
+    notify = "ADR002: We have decided to use GOV.UK Notify to send emails to our users."
+    signon = "ADR003: Use GOV.UK Signon to authenticate user access to GOV.UK Forms for form creation and management."
+    assert quoted_in(analyse(signon), analyse(ses)) == frozenset()
+    assert "notifi" in quoted_in(analyse(notify), analyse(ses))
+    # Whole also by its parts, or inside a command: "Retrofit/Moshi" is held by "... Retrofit 2.9 and Moshi".
+    ripped = "We ripped Retrofit/Moshi out of the Android app; networking is Ktor client 2.3 with kotlinx.serialization."
+    assert {"retrofit", "moshi"} <= quoted_in(analyse("The Android app makes its API calls with Retrofit 2.9 and Moshi."),
+                                              analyse(ripped))
+    assert different_things(analyse(notify), analyse(ses)) is None
+    assert different_things(analyse(signon), analyse(ses)) is not None
+    assert different_things(analyse("Step 3: run the migrations."), analyse("Step 4: run the seeds.")) is not None
+    for fitted in (False, True):
+        found = model.judge(3, ses, 3, [model.Candidate(1, notify, 1, 0.72), model.Candidate(2, signon, 2, 0.51)],
+                            Weights(), fitted=fitted).link
+        assert found is not None and found.older == 1
+    plain_ses, plain_signon = ses.partition(": ")[2], signon.partition(": ")[2]
+    assert model.judge(2, plain_ses, 2, [model.Candidate(1, plain_signon, 1, 0.51)], Weights(),
+                       fitted=True).link is None  # 0.91 before: "GOV.UK" read as naming Signon's record

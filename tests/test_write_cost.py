@@ -8,7 +8,7 @@ from collections import OrderedDict
 from server import linker, search
 from server.storage.protocol import GLOBAL, KeywordQuery, Scope
 from server.storage.sqlite import search as sqlite_search
-from server.updates import statements
+from server.updates import analyses, statements
 
 
 def test_a_writes_candidate_search_ranks_only_the_newest_matches_past_its_budget(service, monkeypatch):
@@ -93,8 +93,8 @@ NOTES = [
 def test_a_stored_analysis_reads_back_as_the_analysis_itself():
     for text in NOTES:
         made = statements._analyse(text)
-        assert statements.decode(text, statements.encode(made)) == made
-    assert statements.decode(NOTES[0], "not json") is None and statements.decode(NOTES[0], "[1, 2]") is None
+        assert analyses.decode(text, analyses.encode(made)) == made
+    assert analyses.decode(NOTES[0], "not json") is None and analyses.decode(NOTES[0], "[1, 2]") is None
 
 
 def _fresh_process(monkeypatch) -> list[str]:
@@ -128,7 +128,7 @@ def test_a_writes_update_check_reads_the_analyses_earlier_writes_stored(service,
 def test_an_analysis_of_another_analyser_or_of_another_text_is_made_again(service, monkeypatch):
     ids = [service.remember(text, thread="t").id for text in NOTES]
     analysed = _fresh_process(monkeypatch)
-    monkeypatch.setattr(statements, "version", lambda: "another")  # the analyser changed since they were stored
+    monkeypatch.setattr(analyses, "version", lambda: "another")  # the analyser changed since they were stored
     service.remember("The api service runs Python 3.13 now", thread="t")
     assert set(NOTES) & set(analysed)  # re-derived ...
     assert set(service.store.analyses(ids, "another")) & set(ids)  # ... and stored under the new version

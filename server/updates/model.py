@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from server.frozen import record
 from server.updates import rules
 from server.updates.coefficients import COEFFICIENTS, INTERCEPT, MODEL_ID
-from server.updates.old_values import restated_old
+from server.updates.old_values import quoted_in, restated_old
 from server.updates.statements import Statement, analyse, records_event
 
 #: Least probability for a pair to be linked; RULE_THRESHOLD when a rule of server/updates/rules.py links it
@@ -76,10 +76,21 @@ __all__ = ["CUED_POSSIBLE", "MODEL_ID", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_TH
 
 
 def reports(statement: Statement) -> bool:
-    """Whether the memory reports on its subject -- a bug, an incident, a post-mortem -- or asks about it:
-    a later one is never a new state of a standing fact (issue 32), so it never updates one."""
-    return statement.text.rstrip().endswith("?") or statement.text.lstrip().lower().startswith(REPORT_LABELS) \
+    """Whether the memory reports on its subject -- a bug, an incident, a post-mortem -- or asks about it, or
+    tells what happened rather than how things are (Statement.narrated: the sentence's tense, mood and who
+    acted): a later one is never a new state of a standing fact (issue 32), so it never updates one."""
+    return statement.text.rstrip().endswith("?") or statement.narrated \
+        or statement.text.lstrip().lower().startswith(REPORT_LABELS) \
         or any(w in REPORT_WORDS for w in statement.words)
+
+
+def _unrelated_kinds(older: Statement, newer: Statement) -> bool:
+    """Whether one of the two cannot be what the other replaces: a report after a standing fact is not its new
+    state; a narrative of what happened ("GOV.UK Forms' first live incident was due to ... formatting") stays
+    true, and a later decision about the same thing ("Use Amazon SES directly instead of GOV.UK Notify") does not
+    make it false -- as a record of an event is not replaced by a later state (rules.judge). Two reports, or two
+    narratives, may still be one correcting the other."""
+    return (reports(newer) and not reports(older)) or (older.narrated and not newer.narrated)
 
 
 def signals(old: Statement, new: Statement, cosine: float,
@@ -111,7 +122,7 @@ def signals(old: Statement, new: Statement, cosine: float,
         "agrees": float(bool(new.values) and new.values <= old.values),
         "names_shared": float(len(mine & theirs)), "names_old_only": float(len(mine - set(new.terms))),
         "names_new_only": float(len(theirs - set(old.terms))),
-        "quotes": float(bool(new.quoted)), "quotes_old": float(len(new.quoted & set(old.terms))),
+        "quotes": float(bool(new.quoted)), "quotes_old": float(len(quoted_in(old, new))),
         "rule": float(rule is not None), "rule_score": rule.score if rule else 0.0,
         "length_ratio": min(5.0, len(new.words) / max(1, len(old.words))),
         "negation_differs": float(old.negated != new.negated), "renames": float(new.renames),
@@ -233,8 +244,8 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
         other = analyse(c.text)
         earlier = (c.created_at, c.id) < (created_at, new_id)
         older, newer, link = (other, new, (c.id, new_id)) if earlier else (new, other, (new_id, c.id))
-        if reports(newer) and not reports(older):
-            continue  # a report about a standing fact is not its new state: no link, nothing possible
+        if _unrelated_kinds(older, newer):
+            continue  # a report is no standing fact's new state, a narrative is not replaced: no link, no possible
         if fitted:
             judged = assess(older, newer, c.cosine, weights)
             if judged is not None and judged.linked:

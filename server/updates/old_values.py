@@ -127,3 +127,30 @@ def units(statement: Statement) -> dict[str, str]:
 _RANGE = frozenset(("and", "to", "or"))
 #: A plain number ("8", "1,000", "3.5"): no unit, version letters or separators of its own.
 BARE_NUMBER = re.compile(r"[0-9][0-9,]*(?:\.[0-9]+)?")
+
+
+def _held(name: str, parts: Sequence[str], old: Statement) -> bool:
+    """Whether O holds a name N quotes: as a term, spelled apart, inside one of its values, by all its parts
+    ("Retrofit/Moshi" in "... with Retrofit 2.9 and Moshi"), or inside one of its commands ("`new service`" in
+    "`mrl new service --template go-grpc`")."""
+    return (name in old.terms or spelled_apart(name, old.text) or inside(name, old)
+            or (bool(parts) and all(p in old.terms for p in parts))
+            or any(name in t.norm for t in old.tokens if t.kind == "code"))
+
+
+def names_whole(old: Statement, new: Statement) -> bool:
+    """Whether N names, as the value it replaces, a name, identifier or command O holds whole."""
+    return any(all(_held(n, parts, old) for n, parts in names) for names in new.quoted_names)
+
+
+def quoted_in(old: Statement, new: Statement) -> frozenset[str]:
+    """The terms of the old values N names (Statement.quoted) that O holds, where a value with names in it
+    counts only when O holds all of them: "instead of GOV.UK Notify" names "We use GOV.UK Notify ...", not
+    "Use GOV.UK Signon ..." (GOV.UK is only the qualifier both share), and "replacing ruby-grape" does not
+    name "... opted for Ruby" (issue 32: on public decision records both were read as naming the older)."""
+    whole: set[str] = set()
+    partial: set[str] = set()
+    for names in new.quoted_names:
+        terms = {x for n, parts in names for x in (n, *parts)}
+        (whole if all(_held(n, parts, old) for n, parts in names) else partial).update(terms)
+    return frozenset((new.quoted - (partial - whole)) & set(old.terms))

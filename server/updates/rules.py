@@ -65,7 +65,8 @@ from functools import lru_cache
 
 # The analysis of one text lives in server.updates.statements; its names are re-exported here for callers.
 from server.frozen import record
-from server.updates.old_values import BARE_NUMBER, MEASURES, inside, restated_old, spelled_apart, units
+from server.updates.old_values import (BARE_NUMBER, MEASURES, inside, names_whole, quoted_in, restated_old,
+                                      spelled_apart, units)
 from server.updates.statements import (
     HEX,
     VALUED,
@@ -161,7 +162,9 @@ def different_things(a: Statement, b: Statement) -> str | None:
         # "Gateway release v2.41.0 was built by Cloud Build run 7f3c2a91" records a build: a later
         # statement of how the gateway works does not replace it (no update of the benchmarks' 786 has one)
         return "one records a commit or build (a hash) the other does not name"
-    if a.labels and b.labels and a.labels != b.labels:
+    if a.labels and b.labels and a.labels != b.labels and not (names_whole(a, b) or names_whole(b, a)):
+        # ... unless the later names what the earlier holds as the value it replaces: "ADR019: Use Amazon
+        # SES directly instead of GOV.UK Notify ..." is the record after "ADR002: ... use GOV.UK Notify"
         return "they are two numbered records (Step 3: / Step 4:)"
     if not (a.cue or b.cue) and _members(a, b):
         return "they are about two numbered members of a set (worker-3 / worker-4)"
@@ -299,12 +302,13 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     # But a word N writes in lower case is no name, however O writes it: "the m6i managed node groups were
     # drained" names no "Group entities".
     capitalised = {t.norm for t in new.tokens if t.raw[:1].isupper()}
-    named = [t for t in new.quoted & set(old.terms) if new.terms.get(t) != "part"
+    held = quoted_in(old, new)
+    named = [t for t in held if new.terms.get(t) != "part"
              and ((old.terms[t] not in ("word", "part") and (new.terms.get(t) != "word" or t in capitalised))
                   or new.terms.get(t) not in ("word", None) or "-" in t)]
     # A part of a name in both is no match: "cargo" of "cargo-release is gone" is not the "cargo" of
     # O's "crates/lantern-py/Cargo.toml" ("swapped tarpaulin for ..." does name O's "cargo-tarpaulin").
-    rare = [t for t in new.quoted & set(old.terms) if t not in named
+    rare = [t for t in held if t not in named
             and not old.terms[t] == new.terms.get(t) == "part" and weights.rare(t, old.fts[t], 2)]
     # A name spelled apart in O: "cargo-release is gone" names O's `cargo release --workspace`.
     named += [t for t in new.quoted - set(old.terms) if spelled_apart(t, old.text) or inside(t, old)]

@@ -320,6 +320,9 @@ class Statement:
     labels: frozenset[str]  # values in a short heading before a colon ("Step 3:", "note 42:"): which record it is
     cue: bool  # says that something changed
     quoted: frozenset[str]  # terms it names as the old value
+    #: each old value it names, as its specific tokens (names, identifiers, code, hyphenated words), each with
+    #: its parts: an old value is named whole ("instead of GOV.UK Notify" names Notify, not only GOV.UK)
+    quoted_names: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]
     values: frozenset[str]  # terms holding a digit
     slot_values: frozenset[str]  # its values outside events: what a slot can hold (not a hash's digit runs)
     shapes: frozenset[str]  # the shapes of its whole values ("3.12" -> "9.9")
@@ -331,6 +334,7 @@ class Statement:
     periods: frozenset[str]  # how often, in days ("every two weeks" -> "14"), outside its subject
     period_terms: frozenset[str]  # the words saying how often: a value, not the subject
     eventful: bool  # built on an event verb ("shipped", "deployed", "added"): records an event, not a state
+    narrated: bool  # tells what happened (its main clause in the past tense, no change said): a report
     words: tuple[str, ...]  # the lowercase word sequence, for aligning two sentences
     subject_at: int  # where in `words` its subject starts (after a short heading and a determiner)
 
@@ -343,6 +347,54 @@ def _cued(text: str, align: tuple[str, ...]) -> bool:
     if found == {"instead"} and any(w in NEGATIONS for w in align):
         found = set()
     return bool(found) or (bool(_AFTER_CHANGE.search(text)) and not _eventful(align))
+
+
+#: The main clause: the text up to its first sentence or clause end, or a subordinate clause ("... go to
+#: osrm-eu since OSRM was containerised": the main clause is a state, what follows tells why).
+_CLAUSE = LazyRe(r"[.;:!?](?=\s|$)|\s[\u2014\u2013-]\s|,?\s(?:since|because|after|before|until|when|while|so|but|as|"
+                 r"although|though|which|who|where|whereas)\s", re.I)
+#: Quoted text (a widget's 'Was this page helpful?', a command): not the sentence's own verbs.
+_QUOTED_SPAN = LazyRe(r"`[^`]*`|(?<!\w)'[^'\n]*'(?!\w)|\"[^\"\n]*\"|\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019")
+#: Finite verbs that place a clause in the past ("was due to", "were queueing", "had no index", "did not start")
+#: or in the present or future ("is", "will", "must", "can"): closed classes of English grammar, not topics.
+_PAST_FINITE = frozenset("was were wasn't weren't had hadn't did didn't".split())
+_PERFECT = frozenset("has have hasn't haven't".split())
+_PRESENT_FINITE = frozenset(
+    "is are am isn't aren't will won't shall must should can cannot can't may might do does don't doesn't".split())
+#: The speaker as the one who acted ("we decided ...", "we added PostHog", "I moved ..."): a change the team
+#: made or chose, a state from then on, however it is told; a report tells what happened to the thing.
+_AGENTS = frozenset("we i we've i've we'd i'd".split())
+
+
+def _narrated(text: str) -> bool:
+    """Whether the text tells what happened rather than how things are (issue 32: a report about a subject is
+    not a new state of it, and what happened stays true): a main clause whose finite verb is in
+    the past ("GOV.UK Forms' first live incident was due to unexpected formatting behaviour", "The container
+    has not run smoothly in recent months: ...") with no present or future one, not the speaker's own doing.
+    Read from the sentence's form -- tense, mood, who acted -- not from words of a topic: "Checkout moved to
+    the Growth team" says that something changed (a cue, decided before this is asked), "Integrations use OAuth2
+    ... Static keys were a rotation nightmare" states a state first and tells why after."""
+    head, colon, rest = text.partition(": ")
+    body = rest if colon and len(head.split()) <= 4 else text  # after a short heading ("Note: ...")
+    clause = next((c for c in _CLAUSE.split(_QUOTED_SPAN.sub(" ", body)) if c and c.strip()), "")
+    words = [w.strip(".,;:!?()[]\"'`").lower().replace("\u2019", "'") for w in clause.split()]
+    words = [w for w in words if w]
+    if any(w in _AGENTS for w in words[:3]):
+        return False
+    past = False
+    for i, w in enumerate(words):
+        if w in _PRESENT_FINITE:
+            return False
+        if w in _PAST_FINITE:
+            past = True
+        elif w in _PERFECT:  # "has not run smoothly", "have started to see": the perfect tells what happened
+            following = [x for x in words[i + 1:i + 3] if x not in ("not", "never", "already", "just", "recently")]
+            past = past or bool(following and _PARTICIPLE.fullmatch(following[0]))
+    return past
+
+
+#: A past participle after "has" / "have": a regular one, or "been" and the common irregular endings.
+_PARTICIPLE = LazyRe(r"[a-z]+(?:ed|en|wn|un|ne)|been|had|got|run|hit|found|seen|made|left|put|set|kept|lost|sent|built")
 
 
 #: Analyses kept, by the characters of their texts: one of a 32 KB note holds about 1 MB of tokens
@@ -370,35 +422,45 @@ def analyse(text: str) -> Statement:
 def _analyse(text: str) -> Statement:
     toks = tuple(tokens(text))
     quoted = set()
+    quoted_names = []
+    by_raw = {t.raw: t for t in toks}
     retired = list(_OLD_AFTER.finditer(text))
     for m in [*_OLD_BEFORE.finditer(text), *retired]:
         value = next(g for g in m.groups() if g)
         quoted.update(t.norm for t in tokens(value))
         quoted.update(p for t in tokens(value) for p in t.parts)
+        # as the whole text classifies them ("instead of Flux": Flux is a name there, not a sentence's first word)
+        specific = [t for t in (by_raw.get(t.raw, t) for t in tokens(value))
+                    if t.kind in ("name", "ident", "code") or "-" in t.norm]
+        if specific:
+            quoted_names.append(tuple((t.norm, t.parts) for t in specific))
     periods, period_terms = _periods(text)
     lower_words = _ENV_WORD.findall(text.lower())
-    align = _aligned(text)
-    return _assemble(text, toks, align, dict(
+    align = aligned(text)
+    # naming a value as retired says that something changed ("MODEL_VERSION is ignored"); a state
+    # that may always have held does not ("Feature flag new-checkout is off in production")
+    cue = _cued(text, align) or any(not _STATE.search(m.group(0)) for m in retired)
+    return assemble(text, toks, align, dict(
         envs=frozenset(ENVIRONMENTS[w] for w in lower_words if w in ENVIRONMENTS),
         labels=_labels(text),
-        # naming a value as retired says that something changed ("MODEL_VERSION is ignored"); a state
-        # that may always have held does not ("Feature flag new-checkout is off in production")
-        cue=_cued(text, align) or any(not _STATE.search(m.group(0)) for m in retired),
+        cue=cue,
         quoted=frozenset(quoted),
+        quoted_names=tuple(quoted_names),
         opening=frozenset(x for t in _untagged(text, toks)[:2] for x in (t.norm, *t.parts)),
         cue_terms=frozenset(t.norm for t in toks if _CUE.fullmatch(t.raw)),
         renames=bool(_RENAMES.search(text)),
         periods=frozenset(periods),
         period_terms=frozenset(period_terms),
         subject_at=_subject_at(text, align),
+        narrated=not cue and _narrated(text),
     ))
 
 
-def _aligned(text: str) -> tuple[str, ...]:
+def aligned(text: str) -> tuple[str, ...]:
     return tuple(w.strip(".,;:!?()").lower() for w in _ALIGN_WORD.findall(text) if w.strip(".,;:!?()"))
 
 
-def _assemble(text: str, toks: tuple[Token, ...], align: tuple[str, ...], read: dict) -> Statement:
+def assemble(text: str, toks: tuple[Token, ...], align: tuple[str, ...], read: dict) -> Statement:
     """The statement of these tokens and words, with what was read from the text itself (`read`: the fields
     a stored analysis keeps, _STORED); the rest follows from the tokens and words at once."""
     terms: dict[str, str] = {}
@@ -496,79 +558,6 @@ def value_shape(value: str) -> str:
     """A value's shape: each run of digits a 9, each run of letters an a ("3.12" -> "9.9", "512Mi" ->
     "9a", ":7070" and "50051" -> "9"): the kind of value, not its size (a port 7070 becomes 50051)."""
     return re.sub(r"[a-z]+", "a", re.sub(r"[0-9]+", "9", value.lstrip(":")))
-
-
-# -- stored analyses ----------------------------------------------------------------------------
-# A write's update check judges ~60 candidates of its thread; in a large thread most were never
-# analysed by this process (the cache above holds a few thousand), and analysing one costs ~0.4 ms
-# (bench/write_cost.py: the analyses were the largest part of what grew from 1k to 100k memories).
-# So each analysis is stored beside its memory (Store.set_analyses) and read back, ~4x cheaper than
-# analysing again, under the version of the analyser that made it.
-
-#: What a stored analysis holds beside its tokens (what _analyse reads from the text: regular expressions,
-#: the costly part); _assemble derives the rest from the tokens and words at once.
-_STORED = ("envs", "labels", "cue", "quoted", "opening", "cue_terms", "renames", "periods", "period_terms",
-           "subject_at")
-_STORED_SETS = frozenset(_STORED) - {"cue", "renames", "subject_at"}
-
-
-@lru_cache(maxsize=1)
-def version() -> str | None:
-    """The analyser's version: a digest of this module's source and of the stemmer it uses. Any edit of
-    the analysis changes it, so a stored analysis of an older analyser is re-derived (nobody has to
-    remember to bump a number); None where the source cannot be read (nothing is stored or read then)."""
-    import hashlib  # lazy: only a process that judges a write stores or reads analyses
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-    from pathlib import Path
-
-    try:
-        source = Path(__file__).read_bytes()
-    except OSError:
-        return None
-    try:
-        stemmer = installed("snowballstemmer")
-    except PackageNotFoundError:
-        stemmer = "?"
-    return hashlib.sha256(source + b"\0" + stemmer.encode()).hexdigest()[:16]
-
-
-def text_key(text: str) -> str:
-    """What a stored analysis is of: a memory's text can change (compression), its analysis then must."""
-    import hashlib  # lazy: see version
-
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-def encode(statement: Statement) -> str:
-    """A statement as compact JSON (~40 % of the bytes of all its fields; its text is the memory's own):
-    each token as [raw, kind], then its norm when that is not raw.lower() (else null), its parts, its place."""
-    import json  # lazy: see version
-
-    toks = []
-    for t in statement.tokens:
-        tail = [t.norm if t.norm != t.raw.lower() else None, list(t.parts), 1] if t.place else \
-            [t.norm if t.norm != t.raw.lower() else None, list(t.parts)] if t.parts else \
-            [t.norm] if t.norm != t.raw.lower() else []
-        toks.append([t.raw, t.kind, *tail])
-    read = [sorted(v) if name in _STORED_SETS else v for name in _STORED for v in (getattr(statement, name),)]
-    return json.dumps([toks, *read], separators=(",", ":"), ensure_ascii=False)
-
-
-def decode(text: str, stored: str) -> Statement | None:
-    """The statement `encode` stored for `text`; None when the stored form does not read as one."""
-    import json  # lazy: see version
-
-    try:
-        values = json.loads(stored)
-        if not isinstance(values, list) or len(values) != len(_STORED) + 1:
-            return None
-        toks = tuple(Token(raw, t[0] if t and t[0] is not None else raw.lower(), kind,
-                           tuple(t[1]) if len(t) > 1 else (), len(t) > 2) for raw, kind, *t in values[0])
-        read = {name: frozenset(value) if name in _STORED_SETS else value for name, value in zip(_STORED, values[1:])}
-        return _assemble(text, toks, _aligned(text), read)
-    except (ValueError, TypeError):
-        return None
 
 
 def cached(text: str) -> bool:

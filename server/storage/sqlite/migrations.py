@@ -502,7 +502,7 @@ def m013_possible_updates(conn: Any, ctx: SchemaContext) -> None:
 
 
 def m014_statement_analyses(conn: Any, ctx: SchemaContext) -> None:
-    # Each memory's statement analysis (server.updates.statements.encode), stored by the update check
+    # Each memory's statement analysis (server.updates.analyses.encode), stored by the update check
     # that made it so the next ones read it instead of analysing again; `version` names the analyser
     # (an older one's is re-derived), `text_key` the text (a compressed memory's is re-derived too).
     # Derived data: an archive or a copy leaves it behind, and a store without it re-derives it.

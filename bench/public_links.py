@@ -1,0 +1,172 @@
+"""Links made on text nobody on the team wrote: public decision records, labelled by their own authors.
+
+bench/data/public_links/adr_projects.json holds Architecture Decision Records of public repositories
+(MIT; sources and commits in its README), one memory per record, with the pairs the authors marked
+("Superseded by ADR-N", or a later record saying it replaces or removes an earlier one) and sentences
+that report on a subject (an incident, a failure). Each project is one thread, written with `remember`
+in the records' order, dated as they are, through a service with the real model (MiniLM), the backlog
+drained and every update check judged. Then, per split (tuning / held out, by project):
+
+* links made (a memory marked superseded by a later one), and how many are wrong: anything but a
+  labelled update pair (newer over older) or an ambiguous pair -- another decision in force, a report;
+* **false supersession** = wrong links / links made (ambiguous ones left out), as bench/updates.py counts it;
+* **link recall** = updated records linked to one of their updates / updated records (a memory is
+  superseded by one memory, so a record two later ones replace counts once);
+* links whose newer memory is a report or whose older one is, and possible updates recorded (not links: recall shows them
+  after the older one, labelled), right or wrong by the same labels.
+
+    python bench/public_links.py                          # every split, bench/results/public_links.json
+    python bench/public_links.py --split tuning
+    python bench/public_links.py --embedder hash          # the lexical test embedder, the rules alone
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+DATA = HERE / "data" / "public_links" / "adr_projects.json"
+
+
+def run_project(service, project: dict) -> dict:
+    """Write the project's records in order, judge every update check, and read back what linked."""
+    ids: dict[str, int] = {}
+    order = sorted(project["memories"], key=lambda m: (m["date"], m["id"]))
+    for m in order:
+        at = datetime.fromisoformat(m["date"]).replace(hour=12, tzinfo=timezone.utc)
+        stored = service.remember(m["text"], thread=project["name"], created_at=at)
+        assert stored.status == "stored", (project["name"], m["id"], stored.message)
+        ids[m["id"]] = stored.id
+    return ids
+
+
+def settle(service) -> None:
+    service.embedder.wait_ready(600)
+    service.embed_backlog()
+    for _ in range(200):  # the update checks left after the drain, a few per call
+        if not service.store.unjudged(1):
+            break
+        service.linker.check_pending(service.db)
+
+
+def _possible(service, ids: list[int]) -> list[tuple[int, int, float]]:
+    """(older, newer, probability) of every possible update recorded for these memories."""
+    with service.db.read() as conn:
+        found = service.store.possible_updates(conn, ids)
+    out = []
+    for newer, maybe in found.items():
+        for one in (maybe if isinstance(maybe, (list, tuple)) and not hasattr(maybe, "older") else [maybe]):
+            out.append((one.older, newer, float(one.probability)))
+    return out
+
+
+def judge_project(service, project: dict, ids: dict[str, int]) -> dict:
+    name = {v: k for k, v in ids.items()}
+    text = {m["id"]: m["text"] for m in project["memories"]}
+    updates = {tuple(p) for p in project["updates"]}
+    ambiguous = {tuple(p) for p in project["ambiguous"]} | {tuple(reversed(p)) for p in project["ambiguous"]}
+    reports = set(project.get("reports", []))
+
+    def label(older: str, newer: str) -> str:
+        if (older, newer) in updates:
+            return "right"
+        if (older, newer) in ambiguous:
+            return "ambiguous"
+        if newer in reports:
+            return "wrong: a report"
+        if older in reports:
+            return "wrong: a report superseded"
+        if (newer, older) in updates:
+            return "wrong: backwards"
+        return "wrong"
+
+    links = []
+    for key, mid in ids.items():
+        row = service.get(mid)
+        if row.superseded_by is not None:
+            newer = name[row.superseded_by]
+            links.append({"older": key, "newer": newer, "label": label(key, newer),
+                          "older_text": text[key], "newer_text": text[newer]})
+    possible = [{"older": name[o], "newer": name[n], "probability": round(p, 4), "label": label(name[o], name[n]),
+                 "older_text": text[name[o]], "newer_text": text[name[n]]}
+                for o, n, p in _possible(service, list(ids.values())) if o in name and n in name]
+    updated = {old for old, _ in updates}
+    linked_right = {l["older"] for l in links if l["label"] == "right"}
+    return {"project": project["name"], "split": project["split"], "memories": len(ids), "links": links,
+            "possible": possible, "updated": len(updated), "updated_linked": len(linked_right & updated)}
+
+
+def tally(projects: list[dict]) -> dict:
+    links = [l for p in projects for l in p["links"]]
+    counted = [l for l in links if l["label"] != "ambiguous"]
+    wrong = [l for l in counted if l["label"].startswith("wrong")]
+    possible = [x for p in projects for x in p["possible"]]
+    at_label = [x for x in possible if x["probability"] >= 0.3]
+    updated = sum(p["updated"] for p in projects)
+    return {
+        "projects": [p["project"] for p in projects], "memories": sum(p["memories"] for p in projects),
+        "links": len(links), "ambiguous_links": len(links) - len(counted), "wrong_links": len(wrong),
+        "wrong_from_reports": sum(l["label"] == "wrong: a report" for l in wrong),
+        "wrong_reports_superseded": sum(l["label"] == "wrong: a report superseded" for l in wrong),
+        "false_supersession": round(len(wrong) / len(counted), 4) if counted else None,
+        "updated_records": updated, "updated_linked": sum(p["updated_linked"] for p in projects),
+        "link_recall": round(sum(p["updated_linked"] for p in projects) / updated, 4) if updated else None,
+        "possible": len(possible), "possible_wrong": sum(x["label"].startswith("wrong") for x in possible),
+        "possible_at_label": len(at_label), "possible_at_label_wrong": sum(x["label"].startswith("wrong") for x in at_label),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--split", choices=("tuning", "held_out", "all"), default="all")
+    ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--out", default=None, help="results file (default bench/results/public_links[_<split>].json)")
+    args = ap.parse_args(argv)
+    from server.compose import open_service
+    from server.config import Settings
+
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    chosen = [p for p in data["projects"] if args.split == "all" or p["split"] == args.split]
+    found = []
+    with tempfile.TemporaryDirectory(prefix="memvault-public-links-") as tmp:
+        service = open_service(Settings(home=Path(tmp), embedder=args.embedder))
+        try:
+            ids = {p["name"]: run_project(service, p) for p in chosen}
+            settle(service)
+            found = [judge_project(service, p, ids[p["name"]]) for p in chosen]
+        finally:
+            service.close()
+    out = {"embedder": args.embedder,
+           "splits": {s: tally([p for p in found if p["split"] == s]) for s in ("tuning", "held_out")
+                      if any(p["split"] == s for p in found)},
+           "projects": found}
+    for p in found:
+        for l in p["links"]:
+            print(f"LINK {p['project']:<18} [{l['label']}] {l['older']} <- {l['newer']}: "
+                  f"{l['older_text'][:70]!r} => {l['newer_text'][:70]!r}")
+        for x in p["possible"]:
+            print(f"POSS {p['project']:<18} [{x['label']}] {x['probability']} {x['older']} <- {x['newer']}: "
+                  f"{x['older_text'][:60]!r} => {x['newer_text'][:60]!r}")
+    for split, t in out["splits"].items():
+        print(f"\n{split}: {t['memories']} memories, links {t['links']} ({t['ambiguous_links']} ambiguous), "
+              f"wrong {t['wrong_links']} ({t['wrong_from_reports']} by a report, {t['wrong_reports_superseded']} of a report): "
+              f"false supersession "
+              f"{t['false_supersession']}; link recall {t['updated_linked']}/{t['updated_records']} = {t['link_recall']}; "
+              f"possible updates {t['possible']} ({t['possible_wrong']} wrong; at 0.3+ {t['possible_at_label']}, "
+              f"{t['possible_at_label_wrong']} wrong)")
+    suffix = "" if args.split == "all" else f"_{args.split}"
+    path = Path(args.out) if args.out else HERE / "results" / f"public_links{suffix}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
