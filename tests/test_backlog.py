@@ -379,3 +379,20 @@ def test_a_recall_whose_earlier_stages_spent_its_bound_embeds_no_candidate(count
     result = service.recall("payments queue", thread="t", k=5)
     assert embedder.texts == 1 and result.search == "mixed"
     assert result.unembedded_candidates == result.pending_embeddings > 0
+
+
+def test_the_candidates_a_recall_ranked_without_a_vector_are_the_backfills_next_batch(counting, monkeypatch):
+    """Under load a recall embeds few of its own candidates: the backfill embeds the rest next, before the
+    oldest of the queue (the next question is often about the same thing)."""
+    service, embedder = counting
+    for n in range(20):
+        service.remember(f"an older note {n} on the weather", thread="t")
+    harbour = [service.remember(f"a later note {n} on the harbour crane", thread="t").id for n in range(20)]
+    service.recall("warm", thread="t", k=1)  # what was just written: embedded by this first recall
+    monkeypatch.setattr(service.indexer, "_seconds_per_text", 1.0)  # a loaded machine: a recall embeds nothing
+    result = service.recall("harbour crane", thread="t", k=5)
+    assert result.unembedded_candidates > BATCH_SIZE
+    waiting = {p.memory_id for p in service.store.pending(100)}
+    service.indexer.run_once(limit=BATCH_SIZE)
+    embedded = waiting - {p.memory_id for p in service.store.pending(100)}
+    assert len(embedded) == BATCH_SIZE and embedded <= set(harbour)

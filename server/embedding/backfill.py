@@ -76,6 +76,10 @@ LENGTH_WINDOW = 64
 #: Threads whose memories the backfill embeds first (the newest recalled or written): a few, so
 #: that the preferred queue stays one cheap query.
 PREFERRED_THREADS = 8
+#: Keyword candidates that recalls ranked without a vector (the newest recall's first, best first), kept for
+#: the backfill to embed before anything else, at most this many: the next question is often about the same
+#: thing, and under load a recall embeds few of its own (issue 34: spend the backlog where the questions are).
+WANTED_LIMIT = 64
 
 
 class Indexer:
@@ -104,6 +108,8 @@ class Indexer:
         # Threads asked about or written to lately, newest last (see prefer).
         self._preferred: OrderedDict[str, None] = OrderedDict()
         self._preferred_lock = threading.Lock()
+        # Memories recalls ranked without a vector, most wanted first (see want); guarded by _preferred_lock.
+        self._wanted: list[int] = []
         #: Wall seconds per text of the latest embeddings (a moving average): the machine's speed now.
         self._seconds_per_text = FIRST_GUESS_SECONDS
         #: How much more a recall's own text costs (embed_now, beside a backfill batch) than the backfill's
@@ -124,10 +130,25 @@ class Indexer:
             while len(self._preferred) > PREFERRED_THREADS:
                 self._preferred.popitem(last=False)
 
-    def _next_batch(self, size: int) -> list:
-        """The next memories to embed: the newest preferred thread's first, then the oldest of the queue."""
+    def want(self, ids: Sequence[int]) -> None:
+        """Embed these memories (a recall's candidates it ranked without a vector, best first) before the rest."""
+        if not ids:
+            return
         with self._preferred_lock:
-            preferred = list(self._preferred)
+            self._wanted = list(dict.fromkeys([*ids, *self._wanted]))[:WANTED_LIMIT]
+
+    def _next_batch(self, size: int) -> list:
+        """The next memories to embed: what recalls ranked without a vector (want), then the newest preferred
+        thread's, then the oldest of the queue."""
+        with self._preferred_lock:
+            preferred, wanted = list(self._preferred), list(self._wanted)
+        if wanted:
+            batch = self.store.pending_of(wanted)
+            waiting = {item.memory_id for item in batch}
+            with self._preferred_lock:  # embedded meanwhile (or forgotten): no longer wanted
+                self._wanted = [i for i in self._wanted if i in waiting or i not in wanted]
+            if batch:
+                return batch[:size]
         for thread in reversed(preferred):
             batch = self.store.pending(size, threads=(thread,))
             if batch:
@@ -165,7 +186,9 @@ class Indexer:
         except StoreUnavailable:
             pass
         wanted = set(candidates)
-        return len(done), sum(1 for item in todo if item.memory_id in wanted and item.memory_id not in done)
+        left = [item.memory_id for item in todo if item.memory_id in wanted and item.memory_id not in done]
+        self.want(left)  # the backfill's next batches
+        return len(done), len(left)
 
     def store_known(self, threads: Sequence[str] | None = None, wait: bool = False) -> int:
         """Store vectors `remember` computed (Indexer.known) whose memory still waits, embedding nothing, at
