@@ -46,6 +46,8 @@ curation: whatever links updates must happen by itself. Then:
     python bench/updates.py --at-once --projects …  # asked right after the writes, the backlog not drained
     python bench/updates.py --at-once --burst 2 …   # the same, each project written twice (the copy in a thread
                                                     # of its own, after them all, never asked): a bigger burst
+    python bench/updates.py --at-once --burst 2 --recall-embeds-nothing …  # and a machine too loaded for a
+                                                    # recall to embed any of its candidates (the worst case)
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ from server import ranking  # noqa: E402
 from server.config import Settings  # noqa: E402
 from server.curation.curator import Curator  # noqa: E402
 from server.compose import open_service  # noqa: E402
+from server.embedding import backfill  # noqa: E402
 from server.storage.protocol import Scope  # noqa: E402
 
 DATA = HERE / "data" / "updates"
@@ -472,6 +475,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--burst", type=int, default=1,
                     help="write every project this many times (copies in threads of their own, after them all, never "
                          "asked): a burst of that many times the writes")
+    ap.add_argument("--recall-embeds-nothing", action="store_true",
+                    help="a recall embeds none of its candidates (backfill.CANDIDATE_LIMIT = 0): a machine too loaded "
+                         "to afford any; what ranks is what the writes computed and stored")
     ap.add_argument("--at-once", action="store_true",
                     help="ask right after the writes, the embedding backlog not drained (no backfill thread runs: "
                          "only what a write or a recall does itself); implies --no-dedupe")
@@ -481,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     projects = load(QUICK_PROJECTS if args.quick else tuple(args.projects.split(",")) if args.projects else None)
     if not projects:
         ap.error(f"no such project in {DATA}: {args.projects}")
+    if args.recall_embeds_nothing:
+        backfill.CANDIDATE_LIMIT = 0
     run = Run(projects, args.embedder, at_once=args.at_once, precision=args.precision, burst=args.burst)
     asked = run.ask_all()
     pairs = run.pairs()
@@ -489,6 +497,7 @@ def main(argv: list[str] | None = None) -> int:
         "projects": [p["project"] for p in projects],
         "memories": len(run.ids),
         "burst": args.burst,
+        "recall_embeds_nothing": args.recall_embeds_nothing,
         "pairs": {kind: len(members) for kind, members in pairs.items()},
         "updates": summarise_updates(asked["updates"]),
         "lookalikes": summarise_lookalikes(asked["lookalikes"]),
