@@ -181,8 +181,8 @@ class Indexer:
                 done = self.embed_now([i for i in todo if i.memory_id in fresh], self.affordable(), None)
                 left = deadline - time.perf_counter()
                 rest = [i for i in todo if i.memory_id not in fresh]
-                if rest and left > 0:
-                    done |= self.embed_now(rest, self.affordable(left), left)
+                if rest and left > 0:  # CANDIDATE_LIMIT in all
+                    done |= self.embed_now(rest, min(self.affordable(left), CANDIDATE_LIMIT - len(done)), left)
         except StoreUnavailable:
             pass
         wanted = set(candidates)
