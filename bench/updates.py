@@ -44,6 +44,10 @@ curation: whatever links updates must happen by itself. Then:
     python bench/updates.py --embedder hash  # the lexical test embedder, no model
     python bench/updates.py --projects atlas,quill  # some projects only (a development/validation split)
     python bench/updates.py --at-once --projects …  # asked right after the writes, the backlog not drained
+    python bench/updates.py --at-once --burst 2 …   # the same, each project written twice (the copy in a thread
+                                                    # of its own, after them all, never asked): a bigger burst
+    python bench/updates.py --at-once --burst 2 --recall-embeds-nothing …  # and a machine too loaded for a
+                                                    # recall to embed any of its candidates (the worst case)
 """
 
 from __future__ import annotations
@@ -69,6 +73,7 @@ from server import ranking  # noqa: E402
 from server.config import Settings  # noqa: E402
 from server.curation.curator import Curator  # noqa: E402
 from server.compose import open_service  # noqa: E402
+from server.embedding import backfill  # noqa: E402
 from server.storage.protocol import Scope  # noqa: E402
 
 DATA = HERE / "data" / "updates"
@@ -121,7 +126,8 @@ def load(names: tuple[str, ...] | None) -> list[dict]:
 class Run:
     """One store holding every chosen project, each in its own thread."""
 
-    def __init__(self, projects: list[dict], embedder: str, at_once: bool = False, precision: str = "auto") -> None:
+    def __init__(self, projects: list[dict], embedder: str, at_once: bool = False, precision: str = "auto",
+                 burst: int = 1) -> None:
         self.projects = projects
         self.service = open_service(Settings(home=Path(tempfile.mkdtemp(prefix="memvault-updates-")), embedder=embedder,
                                                embed_precision=precision))
@@ -133,6 +139,11 @@ class Run:
                 stored = self.service.remember(item.text, thread=project["project"], created_at=START + SPAN * item.at)
                 assert stored.status == "stored", (project["project"], item.text, stored.message)
                 self.ids[(project["project"], item.role, item.index)] = stored.id
+        for copy in range(2, burst + 1):  # more writes after the asked ones: what a bigger burst does to them
+            for project in projects:
+                for item in timeline(project):
+                    self.service.remember(item.text, thread=f"{project['project']}-copy{copy}",
+                                          created_at=START + SPAN * item.at)
         self.service.embedder.wait_ready(600)
         self.pending_when_asked = self.service.store.pending_count(Scope(threads=None)) if at_once else 0
         if not at_once:
@@ -461,6 +472,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated project names (default: every file in bench/data/updates/)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-dedupe", action="store_true", help="skip the dedupe curve and the questions after it")
+    ap.add_argument("--burst", type=int, default=1,
+                    help="write every project this many times (copies in threads of their own, after them all, never "
+                         "asked): a burst of that many times the writes")
+    ap.add_argument("--recall-embeds-nothing", action="store_true",
+                    help="a recall embeds none of its candidates (backfill.CANDIDATE_LIMIT = 0): a machine too loaded "
+                         "to afford any; what ranks is what the writes computed and stored")
     ap.add_argument("--at-once", action="store_true",
                     help="ask right after the writes, the embedding backlog not drained (no backfill thread runs: "
                          "only what a write or a recall does itself); implies --no-dedupe")
@@ -470,13 +487,17 @@ def main(argv: list[str] | None = None) -> int:
     projects = load(QUICK_PROJECTS if args.quick else tuple(args.projects.split(",")) if args.projects else None)
     if not projects:
         ap.error(f"no such project in {DATA}: {args.projects}")
-    run = Run(projects, args.embedder, at_once=args.at_once, precision=args.precision)
+    if args.recall_embeds_nothing:
+        backfill.CANDIDATE_LIMIT = 0
+    run = Run(projects, args.embedder, at_once=args.at_once, precision=args.precision, burst=args.burst)
     asked = run.ask_all()
     pairs = run.pairs()
     res: dict = {
         "embedder": run.service.embedder.model_id,
         "projects": [p["project"] for p in projects],
         "memories": len(run.ids),
+        "burst": args.burst,
+        "recall_embeds_nothing": args.recall_embeds_nothing,
         "pairs": {kind: len(members) for kind, members in pairs.items()},
         "updates": summarise_updates(asked["updates"]),
         "lookalikes": summarise_lookalikes(asked["lookalikes"]),

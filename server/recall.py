@@ -30,8 +30,9 @@ call or to the backfill, and the recall answers from what is stored, saying so):
 - embed_own, only when the scope has memories without a vector: what this process just wrote
   (at most RECALL_DRAIN_LIMIT), the scope's queue when it is that small, then its best keyword
   candidates, at most backfill.CANDIDATE_LIMIT texts and as many as the embedder's recent speed
-  fits in backfill.CANDIDATE_SECONDS (plus at most BATCH_WAIT_SECONDS for a backfill batch that
-  holds what was just written). The rest of a backlog stays with the backfill.
+  fits in what is left of EMBED_BY_SECONDS after stages 1-3 (at most backfill.CANDIDATE_SECONDS; a
+  wait of at most BATCH_WAIT_SECONDS for a backfill batch that holds what was just written is taken
+  off it too). The rest of a backlog stays with the backfill.
 - judge_pending: at most linker.JUDGE_PER_CALL update checks that waited for a vector.
 - mark_recalled: one transaction of counters; while the lock is taken, the counts of at most
   MAX_UNMARKED recalls wait for the next one. A hook process holds them (hold_marks) for the
@@ -41,6 +42,7 @@ call or to the backfill, and the recall answers from what is stored, saying so):
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -66,6 +68,10 @@ if TYPE_CHECKING:
 #: session) stays with the backfill, which commits batch by batch and embeds the searched
 #: threads first; the recall says how many are not embedded yet (issues 19, 34).
 RECALL_DRAIN_LIMIT = 8
+#: A recall's own embedding (stage 4) ends this long after the recall started, at most backfill.CANDIDATE_SECONDS:
+#: on a loaded machine stages 1-3 and 6-8 cost 50-120 ms each side (in-process timers, load 5-6), and a
+#: fixed 60 ms of embedding on top of them made p95 ~220 ms; what the earlier stages spent is taken off it.
+EMBED_BY_SECONDS = 0.075
 #: Recalls whose counters wait for a free write lock, at most (the oldest are dropped past it).
 MAX_UNMARKED = 1000
 WEAK_MATCH = ranking.WEAK_MATCH
@@ -114,6 +120,7 @@ class ReadPath:
     def run(self, query: str, k: int, scope: Scope, min_score: float) -> Found:
         """The top k memories for the query in `scope` scoring at least `min_score`, with the recall's note
         (the numbers are the stages of the module's map)."""
+        started = time.perf_counter()
         files_note = self.sync_files()  # 1
         # 2: the keyword search needs no vector: it runs (on a second connection) while the query is embedded.
         # An embedder that never will embed (`error` set: a hook process's keyword-only one, a model that
@@ -135,7 +142,8 @@ class ReadPath:
                 self._fresh.clear()  # once per burst of remembers
             vector = self.embedder.embed([query])[0]  # 3
             if waiting:
-                waiting, unembedded = self.embed_own(scope, waiting, fresh, keyword)  # 4
+                spent = time.perf_counter() - started
+                waiting, unembedded = self.embed_own(scope, waiting, fresh, keyword, EMBED_BY_SECONDS - spent)  # 4
             self.judge_pending()  # 5
         else:
             reason = self.embedder.error or self.embedder.state or "the embedding model is still loading"
@@ -191,13 +199,14 @@ class ReadPath:
         return self.file_index.sync(wait=0)
 
     def embed_own(self, scope: Scope, waiting: int, fresh: list[int],
-                  keyword: Callable[[], KeywordFound]) -> tuple[int, int]:
+                  keyword: Callable[[], KeywordFound], seconds: float = EMBED_BY_SECONDS) -> tuple[int, int]:
         """Embed what this process just wrote (`fresh`), the scope's queue when it is small (`waiting`, counted
         up to RECALL_DRAIN_LIMIT + 1), then the best keyword candidates, as many as the embedder's current
-        speed fits in a bounded time (Indexer.embed_for_recall); returns (memories in scope still without
+        speed fits in `seconds` (Indexer.embed_for_recall); returns (memories in scope still without
         a vector, keyword candidates ranked without one)."""
         few = self.store.pending(RECALL_DRAIN_LIMIT, scope.threads) if waiting <= RECALL_DRAIN_LIMIT else []
-        _, unembedded = self.indexer.embed_for_recall([*fresh, *(p.memory_id for p in few)], list(keyword().hits))
+        _, unembedded = self.indexer.embed_for_recall([*fresh, *(p.memory_id for p in few)], list(keyword().hits),
+                                                      seconds, scope.threads)
         return self.store.pending_count(scope), unembedded
 
     def judge_pending(self) -> None:

@@ -338,7 +338,7 @@ class MemoryService:
             )
         self.indexer.prefer((stored_thread,))  # the session's own thread: its questions come next
         if vector is not None:
-            self.indexer.known(memory_id, content, vector)  # the backfill stores it, not embeds it again
+            self.indexer.known(memory_id, content, vector, stored_thread)  # the backfill stores it, not embeds it again
         linked = self.linker.link(self.db, self.store.get([memory_id])[memory_id], vector) if judge_now else None
         if judge_now:
             self.linker.check_pending(self.db)  # earlier writes whose vectors the backfill has stored since

@@ -292,3 +292,107 @@ def _notes_wait_for_the_backfill(monkeypatch):
     from server import linker
 
     monkeypatch.setattr(linker, "SHORT_STATEMENT", 0)
+
+
+# -- a burst of statements: their vectors were computed at write time (issue 32 item 3, issue 34 item 1) --
+@pytest.fixture
+def statements_embedded_on_write(monkeypatch):
+    """Short statements are embedded when written, whatever the queue (undoes the module's fixture)."""
+    from server import linker
+
+    monkeypatch.setattr(linker, "SHORT_STATEMENT", 600)
+
+
+def test_a_burst_keeps_as_many_computed_vectors_as_the_linker_keeps_of_the_same_arrays():
+    """A cap of 1,024 dropped the first 332 vectors of a 1,356-write burst (bench/updates.py --at-once): their
+    questions, asked at once, were ranked by keyword alone. The arrays are the linker's own (shared)."""
+    from server import linker
+    from server.embedding import backfill
+
+    assert backfill.KNOWN_VECTORS >= linker.RECENT_VECTORS >= 4096
+
+
+def test_a_recall_stores_the_computed_vectors_of_its_own_threads_first(counting, statements_embedded_on_write,
+                                                                        monkeypatch):
+    """Asked right after a burst, the thread written first is ranked by the vectors remember computed for it,
+    though a recall stores at most KNOWN_PER_RECALL of them and later threads' are newer."""
+    monkeypatch.setattr("server.embedding.backfill.KNOWN_PER_RECALL", 20)
+    service, embedder = counting
+    first = [service.remember(f"The service number {n} listens on port {8000 + n}.", thread="early").id
+             for n in range(20)]
+    for n in range(30):
+        service.remember(f"Decision {n}: the batch job {n} runs at {n % 24}:00 UTC.", thread="late")
+    assert embedder.texts == 50  # each embedded once, to judge its write
+    monkeypatch.setattr(service.indexer, "_seconds_per_text", 1.0)  # a loaded machine: a recall embeds nothing
+    embedder.texts = 0
+    result = service.recall("which port does service number 3 listen on", thread="early", k=5)
+    assert embedder.texts == 1  # the query: the thread's vectors were stored, none embedded again
+    assert result.search == "hybrid" and result.pending_embeddings == 0
+    with service.db.read() as conn:
+        assert len(service.store.vectors(conn, first)) == len(first)
+
+
+def test_the_backfill_stores_the_vectors_writes_computed_before_it_embeds_anything(counting,
+                                                                                   statements_embedded_on_write):
+    """The backfill thread (settle) stores every vector remember computed before its next batch: they wait
+    neither for the queue's order nor for a recall."""
+    service, embedder = counting
+    for n in range(3 * BATCH_SIZE):
+        service.remember(f"The worker {n} uses queue q{n}.", thread="t")
+    turns = [service.remember(f"user: a passing remark number {n}", kind="turn", thread="chat").id for n in range(2)]
+    embedder.texts = 0
+    assert service.indexer.run_once(limit=1, settle=True) == 1  # one batch of one memory
+    assert {p.memory_id for p in service.store.pending(100)} <= set(turns)  # the statements are all stored
+    assert embedder.texts <= 1  # what the batch embedded; the statements were not embedded again
+
+
+def test_a_recall_starts_no_candidate_batch_its_time_bound_cannot_fit(counting, monkeypatch):
+    """On a loaded machine a recall's own text costs more than the backfill's speed says: the recall embeds
+    a few at a time, learns the slower speed from them, and stops at its bound rather than finishing a
+    batch of 8 started in time (in-process timers: 100-240 ms past the 60 ms bound)."""
+    service, embedder = counting
+    for n in range(40):
+        service.remember(f"backlog note {n} about the payments queue", thread="t")
+    service.recall("warm", thread="t", k=1)  # what was just written: embedded by this first recall
+    slow = embedder.embed
+
+    def embed_slowly(texts: list[str]) -> np.ndarray:
+        time.sleep(0.03 * len(texts))  # 6x what the backfill measured (FIRST_GUESS_SECONDS)
+        return slow(texts)
+
+    monkeypatch.setattr(embedder, "embed_urgent", embed_slowly)
+    monkeypatch.setattr(service.indexer, "_seconds_per_text", 0.005)
+    embedder.texts = 0
+    result = service.recall("payments queue", thread="t", k=5)
+    assert 1 < embedder.texts <= 1 + 4  # the query and one small batch, not 8 or 12 candidates
+    assert result.search == "mixed" and result.unembedded_candidates > 0
+    assert service.indexer._urgent_ratio > 1  # the next recall fits fewer
+
+
+def test_a_recall_whose_earlier_stages_spent_its_bound_embeds_no_candidate(counting, monkeypatch):
+    service, embedder = counting
+    for n in range(20):
+        service.remember(f"backlog note {n} about the payments queue", thread="t")
+    service.recall("warm", thread="t", k=1)
+    monkeypatch.setattr("server.recall.EMBED_BY_SECONDS", 0.0)  # stages 1-3 took it all (a loaded machine)
+    embedder.texts = 0
+    result = service.recall("payments queue", thread="t", k=5)
+    assert embedder.texts == 1 and result.search == "mixed"
+    assert result.unembedded_candidates == result.pending_embeddings > 0
+
+
+def test_the_candidates_a_recall_ranked_without_a_vector_are_the_backfills_next_batch(counting, monkeypatch):
+    """Under load a recall embeds few of its own candidates: the backfill embeds the rest next, before the
+    oldest of the queue (the next question is often about the same thing)."""
+    service, embedder = counting
+    for n in range(20):
+        service.remember(f"an older note {n} on the weather", thread="t")
+    harbour = [service.remember(f"a later note {n} on the harbour crane", thread="t").id for n in range(20)]
+    service.recall("warm", thread="t", k=1)  # what was just written: embedded by this first recall
+    monkeypatch.setattr(service.indexer, "_seconds_per_text", 1.0)  # a loaded machine: a recall embeds nothing
+    result = service.recall("harbour crane", thread="t", k=5)
+    assert result.unembedded_candidates > BATCH_SIZE
+    waiting = {p.memory_id for p in service.store.pending(100)}
+    service.indexer.run_once(limit=BATCH_SIZE)
+    embedded = waiting - {p.memory_id for p in service.store.pending(100)}
+    assert len(embedded) == BATCH_SIZE and embedded <= set(harbour)

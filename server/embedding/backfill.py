@@ -44,10 +44,13 @@ WRITE_WAIT = 0.25
 #: Texts per embed call and per commit. One ONNX batch of short texts takes tens of
 #: milliseconds, so a query waits at most that long behind the backfill.
 BATCH_SIZE = 8
-#: Vectors `remember` computed to judge a write, kept for the backfill (see Indexer.known):
-#: the newest thousand (~1.5 MB); a write older than that is embedded again, as before.
-KNOWN_VECTORS = 1024
-#: Of those, the most a recall stores (Indexer.store_known: no embedding, one write of their rows).
+#: Vectors `remember` computed to judge a write, kept for the backfill (see Indexer.known): as many as
+#: the linker keeps of the same arrays (linker.RECENT_VECTORS: shared, so ~no memory of their own); a
+#: write older than that is embedded again. At 1,024, a burst of 1,356 writes lost its first 332 and
+#: their questions, asked at once, were ranked by keyword alone (bench/updates.py --at-once).
+KNOWN_VECTORS = 4096
+#: Of those, the most one transaction stores (Indexer.store_known: no embedding, one write of their rows):
+#: a recall stores one such write, the recalled threads' first; the backfill stores them all before each batch.
 KNOWN_PER_RECALL = 256
 #: A recall embeds at most this many of its memories that have no vector yet (what it just wrote,
 #: then its best keyword candidates), and only as many as the embedder's recent speed fits in
@@ -55,6 +58,11 @@ KNOWN_PER_RECALL = 256
 #: none where a loaded one makes a text cost 60 ms (issue 34: p95 <= 150 ms); the rest are counted.
 CANDIDATE_LIMIT = 16
 CANDIDATE_SECONDS = 0.06
+#: Texts per embed call of a recall's own candidates: small, so that the time bound is checked often
+#: (a batch of 8 under load took 100-240 ms, past the bound it was started within).
+URGENT_BATCH = 4
+#: The most a recall's text is assumed to cost over the backfill's (see Indexer._urgent_ratio).
+URGENT_RATIO_MAX = 4.0
 #: How long a recall waits for the backfill batch in progress when that batch holds what this
 #: process just wrote (one batch of 8 short texts: ~0.05 s quiet, ~0.5 s on a loaded machine).
 BATCH_WAIT_SECONDS = 0.5
@@ -68,6 +76,10 @@ LENGTH_WINDOW = 64
 #: Threads whose memories the backfill embeds first (the newest recalled or written): a few, so
 #: that the preferred queue stays one cheap query.
 PREFERRED_THREADS = 8
+#: Keyword candidates that recalls ranked without a vector (the newest recall's first, best first), kept for
+#: the backfill to embed before anything else, at most this many: the next question is often about the same
+#: thing, and under load a recall embeds few of its own (issue 34: spend the backlog where the questions are).
+WANTED_LIMIT = 64
 
 
 class Indexer:
@@ -89,15 +101,22 @@ class Indexer:
         #: Called by the backfill thread after each batch it commits, outside the lock (the
         #: service judges the update links that waited for these vectors).
         self.after_batch: Callable[[], object] | None = None
-        # memory id -> (text, vector) that `remember` embedded to judge the write: the backfill
+        # memory id -> (text, vector, thread) that `remember` embedded to judge the write: the backfill
         # stores it instead of embedding the same text again (a short text's only passage is itself).
-        self._known: dict[int, tuple[str, np.ndarray]] = {}
+        self._known: dict[int, tuple[str, np.ndarray, str | None]] = {}
         self._known_lock = threading.Lock()
         # Threads asked about or written to lately, newest last (see prefer).
         self._preferred: OrderedDict[str, None] = OrderedDict()
         self._preferred_lock = threading.Lock()
+        # Memories recalls ranked without a vector, most wanted first (see want); guarded by _preferred_lock.
+        self._wanted: list[int] = []
         #: Wall seconds per text of the latest embeddings (a moving average): the machine's speed now.
         self._seconds_per_text = FIRST_GUESS_SECONDS
+        #: How much more a recall's own text costs (embed_now, beside a backfill batch) than the backfill's
+        #: measure says (a moving average, 1 to URGENT_RATIO_MAX): on a loaded machine a batch of 8 started
+        #: within the bound took 100-240 ms (in-process timers, issue 34). A ratio, not a time of its own:
+        #: the backfill's measure keeps following the machine while recalls embed nothing.
+        self._urgent_ratio = 1.0
 
     def prefer(self, threads: Sequence[str] | None) -> None:
         """Embed these threads' queued memories before the rest of the backlog (a recall's scope,
@@ -111,10 +130,25 @@ class Indexer:
             while len(self._preferred) > PREFERRED_THREADS:
                 self._preferred.popitem(last=False)
 
-    def _next_batch(self, size: int) -> list:
-        """The next memories to embed: the newest preferred thread's first, then the oldest of the queue."""
+    def want(self, ids: Sequence[int]) -> None:
+        """Embed these memories (a recall's candidates it ranked without a vector, best first) before the rest."""
+        if not ids:
+            return
         with self._preferred_lock:
-            preferred = list(self._preferred)
+            self._wanted = list(dict.fromkeys([*ids, *self._wanted]))[:WANTED_LIMIT]
+
+    def _next_batch(self, size: int) -> list:
+        """The next memories to embed: what recalls ranked without a vector (want), then the newest preferred
+        thread's, then the oldest of the queue."""
+        with self._preferred_lock:
+            preferred, wanted = list(self._preferred), list(self._wanted)
+        if wanted:
+            batch = self.store.pending_of(wanted)
+            waiting = {item.memory_id for item in batch}
+            with self._preferred_lock:  # embedded meanwhile (or forgotten): no longer wanted
+                self._wanted = [i for i in self._wanted if i in waiting or i not in wanted]
+            if batch:
+                return batch[:size]
         for thread in reversed(preferred):
             batch = self.store.pending(size, threads=(thread,))
             if batch:
@@ -123,39 +157,64 @@ class Indexer:
                 self._preferred.pop(thread, None)
         return self.store.pending(size)
 
-    def embed_for_recall(self, first: Sequence[int], candidates: Sequence[int]) -> tuple[int, int]:
-        """Embed, for a recall, the memories of `first` (just written) then its keyword `candidates` (best
-        first) still without a vector, as many as fit (affordable); returns (embedded, candidates left
-        without one). A batch in progress that holds one of `first` is waited for (bounded): it is what a
-        fresh server was just told. Another process holding the write lock leaves them for the backfill."""
+    def embed_for_recall(self, first: Sequence[int], candidates: Sequence[int],
+                         seconds: float = CANDIDATE_SECONDS, threads: Sequence[str] | None = None) -> tuple[int, int]:
+        """Embed, for a recall, the memories of `first` (just written: as many as the recent speed fits in
+        CANDIDATE_SECONDS) then its keyword `candidates` (best first) still without a vector, as many as fit
+        in what is left of `seconds` (the recall passes what its earlier stages left of its bound); returns
+        (embedded, candidates left without one). A batch in progress that holds one of `first` is waited
+        for (bounded): it is what a fresh server was just told. Another process holding the write lock
+        leaves them for the backfill. `threads`: the recall's scope, whose computed vectors are stored first."""
+        deadline = time.perf_counter() + min(seconds, CANDIDATE_SECONDS)
         if self.in_progress & set(first):
             self.wait_for_batch(BATCH_WAIT_SECONDS)
-        self.store_known()
+        self.store_known(threads)
         todo = self.store.pending_of(list(dict.fromkeys([*first, *candidates])))
         if not todo:
             return 0, 0
+        fresh = set(first)
+        done: set[int] = set()
         try:
             with self.store.db.waiting_at_most(0):
-                done = self.embed_now(todo, self.affordable(), CANDIDATE_SECONDS)
+                # What was just written, whatever the earlier stages spent (once per burst of writes: what a
+                # client asks about next); then the candidates, in what is left of the bound.
+                done = self.embed_now([i for i in todo if i.memory_id in fresh], self.affordable(), None)
+                left = deadline - time.perf_counter()
+                rest = [i for i in todo if i.memory_id not in fresh]
+                if rest and left > 0:  # CANDIDATE_LIMIT in all
+                    done |= self.embed_now(rest, min(self.affordable(left), CANDIDATE_LIMIT - len(done)), left)
         except StoreUnavailable:
-            done = set()
+            pass
         wanted = set(candidates)
-        return len(done), sum(1 for item in todo if item.memory_id in wanted and item.memory_id not in done)
+        left = [item.memory_id for item in todo if item.memory_id in wanted and item.memory_id not in done]
+        self.want(left)  # the backfill's next batches
+        return len(done), len(left)
 
-    def store_known(self) -> int:
-        """Store every vector `remember` computed (Indexer.known) whose memory still waits, embedding nothing;
-        returns how many. A recall right after a burst of writes then finds them by vector, as after the
-        drain (issue 32 item 3: asked at once, the writes the backfill had not reached were found by keyword
-        alone, and recall@5 was 0.63 against 0.79 drained); a busy store leaves them for the backfill."""
+    def store_known(self, threads: Sequence[str] | None = None, wait: bool = False) -> int:
+        """Store vectors `remember` computed (Indexer.known) whose memory still waits, embedding nothing, at
+        most KNOWN_PER_RECALL: those of `threads` (a recall's scope) first, then the newest; returns how
+        many. A recall right after a burst of writes then finds them by vector, as after the drain (issue
+        32 item 3: asked at once, the writes the backfill had not reached were found by keyword alone, and
+        recall@5 was 0.63 against 0.79 drained). A busy store leaves them for the backfill (`wait`: the
+        caller's own bound on the write lock applies, the backfill's)."""
         with self._known_lock:
-            known = dict(list(self._known.items())[-KNOWN_PER_RECALL:])  # the newest: what a recall asks about
+            wanted = set(threads or ())
+            ids = [mid for mid, (_, _, thread) in self._known.items() if thread in wanted] if wanted else []
+            chosen = set(ids[-KNOWN_PER_RECALL:])
+            for mid in reversed(self._known):  # then the newest: what a recall asks about
+                if len(chosen) >= KNOWN_PER_RECALL:
+                    break
+                chosen.add(mid)
+            known = {mid: self._known[mid] for mid in chosen}
         if not known:
             return 0
         waiting = {item.memory_id: item.content for item in self.store.pending_of(list(known))}
-        out = {mid: vector[None, :] for mid, (text, vector) in known.items() if waiting.get(mid) == text}
+        out = {mid: vector[None, :] for mid, (text, vector, _) in known.items() if waiting.get(mid) == text}
         try:
-            with self.store.db.waiting_at_most(0):
-                if out:
+            if out and wait:
+                self.store.store_vectors(out)
+            elif out:
+                with self.store.db.waiting_at_most(0):
                     self.store.store_vectors(out)
         except StoreUnavailable:
             return 0
@@ -165,34 +224,43 @@ class Indexer:
                     self._known.pop(mid, None)
         return len(out)
 
-    def affordable(self) -> int:
-        """How many texts a recall can embed in CANDIDATE_SECONDS at the speed of the latest batches."""
-        return min(CANDIDATE_LIMIT, int(CANDIDATE_SECONDS / max(self._seconds_per_text, 1e-6)))
+    def affordable(self, seconds: float = CANDIDATE_SECONDS) -> int:
+        """How many texts a recall can embed in `seconds` at the speed of the latest embeddings (the slower
+        of the backfill's and the recall's own: a recall's texts share the cores with a batch)."""
+        per_text = max(self._seconds_per_text * self._urgent_ratio, 1e-6)
+        return max(0, min(CANDIDATE_LIMIT, int(seconds / per_text)))
 
-    def embed_now(self, items: Sequence, limit: int, seconds: float) -> set[int]:
+    def embed_now(self, items: Sequence, limit: int, seconds: float | None) -> set[int]:
         """Embed and store up to `limit` of these queued memories (PendingEmbedding, most wanted first),
-        batch by batch, starting no batch after `seconds`; returns the ids stored.
+        URGENT_BATCH at a time, each batch only as large as the recent speed fits in what is left of
+        `seconds` (none once it is spent; None: `limit` alone bounds them); returns the ids stored.
 
         A recall's own candidates: it does not take the backfill's lock (waiting for its batch
         would cost the recall that batch); at worst both embed a memory and store_vectors keeps one.
         """
-        started = time.perf_counter()
+        deadline = None if seconds is None else time.perf_counter() + seconds
         stored: set[int] = set()
         todo = list(items)[:limit]
-        for at in range(0, len(todo), self.batch_size):
-            if at and time.perf_counter() - started > seconds:
+        at = 0
+        while at < len(todo):
+            # Predicted from the speed measured so far, this batch included: a batch is never started
+            # that the speed says would end past the bound (the bound held where the count alone did not).
+            fits = len(todo) if deadline is None else self.affordable(deadline - time.perf_counter())
+            size = min(URGENT_BATCH, len(todo) - at, fits)
+            if size < 1:
                 break
-            batch = todo[at : at + self.batch_size]
+            batch = todo[at : at + size]
             self._embed(batch, urgent=True)
             stored.update(item.memory_id for item in batch)
+            at += size
         return stored
 
-    def known(self, memory_id: int, text: str, vector: np.ndarray) -> None:
-        """Keep the vector of a memory just written, computed from exactly `text`, for its backfill."""
+    def known(self, memory_id: int, text: str, vector: np.ndarray, thread: str | None = None) -> None:
+        """Keep the vector of a memory just written (to `thread`), computed from exactly `text`, for its backfill."""
         if len(passages(text)) != 1:
             return  # a long text has more passages: the backfill embeds them all
         with self._known_lock:
-            self._known[memory_id] = (text, vector)
+            self._known[memory_id] = (text, vector, thread)
             while len(self._known) > KNOWN_VECTORS:
                 self._known.pop(next(iter(self._known)))
 
@@ -212,6 +280,10 @@ class Indexer:
             if not self._lock.acquire(blocking=wait):
                 break
             try:
+                if settle:  # the backfill thread: vectors a burst of writes computed go in before any embedding
+                    for _ in range(len(self._known) // KNOWN_PER_RECALL + 1):
+                        if not self.store_known(wait=True):
+                            break
                 size = batch_size if limit is None else min(batch_size, limit - done)
                 batch = _by_length(self._next_batch(size * LENGTH_WINDOW // BATCH_SIZE), size)
                 if not batch:
@@ -251,7 +323,7 @@ class Indexer:
         out: dict[int, np.ndarray] = {}
         with self._known_lock:
             for item in batch:
-                text, vector = self._known.pop(item.memory_id, (None, None))
+                text, vector, _ = self._known.pop(item.memory_id, (None, None, None))
                 if text == item.content:  # not edited since remember embedded it
                     out[item.memory_id] = vector[None, :]
         todo = [item for item in batch if item.memory_id not in out]
@@ -262,7 +334,11 @@ class Indexer:
         vectors = embed(flat) if flat else None
         if flat:
             per_text = (time.perf_counter() - started) / len(flat)
-            self._seconds_per_text = 0.7 * self._seconds_per_text + 0.3 * per_text
+            if urgent:
+                ratio = per_text / max(self._seconds_per_text, 1e-6)
+                self._urgent_ratio = min(URGENT_RATIO_MAX, max(1.0, 0.7 * self._urgent_ratio + 0.3 * ratio))
+            else:
+                self._seconds_per_text = 0.7 * self._seconds_per_text + 0.3 * per_text
         at = 0
         for item, ps in zip(todo, pieces):
             out[item.memory_id] = vectors[at : at + len(ps)]
