@@ -32,6 +32,7 @@ from server.guard.redact import redact
 from server import shown
 from server.guard.instructions import instruction_flags
 from server.guard.lazyre import compile_all
+from server.updates.statements import english_stemmer
 from server.storage.opener import make_store, open_database, sqlite_open_error
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
@@ -194,9 +195,7 @@ class MemoryService:
         """Pay the first recall's one-time costs here, in the background: the guards' and the statement
         rules' regexes (compiled on first use) and the stemmer's import, ~0.5 s of a 100k store's first
         recall (bench/first_recall.py). A hook process never runs this: it keeps its imports light."""
-        # lazy: a server's background work only (see above); a hook process must not import these
-        import snowballstemmer.english_stemmer  # noqa: F401
-
+        english_stemmer()
         compile_all()
 
     def check_index_beside(self) -> IndexDrift:
