@@ -229,18 +229,17 @@ def english_stemmer() -> type:
     (90 on a busy machine) against 0.3 MB. So its folder is imported under a private package name, the
     English module and its two base modules only; `snowballstemmer` itself is left unimported for
     whoever wants the whole package."""
-    loaded = sys.modules.get("snowballstemmer.english_stemmer") or sys.modules.get(_SNOWBALL + ".english_stemmer")
-    if loaded is None:
-        with _snowball_lock:
-            if _SNOWBALL not in sys.modules:
-                spec = importlib.util.find_spec("snowballstemmer")  # finds the folder without running __init__
-                if spec is None or not spec.submodule_search_locations:
-                    raise ImportError("snowballstemmer is not installed (a memvault dependency): reinstall memvault")
-                package = types.ModuleType(_SNOWBALL)
-                package.__path__ = list(spec.submodule_search_locations)
-                sys.modules[_SNOWBALL] = package
-            loaded = importlib.import_module(_SNOWBALL + ".english_stemmer")
-    return loaded.EnglishStemmer
+    with _snowball_lock:
+        if _SNOWBALL not in sys.modules:
+            spec = importlib.util.find_spec("snowballstemmer")  # finds the folder without running __init__
+            if spec is None or not spec.submodule_search_locations:
+                raise ImportError("snowballstemmer is not installed (a memvault dependency): reinstall memvault")
+            package = types.ModuleType(_SNOWBALL)
+            package.__path__ = list(spec.submodule_search_locations)
+            sys.modules[_SNOWBALL] = package
+    # Through the import system, not sys.modules: a module another thread is still importing is in
+    # sys.modules half made (no EnglishStemmer yet); import_module waits for it.
+    return importlib.import_module(_SNOWBALL + ".english_stemmer").EnglishStemmer
 
 
 #: The private package name snowballstemmer's folder is imported under (english_stemmer).
