@@ -179,22 +179,10 @@ class MemoryService:
         self.linker.settle(self.db)
         return done
 
-    def prepare(self) -> None:
-        """Begin what a first recall waits for, in the background, and return at once: the model's load
-        and the first vector search's set-up. `memvault serve` calls it as soon as the store is open, so
-        both overlap the server's construction and `initialize` instead of starting with the first
-        recall; most of either runs outside the GIL (ONNX Runtime building its session; NumPy and SQLite
-        over the vector index). A hook process never calls it."""
-        self.embedder.start()
-        if self._first_search is None:
-            self._first_search = threading.Thread(target=self._search_once, name="memvault-first-search",
-                                                  daemon=True)
-            self._first_search.start()
-
     def _search_once(self) -> None:
         """One vector search over every thread, its answer unused, so the first recall's is not the first:
         it maps the vector sidecar and its row ids (8 MB of ids at 1M memories: 0.3-0.5 s of a busy
-        machine) and brings the file's pages into memory."""
+        machine) and brings the file's pages into memory. Mostly outside the GIL (NumPy, SQLite)."""
         # lazy: NumPy, ~0.38 s that a hook process (which imports this module) never needs
         import numpy as np
 
@@ -215,6 +203,10 @@ class MemoryService:
             self.write_daily_backlog(older_than_ms=0)
         self.embedder.start(delay=model_delay)
         self.indexer.start()
+        if self._first_search is None:
+            self._first_search = threading.Thread(target=self._search_once, name="memvault-first-search",
+                                                  daemon=True)
+            self._first_search.start()
         threading.Thread(target=self._warm_up, name="memvault-warm-up", daemon=True).start()
         if not self.index_checked and self._index_check is None:
             self._index_check = threading.Thread(target=self.check_index_beside, name="memvault-index-check",

@@ -1,5 +1,5 @@
-"""What a server pays before and right after it answers: what it prepares while the MCP SDK imports
-(the model, the first vector search), and the warm-up it leaves until the first recall is answered."""
+"""What a server pays before and right after it answers: the first vector search it makes in the
+background at start, and the warm-up it leaves until the first recall is answered."""
 
 from __future__ import annotations
 
@@ -85,9 +85,9 @@ def test_the_warm_up_runs_without_a_recall_too(tmp_path, monkeypatch):
         service.close()
 
 
-def test_prepare_makes_the_first_vector_search_before_any_recall(tmp_path, monkeypatch):
-    """`memvault serve` calls prepare before it imports the MCP SDK: the vector index's set-up (the
-    sidecar's row map, 0.3-0.5 s of a busy machine at 1M memories) is not left to the first recall."""
+def test_a_server_makes_its_first_vector_search_before_any_recall(tmp_path, monkeypatch):
+    """The vector index's set-up (the sidecar's row map, 0.3-0.5 s of a busy machine at 1M memories)
+    is done in the background at start, not left to the first recall."""
     service = _service(tmp_path)
     try:
         for n in range(20):
@@ -106,8 +106,7 @@ def test_prepare_makes_the_first_vector_search_before_any_recall(tmp_path, monke
     monkeypatch.setattr(SqliteSearch, "knn", counted)
     service = _service(tmp_path)
     try:
-        service.prepare()
-        assert service.embedder.wait_ready(30)
+        service.start_background()
         service._first_search.join(30)
         assert len(searches) == 1 and len(searches[0]) == 1, "no vector search (or no answer) before the first recall"
         assert service.store._vectors._mapped > 0, "the sidecar's rows were left for the first recall to map"
