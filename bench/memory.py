@@ -1,8 +1,9 @@
 """Resident memory of memvault server processes (VmRSS from /proc), in one run.
 
-  * one idle spawned `memvault serve`: RSS right after `initialize` (before the
-    model loads; checked by the absence of the runtime's library in its memory
-    map) and after its first semantic recall (model loaded);
+  * one idle spawned `memvault serve`: RSS right after `initialize` without a model
+    (a server on the hash embedder: a server starts its model's load at open, so
+    none is caught before it; checked by the absence of the runtime's library in
+    its memory map) and after its first semantic recall (model loaded);
   * N processes (default 4) on ONE data directory, as N assistant windows would
     run them: RSS of each after it answered a semantic recall, and the total
     (target <= 1.5 GB for 4). PSS (shared pages split between processes) beside it.
