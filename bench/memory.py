@@ -1,8 +1,9 @@
 """Resident memory of memvault server processes (VmRSS from /proc), in one run.
 
-  * one idle spawned `memvault serve`: RSS right after `initialize` (before the
-    model loads; checked by the absence of the runtime's library in its memory
-    map) and after its first semantic recall (model loaded);
+  * one idle spawned `memvault serve`: RSS right after `initialize` without a model
+    (a server on the hash embedder: a server starts its model's load at open, so
+    none is caught before it; checked by the absence of the runtime's library in
+    its memory map) and after its first semantic recall (model loaded);
   * N processes (default 4) on ONE data directory, as N assistant windows would
     run them: RSS of each after it answered a semantic recall, and the total
     (target <= 1.5 GB for 4). PSS (shared pages split between processes) beside it.
@@ -14,6 +15,7 @@ in-process sentence-transformers) the same way as the reference.
     python bench/memory.py --quick    # CI: onnx only
     python bench/memory.py --store <home of bench/scale.py --keep> --out bench/results/memory_1m.json
         # 4 servers + 2 hook processes on a big store: RSS / PSS / private of each, the first recall
+    python bench/memory.py --store <home> --code <before>,<after>   # the same for two checkouts, in turn
 Linux only (reads /proc).
 """
 
@@ -63,9 +65,9 @@ def mapped_paths(pid: int, name: str) -> list[str]:
 class Server(Proc):
     """A spawned `memvault` spoken to over stdio, one request at a time."""
 
-    def __init__(self, home: Path, runtime: str) -> None:
+    def __init__(self, home: Path, runtime: str, embedder: str = "minilm") -> None:
         env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_LOG_LEVEL": "WARNING",
-               "MEMVAULT_EMBEDDER": "minilm", "MEMVAULT_EMBED_RUNTIME": runtime}
+               "MEMVAULT_EMBEDDER": embedder, "MEMVAULT_EMBED_RUNTIME": runtime}
         super().__init__([MEMVAULT], env)
 
     def initialize(self) -> None:
@@ -92,19 +94,18 @@ class Server(Proc):
 
 def measure(runtime: str, processes: int, root: Path) -> dict:
     lib = RUNTIME_LIBS[runtime]
-    # One idle server: before and after the model loads.
-    home = root / f"{runtime}-single"
-    for attempt in range(3):
-        # The loader starts 0.5 s after start-up; on a busy machine the first
-        # reading can come later than that: try again with a new process (and
-        # after the third, go on with it: `measured_before_model_load` says so).
-        one = Server(home, runtime)
-        one.initialize()
-        before = status_mb(one.p.pid)
-        before_clean = not mapped(one.p.pid, lib)  # the loader had not started yet
-        if before_clean or attempt == 2:
-            break
-        one.close()
+    # One idle server: before and after the model loads. A server starts its model's load as soon as
+    # the store is open (service.prepare), before it can answer `initialize`: "before" is a server that
+    # loads none (the hash embedder, on a store of its own), which is what one is until the load.
+    idle = Server(root / f"{runtime}-idle", runtime, embedder="hash")
+    try:
+        idle.initialize()
+        before = status_mb(idle.p.pid)
+        before_clean = not mapped(idle.p.pid, lib)
+    finally:
+        idle.close()
+    one = Server(root / f"{runtime}-single", runtime)
+    one.initialize()
     try:
         one.tool("remember", {"content": "The billing service uses PostgreSQL 16."})
         first = one.semantic_recall()
@@ -162,14 +163,16 @@ sys.stdin.readline()  # stay alive until measured
 """
 
 
-def measure_store(home: Path, servers: int, hooks: int, thread: str) -> dict:
+def measure_store(home: Path, servers: int, hooks: int, thread: str, code: Path | None = None) -> dict:
     """N servers and M hook processes on an existing store (bench/scale.py --keep): memory of each
-    after a mix of recalls over every thread and over one thread, and the first recall's timing."""
+    after a mix of recalls over every thread and over one thread, and the first recall's timing.
+    `code`: a checkout whose `python -m server` (and hook code) to run instead of the installed memvault."""
     import subprocess
 
     env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_LOG_LEVEL": "WARNING", "MEMVAULT_EMBEDDER": "minilm"}
     started = [time.perf_counter()]
-    procs = [Proc([MEMVAULT], env) for _ in range(servers)]
+    argv = [sys.executable, "-m", "server"] if code else [MEMVAULT]
+    procs = [Proc(argv, env, cwd=code) for _ in range(servers)]
     first: list[dict] = []
     try:
         for n, proc in enumerate(procs):
@@ -179,6 +182,8 @@ def measure_store(home: Path, servers: int, hooks: int, thread: str) -> dict:
             while True:  # until the model answers: spawn -> first semantic recall
                 t = time.perf_counter()
                 reply = proc.request("tools/call", {"name": "recall", "arguments": {"query": "which database does billing use?", "thread": "*"}})
+                if "structuredContent" not in reply.get("result", {}):
+                    raise RuntimeError(f"recall failed: {json.dumps(reply)[:1500]}\nserver log:\n{proc.log_tail()}")
                 if reply["result"]["structuredContent"]["search"] == "hybrid":
                     first.append({"spawn_to_first_hybrid_recall_s": round(time.perf_counter() - t0, 2),
                                   "that_recall_s": round(time.perf_counter() - t, 2)})
@@ -189,7 +194,8 @@ def measure_store(home: Path, servers: int, hooks: int, thread: str) -> dict:
                 arguments = {"query": f"deploy the billing worker {q}", "thread": "*" if q % 2 else thread}
                 proc.request("tools/call", {"name": "recall", "arguments": arguments})
         probes = [subprocess.Popen([sys.executable, "-c", HOOK_PROBE, thread], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, text=True, env={**env, "PYTHONPATH": str(HERE.parent)})
+                                   stdout=subprocess.PIPE, text=True, env={**env, "PYTHONPATH": str(code or HERE.parent)},
+                                   cwd=code)
                   for _ in range(hooks)]
         answers = [json.loads(p.stdout.readline()) for p in probes]
         time.sleep(0.5)
@@ -201,7 +207,7 @@ def measure_store(home: Path, servers: int, hooks: int, thread: str) -> dict:
         for proc in procs:
             proc.close()
     everything = per_server + per_hook
-    return {"store": str(home), "servers": per_server, "hooks": per_hook, "hook_answers": answers,
+    return {"store": str(home), "code": str(code) if code else MEMVAULT, "servers": per_server, "hooks": per_hook, "hook_answers": answers,
             "first_recall": first, "total_rss_mb": round(sum(p["rss"] for p in everything), 1),
             "total_pss_mb": round(sum(p["pss"] for p in everything), 1),
             "load_average_1min": os.getloadavg()[0], "since_start_s": round(time.perf_counter() - started[0], 1)}
@@ -217,20 +223,26 @@ def main() -> int:
                     "(e.g. a 1M store of bench/scale.py --keep) instead of the small stores")
     ap.add_argument("--hooks", type=int, default=2)
     ap.add_argument("--thread", default="project-3", help="the thread of the one-thread recalls (--store)")
+    ap.add_argument("--code", help="with --store: comma-separated checkouts to measure in turn (their `python -m "
+                    "server` and hook code) instead of the installed memvault, e.g. before,after")
     args = ap.parse_args()
     if args.store:
-        result = measure_store(Path(args.store), args.processes, args.hooks, args.thread)
-        print(f"{args.processes} servers + {args.hooks} hooks on {args.store}: total RSS {result['total_rss_mb']:.0f} MB, "
-              f"PSS {result['total_pss_mb']:.0f} MB (load {result['load_average_1min']:.1f})")
-        for kind in ("servers", "hooks"):
-            print(f"  {kind}: " + "; ".join(f"RSS {p['rss']:.0f} / PSS {p['pss']:.0f} / private {p['private']:.0f} MB"
-                                            for p in result[kind]))
-        print("  first recall: " + "; ".join(f"{f['spawn_to_first_hybrid_recall_s']} s from spawn ({f['that_recall_s']} s "
-                                             "for that recall)" for f in result["first_recall"]))
-        print("  hooks' first answer: " + "; ".join(f"{a['first_answer_s']} s" for a in result["hook_answers"]))
+        codes = [Path(c).resolve() for c in args.code.split(",")] if args.code else [None]
+        results = []
+        for code in codes:
+            result = measure_store(Path(args.store), args.processes, args.hooks, args.thread, code)
+            results.append(result)
+            print(f"{args.processes} servers + {args.hooks} hooks on {args.store} ({result['code']}): total RSS "
+                  f"{result['total_rss_mb']:.0f} MB, PSS {result['total_pss_mb']:.0f} MB (load {result['load_average_1min']:.1f})")
+            for kind in ("servers", "hooks"):
+                print(f"  {kind}: " + "; ".join(f"RSS {p['rss']:.0f} / PSS {p['pss']:.0f} / private {p['private']:.0f} MB"
+                                                for p in result[kind]))
+            print("  first recall: " + "; ".join(f"{f['spawn_to_first_hybrid_recall_s']} s from spawn ({f['that_recall_s']} s "
+                                                 "for that recall)" for f in result["first_recall"]))
+            print("  hooks' first answer: " + "; ".join(f"{a['first_answer_s']} s" for a in result["hook_answers"]))
         target = Path(args.out)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(result, indent=2) + "\n")
+        target.write_text(json.dumps(results[0] if len(results) == 1 else results, indent=2) + "\n")
         print(f"wrote {target}")
         return 0
     runtimes = (args.runtimes or ("onnx" if args.quick else "onnx,torch")).split(",")

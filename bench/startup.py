@@ -44,11 +44,12 @@ def rss_mb(pid: int) -> float:
 class Proc:
     """A spawned MCP stdio server spoken to one request at a time (bench/memory.py uses it too)."""
 
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path | None = None) -> None:
         self.started = time.perf_counter()
         # The server's log goes to a file, not a pipe nobody reads: kept to say why a server died.
         self.log = tempfile.TemporaryFile()
-        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env)
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env,
+                                  cwd=cwd)
         self.next_id = 1
 
     def log_tail(self, chars: int = 3000) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from server import validation as check
 from server.clock import Clock, from_millis, system_clock, to_millis
 from server.config import Settings
-from server.embedding.embedders import Embedder
+from server.embedding.embedders import Embedder, _release_freed_memory
 from server.errors import InvalidInput, ModelMismatch, StoreUnavailable, no_memory
 from server.embedding.backfill import Indexer
 from server.models import ALL_THREADS, CAPTURED_SOURCE, CONVERSATION_KIND, GLOBAL_THREAD, Principal, is_statement
@@ -32,6 +32,7 @@ from server.guard.redact import redact
 from server import shown
 from server.guard.instructions import instruction_flags
 from server.guard.lazyre import compile_all
+from server.updates.statements import english_stemmer
 from server.storage.opener import make_store, open_database, sqlite_open_error
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
@@ -44,6 +45,10 @@ if TYPE_CHECKING:  # pydantic loads when a result is built (a hook process answe
     from server.results import ForgetResult, Memory, RecallResult, RememberResult
 
 log = logging.getLogger(__name__)
+
+#: Seconds after start_background that the warm-up waits for a first recall before it runs anyway.
+WARM_UP_AFTER = 5.0
+
 
 def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
@@ -78,6 +83,9 @@ class MemoryService:
         #: Whether this process has checked the index against `memories` (open, or start_background's thread).
         self.index_checked = False
         self._index_check: threading.Thread | None = None
+        self._first_search: threading.Thread | None = None
+        #: Set when this process has answered its first recall: the warm-up waits for it (start_background).
+        self._answered = threading.Event()
 
     @classmethod
     def open(
@@ -171,6 +179,20 @@ class MemoryService:
         self.linker.settle(self.db)
         return done
 
+    def _search_once(self) -> None:
+        """One vector search over every thread, its answer unused, so the first recall's is not the first:
+        it maps the vector sidecar and its row ids (8 MB of ids at 1M memories: 0.3-0.5 s of a busy
+        machine) and brings the file's pages into memory. Mostly outside the GIL (NumPy, SQLite)."""
+        # lazy: NumPy, ~0.38 s that a hook process (which imports this module) never needs
+        import numpy as np
+
+        probe = np.zeros(self.embedder.dimensions, dtype=np.float32)
+        probe[0] = 1.0
+        try:
+            self.store.knn(probe, 1, Scope())
+        except Exception:  # noqa: BLE001 - only a head start: the first recall searches (and reports) for itself
+            log.debug("the first vector search in the background failed", exc_info=True)
+
     def start_background(self, model_delay: float = 0.0) -> None:
         """Begin loading the model, backfilling vectors and the daily log; returns at once.
 
@@ -181,23 +203,29 @@ class MemoryService:
             self.write_daily_backlog(older_than_ms=0)
         self.embedder.start(delay=model_delay)
         self.indexer.start()
-        warm = threading.Timer(model_delay, self._warm_up)  # after `initialize`, as the model load
-        warm.daemon = True
-        warm.start()
+        if self._first_search is None:
+            self._first_search = threading.Thread(target=self._search_once, name="memvault-first-search",
+                                                  daemon=True)
+            self._first_search.start()
+        threading.Thread(target=self._warm_up, name="memvault-warm-up", daemon=True).start()
         if not self.index_checked and self._index_check is None:
             self._index_check = threading.Thread(target=self.check_index_beside, name="memvault-index-check",
                                                  daemon=True)
             self._index_check.start()
 
-    @staticmethod
-    def _warm_up() -> None:
-        """Pay the first recall's one-time costs here, in the background: the guards' and the statement
-        rules' regexes (compiled on first use) and the stemmer's import, ~0.5 s of a 100k store's first
-        recall (bench/first_recall.py). A hook process never runs this: it keeps its imports light."""
-        # lazy: a server's background work only (see above); a hook process must not import these
-        import snowballstemmer.english_stemmer  # noqa: F401
-
+    def _warm_up(self) -> None:
+        """Pay one-time costs here, in the background, that a later request would: the guards' and the
+        statement rules' regexes (523, compiled on first use: ~0.5 s, ~2 s of a busy machine, most of it
+        for the first remember's guards) and the stemmer's import. Once the first recall is answered (or
+        WARM_UP_AFTER seconds passed without one): this holds the GIL throughout, and run beside the first
+        recall it slowed it by as much, though that recall needs only ~20 of the patterns, compiled as
+        it goes. A hook process never runs this: it keeps its imports light."""
+        self._answered.wait(WARM_UP_AFTER)
+        english_stemmer()
         compile_all()
+        # The first vector search's temporaries (the sidecar's row map is built from 1M-row arrays)
+        # stay resident in glibc's arenas once freed: ~17 MB of every server at 1M memories, handed back.
+        _release_freed_memory()
 
     def check_index_beside(self) -> IndexDrift:
         """The open's index check, on a connection of its own, while the server already answers.
@@ -462,7 +490,10 @@ class MemoryService:
             since=to_millis(start) if start else None,
             until=to_millis(end) if end else None,
         )
-        return self.reads.run(query, k, scope, min_score)
+        try:
+            return self.reads.run(query, k, scope, min_score)
+        finally:
+            self._answered.set()  # the warm-up waits for the first recall
 
     # -- forget ---------------------------------------------------------------
     def forget(self, memory_id: int) -> ForgetResult:

@@ -162,6 +162,14 @@ def _surrogates(value: Any, path: tuple = ()) -> list[tuple]:
     return sorted(found, key=lambda w: list(map(str, w)))
 
 
+def import_validator() -> None:
+    """Import jsonschema ahead of the first tool call: a server does it on a thread of its own at start,
+    so that the first call (which waits for the import) finds it done."""
+    # lazy: jsonschema, ~0.1 s (0.2-0.7 s of a busy machine) that a server pays as it starts serving, on
+    # this thread beside `initialize`, or else on its first call (bench/first_recall.py)
+    import jsonschema  # noqa: F401
+
+
 class ArgumentCheck:
     """Checks a tool's arguments against its input schema; `problems` says what is wrong, in words."""
 

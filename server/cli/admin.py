@@ -38,6 +38,10 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     origin = "MEMVAULT_HOME" if os.environ.get("MEMVAULT_HOME") else "the default; set MEMVAULT_HOME to choose"
     logging.getLogger("memvault").info("data directory: %s (%s)", settings.home, origin)
     service = open_service(settings, check_index=False)  # checked after `initialize` (start_background)
+    # The model's load begins now, beside the server's construction and `initialize`, not when the first
+    # recall asks (start_background's delay): most of it runs outside the GIL, in ONNX Runtime. Not before
+    # the MCP SDK's import above: on a busy machine that delayed `initialize` by ~0.8 s (bench/first_recall.py).
+    service.embedder.start()
     logging.getLogger("memvault").info(
         "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
     )
