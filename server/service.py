@@ -32,7 +32,7 @@ from server.guard.redact import redact
 from server import shown
 from server.guard.instructions import instruction_flags
 from server.guard.lazyre import compile_all
-from server.updates.statements import english_stemmer
+from server.updates.stemmer import english_stemmer
 from server.storage.opener import make_store, open_database, sqlite_open_error
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
