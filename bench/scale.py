@@ -29,7 +29,7 @@ not through the embedder. Queries are real questions embedded by the model.
 
     python bench/scale.py                 # 1k, 10k, 100k (add --sizes 1000000 for 1M)
     python bench/scale.py --quick         # CI: 500 and 2,000 memories, hash embedder, same code paths
-    python bench/scale.py --store DIR     # keyword budget only, on a store kept with --keep (not written to)
+    python bench/scale.py --store DIR     # keyword budget only, on a store kept with --keep (only its keyword impact lists written, once migrated)
 """
 
 from __future__ import annotations
@@ -184,9 +184,10 @@ def keyword_budget(store, queries: list[str]) -> dict:
     counted with ties (_kept): bounded ranks are the whole query's bm25 (the plan's searches see each
     term once), so a memory tied with the reference's tenth is as good a tenth."""
     from server import ranking
-    from server.search import keyword_hits, keyword_plan, keyword_query
+    from server.search import PROVED_TOP, keyword_best, keyword_hits, keyword_plan, keyword_query
     from server.storage.protocol import KeywordQuery, Scope
 
+    best10, best_ties10, best_ms, paired_ms, first_ms, proved = [], [], [], [], [], []
     kept, kept10, ties10, bounded_ms, whole_ms, every10, every_ties10, every_ms = [], [], [], [], [], [], [], []
     per_query = []
     for q in queries:
@@ -196,10 +197,27 @@ def keyword_budget(store, queries: list[str]) -> dict:
         t = time.perf_counter()
         whole = store.keyword(whole_query, 50, Scope())
         whole_ms.append((time.perf_counter() - t) * 1000)
-        t = time.perf_counter()
         plan = keyword_plan(store, q, Scope())
+        if plan.window is not None and hasattr(store, "keyword_proved"):
+            # Impact lists (search.keyword_best): the first query of a term builds its list (timed
+            # apart), then today's bounded search and keyword_best are timed in turn, the order
+            # alternating query by query (the second of a pair finds the doclists in the page cache).
+            t = time.perf_counter()
+            store.keyword_proved((*plan.rare, *plan.common), 50, Scope(), PROVED_TOP)
+            first_ms.append((time.perf_counter() - t) * 1000)
+            proved.append(store.keyword_proved((*plan.rare, *plan.common), 50, Scope(), PROVED_TOP) is not None)
+        t = time.perf_counter()
         bounded = keyword_hits(store, plan, Scope(), 50)
         bounded_ms.append((time.perf_counter() - t) * 1000)
+        if plan.window is not None and hasattr(store, "keyword_proved"):
+            t = time.perf_counter()
+            best = keyword_best(store, plan, Scope(), 50)
+            best_ms.append((time.perf_counter() - t) * 1000)
+            if len(best_ms) % 2 == 0:  # every other query keyword_best first, then the bounded search again
+                t = time.perf_counter()
+                bounded = keyword_hits(store, plan, Scope(), 50)
+                bounded_ms[-1] = (time.perf_counter() - t) * 1000
+            paired_ms.append(bounded_ms[-1])
         if whole:
             kept.append(len(whole.keys() & bounded.keys()) / len(whole))
             top10 = sorted(whole.items(), key=lambda hit: (hit[1], hit[0]))[:10]
@@ -208,6 +226,12 @@ def keyword_budget(store, queries: list[str]) -> dict:
             ties10.append(tied)
             row = {"query": q, "kept10": strict, "kept10_ties": tied, "bounded_ms": bounded_ms[-1],
                    "whole_ms": whole_ms[-1], "window": plan.window}
+            if plan.window is not None and best_ms:
+                strict, tied = _kept(top10, best)
+                best10.append(strict)
+                best_ties10.append(tied)
+                row.update(impacts_kept10=strict, impacts_kept10_ties=tied, impacts_ms=best_ms[-1],
+                           impacts_first_ms=first_ms[-1], impacts_proved=proved[-1])
             if plan.window is not None:
                 # The alternative not taken: every memory holding every query word ranked (no window;
                 # one word: all its matches), the bounded search's hits filling up when fewer than 50.
@@ -230,6 +254,10 @@ def keyword_budget(store, queries: list[str]) -> dict:
             "bounded_ms_p50": median(bounded_ms), "whole_ms_p50": median(whole_ms),
             "every_word_unwindowed": {"top10_in_top50": mean(every10), "top10_in_top50_ties": mean(every_ties10),
                                       "searches": len(every_ms), "ms_p50": median(every_ms)},
+            "impact_lists": {"top10_in_top50": mean(best10), "top10_in_top50_ties": mean(best_ties10),
+                             "searches": len(best_ms), "proved": sum(proved), "ms_p50": median(best_ms),
+                             "bounded_ms_p50_same_queries": median(paired_ms),
+                             "first_ms_p50": median(first_ms), "first_ms_max": max(first_ms, default=None)},
             "queries": per_query}
 
 

@@ -178,7 +178,7 @@ def keyword_best(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int
     (no lists, a PostgreSQL store, the proof short) keyword_hits as before. bench/scale.py --store at
     1M: see docs/benchmarks.md (issue 34 item 4)."""
     # PostgreSQL has no impact lists (its keyword search is unchanged): the method is SQLite's alone.
-    proved = getattr(store, "keyword_proved", None) if plan.window is not None else None
+    proved = getattr(store, "keyword_proved", None) if plan.window is not None and ranking.KEYWORD_IMPACTS else None
     if proved is not None:
         found = proved((*plan.rare, *plan.common), limit, scope, PROVED_TOP)
         if found is not None:
