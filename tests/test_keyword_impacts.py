@@ -152,3 +152,25 @@ def test_below_the_budget_no_list_is_built(service):
     assert plan.window is None
     assert keyword_best(service.store, plan, Scope(), 50) == keyword_hits(service.store, plan, Scope(), 50)
     assert service.store.db.conn.execute("SELECT count(*) FROM keyword_impact_terms").fetchone()[0] == 0
+
+
+def test_a_list_read_before_an_edit_is_not_stored(crowded):
+    """A list built from a snapshot taken before an edit would hold the memory's old text, and the
+    edit found no stored watermark to mark it under: such a list is not stored."""
+    store = crowded.store
+    with store.db.read() as conn:
+        seen = impacts.fingerprint(conn)
+        row, members = impacts.build(conn, "queue")
+    outsider = next(m for m in range(1, 400) if m not in members)
+    with store.db.write() as conn:
+        store.fts_delete(conn, outsider)
+        store.fts_insert(conn, outsider, "queue queue queue")
+    with store.db.write() as conn:
+        assert impacts.store(conn, row, members, seen) is False
+        assert impacts.lists(conn, ["queue"]) == {}
+    with store.db.read() as conn:
+        seen = impacts.fingerprint(conn)
+        row, members = impacts.build(conn, "queue")
+    with store.db.write() as conn:
+        assert impacts.store(conn, row, members, seen) is True
+    assert outsider in members

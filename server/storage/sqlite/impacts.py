@@ -34,8 +34,10 @@ from server.storage.sqlite.common import _BM25, _quote
 
 #: Memories per term list: at 1M, 2,000 held and proved the top 10 for 18 of 19 queries (500: 12).
 LIST_SIZE = 2_000
-#: Lists (re)built by one query at most: a build ranks all of a term's matches (~1 s at 1M, loaded).
+#: Lists (re)built by one query at most: a build ranks all of a term's matches (0.3-1 s at 1M, loaded)...
 BUILDS_PER_QUERY = 4
+#: ... and no more once a query has spent this long building (the rest: at the next queries).
+BUILD_SECONDS = 1.0
 #: A list is built again once this many memories were written after it (they are scored with every
 #: union until then: the cost grows, the answer stays exact).
 STALE_AFTER = LIST_SIZE
@@ -83,6 +85,14 @@ def top_rowid(conn: Any) -> int:
     return row[0] if row else 0
 
 
+def fingerprint(conn: Any) -> tuple:
+    """What changes with every write to the keyword index: FTS5's averages and structure records (the
+    structure's cookie grows with each write). A list read in one snapshot is stored only when this
+    is unchanged in the write transaction: an edit in between would otherwise escape both the list
+    and `touch` (which marks only ids under a stored watermark)."""
+    return tuple(r[0] for r in conn.execute("SELECT block FROM memory_fts_data WHERE id IN (1, 10) ORDER BY id"))
+
+
 def build(conn: Any, term: str, size: int | None = None) -> tuple[tuple, list[int]]:
     """A term's list (LIST_SIZE members unless `size`) read in one snapshot: (its keyword_impact_terms
     row, its members)."""
@@ -100,13 +110,18 @@ def build(conn: Any, term: str, size: int | None = None) -> tuple[tuple, list[in
     return (term, floor, matches, rows, tokens, top_rowid(conn)), [r[0] for r in ranked[:size]]
 
 
-def store(conn: Any, row: tuple, members: Sequence[int]) -> None:
+def store(conn: Any, row: tuple, members: Sequence[int], seen: tuple) -> bool:
+    """Store a list built from a snapshot whose fingerprint was `seen`; False (nothing stored) when the
+    index changed since."""
+    if fingerprint(conn) != seen:
+        return False
     conn.execute("DELETE FROM keyword_impacts WHERE term = ?", (row[0],))
     conn.executemany("INSERT INTO keyword_impacts(term, memory_id) VALUES (?, ?)", [(row[0], m) for m in members])
     conn.execute(
         "INSERT OR REPLACE INTO keyword_impact_terms(term, floor, matches, rows, tokens, watermark) "
         "VALUES (?, ?, ?, ?, ?, ?)", row,
     )
+    return True
 
 
 def lists(conn: Any, terms: Sequence[str]) -> dict[str, tuple]:

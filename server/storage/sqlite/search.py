@@ -5,6 +5,7 @@ store.py composes the roles into the Store; the SQL is SQLite's.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
@@ -148,14 +149,18 @@ class SqliteSearch(SqliteStoreBase):
                 known = impacts.lists(conn, terms)
                 top = impacts.top_rowid(conn)
             wanted = [t for t in terms if t not in known or top - known[t][5] > impacts.STALE_AFTER]
+            started = time.monotonic()
             for term in wanted[: impacts.BUILDS_PER_QUERY]:
+                if time.monotonic() - started > impacts.BUILD_SECONDS:
+                    break  # the rest at the next queries (this one: today's search unless the lists suffice)
                 with self.db.read() as conn:
+                    seen = impacts.fingerprint(conn)
                     row, members = impacts.build(conn, term)
                 try:
                     with self.db.write(wait=0) as conn:
-                        impacts.store(conn, row, members)
+                        impacts.store(conn, row, members, seen)
                 except StoreUnavailable:
-                    return None  # another process writes: today's search this time, the list at a later one
+                    break  # another process writes: the lists at a later query
             with self.db.read() as conn:
                 known = impacts.lists(conn, terms)
                 if len(known) < len(terms):
@@ -178,8 +183,8 @@ class SqliteSearch(SqliteStoreBase):
             return None  # a store not migrated yet (opened read-only, as bench/scale.py --store does)
         kept = [(m, rank) for m, rank in ranked if m in passing][:limit]
         need = min(prove, limit)
-        if len(kept) < need or -kept[need - 1][1] <= bound:
-            return None
+        if len(kept) < need or -kept[need - 1][1] <= bound or (len(kept) < limit and len(ranked) == 2 * limit):
+            return None  # not proved, or more of the union may pass than were fetched
         return dict(kept)
 
     def document_frequency(self, query: KeywordQuery, scope: Scope) -> int:
