@@ -29,7 +29,7 @@ not through the embedder. Queries are real questions embedded by the model.
 
     python bench/scale.py                 # 1k, 10k, 100k (add --sizes 1000000 for 1M)
     python bench/scale.py --quick         # CI: 500 and 2,000 memories, hash embedder, same code paths
-    python bench/scale.py --store DIR     # keyword budget only, on a store kept with --keep (only its keyword impact lists written, once migrated)
+    python bench/scale.py --store DIR     # keyword budget only, on a store kept with --keep (impact lists: if migrated)
 """
 
 from __future__ import annotations

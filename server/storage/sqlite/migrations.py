@@ -510,7 +510,7 @@ def m014_keyword_impacts(conn: Any, ctx: SchemaContext) -> None:
     )
     conn.execute(
         "CREATE TABLE IF NOT EXISTS keyword_impacts (term TEXT NOT NULL, memory_id INTEGER NOT NULL, "
-        "PRIMARY KEY (term, memory_id)) WITHOUT ROWID"
+        "f REAL NOT NULL, PRIMARY KEY (term, memory_id)) WITHOUT ROWID"
     )
     conn.execute("CREATE TABLE IF NOT EXISTS keyword_impact_touched (memory_id INTEGER PRIMARY KEY)")
 

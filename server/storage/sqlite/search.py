@@ -5,11 +5,9 @@ store.py composes the roles into the Store; the SQL is SQLite's.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
-from server.errors import StoreUnavailable
 from server.models import CONVERSATION_KIND
 from server.storage.protocol import (
     HealthCounts,
@@ -23,14 +21,13 @@ from server.storage.protocol import (
 )
 from server.storage.sqlite.common import (
     _BM25,
-    SqliteStoreBase,
     _in,
     _in_scope,
     _scope_filters,
     _windowed,
     fts5_match,
 )
-from server.storage.sqlite import impacts
+from server.storage.sqlite.impacts import SqliteImpacts
 from server.storage.sqlite.migrations import PASSAGE_SLOTS, vec0_ddl
 
 if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
@@ -45,7 +42,7 @@ if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector ope
 BESIDE_FROM = 1_000
 
 
-class SqliteSearch(SqliteStoreBase):
+class SqliteSearch(SqliteImpacts):
     # -- search index -------------------------------------------------------------
     def beside(self) -> Self | None:
         """This namespace's search index on a second connection (Database.aside); None in a file of
@@ -134,58 +131,6 @@ class SqliteSearch(SqliteStoreBase):
         if len(kept) >= limit or len(ranked) < fetch:
             return dict(kept[:limit])
         return None
-
-    def keyword_proved(self, terms: Sequence[str], limit: int, scope: Scope, prove: int) -> dict[int, float] | None:
-        """The best `limit` matches of `terms` ORed (as `keyword` ranks them) found among the terms' impact
-        lists (storage/sqlite/impacts.py), when their best `prove` are proved to be the whole query's; else
-        None (a list missing and not built here, too few in scope, the proof short: the caller searches as
-        before). Missing or stale lists are built first, at most impacts.BUILDS_PER_QUERY of them."""
-        expression = fts5_match(KeywordQuery(tuple(terms)))
-        if expression is None or scope != Scope(threads=scope.threads):
-            return None
-        expression = _in_scope(expression, self.namespace, scope.threads)
-        try:
-            with self.db.read() as conn:
-                known = impacts.lists(conn, terms)
-                top = impacts.top_rowid(conn)
-            wanted = [t for t in terms if t not in known or top - known[t][5] > impacts.STALE_AFTER]
-            started = time.monotonic()
-            for term in wanted[: impacts.BUILDS_PER_QUERY]:
-                if time.monotonic() - started > impacts.BUILD_SECONDS:
-                    break  # the rest at the next queries (this one: today's search unless the lists suffice)
-                with self.db.read() as conn:
-                    seen = impacts.fingerprint(conn)
-                    row, members = impacts.build(conn, term)
-                try:
-                    with self.db.write(wait=0) as conn:
-                        impacts.store(conn, row, members, seen)
-                except StoreUnavailable:
-                    break  # another process writes: the lists at a later query
-            with self.db.read() as conn:
-                known = impacts.lists(conn, terms)
-                if len(known) < len(terms):
-                    return None
-                rows, tokens = impacts.totals(conn)
-                top = impacts.top_rowid(conn)
-                listed = [known[t] for t in terms]
-                if any(top - row[5] > 10 * impacts.STALE_AFTER for row in listed):
-                    return None  # written past far since (the union would grow with it): not built again yet
-                bound = impacts.bound(listed, rows, tokens, top)
-                ranked = impacts.score(conn, expression, terms, min(row[5] for row in listed), 2 * limit)
-                ids = [r[0] for r in ranked]
-                passing = set()
-                if ids:
-                    where = [f"id IN {_in(ids)}", "+namespace = ?", "deleted_at IS NULL"]
-                    params: list[Any] = [*ids, self.namespace]
-                    _scope_filters(Scope(threads=scope.threads), "+", where, params)
-                    passing = {r[0] for r in conn.execute(f"SELECT id FROM memories WHERE {' AND '.join(where)}", params)}
-        except self.db.errors.OperationalError:
-            return None  # a store not migrated yet (opened read-only, as bench/scale.py --store does)
-        kept = [(m, rank) for m, rank in ranked if m in passing][:limit]
-        need = min(prove, limit)
-        if len(kept) < need or -kept[need - 1][1] <= bound or (len(kept) < limit and len(ranked) == 2 * limit):
-            return None  # not proved, or more of the union may pass than were fetched
-        return dict(kept)
 
     def document_frequency(self, query: KeywordQuery, scope: Scope) -> int:
         """How many live memories in `scope` match `query`."""
