@@ -29,6 +29,7 @@ not through the embedder. Queries are real questions embedded by the model.
 
     python bench/scale.py                 # 1k, 10k, 100k (add --sizes 1000000 for 1M)
     python bench/scale.py --quick         # CI: 500 and 2,000 memories, hash embedder, same code paths
+    python bench/scale.py --store DIR     # keyword budget only, on a store kept with --keep (impact lists: if migrated)
 """
 
 from __future__ import annotations
@@ -163,15 +164,32 @@ def timed(fn, repeat: int) -> list[float]:
     return out
 
 
+def _kept(top10: list[tuple[int, float]], found: dict[int, float]) -> tuple[float, float]:
+    """Share of the reference top 10 ([(id, rank)], best first) that `found` ({id: rank}) holds: strictly,
+    and counting ties: a memory whose rank equals the reference's tenth (1e-9 apart) takes one of the
+    places that tie fills (the reference breaks ties by oldest id; any of them is as good a tenth)."""
+    strict = len({m for m, _ in top10} & found.keys()) / len(top10)
+    last = top10[-1][1]
+    tied = lambda rank: abs(rank - last) <= 1e-9 * max(1.0, abs(last))  # noqa: E731
+    better = [m for m, rank in top10 if not tied(rank)]
+    places = len(top10) - len(better)
+    fill = sum(1 for m, rank in found.items() if tied(rank))
+    return strict, (len(set(better) & found.keys()) + min(places, fill)) / len(top10)
+
+
 def keyword_budget(store, queries: list[str]) -> dict:
     """The keyword budget's price (ranking.KEYWORD_MATCH_BUDGET, search.keyword_plan): how much of the
     whole query's top 50 (every term, every match ranked by bm25, no budget) the bounded search keeps,
-    over all threads, and what each costs, on the same queries in the same run."""
+    over all threads, and what each costs, on the same queries in the same run. The top 10 is also
+    counted with ties (_kept): bounded ranks are the whole query's bm25 (the plan's searches see each
+    term once), so a memory tied with the reference's tenth is as good a tenth."""
     from server import ranking
-    from server.search import keyword_hits, keyword_plan, keyword_query
+    from server.search import PROVED_TOP, keyword_best, keyword_hits, keyword_plan, keyword_query
     from server.storage.protocol import KeywordQuery, Scope
 
-    kept, kept10, bounded_ms, whole_ms, every10, every_ms = [], [], [], [], [], []
+    best10, best_ties10, best_ms, paired_ms, first_ms, proved = [], [], [], [], [], []
+    kept, kept10, ties10, bounded_ms, whole_ms, every10, every_ties10, every_ms = [], [], [], [], [], [], [], []
+    per_query = []
     for q in queries:
         whole_query = keyword_query(q)
         if whole_query is None:
@@ -179,14 +197,41 @@ def keyword_budget(store, queries: list[str]) -> dict:
         t = time.perf_counter()
         whole = store.keyword(whole_query, 50, Scope())
         whole_ms.append((time.perf_counter() - t) * 1000)
-        t = time.perf_counter()
         plan = keyword_plan(store, q, Scope())
+        if plan.window is not None and hasattr(store, "keyword_proved"):
+            # Impact lists (search.keyword_best): the first query of a term builds its list (timed
+            # apart), then today's bounded search and keyword_best are timed in turn, the order
+            # alternating query by query (the second of a pair finds the doclists in the page cache).
+            t = time.perf_counter()
+            store.keyword_proved((*plan.rare, *plan.common), 50, Scope(), PROVED_TOP)
+            first_ms.append((time.perf_counter() - t) * 1000)
+            proved.append(store.keyword_proved((*plan.rare, *plan.common), 50, Scope(), PROVED_TOP) is not None)
+        t = time.perf_counter()
         bounded = keyword_hits(store, plan, Scope(), 50)
         bounded_ms.append((time.perf_counter() - t) * 1000)
+        if plan.window is not None and hasattr(store, "keyword_proved"):
+            t = time.perf_counter()
+            best = keyword_best(store, plan, Scope(), 50)
+            best_ms.append((time.perf_counter() - t) * 1000)
+            if len(best_ms) % 2 == 0:  # every other query keyword_best first, then the bounded search again
+                t = time.perf_counter()
+                bounded = keyword_hits(store, plan, Scope(), 50)
+                bounded_ms[-1] = (time.perf_counter() - t) * 1000
+            paired_ms.append(bounded_ms[-1])
         if whole:
             kept.append(len(whole.keys() & bounded.keys()) / len(whole))
-            top10 = sorted(whole, key=lambda m: (whole[m], m))[:10]
-            kept10.append(len(set(top10) & bounded.keys()) / len(top10))
+            top10 = sorted(whole.items(), key=lambda hit: (hit[1], hit[0]))[:10]
+            strict, tied = _kept(top10, bounded)
+            kept10.append(strict)
+            ties10.append(tied)
+            row = {"query": q, "kept10": strict, "kept10_ties": tied, "bounded_ms": bounded_ms[-1],
+                   "whole_ms": whole_ms[-1], "window": plan.window}
+            if plan.window is not None and best_ms:
+                strict, tied = _kept(top10, best)
+                best10.append(strict)
+                best_ties10.append(tied)
+                row.update(impacts_kept10=strict, impacts_kept10_ties=tied, impacts_ms=best_ms[-1],
+                           impacts_first_ms=first_ms[-1], impacts_proved=proved[-1])
             if plan.window is not None:
                 # The alternative not taken: every memory holding every query word ranked (no window;
                 # one word: all its matches), the bounded search's hits filling up when fewer than 50.
@@ -194,16 +239,43 @@ def keyword_budget(store, queries: list[str]) -> dict:
                 every = store.keyword(KeywordQuery(plan.rare, every=plan.common), 50, Scope())
                 every_ms.append((time.perf_counter() - t) * 1000)
                 every = every if len(every) >= 50 else {**bounded, **every}
-                every10.append(len(set(top10) & every.keys()) / len(top10))
+                strict, tied = _kept(top10, every)
+                every10.append(strict)
+                every_ties10.append(tied)
+                row.update(every_kept10=strict, every_kept10_ties=tied, every_ms=every_ms[-1])
             else:
                 every10.append(kept10[-1])
-    return {"budget": ranking.KEYWORD_MATCH_BUDGET, "top50_kept": statistics.mean(kept) if kept else None,
-            "top10_in_top50": statistics.mean(kept10) if kept10 else None,
-            "bounded_ms_p50": statistics.median(bounded_ms) if bounded_ms else None,
-            "whole_ms_p50": statistics.median(whole_ms) if whole_ms else None,
-            "every_word_unwindowed": {"top10_in_top50": statistics.mean(every10) if every10 else None,
-                                      "searches": len(every_ms),
-                                      "ms_p50": statistics.median(every_ms) if every_ms else None}}
+                every_ties10.append(ties10[-1])
+            per_query.append(row)
+    mean = lambda xs: statistics.mean(xs) if xs else None  # noqa: E731
+    median = lambda xs: statistics.median(xs) if xs else None  # noqa: E731
+    return {"budget": ranking.KEYWORD_MATCH_BUDGET, "top50_kept": mean(kept), "top10_in_top50": mean(kept10),
+            "top10_in_top50_ties": mean(ties10),
+            "bounded_ms_p50": median(bounded_ms), "whole_ms_p50": median(whole_ms),
+            "every_word_unwindowed": {"top10_in_top50": mean(every10), "top10_in_top50_ties": mean(every_ties10),
+                                      "searches": len(every_ms), "ms_p50": median(every_ms)},
+            "impact_lists": {"top10_in_top50": mean(best10), "top10_in_top50_ties": mean(best_ties10),
+                             "searches": len(best_ms), "proved": sum(proved), "ms_p50": median(best_ms),
+                             "bounded_ms_p50_same_queries": median(paired_ms),
+                             "first_ms_p50": median(first_ms), "first_ms_max": max(first_ms, default=None)},
+            "queries": per_query}
+
+
+def budget_on(home: Path) -> dict:
+    """keyword_budget on a store built (and kept) by an earlier run: the store is opened as it is,
+    without migrating or writing anything, so an experiment can be repeated against the same store."""
+    from server.storage.protocol import Scope
+    from server.storage.sqlite.db import Database
+    from server.storage.sqlite.store import Store
+
+    db = Database(home / "memvault.db")
+    try:
+        store = Store(db, "default")
+        size = store.scope_size(Scope())
+        return {"memories": size, "home": str(home), "keyword_budget": keyword_budget(store, MORE_QUERIES),
+                "load_average_1min": os.getloadavg()[0]}
+    finally:
+        db.close()
 
 
 def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
@@ -319,11 +391,13 @@ def show(r: dict) -> None:
     kb = r["keyword_budget"]
     if kb["top50_kept"] is not None:
         print(f"{'':>9}   keyword budget {kb['budget']:,}: keeps {kb['top50_kept']:.3f} of the unbudgeted top 50 "
-              f"({kb['top10_in_top50']:.3f} of its top 10); {kb['bounded_ms_p50']:.1f} ms vs {kb['whole_ms_p50']:.1f} ms unbudgeted")
+              f"({kb['top10_in_top50']:.3f} of its top 10, {kb['top10_in_top50_ties']:.3f} counting ties); "
+              f"{kb['bounded_ms_p50']:.1f} ms vs {kb['whole_ms_p50']:.1f} ms unbudgeted")
         every = kb["every_word_unwindowed"]
         if every["searches"]:
             print(f"{'':>9}   memories holding every query word ranked without a window ({every['searches']} queries): "
-                  f"{every['top10_in_top50']:.3f} of the top 10, that search {every['ms_p50']:.1f} ms p50")
+                  f"{every['top10_in_top50']:.3f} of the top 10 ({every['top10_in_top50_ties']:.3f} counting ties), "
+                  f"that search {every['ms_p50']:.1f} ms p50")
 
 
 def main() -> None:
@@ -335,8 +409,13 @@ def main() -> None:
     ap.add_argument("--base", type=int, default=None, help="real texts embedded as the basis of the vectors")
     ap.add_argument("--stdio-sizes", type=lambda s: [int(x) for x in s.split(",")], default=None)
     ap.add_argument("--keep", action="store_true", help="keep the built stores (their paths go into the JSON)")
+    ap.add_argument("--store", type=Path, default=None,
+                    help="only measure the keyword budget, on this store (a home kept with --keep)")
     ap.add_argument("--out", default=str(HERE / "results" / "scale.json"))
     args = ap.parse_args()
+    if args.store is not None:
+        print(json.dumps(budget_on(args.store), indent=2))
+        return
     args.sizes = args.sizes or ([500, 2000] if args.quick else [1000, 10_000, 100_000])
     args.rounds = args.rounds or (2 if args.quick else 5)
     args.base = args.base or (200 if args.quick else BASE_TEXTS)

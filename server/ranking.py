@@ -93,6 +93,11 @@ KEYWORD_CANDIDATES = 50
 #: words matched 30-60k rows and the search cost 30-57 ms. Rarer terms carry
 #: the weight, so the commonest terms are left out until the rest fits.
 KEYWORD_MATCH_BUDGET = 20_000
+#: Past the budget, rank from the query terms' stored impact lists when they prove the exact top 10
+#: (search.keyword_best; SQLite). bench/scale.py --store at 1M: the whole query's top 10 kept 1.0
+#: against 0.45 (18 of 19 proved); p50 144 against 124 ms (load 9): 7 queries 8-23 ms from the lists
+#: alone, the rest 1.1-2x today's (FTS5 ranks the lists' memories holding every word).
+KEYWORD_IMPACTS = True
 #: A query term in more than this share of the searched thread's memories is
 #: left out of the keyword search (see search.common_terms); only for scopes of
 #: at least COMMON_TERM_MIN_SCOPE memories.

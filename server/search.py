@@ -167,6 +167,25 @@ def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int
     return dict(sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:limit])
 
 
+#: Past the budget, the keyword search's best this many are proved to be the whole query's (keyword_best).
+PROVED_TOP = 10
+
+
+def keyword_best(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int) -> dict[int, float]:
+    """keyword_hits, but past the budget (a windowed plan) first the exact answer from the terms' impact
+    lists (SQLite, storage/sqlite/impacts.py): the best `limit` of the lists' union ranked by the whole
+    query's bm25, returned when its best PROVED_TOP are proved to be the unbudgeted query's; otherwise
+    (no lists, a PostgreSQL store, the proof short) keyword_hits as before. bench/scale.py --store at
+    1M: see docs/benchmarks.md (issue 34 item 4)."""
+    # PostgreSQL has no impact lists (its keyword search is unchanged): the method is SQLite's alone.
+    proved = getattr(store, "keyword_proved", None) if plan.window is not None and ranking.KEYWORD_IMPACTS else None
+    if proved is not None:
+        found = proved((*plan.rare, *plan.common), limit, scope, PROVED_TOP)
+        if found is not None:
+            return found
+    return keyword_hits(store, plan, scope, limit)
+
+
 #: A recall's keyword search runs here, on the store's second connection (SearchIndex.beside), while
 #: the caller searches vectors. Threads start on first use; two serve concurrent recalls.
 _BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memvault-keyword")
@@ -188,7 +207,7 @@ def keyword_started(store: SearchIndex, query: str, scope: Scope, limit: int,
 
     def run(index: SearchIndex) -> KeywordFound:
         plan = keyword_plan(index, query, scope)
-        return KeywordFound(keyword_hits(index, plan, scope, limit), plan.missing)
+        return KeywordFound(keyword_best(index, plan, scope, limit), plan.missing)
 
     beside = store.beside() if overlap else None
     if beside is None:

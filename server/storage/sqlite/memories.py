@@ -15,7 +15,7 @@ from server.storage.protocol import (
     NewMemory,
 )
 from server.storage.rows import MEMORY_COLUMNS, memory_columns
-from server.storage.sqlite import fts
+from server.storage.sqlite import fts, impacts
 from server.storage.sqlite.common import SqliteStoreBase, _in, _memory_row
 
 if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
@@ -86,6 +86,7 @@ class SqliteMemories(SqliteStoreBase):
 
     def fts_insert(self, conn: Any, memory_id: int, text: str) -> None:
         fts.insert(conn, "memory_fts", memory_id, text)
+        impacts.touch(conn, memory_id)  # indexed again under an old id: keyword impact lists must score it
 
     def fts_delete(self, conn: Any, memory_id: int) -> None:
         conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))

@@ -513,11 +513,26 @@ def m014_statement_analyses(conn: Any, ctx: SchemaContext) -> None:
     )
 
 
+def m015_keyword_impacts(conn: Any, ctx: SchemaContext) -> None:
+    # Per common term, its best memories by its own bm25 and what proves them (storage/sqlite/impacts.py):
+    # recall's exact keyword top past the budget. Derived: built as queries need them, checked at every use.
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS keyword_impact_terms (term TEXT PRIMARY KEY, floor REAL NOT NULL, "
+        "matches INTEGER NOT NULL, rows INTEGER NOT NULL, tokens INTEGER NOT NULL, watermark INTEGER NOT NULL)"
+    )
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS keyword_impacts (term TEXT NOT NULL, memory_id INTEGER NOT NULL, "
+        "f REAL NOT NULL, PRIMARY KEY (term, memory_id)) WITHOUT ROWID"
+    )
+    conn.execute("CREATE TABLE IF NOT EXISTS keyword_impact_touched (memory_id INTEGER PRIMARY KEY)")
+
+
 MIGRATIONS: tuple[Callable[[Any, SchemaContext], None] | Batched, ...] = (
     m001_core, m002_files_threads, m003_curator, m004_plain_vectors, m005_api_tokens, m006_principal,
     m007_hyphenated_terms,
     # Versions 8, 9 and 10 (named for the design note's numbering; the version is the position here).
     M010Vec0(), M011FtsScope(), m012_update_checks, m013_possible_updates, m014_statement_analyses,
+    m015_keyword_impacts,
 )
 
 

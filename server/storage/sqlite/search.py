@@ -21,13 +21,13 @@ from server.storage.protocol import (
 )
 from server.storage.sqlite.common import (
     _BM25,
-    SqliteStoreBase,
     _in,
     _in_scope,
     _scope_filters,
     _windowed,
     fts5_match,
 )
+from server.storage.sqlite.impacts import SqliteImpacts
 from server.storage.sqlite.migrations import PASSAGE_SLOTS, vec0_ddl
 
 if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
@@ -45,7 +45,7 @@ BESIDE_FROM = 1_000
 RANK_IN_THREADS_FROM = 10_000
 
 
-class SqliteSearch(SqliteStoreBase):
+class SqliteSearch(SqliteImpacts):
     # -- search index -------------------------------------------------------------
     def beside(self) -> Self | None:
         """This namespace's search index on a second connection (Database.aside); None in a file of

@@ -1,0 +1,370 @@
+"""Keyword impact lists: each common term's best memories by its own bm25, and the proof they hold a query's top.
+
+Past the keyword budget (every query word in more than ranking.KEYWORD_MATCH_BUDGET memories: a
+million-memory store) recall ranks a window of the matches and loses half of bm25's top 10. FTS5's
+bm25 of an OR query is the sum over its terms of each term's own bm25, IDF(term) x f(frequency,
+length), so a memory in none of the query terms' lists scores at most the sum of their floors (each
+list's first left-out memory's score). Scoring the lists' union exactly and finding its k-th best
+above that sum proves the union's top k is the whole query's (threshold algorithm / MaxScore;
+bench/keyword_impacts.py measured it at 1M: R = 2,000 held the top 10 for 19/19 queries, proved 18).
+
+The lists are a derived index that verifies itself at every use, so a stale one is never wrong:
+- A list stores f (bm25 without IDF) of its floor, and the term's match count, the index's rows and
+  tokens and its largest rowid (the watermark) when it was built. At a query the floor's score is
+  bounded from what changed since: FTS5's IDF is log((N - n + 0.5) / (n + 0.5)) (at least 1e-6),
+  taken at the fewest matches the term can have now (built count minus every row that can have gone),
+  and f grows by at most avgdl_now / avgdl_then when the average length grows (f's length term is
+  dl / avgdl; a shorter average only lowers it).
+- A memory written since (rowid above the watermark) is scored with the union: no write hook.
+- A memory indexed again under an id at or below a watermark (an edit, a restore) is `touched`
+  (fts_insert's hook below) and scored with the union from then on.
+- A forgotten memory leaves the keyword index, so it is never scored; the floor still bounds every
+  memory outside the list (a deletion only lowers what is left).
+When the proof fails (a list missing and not built, or the k-th best not above the bound), the
+caller keeps today's bounded search. PostgreSQL has no lists (its keyword search is unchanged).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from server.errors import StoreUnavailable
+from server.storage.protocol import KeywordQuery, Scope
+from server.storage.sqlite.common import (
+    _BM25,
+    SqliteStoreBase,
+    _in,
+    _in_scope,
+    _quote,
+    _scope_filters,
+    fts5_match,
+)
+
+#: Memories per term list: at 1M, 2,000 held and proved the top 10 for 18 of 19 queries (500: 12).
+LIST_SIZE = 2_000
+#: Lists (re)built by one query at most: a build ranks all of a term's matches (0.3-1 s at 1M, loaded)...
+BUILDS_PER_QUERY = 4
+#: ... and no more once a query has spent this long building (the rest: at the next queries).
+BUILD_SECONDS = 1.0
+#: A list is built again once this many memories were written after it (they are scored with every
+#: union until then: the cost grows, the answer stays exact).
+STALE_AFTER = LIST_SIZE
+#: More touched memories than this and every list is dropped (rebuilt as queries need them).
+TOUCHED_MAX = LIST_SIZE
+
+
+def _varint(blob: bytes, pos: int) -> tuple[int, int]:
+    """SQLite's varint (FTS5's record format): big-endian 7-bit groups, a ninth byte of 8 bits."""
+    value = 0
+    for i in range(9):
+        byte = blob[pos + i]
+        if i == 8:
+            return (value << 8) | byte, pos + 9
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value, pos + i + 1
+    raise ValueError("bad varint")  # pragma: no cover - the loop returns by the ninth byte
+
+
+def totals(conn: Any) -> tuple[int, int]:
+    """The keyword index's rows and tokens (all columns): FTS5's averages record, which bm25 reads too."""
+    row = conn.execute("SELECT block FROM memory_fts_data WHERE id = 1").fetchone()
+    if row is None or not row[0]:
+        return 0, 0
+    blob = bytes(row[0])
+    rows, pos = _varint(blob, 0)
+    tokens = 0
+    while pos < len(blob):
+        count, pos = _varint(blob, pos)
+        tokens += count
+    return rows, tokens
+
+
+def idf(rows: int, matches: int) -> float:
+    """FTS5's bm25 IDF (fts5_aux.c)."""
+    if rows <= 0:
+        return 1e-6
+    value = math.log((rows - matches + 0.5) / (matches + 0.5))
+    return value if value > 0 else 1e-6
+
+
+def top_rowid(conn: Any) -> int:
+    row = conn.execute("SELECT rowid FROM memory_fts ORDER BY rowid DESC LIMIT 1").fetchone()
+    return row[0] if row else 0
+
+
+def fingerprint(conn: Any) -> tuple:
+    """What changes with every write to the keyword index: FTS5's averages and structure records (the
+    structure's cookie grows with each write). A list read in one snapshot is stored only when this
+    is unchanged in the write transaction: an edit in between would otherwise escape both the list
+    and `touch` (which marks only ids under a stored watermark)."""
+    return tuple(r[0] for r in conn.execute("SELECT block FROM memory_fts_data WHERE id IN (1, 10) ORDER BY id"))
+
+
+def build(conn: Any, term: str, size: int | None = None) -> tuple[tuple, list[tuple[int, float]]]:
+    """A term's list (LIST_SIZE members unless `size`) read in one snapshot: (its keyword_impact_terms
+    row, its members)."""
+    size = size or LIST_SIZE
+    rows, tokens = totals(conn)
+    expression = _quote(term)
+    matches = conn.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (expression,)).fetchone()[0]
+    ranked = conn.execute(
+        f"SELECT rowid, {_BM25} AS rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank, rowid LIMIT ?",
+        (expression, size + 1),
+    ).fetchall()
+    weight = idf(rows, matches)
+    # The first left-out memory's f bounds every memory outside the list (none left out: 0).
+    floor = -ranked[size][1] / weight if len(ranked) > size else 0.0
+    return (term, floor, matches, rows, tokens, top_rowid(conn)), [(r[0], -r[1] / weight) for r in ranked[:size]]
+
+
+def store(conn: Any, row: tuple, members: Sequence[tuple[int, float]], seen: tuple) -> bool:
+    """Store a list built from a snapshot whose fingerprint was `seen`; False (nothing stored) when the
+    index changed since."""
+    if fingerprint(conn) != seen:
+        return False
+    conn.execute("DELETE FROM keyword_impacts WHERE term = ?", (row[0],))
+    conn.executemany("INSERT INTO keyword_impacts(term, memory_id, f) VALUES (?, ?, ?)",
+                     [(row[0], m, f) for m, f in members])
+    conn.execute(
+        "INSERT OR REPLACE INTO keyword_impact_terms(term, floor, matches, rows, tokens, watermark) "
+        "VALUES (?, ?, ?, ?, ?, ?)", row,
+    )
+    return True
+
+
+def lists(conn: Any, terms: Sequence[str]) -> dict[str, tuple]:
+    """The stored keyword_impact_terms rows of these terms."""
+    marks = ",".join("?" * len(terms))
+    return {r[0]: r for r in conn.execute(
+        f"SELECT term, floor, matches, rows, tokens, watermark FROM keyword_impact_terms WHERE term IN ({marks})",
+        list(terms),
+    )}
+
+
+def scales(listed: Sequence[tuple], rows: int, tokens: int, top: int) -> list[float]:
+    """Per list, what turns a stored f (its floor's, a member's) into the most that memory can score
+    for the term now (not written or touched since): the IDF at the fewest matches the term can have,
+    times the growth of the average length."""
+    out = []
+    for _, _, matches, rows_then, tokens_then, watermark in listed:
+        added = max(0, top - watermark)
+        gone = max(0, rows_then + added - rows)  # rows that can have left the index since
+        longer = (tokens / rows) / (tokens_then / rows_then) if rows and rows_then and tokens_then else 1.0
+        out.append(idf(rows, max(0, matches - gone)) * max(1.0, longer) * (1 + 1e-9))
+    return out
+
+
+def bound(listed: Sequence[tuple], rows: int, tokens: int, top: int) -> float:
+    """The most a memory in none of these lists (and not written or touched since) can score now."""
+    return sum(row[1] * s for row, s in zip(listed, scales(listed, rows, tokens, top))) + 1e-12
+
+
+def union(conn: Any, terms: Sequence[str], scale: Sequence[float]) -> list[tuple[int, float, int]]:
+    """The lists' union: per memory its listed terms' f times their `scale` summed, and which lists it
+    is in (bit i: terms[i]), one grouped statement (no per-member Python)."""
+    marks = ",".join("?" * len(terms))
+    weight = " ".join("WHEN ? THEN ?" for _ in terms)
+    sql = (
+        f"SELECT memory_id, sum(f * CASE term {weight} END), sum(CASE term {weight} END) "
+        f"FROM keyword_impacts WHERE term IN ({marks}) GROUP BY memory_id"
+    )
+    params = [x for t, k in zip(terms, scale) for x in (t, k)]
+    params += [x for i, t in enumerate(terms) for x in (t, 1 << i)]
+    return conn.execute(sql, (*params, *terms)).fetchall()
+
+
+def gaps(floors: Sequence[float]) -> tuple[list[float], list[float]]:
+    """Per set of lists a memory is in (a bit mask): the most the terms of the other lists can add to
+    its score when it may hold them all (`open`), and when it does not hold at least one of them
+    (`short`: their floors less the smallest)."""
+    full = (1 << len(floors)) - 1
+    opened, short = [], []
+    for mask in range(full + 1):
+        missing = [f for i, f in enumerate(floors) if not mask >> i & 1]
+        opened.append(sum(missing))
+        short.append(sum(missing) - min(missing) if missing else 0.0)
+    return opened, short
+
+
+def score(conn: Any, expression: str, terms: Sequence[str], since: int, fetch: int) -> list[tuple[int, float]]:
+    """The best `fetch` of the lists' union (with every memory written above `since` and every touched
+    one), each ranked by the whole expression's bm25. The candidates are a filter (`+rowid`): bm25 runs
+    only for them, FTS5 walks each term's doclist once (for its IDF and the match)."""
+    marks = ",".join("?" * len(terms))
+    sql = (
+        f"SELECT rowid, {_BM25} AS rank FROM memory_fts WHERE memory_fts MATCH ? AND ("
+        f"+rowid IN (SELECT memory_id FROM keyword_impacts WHERE term IN ({marks})) OR +rowid > ? "
+        "OR +rowid IN (SELECT memory_id FROM keyword_impact_touched)) ORDER BY rank, rowid LIMIT ?"
+    )
+    return [(r[0], r[1]) for r in conn.execute(sql, (expression, *terms, since, fetch))]
+
+
+def touch(conn: Any, memory_id: int) -> None:
+    """A memory indexed again at or below a list's watermark (an edit, a restore) is scored with every
+    union from now on: its new text may beat a floor without being in the list."""
+    added = conn.execute(
+        "INSERT OR IGNORE INTO keyword_impact_touched(memory_id) SELECT ? "
+        "WHERE ? <= (SELECT max(watermark) FROM keyword_impact_terms)",
+        (memory_id, memory_id),
+    ).rowcount
+    if added and conn.execute("SELECT count(*) FROM keyword_impact_touched").fetchone()[0] > TOUCHED_MAX:
+        conn.execute("DELETE FROM keyword_impact_terms")
+        conn.execute("DELETE FROM keyword_impacts")
+        conn.execute("DELETE FROM keyword_impact_touched")
+
+
+def touched(conn: Any) -> bool:
+    return conn.execute("SELECT 1 FROM keyword_impact_touched LIMIT 1").fetchone() is not None
+
+
+def score_every(conn: Any, expression: str, ids: Sequence[int]) -> list[tuple[int, float]]:
+    """Those of `ids` that match `expression` (every term), each ranked by its bm25."""
+    sql = f"SELECT rowid, {_BM25} FROM memory_fts WHERE memory_fts MATCH ? AND +rowid IN ({','.join('?' * len(ids))})"
+    return [(r[0], r[1]) for r in conn.execute(sql, (expression, *ids))]
+
+
+def score_newer(conn: Any, expression: str, since: int) -> list[tuple[int, float]]:
+    """Every match of `expression` written after `since`, ranked (FTS5 starts each doclist there)."""
+    # bm25 walks each term's whole doclist once for its IDF: only when one of them is there at all
+    # (a seek past `since` in each doclist, no bm25).
+    if conn.execute("SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? AND rowid > ? LIMIT 1",
+                    (expression, since)).fetchone() is None:
+        return []
+    sql = f"SELECT rowid, {_BM25} FROM memory_fts WHERE memory_fts MATCH ? AND rowid > ?"
+    return [(r[0], r[1]) for r in conn.execute(sql, (expression, since))]
+
+
+class SqliteImpacts(SqliteStoreBase):
+    """The search role's keyword search past the budget from the impact lists (SqliteSearch inherits it)."""
+
+    def keyword_proved(self, terms: Sequence[str], limit: int, scope: Scope, prove: int) -> dict[int, float] | None:
+        """The best `limit` matches of `terms` ORed (as `keyword` ranks them) found among the terms' impact
+        lists (this module), when their best `prove` are proved to be the whole query's; else
+        None (a list missing and not built here, too few in scope, the proof short: the caller searches as
+        before). Missing or stale lists are built first, at most BUILDS_PER_QUERY of them."""
+        expression = fts5_match(KeywordQuery(tuple(terms)))
+        if expression is None or scope != Scope(threads=scope.threads):
+            return None
+        expression = _in_scope(expression, self.namespace, scope.threads)
+        try:
+            with self.db.read() as conn:
+                known = lists(conn, terms)
+                top = top_rowid(conn)
+            wanted = [t for t in terms if t not in known or top - known[t][5] > STALE_AFTER]
+            started = time.monotonic()
+            for term in wanted[: BUILDS_PER_QUERY]:
+                if time.monotonic() - started > BUILD_SECONDS:
+                    break  # the rest at the next queries (this one: today's search unless the lists suffice)
+                with self.db.read() as conn:
+                    seen = fingerprint(conn)
+                    row, members = build(conn, term)
+                try:
+                    with self.db.write(wait=0) as conn:
+                        store(conn, row, members, seen)
+                except StoreUnavailable:
+                    break  # another process writes: the lists at a later query
+            with self.db.read() as conn:
+                known = lists(conn, terms)
+                if len(known) < len(terms):
+                    return None
+                rows, tokens = totals(conn)
+                top = top_rowid(conn)
+                listed = [known[t] for t in terms]
+                if any(top - row[5] > 10 * STALE_AFTER for row in listed):
+                    return None  # written past far since (the union would grow with it): not built again yet
+                since = min(row[5] for row in listed)
+                kept = None
+                if not touched(conn):
+                    if all(row[3:] == (rows, tokens, top) for row in listed):
+                        kept = self._proved_listed(conn, terms, scope, listed, rows, limit, prove)
+                    if kept is None:
+                        kept = self._proved_every(conn, terms, scope, listed, (rows, tokens, top), since, limit,
+                                                  prove)
+                if kept is None:
+                    kept = self._proved_any(conn, expression, terms, scope, listed, (rows, tokens, top), since, limit,
+                                            prove)
+        except self.db.errors.OperationalError:
+            return None  # a store not migrated yet (opened read-only, as bench/scale.py --store does)
+        return dict(kept) if kept is not None else None
+
+    def _passing(self, conn: Any, ranked: list[tuple[int, float]], scope: Scope, limit: int) -> list | None:
+        """The best `limit` of `ranked` (best first) that pass the namespace and thread check, None when
+        fewer than `limit` of its first 2 x limit pass and more were ranked (the rest would need checking)."""
+        ids = [r[0] for r in ranked[: 2 * limit]]
+        if not ids:
+            return []
+        where = [f"id IN {_in(ids)}", "+namespace = ?", "deleted_at IS NULL"]
+        params: list[Any] = [*ids, self.namespace]
+        _scope_filters(Scope(threads=scope.threads), "+", where, params)
+        passing = {r[0] for r in conn.execute(f"SELECT id FROM memories WHERE {' AND '.join(where)}", params)}
+        kept = [(m, rank) for m, rank in ranked[: 2 * limit] if m in passing][:limit]
+        return None if len(kept) < limit and len(ranked) > 2 * limit else kept
+
+    def _proved_listed(self, conn: Any, terms: Sequence[str], scope: Scope, listed: list[tuple], rows: int,
+                       limit: int, prove: int) -> list | None:
+        """The proof from the lists alone, when the index is as every list saw it (its rows, tokens and
+        top rowid unchanged, nothing touched: nothing was written, forgotten or edited since, so each
+        term's IDF and average length are the lists'): a memory in every list holds every term, and
+        its bm25 is the sum of its stored f times each term's IDF, exactly FTS5's (to rounding); any
+        other is bounded as in _proved_every. No FTS5 statement runs (bm25's IDF walks of every doclist
+        are what cost the searches most at a million)."""
+        weights = [idf(rows, row[2]) for row in listed]
+        floors = [row[1] * w for row, w in zip(listed, weights)]
+        opened, _ = gaps(floors)
+        full = (1 << len(terms)) - 1
+        exact, beaten = [], sum(floors)
+        for m, score, mask in union(conn, terms, weights):
+            if mask == full:
+                exact.append((m, -score))
+            else:
+                beaten = max(beaten, score + opened[mask])
+        kept = self._passing(conn, sorted(exact, key=lambda hit: (hit[1], hit[0])), scope, limit)
+        need = min(prove, limit)
+        margin = beaten * (1 + 1e-9) + 1e-12  # the sums' rounding, FTS5's order of addition against ours
+        return kept if kept is not None and len(kept) >= need and -kept[need - 1][1] > margin else None
+
+    def _proved_every(self, conn: Any, terms: Sequence[str], scope: Scope, listed: list[tuple], index: tuple,
+                      since: int, limit: int, prove: int) -> list | None:
+        """The proof from the union's memories holding every term: FTS5 intersects the terms' doclists
+        (skipping, far cheaper than walking their union) and ranks only those in the lists, plus every
+        memory written since. Every other union member is bounded by its listed terms' scores plus the
+        floors of the others (gaps: less the smallest when it is known not to hold them all)."""
+        every = _in_scope(fts5_match(KeywordQuery(tuple(terms[:1]), every=tuple(terms[1:]))), self.namespace,
+                          scope.threads)
+        anything = _in_scope(fts5_match(KeywordQuery(tuple(terms))), self.namespace, scope.threads)
+        scale = scales(listed, *index)
+        floors = [row[1] * k for row, k in zip(listed, scale)]
+        opened, short = gaps(floors)
+        members = union(conn, terms, scale)
+        if not members or len(members) > 30_000:
+            return None
+        # Only members that could reach the limit-th best listed score are ranked (bm25 costs ~15 us a
+        # row in an AND of common terms): the proof bounds every member left out by what it could reach.
+        reach = {m: listed + opened[mask] for m, listed, mask in members}
+        tenth = heapq.nlargest(max(limit, prove), (listed for _, listed, _ in members))[-1]
+        ranked = [m for m, most in reach.items() if most >= tenth * (1 - 1e-6)]
+        exact = dict(score_every(conn, every, ranked))
+        exact.update(score_newer(conn, anything, since))
+        left = set(ranked)
+        beaten = sum(floors) + 1e-12
+        for m, listed, mask in members:
+            if m not in exact:  # ranked and not holding every term: at least one of the others is not there
+                beaten = max(beaten, listed + short[mask] if m in left else reach[m])
+        kept = self._passing(conn, sorted(exact.items(), key=lambda hit: (hit[1], hit[0])), scope, limit)
+        need = min(prove, limit)
+        return kept if kept is not None and len(kept) >= need and -kept[need - 1][1] > beaten else None
+
+    def _proved_any(self, conn: Any, expression: str, terms: Sequence[str], scope: Scope, listed: list[tuple],
+                    index: tuple, since: int, limit: int, prove: int) -> list | None:
+        """The proof from the whole union scored (score): a walk of every term's doclist."""
+        ranked = score(conn, expression, terms, since, 2 * limit + 1)
+        kept = self._passing(conn, ranked, scope, limit)
+        need = min(prove, limit)
+        if kept is None or len(kept) < need or -kept[need - 1][1] <= bound(listed, *index):
+            return None
+        return kept

@@ -1,0 +1,212 @@
+"""Keyword impact lists (storage/sqlite/impacts.py, search.keyword_best): past the keyword budget the
+exact unbudgeted top 10, proved; written, forgotten and re-indexed memories handled; a list that
+cannot prove its answer leaves today's bounded search in charge.
+
+The budget and the list size are shrunk so a 400-memory store is "past the budget" with lists that
+hold only part of each term's matches (their floors bind)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from server import ranking
+from server.search import keyword_best, keyword_hits, keyword_plan, keyword_query
+from server.storage.protocol import KeywordQuery, Scope
+from server.storage.sqlite import impacts
+
+pytestmark = pytest.mark.slow  # each test fills a store of 400 memories first
+
+WORDS = ["redis", "queue", "worker", "deploy", "cache"]
+SHARE = {"redis": 0.6, "queue": 0.5, "worker": 0.4, "deploy": 0.3, "cache": 0.2}
+QUERIES = ["queue redis", "queue redis worker", "deploy cache redis", "worker cache", "redis"]
+
+
+@pytest.fixture
+def crowded(service, monkeypatch):
+    rng = random.Random(11)
+    for n in range(400):
+        words = [w for w in WORDS if rng.random() < SHARE[w]] or ["misc"]
+        words += [w for w in words if rng.random() < 0.4]  # term frequency varies
+        words += ["filler"] * rng.randrange(0, 12)  # and length
+        rng.shuffle(words)
+        service.remember(" ".join(words) + f" note {n}", thread=f"t{n % 4}")
+    monkeypatch.setattr(ranking, "KEYWORD_MATCH_BUDGET", 30)
+    monkeypatch.setattr(impacts, "LIST_SIZE", 60)
+    monkeypatch.setattr(impacts, "STALE_AFTER", 60)
+    return service
+
+
+def _exact(store, query, k=10):
+    """The unbudgeted whole query's top k, ties broken by id (as the lists' union is ranked)."""
+    whole = store.keyword(keyword_query(query), 1000, Scope())
+    return sorted(whole.items(), key=lambda hit: (hit[1], hit[0]))[:k]
+
+
+def _best(store, query, limit=50):
+    plan = keyword_plan(store, query, Scope())
+    assert plan.window is not None  # past the budget
+    return keyword_best(store, plan, Scope(), limit), plan
+
+
+def _proved(store, plan, limit=50):
+    return store.keyword_proved((*plan.rare, *plan.common), limit, Scope(), 10)
+
+
+def test_past_the_budget_the_exact_top_10_is_returned_and_proved(crowded):
+    store = crowded.store
+    lost = 0
+    for query in QUERIES:
+        got, plan = _best(store, query)
+        top10 = _exact(store, query)
+        assert _proved(store, plan) is not None, query
+        assert list(got)[:10] == [m for m, _ in top10], query
+        assert list(got.values())[:10] == pytest.approx([rank for _, rank in top10])
+        lost += len({m for m, _ in top10} - keyword_hits(store, plan, Scope(), 50).keys())
+    assert lost > 0  # today's windowed search misses some of them: the lists are what finds them
+    terms = store.db.conn.execute("SELECT count(*) FROM keyword_impact_terms").fetchone()[0]
+    assert terms == len(WORDS)  # stored, built once per term
+    members = store.db.conn.execute("SELECT max(n) FROM (SELECT count(*) n FROM keyword_impacts GROUP BY term)")
+    assert members.fetchone()[0] == 60
+
+
+def test_most_are_proved_from_the_memories_holding_every_word(crowded, monkeypatch):
+    """The cheap proof (FTS5 intersects the doclists; the rest of the union bounded by its listed
+    scores) alone proves these queries; the walk of every doclist is not needed."""
+    store = crowded.store
+    monkeypatch.setattr(type(store), "_proved_any", lambda *a: None)
+    proved = 0
+    for query in QUERIES:
+        got, plan = _best(store, query)
+        if _proved(store, plan) is not None:
+            proved += 1
+            assert list(got)[:10] == [m for m, _ in _exact(store, query)], query
+    print("proved", proved)
+    assert proved >= 2
+
+
+def test_an_index_unchanged_since_the_lists_is_answered_from_them_alone(crowded, monkeypatch):
+    """Nothing written since the lists were built: a memory in every list is scored from the lists
+    (stored f times IDF), FTS5 ranks nothing, and what is proved is exact."""
+    store = crowded.store
+    for query in QUERIES:
+        _best(store, query)  # builds the lists
+    monkeypatch.setattr(type(store), "_proved_any", lambda *a: None)
+    monkeypatch.setattr(type(store), "_proved_every", lambda *a: None)
+    proved = 0
+    for query in QUERIES:
+        got, plan = _best(store, query)
+        if _proved(store, plan) is not None:
+            proved += 1
+            top10 = _exact(store, query)
+            assert list(got)[:10] == [m for m, _ in top10], query
+            assert list(got.values())[:10] == pytest.approx([rank for _, rank in top10], rel=1e-9)
+    assert proved >= 1
+    crowded.remember("queue redis worker deploy cache", thread="t1")  # the index changed: no more
+    assert all(_proved(store, keyword_plan(store, q, Scope())) is None for q in QUERIES)
+
+
+def test_the_floor_bounds_every_memory_left_out_of_a_list(crowded):
+    store = crowded.store
+    _best(store, "queue redis worker")
+    conn = store.db.conn
+    rows, tokens = impacts.totals(conn)
+    top = impacts.top_rowid(conn)
+    for term, listed in impacts.lists(conn, ["queue", "redis", "worker"]).items():
+        members = {r[0] for r in conn.execute("SELECT memory_id FROM keyword_impacts WHERE term = ?", (term,))}
+        single = store.keyword(KeywordQuery((term,)), 1000, Scope())
+        outside = max(-rank for m, rank in single.items() if m not in members)
+        assert outside <= impacts.bound([listed], rows, tokens, top)
+        assert outside >= 0.8 * impacts.bound([listed], rows, tokens, top)  # and is tight, not a guess
+
+
+def test_a_memory_written_after_the_lists_that_beats_a_floor_is_found(crowded):
+    store = crowded.store
+    _best(store, "queue redis")
+    built = store.db.conn.execute("SELECT term, watermark FROM keyword_impact_terms ORDER BY term").fetchall()
+    new = crowded.remember("queue redis queue redis queue", thread="t9").id
+    got, plan = _best(store, "queue redis")
+    assert next(iter(got)) == new  # the best match of all
+    assert list(got)[:10] == [m for m, _ in _exact(store, "queue redis")]
+    assert _proved(store, plan) is not None
+    # found without rebuilding the lists: it is newer than their watermark
+    assert store.db.conn.execute("SELECT term, watermark FROM keyword_impact_terms ORDER BY term").fetchall() == built
+
+
+def test_a_forgotten_memory_is_never_returned_and_the_rest_stays_exact(crowded):
+    store = crowded.store
+    first, _ = _best(store, "queue redis worker")
+    for mid in list(first)[:3]:
+        crowded.forget(mid)
+    got, plan = _best(store, "queue redis worker")
+    assert not set(list(first)[:3]) & got.keys()
+    assert list(got)[:10] == [m for m, _ in _exact(store, "queue redis worker")]
+    assert _proved(store, plan) is not None
+
+
+def test_a_memory_indexed_again_under_its_old_id_is_scored(crowded):
+    """An edit (compression) or a restore re-indexes an id below the lists' watermark: it is touched."""
+    store = crowded.store
+    _best(store, "deploy cache")
+    members = {r[0] for r in store.db.conn.execute("SELECT memory_id FROM keyword_impacts")}
+    outsider = next(m for m in range(1, 400) if m not in members and store.get([m])[m].deleted_at is None)
+    with store.db.write() as conn:
+        store.fts_delete(conn, outsider)
+        store.fts_insert(conn, outsider, "deploy cache deploy cache")
+    got, plan = _best(store, "deploy cache")
+    assert next(iter(got)) == outsider
+    assert list(got)[:10] == [m for m, _ in _exact(store, "deploy cache")]
+
+
+def test_a_list_that_cannot_prove_its_answer_leaves_todays_search(crowded):
+    store = crowded.store
+    _best(store, "queue redis")
+    plan = keyword_plan(store, "queue redis", Scope())
+    today = keyword_hits(store, plan, Scope(), 50)
+    # A floor no memory of the lists beats (a list gone stale beyond what it can bound): no proof.
+    with store.db.write() as conn:
+        conn.execute("UPDATE keyword_impact_terms SET floor = floor * 100 WHERE term = 'queue'")
+    assert _proved(store, plan) is None
+    assert keyword_best(store, plan, Scope(), 50) == today
+    # A list missing and not built (another process holds the write lock): today's search as well.
+    with store.db.write() as conn:
+        conn.execute("DELETE FROM keyword_impact_terms")
+    monkeypatch_builds = impacts.BUILDS_PER_QUERY
+    try:
+        impacts.BUILDS_PER_QUERY = 0
+        assert _proved(store, plan) is None
+        assert keyword_best(store, plan, Scope(), 50) == today
+    finally:
+        impacts.BUILDS_PER_QUERY = monkeypatch_builds
+
+
+def test_below_the_budget_no_list_is_built(service):
+    for n in range(30):
+        service.remember(f"redis queue note {n}")
+    plan = keyword_plan(service.store, "queue redis", Scope())
+    assert plan.window is None
+    assert keyword_best(service.store, plan, Scope(), 50) == keyword_hits(service.store, plan, Scope(), 50)
+    assert service.store.db.conn.execute("SELECT count(*) FROM keyword_impact_terms").fetchone()[0] == 0
+
+
+def test_a_list_read_before_an_edit_is_not_stored(crowded):
+    """A list built from a snapshot taken before an edit would hold the memory's old text, and the
+    edit found no stored watermark to mark it under: such a list is not stored."""
+    store = crowded.store
+    with store.db.read() as conn:
+        seen = impacts.fingerprint(conn)
+        row, members = impacts.build(conn, "queue")
+    outsider = next(m for m in range(1, 400) if m not in dict(members))
+    with store.db.write() as conn:
+        store.fts_delete(conn, outsider)
+        store.fts_insert(conn, outsider, "queue queue queue")
+    with store.db.write() as conn:
+        assert impacts.store(conn, row, members, seen) is False
+        assert impacts.lists(conn, ["queue"]) == {}
+    with store.db.read() as conn:
+        seen = impacts.fingerprint(conn)
+        row, members = impacts.build(conn, "queue")
+    with store.db.write() as conn:
+        assert impacts.store(conn, row, members, seen) is True
+    assert outsider in dict(members)
