@@ -30,6 +30,7 @@ not through the embedder. Queries are real questions embedded by the model.
     python bench/scale.py                 # 1k, 10k, 100k (add --sizes 1000000 for 1M)
     python bench/scale.py --quick         # CI: 500 and 2,000 memories, hash embedder, same code paths
     python bench/scale.py --store DIR     # keyword budget only, on a store kept with --keep (impact lists: if migrated)
+    python bench/scale.py --stdio-on DIR --out F  # recall over MCP stdio only, on a copy of a kept store
 """
 
 from __future__ import annotations
@@ -278,6 +279,32 @@ def budget_on(home: Path) -> dict:
         db.close()
 
 
+def stdio_latency(home: Path, queries: list[str], rounds: int, threads: int, embedder_name: str) -> dict:
+    """Recall over MCP stdio from a spawned `memvault` on `home`: every query once to warm (model, matrix,
+    page cache, keyword impact lists), then `rounds` timed rounds over all threads and one thread."""
+    env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_LOG_LEVEL": "WARNING",
+           "MEMVAULT_EMBEDDER": embedder_name}
+    proc = Proc([MEMVAULT], env)
+    proc.request("initialize", INIT)
+    proc.notify("notifications/initialized")
+    for q in queries:
+        reply = proc.request("tools/call", {"name": "recall", "arguments": {"query": q, "thread": "*"}})
+    assert reply["result"]["structuredContent"]["search"] == "hybrid", reply
+    stdio, stdio_one = [], []
+    for r in range(rounds):
+        for q in queries:
+            stdio += timed(lambda: proc.request("tools/call", {"name": "recall",
+                                                               "arguments": {"query": q, "thread": "*"}}), 1)
+            one = {"query": q, "thread": f"project-{(r * 7 + 3) % threads}"}
+            stdio_one += timed(lambda: proc.request("tools/call", {"name": "recall", "arguments": one}), 1)
+    memory = smaps(proc.p.pid)
+    proc.close()
+    return {"recall_stdio_ms": {"p50": statistics.median(stdio), "p95": pct(stdio, 0.95),
+                                "one_thread_p50": statistics.median(stdio_one),
+                                "one_thread_p95": pct(stdio_one, 0.95)},
+            "stdio_server_memory_mb": memory}
+
+
 def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
     from server.config import Settings
     from server.compose import open_service
@@ -350,27 +377,7 @@ def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
         "load_average_1min": os.getloadavg()[0],
     })
     if size in args.stdio_sizes:
-        env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_LOG_LEVEL": "WARNING",
-               "MEMVAULT_EMBEDDER": embedder_name}
-        proc = Proc([MEMVAULT], env)
-        proc.request("initialize", INIT)
-        proc.notify("notifications/initialized")
-        for q in queries:
-            reply = proc.request("tools/call", {"name": "recall", "arguments": {"query": q, "thread": "*"}})
-        assert reply["result"]["structuredContent"]["search"] == "hybrid", reply
-        stdio, stdio_one = [], []
-        for r in range(rounds):
-            for q in queries:
-                stdio += timed(lambda: proc.request("tools/call", {"name": "recall",
-                                                                   "arguments": {"query": q, "thread": "*"}}), 1)
-                one = {"query": q, "thread": f"project-{(r * 7 + 3) % args.threads}"}
-                stdio_one += timed(lambda: proc.request("tools/call", {"name": "recall", "arguments": one}), 1)
-        memory = smaps(proc.p.pid)
-        proc.close()
-        result["recall_stdio_ms"] = {"p50": statistics.median(stdio), "p95": pct(stdio, 0.95),
-                                     "one_thread_p50": statistics.median(stdio_one),
-                                     "one_thread_p95": pct(stdio_one, 0.95)}
-        result["stdio_server_memory_mb"] = memory
+        result.update(stdio_latency(home, queries, rounds, args.threads, embedder_name))
     if not args.keep:
         subprocess.run(["rm", "-rf", str(home)], check=False)
     else:
@@ -411,8 +418,18 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the built stores (their paths go into the JSON)")
     ap.add_argument("--store", type=Path, default=None,
                     help="only measure the keyword budget, on this store (a home kept with --keep)")
+    ap.add_argument("--stdio-on", type=Path, default=None,
+                    help="only measure recall over MCP stdio on this store (a home kept with --keep; the server "
+                         "migrates it: use a copy)")
+    ap.add_argument("--embedder", default="minilm", help="--stdio-on: the embedder the kept store was built with")
     ap.add_argument("--out", default=str(HERE / "results" / "scale.json"))
     args = ap.parse_args()
+    if args.stdio_on is not None:
+        found = stdio_latency(args.stdio_on, MORE_QUERIES, args.rounds or 5, args.threads, args.embedder)
+        found["load_average_1min"] = os.getloadavg()[0]
+        print(json.dumps(found, indent=2))
+        Path(args.out).write_text(json.dumps({"home": "(a kept store)", **found}, indent=2) + "\n")
+        return
     if args.store is not None:
         print(json.dumps(budget_on(args.store), indent=2))
         return

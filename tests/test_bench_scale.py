@@ -78,6 +78,13 @@ def test_the_keyword_budget_and_impact_lists_run_on_a_kept_store(tmp_path):
         # A longer list never keeps less, and lists as long as the store (500) hold the whole top 10.
         assert by_size["5"]["kept10"] <= by_size["20"]["kept10"] <= by_size["1000"]["kept10"]
         assert by_size["1000"]["certified"] == summary["queries"] and by_size["1000"]["kept10"] == 1.0
+        # --stdio-on: recall over MCP stdio from a spawned server on the kept store, and nothing else.
+        latency = tmp_path / "stdio.json"
+        run = subprocess.run([sys.executable, str(BENCH / "scale.py"), "--stdio-on", str(home), "--embedder", "hash",
+                              "--rounds", "1", "--out", str(latency)], capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr[-2000:]
+        stdio = json.loads(latency.read_text())["recall_stdio_ms"]
+        assert 0 < stdio["p50"] <= stdio["p95"] and 0 < stdio["one_thread_p50"] <= stdio["one_thread_p95"]
     finally:
         shutil.rmtree(home, ignore_errors=True)
 
