@@ -287,6 +287,15 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
                           ("$ export VENDOR={s}", "qwx-|live-{32}")):
         secret = _generator(g, fmt)()
         out.append(("api-key", template.format(s=secret), secret))
+    # Session 33, Kingfisher's fourth part: Docker Swarm unlock keys, Mapbox public tokens, Dropbox
+    # long-lived tokens (11 characters, ten "A"s, 43 more).
+    fourth = [("docker-swarm-key", "SWM|KEY-1-{43}"), ("mapbox-token", "pk|.eyJ{60}.{22}"),
+              ("dropbox-token", "{11:LOWER_DIGITS}AAAAA|AAAAA{43:LOWER_DIGITS}")]
+    for kind, fmt in fourth:
+        draw = _generator(g, fmt)
+        for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
+            secret = draw()
+            out.append((kind, template.format(s=secret), secret))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
 
 

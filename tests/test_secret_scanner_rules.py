@@ -19,7 +19,8 @@ import pytest
 from server.guard.redact import redact
 
 DATA = Path(__file__).resolve().parent.parent / "bench" / "data" / "secrets_public"
-PARTS = {"noseyparker": ("noseyparker.json",), "kingfisher": ("kingfisher.json", "held_out.json", "kingfisher_3.json")}
+PARTS = {"noseyparker": ("noseyparker.json",), "kingfisher": ("kingfisher.json", "held_out.json", "kingfisher_3.json",
+                                                                  "kingfisher_4.json")}
 
 #: Nosey Parker's default rule set (rulesets/default.yml), as transcribed in noseyparker.json.
 NOSEYPARKER_RULES = frozenset((
@@ -48,7 +49,8 @@ NOSEYPARKER_RULES = frozenset((
     "np.truenas.1", "np.truenas.2", "np.twilio.1", "np.twitter.2", "np.vmware.1", "np.wireguard.1",
     "np.wireguard.2",
 ))
-#: Kingfisher's rules from the 99 rule files transcribed (kingfisher.json, held_out.json, kingfisher_3.json).
+#: Kingfisher's rules from the 142 rule files transcribed (kingfisher.json, held_out.json, kingfisher_3.json,
+#: kingfisher_4.json).
 KINGFISHER_RULES = frozenset((
     "kingfisher.adobe.1", "kingfisher.adobe.3", "kingfisher.age.2", "kingfisher.age.4", "kingfisher.agora.2",
     "kingfisher.ai21studio.1", "kingfisher.aikido.1", "kingfisher.aikido.3", "kingfisher.airbrake.1",
@@ -88,6 +90,32 @@ KINGFISHER_RULES = frozenset((
     "kingfisher.dbconn.php.1", "kingfisher.dbconn.php.2", "kingfisher.dbconn.python.1",
     "kingfisher.dbconn.python.2", "kingfisher.dbconn.ruby.1", "kingfisher.deepgram.1", "kingfisher.deepl.1",
     "kingfisher.deepl.2", "kingfisher.deepseek.1", "kingfisher.definednetworking.1", "kingfisher.delighted.1",
+    "kingfisher.discord.1", "kingfisher.discord.2", "kingfisher.discord.4", "kingfisher.docker.1",
+    "kingfisher.docker.2", "kingfisher.docker.3", "kingfisher.dropbox.1", "kingfisher.dropbox.2",
+    "kingfisher.duffel.1", "kingfisher.easypost.1", "kingfisher.etsy.1", "kingfisher.fastly.1",
+    "kingfisher.figma.1", "kingfisher.frameio.1", "kingfisher.freshbooks.1", "kingfisher.gitlab.1",
+    "kingfisher.gitlab.10", "kingfisher.gitlab.11", "kingfisher.gitlab.12", "kingfisher.gitlab.13",
+    "kingfisher.gitlab.14", "kingfisher.gitlab.15", "kingfisher.gitlab.2", "kingfisher.gitlab.3",
+    "kingfisher.gitlab.4", "kingfisher.gitlab.5", "kingfisher.gitlab.6", "kingfisher.gitlab.7",
+    "kingfisher.gitlab.8", "kingfisher.gitlab.9", "kingfisher.grafana.1", "kingfisher.grafana.2",
+    "kingfisher.grafana.3", "kingfisher.groq.1", "kingfisher.heroku.1", "kingfisher.heroku.2",
+    "kingfisher.huggingface.1", "kingfisher.jenkins.1", "kingfisher.jwt.2", "kingfisher.linear.1",
+    "kingfisher.linear.2", "kingfisher.mailchimp.1", "kingfisher.mailgun.1", "kingfisher.mailgun.2",
+    "kingfisher.mailgun.3", "kingfisher.mapbox.1", "kingfisher.mapbox.3", "kingfisher.mongodb.1",
+    "kingfisher.mongodb.3", "kingfisher.mongodb.4", "kingfisher.netlify.1", "kingfisher.netlify.2",
+    "kingfisher.netlify.3", "kingfisher.newrelic.1", "kingfisher.newrelic.2", "kingfisher.newrelic.3",
+    "kingfisher.newrelic.4", "kingfisher.notion.1", "kingfisher.notion.2", "kingfisher.notion.3",
+    "kingfisher.npm.1", "kingfisher.npm.2", "kingfisher.okta.1", "kingfisher.openai.1", "kingfisher.openai.2",
+    "kingfisher.openai.3", "kingfisher.planetscale.1", "kingfisher.planetscale.3", "kingfisher.planetscale.4",
+    "kingfisher.postman.1", "kingfisher.pulumi.1", "kingfisher.pypi.1", "kingfisher.sendgrid.1",
+    "kingfisher.sentry.1", "kingfisher.sentry.2", "kingfisher.sentry.3", "kingfisher.sentry.4",
+    "kingfisher.shopify.1", "kingfisher.slack.1", "kingfisher.slack.2", "kingfisher.slack.4",
+    "kingfisher.slack.5", "kingfisher.slack.6", "kingfisher.slack.7", "kingfisher.slack.8", "kingfisher.snyk.1",
+    "kingfisher.square.1", "kingfisher.square.2", "kingfisher.square.3", "kingfisher.stripe.1",
+    "kingfisher.stripe.2", "kingfisher.stripe.3", "kingfisher.supabase.1", "kingfisher.supabase.2",
+    "kingfisher.supabase.4", "kingfisher.telegram.1", "kingfisher.twilio.2", "kingfisher.vercel.1",
+    "kingfisher.vercel.2", "kingfisher.vercel.3", "kingfisher.vercel.4", "kingfisher.vercel.5",
+    "kingfisher.vercel.6",
 ))
 RULES = {"noseyparker": NOSEYPARKER_RULES, "kingfisher": KINGFISHER_RULES}
 
@@ -132,6 +160,7 @@ KNOWN_MISSES = {
     "kingfisher-3/kingfisher.agora.2/tp1": "no credential keyword in the text (app_certificate)",
     "kingfisher-3/kingfisher.anypoint.1/tp1": "a UUID of repeated digits and letters (3333...-cccc-...): a format shown",
     "kingfisher-3/kingfisher.aws.2/tp3": "an escaped JSON string inside a string: the key's quotes are escaped twice",
+    "kingfisher-4/kingfisher.slack.8/tp2": "a one-part legacy token, all digits and mostly 1s (xoxa-5111...): a format shown",
 }
 
 

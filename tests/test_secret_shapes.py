@@ -142,3 +142,25 @@ def test_prose_about_device_passwords_is_left_alone(text):
 def test_configcat_sdk_keys_are_redacted():
     key = fill("configcat-sdk-1/{w22}/{w22}", "cc")
     assert key.split("/", 1)[1] not in redact(f"sdk: {key}").text
+
+
+@pytest.mark.parametrize("template", [
+    "SWMKEY-1-{b43}",  # Docker Swarm unlock key
+    "pk" ".eyJ{w40}.{w22}",  # Mapbox public access token
+    "ZXlK" "aGJHY2lPaU{b80}",  # a JWT base64-encoded once more ({"alg": ...)
+    "ZXlK" "MGVYQWlPaU{b80}",  # ...and with its {"typ": header first
+    "{a11}" "AAAAAAAAAA" "{a43}",  # Dropbox long-lived access token
+])
+def test_formats_from_the_fourth_kingfisher_part_are_redacted(template):
+    token = fill(template, template)
+    assert token not in redact(f"token: {token}").text
+    assert token not in redact(f"it was {token} yesterday").text
+
+
+@pytest.mark.parametrize("text", [
+    # ten "A"s inside a longer base64 run are zero bytes, not a Dropbox token
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    "mapbox pk.eyJ.x is the public token's prefix",  # too short to be a token
+])
+def test_look_alikes_of_those_formats_are_left_alone(text):
+    assert redact(text).text == text

@@ -73,6 +73,18 @@ EXTRA_TOKEN_RULES: tuple[Rule, ...] = (
     tok("configcat-sdk-key", "configcat-sdk-1/", r"[A-Za-z0-9_\-]{22}/[A-Za-z0-9_\-]{22}" + _LA),
     # age's post-quantum identities: AGE-SECRET-KEY-PQ-1 and Bech32 characters.
     tok("age-secret-key", "AGE-SECRET-KEY-PQ-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{40,}" + _LA),
+    # Docker Swarm's unlock key (`docker swarm unlock-key`): SWMKEY-1- and base64 (the join token,
+    # SWMTKN-1-, is caught as a prefixed token).
+    tok("docker-swarm-key", "SWMKEY-1-", r"[A-Za-z0-9+/]{40,50}" + _LA, check=has_digit),
+    # Mapbox's public access tokens, the same shape as its secret (sk.) ones: an account's token.
+    tok("mapbox-token", "pk.eyJ", r"[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]{20,}"),
+    # A JWT base64-encoded once more: {"alg": / {"typ": headers ("eyJhbGciOi" -> "ZXlKaGJHY2lPaU").
+    tok("jwt", "ZXlKaGJHY2lPaU", r"[A-Za-z0-9+/_\-]{40,}={0,2}", check=has_digit),
+    tok("jwt", "ZXlKMGVYQWlPaU", r"[A-Za-z0-9+/_\-]{40,}={0,2}", check=has_digit),
+    # Dropbox long-lived access tokens: 11 characters, ten "A"s, 43 more (lower case, digits, - _ =),
+    # whole: inside a longer base64 run the ten "A"s are only zero bytes.
+    Rule("dropbox-token", _LazyRe(r"(?<![A-Za-z0-9+/_\-])[a-z0-9]{11}AAAAAAAAAA[a-z0-9_\-=]{43}(?![A-Za-z0-9+/_\-=])"),
+         ("AAAAAAAAAA",), check=has_digit),
 )
 
 
