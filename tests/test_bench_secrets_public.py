@@ -40,14 +40,10 @@ def test_every_secret_case_names_a_value_that_occurs_in_its_text(part):
     assert not bad, f"secret cases whose secret is missing from the text: {bad[:5]}"
 
 
-#: Parts whose source gives no negative examples: the Kingfisher rule files of kingfisher_4.json carry none.
-NO_BENIGN = {"tuning-kingfisher-4"}
-
-
 def test_both_parts_hold_secrets_and_benign_texts():
     for part in PARTS:
         labels = {c["label"] for c in secrets_public.load(part)["cases"]}
-        assert labels == ({"secret"} if part in NO_BENIGN else {"secret", "benign"}), part
+        assert labels == {"secret", "benign"}, part
 
 
 def test_a_secret_left_in_the_output_is_a_miss_and_a_changed_benign_text_a_false_positive():

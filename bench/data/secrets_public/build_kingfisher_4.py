@@ -4,9 +4,10 @@
 
 Rule files after the first 99 of Kingfisher's directory (``delighted.yml`` and before were sampled by
 kingfisher.json, held_out.json and kingfisher_3.json). The directory's full listing could not be read
-here, so the files were looked up by provider name, blind to their contents, and every file found is
-kept whole (the README lists the names that were not found). A tuning part (session 33): committed
-with its first figure before any detector change, then its misses were read to fix them. Labels and
+here, so the files were looked up by provider name, blind to their contents; every file found is kept
+but for a few long texts (`not_transcribed`), and the README lists the names that were not found. A
+tuning part (session 33), added in two batches, each committed with its first figure before any
+detector change tuned on it, then its misses read to fix them. Labels and
 `secret` as build_held_out.py sets them, plus the captures the generic choice misreads (BY_HAND).
 """
 
@@ -34,6 +35,14 @@ BY_HAND = {
     "kingfisher.mongodb.3/tp1": "hunter2",
     "kingfisher.mongodb.3/tp2": "passw0rd",
     "kingfisher.mongodb.3/tp3": "contoso",
+    # the second batch: a token as a URL's user (no password after it), a client secret or HMAC secret
+    # next to a longer client id or access id
+    "kingfisher.github.4/tp2": "ghu_imqBAXUtRirzzcJPwAiqImhkzsvzYZ1eDtPf",
+    "kingfisher.github.5/tp2": "ghs_RguXIkihJjwHAP6eXEYxaPNvywurTr5IOAbg",
+    "kingfisher.google.6/tp1": "P5C9REQW_6NT5NMQO8FP75VO",
+    "kingfisher.google.6/tp2": "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",
+    "kingfisher.gcp.5/tp1": "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789+/aB",
+    "kingfisher.gcp.6/tp1": "GOCSPX-ExampleClientSecret123456789",
 }
 
 
@@ -69,7 +78,7 @@ def main() -> None:
             "paths": f"{DIR}/*.yml (each rule's examples / negative_examples)",
             "files": sorted(staged),
             "selection": ("rule files after the directory's first 99 (after delighted.yml), looked up by provider "
-                          "name blind to their contents (the full listing could not be read); every file found is kept"),
+                          "name blind to their contents (the full listing could not be read), in two batches"),
             "commits": "per case",
             "split": "tuning (session 33: first figure committed before any detector change, then its misses read)",
         },
