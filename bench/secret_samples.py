@@ -296,6 +296,18 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
         for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
             secret = draw()
             out.append((kind, template.format(s=secret), secret))
+    # ...and its second batch: Salesforce connected-app consumer keys, Vault unseal keys and AppRole secret ids
+    # (these two only after the word that names them).
+    draw = _generator(g, "3MV|G9{60}")
+    for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
+        secret = draw()
+        out.append(("salesforce-consumer-key", template.format(s=secret), secret))
+    for template in ("Unseal Key 1: {s}", "$ vault operator unseal {s}", "vault unseal {s} && vault status"):
+        secret = g.rand(42, B64[:62]) + "+/"
+        out.append(("vault-unseal-key", template.format(s=secret), secret))
+    for template in ("secret_id: {s}", 'SECRET_ID="{s}"', "vault write auth/approle/login role_id=x secret_id={s}"):
+        secret = "-".join(g.rand(n, HEX) for n in (8, 4, 4, 4, 12))
+        out.append(("vault-secret-id", template.format(s=secret), secret))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
 
 

@@ -172,17 +172,8 @@ KNOWN_MISSES = {
     "kingfisher-3/kingfisher.agora.2/tp1": "no credential keyword in the text (app_certificate)",
     "kingfisher-3/kingfisher.anypoint.1/tp1": "a UUID of repeated digits and letters (3333...-cccc-...): a format shown",
     "kingfisher-3/kingfisher.aws.2/tp3": "an escaped JSON string inside a string: the key's quotes are escaped twice",
+    "kingfisher-4/kingfisher.gcp.1/tp1": "a service-account JSON whose url field holds a random run, no key field",
     "kingfisher-4/kingfisher.slack.8/tp2": "a one-part legacy token, all digits and mostly 1s (xoxa-5111...): a format shown",
-    "kingfisher-4/kingfisher.gcp.1/tp1": "kingfisher-4 second batch, measured before its misses were read",
-    "kingfisher-4/kingfisher.gcp.4/tp1": "kingfisher-4 second batch, measured before its misses were read",
-    "kingfisher-4/kingfisher.gcp.4/tp2": "kingfisher-4 second batch, measured before its misses were read",
-    "kingfisher-4/kingfisher.gcp.4/tp3": "kingfisher-4 second batch, measured before its misses were read",
-    "kingfisher-4/kingfisher.github.9/tp1": "kingfisher-4 second batch, measured before its misses were read",
-    "kingfisher-4/kingfisher.hashicorp.7/tp1": "kingfisher-4 second batch, measured before its misses were read",
-    "kingfisher-4/kingfisher.hashicorp.7/tp2": "kingfisher-4 second batch, measured before its misses were read",
-    "kingfisher-4/kingfisher.hashicorp.9/tp1": "kingfisher-4 second batch, measured before its misses were read",
-    "kingfisher-4/kingfisher.jira.3/tp2": "kingfisher-4 second batch, measured before its misses were read",
-    "kingfisher-4/kingfisher.salesforce.7/tp1": "kingfisher-4 second batch, measured before its misses were read",
 }
 
 

@@ -164,3 +164,26 @@ def test_formats_from_the_fourth_kingfisher_part_are_redacted(template):
 ])
 def test_look_alikes_of_those_formats_are_left_alone(text):
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize("template, secret_slot", [
+    ("AQ.Ab8R{w46}", None),  # GCP express-mode API key
+    ("ghs_12345_eyJ{w20}.eyJ{w40}.{w43}", None),  # GitHub stateless installation token
+    ("3MV" "G9{A60}", None),  # Salesforce connected-app consumer key
+    ("$ vault operator unseal {b44}", "{b44}"),  # Vault unseal key after the word naming it
+    ("Unseal Key 2: {b44}", "{b44}"),
+    ("secret_id: {uuid}", "{uuid}"),  # Vault AppRole secret id
+])
+def test_formats_from_the_second_kingfisher_4_batch_are_redacted(template, secret_slot):
+    text = fill(template, template)
+    secret = text if secret_slot is None else fill(secret_slot, template)
+    assert secret in text
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize("text", [
+    "role_id: 87654321-4321-4321-4321-210987654321",  # the AppRole's role id is not its secret
+    "to unseal the vault, run vault operator unseal three times",  # prose, no key
+])
+def test_vault_ids_and_prose_are_left_alone(text):
+    assert redact(text).text == text
