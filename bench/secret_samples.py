@@ -296,12 +296,13 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
         for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
             secret = draw()
             out.append((kind, template.format(s=secret), secret))
-    # ...and its second batch: Salesforce connected-app consumer keys, Vault unseal keys and AppRole secret ids
+    # ...and its later batches: Salesforce connected-app consumer keys, Segment tokens, Vault unseal keys and AppRole secret ids
     # (these two only after the word that names them).
-    draw = _generator(g, "3MV|G9{60}")
-    for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
-        secret = draw()
-        out.append(("salesforce-consumer-key", template.format(s=secret), secret))
+    for kind, fmt in (("salesforce-consumer-key", "3MV|G9{60}"), ("segment-token", "sg|p_{64}")):
+        draw = _generator(g, fmt)
+        for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
+            secret = draw()
+            out.append((kind, template.format(s=secret), secret))
     for template in ("Unseal Key 1: {s}", "$ vault operator unseal {s}", "vault unseal {s} && vault status"):
         secret = g.rand(42, B64[:62]) + "+/"
         out.append(("vault-unseal-key", template.format(s=secret), secret))

@@ -176,7 +176,6 @@ KNOWN_MISSES = {
     "kingfisher-3/kingfisher.aws.2/tp3": "an escaped JSON string inside a string: the key's quotes are escaped twice",
     "kingfisher-4/kingfisher.gcp.1/tp1": "a service-account JSON whose url field holds a random run, no key field",
     "kingfisher-4/kingfisher.slack.8/tp2": "a one-part legacy token, all digits and mostly 1s (xoxa-5111...): a format shown",
-    "kingfisher-4/kingfisher.segment.1/tp1": "kingfisher-4 third batch, measured before its misses were read",
 }
 
 

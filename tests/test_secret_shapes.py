@@ -170,6 +170,7 @@ def test_look_alikes_of_those_formats_are_left_alone(text):
     ("AQ.Ab8R{w46}", None),  # GCP express-mode API key
     ("ghs_12345_eyJ{w20}.eyJ{w40}.{w43}", None),  # GitHub stateless installation token
     ("3MV" "G9{A60}", None),  # Salesforce connected-app consumer key
+    ("sg" "p_{A64}", None),  # Segment public API token
     ("$ vault operator unseal {b44}", "{b44}"),  # Vault unseal key after the word naming it
     ("Unseal Key 2: {b44}", "{b44}"),
     ("secret_id: {uuid}", "{uuid}"),  # Vault AppRole secret id

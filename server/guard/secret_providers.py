@@ -23,7 +23,7 @@ server.guard.redact. (Split from secret_formats.py, which holds the prefixed tok
   ``+ACR``, ``AzSe``, ``+ASb``, ``AZDO``, ...) at its documented place, at any length the keys have.
 * A few prefixed tokens that had no rule (``apify_api_``, Browserbase ``bb_live_``, Cloudflare's
   ``cfut_`` / ``cfat_`` / ``cfk_``, Databricks ``dose``, DataStax ``AstraCS:``, Docker Swarm's
-  ``SWMKEY-1-``, GCP's ``AQ.Ab8R``, Salesforce's ``3MVG9``, a JWT base64-encoded once more, ...), Dropbox's
+  ``SWMKEY-1-``, GCP's ``AQ.Ab8R``, Salesforce's ``3MVG9``, Segment's ``sgp_``, a JWT base64-encoded once more, ...), Dropbox's
   long-lived tokens (ten ``A``s at a fixed place), and two Vault values named by their word (an unseal
   key after "unseal", an AppRole ``secret_id`` UUID).
 
@@ -90,6 +90,8 @@ EXTRA_TOKEN_RULES: tuple[Rule, ...] = (
          ("AAAAAAAAAA",), check=has_digit),
     # GCP express-mode API keys (Vertex AI, Gemini): "AQ.Ab8R" and 46 characters.
     tok("google-api-key", "AQ.Ab8R", r"[A-Za-z0-9_\-]{46}(?![A-Za-z0-9_\-])", check=has_digit),
+    # Segment's public API tokens: "sgp_" and 60-70 characters.
+    tok("segment-token", "sgp_", r"[A-Za-z0-9_\-]{60,70}(?![A-Za-z0-9_\-])", check=lambda s: mixed(s) and has_digit(s)),
     # GitHub's stateless installation tokens: ghs_, the app id, "_", and a JWT.
     tok("github-token", "ghs_", r"[0-9]{1,20}_eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}"),
     # Salesforce connected-app consumer keys: "3MVG9" and a long random run.
