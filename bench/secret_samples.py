@@ -287,6 +287,28 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
                           ("$ export VENDOR={s}", "qwx-|live-{32}")):
         secret = _generator(g, fmt)()
         out.append(("api-key", template.format(s=secret), secret))
+    # Session 33, Kingfisher's fourth part: Docker Swarm unlock keys, Mapbox public tokens, Dropbox
+    # long-lived tokens (11 characters, ten "A"s, 43 more).
+    fourth = [("docker-swarm-key", "SWM|KEY-1-{43}"), ("mapbox-token", "pk|.eyJ{60}.{22}"),
+              ("dropbox-token", "{11:LOWER_DIGITS}AAAAA|AAAAA{43:LOWER_DIGITS}")]
+    for kind, fmt in fourth:
+        draw = _generator(g, fmt)
+        for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
+            secret = draw()
+            out.append((kind, template.format(s=secret), secret))
+    # ...and its later batches: Salesforce connected-app consumer keys, Segment tokens, Vault unseal keys and AppRole secret ids
+    # (these two only after the word that names them).
+    for kind, fmt in (("salesforce-consumer-key", "3MV|G9{60}"), ("segment-token", "sg|p_{64}")):
+        draw = _generator(g, fmt)
+        for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
+            secret = draw()
+            out.append((kind, template.format(s=secret), secret))
+    for template in ("Unseal Key 1: {s}", "$ vault operator unseal {s}", "vault unseal {s} && vault status"):
+        secret = g.rand(42, B64[:62]) + "+/"
+        out.append(("vault-unseal-key", template.format(s=secret), secret))
+    for template in ("secret_id: {s}", 'SECRET_ID="{s}"', "vault write auth/approle/login role_id=x secret_id={s}"):
+        secret = "-".join(g.rand(n, HEX) for n in (8, 4, 4, 4, 12))
+        out.append(("vault-secret-id", template.format(s=secret), secret))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
 
 

@@ -20,6 +20,8 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
   spent since its misses were read in session 33, a tuning corpus now.
 * **tuning-kingfisher-3** -- the remaining 33 of Kingfisher's first 99 rule files
   (``kingfisher_3.json``), a tuning corpus from the start (session 33).
+* **tuning-kingfisher-4** -- Kingfisher rule files after its first 99 (``kingfisher_4.json``), looked
+  up by provider name: its first figure was committed before any detector change; a tuning corpus since.
 * **held-out** -- secretlint's and Trivy's own secret test fixtures (``held_out_secretlint_trivy.json``),
   typed and committed before any detector ran on them (session 33). Never tune on it: it is scored
   only with ``--held-out`` (one run at the end of a round), as counts unless ``--show-held-out``.
@@ -53,7 +55,7 @@ DATA = ROOT / "bench" / "data" / "secrets_public"
 CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.json",
            "tuning-noseyparker": "noseyparker.json", "tuning-kingfisher": "kingfisher.json",
            "tuning-kingfisher-2": "held_out.json", "tuning-kingfisher-3": "kingfisher_3.json",
-           "held-out": "held_out_secretlint_trivy.json"}
+           "tuning-kingfisher-4": "kingfisher_4.json", "held-out": "held_out_secretlint_trivy.json"}
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 

@@ -142,3 +142,49 @@ def test_prose_about_device_passwords_is_left_alone(text):
 def test_configcat_sdk_keys_are_redacted():
     key = fill("configcat-sdk-1/{w22}/{w22}", "cc")
     assert key.split("/", 1)[1] not in redact(f"sdk: {key}").text
+
+
+@pytest.mark.parametrize("template", [
+    "SWMKEY-1-{b43}",  # Docker Swarm unlock key
+    "pk" ".eyJ{w40}.{w22}",  # Mapbox public access token
+    "ZXlK" "aGJHY2lPaU{b80}",  # a JWT base64-encoded once more ({"alg": ...)
+    "ZXlK" "MGVYQWlPaU{b80}",  # ...and with its {"typ": header first
+    "{a11}" "AAAAAAAAAA" "{a43}",  # Dropbox long-lived access token
+])
+def test_formats_from_the_fourth_kingfisher_part_are_redacted(template):
+    token = fill(template, template)
+    assert token not in redact(f"token: {token}").text
+    assert token not in redact(f"it was {token} yesterday").text
+
+
+@pytest.mark.parametrize("text", [
+    # ten "A"s inside a longer base64 run are zero bytes, not a Dropbox token
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    "mapbox pk.eyJ.x is the public token's prefix",  # too short to be a token
+])
+def test_look_alikes_of_those_formats_are_left_alone(text):
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("template, secret_slot", [
+    ("AQ.Ab8R{w46}", None),  # GCP express-mode API key
+    ("ghs_12345_eyJ{w20}.eyJ{w40}.{w43}", None),  # GitHub stateless installation token
+    ("3MV" "G9{A60}", None),  # Salesforce connected-app consumer key
+    ("sg" "p_{A64}", None),  # Segment public API token
+    ("$ vault operator unseal {b44}", "{b44}"),  # Vault unseal key after the word naming it
+    ("Unseal Key 2: {b44}", "{b44}"),
+    ("secret_id: {uuid}", "{uuid}"),  # Vault AppRole secret id
+])
+def test_formats_from_the_second_kingfisher_4_batch_are_redacted(template, secret_slot):
+    text = fill(template, template)
+    secret = text if secret_slot is None else fill(secret_slot, template)
+    assert secret in text
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize("text", [
+    "role_id: 87654321-4321-4321-4321-210987654321",  # the AppRole's role id is not its secret
+    "to unseal the vault, run vault operator unseal three times",  # prose, no key
+])
+def test_vault_ids_and_prose_are_left_alone(text):
+    assert redact(text).text == text

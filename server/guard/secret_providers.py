@@ -22,7 +22,10 @@ server.guard.redact. (Split from secret_formats.py, which holds the prefixed tok
   Storage, Cosmos DB, ...): a base64 run that carries the service's fixed signature (``JQQJ9``,
   ``+ACR``, ``AzSe``, ``+ASb``, ``AZDO``, ...) at its documented place, at any length the keys have.
 * A few prefixed tokens that had no rule (``apify_api_``, Browserbase ``bb_live_``, Cloudflare's
-  ``cfut_`` / ``cfat_`` / ``cfk_``, Databricks ``dose``, DataStax ``AstraCS:``, ...).
+  ``cfut_`` / ``cfat_`` / ``cfk_``, Databricks ``dose``, DataStax ``AstraCS:``, Docker Swarm's
+  ``SWMKEY-1-``, GCP's ``AQ.Ab8R``, Salesforce's ``3MVG9``, Segment's ``sgp_``, a JWT base64-encoded once more, ...), Dropbox's
+  long-lived tokens (ten ``A``s at a fixed place), and two Vault values named by their word (an unseal
+  key after "unseal", an AppRole ``secret_id`` UUID).
 
 Every scan is linear: each provider name's occurrences try one bounded window once, and the
 other scans are single regex passes whose matches are bounded.
@@ -38,7 +41,7 @@ from pathlib import Path
 
 from server.guard.lazyre import LazyRe as _LazyRe
 from server.guard.secret_assignments import find_all, looks_fake
-from server.guard.secret_formats import TOKEN_RULES, Rule, has_digit, mixed, tok
+from server.guard.secret_formats import TOKEN_RULES, UUID, Rule, has_digit, mixed, tok
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 _LA = r"(?![A-Za-z0-9_])"  # end boundary
@@ -73,6 +76,34 @@ EXTRA_TOKEN_RULES: tuple[Rule, ...] = (
     tok("configcat-sdk-key", "configcat-sdk-1/", r"[A-Za-z0-9_\-]{22}/[A-Za-z0-9_\-]{22}" + _LA),
     # age's post-quantum identities: AGE-SECRET-KEY-PQ-1 and Bech32 characters.
     tok("age-secret-key", "AGE-SECRET-KEY-PQ-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{40,}" + _LA),
+    # Docker Swarm's unlock key (`docker swarm unlock-key`): SWMKEY-1- and base64 (the join token,
+    # SWMTKN-1-, is caught as a prefixed token).
+    tok("docker-swarm-key", "SWMKEY-1-", r"[A-Za-z0-9+/]{40,50}" + _LA, check=has_digit),
+    # Mapbox's public access tokens, the same shape as its secret (sk.) ones: an account's token.
+    tok("mapbox-token", "pk.eyJ", r"[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]{20,}"),
+    # A JWT base64-encoded once more: {"alg": / {"typ": headers ("eyJhbGciOi" -> "ZXlKaGJHY2lPaU").
+    tok("jwt", "ZXlKaGJHY2lPaU", r"[A-Za-z0-9+/_\-]{40,}={0,2}", check=has_digit),
+    tok("jwt", "ZXlKMGVYQWlPaU", r"[A-Za-z0-9+/_\-]{40,}={0,2}", check=has_digit),
+    # Dropbox long-lived access tokens: 11 characters, ten "A"s, 43 more (lower case, digits, - _ =),
+    # whole: inside a longer base64 run the ten "A"s are only zero bytes.
+    Rule("dropbox-token", _LazyRe(r"(?<![A-Za-z0-9+/_\-])[a-z0-9]{11}AAAAAAAAAA[a-z0-9_\-=]{43}(?![A-Za-z0-9+/_\-=])"),
+         ("AAAAAAAAAA",), check=has_digit),
+    # GCP express-mode API keys (Vertex AI, Gemini): "AQ.Ab8R" and 46 characters.
+    tok("google-api-key", "AQ.Ab8R", r"[A-Za-z0-9_\-]{46}(?![A-Za-z0-9_\-])", check=has_digit),
+    # Segment's public API tokens: "sgp_" and 60-70 characters.
+    tok("segment-token", "sgp_", r"[A-Za-z0-9_\-]{60,70}(?![A-Za-z0-9_\-])", check=lambda s: mixed(s) and has_digit(s)),
+    # GitHub's stateless installation tokens: ghs_, the app id, "_", and a JWT.
+    tok("github-token", "ghs_", r"[0-9]{1,20}_eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}"),
+    # Salesforce connected-app consumer keys: "3MVG9" and a long random run.
+    tok("salesforce-consumer-key", "3MVG9", r"[A-Za-z0-9._~\-]{20,180}(?![A-Za-z0-9._~\-])", check=_digits_and_cases),
+    # A Vault unseal key: 44 base64 characters just after the word "unseal" (`vault operator unseal <key>`,
+    # "Unseal Key 2: <key>").
+    Rule("vault-unseal-key", _LazyRe(r"(?i:unseal)\b[^\n]{1,10}?([A-Za-z0-9+/]{44})(?![A-Za-z0-9+/=])"),
+         ("unseal",), group=1, check=lambda s: mixed(s) and has_digit(s), ci=True),
+    # A Vault AppRole secret_id: a UUID (ids named *_id are otherwise not secrets).
+    Rule("vault-secret-id",
+         _LazyRe(r"(?i:secret[_\-]?id)[\"']?\s{0,4}[:=]\s{0,4}[\"']?(" + UUID + r")(?![A-Za-z0-9\-])"),
+         ("secret_id", "secret-id", "secretid"), group=1, ci=True),
 )
 
 
@@ -103,7 +134,7 @@ PROVIDERS: tuple[str, ...] = tuple(
     statuscake pingdom runscope lemonsqueezy chargify bitpay nowpayments plivo sinch textmagic
     clicksend telesign infobip mandrill customerio iterable braze moosend omnisend anthropic
     replicate deepseek perplexity fireworks speechmatics resemble voiceflow weaviate qdrant zilliz
-    portkey openrouter novita baseten clarifai cohere chartmogul amplitude airbrake delighted
+    portkey openrouter novita baseten clarifai cohere chartmogul amplitude airbrake delighted atlassian
     """.split()
 )
 # A provider word of everyday English: never the whole key alone ("harvest: ..." is prose).
