@@ -8,6 +8,7 @@ hold only part of each term's matches (their floors bind)."""
 from __future__ import annotations
 
 import random
+import threading
 import time
 
 import pytest
@@ -216,8 +217,16 @@ def test_a_list_gone_stale_is_wanted_again_and_rebuilt(crowded):
     assert all(after[t] > before[t] for t in ("queue", "redis"))
 
 
-def test_a_server_builds_the_lists_its_recalls_want_in_the_background(crowded):
+def test_a_server_builds_the_lists_its_recalls_want_in_the_background(crowded, monkeypatch):
     store = crowded.store
+    builders = []
+    real = impacts.build
+
+    def build(conn, term, size=None):
+        builders.append(threading.current_thread().name)
+        return real(conn, term, size)
+
+    monkeypatch.setattr(impacts, "build", build)
     crowded.start_background()
     plan = keyword_plan(store, "queue redis worker", Scope())
     keyword_best(store, plan, Scope(), 50)
@@ -225,6 +234,7 @@ def test_a_server_builds_the_lists_its_recalls_want_in_the_background(crowded):
     while store.db.conn.execute("SELECT count(*) FROM keyword_impact_terms").fetchone()[0] < 3:
         assert time.monotonic() < deadline, "the builder built no list"
         time.sleep(0.05)
+    assert builders and set(builders) == {"memvault-impact-lists"}  # never the recall's thread
     assert _proved(store, plan) is not None
 
 
