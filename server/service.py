@@ -48,6 +48,10 @@ log = logging.getLogger(__name__)
 
 #: Seconds after start_background that the warm-up waits for a first recall before it runs anyway.
 WARM_UP_AFTER = 5.0
+#: The impact-list builder waits this long for a wanted term before it looks again (close wakes it)...
+IMPACT_WAIT = 1.0
+#: ... and pauses this long after each term it built (0.3-1 s of a core at 1M).
+IMPACT_PAUSE = 0.05
 
 
 def content_hash(content: str) -> str:
@@ -86,6 +90,9 @@ class MemoryService:
         self._first_search: threading.Thread | None = None
         #: Set when this process has answered its first recall: the warm-up waits for it (start_background).
         self._answered = threading.Event()
+        #: The keyword impact lists' builder (start_background) and what asks it to stop (close).
+        self._impact_builder: threading.Thread | None = None
+        self._closing = threading.Event()
 
     @classmethod
     def open(
@@ -208,6 +215,11 @@ class MemoryService:
                                                   daemon=True)
             self._first_search.start()
         threading.Thread(target=self._warm_up, name="memvault-warm-up", daemon=True).start()
+        # SQLite's alone (PostgreSQL has no impact lists): recalls want the lists, this thread builds them.
+        if getattr(self.store, "build_wanted", None) is not None and self._impact_builder is None:
+            self._impact_builder = threading.Thread(target=self._build_impact_lists, name="memvault-impact-lists",
+                                                    daemon=True)
+            self._impact_builder.start()
         if not self.index_checked and self._index_check is None:
             self._index_check = threading.Thread(target=self.check_index_beside, name="memvault-index-check",
                                                  daemon=True)
@@ -226,6 +238,21 @@ class MemoryService:
         # The first vector search's temporaries (the sidecar's row map is built from 1M-row arrays)
         # stay resident in glibc's arenas once freed: ~17 MB of every server at 1M memories, handed back.
         _release_freed_memory()
+
+    def _build_impact_lists(self) -> None:
+        """Build the keyword impact lists recalls wanted (storage/sqlite/impacts.py), one term at a time:
+        a recall never builds one (a term's ranking takes 0.3-1 s at 1M), it searches as before until
+        the list is there. Low CPU priority (a 2-core machine's recalls come first) and a pause between
+        terms, so that a burst of new terms never holds a core for long."""
+        with suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 15)
+        while not self._closing.is_set():
+            try:
+                if self.store.build_wanted(1, wait=IMPACT_WAIT):
+                    self._closing.wait(IMPACT_PAUSE)
+            except Exception:  # noqa: BLE001 - a derived index: the server keeps serving, recalls search as before
+                log.exception("building a keyword impact list failed")
+                self._closing.wait(IMPACT_WAIT)
 
     def check_index_beside(self) -> IndexDrift:
         """The open's index check, on a connection of its own, while the server already answers.
@@ -265,6 +292,11 @@ class MemoryService:
 
     def close(self) -> None:
         self.indexer.stop()
+        if self._impact_builder is not None:
+            # Joined (at most one term's build): it reads and writes the file on a connection of its own.
+            self._closing.set()
+            self.store.wake_impact_builder()
+            self._impact_builder.join()
         if self._index_check is not None:
             # Joined, not abandoned: its repair writes through self.db, and a check cut short would
             # report nothing (a 1M store's check takes ~7 s; a server usually lives far longer).

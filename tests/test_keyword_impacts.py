@@ -8,6 +8,8 @@ hold only part of each term's matches (their floors bind)."""
 from __future__ import annotations
 
 import random
+import threading
+import time
 
 import pytest
 
@@ -45,8 +47,11 @@ def _exact(store, query, k=10):
 
 
 def _best(store, query, limit=50):
+    """keyword_best once the lists its first search wanted are built (as a server's builder does)."""
     plan = keyword_plan(store, query, Scope())
     assert plan.window is not None  # past the budget
+    keyword_best(store, plan, Scope(), limit)
+    store.build_wanted(len(WORDS))
     return keyword_best(store, plan, Scope(), limit), plan
 
 
@@ -169,16 +174,68 @@ def test_a_list_that_cannot_prove_its_answer_leaves_todays_search(crowded):
         conn.execute("UPDATE keyword_impact_terms SET floor = floor * 100 WHERE term = 'queue'")
     assert _proved(store, plan) is None
     assert keyword_best(store, plan, Scope(), 50) == today
-    # A list missing and not built (another process holds the write lock): today's search as well.
+    # A list missing (not built yet): today's search as well.
     with store.db.write() as conn:
         conn.execute("DELETE FROM keyword_impact_terms")
-    monkeypatch_builds = impacts.BUILDS_PER_QUERY
-    try:
-        impacts.BUILDS_PER_QUERY = 0
-        assert _proved(store, plan) is None
-        assert keyword_best(store, plan, Scope(), 50) == today
-    finally:
-        impacts.BUILDS_PER_QUERY = monkeypatch_builds
+    assert _proved(store, plan) is None
+    assert keyword_best(store, plan, Scope(), 50) == today
+
+
+def test_a_search_builds_no_list_it_wants_them_and_the_builder_builds_them(crowded):
+    """A list costs a ranking of all its term's matches (0.3-1 s at 1M): the search answers at once as
+    today, and the builder (a server's background thread, driven here) builds what it wanted."""
+    store = crowded.store
+    count = "SELECT count(*) FROM keyword_impact_terms"
+    plan = keyword_plan(store, "queue redis", Scope())
+    today = keyword_hits(store, plan, Scope(), 50)
+    assert keyword_best(store, plan, Scope(), 50) == today
+    assert store.db.conn.execute(count).fetchone()[0] == 0  # nothing built by the search
+    assert sorted(impacts.wanted(store.db)) == ["queue", "redis"]
+    keyword_best(store, plan, Scope(), 50)
+    assert sorted(impacts.wanted(store.db)) == ["queue", "redis"]  # wanted once
+    assert store.build_wanted(1) == 1  # one term at a time when asked so
+    assert store.db.conn.execute(count).fetchone()[0] == 1
+    assert keyword_best(store, plan, Scope(), 50) == today  # one list of two: still today's search
+    assert store.build_wanted(10) == 1
+    assert impacts.wanted(store.db) == [] and store.build_wanted(10) == 0
+    got = keyword_best(store, plan, Scope(), 50)
+    assert _proved(store, plan) is not None
+    assert list(got)[:10] == [m for m, _ in _exact(store, "queue redis")]
+
+
+def test_a_list_gone_stale_is_wanted_again_and_rebuilt(crowded):
+    store = crowded.store
+    _best(store, "queue redis")
+    for n in range(61):  # more than STALE_AFTER written since
+        crowded.remember(f"queue note later {n}", thread="t1")
+    plan = keyword_plan(store, "queue redis", Scope())
+    keyword_best(store, plan, Scope(), 50)
+    assert impacts.wanted(store.db) == ["queue", "redis"]
+    before = dict(store.db.conn.execute("SELECT term, watermark FROM keyword_impact_terms"))
+    assert store.build_wanted(10) == 2
+    after = dict(store.db.conn.execute("SELECT term, watermark FROM keyword_impact_terms"))
+    assert all(after[t] > before[t] for t in ("queue", "redis"))
+
+
+def test_a_server_builds_the_lists_its_recalls_want_in_the_background(crowded, monkeypatch):
+    store = crowded.store
+    builders = []
+    real = impacts.build
+
+    def build(conn, term, size=None):
+        builders.append(threading.current_thread().name)
+        return real(conn, term, size)
+
+    monkeypatch.setattr(impacts, "build", build)
+    crowded.start_background()
+    plan = keyword_plan(store, "queue redis worker", Scope())
+    keyword_best(store, plan, Scope(), 50)
+    deadline = time.monotonic() + 30
+    while store.db.conn.execute("SELECT count(*) FROM keyword_impact_terms").fetchone()[0] < 3:
+        assert time.monotonic() < deadline, "the builder built no list"
+        time.sleep(0.05)
+    assert builders and set(builders) == {"memvault-impact-lists"}  # never the recall's thread
+    assert _proved(store, plan) is not None
 
 
 def test_below_the_budget_no_list_is_built(service):

@@ -20,15 +20,23 @@ The lists are a derived index that verifies itself at every use, so a stale one 
   (fts_insert's hook below) and scored with the union from then on.
 - A forgotten memory leaves the keyword index, so it is never scored; the floor still bounds every
   memory outside the list (a deletion only lowers what is left).
-When the proof fails (a list missing and not built, or the k-th best not above the bound), the
-caller keeps today's bounded search. PostgreSQL has no lists (its keyword search is unchanged).
+When the proof fails (a list missing, or the k-th best not above the bound), the caller keeps
+today's bounded search. PostgreSQL has no lists (its keyword search is unchanged).
+
+A recall never builds a list: one ranks all of a term's matches (0.3-1 s at 1M), and the first
+past-budget queries over new common terms took 0.3-2.7 s while their recall built them. A recall
+records the terms it found without a fresh list (`want`), and a server's background builder
+(service.start_background) builds them with `build_wanted`, one term at a time, on a connection of
+its own (a build on the recalls' connection would hold its lock, and every recall, for the whole
+ranking). A one-shot process (`memvault recall`, a hook) builds none: its wants end with it, and the
+next server's recalls want the terms again.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-import time
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,15 +54,60 @@ from server.storage.sqlite.common import (
 
 #: Memories per term list: at 1M, 2,000 held and proved the top 10 for 18 of 19 queries (500: 12).
 LIST_SIZE = 2_000
-#: Lists (re)built by one query at most: a build ranks all of a term's matches (0.3-1 s at 1M, loaded)...
-BUILDS_PER_QUERY = 4
-#: ... and no more once a query has spent this long building (the rest: at the next queries).
-BUILD_SECONDS = 1.0
+#: Terms waiting for the builder, per store file, at most (past it a recall's wants are dropped: it
+#: wants them again at its next query once the builder caught up).
+WANTED_MAX = 1_000
 #: A list is built again once this many memories were written after it (they are scored with every
 #: union until then: the cost grows, the answer stays exact).
 STALE_AFTER = LIST_SIZE
 #: More touched memories than this and every list is dropped (rebuilt as queries need them).
 TOUCHED_MAX = LIST_SIZE
+
+
+#: Per store file (Database.path; an in-memory database: its object), the terms recalls wanted a
+#: list of, oldest first. Process-wide: a recall's keyword search runs on the file's second connection
+#: (Database.aside), another Database object than the builder's.
+_wanted: dict[str, dict[str, None]] = {}
+_changed = threading.Condition()
+
+
+def _key(db: Any) -> str:
+    return f"memory:{id(db)}" if db.path == ":memory:" else str(db.path)
+
+
+def want(db: Any, terms: Sequence[str]) -> None:
+    """Record terms a recall found without a fresh list, for the builder (build_wanted)."""
+    with _changed:
+        waiting = _wanted.setdefault(_key(db), {})
+        new = [t for t in terms if t not in waiting][: max(0, WANTED_MAX - len(waiting))]
+        waiting.update(dict.fromkeys(new))
+        if new:
+            _changed.notify_all()
+
+
+def wanted(db: Any) -> list[str]:
+    """The terms waiting for the builder, oldest first."""
+    with _changed:
+        return list(_wanted.get(_key(db), ()))
+
+
+def _take(db: Any, count: int, wait: float) -> list[str]:
+    """Up to `count` wanted terms, oldest first, taken off the list; waits up to `wait` seconds for one."""
+    key = _key(db)
+    with _changed:
+        if not _wanted.get(key) and wait > 0:
+            _changed.wait(wait)
+        waiting = _wanted.get(key, {})
+        taken = list(waiting)[:count]
+        for term in taken:
+            del waiting[term]
+        return taken
+
+
+def wake() -> None:
+    """Wake every builder waiting for a want (a server closing: its builder sees it is asked to stop)."""
+    with _changed:
+        _changed.notify_all()
 
 
 def _varint(blob: bytes, pos: int) -> tuple[int, int]:
@@ -245,8 +298,8 @@ class SqliteImpacts(SqliteStoreBase):
     def keyword_proved(self, terms: Sequence[str], limit: int, scope: Scope, prove: int) -> dict[int, float] | None:
         """The best `limit` matches of `terms` ORed (as `keyword` ranks them) found among the terms' impact
         lists (this module), when their best `prove` are proved to be the whole query's; else
-        None (a list missing and not built here, too few in scope, the proof short: the caller searches as
-        before). Missing or stale lists are built first, at most BUILDS_PER_QUERY of them."""
+        None (a list missing, too few in scope, the proof short: the caller searches as before). Builds
+        nothing: terms without a list, or with one gone stale, are wanted (build_wanted builds them)."""
         expression = fts5_match(KeywordQuery(tuple(terms)))
         if expression is None or scope != Scope(threads=scope.threads):
             return None
@@ -255,25 +308,12 @@ class SqliteImpacts(SqliteStoreBase):
             with self.db.read() as conn:
                 known = lists(conn, terms)
                 top = top_rowid(conn)
-            wanted = [t for t in terms if t not in known or top - known[t][5] > STALE_AFTER]
-            started = time.monotonic()
-            for term in wanted[: BUILDS_PER_QUERY]:
-                if time.monotonic() - started > BUILD_SECONDS:
-                    break  # the rest at the next queries (this one: today's search unless the lists suffice)
-                with self.db.read() as conn:
-                    seen = fingerprint(conn)
-                    row, members = build(conn, term)
-                try:
-                    with self.db.write(wait=0) as conn:
-                        store(conn, row, members, seen)
-                except StoreUnavailable:
-                    break  # another process writes: the lists at a later query
-            with self.db.read() as conn:
-                known = lists(conn, terms)
+                stale = [t for t in terms if t not in known or top - known[t][5] > STALE_AFTER]
+                if stale:
+                    want(self.db, stale)
                 if len(known) < len(terms):
                     return None
                 rows, tokens = totals(conn)
-                top = top_rowid(conn)
                 listed = [known[t] for t in terms]
                 if any(top - row[5] > 10 * STALE_AFTER for row in listed):
                     return None  # written past far since (the union would grow with it): not built again yet
@@ -291,6 +331,41 @@ class SqliteImpacts(SqliteStoreBase):
         except self.db.errors.OperationalError:
             return None  # a store not migrated yet (opened read-only, as bench/scale.py --store does)
         return dict(kept) if kept is not None else None
+
+    def wake_impact_builder(self) -> None:
+        """Wake the builder waiting in build_wanted (a server closing)."""
+        wake()
+
+    def build_wanted(self, max_terms: int, wait: float = 0.0) -> int:
+        """Build (or build again) the lists of up to `max_terms` wanted terms, oldest want first, waiting
+        up to `wait` seconds for one; the number stored. The server's builder thread calls this in a
+        loop (service.start_background). Each build reads on a connection of its own (Database.beside:
+        the recalls' connection stays free for the 0.3-1 s a term's ranking takes at 1M) and stores the
+        list in a short write on it, given up when another process holds the write lock (a later
+        recall wants the term again)."""
+        terms = _take(self.db, max_terms, wait)
+        if not terms:
+            return 0
+        side = self.db.beside()
+        stored = 0
+        try:
+            for term in terms:
+                with side.read() as conn:
+                    known = lists(conn, [term])
+                    if term in known and top_rowid(conn) - known[term][5] <= STALE_AFTER:
+                        continue  # built since it was wanted (another process, or wanted twice)
+                    seen = fingerprint(conn)
+                    row, members = build(conn, term)
+                with side.write(wait=0) as conn:
+                    stored += store(conn, row, members, seen)
+        except StoreUnavailable:
+            pass  # another process writes: the terms left are wanted again by the next recalls
+        except self.db.errors.OperationalError:
+            pass  # a store not migrated (opened read-only): no lists
+        finally:
+            if side is not self.db:
+                side.close()
+        return stored
 
     def _passing(self, conn: Any, ranked: list[tuple[int, float]], scope: Scope, limit: int) -> list | None:
         """The best `limit` of `ranked` (best first) that pass the namespace and thread check, None when
