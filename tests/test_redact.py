@@ -794,7 +794,8 @@ def test_the_context_variants_leave_ids_and_references(text: str) -> None:
 @pytest.mark.parametrize("text", [
     "kind: Secret\ndata:\n" + " a: b\n" * 150_000,
     "kind: Secret\n" + "data:\n " * 150_000,
-    "curl \\\n" * 125_000 + " -u x:y",
+    # a credential first too, so the tenth is redacted like the whole (a finding costs a second pass)
+    "curl -u a:b\n" + "curl \\\n" * 125_000 + " -u x:y",
     "curl -u " + "1" * 999_990,
     "cloudflare: " * 83_334,
     "1234567890123456|" * 58_824,
