@@ -168,7 +168,7 @@ def test_a_rule_pair_naming_the_old_value_needs_less_of_the_model(monkeypatch):
 
 def test_judge_names_the_most_probable_earlier_memory_when_it_links_none(monkeypatch):
     """Below the linking threshold, the earlier candidate the model gives the most (at least POSSIBLE) is
-    the possible update; a later candidate (an import's past note) or one below POSSIBLE is none, and a
+    the possible update, recorded with the others possible (`several`, issue 32); a later candidate (an import's past note) or one below POSSIBLE is none, and a
     link leaves no possible update beside it."""
     old = "The thumbnailer builds with Go 1.20 (golang:1.20-alpine builder stage)."
     new = "go.mod is at go 1.22.5 and the builder stage is golang:1.22-bookworm; alpine's musl broke the HEIC decoder."
@@ -180,6 +180,7 @@ def test_judge_names_the_most_probable_earlier_memory_when_it_links_none(monkeyp
         given[o.text if o.text != new else n.text], "r", linked=False))
     found = model.judge(9, new, 30, cands, fitted=True)
     assert found.link is None and found.possible == (1, 0.2)  # 3 is later: never what 9 updates
+    assert found.several == ((1, 0.2), (2, 0.15))  # every one possible is recorded, the most probable first
     given[old] = 0.05
     assert model.judge(9, new, 30, cands, fitted=True).possible == (2, 0.15)
     given[near] = 0.09

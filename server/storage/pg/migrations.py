@@ -284,6 +284,15 @@ CREATE INDEX possible_updates_older ON possible_updates (tenant, older);
 """
 
 
+
+def m008_several_possible_updates(ctx: PgSchemaContext) -> str:
+    # Several earlier memories per newer one (issue 32): an update often reads like two earlier memories of
+    # its subject, and with one record per memory the one it replaces was missed.
+    return """
+ALTER TABLE possible_updates DROP CONSTRAINT possible_updates_pkey;
+ALTER TABLE possible_updates ADD PRIMARY KEY (tenant, memory_id, older);
+"""
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[PgSchemaContext], str]], ...] = (
     (1, "core", m001_core),
     (2, "row_level_security", m002_row_level_security),
@@ -292,6 +301,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[PgSchemaContext], str]], ...] = (
     (5, "passages", m005_passages),
     (6, "update_checks", m006_update_checks),
     (7, "possible_updates", m007_possible_updates),
+    (8, "several_possible_updates", m008_several_possible_updates),
 )
 LATEST = MIGRATIONS[-1][0]
 

@@ -501,11 +501,27 @@ def m013_possible_updates(conn: Any, ctx: SchemaContext) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS possible_updates_older ON possible_updates(older)")
 
 
+
+def m014_several_possible_updates(conn: Any, ctx: SchemaContext) -> None:
+    # Several earlier memories per newer one (issue 32): an update often reads like two earlier memories of
+    # its subject, and with one record per memory the one it replaces was missed. SQLite cannot change a
+    # primary key in place: the table is built again, its rows kept.
+    conn.execute(
+        "CREATE TABLE possible_updates_m014 "
+        "(memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE, "
+        "older INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE, probability REAL NOT NULL, "
+        "PRIMARY KEY (memory_id, older)) WITHOUT ROWID"
+    )
+    conn.execute("INSERT INTO possible_updates_m014 SELECT memory_id, older, probability FROM possible_updates")
+    conn.execute("DROP TABLE possible_updates")
+    conn.execute("ALTER TABLE possible_updates_m014 RENAME TO possible_updates")
+    conn.execute("CREATE INDEX IF NOT EXISTS possible_updates_older ON possible_updates(older)")
+
 MIGRATIONS: tuple[Callable[[Any, SchemaContext], None] | Batched, ...] = (
     m001_core, m002_files_threads, m003_curator, m004_plain_vectors, m005_api_tokens, m006_principal,
     m007_hyphenated_terms,
     # Versions 8, 9 and 10 (named for the design note's numbering; the version is the position here).
-    M010Vec0(), M011FtsScope(), m012_update_checks, m013_possible_updates,
+    M010Vec0(), M011FtsScope(), m012_update_checks, m013_possible_updates, m014_several_possible_updates,
 )
 
 
