@@ -174,7 +174,8 @@ def test_attach_keeps_what_is_shown_above_and_is_bounded():
     from server.storage.records import MemoryRow, PossibleUpdate
 
     def row(i: int, day: int) -> MemoryRow:
-        return MemoryRow(id=i, thread="t", content=f"m{i}", kind="note", source="remember", origin=None,
+        # (each says it changed: attach's look-alike guard, _two_things, lets them be)
+        return MemoryRow(id=i, thread="t", content=f"m{i} changed", kind="note", source="remember", origin=None,
                          importance=0.5, tags=(), content_hash=str(i), created_at=day, updated_at=day, deleted_at=None,
                          superseded_by=None, recall_count=0, last_recalled_at=None)
 
@@ -323,3 +324,23 @@ def test_a_possible_update_recorded_below_possible_attaches_but_never_reorders()
     assert order(model.POSSIBLE) == [new, old]  # ... as one at POSSIBLE is
     got, attached = newer_first.attach([(old, 0.9)], rows, {old: [(new, PossibleUpdate(old, model.CUED_POSSIBLE))]})
     assert got == [(old, 0.9), (new, 0.9)] and attached == {new: old}
+
+
+def test_a_recorded_look_alike_is_not_attached_unless_the_newer_says_it_changed():
+    """Issue 32: whatever was recorded, attach does not show as the newer state a later memory about another thing
+    (rules.other_things: another environment, service, file) that says nothing changed -- two look-alikes stay
+    two; one that says it changed is attached."""
+    from server.storage.records import MemoryRow, PossibleUpdate
+
+    def row(i: int, text: str, day: int) -> MemoryRow:
+        return MemoryRow(id=i, thread="t", content=text, kind="note", source="remember", origin=None,
+                         importance=0.5, tags=(), content_hash=str(i), created_at=day, updated_at=day, deleted_at=None,
+                         superseded_by=None, recall_count=0, last_recalled_at=None)
+
+    rows = {1: row(1, "On Windows, notes default to %USERPROFILE%\\Documents\\Quill.", 0),
+            2: row(2, "On macOS, notes default to ~/Documents/Quill.", 5),
+            3: row(3, "Print styles are in src/renderer/styles/print.css.", 1),
+            4: row(4, "Print styles moved to src/renderer/print/print.css with the renderer split.", 6)}
+    maybe = PossibleUpdate(0, 0.5)
+    assert newer_first.attach([(1, 0.9)], rows, {1: [(2, maybe)]}) == ([(1, 0.9)], {})
+    assert newer_first.attach([(3, 0.9)], rows, {3: [(4, maybe)]}) == ([(3, 0.9), (4, 0.9)], {4: 3})

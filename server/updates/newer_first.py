@@ -160,7 +160,7 @@ def attach(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow],
         if row is None or not _attachable(row) or older in attached:
             continue
         newer = [n for n, _ in later.get(older, ()) if n in rows and _attachable(rows[n])
-                 and rows[n].created_at > row.created_at and n not in attached]
+                 and rows[n].created_at > row.created_at and n not in attached and not _two_things(row, rows[n])]
         if not newer:
             continue
         pick = max(newer, key=lambda n: (rows[n].created_at, n))
@@ -276,6 +276,18 @@ def _live_turn(row: MemoryRow) -> bool:
 
 def _attachable(row: MemoryRow) -> bool:
     return linkable(row) or _live_turn(row)
+
+
+def _two_things(old: MemoryRow, new: MemoryRow) -> bool:
+    """Whether two statements read as two things (rules.other_things: other services, environments, files,
+    numbered members, an event against a state) and the later one does not say that anything changed: a
+    look-alike, not attached as the other's newer state whatever was recorded. On the update benchmark's
+    development projects, of the unlinked pairs the update model gives 0.02 or more, 24 of the 31 look-alike
+    pairs read so and 3 of the 48 update pairs; with a change word, no look-alike pair."""
+    if not (linkable(old) and linkable(new)):
+        return False  # turns are compared by sentence (later_turns), not whole
+    n = analyse(new.content)
+    return not n.cue and rules.other_things(analyse(old.content), n)
 
 
 def _newer_first(new: MemoryRow, old: MemoryRow | None, score: float, old_score: float,
