@@ -344,3 +344,28 @@ def test_a_recorded_look_alike_is_not_attached_unless_the_newer_says_it_changed(
     maybe = PossibleUpdate(0, 0.5)
     assert newer_first.attach([(1, 0.9)], rows, {1: [(2, maybe)]}) == ([(1, 0.9)], {})
     assert newer_first.attach([(3, 0.9)], rows, {3: [(4, maybe)]}) == ([(3, 0.9), (4, 0.9)], {4: 3})
+
+
+def test_a_real_session_s_later_turn_removing_what_an_earlier_turn_installed_is_shown_after_it(service):
+    """Issue 32 item 5 on text nobody here wrote (bench/data/real_sessions/octopulse.json, a Cursor session: the
+    assistant installs @unocss/preset-icons with a Lucide collection, the person says it is not needed, the assistant
+    removes it): asked what was installed, the earlier turn is found first and the later turn that removed it comes
+    right after it, as an excerpt marked newer, the earlier labelled possibly outdated."""
+    import json
+
+    from spawn import ROOT
+
+    data = json.loads((ROOT / "bench" / "data" / "real_sessions" / "octopulse.json").read_text(encoding="utf-8"))
+    session = next(s for s in data["sessions"] if s["at"] == "2025-12-12T19:19:00")
+    ids = {}
+    for i, (kind, text, *_) in enumerate(session["steps"]):
+        if kind in ("user", "assistant"):
+            ids[i] = service.remember(f"{kind}: {text}", thread="t", kind="turn", source="hook", daily=False,
+                                      created_at=T0 + timedelta(minutes=i)).id
+    installed, removed = ids[5], ids[10]
+    assert "Installed packages" in service.get(installed).content and "Removed" in service.get(removed).content
+    shown = service.recall("which UnoCSS icon preset package did we install?", thread="t", k=3).memories
+    assert [m.id for m in shown[:2]] == [installed, removed]
+    assert shown[0].label.startswith(f"possibly outdated: memory {removed}, written later")
+    assert shown[1].label.startswith(f"newer: written after memory {installed}") and "an excerpt" in shown[1].label
+    assert "Removed `@unocss/preset-icons` package" in shown[1].content
