@@ -36,9 +36,11 @@ above without the query's part) (issue 32: most updates are worded
 after the new state, the question after the old one, and nothing in the query reaches the newer). The
 reader sees both, dated, the newer marked newer, and judges; the older is labelled possibly outdated only
 at OUTDATED_LABEL or more (`outdated`). A possible update recorded below POSSIBLE (model.CUED_POSSIBLE: the
-newer says that something changed and holds a rare word of the older's subject) is attached so, never ordered by. A look-alike keeps its place: nothing moves above the memory the
-query found, and a look-alike pair is recorded as a possible update only when the update model, which
-weighs the look-alike guarantees (rules.other_things), gives it POSSIBLE or more.
+newer says that something changed and holds a rare word of the older's subject; model.SHARED_POSSIBLE: it holds
+such a word and nothing makes the two other things) is attached so, never ordered by. A newer memory may record
+several (model.MOST_POSSIBLE), so each older one it may update brings it along. A look-alike keeps its place:
+nothing moves above the memory the query found, and whatever was recorded, a later memory that reads as another
+thing (rules.other_things) and says nothing changed is not attached (`_two_things`).
 
 Turns too (`later_turns`, issue 32 item 5): with automatic capture most memories are conversation turns, and
 a later turn that reverses an earlier decision ("on by default" one week, "unset means off" the next) is
