@@ -83,8 +83,9 @@ REPORT_WORDS = frozenset({
 #: A leading label that says the memory records a check, not a state ("Confirmed: ...").
 REPORT_LABELS = ("confirmed:",)
 
-__all__ = ["CUED_POSSIBLE", "MODEL_ID", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_THRESHOLD", "SHARED_POSSIBLE", "THRESHOLD", "Candidate",
-           "Judgement", "Link", "best_link", "judge", "least", "probability", "reports", "signals", "verdict"]
+__all__ = ["CUED_POSSIBLE", "MODEL_ID", "MOST_POSSIBLE", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_THRESHOLD", "SHARED_POSSIBLE",
+           "THRESHOLD", "Candidate", "Judgement", "Link", "best_link", "judge", "least", "probability", "reports",
+           "signals", "verdict"]
 
 
 def reports(statement: Statement) -> bool:
