@@ -175,7 +175,7 @@ class UpdateLinker:
         return self.embedder.embed([text])[0]
 
     def link(self, db: Database, row: MemoryRow, vector: np.ndarray | None, later: bool = True,
-             possible: dict[int, PossibleUpdate] | None = None) -> Linked | None:
+             possible: dict[int, list[PossibleUpdate]] | None = None) -> Linked | None:
         """Judge a memory just written against its thread and link the update found, if any.
 
         The judging reads outside any write lock (it may embed candidates that have no vector
@@ -183,9 +183,9 @@ class UpdateLinker:
         `later`: also look for a later memory that updates this one (a note imported with a past
         date); it counts only if this memory is the one that later memory would pick itself, as
         if they had been written in order (a later memory updates one memory, not every older
-        memory it resembles). Without a link, the earlier memory it possibly updates
-        (model.judge) is recorded: into `possible` when given (the caller writes a batch's
-        at once), else in a transaction of its own."""
+        memory it resembles). Without a link, the earlier memories it possibly updates
+        (model.judge, the few most probable) are recorded: into `possible` when given (the caller
+        writes a batch's at once), else in a transaction of its own."""
         if not linkable(row):
             return None
         if vector is not None and vector.any():
@@ -203,8 +203,9 @@ class UpdateLinker:
         judged = model.judge(row.id, row.content, row.created_at, [c for c, _ in candidates], weights, later, fitted)
         self._store_analyses([r for r in (row, *(r for _, r in candidates)) if r.id in unstored])
         found = judged.link
-        if found is None and judged.possible is not None:
-            maybe = PossibleUpdate(*judged.possible)
+        several = judged.several or (() if judged.possible is None else (judged.possible,))
+        if found is None and several:
+            maybe = [PossibleUpdate(*p) for p in several]
             if possible is not None:
                 possible[row.id] = maybe
             else:
@@ -237,7 +238,7 @@ class UpdateLinker:
         log.info("memory %d updates memory %d (%s)", found.newer, found.older, found.reason)
         return Linked(found.older, found.newer, texts.get(found.older, row.content), found.reason)
 
-    def _record_possible(self, db: Database, possible: dict[int, PossibleUpdate]) -> None:
+    def _record_possible(self, db: Database, possible: dict[int, list[PossibleUpdate]]) -> None:
         """Write possible updates; a busy store skips them (a hint for recall's order, not a fact)."""
         try:
             self.store.record_possible_updates(possible)
@@ -348,7 +349,7 @@ class UpdateLinker:
             vectors = self.store.vectors(conn, ids)
         done = [i for i in ids if i not in rows]
         made = []
-        possible: dict[int, PossibleUpdate] = {}
+        possible: dict[int, list[PossibleUpdate]] = {}
         # As if written in order: memories written after one had it to compare with.
         for row in sorted((rows[i] for i in ids if i in rows and i in vectors), key=lambda r: (r.created_at, r.id)):
             current = self.store.get([row.id]).get(row.id)

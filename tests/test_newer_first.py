@@ -174,7 +174,8 @@ def test_attach_keeps_what_is_shown_above_and_is_bounded():
     from server.storage.records import MemoryRow, PossibleUpdate
 
     def row(i: int, day: int) -> MemoryRow:
-        return MemoryRow(id=i, thread="t", content=f"m{i}", kind="note", source="remember", origin=None,
+        # (each says it changed: attach's look-alike guard, _two_things, lets them be)
+        return MemoryRow(id=i, thread="t", content=f"m{i} changed", kind="note", source="remember", origin=None,
                          importance=0.5, tags=(), content_hash=str(i), created_at=day, updated_at=day, deleted_at=None,
                          superseded_by=None, recall_count=0, last_recalled_at=None)
 
@@ -323,3 +324,48 @@ def test_a_possible_update_recorded_below_possible_attaches_but_never_reorders()
     assert order(model.POSSIBLE) == [new, old]  # ... as one at POSSIBLE is
     got, attached = newer_first.attach([(old, 0.9)], rows, {old: [(new, PossibleUpdate(old, model.CUED_POSSIBLE))]})
     assert got == [(old, 0.9), (new, 0.9)] and attached == {new: old}
+
+
+def test_a_recorded_look_alike_is_not_attached_unless_the_newer_says_it_changed():
+    """Issue 32: whatever was recorded, attach does not show as the newer state a later memory about another thing
+    (rules.other_things: another environment, service, file) that says nothing changed -- two look-alikes stay
+    two; one that says it changed is attached."""
+    from server.storage.records import MemoryRow, PossibleUpdate
+
+    def row(i: int, text: str, day: int) -> MemoryRow:
+        return MemoryRow(id=i, thread="t", content=text, kind="note", source="remember", origin=None,
+                         importance=0.5, tags=(), content_hash=str(i), created_at=day, updated_at=day, deleted_at=None,
+                         superseded_by=None, recall_count=0, last_recalled_at=None)
+
+    rows = {1: row(1, "On Windows, notes default to %USERPROFILE%\\Documents\\Quill.", 0),
+            2: row(2, "On macOS, notes default to ~/Documents/Quill.", 5),
+            3: row(3, "Print styles are in src/renderer/styles/print.css.", 1),
+            4: row(4, "Print styles moved to src/renderer/print/print.css with the renderer split.", 6)}
+    maybe = PossibleUpdate(0, 0.5)
+    assert newer_first.attach([(1, 0.9)], rows, {1: [(2, maybe)]}) == ([(1, 0.9)], {})
+    assert newer_first.attach([(3, 0.9)], rows, {3: [(4, maybe)]}) == ([(3, 0.9), (4, 0.9)], {4: 3})
+
+
+def test_a_real_session_s_later_turn_removing_what_an_earlier_turn_installed_is_shown_after_it(service):
+    """Issue 32 item 5 on text nobody here wrote (bench/data/real_sessions/octopulse.json, a Cursor session: the
+    assistant installs @unocss/preset-icons with a Lucide collection, the person says it is not needed, the assistant
+    removes it): asked what was installed, the earlier turn is found first and the later turn that removed it comes
+    right after it, as an excerpt marked newer, the earlier labelled possibly outdated."""
+    import json
+
+    from spawn import ROOT
+
+    data = json.loads((ROOT / "bench" / "data" / "real_sessions" / "octopulse.json").read_text(encoding="utf-8"))
+    session = next(s for s in data["sessions"] if s["at"] == "2025-12-12T19:19:00")
+    ids = {}
+    for i, (kind, text, *_) in enumerate(session["steps"]):
+        if kind in ("user", "assistant"):
+            ids[i] = service.remember(f"{kind}: {text}", thread="t", kind="turn", source="hook", daily=False,
+                                      created_at=T0 + timedelta(minutes=i)).id
+    installed, removed = ids[5], ids[10]
+    assert "Installed packages" in service.get(installed).content and "Removed" in service.get(removed).content
+    shown = service.recall("which UnoCSS icon preset package did we install?", thread="t", k=3).memories
+    assert [m.id for m in shown[:2]] == [installed, removed]
+    assert shown[0].label.startswith(f"possibly outdated: memory {removed}, written later")
+    assert shown[1].label.startswith(f"newer: written after memory {installed}") and "an excerpt" in shown[1].label
+    assert "Removed `@unocss/preset-icons` package" in shown[1].content

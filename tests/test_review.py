@@ -158,15 +158,17 @@ def test_the_prompt_injection_marks_the_newer_memory_and_the_possibly_outdated_o
     from server.hooks.inject import prompt_context
     from server.updates.newer_first import OUTDATED_LABEL
 
+    # (two sentences sharing no word read as one with all its words swapped, rules._swapped_word: two things, which
+    # attach leaves apart)
     old = service.remember("Nightly builds run on the Jenkins box ci-01.", thread="t", created_at=T0).id
-    new = service.remember("GitHub Actions workflow ships coverage to Codecov.", thread="t",
+    new = service.remember("GitHub Actions workflow for the builds ships coverage to Codecov.", thread="t",
                            created_at=T0 + timedelta(days=30)).id
     with service.db.write() as conn:
         service.store.set_possible_update(conn, new, PossibleUpdate(old, OUTDATED_LABEL))
     service.embed_backlog()
     text = prompt_context(service, "t", "which Jenkins box runs the nightly builds?", 400, 0.0, set()).text
     assert f"#{old}] (possibly outdated by #{new}) Nightly builds" in text
-    assert f"#{new}] (newer than #{old}, which it may update) GitHub Actions" in text
+    assert f"#{new}] (newer than #{old}, which it may update) GitHub Actions" in text, text
 
 
 @pytest.mark.e2e

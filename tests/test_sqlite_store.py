@@ -60,6 +60,33 @@ def test_memories_persist_across_reconnects(settings, clock):
         again.close()
 
 
+def test_a_store_keeping_one_possible_update_per_memory_migrates_to_several_keeping_it(settings, clock):
+    """m013 kept one possible update per memory (its primary key); m016 keeps several (issue 32), the
+    recorded one carried over."""
+    from server.storage.protocol import PossibleUpdate
+    from server.storage.sqlite.migrations import m013_possible_updates
+
+    svc = MemoryService.open(settings, embedder=HashEmbedder(), clock=clock)
+    old, other, new = (svc.remember(text, thread="t").id for text in ("Builds run on Jenkins", "Builds take 40 minutes",
+                                                                      "CI is GitHub Actions"))
+    with svc.db.write() as conn:  # the store as schema 15 left it (m013's one possible update per memory)
+        conn.execute("DROP TABLE possible_updates")
+        m013_possible_updates(conn, SchemaContext(dimensions=8))
+        conn.execute("INSERT INTO possible_updates VALUES (?, ?, 0.25)", (new, old))
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+    svc.close()
+    again = MemoryService.open(settings, embedder=HashEmbedder(), clock=clock)
+    try:
+        assert again.store.possible_updates_of([new]) == {new: PossibleUpdate(old, 0.25)}
+        again.store.record_possible_updates({new: [PossibleUpdate(old, 0.25), PossibleUpdate(other, 0.125)]})
+        with again.db.read() as conn:
+            assert again.store.possible_updates_all(conn) == {new: [PossibleUpdate(old, 0.25), PossibleUpdate(other, 0.125)]}
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+            assert integrity_errors(conn) == []
+    finally:
+        again.close()
+
+
 def test_a_different_embedding_model_is_refused_with_the_fix(settings, clock):
     MemoryService.open(settings, embedder=HashEmbedder(), clock=clock).close()
     with pytest.raises(ModelMismatch, match="memvault reembed"):

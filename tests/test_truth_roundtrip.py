@@ -29,7 +29,7 @@ TABLES = {
     "prompts": "SELECT * FROM global_prompts ORDER BY name",
     "messages": "SELECT thread, role, content, created_at FROM thread_messages ORDER BY thread, created_at, content",
     "promotions": "SELECT * FROM promotions ORDER BY memory_id",
-    "possible_updates": "SELECT * FROM possible_updates ORDER BY memory_id",
+    "possible_updates": "SELECT * FROM possible_updates ORDER BY memory_id, older",
 }
 
 
@@ -54,9 +54,10 @@ def everything(service):
     b = s.remember("Background work is handled by Dramatiq workers", kind="decision", thread="api", tags=["queue"]).id
     s.remember(LONG, kind="note", thread="api", created_at="2026-02-01T10:00:00.123Z")
     main = s.remember("The storefront deploys from main", thread="web").id
+    staging = s.remember("The storefront's staging deploys from the develop branch", thread="web").id
     tags = s.remember("The storefront deploys from release tags", thread="web").id
-    with s.db.write() as conn:  # a possible update, as the update model records one (the hash embedder makes none)
-        s.store.set_possible_update(conn, tags, PossibleUpdate(main, 0.4375))
+    with s.db.write() as conn:  # possible updates, as the update model records them (the hash embedder makes none)
+        s.store.set_possible_update(conn, tags, [PossibleUpdate(main, 0.4375), PossibleUpdate(staging, 0.125)])
     gone = s.remember("Old VPN is vpn.example.com", thread="global").id
     s.remember("Never deploy on Fridays", pinned=True, importance=0.9)
     s.threads.add_messages("api", [{"role": "user", "content": "which queue?"}, {"role": "assistant", "content": "Dramatiq"}])

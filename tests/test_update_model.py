@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from spawn import ROOT
 
-from server.updates import coefficients, model
+from server.updates import coefficients, model, rules
 from server.config import Settings
 from server.embedding.embedders import HashEmbedder, MiniLMEmbedder
 from server.service import MemoryService
@@ -168,7 +168,7 @@ def test_a_rule_pair_naming_the_old_value_needs_less_of_the_model(monkeypatch):
 
 def test_judge_names_the_most_probable_earlier_memory_when_it_links_none(monkeypatch):
     """Below the linking threshold, the earlier candidate the model gives the most (at least POSSIBLE) is
-    the possible update; a later candidate (an import's past note) or one below POSSIBLE is none, and a
+    the possible update, recorded with the others possible (`several`, issue 32); a later candidate (an import's past note) or one below POSSIBLE is none, and a
     link leaves no possible update beside it."""
     old = "The thumbnailer builds with Go 1.20 (golang:1.20-alpine builder stage)."
     new = "go.mod is at go 1.22.5 and the builder stage is golang:1.22-bookworm; alpine's musl broke the HEIC decoder."
@@ -180,6 +180,7 @@ def test_judge_names_the_most_probable_earlier_memory_when_it_links_none(monkeyp
         given[o.text if o.text != new else n.text], "r", linked=False))
     found = model.judge(9, new, 30, cands, fitted=True)
     assert found.link is None and found.possible == (1, 0.2)  # 3 is later: never what 9 updates
+    assert found.several == ((1, 0.2), (2, 0.15))  # every one possible is recorded, the most probable first
     given[old] = 0.05
     assert model.judge(9, new, 30, cands, fitted=True).possible == (2, 0.15)
     given[near] = 0.09
@@ -222,11 +223,30 @@ def test_an_update_saying_it_changed_is_recorded_possible_below_possible_when_it
     rare = CountedWeights(lambda word: 1, 150)  # every word held by one memory of 150: rare
     assert analyse(moved).cue and not analyse(plain).cue
     assert model.judge(9, moved, 30, cands, rare, fitted=True).possible == (1, 0.05)
-    assert model.judge(9, plain, 30, cands, rare, fitted=True).possible is None  # no change word
     common = CountedWeights(lambda word: 100, 150)  # every word held by 100 of 150: nothing rare
     assert model.judge(9, moved, 30, cands, common, fitted=True).possible is None
-    monkeypatch.setattr(model, "assess", lambda o, n, cosine, weights=None: model.Verdict(0.01, "r", linked=False))
+    monkeypatch.setattr(model, "assess", lambda o, n, cosine, weights=None: model.Verdict(0.015, "r", linked=False))
+    assert model.judge(9, moved, 30, cands, rare, fitted=True).possible == (1, 0.015)
+    assert model.judge(9, plain, 30, cands, rare, fitted=True).possible is None  # no change word: SHARED_POSSIBLE
+    monkeypatch.setattr(model, "assess", lambda o, n, cosine, weights=None: model.Verdict(0.005, "r", linked=False))
     assert model.judge(9, moved, 30, cands, rare, fitted=True).possible is None  # below CUED_POSSIBLE
+
+
+def test_an_update_sharing_a_rare_subject_word_is_recorded_possible_without_a_change_word_unless_two_things(monkeypatch):
+    """Issue 32: without a change word, a pair the model gives SHARED_POSSIBLE or more (below POSSIBLE) is recorded
+    when the newer holds a rare word of the older's subject and nothing makes them two things (rules.other_things:
+    here another environment): the model's probability weighs cosine and shared words; the guard keeps look-alikes."""
+    old = "HIL jobs run on the lab bench PC hil-bench-01 (Ubuntu 22.04), GitLab runner tag hil."
+    plain = "The hil-tagged runner is hil-pi5-02, a Raspberry Pi 5 strapped to the dyno cart."
+    staging = "On staging, HIL jobs run on the lab bench PC hil-bench-02, GitLab runner tag hil-staging."
+    rare = CountedWeights(lambda word: 1, 150)
+    monkeypatch.setattr(model, "assess", lambda o, n, cosine, weights=None: model.Verdict(0.05, "r", linked=False))
+    assert not analyse(plain).cue
+    assert model.judge(9, plain, 30, [model.Candidate(1, old, 10, 0.49)], rare, fitted=True).several == ((1, 0.05),)
+    assert rules.other_things(analyse(old), analyse(staging))
+    assert model.judge(9, staging, 30, [model.Candidate(1, old, 10, 0.8)], rare, fitted=True).possible is None
+    monkeypatch.setattr(model, "assess", lambda o, n, cosine, weights=None: model.Verdict(0.015, "r", linked=False))
+    assert model.judge(9, plain, 30, [model.Candidate(1, old, 10, 0.49)], rare, fitted=True).possible is None
 
 
 def test_what_a_session_recorded_of_a_failure_or_a_check_is_a_report_and_other_arguments_are_other_things():

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -125,7 +125,7 @@ def _iso(ms: int | None) -> str | None:
 
 
 def _memory_record(row: MemoryRow, original: Original | None, file_key: str | None,
-                   possible: PossibleUpdate | None) -> dict[str, Any]:
+                   possible: Sequence[PossibleUpdate]) -> dict[str, Any]:
     return {
         "id": row.id, "thread": row.thread or None, "content": row.content, "kind": row.kind,
         "source": row.source, "origin": row.origin, "importance": row.importance, "tags": list(row.tags),
@@ -136,7 +136,9 @@ def _memory_record(row: MemoryRow, original: Original | None, file_key: str | No
         "original": None if original is None else {"content": original.content, "compressed_at": iso(original.compressed_at)},
         # A unit of a memory file: where it is (its key is what the file index knows it by).
         "file_key": file_key, "file_line": row.file_line, "file_section": row.file_section,
-        "possible_update": None if possible is None else {"older": possible.older, "probability": possible.probability},
+        # The most probable one alone, as archives before several were recorded per memory read it, then all.
+        "possible_update": None if not possible else {"older": possible[0].older, "probability": possible[0].probability},
+        "possible_updates": [{"older": p.older, "probability": p.probability} for p in possible],
     }
 
 
@@ -191,10 +193,10 @@ def export(
         messages = [_message_record(m) for m in store.dump_messages(conn) if m.thread in exported]
         ids = {r.id for r in rows}
         promotions = [_promotion_record(p) for p in store.promotions(conn) if p.memory_id in ids]
-        possible = service.store.possible_updates(conn)  # one read; at most one per memory
+        possible = service.store.possible_updates_all(conn)  # one read
     records = []
     for n, row in enumerate(rows, 1):
-        records.append(_memory_record(row, originals.get(row.id), keys.get(row.id), possible.get(row.id)))
+        records.append(_memory_record(row, originals.get(row.id), keys.get(row.id), possible.get(row.id, [])))
         if progress and (n % 500 == 0 or n == len(rows)):
             progress(n, len(rows))
     scope = {"thread": thread, "since": since, "until": until}
@@ -336,12 +338,15 @@ def restore(service: MemoryService, payload: _Payload, commit: bool, progress: P
                         store.link_superseded(conn, new_id, target)
                         links += relinked
             for new_id, m in inserted:
-                if m.possible_update is not None:
-                    older = mapping.get(m.possible_update.older)
-                    if older is None and store.get([m.possible_update.older]):
-                        older = m.possible_update.older  # a subset archive: the older memory is already here
+                several = []
+                for maybe in m.possible_updates or ([m.possible_update] if m.possible_update is not None else []):
+                    older = mapping.get(maybe.older)
+                    if older is None and store.get([maybe.older]):
+                        older = maybe.older  # a subset archive: the older memory is already here
                     if older is not None:
-                        service.store.set_possible_update(conn, new_id, PossibleUpdate(older, m.possible_update.probability))
+                        several.append(PossibleUpdate(older, maybe.probability))
+                if several:
+                    service.store.set_possible_update(conn, new_id, several)
             added = {t.id for t in payload.threads if store.put_thread(conn, t.model_dump())}
             prompts = sum(store.import_global_prompt(conn, p.model_dump()) for p in payload.global_prompts)
             # A thread already here keeps its own window; one this import adds gets the archived one.

@@ -90,6 +90,8 @@ class _Memory(BaseModel):
     file_section: str | None = None
     # The earlier memory it possibly updates (storage PossibleUpdate); archives before it have none.
     possible_update: _Possible | None = None
+    # Every one recorded (the first is possible_update); archives before several were kept have only that.
+    possible_updates: list[_Possible] | None = None
 
     @property
     def file_unit(self) -> bool:

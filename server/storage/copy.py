@@ -318,7 +318,7 @@ def copy_namespace(plan: Plan, source_identity: str, batch: int, progress: Progr
     progress.note(f"{ns}: links, possible updates, threads, messages, prompts, promotions")
     with src.db.read() as conn:
         links = [(r.id, r.superseded_by) for r in src.rows(conn, deleted=None) if r.superseded_by is not None]
-        possible = src.possible_updates(conn)
+        possible = src.possible_updates_all(conn)
         threads = src.threads(conn)
         messages = src.dump_messages(conn)
         prompts = src.export_global_prompts(conn)

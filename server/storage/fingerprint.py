@@ -93,8 +93,9 @@ def fingerprint(store: Copying, page: int = 2000) -> dict[str, dict[str, Any]]:
                 raw = np.ascontiguousarray(vectors[memory_id], dtype=np.float32).tobytes()
                 d.add("vectors", [memory_id, hashlib.sha256(raw).hexdigest()])
             after = rows[-1].id
-        for memory_id, possible in sorted(store.possible_updates(conn).items()):
-            d.add("possible_updates", [memory_id, possible.older, possible.probability])
+        for memory_id, several in sorted(store.possible_updates_all(conn).items()):
+            for possible in sorted(several, key=lambda p: p.older):
+                d.add("possible_updates", [memory_id, possible.older, possible.probability])
         for thread in sorted(store.threads(conn), key=lambda t: t["id"]):
             d.add("threads", thread)
             if thread["system_prompt"]:

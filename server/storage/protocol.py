@@ -232,13 +232,24 @@ class SearchIndex(Memories, Protocol):
     def judged(self, conn: Handle, ids: Sequence[int]) -> None:
         """Their update checks are done (or moot: forgotten, replaced)."""
 
-    def set_possible_update(self, conn: Handle, memory_id: int, possible: PossibleUpdate | None) -> None:
-        """Record (or with None clear) the earlier memory this one most likely updates, unlinked."""
+    def set_possible_update(self, conn: Handle, memory_id: int,
+                            possible: PossibleUpdate | Sequence[PossibleUpdate] | None) -> None:
+        """Record the earlier memories this one possibly updates, unlinked, in place of what was recorded
+        for it (one or several; None or none clears them)."""
+
+    def possible_update_rows(self, conn: Handle, ids: Sequence[int] | None = None,
+                             older: int | None = None) -> list[tuple[int, PossibleUpdate]]:
+        """(newer id, possible update) recorded for these memories (None: every one of the namespace), or
+        with `older`, those naming that memory; by newer id, each newer's most probable first."""
 
     def possible_updates(self, conn: Handle, ids: Sequence[int] | None = None,
                          older: int | None = None) -> dict[int, PossibleUpdate]:
-        """The possible updates recorded for these memories (None: every one of the namespace), or with
-        `older`, those naming that memory as what they possibly update."""
+        """The most probable possible update recorded for each of these memories (None: every one of the
+        namespace), or with `older`, those naming that memory as what they possibly update."""
+
+    def possible_updates_all(self, conn: Handle, ids: Sequence[int] | None = None) -> dict[int, list[PossibleUpdate]]:
+        """Every possible update recorded for each of these memories (None: every one of the namespace),
+        most probable first."""
 
     def set_analyses(self, conn: Handle, analyses: Mapping[int, tuple[str, str]], version: str) -> None:
         """Store these memories' statement analyses, {id: (text key, analysis)}, made by the analyser's
@@ -409,9 +420,10 @@ class Transactions(Namespaced, Protocol):
         """Mark `older` superseded by `newer` and `judged` as judged, if both are there and still
         satisfy `still` (re-read in the write: another writer may have forgotten or linked them)."""
 
-    def record_possible_updates(self, possible: Mapping[int, PossibleUpdate | None],
+    def record_possible_updates(self, possible: Mapping[int, PossibleUpdate | Sequence[PossibleUpdate] | None],
                                 judged: Sequence[int] | None = None) -> None:
-        """Record (or clear: None) possible updates, and mark `judged` as judged, in one write."""
+        """Record (in place of what was recorded; None clears) possible updates, and mark `judged` as judged,
+        in one write."""
 
     def store_analyses(self, analyses: Mapping[int, tuple[str, str]], version: str) -> None:
         """Store.set_analyses in a write of its own."""

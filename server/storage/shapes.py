@@ -10,6 +10,7 @@ provides `db`, `namespace`, `dialect` and `memory_row` (its dialect's tags).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from server.storage.records import (
@@ -20,6 +21,7 @@ from server.storage.records import (
     MemoryRow,
     MemoryState,
     Message,
+    PossibleUpdate,
     Promotion,
     PromptExport,
     Thread,
@@ -310,6 +312,43 @@ def promotions(self: Any, conn: Any) -> list[Promotion]:
     rows = _run(self, conn, f"SELECT memory_id, section, promoted_at FROM promotions{d.where([])} ORDER BY memory_id",
                 *d.namespace_params(self.namespace))
     return [Promotion(r[0], r[1], r[2]) for r in rows]
+
+
+# -- possible updates -------------------------------------------------------------------
+# A newer memory may record several earlier ones it possibly updates (the update model's few most probable,
+# server/updates/model.py): an update often reads like two earlier memories of its subject, and with one
+# record per memory the one it replaces was missed in 6 of the 18 development questions the reader was
+# shown stale (issue 32). Readers of one guess per memory (show, the page, a review) read the most probable.
+def possible_list(possible: PossibleUpdate | Sequence[PossibleUpdate] | None) -> list[PossibleUpdate]:
+    """set_possible_update's argument as the records to write: one per older memory, the most probable kept."""
+    if possible is None:
+        return []
+    if isinstance(possible, PossibleUpdate):
+        return [possible]
+    best: dict[int, PossibleUpdate] = {}
+    for maybe in possible:
+        if maybe.older not in best or maybe.probability > best[maybe.older].probability:
+            best[maybe.older] = maybe
+    return list(best.values())
+
+
+def possible_updates(self: Any, conn: Any, ids: Sequence[int] | None = None,
+                     older: int | None = None) -> dict[int, PossibleUpdate]:
+    """The most probable possible update recorded for each of these memories (None: every one of the
+    namespace), or with `older`, those naming that memory as what they possibly update."""
+    out: dict[int, PossibleUpdate] = {}
+    for newer, maybe in self.possible_update_rows(conn, ids, older):
+        out.setdefault(newer, maybe)
+    return out
+
+
+def possible_updates_all(self: Any, conn: Any, ids: Sequence[int] | None = None) -> dict[int, list[PossibleUpdate]]:
+    """Every possible update recorded for each of these memories (None: every one of the namespace),
+    most probable first."""
+    out: dict[int, list[PossibleUpdate]] = {}
+    for newer, maybe in self.possible_update_rows(conn, ids):
+        out.setdefault(newer, []).append(maybe)
+    return out
 
 
 # -- browsing -------------------------------------------------------------------------

@@ -162,9 +162,10 @@ class Transactions:
             self.judged(conn, judged)
         return True
 
-    def record_possible_updates(self, possible: Mapping[int, PossibleUpdate | None],
+    def record_possible_updates(self, possible: Mapping[int, PossibleUpdate | Sequence[PossibleUpdate] | None],
                                 judged: Sequence[int] | None = None) -> None:
-        """Record (or clear: None) possible updates, and mark `judged` as judged, in one write."""
+        """Record (in place of what was recorded; None clears) possible updates, and mark `judged` as judged,
+        in one write."""
         with self.db.write() as conn:
             for memory_id, maybe in possible.items():
                 self.set_possible_update(conn, memory_id, maybe)

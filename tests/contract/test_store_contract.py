@@ -240,6 +240,33 @@ def test_statement_analyses_are_stored_by_version_replaced_and_go_with_their_mem
     assert svc.store.analyses([a, b], "v1") == {}
 
 
+def test_a_memory_records_several_possible_updates_and_one_guess_readers_get_the_most_probable(svc):
+    """A newer memory may possibly update several earlier ones (issue 32: with one record per memory, the one
+    it replaced was missed): set_possible_update with several records them all in place of what was there;
+    possible_updates_all reads every one, most probable first; possible_updates (show, the page, a review)
+    the most probable; by the older memory each newer naming it; purging one older takes only its record."""
+    old, other, new = (svc.remember(text, thread="t").id for text in (
+        "Builds run on Jenkins", "Builds take about 40 minutes on Jenkins", "CI is GitHub Actions, builds take 12 minutes"))
+    with svc.db.write() as conn:
+        svc.store.set_possible_update(conn, new, PossibleUpdate(old, 0.5))
+        svc.store.set_possible_update(conn, new, [PossibleUpdate(old, 0.25), PossibleUpdate(other, 0.375),
+                                                  PossibleUpdate(old, 0.125)])  # judged again: both, old's best
+    with svc.db.read() as conn:
+        assert svc.store.possible_updates_all(conn, [new]) == {new: [PossibleUpdate(other, 0.375), PossibleUpdate(old, 0.25)]}
+        assert svc.store.possible_updates_all(conn) == {new: [PossibleUpdate(other, 0.375), PossibleUpdate(old, 0.25)]}
+        assert svc.store.possible_updates(conn, [new]) == {new: PossibleUpdate(other, 0.375)}
+        assert svc.store.possible_updates(conn) == {new: PossibleUpdate(other, 0.375)}
+        assert svc.store.possible_updates(conn, older=old) == {new: PossibleUpdate(old, 0.25)}
+        assert svc.store.possible_updates(conn, older=other) == {new: PossibleUpdate(other, 0.375)}
+    assert svc.store.possible_updates_older([old, other]) == {old: {new: PossibleUpdate(old, 0.25)},
+                                                               other: {new: PossibleUpdate(other, 0.375)}}
+    with svc.db.write() as conn:
+        svc.store.hard_delete(conn, other, None)
+    with svc.db.read() as conn:
+        assert svc.store.possible_updates_all(conn) == {new: [PossibleUpdate(old, 0.25)]}
+    svc.store.record_possible_updates({new: []})  # judged again, nothing possible: cleared
+    assert svc.store.possible_updates_of([new]) == {}
+
 def test_forget_hides_from_both_searches_and_undelete_brings_it_back(svc):
     memory_id = svc.remember("the wifi password rotates monthly").id
     svc.indexer.run_once(limit=10)

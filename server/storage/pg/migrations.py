@@ -302,6 +302,15 @@ CREATE TABLE statement_analyses (
 """
 
 
+def m009_several_possible_updates(ctx: PgSchemaContext) -> str:
+    # Several earlier memories per newer one (issue 32): an update often reads like two earlier memories of
+    # its subject, and with one record per memory the one it replaces was missed.
+    return """
+ALTER TABLE possible_updates DROP CONSTRAINT possible_updates_pkey;
+ALTER TABLE possible_updates ADD PRIMARY KEY (tenant, memory_id, older);
+"""
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[PgSchemaContext], str]], ...] = (
     (1, "core", m001_core),
     (2, "row_level_security", m002_row_level_security),
@@ -311,6 +320,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[PgSchemaContext], str]], ...] = (
     (6, "update_checks", m006_update_checks),
     (7, "possible_updates", m007_possible_updates),
     (8, "statement_analyses", m008_statement_analyses),
+    (9, "several_possible_updates", m009_several_possible_updates),
 )
 LATEST = MIGRATIONS[-1][0]
 

@@ -13,6 +13,7 @@ import numpy as np
 from server import ranking
 from server.errors import SetupError
 from server.models import CONVERSATION_KIND
+from server.storage import shapes
 from server.storage.pg.migrations import LATEST
 from server.storage.protocol import (
     HealthCounts,
@@ -198,34 +199,39 @@ class PgSearch(PgStoreBase):
     def judged(self, conn: Any, ids: Sequence[int]) -> None:
         conn.execute("DELETE FROM update_checks WHERE memory_id = ANY(%s)", (list(ids),))
 
-    def set_possible_update(self, conn: Any, memory_id: int, possible: PossibleUpdate | None) -> None:
-        """Record (or with None clear) the earlier memory this one most likely updates, unlinked."""
-        if possible is None:
-            conn.execute("DELETE FROM possible_updates WHERE memory_id = %s", (memory_id,))
-            return
-        # Both memories must still be there (one may have been purged since it was judged).
-        conn.execute(
-            "INSERT INTO possible_updates(tenant, memory_id, older, probability) SELECT %s, %s, %s, %s WHERE "
-            "(SELECT COUNT(*) FROM memories WHERE id = ANY(%s)) = 2 "
-            "ON CONFLICT (tenant, memory_id) DO UPDATE SET older = excluded.older, probability = excluded.probability",
-            (self.namespace, memory_id, possible.older, possible.probability, [memory_id, possible.older]),
-        )
+    def set_possible_update(self, conn: Any, memory_id: int,
+                            possible: PossibleUpdate | Sequence[PossibleUpdate] | None) -> None:
+        """Record the earlier memories this one possibly updates, unlinked, in place of what was recorded
+        for it (one or several; None or none clears them)."""
+        conn.execute("DELETE FROM possible_updates WHERE memory_id = %s", (memory_id,))
+        for maybe in shapes.possible_list(possible):
+            # Both memories must still be there (one may have been purged since it was judged).
+            conn.execute(
+                "INSERT INTO possible_updates(tenant, memory_id, older, probability) SELECT %s, %s, %s, %s WHERE "
+                "(SELECT COUNT(*) FROM memories WHERE id = ANY(%s)) = 2",
+                (self.namespace, memory_id, maybe.older, maybe.probability, [memory_id, maybe.older]),
+            )
 
-    def possible_updates(self, conn: Any, ids: Sequence[int] | None = None,
-                         older: int | None = None) -> dict[int, PossibleUpdate]:
-        """The possible updates recorded for these memories (None: every one of the tenant's), or with
-        `older`, those naming that memory as what they possibly update."""
+    def possible_update_rows(self, conn: Any, ids: Sequence[int] | None = None,
+                             older: int | None = None) -> list[tuple[int, PossibleUpdate]]:
+        """(newer id, possible update) recorded for these memories (None: every one of the tenant's), or with
+        `older`, those naming that memory; by newer id, each newer's most probable first."""
+        order = " ORDER BY memory_id, probability DESC, older"
         if older is not None:
             rows = conn.execute(
-                "SELECT memory_id, older, probability FROM possible_updates WHERE older = %s ORDER BY memory_id", (older,)
+                "SELECT memory_id, older, probability FROM possible_updates WHERE older = %s" + order, (older,)
             ).fetchall()
         elif ids is None:
-            rows = conn.execute("SELECT memory_id, older, probability FROM possible_updates ORDER BY memory_id").fetchall()
+            rows = conn.execute("SELECT memory_id, older, probability FROM possible_updates" + order).fetchall()
         else:
             rows = conn.execute(
-                "SELECT memory_id, older, probability FROM possible_updates WHERE memory_id = ANY(%s)", (list(ids),)
+                "SELECT memory_id, older, probability FROM possible_updates WHERE memory_id = ANY(%s)" + order,
+                (list(ids),),
             ).fetchall()
-        return {r[0]: PossibleUpdate(r[1], r[2]) for r in rows}
+        return [(r[0], PossibleUpdate(r[1], r[2])) for r in rows]
+
+    possible_updates = shapes.possible_updates
+    possible_updates_all = shapes.possible_updates_all
 
     def set_analyses(self, conn: Any, analyses: Mapping[int, tuple[str, str]], version: str) -> None:
         # Only for a memory still there (one may have been purged since it was judged).

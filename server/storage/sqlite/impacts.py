@@ -60,6 +60,9 @@ WANTED_MAX = 1_000
 #: A list is built again once this many memories were written after it (they are scored with every
 #: union until then: the cost grows, the answer stays exact).
 STALE_AFTER = LIST_SIZE
+#: How long the builder waits for the write lock to store a list it ranked (it runs beside the server's
+#: own writes; giving up at once dropped lists whenever a backfill batch was being stored).
+STORE_WAIT = 2.0
 #: More touched memories than this and every list is dropped (rebuilt as queries need them).
 TOUCHED_MAX = LIST_SIZE
 
@@ -348,18 +351,23 @@ class SqliteImpacts(SqliteStoreBase):
             return 0
         side = self.db.beside()
         stored = 0
+        left = list(terms)
         try:
-            for term in terms:
+            while left:
+                term = left[0]
                 with side.read() as conn:
                     known = lists(conn, [term])
                     if term in known and top_rowid(conn) - known[term][5] <= STALE_AFTER:
+                        left.pop(0)
                         continue  # built since it was wanted (another process, or wanted twice)
                     seen = fingerprint(conn)
                     row, members = build(conn, term)
-                with side.write(wait=0) as conn:
-                    stored += store(conn, row, members, seen)
+                with side.write(wait=STORE_WAIT) as conn:
+                    kept = store(conn, row, members, seen)
+                stored += kept  # not kept: the index changed while it was ranked (the next recall wants it)
+                left.pop(0)
         except StoreUnavailable:
-            pass  # another process writes: the terms left are wanted again by the next recalls
+            want(self.db, left)  # another process held the write lock: wanted again, not dropped
         except self.db.errors.OperationalError:
             pass  # a store not migrated (opened read-only): no lists
         finally:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from server.models import CONVERSATION_KIND
+from server.storage import shapes
 from server.storage.protocol import (
     HealthCounts,
     IndexDrift,
@@ -28,7 +29,7 @@ from server.storage.sqlite.common import (
     fts5_match,
 )
 from server.storage.sqlite.impacts import SqliteImpacts
-from server.storage.sqlite.migrations import PASSAGE_SLOTS, vec0_ddl
+from server.storage.sqlite.vec0_schema import PASSAGE_SLOTS, vec0_ddl
 
 if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
     import numpy as np  # process answering by keyword never imports them (bench/hooks.py)
@@ -361,31 +362,33 @@ class SqliteSearch(SqliteImpacts):
         """Their update checks are done."""
         conn.executemany("DELETE FROM update_checks WHERE memory_id = ?", [(i,) for i in ids])
 
-    def set_possible_update(self, conn: Any, memory_id: int, possible: PossibleUpdate | None) -> None:
-        """Record (or with None clear) the earlier memory this one most likely updates, unlinked."""
-        if possible is None:
-            conn.execute("DELETE FROM possible_updates WHERE memory_id = ?", (memory_id,))
-            return
-        # Both memories must still be there (one may have been purged since it was judged).
-        conn.execute(
-            "INSERT INTO possible_updates(memory_id, older, probability) SELECT ?, ?, ? WHERE "
-            "(SELECT COUNT(*) FROM memories WHERE id IN (?, ?)) = 2 ON CONFLICT(memory_id) "
-            "DO UPDATE SET older = excluded.older, probability = excluded.probability",
-            (memory_id, possible.older, possible.probability, memory_id, possible.older),
-        )
+    def set_possible_update(self, conn: Any, memory_id: int,
+                            possible: PossibleUpdate | Sequence[PossibleUpdate] | None) -> None:
+        """Record the earlier memories this one possibly updates, unlinked, in place of what was recorded
+        for it (one or several; None or none clears them)."""
+        conn.execute("DELETE FROM possible_updates WHERE memory_id = ?", (memory_id,))
+        for maybe in shapes.possible_list(possible):
+            # Both memories must still be there (one may have been purged since it was judged).
+            conn.execute(
+                "INSERT INTO possible_updates(memory_id, older, probability) SELECT ?, ?, ? WHERE "
+                "(SELECT COUNT(*) FROM memories WHERE id IN (?, ?)) = 2",
+                (memory_id, maybe.older, maybe.probability, memory_id, maybe.older),
+            )
 
-    def possible_updates(self, conn: Any, ids: Sequence[int] | None = None,
-                         older: int | None = None) -> dict[int, PossibleUpdate]:
-        """The possible updates recorded for these memories (None: every one of the namespace), or with
-        `older`, those naming that memory as what they possibly update."""
+    def possible_update_rows(self, conn: Any, ids: Sequence[int] | None = None,
+                             older: int | None = None) -> list[tuple[int, PossibleUpdate]]:
+        """(newer id, possible update) recorded for these memories (None: every one of the namespace), or
+        with `older`, those naming that memory; by newer id, each newer's most probable first."""
+        order = " ORDER BY memory_id, probability DESC, older"
         if older is not None:
             rows = conn.execute(
-                "SELECT memory_id, older, probability FROM possible_updates WHERE older = ? ORDER BY memory_id", (older,)
+                "SELECT memory_id, older, probability FROM possible_updates WHERE older = ?" + order, (older,)
             ).fetchall()
         elif ids is None:
             rows = conn.execute(
                 "SELECT p.memory_id, p.older, p.probability FROM possible_updates p "
-                "JOIN memories m ON m.id = p.memory_id WHERE m.namespace = ? ORDER BY p.memory_id",
+                "JOIN memories m ON m.id = p.memory_id WHERE m.namespace = ? "
+                "ORDER BY p.memory_id, p.probability DESC, p.older",
                 (self.namespace,),
             ).fetchall()
         else:
@@ -393,9 +396,14 @@ class SqliteSearch(SqliteImpacts):
             for start in range(0, len(ids), 500):
                 chunk = list(ids[start : start + 500])
                 rows += conn.execute(
-                    f"SELECT memory_id, older, probability FROM possible_updates WHERE memory_id IN {_in(chunk)}", chunk
+                    f"SELECT memory_id, older, probability FROM possible_updates WHERE memory_id IN {_in(chunk)}"
+                    + order, chunk
                 ).fetchall()
-        return {r[0]: PossibleUpdate(r[1], r[2]) for r in rows}
+            rows.sort(key=lambda r: (r[0], -r[2], r[1]))
+        return [(r[0], PossibleUpdate(r[1], r[2])) for r in rows]
+
+    possible_updates = shapes.possible_updates
+    possible_updates_all = shapes.possible_updates_all
 
     def set_analyses(self, conn: Any, analyses: Mapping[int, tuple[str, str]], version: str) -> None:
         # Only for a memory still there (one may have been purged since it was judged).

@@ -1,7 +1,7 @@
 """Vector search over vec0, with the shared sidecar for searches over many rows.
 
 The vectors of record are vec0's (`vec_memories`, one row per passage of a memory: see
-migrations.vec0_ddl). Every process searches them directly when a search is scoped to
+vec0_schema.vec0_ddl). Every process searches them directly when a search is scoped to
 threads holding at most VEC0_SCOPE_MAX rows: one exact KNN per thread (a partition), with
 kind, time and forgotten applied inside it. Searches over every thread, or over a huge
 thread, go through the namespace's sidecar (sidecar.py), which any process brings up to
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from server.config import private_folder
-from server.storage.sqlite.migrations import PASSAGE_SLOTS
+from server.storage.sqlite.vec0_schema import PASSAGE_SLOTS
 from server.storage.sqlite.sidecar import Block, Sidecar, fit_mean, text_code
 
 try:
