@@ -3,7 +3,8 @@
 Every project of bench/data/updates/ but HELD_OUT is written in its timeline's order (as
 bench/updates.py writes it); for each memory, its CANDIDATES nearest earlier memories of the project
 (by the real model's cosine, as the linker's vector matches, from the graph the product embeds with:
---precision, int8 by default as for a new store) are the pairs: the update's older memory
+--precision: float32 by default, the graph the shipped weights were fitted on — an int8 fit, session 33,
+made one wrong link more on development and held-out projects alike) are the pairs: the update's older memory
 is a positive, everything else (its look-alike, duplicates, unrelated memories) a negative. Each pair's
 signals are model.signals, with term weights counted over the project. A logistic regression
 with an L2 penalty (Newton's method; NumPy only) is fitted on the signals scaled to unit variance; the
@@ -128,8 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dry-run", action="store_true", help="report; do not write server/updates/coefficients.py")
     parser.add_argument("--out", default=str(HERE / "results" / "update_model.json"))
-    parser.add_argument("--precision", default="auto", choices=("auto", "float32", "int8"),
-                        help="the ONNX graph whose cosines are fitted: as MEMVAULT_EMBED_PRECISION (auto: int8, a new store's)")
+    parser.add_argument("--precision", default="float32", choices=("auto", "float32", "int8"),
+                        help="the ONNX graph whose cosines are fitted: as MEMVAULT_EMBED_PRECISION (auto: int8, a new "
+                             "store's); float32 reproduces the shipped weights")
     args = parser.parse_args(argv)
     embedder = make_embedder("minilm", precision=args.precision)
     projects = bench.load(None)
