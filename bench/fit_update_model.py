@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(HERE / "results" / "update_model.json"))
     parser.add_argument("--precision", default="float32", choices=("auto", "float32", "int8"),
                         help="the ONNX graph whose cosines are fitted: as MEMVAULT_EMBED_PRECISION (auto: int8, a new "
-                             "store's); float32 reproduces the shipped weights")
+                             "store's); float32 is what the shipped weights were fitted on")
     args = parser.parse_args(argv)
     embedder = make_embedder("minilm", precision=args.precision)
     projects = bench.load(None)
