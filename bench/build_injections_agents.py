@@ -25,6 +25,9 @@ from pathlib import Path
 
 import yaml  # bench-only: the builder reads the packages' YAML; the server never does
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_injections_fresh import readme_pieces  # noqa: E402
+
 OUT = Path(__file__).resolve().parent / "data" / "injections_agents.json"
 KEYWORDS = re.compile(r"prompt|system|role|pipe|\||shell|instruction|ignore|override|sudo|curl|command|assistant|"
                       r"template|persona|jailbreak|inject|agent|tool", re.I)
@@ -69,21 +72,6 @@ def agent_injection_bench(root: Path) -> tuple[list[dict], list[dict]]:
     return attacks, benign
 
 
-def _readme_pieces(text: str) -> list[str]:
-    """Code blocks whole; prose split into sentences (as bench/build_injections_fresh.py does)."""
-    pieces = []
-    for i, part in enumerate(re.split(r"^```[^\n]*\n", text, flags=re.M)):
-        if i % 2:  # inside a fence
-            pieces.append(part.strip())
-            continue
-        for para in re.split(r"\n\s*\n", part):
-            para = " ".join(line.strip() for line in para.splitlines())
-            if para.startswith(("#", "<", "![", "[!", "|")):
-                continue
-            pieces.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z`])", para))
-    return pieces
-
-
 LICENCES = {"smolagents": "Apache-2.0", "pydantic_ai_slim": "MIT", "guidance": "MIT", "mistralai": "Apache-2.0",
             "groq": "Apache-2.0"}
 
@@ -95,7 +83,7 @@ def readmes(folder: Path) -> list[dict]:
         with zipfile.ZipFile(whl) as z:
             meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
             body = z.read(meta).decode("utf-8", "replace").split("\n\n", 1)[-1]
-        for piece in _readme_pieces(body):
+        for piece in readme_pieces(body):
             if 20 <= len(piece) <= 800 and KEYWORDS.search(piece):
                 out.append({"source": f"{name} {version} README ({LICENCES.get(name, '?')})", "text": piece})
     return out

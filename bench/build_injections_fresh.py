@@ -55,9 +55,8 @@ def attacks(spikee: Path) -> list[dict]:
     return out
 
 
-def _readme_pieces(readme: Path) -> list[str]:
-    """Code blocks whole; prose split into sentences."""
-    text = readme.read_text(encoding="utf-8")
+def readme_pieces(text: str) -> list[str]:
+    """A README's code blocks whole; its prose split into sentences (build_injections_agents.py too)."""
     pieces = []
     for i, part in enumerate(re.split(r"^```[^\n]*\n", text, flags=re.M)):
         if i % 2:  # inside a fence
@@ -76,7 +75,7 @@ def benign(spikee: Path, readmes: list[tuple[str, Path]]) -> list[dict]:
     out = [{"source": "spikee 0.9.2 seeds-investment-advice-fp (Apache-2.0)", "text": row["text"]}
            for row in _jsonl(root / "seeds-investment-advice-fp" / "standalone_user_inputs.jsonl")]
     for name, readme in readmes:
-        for piece in _readme_pieces(readme):
+        for piece in readme_pieces(readme.read_text(encoding="utf-8")):
             if 20 <= len(piece) <= 800 and KEYWORDS.search(piece):
                 out.append({"source": f"{name} README", "text": piece})
     return out
