@@ -96,8 +96,11 @@ KEYWORD_MATCH_BUDGET = 20_000
 #: Past the budget, rank from the query terms' stored impact lists when they prove the exact top 10
 #: (search.keyword_best; SQLite). bench/scale.py --store at 1M: the whole query's top 10 kept 1.0
 #: against 0.45 (18 of 19 proved); p50 144 against 124 ms (load 9): 7 queries 8-23 ms from the lists
-#: alone, the rest 1.1-2x today's (FTS5 ranks the lists' memories holding every word).
-KEYWORD_IMPACTS = True
+#: alone, the rest 1.1-2x today's (FTS5 ranks the lists' memories holding every word). Off: over MCP stdio
+#: at 1M on a quiet machine (bench/scale.py --stdio-on, lists built) recall over all threads took p50 / p95
+#: 78-80 / 179-188 ms with them against 72-74 / 99-109 without; exactness past the budget is not yet worth
+#: that p95. On, a server builds the lists its recalls want in the background (impacts.build_wanted).
+KEYWORD_IMPACTS = False
 #: A query term in more than this share of the searched thread's memories is
 #: left out of the keyword search (see search.common_terms); only for scopes of
 #: at least COMMON_TERM_MIN_SCOPE memories.

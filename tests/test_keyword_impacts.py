@@ -25,6 +25,12 @@ SHARE = {"redis": 0.6, "queue": 0.5, "worker": 0.4, "deploy": 0.3, "cache": 0.2}
 QUERIES = ["queue redis", "queue redis worker", "deploy cache redis", "worker cache", "redis"]
 
 
+@pytest.fixture(autouse=True)
+def lists_on(monkeypatch):
+    """The lists are off by default (ranking.KEYWORD_IMPACTS: their p95 cost at 1M); these tests are of them."""
+    monkeypatch.setattr(ranking, "KEYWORD_IMPACTS", True)
+
+
 @pytest.fixture
 def crowded(service, monkeypatch):
     rng = random.Random(11)
