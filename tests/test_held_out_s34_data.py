@@ -69,3 +69,50 @@ def test_the_secrets_bench_leaves_the_s34_part_out_unless_asked_for_it_by_name(m
     scored, result = _parts_scored(monkeypatch, tmp_path, ["--held-out-s34"])
     assert "held-out-s34" in scored and result["held-out-s34"]["misses_hidden"] is True
     assert "missed" not in result["held-out-s34"]
+
+
+INJECTIONS = ROOT / "bench" / "data" / "injections_held_out_s34.json"
+
+
+def test_the_injections_corpus_has_enough_attacks_from_two_sources_and_benign_notes_each_with_a_licence():
+    data = json.loads(INJECTIONS.read_text(encoding="utf-8"))
+    assert set(data) == {"attacks", "benign"}  # the shape of bench/data/injections_agents.json
+    attacks, benign = data["attacks"], data["benign"]
+    assert len(attacks) >= 120 and len(benign) >= 150
+    assert {a["source"].split()[0] for a in attacks} >= {"agentdojo", "BIPIA"}
+    for row in attacks + benign:
+        assert set(row) == {"source", "text", "split"} and row["text"].strip()
+        assert row["split"] == "held-out" and row["source"].endswith("(MIT)")
+    texts = [r["text"] for r in attacks + benign]
+    assert len(set(texts)) == len(texts)
+
+
+def test_no_text_of_the_injections_corpus_is_in_another_public_corpus():
+    mine = {r["text"] for part in ("attacks", "benign") for r in json.loads(INJECTIONS.read_text(encoding="utf-8"))[part]}
+    for name in ("injections_public", "injections_fresh", "injections_bastion", "injections_agents"):
+        other = json.loads((ROOT / "bench" / "data" / f"{name}.json").read_text(encoding="utf-8"))
+        assert not mine & {r["text"] for part in ("attacks", "benign") for r in other[part]}, name
+
+
+def test_the_poisoning_bench_scores_the_s34_corpus_only_when_asked_for_it_by_name(monkeypatch, tmp_path):
+    import poisoning  # bench/poisoning.py; imported here so the secrets tests above do not load the guards' model
+
+    scored: list = []
+
+    def fake_corpus(path=poisoning.PUBLIC, splits=("dev", "held-out")):
+        scored.append(path)
+        one = {"attacks": 1, "caught": 0, "catch_rate": 0.0, "benign": 1, "flagged": 0, "false_positive_rate": 0.0,
+               "per_source": {}, "benign_per_source": {}}
+        return {s: dict(one) for s in splits}
+
+    # no detector runs: the flags and the model are stubbed, the corpora's scoring recorded
+    monkeypatch.setattr(poisoning, "public_corpus", fake_corpus)
+    monkeypatch.setattr(poisoning, "instruction_flags", lambda text: ())
+    monkeypatch.setattr(poisoning.instruction_model, "score", lambda text: 0.0)
+    out = tmp_path / "p.json"
+    poisoning.main(["--out", str(out)])
+    assert poisoning.HELD_OUT_S34 not in scored and "public_held_out_s34" not in json.loads(out.read_text())
+    scored.clear()
+    poisoning.main(["--out", str(out), "--held-out-s34"])
+    assert poisoning.HELD_OUT_S34 in scored
+    assert json.loads(out.read_text())["public_held_out_s34"]["held-out"]["reported_as"].startswith("held-out")
