@@ -3,18 +3,17 @@
     python bench/build_injections_held_out_s34.py AGENTDOJO_DIR BIPIA_DIR
 
 AGENTDOJO_DIR is the unpacked PyPI wheel of AgentDojo (``pip download --no-deps agentdojo==0.1.35``, then
-unzip; MIT, ETH Zurich SPY Lab). BIPIA_DIR holds three files of microsoft/BIPIA (MIT) at commit
-5a48626aece9739ce587ffdbcb2b7badcfd9d8ba: ``benchmark/text_attack_train.json``,
-``benchmark/text_attack_test.json`` and the repository's ``README.md`` (1a2a91da6bb12838e05d1b2e54d98e2f37b835f3),
-laid flat in the folder.
+unzip; MIT, ETH Zurich SPY Lab). BIPIA_DIR holds five files of microsoft/BIPIA (MIT) laid flat in the
+folder: ``benchmark/{text,code}_attack_{train,test}.json`` at commit 5a48626aece9739ce587ffdbcb2b7badcfd9d8ba
+and the repository's ``README.md`` at 1a2a91da6bb12838e05d1b2e54d98e2f37b835f3.
 
 Nothing is edited or chosen by hand:
 
 * attacks: AgentDojo's injection tasks' goals (every suite and version, read from the source with ``ast``),
   each rendered the way AgentDojo's attacks render it, with one of its five fixed-template attacks
   (``direct``, ``ignore_previous``, ``system_message``, ``injecagent``, ``important_instructions``) picked
-  by the goal's SHA-256; its denial-of-service attacks' texts; and every text attack of BIPIA (the
-  instructions BIPIA plants in e-mails, tables, web pages and abstracts), train and test.
+  by the goal's SHA-256; its denial-of-service attacks' texts; and every text and code attack of BIPIA
+  (the instructions BIPIA plants in e-mails, tables, web pages, abstracts and code answers), train and test.
 * benign: AgentDojo's user tasks' prompts (the requests the injections interrupt), its default system
   message, the first paragraph of its tools' docstrings, and the sentences and code blocks of AgentDojo's
   and BIPIA's READMEs that talk about prompts, roles, tools, agents, models or shells.
@@ -169,11 +168,12 @@ def agentdojo(whl: Path) -> tuple[list[dict], list[dict]]:
 
 def bipia(folder: Path) -> tuple[list[dict], list[dict]]:
     attacks = []
-    for split in ("train", "test"):
-        data = json.loads((folder / f"text_attack_{split}.json").read_text(encoding="utf-8"))
-        for category, texts in data.items():
-            for text in texts:
-                attacks.append({"source": f"BIPIA text attack ({split}): {category} (MIT)", "text": text.strip()})
+    for kind in ("text", "code"):
+        for split in ("train", "test"):
+            data = json.loads((folder / f"{kind}_attack_{split}.json").read_text(encoding="utf-8"))
+            for category, texts in data.items():
+                for text in texts:
+                    attacks.append({"source": f"BIPIA {kind} attack ({split}): {category} (MIT)", "text": text.strip()})
     benign = [{"source": "BIPIA README (MIT)", "text": piece}
               for piece in readme_pieces((folder / "README.md").read_text(encoding="utf-8"))
               if 20 <= len(piece) <= 800 and KEYWORDS.search(piece)]
