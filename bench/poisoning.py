@@ -48,6 +48,8 @@ PUBLIC = ROOT / "bench" / "data" / "injections_public.json"
 FRESH_PUBLIC = ROOT / "bench" / "data" / "injections_fresh.json"
 BASTION = ROOT / "bench" / "data" / "injections_bastion.json"
 AGENTS = ROOT / "bench" / "data" / "injections_agents.json"
+#: session 34's held-out corpus (AgentDojo, BIPIA): scored only with --held-out-s34, never by default or by bench/run.py
+HELD_OUT_S34 = ROOT / "bench" / "data" / "injections_held_out_s34.json"
 #: the corpora that were held out once and are tuned on now (their files still say "held-out": whole-file splits)
 TUNED_SINCE = ("public_fresh", "public_bastion")
 
@@ -89,6 +91,8 @@ def public_corpus(path: Path = PUBLIC, splits: tuple[str, ...] = ("dev", "held-o
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "poisoning.json"))
+    ap.add_argument("--held-out-s34", action="store_true",
+                    help="also score session 34's held-out corpus (AgentDojo, BIPIA; counts only): once, by the lead")
     args = ap.parse_args(argv)
     planted, legit = attempts(), legitimate()
     for _, t in planted + legit:  # compile every pattern first: the timing is the steady state...
@@ -157,6 +161,16 @@ def main(argv: list[str] | None = None) -> int:
             for source, c in v["benign_per_source"].items():
                 if c["flagged"] or not name.startswith("garak"):
                         print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
+    if args.held_out_s34:
+        v = public_corpus(HELD_OUT_S34, ("held-out",))["held-out"]
+        v["reported_as"] = "held-out (session 34: never tuned on, run once)"
+        result["public_held_out_s34"] = {"held-out": v}
+        print(f"session 34 corpus (AgentDojo, BIPIA), held-out: {v['caught']}/{v['attacks']} attacks caught "
+              f"({v['catch_rate']:.1%}), {v['flagged']}/{v['benign']} benign notes flagged ({v['false_positive_rate']:.1%})")
+        for source, c in v["per_source"].items():
+            print(f"    {c['caught']:3d}/{c['attacks']:<3d} {source}")
+        for source, c in v["benign_per_source"].items():
+            print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
     # The learned model's share: the same corpora with the phrase rules alone (totals only), and the
     # model's own cost per text against the whole check's, measured in this run (a ratio holds on a loaded machine)
     texts = [t for _, t in planted + legit]

@@ -25,6 +25,9 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
 * **held-out** -- secretlint's and Trivy's own secret test fixtures (``held_out_secretlint_trivy.json``),
   typed and committed before any detector ran on them (session 33). Never tune on it: it is scored
   only with ``--held-out`` (one run at the end of a round), as counts unless ``--show-held-out``.
+* **held-out-s34** -- ripsecrets', whispers', talisman's and checkov's own fixtures (``held_out_s34.json``),
+  built fresh in session 34 and committed before any detector ran on them: scored only with
+  ``--held-out-s34`` (run once, by the lead), as counts unless ``--show-held-out``.
 * **benign**  -- each corpus' own false-positive examples, and the public benign notes of
   bench/data/injections_public.json (package docstrings mentioning prompts, pipes, curl...).
 
@@ -55,7 +58,10 @@ DATA = ROOT / "bench" / "data" / "secrets_public"
 CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.json",
            "tuning-noseyparker": "noseyparker.json", "tuning-kingfisher": "kingfisher.json",
            "tuning-kingfisher-2": "held_out.json", "tuning-kingfisher-3": "kingfisher_3.json",
-           "tuning-kingfisher-4": "kingfisher_4.json", "held-out": "held_out_secretlint_trivy.json"}
+           "tuning-kingfisher-4": "kingfisher_4.json", "held-out": "held_out_secretlint_trivy.json",
+           "held-out-s34": "held_out_s34.json"}
+#: scored only when asked for by name (--held-out / --held-out-s34), never by default; misses hidden unless --show-held-out
+HELD_OUT = {"held-out": "held_out", "held-out-s34": "held_out_s34"}
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 
@@ -133,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N secret and N benign cases of each part")
     ap.add_argument("--held-out", action="store_true",
                     help="also score the held-out part (counts only); once, at the end of a round")
+    ap.add_argument("--held-out-s34", action="store_true",
+                    help="also score session 34's held-out part (ripsecrets, whispers, talisman, checkov; counts only)")
     ap.add_argument("--show-held-out", action="store_true",
                     help="also print and write the held-out part's misses (not while tuning)")
     args = ap.parse_args(argv)
@@ -144,13 +152,14 @@ def main(argv: list[str] | None = None) -> int:
                 + [c for c in cases if c["label"] == "benign"][:args.limit])
 
     result: dict = {"goal": {"catch_rate": GOAL_CATCH, "false_positive_rate": GOAL_FP}, "limit": args.limit or None}
-    parts = [p for p in CORPORA if p != "held-out" or args.held_out or args.show_held_out]
+    parts = [p for p in CORPORA if p not in HELD_OUT or getattr(args, HELD_OUT[p])
+             or (p == "held-out" and args.show_held_out)]
     for part in parts:
         corpus = load(part)
         r = score(cut(corpus["cases"]))
         r["source"] = corpus["source"]
         r["skipped"] = corpus.get("skipped", {})
-        show = part != "held-out" or args.show_held_out
+        show = part not in HELD_OUT or args.show_held_out
         if not show:
             # counts only: the held-out misses stay unread while anyone tunes
             r = {k: v for k, v in r.items() if k not in ("missed", "false_positive_examples", "misses_by_group", "per_group")}

@@ -1,0 +1,118 @@
+"""Session 34's held-out corpora: their shape, and that no bench scores them unless asked by name.
+
+No detector runs here: the corpora are held out (bench/data/secrets_public/README.md), so the
+tests read their fields and counts only, and check the benches' selection with the scoring
+replaced by a recorder.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+from spawn import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import secrets_public  # noqa: E402
+
+SECRETS = ROOT / "bench" / "data" / "secrets_public" / "held_out_s34.json"
+SOURCE = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40} \S+$")  # owner/repo@commit path
+
+
+def test_the_secrets_part_has_enough_cases_each_with_its_source_licence_and_secret():
+    data = json.loads(SECRETS.read_text(encoding="utf-8"))
+    assert data["source"]["license"] and "held-out" in data["source"]["split"]
+    cases = data["cases"]
+    secrets = [c for c in cases if c["label"] == "secret"]
+    benign = [c for c in cases if c["label"] == "benign"]
+    assert len(secrets) >= 100 and len(benign) >= 60
+    assert len({c["group"] for c in secrets}) >= 30
+    assert len({c["id"] for c in cases}) == len(cases)
+    for c in cases:
+        assert c["label"] in ("secret", "benign") and c["group"] and c["text"]
+        assert SOURCE.match(c["source"]), c["id"]
+        assert c["license"] in ("MIT", "Apache-2.0"), c["id"]
+    assert all(c["secret"] and c["secret"] in c["text"] for c in secrets)
+    assert not any("secret" in c for c in benign)
+
+
+def test_no_text_of_the_secrets_part_is_in_a_corpus_tuned_on():
+    texts = {c["text"] for c in json.loads(SECRETS.read_text(encoding="utf-8"))["cases"]}
+    for part, name in secrets_public.CORPORA.items():
+        if part == "held-out-s34":
+            continue
+        other = {c["text"] for c in secrets_public.load(part)["cases"]}
+        assert not texts & other, part
+
+
+def _parts_scored(monkeypatch, tmp_path, argv):
+    """Run the bench's selection with score() replaced: which parts would reach redact(), and what is written."""
+    seen: list[set[str]] = []
+
+    def fake_score(cases):
+        seen.append({c["id"].split("/")[0] for c in cases})
+        return {"secrets": 0, "caught": 0, "catch_rate": None, "distinct_secrets": 0, "distinct_caught": 0,
+                "benign": 0, "false_positives": 0, "false_positive_rate": None, "misses_by_group": {},
+                "per_group": {}, "missed": [], "false_positive_examples": []}
+
+    monkeypatch.setattr(secrets_public, "score", fake_score)
+    out = tmp_path / "r.json"
+    secrets_public.main([*argv, "--out", str(out)])
+    return set().union(*seen), json.loads(out.read_text())
+
+
+def test_the_secrets_bench_leaves_the_s34_part_out_unless_asked_for_it_by_name(monkeypatch, tmp_path):
+    for argv in ([], ["--held-out"], ["--show-held-out"]):
+        scored, result = _parts_scored(monkeypatch, tmp_path, argv)
+        assert "held-out-s34" not in scored and "held-out-s34" not in result, argv
+    scored, result = _parts_scored(monkeypatch, tmp_path, ["--held-out-s34"])
+    assert "held-out-s34" in scored and result["held-out-s34"]["misses_hidden"] is True
+    assert "missed" not in result["held-out-s34"]
+
+
+INJECTIONS = ROOT / "bench" / "data" / "injections_held_out_s34.json"
+
+
+def test_the_injections_corpus_has_enough_attacks_from_two_sources_and_benign_notes_each_with_a_licence():
+    data = json.loads(INJECTIONS.read_text(encoding="utf-8"))
+    assert set(data) == {"attacks", "benign"}  # the shape of bench/data/injections_agents.json
+    attacks, benign = data["attacks"], data["benign"]
+    assert len(attacks) >= 120 and len(benign) >= 150
+    assert {a["source"].split()[0] for a in attacks} >= {"agentdojo", "BIPIA"}
+    for row in attacks + benign:
+        assert set(row) == {"source", "text", "split"} and row["text"].strip()
+        assert row["split"] == "held-out" and row["source"].endswith("(MIT)")
+    texts = [r["text"] for r in attacks + benign]
+    assert len(set(texts)) == len(texts)
+
+
+def test_no_text_of_the_injections_corpus_is_in_another_public_corpus():
+    mine = {r["text"] for part in ("attacks", "benign") for r in json.loads(INJECTIONS.read_text(encoding="utf-8"))[part]}
+    for name in ("injections_public", "injections_fresh", "injections_bastion", "injections_agents"):
+        other = json.loads((ROOT / "bench" / "data" / f"{name}.json").read_text(encoding="utf-8"))
+        assert not mine & {r["text"] for part in ("attacks", "benign") for r in other[part]}, name
+
+
+def test_the_poisoning_bench_scores_the_s34_corpus_only_when_asked_for_it_by_name(monkeypatch, tmp_path):
+    import poisoning  # bench/poisoning.py; imported here so the secrets tests above do not load the guards' model
+
+    scored: list = []
+
+    def fake_corpus(path=poisoning.PUBLIC, splits=("dev", "held-out")):
+        scored.append(path)
+        one = {"attacks": 1, "caught": 0, "catch_rate": 0.0, "benign": 1, "flagged": 0, "false_positive_rate": 0.0,
+               "per_source": {}, "benign_per_source": {}}
+        return {s: dict(one) for s in splits}
+
+    # no detector runs: the flags and the model are stubbed, the corpora's scoring recorded
+    monkeypatch.setattr(poisoning, "public_corpus", fake_corpus)
+    monkeypatch.setattr(poisoning, "instruction_flags", lambda text: ())
+    monkeypatch.setattr(poisoning.instruction_model, "score", lambda text: 0.0)
+    out = tmp_path / "p.json"
+    poisoning.main(["--out", str(out)])
+    assert poisoning.HELD_OUT_S34 not in scored and "public_held_out_s34" not in json.loads(out.read_text())
+    scored.clear()
+    poisoning.main(["--out", str(out), "--held-out-s34"])
+    assert poisoning.HELD_OUT_S34 in scored
+    assert json.loads(out.read_text())["public_held_out_s34"]["held-out"]["reported_as"].startswith("held-out")
