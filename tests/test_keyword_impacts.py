@@ -136,8 +136,9 @@ def test_the_floor_bounds_every_memory_left_out_of_a_list(crowded):
         assert outside >= 0.8 * impacts.bound([listed], rows, tokens, top)  # and is tight, not a guess
 
 
-def test_a_memory_written_after_the_lists_that_beats_a_floor_is_found(crowded):
+def test_a_memory_written_after_the_lists_that_beats_a_floor_is_found(crowded, monkeypatch):
     store = crowded.store
+    monkeypatch.setattr(impacts, "drifted", lambda db, terms: [])  # the lists are not built again meanwhile
     _best(store, "queue redis")
     built = store.db.conn.execute("SELECT term, watermark FROM keyword_impact_terms ORDER BY term").fetchall()
     new = crowded.remember("queue redis queue redis queue", thread="t9").id
@@ -363,6 +364,32 @@ def test_an_unchanged_index_whose_proof_fails_goes_to_todays_search_and_no_furth
             failed += 1
             assert keyword_best(store, plan, Scope(), 50) == keyword_hits(store, plan, Scope(), 50)
     assert failed > 0
+
+
+def test_lists_older_than_the_index_are_built_again_once_a_while(crowded, monkeypatch):
+    """After a write the lists no longer prove from memory (the FTS5 proofs run); the recall wants the
+    drifted terms built again, at most every REBUILD_DRIFTED seconds, and then the lists alone prove."""
+    store = crowded.store
+    for query in QUERIES:
+        _best(store, query)
+    store.build_wanted(100)  # the pairs
+    impacts._take(store.db, 10_000, 0)
+    crowded.remember("queue redis worker deploy cache", thread="t1")
+    plan = keyword_plan(store, "queue redis", Scope())
+    _proved(store, plan)
+    assert [t for t in impacts.wanted(store.db) if isinstance(t, str)] == ["queue", "redis"]
+    impacts._take(store.db, 10_000, 0)
+    _proved(store, plan)
+    assert impacts.wanted(store.db) == []  # not again within REBUILD_DRIFTED
+    monkeypatch.setattr(impacts, "REBUILD_DRIFTED", 0.0)
+    _proved(store, plan)
+    assert store.build_wanted(10) == 2
+    _proved(store, plan)  # wants the pairs of the rebuilt lists
+    store.build_wanted(10)
+    monkeypatch.setattr(type(store), "_proved_any", lambda *a: pytest.fail("FTS5 proof run"))
+    monkeypatch.setattr(type(store), "_proved_every", lambda *a: pytest.fail("FTS5 proof run"))
+    assert _proved(store, plan) is not None
+    assert list(keyword_best(store, plan, Scope(), 50))[:10] == [m for m, _ in _exact(store, "queue redis")]
 
 
 def test_the_lists_are_on_by_default():

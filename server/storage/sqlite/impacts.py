@@ -37,6 +37,7 @@ from __future__ import annotations
 import heapq
 import math
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -64,6 +65,10 @@ STALE_AFTER = LIST_SIZE
 #: How long the builder waits for the write lock to store a list it ranked (it runs beside the server's
 #: own writes; giving up at once dropped lists whenever a backfill batch was being stored).
 STORE_WAIT = 2.0
+#: A list older than the index (anything written since) is built again when a recall needs it, at most
+#: this often a term (at 1M a term costs the builder 0.3-1 s: 42 terms every 5 minutes is ~7 % of a core
+#: under a steady stream of writes): until then the recall's proofs walk doclists.
+REBUILD_DRIFTED = 300.0
 #: More touched memories than this and every list is dropped (rebuilt as queries need them).
 TOUCHED_MAX = LIST_SIZE
 
@@ -120,6 +125,19 @@ def wake() -> None:
     """Wake every builder waiting for a want (a server closing: its builder sees it is asked to stop)."""
     with _changed:
         _changed.notify_all()
+
+
+_drift_wanted: dict[tuple[str, str], float] = {}
+
+
+def drifted(db: Any, terms: Sequence[str]) -> list[str]:
+    """Of these terms (their lists older than the index), those not wanted for that in the last
+    REBUILD_DRIFTED seconds (this process); marks them wanted now."""
+    now = time.monotonic()
+    with _changed:
+        out = [t for t in terms if now - _drift_wanted.get((_key(db), t), -math.inf) >= REBUILD_DRIFTED]
+        _drift_wanted.update({(_key(db), t): now for t in out})
+        return out
 
 
 def totals(conn: Any) -> tuple[int, int]:
@@ -350,15 +368,21 @@ class SqliteImpacts(SqliteStoreBase):
                     return None  # written past far since (the union would grow with it): not built again yet
                 since = min(row[5] for row in listed)
                 kept = None
-                unchanged = not touched(conn) and all(row[3:] == (rows, tokens, top) for row in listed)
+                is_touched = touched(conn)
+                unchanged = not is_touched and all(row[3:] == (rows, tokens, top) for row in listed)
+                if not unchanged:
+                    # Written since: the proofs below walk doclists (FTS5); the lists built again on this
+                    # index prove from memory. Wanted at most every REBUILD_DRIFTED seconds a term (a
+                    # stream of writes would otherwise keep the builder ranking the same terms).
+                    want(self.db, drifted(self.db, [t for t in terms if known[t][3:] != (rows, tokens, top)]))
                 if unchanged:
                     # Nothing else would prove more: a member the lists leave open was scored from its text,
                     # or capped. The fallback is today's bounded search alone, never FTS5's proofs first.
                     kept = self._proved_listed(conn, terms, scope, listed, rows, tokens, limit, prove)
                     return dict(kept) if kept is not None else None
-                if not touched(conn):
+                if not is_touched:
                     kept = self._proved_every(conn, terms, scope, listed, (rows, tokens, top), since, limit, prove)
-                if kept is None:
+                else:  # an edit or a restore: only the walk of every doclist scores what it touched
                     kept = self._proved_any(conn, expression, terms, scope, listed, (rows, tokens, top), since, limit,
                                             prove)
         except self.db.errors.OperationalError:
@@ -396,9 +420,9 @@ class SqliteImpacts(SqliteStoreBase):
                     continue
                 with side.read() as conn:
                     known = lists(conn, [term])
-                    if term in known and top_rowid(conn) - known[term][5] <= STALE_AFTER:
+                    if term in known and known[term][3:] == (*totals(conn), top_rowid(conn)):
                         left.pop(0)
-                        continue  # built since it was wanted (another process, or wanted twice)
+                        continue  # of this index already (built since it was wanted, or wanted twice)
                     seen = fingerprint(conn)
                     row, members = build(conn, term)
                 with side.write(wait=STORE_WAIT) as conn:
