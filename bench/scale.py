@@ -31,6 +31,7 @@ not through the embedder. Queries are real questions embedded by the model.
     python bench/scale.py --quick         # CI: 500 and 2,000 memories, hash embedder, same code paths
     python bench/scale.py --store DIR     # keyword budget only, on a store kept with --keep (impact lists: if migrated)
     python bench/scale.py --stdio-on DIR --out F  # recall over MCP stdio only, on a copy of a kept store
+    python bench/scale.py --stdio-on DIR --impacts on,off,off,on  # the same, keyword impact lists on / off
 """
 
 from __future__ import annotations
@@ -281,12 +282,21 @@ def budget_on(home: Path) -> dict:
         db.close()
 
 
-def stdio_latency(home: Path, queries: list[str], rounds: int, threads: int, embedder_name: str) -> dict:
+def stdio_latency(home: Path, queries: list[str], rounds: int, threads: int, embedder_name: str,
+                  impacts: str | None = None) -> dict:
     """Recall over MCP stdio from a spawned `memvault` on `home`: every query once to warm (model, matrix,
-    page cache, keyword impact lists), then `rounds` timed rounds over all threads and one thread."""
+    page cache, keyword impact lists), then `rounds` timed rounds over all threads and one thread.
+    `impacts` "on" / "off": the server of this checkout (not the installed `memvault`) with
+    ranking.KEYWORD_IMPACTS set so, to compare the two in one run."""
     env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_LOG_LEVEL": "WARNING",
            "MEMVAULT_EMBEDDER": embedder_name}
-    proc = Proc([MEMVAULT], env)
+    argv = [MEMVAULT]
+    if impacts is not None:
+        env["PYTHONPATH"] = str(HERE.parent)
+        argv = [sys.executable, "-c", "import sys; from server import ranking; "
+                f"ranking.KEYWORD_IMPACTS = {impacts == 'on'}; from server.cli import main; "
+                "sys.argv[0] = 'memvault'; sys.exit(main())"]
+    proc = Proc(argv, env)
     proc.request("initialize", INIT)
     proc.notify("notifications/initialized")
     for q in queries:
@@ -424,11 +434,21 @@ def main() -> None:
                     help="only measure recall over MCP stdio on this store (a home kept with --keep; the server "
                          "migrates it: use a copy)")
     ap.add_argument("--embedder", default="minilm", help="--stdio-on: the embedder the kept store was built with")
+    ap.add_argument("--impacts", type=lambda s: s.split(","), default=None,
+                    help="--stdio-on: servers of this checkout in turn with the keyword impact lists on / off, "
+                         "e.g. on,off,on,off (default: one installed `memvault`, as configured)")
     ap.add_argument("--out", default=str(HERE / "results" / "scale.json"))
     args = ap.parse_args()
     if args.stdio_on is not None:
-        found = stdio_latency(args.stdio_on, MORE_QUERIES, args.rounds or 5, args.threads, args.embedder)
-        found["load_average_1min"] = os.getloadavg()[0]
+        found = {}
+        for n, setting in enumerate(args.impacts or [None]):  # alternated: each setting as often as the others
+            got = stdio_latency(args.stdio_on, MORE_QUERIES, args.rounds or 5, args.threads, args.embedder, setting)
+            got["load_average_1min"] = os.getloadavg()[0]
+            if setting is None:
+                found = got
+                break
+            found[f"{n + 1}: impacts {setting}"] = got
+            print(json.dumps({f"{n + 1}: impacts {setting}": got}), flush=True)
         print(json.dumps(found, indent=2))
         Path(args.out).write_text(json.dumps({"home": "(a kept store)", **found}, indent=2) + "\n")
         return

@@ -94,13 +94,13 @@ KEYWORD_CANDIDATES = 50
 #: the weight, so the commonest terms are left out until the rest fits.
 KEYWORD_MATCH_BUDGET = 20_000
 #: Past the budget, rank from the query terms' stored impact lists when they prove the exact top 10
-#: (search.keyword_best; SQLite). bench/scale.py --store at 1M: the whole query's top 10 kept 1.0
-#: against 0.45 (18 of 19 proved); p50 144 against 124 ms (load 9): 7 queries 8-23 ms from the lists
-#: alone, the rest 1.1-2x today's (FTS5 ranks the lists' memories holding every word). Off: over MCP stdio
-#: at 1M on a quiet machine (bench/scale.py --stdio-on, lists built) recall over all threads took p50 / p95
-#: 78-80 / 179-188 ms with them against 72-74 / 99-109 without; exactness past the budget is not yet worth
-#: that p95. On, a server builds the lists its recalls want in the background (impacts.build_wanted).
-KEYWORD_IMPACTS = False
+#: (search.keyword_best; SQLite). On a store unchanged since its lists were built the proof runs no FTS5
+#: search: every member's score comes from the lists and the pairs' rows (impacts.build_pair), the few
+#: left open are scored from their own text, and a proof that fails leaves today's bounded search alone.
+#: bench/scale.py --store at 1M: 18 of 19 queries proved from the lists (the 19th today's search), top 10
+#: kept 1.0 against 0.45. A server builds the lists and pairs its recalls want in the background
+#: (impacts.build_wanted). Off: the bounded search alone (one-shot processes build nothing either way).
+KEYWORD_IMPACTS = True
 #: A query term in more than this share of the searched thread's memories is
 #: left out of the keyword search (see search.common_terms); only for scopes of
 #: at least COMMON_TERM_MIN_SCOPE memories.

@@ -16,7 +16,7 @@ import pytest
 from server import ranking
 from server.search import keyword_best, keyword_hits, keyword_plan, keyword_query
 from server.storage.protocol import KeywordQuery, Scope
-from server.storage.sqlite import impacts
+from server.storage.sqlite import impact_scores, impacts
 
 pytestmark = pytest.mark.slow  # each test fills a store of 400 memories first
 
@@ -27,7 +27,7 @@ QUERIES = ["queue redis", "queue redis worker", "deploy cache redis", "worker ca
 
 @pytest.fixture(autouse=True)
 def lists_on(monkeypatch):
-    """The lists are off by default (ranking.KEYWORD_IMPACTS: their p95 cost at 1M); these tests are of them."""
+    """The lists are on by default (ranking.KEYWORD_IMPACTS); these tests are of them whatever the default."""
     monkeypatch.setattr(ranking, "KEYWORD_IMPACTS", True)
 
 
@@ -78,8 +78,12 @@ def test_past_the_budget_the_exact_top_10_is_returned_and_proved(crowded):
     assert lost > 0  # today's windowed search misses some of them: the lists are what finds them
     terms = store.db.conn.execute("SELECT count(*) FROM keyword_impact_terms").fetchone()[0]
     assert terms == len(WORDS)  # stored, built once per term
-    members = store.db.conn.execute("SELECT max(n) FROM (SELECT count(*) n FROM keyword_impacts GROUP BY term)")
-    assert members.fetchone()[0] == 60
+    for term in WORDS:  # each list holds its term's 60 best (and pairs' rows below its floor: build_pair)
+        rows = dict(store.db.conn.execute("SELECT memory_id, f FROM keyword_impacts WHERE term = ?", (term,)))
+        floor = impacts.lists(store.db.conn, [term])[term][1]
+        best = sorted(store.keyword(KeywordQuery((term,)), 1000, Scope()).items(), key=lambda h: (h[1], h[0]))
+        assert {m for m, _ in best[:60]} <= rows.keys()
+        assert sum(1 for f in rows.values() if f > floor) <= 60
 
 
 def test_most_are_proved_from_the_memories_holding_every_word(crowded, monkeypatch):
@@ -132,8 +136,9 @@ def test_the_floor_bounds_every_memory_left_out_of_a_list(crowded):
         assert outside >= 0.8 * impacts.bound([listed], rows, tokens, top)  # and is tight, not a guess
 
 
-def test_a_memory_written_after_the_lists_that_beats_a_floor_is_found(crowded):
+def test_a_memory_written_after_the_lists_that_beats_a_floor_is_found(crowded, monkeypatch):
     store = crowded.store
+    monkeypatch.setattr(impacts, "drifted", lambda db, terms: [])  # the lists are not built again meanwhile
     _best(store, "queue redis")
     built = store.db.conn.execute("SELECT term, watermark FROM keyword_impact_terms ORDER BY term").fetchall()
     new = crowded.remember("queue redis queue redis queue", thread="t9").id
@@ -216,7 +221,7 @@ def test_a_list_gone_stale_is_wanted_again_and_rebuilt(crowded):
         crowded.remember(f"queue note later {n}", thread="t1")
     plan = keyword_plan(store, "queue redis", Scope())
     keyword_best(store, plan, Scope(), 50)
-    assert impacts.wanted(store.db) == ["queue", "redis"]
+    assert [t for t in impacts.wanted(store.db) if isinstance(t, str)] == ["queue", "redis"]  # and pairs
     before = dict(store.db.conn.execute("SELECT term, watermark FROM keyword_impact_terms"))
     assert store.build_wanted(10) == 2
     after = dict(store.db.conn.execute("SELECT term, watermark FROM keyword_impact_terms"))
@@ -273,3 +278,119 @@ def test_a_list_read_before_an_edit_is_not_stored(crowded):
     with store.db.write() as conn:
         assert impacts.store(conn, row, members, seen) is True
     assert outsider in dict(members)
+
+
+def test_resolve_reads_each_terms_f_as_fts5s_bm25_has_it(crowded):
+    """A memory's terms counted again from its own text by FTS5's tokenizer (impacts.resolve) give the
+    f the keyword index gives (its single-term bm25 over its IDF), a term it does not hold 0."""
+    store = crowded.store
+    conn = store.db.conn
+    rows, tokens = impacts.totals(conn)
+    ids = list(range(1, 401, 7))
+    got = impact_scores.resolve(conn, store.db.errors, ids, ["redis", "cache"], tokens / rows)
+    assert set(got) == set(ids)
+    for i, term in enumerate(["redis", "cache"]):
+        count = conn.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (term,)).fetchone()[0]
+        ranked = dict(store.keyword(KeywordQuery((term,)), 1000, Scope()))
+        for m in ids:
+            expected = -ranked[m] / impacts.idf(rows, count) if m in ranked else 0.0
+            assert got[m][i] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    assert impact_scores.resolve(conn, store.db.errors, ids, ["redis", "two words"], tokens / rows) is None  # a phrase
+
+
+def _lists_without_pairs(store):
+    """Every query's lists built, and no pair's rows (build_pair) stored or wanted."""
+    for query in QUERIES:
+        _best(store, query)
+    with store.db.write() as conn:
+        conn.execute("DELETE FROM keyword_impacts WHERE f < (SELECT floor FROM keyword_impact_terms t "
+                     "WHERE t.term = keyword_impacts.term)")
+    impacts._take(store.db, 10_000, 0)
+
+
+def test_with_the_pairs_built_every_query_is_proved_without_an_fts5_search(crowded, monkeypatch):
+    """A member of one list is bounded by the other terms' floors until the builder has the pairs its
+    recalls wanted (build_pair: one term's f of another's members); then an unchanged index proves every
+    query from the lists, with no FTS5 search, and what is proved is the exact top 10."""
+    store = crowded.store
+    _lists_without_pairs(store)
+    monkeypatch.setattr(type(store), "_proved_any", lambda *a: pytest.fail("FTS5 proof run"))
+    monkeypatch.setattr(type(store), "_proved_every", lambda *a: pytest.fail("FTS5 proof run"))
+    monkeypatch.setattr(impacts, "score_every", lambda *a: pytest.fail("FTS5 bm25 run"))
+    monkeypatch.setattr(impacts, "RESOLVE_MAX", 0)  # nothing scored from its text: the pairs alone
+    before = sum(_proved(store, keyword_plan(store, q, Scope())) is not None for q in QUERIES)
+    assert before < len(QUERIES)
+    assert any(isinstance(t, tuple) for t in impacts.wanted(store.db))  # the proofs wanted the pairs
+    store.build_wanted(100)
+    for query in QUERIES:
+        plan = keyword_plan(store, query, Scope())
+        assert _proved(store, plan) is not None, query
+        got = keyword_best(store, plan, Scope(), 50)
+        top10 = _exact(store, query)
+        assert list(got)[:10] == [m for m, _ in top10], query
+        assert list(got.values())[:10] == pytest.approx([rank for _, rank in top10], rel=1e-9)
+
+
+def test_members_left_open_are_scored_from_their_text(crowded, monkeypatch):
+    """Without the pairs, the members the floors leave open are scored from their own text (resolve):
+    the proofs hold and are exact with no FTS5 search."""
+    store = crowded.store
+    _lists_without_pairs(store)
+    monkeypatch.setattr(type(store), "_proved_any", lambda *a: pytest.fail("FTS5 proof run"))
+    monkeypatch.setattr(type(store), "_proved_every", lambda *a: pytest.fail("FTS5 proof run"))
+    proved = 0
+    for query in QUERIES:
+        plan = keyword_plan(store, query, Scope())
+        if _proved(store, plan) is not None:
+            proved += 1
+            got = keyword_best(store, plan, Scope(), 50)
+            assert list(got)[:10] == [m for m, _ in _exact(store, query)], query
+    monkeypatch.setattr(impacts, "RESOLVE_MAX", 0)
+    assert proved > sum(_proved(store, keyword_plan(store, q, Scope())) is not None for q in QUERIES)
+
+
+def test_an_unchanged_index_whose_proof_fails_goes_to_todays_search_and_no_further_proof(crowded, monkeypatch):
+    """The proof's work is capped (RESOLVE_MAX memories scored from their text): past it, and whenever the
+    lists cannot prove the top, today's bounded search answers; FTS5's dearer proofs are not tried first."""
+    store = crowded.store
+    _lists_without_pairs(store)
+    monkeypatch.setattr(impacts, "RESOLVE_MAX", 0)
+    monkeypatch.setattr(type(store), "_proved_any", lambda *a: pytest.fail("FTS5 proof run"))
+    monkeypatch.setattr(type(store), "_proved_every", lambda *a: pytest.fail("FTS5 proof run"))
+    failed = 0
+    for query in QUERIES:
+        plan = keyword_plan(store, query, Scope())
+        if _proved(store, plan) is None:
+            failed += 1
+            assert keyword_best(store, plan, Scope(), 50) == keyword_hits(store, plan, Scope(), 50)
+    assert failed > 0
+
+
+def test_lists_older_than_the_index_are_built_again_once_a_while(crowded, monkeypatch):
+    """After a write the lists no longer prove from memory (the FTS5 proofs run); the recall wants the
+    drifted terms built again, at most every REBUILD_DRIFTED seconds, and then the lists alone prove."""
+    store = crowded.store
+    for query in QUERIES:
+        _best(store, query)
+    store.build_wanted(100)  # the pairs
+    impacts._take(store.db, 10_000, 0)
+    crowded.remember("queue redis worker deploy cache", thread="t1")
+    plan = keyword_plan(store, "queue redis", Scope())
+    _proved(store, plan)
+    assert [t for t in impacts.wanted(store.db) if isinstance(t, str)] == ["queue", "redis"]
+    impacts._take(store.db, 10_000, 0)
+    _proved(store, plan)
+    assert impacts.wanted(store.db) == []  # not again within REBUILD_DRIFTED
+    monkeypatch.setattr(impacts, "REBUILD_DRIFTED", 0.0)
+    _proved(store, plan)
+    assert store.build_wanted(10) == 2
+    _proved(store, plan)  # wants the pairs of the rebuilt lists
+    store.build_wanted(10)
+    monkeypatch.setattr(type(store), "_proved_any", lambda *a: pytest.fail("FTS5 proof run"))
+    monkeypatch.setattr(type(store), "_proved_every", lambda *a: pytest.fail("FTS5 proof run"))
+    assert _proved(store, plan) is not None
+    assert list(keyword_best(store, plan, Scope(), 50))[:10] == [m for m, _ in _exact(store, "queue redis")]
+
+
+def test_the_lists_are_on_by_default():
+    assert ranking.KEYWORD_IMPACTS is True

@@ -37,6 +37,7 @@ from __future__ import annotations
 import heapq
 import math
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,6 +52,7 @@ from server.storage.sqlite.common import (
     _scope_filters,
     fts5_match,
 )
+from server.storage.sqlite.impact_scores import _varint, members_of, resolve
 
 #: Memories per term list: at 1M, 2,000 held and proved the top 10 for 18 of 19 queries (500: 12).
 LIST_SIZE = 2_000
@@ -63,8 +65,19 @@ STALE_AFTER = LIST_SIZE
 #: How long the builder waits for the write lock to store a list it ranked (it runs beside the server's
 #: own writes; giving up at once dropped lists whenever a backfill batch was being stored).
 STORE_WAIT = 2.0
+#: A list older than the index (anything written since) is built again when a recall needs it, at most
+#: this often a term (at 1M a term costs the builder 0.3-1 s: 42 terms every 5 minutes is ~7 % of a core
+#: under a steady stream of writes): until then the recall's proofs walk doclists.
+REBUILD_DRIFTED = 300.0
 #: More touched memories than this and every list is dropped (rebuilt as queries need them).
 TOUCHED_MAX = LIST_SIZE
+
+
+#: The most union members whose missing terms are read from their own text (resolve) for one proof;
+#: past it the proof gives up and today's bounded search answers (a cap on the proof's work).
+RESOLVE_MAX = 400
+#: Members read per batch (the bar rises after each).
+RESOLVE_BATCH = 32
 
 
 #: Per store file (Database.path; an in-memory database: its object), the terms recalls wanted a
@@ -78,8 +91,9 @@ def _key(db: Any) -> str:
     return f"memory:{id(db)}" if db.path == ":memory:" else str(db.path)
 
 
-def want(db: Any, terms: Sequence[str]) -> None:
-    """Record terms a recall found without a fresh list, for the builder (build_wanted)."""
+def want(db: Any, terms: Sequence[Any]) -> None:
+    """Record terms a recall found without a fresh list, for the builder (build_wanted); or pairs of
+    terms (term, other): the other term's f of the term's list members (build_pair)."""
     with _changed:
         waiting = _wanted.setdefault(_key(db), {})
         new = [t for t in terms if t not in waiting][: max(0, WANTED_MAX - len(waiting))]
@@ -113,17 +127,17 @@ def wake() -> None:
         _changed.notify_all()
 
 
-def _varint(blob: bytes, pos: int) -> tuple[int, int]:
-    """SQLite's varint (FTS5's record format): big-endian 7-bit groups, a ninth byte of 8 bits."""
-    value = 0
-    for i in range(9):
-        byte = blob[pos + i]
-        if i == 8:
-            return (value << 8) | byte, pos + 9
-        value = (value << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            return value, pos + i + 1
-    raise ValueError("bad varint")  # pragma: no cover - the loop returns by the ninth byte
+_drift_wanted: dict[tuple[str, str], float] = {}
+
+
+def drifted(db: Any, terms: Sequence[str]) -> list[str]:
+    """Of these terms (their lists older than the index), those not wanted for that in the last
+    REBUILD_DRIFTED seconds (this process); marks them wanted now."""
+    now = time.monotonic()
+    with _changed:
+        out = [t for t in terms if now - _drift_wanted.get((_key(db), t), -math.inf) >= REBUILD_DRIFTED]
+        _drift_wanted.update({(_key(db), t): now for t in out})
+        return out
 
 
 def totals(conn: Any) -> tuple[int, int]:
@@ -176,6 +190,38 @@ def build(conn: Any, term: str, size: int | None = None) -> tuple[tuple, list[tu
     # The first left-out memory's f bounds every memory outside the list (none left out: 0).
     floor = -ranked[size][1] / weight if len(ranked) > size else 0.0
     return (term, floor, matches, rows, tokens, top_rowid(conn)), [(r[0], -r[1] / weight) for r in ranked[:size]]
+
+
+def build_pair(conn: Any, term: str, other: str) -> list[tuple[str, int, float]] | None:
+    """`other`'s f (bm25 without IDF; 0: not in the memory) of every member of `term`'s own list, as
+    keyword_impacts rows of `other`, read in one snapshot; None when the two lists are not of this
+    snapshot (both are built again first). A query of both terms then scores every member of either
+    list exactly from the lists (_proved_listed): without them a member of one list is bounded by the
+    other's floor, and at a million that bound held too many of them open to prove a top 10.
+    Rows of `other` below its floor keep the floor's promise (every memory outside the rows scores at
+    most the floor) and are dropped with the list when it is built again (store)."""
+    known = lists(conn, [term, other])
+    index = (*totals(conn), top_rowid(conn))
+    if len(known) < 2 or any(row[3:] != index for row in known.values()):
+        return None
+    ranked = conn.execute(
+        f"SELECT rowid, {_BM25} FROM memory_fts WHERE memory_fts MATCH ? AND +rowid IN "
+        "(SELECT memory_id FROM keyword_impacts WHERE term = ? AND f >= ?)",
+        (_quote(other), term, known[term][1]),
+    ).fetchall()
+    weight = idf(index[0], known[other][2])
+    found = {m: -rank / weight for m, rank in ranked}
+    own = conn.execute("SELECT memory_id FROM keyword_impacts WHERE term = ? AND f >= ?", (term, known[term][1]))
+    return [(other, m, found.get(m, 0.0)) for (m,) in own]
+
+
+def store_pair(conn: Any, rows_: Sequence[tuple[str, int, float]], seen: tuple) -> bool:
+    """Store build_pair's rows read in a snapshot whose fingerprint was `seen` (the other term's own
+    members kept as they are); False when the index changed since."""
+    if fingerprint(conn) != seen:
+        return False
+    conn.executemany("INSERT OR IGNORE INTO keyword_impacts(term, memory_id, f) VALUES (?, ?, ?)", rows_)
+    return True
 
 
 def store(conn: Any, row: tuple, members: Sequence[tuple[int, float]], seen: tuple) -> bool:
@@ -322,13 +368,21 @@ class SqliteImpacts(SqliteStoreBase):
                     return None  # written past far since (the union would grow with it): not built again yet
                 since = min(row[5] for row in listed)
                 kept = None
-                if not touched(conn):
-                    if all(row[3:] == (rows, tokens, top) for row in listed):
-                        kept = self._proved_listed(conn, terms, scope, listed, rows, limit, prove)
-                    if kept is None:
-                        kept = self._proved_every(conn, terms, scope, listed, (rows, tokens, top), since, limit,
-                                                  prove)
-                if kept is None:
+                is_touched = touched(conn)
+                unchanged = not is_touched and all(row[3:] == (rows, tokens, top) for row in listed)
+                if not unchanged:
+                    # Written since: the proofs below walk doclists (FTS5); the lists built again on this
+                    # index prove from memory. Wanted at most every REBUILD_DRIFTED seconds a term (a
+                    # stream of writes would otherwise keep the builder ranking the same terms).
+                    want(self.db, drifted(self.db, [t for t in terms if known[t][3:] != (rows, tokens, top)]))
+                if unchanged:
+                    # Nothing else would prove more: a member the lists leave open was scored from its text,
+                    # or capped. The fallback is today's bounded search alone, never FTS5's proofs first.
+                    kept = self._proved_listed(conn, terms, scope, listed, rows, tokens, limit, prove)
+                    return dict(kept) if kept is not None else None
+                if not is_touched:
+                    kept = self._proved_every(conn, terms, scope, listed, (rows, tokens, top), since, limit, prove)
+                else:  # an edit or a restore: only the walk of every doclist scores what it touched
                     kept = self._proved_any(conn, expression, terms, scope, listed, (rows, tokens, top), since, limit,
                                             prove)
         except self.db.errors.OperationalError:
@@ -355,11 +409,20 @@ class SqliteImpacts(SqliteStoreBase):
         try:
             while left:
                 term = left[0]
+                if isinstance(term, tuple):
+                    with side.read() as conn:
+                        seen = fingerprint(conn)
+                        pair = build_pair(conn, *term)
+                    if pair is not None:
+                        with side.write(wait=STORE_WAIT) as conn:
+                            stored += store_pair(conn, pair, seen)
+                    left.pop(0)
+                    continue
                 with side.read() as conn:
                     known = lists(conn, [term])
-                    if term in known and top_rowid(conn) - known[term][5] <= STALE_AFTER:
+                    if term in known and known[term][3:] == (*totals(conn), top_rowid(conn)):
                         left.pop(0)
-                        continue  # built since it was wanted (another process, or wanted twice)
+                        continue  # of this index already (built since it was wanted, or wanted twice)
                     seen = fingerprint(conn)
                     row, members = build(conn, term)
                 with side.write(wait=STORE_WAIT) as conn:
@@ -389,25 +452,93 @@ class SqliteImpacts(SqliteStoreBase):
         return None if len(kept) < limit and len(ranked) > 2 * limit else kept
 
     def _proved_listed(self, conn: Any, terms: Sequence[str], scope: Scope, listed: list[tuple], rows: int,
-                       limit: int, prove: int) -> list | None:
-        """The proof from the lists alone, when the index is as every list saw it (its rows, tokens and
-        top rowid unchanged, nothing touched: nothing was written, forgotten or edited since, so each
-        term's IDF and average length are the lists'): a memory in every list holds every term, and
-        its bm25 is the sum of its stored f times each term's IDF, exactly FTS5's (to rounding); any
-        other is bounded as in _proved_every. No FTS5 statement runs (bm25's IDF walks of every doclist
-        are what cost the searches most at a million)."""
-        weights = [idf(rows, row[2]) for row in listed]
+                       tokens: int, limit: int, prove: int) -> list | None:
+        """The proof from the lists, when the index is as every list saw it (its rows, tokens and top
+        rowid unchanged, nothing touched: each term's IDF and the average length are the lists'), with no
+        FTS5 search (bm25's walks of every doclist for its IDF cost the searches most at a million).
+        A memory in every list is scored from them (its stored f times each term's IDF: FTS5's bm25 to
+        rounding); one in some scores at least its listed terms' and at most that plus the other terms'
+        floors; any other at most the sum of the floors. The members that could still reach the
+        `prove`-th best are scored exactly from their own text (resolve, at most RESOLVE_MAX of them);
+        the top is proved when its `prove`-th beats every bound left. Arrays, not SQL: the union is a
+        few thousand members."""
+        import numpy as np  # lazy: as in members_of (hooks open the store, never prove a list)
+
+        weights = np.array([idf(rows, row[2]) for row in listed])
         floors = [row[1] * w for row, w in zip(listed, weights)]
         opened, _ = gaps(floors)
+        parts = [members_of(conn, _key(self.db), row) for row in listed]
+        ids, where = np.unique(np.concatenate([p[0] for p in parts]), return_inverse=True)
+        lower = np.zeros(len(ids))
+        mask = np.zeros(len(ids), dtype=np.int64)
+        at = 0
+        for i, (members, f) in enumerate(parts):
+            places = where[at: at + len(members)]
+            at += len(members)
+            lower[places] += f * weights[i]
+            mask[places] |= 1 << i
+        upper = lower + np.array(opened)[mask]
         full = (1 << len(terms)) - 1
-        exact, beaten = [], sum(floors)
-        for m, score, mask in union(conn, terms, weights):
-            if mask == full:
-                exact.append((m, -score))
-            else:
-                beaten = max(beaten, score + opened[mask])
-        kept = self._passing(conn, sorted(exact, key=lambda hit: (hit[1], hit[0])), scope, limit)
         need = min(prove, limit)
+        if len(ids) < need:
+            return None
+        score = lower.copy()  # exact where known (every list's members, the resolved), else a lower bound
+        done = mask == full
+        # The members left open, most promising first, read in batches until none can reach the need-th best
+        # (MaxScore: each batch raises that score, and the bar the next must clear).
+        order = np.argsort(-upper[~done], kind="stable")
+        order = np.flatnonzero(~done)[order]
+        avgdl = tokens / rows if rows else 0.0
+        bar = np.partition(score, len(score) - need)[len(score) - need]
+        left = ~done & (upper > bar * (1 - 1e-9))
+        if left.any():  # the pairs that would have scored them from the lists (the builder's, build_pair)
+            bits = [(mask >> i) & 1 == 1 for i in range(len(terms))]
+            want(self.db, [(terms[i], terms[j]) for i in range(len(terms)) for j in range(len(terms))
+                           if i != j and (left & bits[i] & ~bits[j]).any()])
+        read = 0
+        while read < len(order):
+            tenth = np.partition(score, len(score) - need)[len(score) - need]
+            if upper[order[read]] <= tenth * (1 - 1e-9):
+                break
+            if read >= RESOLVE_MAX:
+                return None  # too many to read: today's search (the proof's work is capped)
+            batch = order[read: read + RESOLVE_BATCH]
+            read += len(batch)
+            scored = resolve(conn, self.db.errors, ids[batch].tolist(), terms, avgdl) if avgdl else None
+            if scored is None:
+                return None
+            for place in batch.tolist():
+                found = scored.get(int(ids[place]))
+                if found is not None:
+                    score[place] = float(sum(f * w for f, w in zip(found, weights)))
+                    done[place] = True
+        beaten = sum(floors)
+        if len(terms) > 1 and np.partition(score, len(score) - need)[len(score) - need] <= beaten * (1 + 1e-9):
+            # A memory in no list holding every term could beat the top (the floors' sum binds; at a million,
+            # four common terms). Those are found by FTS5 intersecting the doclists (no bm25, so no IDF walks)
+            # and scored from their text; any other memory in no list lacks a term: the floors' sum less
+            # the smallest floor.
+            every = _in_scope(fts5_match(KeywordQuery(tuple(terms[:1]), every=tuple(terms[1:]))), self.namespace,
+                              scope.threads)
+            holders = [r[0] for r in conn.execute("SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?",
+                                                  (every, RESOLVE_MAX + 1))]
+            members = set(ids.tolist())
+            outside = [m for m in holders if m not in members]
+            if len(holders) > RESOLVE_MAX or len(outside) + read > RESOLVE_MAX:
+                return None  # too many to read: today's search
+            scored = resolve(conn, self.db.errors, outside, terms, avgdl) if outside else {}
+            if scored is None or len(scored) < len(outside):
+                return None
+            extra = {m: float(sum(f * w for f, w in zip(found, weights))) for m, found in scored.items()}
+            beaten = sum(floors) - min(floors)
+        else:
+            extra = {}
+        if (~done).any():
+            beaten = max(beaten, float(upper[~done].max()))
+        exact = {int(m): -float(x) for m, x in zip(ids[done], score[done])}
+        exact.update({m: -x for m, x in extra.items()})
+        ranked = sorted(exact.items(), key=lambda hit: (hit[1], hit[0]))
+        kept = self._passing(conn, ranked, scope, limit)
         margin = beaten * (1 + 1e-9) + 1e-12  # the sums' rounding, FTS5's order of addition against ours
         return kept if kept is not None and len(kept) >= need and -kept[need - 1][1] > margin else None
 
