@@ -19,7 +19,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 
 from server import __version__
-from server.app import arguments, completions, prompts, resources, tools
+from server.app import completions, prompts, resources, tools
 from server.app.changes import ResourceChanges, ToolCallsPoke
 from server.app.edge import Edge
 from server.app.requests import RequestErrors
@@ -76,7 +76,6 @@ def build_server(
 
     def start() -> None:
         tenants.start_background(model_delay=MODEL_LOAD_DELAY if first_reply is None else 0.0)
-        threading.Thread(target=arguments.import_validator, name="memvault-import-validator", daemon=True).start()
         if base.settings.curate_on_start:  # opt-in (MEMVAULT_CURATE_ON_START); off by default
             threading.Thread(
                 target=_scheduled, args=(tenants.curator(base),), name="memvault-curate", daemon=True
