@@ -74,7 +74,10 @@ def build_server(
     edge = Edge(tenants)
     changes = ResourceChanges(edge)
 
+    started = []
+
     def start() -> None:
+        started.append(True)
         tenants.start_background(model_delay=MODEL_LOAD_DELAY if first_reply is None else 0.0)
         if base.settings.curate_on_start:  # opt-in (MEMVAULT_CURATE_ON_START); off by default
             threading.Thread(
@@ -101,6 +104,8 @@ def build_server(
                 finally:
                     tg.cancel_scope.cancel()
         finally:
+            if start_background and not started:
+                base.start_index_check()  # stdin closed before `initialize`: the check still repairs (close waits)
             tenants.stop()
 
     mcp: MCPServer = MCPServer(
