@@ -40,8 +40,9 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     service = open_service(settings, check_index=False)  # checked after `initialize` (start_background)
     # The model's load, the first vector search and the index check begin once `initialize` is answered
     # (first_reply), the model's load at once then. Begun here, beside the server's construction, they took
-    # ~0.2-0.3 s of CPU and the GIL from it: spawn -> `initialize` was 1.7-1.9x a bare MCPServer's
-    # (bench/startup.py), for no gain in the first recall's time from spawn (bench/first_recall.py).
+    # ~0.2-0.3 s of CPU and the GIL from it: spawn -> `initialize` was 1.5-1.6x a bare MCPServer's, now
+    # 1.2-1.3x (bench/startup.py, load 9-11); spawn -> first hybrid recall at 1M memories moved 5.93 ->
+    # 5.75 s (bench/first_recall.py, load 9): on a busy machine it is the CPU spent, whatever the order.
     first_reply = FirstReply()
     logging.getLogger("memvault").info(
         "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
