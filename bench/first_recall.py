@@ -26,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from startup import INIT, Proc  # noqa: E402
+from startup import INIT, Proc, precompile  # noqa: E402
 
 # The open a server makes (`memvault serve`): without the index check where the checkout has the option.
 OPEN_PROBE = """
@@ -79,6 +79,8 @@ def main() -> None:
     codes = [Path(c).resolve() for c in args.code.split(",")]
     env = {**os.environ, "MEMVAULT_HOME": str(Path(args.store).resolve()), "MEMVAULT_LOG_LEVEL": "WARNING",
            "MEMVAULT_EMBEDDER": "minilm"}
+    for code in codes:
+        precompile(code)  # as a wheel install does (this machine sets PYTHONDONTWRITEBYTECODE)
     runs: dict[str, list[dict]] = {str(c): [] for c in codes}
     for r in range(args.rounds):
         for code in codes if r % 2 == 0 else codes[::-1]:

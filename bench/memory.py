@@ -1,7 +1,7 @@
 """Resident memory of memvault server processes (VmRSS from /proc), in one run.
 
   * one idle spawned `memvault serve`: RSS right after `initialize` without a model
-    (a server on the hash embedder: a server starts its model's load at open, so
+    (a server on the hash embedder: a server starts its model's load once it has answered `initialize`, so
     none is caught before it; checked by the absence of the runtime's library in
     its memory map) and after its first semantic recall (model loaded);
   * N processes (default 4) on ONE data directory, as N assistant windows would

@@ -220,6 +220,11 @@ class MemoryService:
             self._impact_builder = threading.Thread(target=self._build_impact_lists, name="memvault-impact-lists",
                                                     daemon=True)
             self._impact_builder.start()
+        self.start_index_check()
+
+    def start_index_check(self) -> None:
+        """Run the open's index check beside (check_index_beside), once; close waits for it. Alone for a
+        server whose host closed stdin before `initialize`: it starts nothing else, but repairs as before."""
         if not self.index_checked and self._index_check is None:
             self._index_check = threading.Thread(target=self.check_index_beside, name="memvault-index-check",
                                                  daemon=True)

@@ -147,6 +147,28 @@ async def test_bad_input_gets_a_clear_error_and_nothing_is_stored(service, tool,
     assert rows == [("still alive",)]
 
 
+async def test_only_refused_arguments_are_checked_against_the_schema(service, monkeypatch):
+    """The schema check imports jsonschema (~0.1 s, 0.2-0.7 s of a busy machine): a server's first
+    recall waited for that import. Arguments pydantic accepts never reach it; refused ones still get
+    its words."""
+    from server.app.arguments import ArgumentCheck
+
+    checked = []
+    real = ArgumentCheck.problems
+
+    def problems(self, tool, arguments):
+        checked.append(tool)
+        return real(self, tool, arguments)
+
+    monkeypatch.setattr(ArgumentCheck, "problems", problems)
+    async with Client(build_server(service, start_background=False)) as client:
+        assert not (await client.call_tool("remember", {"content": "The billing service uses Postgres."})).is_error
+        assert not (await client.call_tool("recall", {"query": "billing database", "k": 3})).is_error
+        assert checked == []
+        assert "`k` was 0; allowed: a whole number from 1 to 50" in await _error_text(client, "recall", {"query": "q", "k": 0})
+        assert checked == ["recall"]
+
+
 async def test_an_unexpected_failure_is_an_error_result_and_the_server_keeps_serving(service, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("disk on fire")

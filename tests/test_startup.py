@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from server import service as service_module
 from server.config import Settings
 from server.embedding.embedders import HashEmbedder
@@ -112,3 +114,76 @@ def test_a_server_makes_its_first_vector_search_before_any_recall(tmp_path, monk
         assert service.store._vectors._mapped > 0, "the sidecar's rows were left for the first recall to map"
     finally:
         service.close()
+
+
+async def _serve_until(service, first_reply, steps):
+    """Drive build_server's low-level runner on memory streams (as run_stdio drives it on stdio), with
+    the write side announcing its first message to `first_reply`; `steps(send, receive)` talks to it."""
+    import anyio
+    from mcp.shared.message import SessionMessage
+    from mcp_types import JSONRPCRequest
+
+    from server.app import build_server
+    from server.app.stdio import announcing
+
+    mcp = build_server(service, first_reply=first_reply)
+    lowlevel = mcp._lowlevel_server
+    to_server, server_reads = anyio.create_memory_object_stream(10)
+    server_writes, from_server = anyio.create_memory_object_stream(10)
+
+    async def send(rid, method, params):
+        await to_server.send(SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=rid, method=method, params=params)))
+
+    async with to_server, server_reads, server_writes, from_server, anyio.create_task_group() as tg:
+        tg.start_soon(lambda: lowlevel.run(server_reads, announcing(server_writes, first_reply),
+                                           lowlevel.create_initialization_options()))
+        await steps(send, from_server)
+        await to_server.aclose()
+
+
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+
+
+@pytest.mark.anyio
+async def test_a_stdio_server_starts_its_background_work_once_initialize_is_answered(service, monkeypatch):
+    """The model's load and the other start-up threads took ~0.2-0.3 s of CPU and the GIL from the
+    server's construction when they began at open: the host's `initialize` waited for them."""
+    import anyio
+
+    from server.app.stdio import FirstReply
+
+    started = []
+    monkeypatch.setattr(service, "start_background", lambda model_delay=0.0: started.append(model_delay))
+
+    async def steps(send, receive):
+        await anyio.sleep(0.3)
+        assert started == [], "background work began before `initialize` was answered"
+        await send(1, "initialize", INIT)
+        reply = await receive.receive()
+        assert reply.message.id == 1 and "serverInfo" in reply.message.result
+        with anyio.fail_after(5):
+            while not started:
+                await anyio.sleep(0.01)
+        assert started == [0.0], "the model's load waits no more once `initialize` is answered"
+
+    await _serve_until(service, FirstReply(), steps)
+
+
+@pytest.mark.anyio
+async def test_a_server_never_asked_to_initialize_starts_its_background_work_anyway(service, monkeypatch):
+    import anyio
+
+    from server import app
+    from server.app.stdio import FirstReply
+
+    monkeypatch.setattr(app, "START_AFTER", 0.2)
+    started = []
+    monkeypatch.setattr(service, "start_background", lambda model_delay=0.0: started.append(model_delay))
+
+    async def steps(send, receive):
+        with anyio.fail_after(5):
+            while not started:
+                await anyio.sleep(0.01)
+
+    await _serve_until(service, FirstReply(), steps)
+    assert started == [0.0]

@@ -162,14 +162,6 @@ def _surrogates(value: Any, path: tuple = ()) -> list[tuple]:
     return sorted(found, key=lambda w: list(map(str, w)))
 
 
-def import_validator() -> None:
-    """Import jsonschema ahead of the first tool call: a server does it on a thread of its own at start,
-    so that the first call (which waits for the import) finds it done."""
-    # lazy: jsonschema, ~0.1 s (0.2-0.7 s of a busy machine) that a server pays as it starts serving, on
-    # this thread beside `initialize`, or else on its first call (bench/first_recall.py)
-    import jsonschema  # noqa: F401
-
-
 class ArgumentCheck:
     """Checks a tool's arguments against its input schema; `problems` says what is wrong, in words."""
 
@@ -183,7 +175,8 @@ class ArgumentCheck:
             return []
         validator = self._validators.get(tool)
         if validator is None:
-            # lazy: jsonschema, ~0.1 s on the first call; the server answers initialize first
+            # lazy: jsonschema, ~0.1 s (0.2-0.7 s of a busy machine), only once pydantic has refused a call's
+            # arguments (requests.py): a server's start and its first recall never import it
             from jsonschema import Draft202012Validator
 
             validator = self._validators[tool] = Draft202012Validator(schema)

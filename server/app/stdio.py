@@ -217,6 +217,57 @@ def reply_to_lenient(line: str, unit: str = "line") -> JSONRPCError | None:
     return None
 
 
+class FirstReply:
+    """Set once the server has sent its first message on stdout: the answer to `initialize`.
+
+    A server starts its background work (the model's load, the backfill, the index check) when
+    this is set rather than before `initialize` is read: that work holds the GIL for ~0.2-0.3 s of
+    CPU (the model's imports and session, jsonschema), which before made the host wait that much
+    longer for its `initialize` reply (bench/startup.py). Used from the event loop's thread only.
+    """
+
+    def __init__(self) -> None:
+        self._event: anyio.Event | None = None
+
+    def _get(self) -> anyio.Event:
+        if self._event is None:  # made in the running loop: anyio binds an Event to the loop that waits on it
+            self._event = anyio.Event()
+        return self._event
+
+    def set(self) -> None:
+        self._get().set()
+
+    async def wait(self) -> None:
+        await self._get().wait()
+
+
+class _Announcing:
+    """The SDK's write stream, setting a FirstReply once its first message is handed to the writer."""
+
+    def __init__(self, stream: Any, first: FirstReply) -> None:
+        self._stream = stream
+        self._first = first
+
+    async def send(self, item: Any) -> None:
+        await self._stream.send(item)
+        self._first.set()
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> _Announcing:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        return await self._stream.__aexit__(*exc)
+
+
+def announcing(write: Any, first: FirstReply | None) -> Any:
+    """`write`, telling `first` when it has sent a message (unchanged when there is no FirstReply)."""
+    return write if first is None else _Announcing(write, first)
+
+
 class _Lines:
     """stdin as the SDK reads it (one line per iteration), keeping each line for the reply to it."""
 

@@ -17,7 +17,6 @@ from server.cli.output import INTERRUPTED, OK, PROBLEMS, USAGE, Output
 from server.clock import system_clock, to_millis
 from server.compose import open_service, open_store_database
 from server.config import Settings, repo_thread
-from server.curation import archive
 from server.curation.curator import Curator
 from server.doctor import dimensions
 from server.embedding.embedders import MiniLMEmbedder
@@ -28,6 +27,7 @@ from server.storage import opener  # imports no driver until a db command runs
 
 def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     from server.app import build_server, run_stdio  # lazy: mcp, ~0.8 s a CLI command other than serve never needs
+    from server.app.stdio import FirstReply
 
     if settings.default_thread is None:
         # Claude Code and IDE agents start the server in the project: its repository
@@ -38,16 +38,18 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     origin = "MEMVAULT_HOME" if os.environ.get("MEMVAULT_HOME") else "the default; set MEMVAULT_HOME to choose"
     logging.getLogger("memvault").info("data directory: %s (%s)", settings.home, origin)
     service = open_service(settings, check_index=False)  # checked after `initialize` (start_background)
-    # The model's load begins now, beside the server's construction and `initialize`, not when the first
-    # recall asks (start_background's delay): most of it runs outside the GIL, in ONNX Runtime. Not before
-    # the MCP SDK's import above: on a busy machine that delayed `initialize` by ~0.8 s (bench/first_recall.py).
-    service.embedder.start()
+    # The model's load, the first vector search and the index check begin once `initialize` is answered
+    # (first_reply), the model's load at once then. Begun here, beside the server's construction, they took
+    # ~0.2-0.3 s of CPU and the GIL from it: spawn -> `initialize` was 1.5-1.6x a bare MCPServer's, now
+    # 1.2-1.3x (bench/startup.py, load 9-11); spawn -> first hybrid recall at 1M memories moved 5.93 ->
+    # 5.75 s (bench/first_recall.py, load 9): on a busy machine it is the CPU spent, whatever the order.
+    first_reply = FirstReply()
     logging.getLogger("memvault").info(
         "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
     )
     hooks = relay.start(service, settings)  # hooks of this store ask this process instead of loading memvault
     try:
-        run_stdio(build_server(service))
+        run_stdio(build_server(service, first_reply=first_reply), first_reply)
     finally:
         if hooks is not None:
             hooks.close()
@@ -164,6 +166,9 @@ def _model(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def _export(settings: Settings, args: argparse.Namespace, out: Output) -> int:
+    # lazy: the archive format's pydantic models, ~0.05 s of CPU `memvault serve` would pay before `initialize`
+    from server.curation import archive
+
     if args.output == "-" and args.split_by_month:
         out.say("--split-by-month writes several files; give -o a folder, not '-'")
         return USAGE
@@ -187,6 +192,9 @@ def _export(settings: Settings, args: argparse.Namespace, out: Output) -> int:
 
 
 def _import(settings: Settings, args: argparse.Namespace, out: Output) -> int:
+    # lazy: the archive format, only export and import need (see _export)
+    from server.curation import archive
+
     target = Path(args.file)
     paths = archive.archive_files(target) if target.is_dir() else [target]
     if not paths or not all(p.is_file() for p in paths):

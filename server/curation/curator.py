@@ -20,7 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from server.curation import archive as archives
 from server.curation import compaction, lifecycle, linking, promotion, reports
 from server.curation.plan import Outcome, Plan
 from server.errors import InvalidInput
@@ -37,6 +36,10 @@ def export(
     service: MemoryService, thread: str | None = None, since: str | None = None, until: str | None = None,
     split_by_month: bool | None = None,
 ) -> Plan:
+    # lazy: the archive format's pydantic models, ~0.05 s of CPU before a stdio server's `initialize` reply
+    # (the curator is imported on that path; an export or import is rare)
+    from server.curation import archive as archives
+
     split = bool(split_by_month)
     documents = archives.export(service, thread, since, until, split)
     stamp = service.clock().strftime("%Y-%m-%dT%H%M%S")
@@ -63,6 +66,9 @@ def export(
 def import_archive(service: MemoryService, archive: str | None = None) -> Plan:
     if not archive:
         raise InvalidInput("import needs archive: a file name in the archives folder, as export reported it")
+    # lazy: the archive format's pydantic models, only an import needs (see export)
+    from server.curation import archive as archives
+
     path = archives.archive_path(service.settings.archives_dir, archive)
     name = str(path.relative_to(service.settings.archives_dir.resolve()))
     preview = archives.import_file(service, path, commit=False)

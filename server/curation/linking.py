@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from server import validation as check
 from server import updates
 from server.curation.plan import Plan, existing, is_file_unit, listing, live, memory_ids, now
@@ -105,6 +103,10 @@ def duplicates(service: MemoryService, group: list[MemoryRow], threshold: float)
     if missing:  # not embedded yet: compute here, without storing
         for row, vector in zip(missing, service.embedder.embed([r.content for r in missing])):
             stored[row.id] = vector
+    # lazy: NumPy, ~0.1 s of CPU a stdio server would pay before answering `initialize` (the curator is
+    # imported on that path; the first recall imports NumPy after it, beside the model's load)
+    import numpy as np
+
     # A long memory has several passage vectors: its first (the text as the model reads it) compares.
     matrix = np.stack([np.atleast_2d(np.asarray(stored[r.id], dtype=np.float32))[0] for r in group])
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)

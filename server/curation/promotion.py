@@ -14,8 +14,7 @@ only its own); the lines and where they go are files.promote's (text in, text ou
 from __future__ import annotations
 
 from datetime import timedelta
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from server import updates
 from server.clock import from_millis, to_millis
@@ -29,6 +28,9 @@ from server.files.markdown import parse_markdown_units
 from server.service import MemoryService
 from server.storage.protocol import MemoryRow
 from server.threads import thread_scope
+
+if TYPE_CHECKING:  # NumPy loads where vectors are compared (_already_said), not at import: see linking.duplicates
+    import numpy as np
 
 
 def promote(service: MemoryService, thread: str | None = None) -> Plan:
@@ -110,6 +112,9 @@ def _already_said(service: MemoryService, text: str, candidates: list[MemoryRow]
         for i, b in enumerate(bullets)
     ]
     position = {r.id: i for i, r in enumerate(candidates)}
+
+    # lazy: NumPy, ~0.1 s of CPU before a stdio server's `initialize` reply otherwise (linking.duplicates)
+    import numpy as np
 
     def said(row: MemoryRow) -> str | None:
         mine = vectors[position[row.id]] if vectors is not None else None
