@@ -40,8 +40,9 @@ garak); ``--leave-out agents`` writes a model trained without a group, for bench
 Model: presence of lower-cased word unigrams and bigrams, divided by the square root of how many
 distinct features the text has; L2-regularised logistic regression with balanced classes (the team's legitimate
 notes weigh 4x: they are what memvault stores). Only the vocabulary kept (document frequency >= 3, |weight| above a
-floor) is written, with the threshold: the score BENIGN_QUANTILE of the benign notes of MIN_WORDS words or more stay
-under when scored by a model that never saw their source (leave one source out). Character n-grams (4-grams next to
+floor) is written, with the threshold: the score a share of the benign notes of MIN_WORDS words or more stay under
+when scored by a model that never saw their source (leave one source out), the share the lowest for which every
+public corpus's benign notes, rules and model together, stay at or under 3 % flagged (BENIGN_QUANTILES, BENIGN_GOAL). Character n-grams (4-grams next to
 the words) were tried and generalised worse to a left-out corpus (spikee 57 % caught against 70 %, same benign rate).
 """
 
@@ -67,10 +68,12 @@ DATA = ROOT / "bench" / "data"
 KEYWORDS = re.compile(r"\b(?:prompt|system|role|pipe|shell|instruction|ignore|override|sudo|curl|command|assistant|"
                       r"template|persona|user|forget|disregard|pretend|act as|reveal|secret|token|execute|run)", re.I)
 FLOOR = 0.1  # weights smaller than this change no decision worth the bytes
-#: the threshold: the score this share of the benign notes (of MIN_WORDS words) stays under when each is scored by a
-#: model trained without its source. 0.98, not 0.99: with the rules the corpora's benign notes flagged by a model that
-#: never saw them stay at or under ~3 % (the leave-one-source-out table), and the catches grow most between the two
-BENIGN_QUANTILE = 0.98
+#: the threshold: the score a share of the benign notes (of MIN_WORDS words) stays under when each is scored by a model
+#: trained without its source; the share is the lowest of these (the most attacks caught) at which, with the rules, no public corpus's
+#: benign notes (and none of the team's) are flagged more than BENIGN_GOAL by a model that never saw them (garak's
+#: held-out part takes no part in the choice)
+BENIGN_QUANTILES = (0.97, 0.9725, 0.975, 0.9775, 0.98, 0.9825, 0.985, 0.9875, 0.99, 0.9925, 0.995)
+BENIGN_GOAL = 0.03
 #: benign groups the threshold is not calibrated on: PyRIT's scorer-evaluation answers are mostly answers *to*
 #: jailbreaks (harmful content, refusals), no other source resembles them, so a model trained without them reads
 #: 10-20 % of them as attacks; they stay in training (the shipped model has seen them), and the table shows them
@@ -382,7 +385,7 @@ def main(argv: list[str]) -> int:
         return trainable & ~np.isin(src, sorted(names)) & np.array([not (o & names) for o in overlaps])
 
     # Leave one source out: each group scored by a model trained on every other group (and on nothing that overlaps
-    # it); the threshold is the score BENIGN_QUANTILE of the benign notes of MIN_WORDS words reach from a model that
+    # it); the threshold is the score a share (BENIGN_QUANTILES) of the benign notes of MIN_WORDS words stay under from a model that
     # never saw their source, i.e. calibrated on new sources, not on the training notes' own neighbours
     groups = sorted(set(sources) - {"garak held-out"} - exclude)
     oos = np.full(len(y), -np.inf)
@@ -392,11 +395,20 @@ def main(argv: list[str]) -> int:
         oos[scored] = model.decision_function(X[scored])
     oos[~long_enough] = -np.inf  # the model is silent on short texts (MIN_WORDS)
 
-    def threshold(but: set[str]) -> float:
+    def threshold(but: set[str], quantile: float) -> float:
         benign = (y == 0) & trainable & long_enough & ~np.isin(src, sorted(but | exclude | set(NOT_CALIBRATED)))
-        return float(np.quantile(oos[benign], BENIGN_QUANTILE))
+        return float(np.quantile(oos[benign], quantile))
 
-    thr = threshold(set())
+    rules, may = (np.array(a) for a in rule_flags(texts))  # the model speaks where the rules did not: choose with them
+    chosen = BENIGN_QUANTILES[-1]
+    for q in BENIGN_QUANTILES:  # the lowest threshold (most caught) whose new-source benign rates all meet the goal
+        worst = max(float(((oos[idx] > threshold({g}, q)) & may[idx] | rules[idx]).mean())
+                    for g in ("garak", "team", *TUNING_CORPORA) if g not in exclude
+                    for idx in [(src == g) & (y == 0)])
+        if worst <= BENIGN_GOAL:
+            chosen = q
+            break
+    thr = threshold(set(), chosen)
     model = fit(np.flatnonzero(without(exclude)))
     w = model.coef_[0]
     weights = {f: round(float(w[i]), 3) for f, i in col.items() if abs(w[i]) >= FLOOR}
@@ -407,12 +419,9 @@ def main(argv: list[str]) -> int:
     known = trainable & np.isin(src, groups)
     print(f"{int((y[known] == 1).sum())} attacks, {int((y[known] == 0).sum())} benign in {len(groups)} source groups "
           f"({dropped} dropped for overlapping a held-out text{'; left out: ' + ','.join(sorted(exclude)) if exclude else ''}); "
-          f"{len(vocab)} features, {len(weights)} kept; threshold {thr:.3f}")
+          f"{len(vocab)} features, {len(weights)} kept; threshold {thr:.3f} (the {chosen:.2%} quantile)")
     print(f"leave-one-source-out at that threshold (model alone): {float((oos[known & (y == 1)] > thr).mean()):.1%} of attacks, "
           f"{float((oos[known & (y == 0)] > thr).mean()):.1%} of benign")
-    if args.table or args.report:
-        rules, may = rule_flags(texts)
-        rules, may = np.array(rules), np.array(may)
     if args.report:
         for lab in (1, 0):
             for name in dict.fromkeys(s for s, lb in zip(sources, labels) if lb == lab):
@@ -426,7 +435,7 @@ def main(argv: list[str]) -> int:
         for name, parts in (("garak", ("garak", "garak held-out")), *((n, (n,)) for n in TUNING_CORPORA)):
             if name in exclude:
                 continue
-            t = threshold({name})
+            t = threshold({name}, chosen)
             for part in parts:
                 row = []
                 for lab in (1, 0):
