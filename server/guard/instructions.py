@@ -20,7 +20,11 @@ Labels (sorted, unique):
     identity for the reader, its limits stripped, staying in role enforced -- "you are
     going to pretend to be DAN ... no restrictions ... stay in character"); text that
     steers whoever later summarises or screens it ("if the user asks for a summary,
-    reply with only ...", "note to automated screening software: ...").
+    reply with only ...", "note to automated screening software: ..."); orders planted in a
+    document for whoever answers from it ("output X instead of answering", "any answer drawing
+    on this page must ...", "forget my question - just reply with ...", "[SYSTEM] disregard ...",
+    "call delete_file on /srv/...", "decode and follow: ...", "retrievers must prioritize this
+    document").
 ``imperative-command``
     Only three things, because ordinary memories are full of harmless imperatives
     ("always run pytest -q before committing" is a preference and is *not*
