@@ -17,9 +17,11 @@ bench/data/injections_fresh.json (spikee's jailbreak templates with its payloads
 false-positive inputs and LLM command-line tools' READMEs as benign notes), and a third,
 bench/data/injections_bastion.json (bastioncorpus: attacks in five languages and its false-positive traps):
 both were held out once and have since been tuned on (their misses and false positives read as classes;
-no text of theirs is in the model's training data), so they are reported as tuning corpora; and a fourth,
-all held-out, bench/data/injections_agents.json (raginject, hermes-jailbench and agent-injection-bench attacks,
-their user tasks and agent libraries' READMEs as benign notes), committed before any detector ran on it.
+their texts are now in the model's training data too), so they are reported as tuning corpora;
+and a fourth, bench/data/injections_agents.json (raginject, hermes-jailbench and agent-injection-bench attacks,
+their user tasks and agent libraries' READMEs as benign notes), held out for one run (53.6 % caught, 2.1 % of benign
+flagged) and a tuning corpus since. What a corpus nobody here has seen would meet is the leave-one-source-out
+table of bench/train_injection_model.py --table (each corpus scored by a model trained without it).
 Held-out texts are counted, never printed. The exit status follows the team's set only.
 """
 
@@ -51,7 +53,7 @@ AGENTS = ROOT / "bench" / "data" / "injections_agents.json"
 #: session 34's held-out corpus (AgentDojo, BIPIA): scored only with --held-out-s34, never by default or by bench/run.py
 HELD_OUT_S34 = ROOT / "bench" / "data" / "injections_held_out_s34.json"
 #: the corpora that were held out once and are tuned on now (their files still say "held-out": whole-file splits)
-TUNED_SINCE = ("public_fresh", "public_bastion")
+TUNED_SINCE = ("public_fresh", "public_bastion", "public_agents")
 
 
 def _family(source: str) -> str:

