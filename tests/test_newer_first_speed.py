@@ -8,6 +8,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,40 @@ def test_the_rules_align_a_pair_once(monkeypatch):
     assert rules.other_things(a, b)
     rules._template(a, b), rules.minimal_edit(a, b), rules._word_swapped(a, b)
     assert len(made) == 1
+
+
+def test_a_new_servers_recall_reads_the_analyses_its_writes_stored(service, monkeypatch):
+    """A server started for a new session holds no analysis: recall reads back those the write path stored
+    (analyses.hold) rather than analysing each statement again, and ranks as it did."""
+    from collections import OrderedDict
+
+    from server.updates import analyses, statements
+
+    notes = ["The staging database host is db-stg-1.internal, port 5432.",
+             "The production database host is db-prod-1.internal, port 6432.",
+             "The analytics database host is db-analytics.internal, port 5432.",
+             "The staging database host keeps nightly backups for a week."]
+    monkeypatch.setattr(statements, "_analysed", OrderedDict())  # (the writes store what they analyse)
+    monkeypatch.setattr(statements, "_analysed_chars", 0)
+    for days, text in enumerate(notes):  # in time order: only a later memory is compared with an earlier one
+        service.remember(text, thread="t", created_at=datetime(2026, 1, 5, tzinfo=timezone.utc) + timedelta(days=days))
+    service.embed_backlog()
+    query = "database host and port"
+    before = service.recall(query, thread="t", k=2)
+    analysed: list[str] = []
+    analyse = statements._analyse
+    monkeypatch.setattr(statements, "_analyse", lambda text: analysed.append(text) or analyse(text))
+
+    def new_server() -> list[tuple]:
+        monkeypatch.setattr(statements, "_analysed", OrderedDict())
+        monkeypatch.setattr(statements, "_analysed_chars", 0)
+        analysed.clear()
+        return [(m.id, m.score, m.label) for m in service.recall(query, thread="t", k=2).memories]
+
+    assert new_server() == [(m.id, m.score, m.label) for m in before.memories]
+    assert analysed == []
+    hold = analyses.hold
+    monkeypatch.setattr(analyses, "hold", lambda texts, read: list(texts))  # as before: nothing read back
+    assert new_server() == [(m.id, m.score, m.label) for m in before.memories]
+    assert analysed  # (the recall compares statements: without the stored analyses it analyses them)
+    monkeypatch.setattr(analyses, "hold", hold)
