@@ -194,3 +194,26 @@ def test_a_new_servers_recall_reads_the_analyses_its_writes_stored(service, monk
     assert new_server() == [(m.id, m.score, m.label) for m in before.memories]
     assert analysed  # (the recall compares statements: without the stored analyses it analyses them)
     monkeypatch.setattr(analyses, "hold", hold)
+
+
+def test_the_query_stemmed_once_covers_a_text_as_before():
+    """ranking.coverage_of (the query's terms stemmed once per recall) against term_coverage as it was."""
+    from server import ranking, textindex
+
+    def before(query_terms, text):
+        terms = [t for t in query_terms if t]
+        if not terms:
+            return 0.0
+        words = ranking._word_stems(text)
+        hit = 0
+        for t in terms:
+            parts = ranking._WORDS.findall(t)
+            if parts and all(ranking._stem(p) in words for p in parts):
+                hit += 1
+        return hit / len(terms)
+
+    texts = sorted({t for pair in PAIRS[:2000] for t in pair})
+    for query in ["which Python does orders-api target", "the staging DB host", "", "the", *texts[:40]]:
+        terms = textindex.query_terms(query)
+        coverage = ranking.coverage_of(terms)
+        assert [coverage(t) for t in texts] == [before(terms, t) for t in texts]

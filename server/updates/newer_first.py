@@ -121,10 +121,10 @@ class _Coverage(dict):
 
     def __init__(self, terms: list[str], rows: Mapping[int, MemoryRow]) -> None:
         super().__init__()
-        self.terms, self.rows = terms, rows
+        self.coverage, self.rows = ranking.coverage_of(terms), rows
 
     def __missing__(self, mid: int) -> float:
-        self[mid] = found = ranking.term_coverage(self.terms, self.rows[mid].content)
+        self[mid] = found = self.coverage(self.rows[mid].content)
         return found
 
 
