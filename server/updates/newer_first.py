@@ -115,7 +115,7 @@ def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], do
     return out
 
 
-class _Coverage(dict):
+class _Coverage(dict[int, float]):
     """ranking.term_coverage of the query's terms in each ranked memory, counted when a pair first asks for it:
     most pairs are decided before (they are in time order or not, the query names an identifier or not)."""
 
