@@ -81,7 +81,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from server import textindex
 
@@ -182,16 +182,22 @@ _cached_stems = lru_cache(maxsize=4096)(_stems)
 
 def term_coverage(query_terms: Iterable[str], text: str) -> float:
     """Fraction of query terms found (loosely stemmed) in ``text``."""
+    return coverage_of(query_terms)(text)
+
+
+def coverage_of(query_terms: Iterable[str]) -> Callable[[str], float]:
+    """term_coverage of these terms, as a function of the text: the terms stemmed once for the many texts one
+    recall asks about (recall's newer-first step asks it of each ranked memory, newer_first.order)."""
     terms = [t for t in query_terms if t]
-    if not terms:
-        return 0.0
-    words = _word_stems(text)
-    hit = 0
-    for t in terms:
-        parts = _WORDS.findall(t)
-        if parts and all(_stem(p) in words for p in parts):
-            hit += 1
-    return hit / len(terms)
+    stems = [[_stem(p) for p in _WORDS.findall(t)] for t in terms]
+
+    def coverage(text: str) -> float:
+        if not terms:
+            return 0.0
+        words = _word_stems(text)
+        return sum(1 for parts in stems if parts and all(p in words for p in parts)) / len(terms)
+
+    return coverage
 
 
 def context_ids(thread_memories: "list[tuple[int, datetime]]", position: int) -> list[int]:

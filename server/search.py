@@ -25,7 +25,7 @@ from server.frozen import record
 from server.models import CONVERSATION_KIND, linkable
 from server.storage.protocol import KeywordQuery, MemoryRow, PossibleUpdate, Scope, SearchIndex, TurnRef
 from server.textindex import query_terms
-from server.updates import newer_first
+from server.updates import analyses, newer_first
 
 if TYPE_CHECKING:
     import numpy as np
@@ -534,6 +534,9 @@ def arrange(store: SearchIndex, query: str, found: Candidates, full: list[tuple[
     if vectors:  # (without a query vector, as in a hook process that answers alone, the ranking stands)
         ids = [mid for mid, _ in ranked]
         cosine = _pair_cosines(store, [mid for mid, _ in full])
+        # The statements the step may compare, analysed on write and stored: read back in one read, not analysed
+        # again (a server started for a new session holds no analysis; analysing one costs ~4x reading it).
+        analyses.hold({mid: rows[mid].content for mid, _ in full if mid in rows and linkable(rows[mid])}, store.analyses)
         possible = store.possible_updates_of(ids)
         ranked = newer_first.order(ranked, rows, docs, query, cosine, possible)[:k]
         shown = {mid for mid, _ in ranked}

@@ -10,6 +10,7 @@ archived or copied.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 from server.updates import statements
@@ -82,3 +83,24 @@ def decode(text: str, stored: str) -> Statement | None:
         return assemble(text, toks, aligned(text), read)
     except (ValueError, TypeError):
         return None
+
+
+def hold(texts: Mapping[int, str], read: Callable[[list[int], str], Mapping[int, tuple[str, str]]]) -> list[int]:
+    """Hold (statements.keep) the stored analyses of these memories' texts (id -> text) that this process does not
+    hold, read with `read(ids, version)` (the store's `analyses`): a server started for a new session holds none,
+    and its first recalls compare statements the write path analysed already. Returns the ids with none stored
+    by this analyser for their current text (analysed when first compared, as before)."""
+    wanted = {i: text for i, text in texts.items() if not statements.cached(text)}
+    version_now = version() if wanted else None  # (its first call reads the sources: not for a warm recall)
+    if version_now is None:
+        return list(wanted)
+    stored = read(list(wanted), version_now)
+    missing = []
+    for i, text in wanted.items():
+        key, analysis = stored.get(i, ("", ""))
+        found = decode(text, analysis) if key == text_key(text) else None
+        if found is None:
+            missing.append(i)
+        else:
+            statements.keep(found)
+    return missing

@@ -101,8 +101,7 @@ def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], do
     above it, at its score; `cosine(a, b)` is the two memories' stored vectors' (None if one has none),
     `possible` the possible updates recorded for the ranked memories (by the newer's id)."""
     possible = possible or {}
-    terms = textindex.query_terms(query)
-    coverage = {mid: ranking.term_coverage(terms, rows[mid].content) for mid, _ in ranked if mid in rows}
+    coverage = _Coverage(textindex.query_terms(query), rows)
     out: list[tuple[int, float]] = []
     for mid, score in ranked:
         at = len(out)
@@ -114,6 +113,19 @@ def order(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow], do
                     break
         out.insert(at, (mid, out[at][1] if at < len(out) else score))
     return out
+
+
+class _Coverage(dict[int, float]):
+    """ranking.term_coverage of the query's terms in each ranked memory, counted when a pair first asks for it:
+    most pairs are decided before (they are in time order or not, the query names an identifier or not)."""
+
+    def __init__(self, terms: list[str], rows: Mapping[int, MemoryRow]) -> None:
+        super().__init__()
+        self.coverage, self.rows = ranking.coverage_of(terms), rows
+
+    def __missing__(self, mid: int) -> float:
+        self[mid] = found = self.coverage(self.rows[mid].content)
+        return found
 
 
 def outdated(ranked: Sequence[tuple[int, float]], rows: Mapping[int, MemoryRow],
@@ -314,14 +326,18 @@ def same_subject_later(old: MemoryRow, new: MemoryRow, cosine: Callable[[int, in
     """Whether `new` reads as a later state of `old`'s subject: _newer_first's test without the query's
     part (what `attach` asks of a memory the query ranked further down, `attaching`: then most of the subject
     shared lowers the cosine needed to ATTACH_COSINE_MOST)."""
-    o, n = analyse(old.content), analyse(new.content)
-    if rules.other_things(o, n):
+    # Every test below must pass, and each is pure: they run cheapest first, the pair's stored cosine (no
+    # analysis) before the word tests and the word alignments (rules.other_things, difflib) last -- the
+    # same answer at a fraction of the cost (a recall asks this of up to ~100 pairs; bench/profile_recall.py).
+    pair = cosine(old.id, new.id)
+    if pair is None or pair < (ATTACH_COSINE_MOST if attaching else PAIR_COSINE):
         return False
+    o, n = analyse(old.content), analyse(new.content)
     share = rules.subject_share(o, n, rules.Weights())
     if share is None or share < SUBJECT_SHARE:
         return False
+    if pair < (ATTACH_COSINE_MOST if attaching and share >= SUBJECT_MOST else PAIR_COSINE):
+        return False
     if not n.cue and (o.eventful or n.eventful or not rules.changed_slot(o, n)):
         return False  # no change word: another value in O's slot, and neither records an event (two deploys)
-    pair = cosine(old.id, new.id)
-    least = ATTACH_COSINE_MOST if attaching and share >= SUBJECT_MOST else PAIR_COSINE
-    return pair is not None and pair >= least
+    return not rules.other_things(o, n)

@@ -108,7 +108,6 @@ MAX_STATEMENT_WORDS = 60
 _MEMBER = re.compile(r"([a-z][a-z]*(?:[-_][a-z]+)*)[-_]?[0-9]+")
 
 
-
 class Weights:
     """How much a term tells within a thread: every term the same, when no statistics are at hand.
 
@@ -182,7 +181,8 @@ def _other_arguments(a: Statement, b: Statement) -> bool:
     things done, both true. A changed tool ("`npx shadcn-ui@latest add ...`" / "`npx shadcn@latest add ...`"), a
     version ("foo@1.2" / "foo@1.3") or a step added keeps the pair comparable (issue 32: on real captured sessions,
     installs of other components were linked as updates of each other)."""
-    ops = [op for op in difflib.SequenceMatcher(a=a.words, b=b.words, autojunk=False).get_opcodes() if op[0] != "equal"]
+    one_for_one = len(a.words) == len(b.words) and any(w.startswith("`") for w in a.words)  # else no alignment
+    ops = [op for op in _opcodes(a.words, b.words) if op[0] != "equal"] if one_for_one else []
     if len(ops) != 1 or ops[0][0] != "replace" or ops[0][2] - ops[0][1] != 1 or ops[0][4] - ops[0][3] != 1:
         return False
     one, other = a.words[ops[0][1]], b.words[ops[0][3]]
@@ -195,6 +195,12 @@ def _other_arguments(a: Statement, b: Statement) -> bool:
     rest_x, rest_y = set(x[shared:]), set(y[shared:])
     return (shared >= 2 and bool(rest_x) and bool(rest_y) and not rest_x & rest_y
             and not any(ch.isdigit() for w in rest_x | rest_y for ch in w))
+
+
+@lru_cache(maxsize=256)
+def _opcodes(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[tuple[str, int, int, int, int], ...]:
+    """difflib's alignment of two word sequences, made once for the pairs judged last (up to four rules align one)."""
+    return tuple(difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes())
 
 
 def _hashes(statement: Statement) -> bool:
@@ -226,7 +232,7 @@ def _kinds_in(words: Iterable[str], statement: Statement) -> set[str]:
 def minimal_edit(old: Statement, new: Statement) -> tuple[str, str] | None:
     """(old value, new value) when `new` is `old` with one short span of values changed, else None."""
     a, b = old.words, new.words
-    ops = [op for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    ops = [op for op in _opcodes(a, b) if op[0] != "equal"]
     if len(ops) != 1 or ops[0][0] != "replace":
         return None
     _, i1, i2, j1, j2 = ops[0]
@@ -373,13 +379,14 @@ def other_things(old: Statement, new: Statement) -> bool:
 
 def _template(a: Statement, b: Statement) -> bool:
     """Whether the two are one sentence with a few words changed (most of their words in order)."""
-    return difflib.SequenceMatcher(a=a.words, b=b.words, autojunk=False).ratio() >= 0.6
+    matched = sum(i2 - i1 for op, i1, i2, _, _ in _opcodes(a.words, b.words) if op == "equal")  # as ratio() counts
+    return (2.0 * matched / (len(a.words) + len(b.words)) if a.words or b.words else 1.0) >= 0.6
 
 
 def _word_swapped(old: Statement, new: Statement) -> bool:
     """One sentence with a content word swapped for another besides the value ("The sampling rate for
     web events is 100 %." / "... for mobile events is 10 %."): a template about two things."""
-    ops = difflib.SequenceMatcher(a=old.words, b=new.words, autojunk=False).get_opcodes()
+    ops = _opcodes(old.words, new.words)
     for op, i1, i2, j1, j2 in ops:
         if op != "replace" or i2 - i1 > 2 or j2 - j1 > 2:
             continue
@@ -533,7 +540,7 @@ def _swapped_word(a: Statement, b: Statement) -> bool:
     """The same sentence with one content word swapped for another ("the web collector" / "the mobile
     collector"): a look-alike about another thing, not a rewording (those change more, or only
     little words)."""
-    ops = [op for op in difflib.SequenceMatcher(a=a.words, b=b.words, autojunk=False).get_opcodes() if op[0] != "equal"]
+    ops = [op for op in _opcodes(a.words, b.words) if op[0] != "equal"]
     if len(ops) != 1 or ops[0][0] != "replace":
         return False
     _, i1, i2, j1, j2 = ops[0]
