@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from datetime import datetime, timezone
@@ -37,13 +38,20 @@ DATA = HERE / "data" / "public_links" / "adr_projects.json"
 MORE = HERE / "data" / "public_links" / "adr_projects_more.json"  # session 34: five more repositories
 
 
-def run_project(service, project: dict) -> dict:
-    """Write the project's records in order, judge every update check, and read back what linked."""
+#: A record's number heading its memory ("ADR019: ", "ADR 2: "): --strip-numbers drops it.
+RECORD_NUMBER = re.compile(r"^ADR ?\d+: ")
+
+
+def run_project(service, project: dict, strip_numbers: bool = False) -> dict:
+    """Write the project's records in order, judge every update check, and read back what linked.
+    `strip_numbers`: without the record's number in front (statements.labels makes two numbered records two
+    things unless the later names the earlier's value whole: with it, the model is hardly asked)."""
     ids: dict[str, int] = {}
     order = sorted(project["memories"], key=lambda m: (m["date"], m["id"]))
     for m in order:
         at = datetime.fromisoformat(m["date"]).replace(hour=12, tzinfo=timezone.utc)
-        stored = service.remember(m["text"], thread=project["name"], created_at=at)
+        text = RECORD_NUMBER.sub("", m["text"]) if strip_numbers else m["text"]
+        stored = service.remember(text, thread=project["name"], created_at=at)
         assert stored.status == "stored", (project["name"], m["id"], stored.message)
         ids[m["id"]] = stored.id
     return ids
@@ -132,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--precision", default="auto", choices=("auto", "float32", "int8"),
                     help="the ONNX graph that embeds (auto: int8, as for any new store)")
     ap.add_argument("--projects", default=None, help="comma-separated project names (default: every one of the split)")
+    ap.add_argument("--strip-numbers", action="store_true",
+                    help="write each record without its number in front ('ADR019: '), as a note may be kept")
     ap.add_argument("--out", default=None, help="results file (default bench/results/public_links[_<split>].json)")
     args = ap.parse_args(argv)
     from server.compose import open_service
@@ -145,12 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="memvault-public-links-") as tmp:
         service = open_service(Settings(home=Path(tmp), embedder=args.embedder, embed_precision=args.precision))
         try:
-            ids = {p["name"]: run_project(service, p) for p in chosen}
+            ids = {p["name"]: run_project(service, p, args.strip_numbers) for p in chosen}
             settle(service)
             found = [judge_project(service, p, ids[p["name"]]) for p in chosen]
         finally:
             service.close()
-    out = {"embedder": args.embedder, "precision": args.precision,
+    out = {"embedder": args.embedder, "precision": args.precision, "strip_numbers": args.strip_numbers,
            "splits": {s: tally([p for p in found if p["split"] == s]) for s in ("tuning", "held_out")
                       if any(p["split"] == s for p in found)},
            "by_project": {p["project"]: tally([p]) for p in found},
