@@ -1,7 +1,7 @@
 """Links made on text nobody on the team wrote: public decision records, labelled by their own authors.
 
-bench/data/public_links/adr_projects.json holds Architecture Decision Records of public repositories
-(MIT; sources and commits in its README), one memory per record, with the pairs the authors marked
+bench/data/public_links/adr_projects.json and adr_projects_more.json hold Architecture Decision Records of
+public repositories (MIT, Apache-2.0, CC0; sources, licences and commits in its README), one memory per record, with the pairs the authors marked
 ("Superseded by ADR-N", or a later record saying it replaces or removes an earlier one) and sentences
 that report on a subject (an incident, a failure). Each project is one thread, written with `remember`
 in the records' order, dated as they are, through a service with the real model (MiniLM), the backlog
@@ -18,12 +18,14 @@ drained and every update check judged. Then, per split (tuning / held out, by pr
     python bench/public_links.py                          # every split, bench/results/public_links.json
     python bench/public_links.py --split tuning
     python bench/public_links.py --embedder hash          # the lexical test embedder, the rules alone
+    python bench/public_links.py --split tuning --precision float32   # the float32 graph (default: int8, as a new store)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from datetime import datetime, timezone
@@ -33,15 +35,23 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 DATA = HERE / "data" / "public_links" / "adr_projects.json"
+MORE = HERE / "data" / "public_links" / "adr_projects_more.json"  # session 34: five more repositories
 
 
-def run_project(service, project: dict) -> dict:
-    """Write the project's records in order, judge every update check, and read back what linked."""
+#: A record's number heading its memory ("ADR019: ", "ADR 2: "): --strip-numbers drops it.
+RECORD_NUMBER = re.compile(r"^ADR ?\d+: ")
+
+
+def run_project(service, project: dict, strip_numbers: bool = False) -> dict:
+    """Write the project's records in order, judge every update check, and read back what linked.
+    `strip_numbers`: without the record's number in front (statements.labels makes two numbered records two
+    things unless the later names the earlier's value whole: with it, the model is hardly asked)."""
     ids: dict[str, int] = {}
     order = sorted(project["memories"], key=lambda m: (m["date"], m["id"]))
     for m in order:
         at = datetime.fromisoformat(m["date"]).replace(hour=12, tzinfo=timezone.utc)
-        stored = service.remember(m["text"], thread=project["name"], created_at=at)
+        text = RECORD_NUMBER.sub("", m["text"]) if strip_numbers else m["text"]
+        stored = service.remember(text, thread=project["name"], created_at=at)
         assert stored.status == "stored", (project["name"], m["id"], stored.message)
         ids[m["id"]] = stored.id
     return ids
@@ -127,25 +137,33 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=("tuning", "held_out", "all"), default="all")
     ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--precision", default="auto", choices=("auto", "float32", "int8"),
+                    help="the ONNX graph that embeds (auto: int8, as for any new store)")
+    ap.add_argument("--projects", default=None, help="comma-separated project names (default: every one of the split)")
+    ap.add_argument("--strip-numbers", action="store_true",
+                    help="write each record without its number in front ('ADR019: '), as a note may be kept")
     ap.add_argument("--out", default=None, help="results file (default bench/results/public_links[_<split>].json)")
     args = ap.parse_args(argv)
     from server.compose import open_service
     from server.config import Settings
 
-    data = json.loads(DATA.read_text(encoding="utf-8"))
-    chosen = [p for p in data["projects"] if args.split == "all" or p["split"] == args.split]
+    everything = [p for path in (DATA, MORE) for p in json.loads(path.read_text(encoding="utf-8"))["projects"]]
+    names = set(args.projects.split(",")) if args.projects else None
+    chosen = [p for p in everything if (args.split == "all" or p["split"] == args.split)
+              and (names is None or p["name"] in names)]
     found = []
     with tempfile.TemporaryDirectory(prefix="memvault-public-links-") as tmp:
-        service = open_service(Settings(home=Path(tmp), embedder=args.embedder))
+        service = open_service(Settings(home=Path(tmp), embedder=args.embedder, embed_precision=args.precision))
         try:
-            ids = {p["name"]: run_project(service, p) for p in chosen}
+            ids = {p["name"]: run_project(service, p, args.strip_numbers) for p in chosen}
             settle(service)
             found = [judge_project(service, p, ids[p["name"]]) for p in chosen]
         finally:
             service.close()
-    out = {"embedder": args.embedder,
+    out = {"embedder": args.embedder, "precision": args.precision, "strip_numbers": args.strip_numbers,
            "splits": {s: tally([p for p in found if p["split"] == s]) for s in ("tuning", "held_out")
                       if any(p["split"] == s for p in found)},
+           "by_project": {p["project"]: tally([p]) for p in found},
            "projects": found}
     for p in found:
         for l in p["links"]:
@@ -154,6 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         for x in p["possible"]:
             print(f"POSS {p['project']:<18} [{x['label']}] {x['probability']} {x['older']} <- {x['newer']}: "
                   f"{x['older_text'][:60]!r} => {x['newer_text'][:60]!r}")
+    for name, t in out["by_project"].items():
+        print(f"  {name:<20} memories {t['memories']:>3}  links {t['links']:>2} (ambiguous {t['ambiguous_links']}, "
+              f"wrong {t['wrong_links']})  link recall {t['updated_linked']}/{t['updated_records']}  "
+              f"possible {t['possible']} (wrong {t['possible_wrong']})")
     for split, t in out["splits"].items():
         print(f"\n{split}: {t['memories']} memories, links {t['links']} ({t['ambiguous_links']} ambiguous), "
               f"wrong {t['wrong_links']} ({t['wrong_from_reports']} by a report, {t['wrong_reports_superseded']} of a report): "
