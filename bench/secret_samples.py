@@ -309,6 +309,12 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
     for template in ("secret_id: {s}", 'SECRET_ID="{s}"', "vault write auth/approle/login role_id=x secret_id={s}"):
         secret = "-".join(g.rand(n, HEX) for n in (8, 4, 4, 4, 12))
         out.append(("vault-secret-id", template.format(s=secret), secret))
+    # Session 34: a Kubernetes pull secret's docker config, base64 under .dockerconfigjson / .dockercfg.
+    for template in ("data:\n  .dockerconfigjson: {s}", '{{"data": {{".dockercfg": "{s}"}}}}',
+                     "kubectl patch secret regcred -p '.dockerconfigjson: {s}'"):
+        auth = base64.b64encode(("u" + g.rand(8) + ":" + g.rand(24)).encode()).decode()
+        secret = base64.b64encode(('{"auths":{"ghcr.io":{"auth":"' + auth + '"}}}').encode()).decode()
+        out.append(("docker-config", template.format(s=secret), secret))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
 
 

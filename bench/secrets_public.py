@@ -22,9 +22,11 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
   (``kingfisher_3.json``), a tuning corpus from the start (session 33).
 * **tuning-kingfisher-4** -- Kingfisher rule files after its first 99 (``kingfisher_4.json``), looked
   up by provider name: its first figure was committed before any detector change; a tuning corpus since.
-* **held-out** -- secretlint's and Trivy's own secret test fixtures (``held_out_secretlint_trivy.json``),
-  typed and committed before any detector ran on them (session 33). Never tune on it: it is scored
-  only with ``--held-out`` (one run at the end of a round), as counts unless ``--show-held-out``.
+* **tuning-secretlint-trivy** -- secretlint's and Trivy's own secret test fixtures
+  (``held_out_secretlint_trivy.json``): typed and committed before any detector ran on them, held out
+  in session 33 (run once: 102/111 caught, 20/74 benign lines changed), a tuning corpus since session 34.
+* **held-out** -- none at the moment: a fresh held-out part goes in ``HELD_OUT``. Never tune on it: it
+  is scored only with ``--held-out`` (one run at the end of a round), as counts unless ``--show-held-out``.
 * **benign**  -- each corpus' own false-positive examples, and the public benign notes of
   bench/data/injections_public.json (package docstrings mentioning prompts, pipes, curl...).
 
@@ -55,7 +57,11 @@ DATA = ROOT / "bench" / "data" / "secrets_public"
 CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.json",
            "tuning-noseyparker": "noseyparker.json", "tuning-kingfisher": "kingfisher.json",
            "tuning-kingfisher-2": "held_out.json", "tuning-kingfisher-3": "kingfisher_3.json",
-           "tuning-kingfisher-4": "kingfisher_4.json", "held-out": "held_out_secretlint_trivy.json"}
+           "tuning-kingfisher-4": "kingfisher_4.json", "tuning-secretlint-trivy": "held_out_secretlint_trivy.json"}
+# The held-out part(s): scored only with --held-out. Empty until the next fresh part is built (the
+# secretlint/Trivy part was run once in session 33 and is a tuning part since).
+HELD_OUT: dict[str, str] = {}
+CORPORA.update(HELD_OUT)
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 
@@ -144,13 +150,13 @@ def main(argv: list[str] | None = None) -> int:
                 + [c for c in cases if c["label"] == "benign"][:args.limit])
 
     result: dict = {"goal": {"catch_rate": GOAL_CATCH, "false_positive_rate": GOAL_FP}, "limit": args.limit or None}
-    parts = [p for p in CORPORA if p != "held-out" or args.held_out or args.show_held_out]
+    parts = [p for p in CORPORA if p not in HELD_OUT or args.held_out or args.show_held_out]
     for part in parts:
         corpus = load(part)
         r = score(cut(corpus["cases"]))
         r["source"] = corpus["source"]
         r["skipped"] = corpus.get("skipped", {})
-        show = part != "held-out" or args.show_held_out
+        show = part not in HELD_OUT or args.show_held_out
         if not show:
             # counts only: the held-out misses stay unread while anyone tunes
             r = {k: v for k, v in r.items() if k not in ("missed", "false_positive_examples", "misses_by_group", "per_group")}
