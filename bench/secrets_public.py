@@ -22,6 +22,8 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
   (``kingfisher_3.json``), a tuning corpus from the start (session 33).
 * **tuning-kingfisher-4** -- Kingfisher rule files after its first 99 (``kingfisher_4.json``), looked
   up by provider name: its first figure was committed before any detector change; a tuning corpus since.
+* **tuning-kingfisher-5** -- more Kingfisher rule files looked up by provider name (``kingfisher_5.json``,
+  session 34): each batch's first figure committed before any detector change; a tuning corpus since.
 * **tuning-secretlint-trivy** -- secretlint's and Trivy's own secret test fixtures
   (``held_out_secretlint_trivy.json``): typed and committed before any detector ran on them, held out
   in session 33 (run once: 102/111 caught, 20/74 benign lines changed), a tuning corpus since session 34.
@@ -57,7 +59,8 @@ DATA = ROOT / "bench" / "data" / "secrets_public"
 CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.json",
            "tuning-noseyparker": "noseyparker.json", "tuning-kingfisher": "kingfisher.json",
            "tuning-kingfisher-2": "held_out.json", "tuning-kingfisher-3": "kingfisher_3.json",
-           "tuning-kingfisher-4": "kingfisher_4.json", "tuning-secretlint-trivy": "held_out_secretlint_trivy.json"}
+           "tuning-kingfisher-4": "kingfisher_4.json", "tuning-kingfisher-5": "kingfisher_5.json",
+           "tuning-secretlint-trivy": "held_out_secretlint_trivy.json"}
 # The held-out part(s): scored only with --held-out. Empty until the next fresh part is built (the
 # secretlint/Trivy part was run once in session 33 and is a tuning part since).
 HELD_OUT: dict[str, str] = {}
