@@ -315,6 +315,20 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
         auth = base64.b64encode(("u" + g.rand(8) + ":" + g.rand(24)).encode()).decode()
         secret = base64.b64encode(('{"auths":{"ghcr.io":{"auth":"' + auth + '"}}}').encode()).decode()
         out.append(("docker-config", template.format(s=secret), secret))
+    # ...and Kingfisher's fifth part: PostHog OAuth and secure keys, Razorpay key ids (their own prefixes),
+    # an Infura key in its URL or after the word, a Mattermost webhook's id.
+    for kind, fmt in (("posthog-token", "ph|a_{43}"), ("razorpay-key", "rzp|_live_{14}")):
+        draw = _generator(g, fmt)
+        for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
+            secret = draw()
+            out.append((kind, template.format(s=secret), secret))
+    for template in ("RPC=https://mainnet.infura.io/v3/{s}", 'INFURA_PROJECT_ID="{s}"', "infura key: {s}"):
+        secret = g.rand(32, HEX)
+        out.append(("infura-key", template.format(s=secret), secret))
+    for template in ("Post to https://chat.example.org/hooks/{s} on deploy.", 'url = "https://mm.corp.io/hooks/{s}"',
+                     "$ curl -d @msg.json https://mattermost.acme.dev:8065/hooks/{s}"):
+        secret = g.rand(26, HEX[:10] + "abcdefghijklmnopqrstuvwxyz")
+        out.append(("mattermost-webhook", template.format(s=secret), secret))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
 
 

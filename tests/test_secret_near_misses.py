@@ -120,3 +120,22 @@ def test_a_sendgrid_key_counts_glued_to_a_word():
 def test_a_gitlab_pat_of_20_letters_counts():
     pat = "gl" + "pat-" + pick(20, string.ascii_letters, seed=29)
     assert pat not in redact(pat).text
+
+
+def test_a_bare_api_key_label_then_a_32_hex_key_on_the_next_line_is_redacted():
+    key = pick(32, "0123456789abcdef", seed=30)
+    assert redact("API Key\n" + key).kinds == ("api-key",)
+    assert not _changed("API Key\n" + pick(40, "0123456789abcdef", seed=31))  # 40 hex: a commit, not this key
+
+
+def test_service_formats_by_prefix_host_and_label():
+    ph = "ph" + "r_" + rand(43, seed=32)
+    rzp = "rz" + "p_live_" + rand(14, seed=33)
+    hook = pick(26, "0123456789abcdefghijklmnopqrstuvwxyz", seed=34)
+    hec = "D6BD1AD4-CB62-4D80-A637-" + pick(12, "0123456789ABCDEF", seed=35)
+    assert redact(ph).kinds == ("posthog-token",)
+    assert redact(rzp).kinds == ("razorpay-key",)
+    assert not _changed("x" + rzp)  # glued to a word
+    assert redact("https://chat.example.org/hooks/" + hook).kinds == ("mattermost-webhook",)
+    assert redact("splunk.hec=" + hec).kinds == ("splunk-hec-token",)
+    assert redact("https://mainnet.infura.io/v3/" + pick(32, "0123456789abcdef", seed=36)).kinds == ("infura-key",)

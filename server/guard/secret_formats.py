@@ -421,7 +421,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("together-api-key", "tgp_v1_", r"[A-Za-z0-9_\-]{40,}"),
     tok("resend-api-key", "re_", r"[A-Za-z0-9]{8}_[A-Za-z0-9]{24}" + _LA, check=lambda s: mixed(s[3:]) and has_digit(s)),
     tok("mailersend-token", "mlsn.", r"[A-Za-z0-9]{64}" + _LA, check=mixed),
-    tok("posthog-personal-key", "phx_", r"[A-Za-z0-9_]{43}" + _LA, check=mixed),
+    tok("posthog-personal-key", "phx_", r"[A-Za-z0-9_]{43,48}" + _LA, check=mixed),
     tok("onesignal-api-key", "os_v2_", r"(?:app|org)_[a-z0-9]{40,}" + _LA, check=has_digit),
     tok("pinterest-token", "pina_", r"[A-Za-z0-9]{32,}" + _LA, check=mixed),
     tok("xata-api-key", "xau_", r"[A-Za-z0-9]{32,}" + _LA, check=mixed),

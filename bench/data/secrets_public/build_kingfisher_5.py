@@ -29,6 +29,14 @@ BY_HAND: dict[str, str] = {
     # an Infura key is the 32 characters the rule captures: the URL's last segment, the run after "-"
     "kingfisher.infura.1/tp1": "7238211010344719ad14a89db874158c",
     "kingfisher.infura.1/tp2": "abcdef1234567890abcdef1234567890",
+    # batch 3: a URL's password (one holding an "@", one before a long host name), the first run of a
+    # Travis CI encrypted value
+    "kingfisher.postgres.1/tp1": "s2Tf2k@rLMy",
+    "kingfisher.postgres.1/tp2": "vg498hwegw1udp6s",
+    "kingfisher.postgres.1/tp4": "s2Tf2k@rLMy",
+    "kingfisher.redis.1/tp4": "oJs3RjFV5CVDyObDiooJk8NGGSylGTlNmAzCaPVydjM=",
+    "kingfisher.redis.1/tp5": "MyP4ssw0rd",
+    "kingfisher.travisci.2/tp1": "VJh0l9gOb+6AVNDk6cziZSs1AqVM8CqtZU6ot9ZQeJ+KfL1pxnGQ4qQF8Cz9",
 }
 
 
