@@ -139,3 +139,9 @@ def test_service_formats_by_prefix_host_and_label():
     assert redact("https://chat.example.org/hooks/" + hook).kinds == ("mattermost-webhook",)
     assert redact("splunk.hec=" + hec).kinds == ("splunk-hec-token",)
     assert redact("https://mainnet.infura.io/v3/" + pick(32, "0123456789abcdef", seed=36)).kinds == ("infura-key",)
+
+
+def test_a_services_auth_setting_is_its_password():
+    pw = rand(14, seed=37)
+    assert pw not in redact(f"config.redis.auth = '{pw}'").text
+    assert not _changed("auth = 'basic'")  # any other "auth" setting names a scheme, not a password

@@ -173,6 +173,9 @@ _NOT_CREDENTIAL_KEY = frozenset(
     composite natural surrogate index group shard cursor pagination page next ssh gpg pgp key""".split()
 )
 
+# Services whose "auth" setting is their password (Redis' AUTH, a broker's or mail server's login).
+_AUTH_IS_PASSWORD = frozenset("redis memcached valkey keydb broker amqp rabbitmq smtp mail".split())
+
 # A last word that only says where the value sits (an XML tag or attribute, a field's value):
 # `password_tag`, `secret_value`, `api_key_attr` name the credential as much as `password` does.
 _CONTAINER_LAST = frozenset("tag att attr attribute attrib element elem node value val str string text txt data".split())
@@ -193,6 +196,8 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
         return "password", False
     if last.endswith("secret"):
         return "secret", False
+    if last == "auth" and prev in _AUTH_IS_PASSWORD:
+        return "password", False  # redis.auth, REDIS_AUTH: the server's AUTH password
     if key.lower().endswith(":_auth") or key == "_auth":
         return "password", False  # .npmrc's _auth (base64 of user:password)
     if prev in ("public", "publishable", "csrf", "xsrf", "authenticity") or last in ("csrftoken", "xsrftoken"):
