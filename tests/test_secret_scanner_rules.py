@@ -49,7 +49,7 @@ NOSEYPARKER_RULES = frozenset((
     "np.truenas.1", "np.truenas.2", "np.twilio.1", "np.twitter.2", "np.vmware.1", "np.wireguard.1",
     "np.wireguard.2",
 ))
-#: Kingfisher's rules from the 194 rule files transcribed (kingfisher.json, held_out.json, kingfisher_3.json,
+#: Kingfisher's rules from the 200 rule files transcribed (kingfisher.json, held_out.json, kingfisher_3.json,
 #: kingfisher_4.json, kingfisher_5.json).
 KINGFISHER_RULES = frozenset((
     "kingfisher.adobe.1", "kingfisher.adobe.3", "kingfisher.age.2", "kingfisher.age.4", "kingfisher.agora.2",
@@ -134,14 +134,15 @@ KINGFISHER_RULES = frozenset((
     "kingfisher.infura.1", "kingfisher.jfrog.2", "kingfisher.jfrog.3", "kingfisher.kraken.1",
     "kingfisher.launchdarkly.1", "kingfisher.mailersend.1", "kingfisher.mattermost.2", "kingfisher.mattermost.3",
     "kingfisher.mattermost.4", "kingfisher.messagebird.1", "kingfisher.mixpanel.1", "kingfisher.mixpanel.2",
-    "kingfisher.mixpanel.3", "kingfisher.nvidia.nim.1", "kingfisher.opsgenie.1", "kingfisher.plaid.2",
+    "kingfisher.mixpanel.3", "kingfisher.monday.1", "kingfisher.nasa.1", "kingfisher.nvidia.nim.1",
+    "kingfisher.ollama.1", "kingfisher.opsgenie.1", "kingfisher.pastebin.1", "kingfisher.plaid.2",
     "kingfisher.plaid.3", "kingfisher.plaid.4", "kingfisher.plaid.5", "kingfisher.postgres.1",
     "kingfisher.posthog.1", "kingfisher.posthog.2", "kingfisher.posthog.3", "kingfisher.posthog.4",
     "kingfisher.posthog.5", "kingfisher.prefect.1", "kingfisher.razorpay.1", "kingfisher.razorpay.2",
-    "kingfisher.readme.1", "kingfisher.redis.1", "kingfisher.redis.2", "kingfisher.redis.3",
+    "kingfisher.readme.1", "kingfisher.redis.1", "kingfisher.redis.2", "kingfisher.redis.3", "kingfisher.rootly.1",
     "kingfisher.scalingo.1", "kingfisher.sendinblue.1", "kingfisher.shippo.1", "kingfisher.splunk.1",
-    "kingfisher.travisci.1", "kingfisher.travisci.2", "kingfisher.twitch.1", "kingfisher.typeform.1",
-    "kingfisher.yandex.1", "kingfisher.yandex.2", "kingfisher.yandex.3",
+    "kingfisher.statuspage.1", "kingfisher.travisci.1", "kingfisher.travisci.2", "kingfisher.twitch.1",
+    "kingfisher.typeform.1", "kingfisher.yandex.1", "kingfisher.yandex.2", "kingfisher.yandex.3",
 ))
 RULES = {"noseyparker": NOSEYPARKER_RULES, "kingfisher": KINGFISHER_RULES}
 
@@ -188,6 +189,9 @@ KNOWN_MISSES = {
     "kingfisher-3/kingfisher.agora.2/tp1": "no credential keyword in the text (app_certificate)",
     "kingfisher-3/kingfisher.anypoint.1/tp1": "a UUID of repeated digits and letters (3333...-cccc-...): a format shown",
     "kingfisher-3/kingfisher.aws.2/tp3": "an escaped JSON string inside a string: the key's quotes are escaped twice",
+    # kingfisher_5's fourth batch, committed with its blind figure before its misses were read
+    **{f"kingfisher-5/kingfisher.ollama.1/tp{i}": "batch 4 (blind): not read yet" for i in range(1, 6)},
+    "kingfisher-5/kingfisher.statuspage.1/tp1": "batch 4 (blind): not read yet",
     "kingfisher-5/kingfisher.travisci.2/tp1": "a Travis CI encrypted value (secure: ...), made to be committed",
     "kingfisher-4/kingfisher.gcp.1/tp1": "a service-account JSON whose url field holds a random run, no key field",
     "kingfisher-4/kingfisher.slack.8/tp2": "a one-part legacy token, all digits and mostly 1s (xoxa-5111...): a format shown",
