@@ -329,6 +329,9 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
                      "$ curl -d @msg.json https://mattermost.acme.dev:8065/hooks/{s}"):
         secret = g.rand(26, HEX[:10] + "abcdefghijklmnopqrstuvwxyz")
         out.append(("mattermost-webhook", template.format(s=secret), secret))
+    for template in ("OLLAMA_API_KEY={s}", 'ollama: {{"key": "{s}"}}', "the ollama key is {s} for now"):
+        secret = g.rand(32, HEX) + "." + g.rand(24, ALNUM + "_-")
+        out.append(("ollama-api-key", template.format(s=secret), secret))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
 
 

@@ -115,6 +115,7 @@ def test_a_docker_config_in_a_pull_secret_is_redacted():
 def test_a_sendgrid_key_counts_glued_to_a_word():
     key = "S" + "G." + rand(22, seed=26) + "." + rand(43, seed=27)
     assert key not in redact("som" + key + "where").text
+    assert key not in redact("use " + key + ". Then rotate it.").text  # at a sentence's end
 
 
 def test_a_gitlab_pat_of_20_letters_counts():
@@ -145,3 +146,12 @@ def test_a_services_auth_setting_is_its_password():
     pw = rand(14, seed=37)
     assert pw not in redact(f"config.redis.auth = '{pw}'").text
     assert not _changed("auth = 'basic'")  # any other "auth" setting names a scheme, not a password
+
+
+def test_an_ollama_key_after_its_name_and_a_token_after_the_oauth_scheme():
+    key = pick(32, "0123456789abcdef", seed=38) + "." + rand(24, ALNUM + "_-", seed=39)
+    assert redact("ollama key = " + key).kinds == ("ollama-api-key",)
+    assert not _changed("see ollama docs: " + pick(32, "0123456789abcdef", seed=40))  # hex alone is no key
+    token = pick(64, "0123456789abcdef", seed=41)
+    assert token not in redact("Authorization: OAuth " + token).text
+    assert not _changed("OAuth 2.0 authorization_code flow")

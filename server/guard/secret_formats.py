@@ -351,8 +351,8 @@ TOKEN_RULES: tuple[Rule, ...] = (
     tok("aiven-token", "AVNS_", r"[A-Za-z0-9_\-]{8,}" + _LA_DASH, _B_WORD_DASH, check=mixed),
     tok("twilio-key", "SK", r"[0-9a-f]{32}" + _LA, check=_hexy),
     tok("twilio-account-sid", "AC", r"[0-9a-f]{32}" + _LA, check=_hexy),
-    # (SG.<22>.<43> is specific enough to count glued to a word: "somSG.<key>where" still holds one)
-    tok("sendgrid-key", "SG.", r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + r"(?![A-Za-z0-9_\-]*\.)", None),
+    # (SG.<22>.<43> is specific enough to count glued to words: "somSG.<key>where" still holds one)
+    tok("sendgrid-key", "SG.", r"[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", None),
     tok("mailgun-key", "key-", r"[0-9a-f]{32}" + _LA, check=_hexy),
     tok("mailgun-key", "pubkey-", r"[0-9a-f]{32}" + _LA, check=_hexy),
     Rule("mailchimp-key", _LazyRe(r"(?<![A-Za-z0-9_])[0-9a-f]{32}-us[0-9]{1,2}" + _LA), ("-us",), check=_hexy),

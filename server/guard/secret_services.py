@@ -8,6 +8,8 @@ to its token rules, so each runs only when its literal occurs, like every other 
   and 14 characters; Kingfisher reports them, the key's secret is found by its keyword).
 * **Hosts**: an Infura project key (32 lower-case hex or letters) in an ``infura.io`` URL or just
   after the word; a Mattermost incoming webhook (``https://<host>/hooks/<26-character id>``).
+* **Words**: an Ollama key (32 hex, ".", 24 more) after the word; a token after the ``OAuth``
+  authorization scheme, as after ``Bearer``.
 * **Labels**: a Splunk HEC token (a UUID) after ``splunk.hec`` / ``splunk_hec``; a 32-hex key on the
   line after a bare ``API Key`` / ``API Secret`` label, as a dashboard shows it and people paste it.
 
@@ -41,6 +43,15 @@ SERVICE_RULES: tuple[Rule, ...] = (
     Rule("splunk-hec-token",
          _LazyRe(r"(?i:splunk[._\-]hec)(?:[._\-]?token)?[\"']?[ \t]*[:=][ \t]*[\"']?(" + UUID + r")(?![A-Za-z0-9\-])"),
          ("splunk.hec", "splunk_hec", "splunk-hec"), group=1, ci=True),
+    # Ollama's API keys: 32 hex, ".", 24 URL-safe characters, after the word "ollama".
+    Rule("ollama-api-key",
+         _LazyRe(r"(?i:ollama)[^\n]{0,32}?(?<![A-Za-z0-9])([a-f0-9]{32}\.[A-Za-z0-9_\-]{24})(?![A-Za-z0-9_\-])"),
+         ("ollama",), group=1, ci=True),
+    # The "OAuth" authorization scheme (Statuspage, Twitch, GitHub's legacy header): the token follows it.
+    # (a sentence's full stop after the token is not part of it)
+    Rule("bearer-token", _LazyRe(r"(?i:oauth)[ \t]+([A-Za-z0-9\-._~+/]{19,}[A-Za-z0-9\-_~+/]=*)"), ("oauth",),
+         before=frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"), group=1,
+         check=lambda s: _hex_key(s) and mixed(s), rank=5, ci=True),
     Rule("api-key", _LazyRe(r"(?i:api[ \t]+(?:key|secret))[ \t]*:?[ \t]*\r?\n[ \t]*([a-f0-9]{32})" + _LA),
          ("api key", "api secret"), group=1, check=_hex_key, ci=True),
 )
