@@ -309,6 +309,29 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
     for template in ("secret_id: {s}", 'SECRET_ID="{s}"', "vault write auth/approle/login role_id=x secret_id={s}"):
         secret = "-".join(g.rand(n, HEX) for n in (8, 4, 4, 4, 12))
         out.append(("vault-secret-id", template.format(s=secret), secret))
+    # Session 34: a Kubernetes pull secret's docker config, base64 under .dockerconfigjson / .dockercfg.
+    for template in ("data:\n  .dockerconfigjson: {s}", '{{"data": {{".dockercfg": "{s}"}}}}',
+                     "kubectl patch secret regcred -p '.dockerconfigjson: {s}'"):
+        auth = base64.b64encode(("u" + g.rand(8) + ":" + g.rand(24)).encode()).decode()
+        secret = base64.b64encode(('{"auths":{"ghcr.io":{"auth":"' + auth + '"}}}').encode()).decode()
+        out.append(("docker-config", template.format(s=secret), secret))
+    # ...and Kingfisher's fifth part: PostHog OAuth and secure keys, Razorpay key ids (their own prefixes),
+    # an Infura key in its URL or after the word, a Mattermost webhook's id.
+    for kind, fmt in (("posthog-token", "ph|a_{43}"), ("razorpay-key", "rzp|_live_{14}")):
+        draw = _generator(g, fmt)
+        for template in ("Rotate {s} before Friday.", 'client = Client(key="{s}")', "$ export CRED={s}"):
+            secret = draw()
+            out.append((kind, template.format(s=secret), secret))
+    for template in ("RPC=https://mainnet.infura.io/v3/{s}", 'INFURA_PROJECT_ID="{s}"', "infura key: {s}"):
+        secret = g.rand(32, HEX)
+        out.append(("infura-key", template.format(s=secret), secret))
+    for template in ("Post to https://chat.example.org/hooks/{s} on deploy.", 'url = "https://mm.corp.io/hooks/{s}"',
+                     "$ curl -d @msg.json https://mattermost.acme.dev:8065/hooks/{s}"):
+        secret = g.rand(26, HEX[:10] + "abcdefghijklmnopqrstuvwxyz")
+        out.append(("mattermost-webhook", template.format(s=secret), secret))
+    for template in ("OLLAMA_API_KEY={s}", 'ollama: {{"key": "{s}"}}', "the ollama key is {s} for now"):
+        secret = g.rand(32, HEX) + "." + g.rand(24, ALNUM + "_-")
+        out.append(("ollama-api-key", template.format(s=secret), secret))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
 
 

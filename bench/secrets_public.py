@@ -22,12 +22,15 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
   (``kingfisher_3.json``), a tuning corpus from the start (session 33).
 * **tuning-kingfisher-4** -- Kingfisher rule files after its first 99 (``kingfisher_4.json``), looked
   up by provider name: its first figure was committed before any detector change; a tuning corpus since.
-* **held-out** -- secretlint's and Trivy's own secret test fixtures (``held_out_secretlint_trivy.json``),
-  typed and committed before any detector ran on them (session 33). Never tune on it: it is scored
-  only with ``--held-out`` (one run at the end of a round), as counts unless ``--show-held-out``.
+* **tuning-kingfisher-5** -- more Kingfisher rule files looked up by provider name (``kingfisher_5.json``,
+  session 34): each batch's first figure committed before any detector change; a tuning corpus since.
+* **tuning-secretlint-trivy** -- secretlint's and Trivy's own secret test fixtures
+  (``held_out_secretlint_trivy.json``): typed and committed before any detector ran on them, held out
+  in session 33 (run once: 102/111 caught, 20/74 benign lines changed), a tuning corpus since session 34.
 * **held-out-s34** -- ripsecrets', whispers', talisman's and checkov's own fixtures (``held_out_s34.json``),
   built fresh in session 34 and committed before any detector ran on them: scored only with
-  ``--held-out-s34`` (run once, by the lead), as counts unless ``--show-held-out``.
+  ``--held-out-s34`` or ``--held-out`` (run once, at the end of a round), as counts unless ``--show-held-out``.
+  Never tune on it.
 * **benign**  -- each corpus' own false-positive examples, and the public benign notes of
   bench/data/injections_public.json (package docstrings mentioning prompts, pipes, curl...).
 
@@ -58,10 +61,12 @@ DATA = ROOT / "bench" / "data" / "secrets_public"
 CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.json",
            "tuning-noseyparker": "noseyparker.json", "tuning-kingfisher": "kingfisher.json",
            "tuning-kingfisher-2": "held_out.json", "tuning-kingfisher-3": "kingfisher_3.json",
-           "tuning-kingfisher-4": "kingfisher_4.json", "held-out": "held_out_secretlint_trivy.json",
-           "held-out-s34": "held_out_s34.json"}
-#: scored only when asked for by name (--held-out / --held-out-s34), never by default; misses hidden unless --show-held-out
-HELD_OUT = {"held-out": "held_out", "held-out-s34": "held_out_s34"}
+           "tuning-kingfisher-4": "kingfisher_4.json", "tuning-kingfisher-5": "kingfisher_5.json",
+           "tuning-secretlint-trivy": "held_out_secretlint_trivy.json"}
+#: The held-out part(s), scored only when asked for (--held-out: all of them; or by name), never by default;
+#: misses hidden unless --show-held-out. The secretlint/Trivy part was run once in session 33: tuning since.
+HELD_OUT = {"held-out-s34": "held_out_s34"}
+CORPORA.update(HELD_OUT)
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 
@@ -152,8 +157,7 @@ def main(argv: list[str] | None = None) -> int:
                 + [c for c in cases if c["label"] == "benign"][:args.limit])
 
     result: dict = {"goal": {"catch_rate": GOAL_CATCH, "false_positive_rate": GOAL_FP}, "limit": args.limit or None}
-    parts = [p for p in CORPORA if p not in HELD_OUT or getattr(args, HELD_OUT[p])
-             or (p == "held-out" and args.show_held_out)]
+    parts = [p for p in CORPORA if p not in HELD_OUT or args.held_out or getattr(args, HELD_OUT[p])]
     for part in parts:
         corpus = load(part)
         r = score(cut(corpus["cases"]))

@@ -62,27 +62,39 @@ def test_a_secret_that_is_the_word_its_marker_names_is_caught_once_redacted():
     assert secrets_public.score(cases)["caught"] == 1
 
 
-def test_the_bench_runs_on_a_tiny_slice_shows_the_kingfisher_misses_and_hides_the_held_out_ones(tmp_path, capsys):
+def test_the_bench_runs_on_a_tiny_slice_shows_the_tuning_misses_and_hides_the_held_out_ones(tmp_path, capsys, monkeypatch):
     out = tmp_path / "secrets_public.json"
+    # a held-out part is scored only with --held-out, its misses hidden; the secretlint/Trivy part,
+    # run once in session 33, stands in for one here
+    monkeypatch.setattr(secrets_public, "HELD_OUT", {"held-out": "held_out_secretlint_trivy.json"})
+    monkeypatch.setitem(secrets_public.CORPORA, "held-out", "held_out_secretlint_trivy.json")
     secrets_public.main(["--limit", "3", "--out", str(out), "--held-out"])
     result = json.loads(out.read_text())
     assert result["tuning"]["secrets"] == 3 and result["tuning"]["benign"] == 3
     # Kingfisher's part is a tuning corpus since its misses were shown: no longer hidden
     assert result["tuning-kingfisher"]["secrets"] == 3 and "misses_hidden" not in result["tuning-kingfisher"]
     assert "per_group" in result["tuning-kingfisher"]
-    # the fresh held-out part is measured but its misses stay hidden without --show-held-out
     held_out = result["held-out"]
     assert held_out["secrets"] == 3 and held_out["misses_hidden"] is True
     assert "missed" not in held_out and "misses_by_group" not in held_out and "per_group" not in held_out
     assert result["benign_public_notes"]["benign"] == 3
-    # the spent Kingfisher held-out part is a tuning corpus now, its misses shown
+    # the spent held-out parts are tuning corpora now, their misses shown
     assert "per_group" in result["tuning-kingfisher-2"]
+    assert "per_group" in result["tuning-secretlint-trivy"]
     assert "tuning-kingfisher:" in capsys.readouterr().out
 
 
-def test_a_default_run_leaves_the_held_out_part_unscored(tmp_path):
+def test_a_default_run_leaves_the_held_out_part_unscored(tmp_path, monkeypatch):
     # tuning runs must not even read the held-out part's counts: it is scored once, with --held-out
+    monkeypatch.setattr(secrets_public, "HELD_OUT", {"held-out": "held_out_secretlint_trivy.json"})
+    monkeypatch.setitem(secrets_public.CORPORA, "held-out", "held_out_secretlint_trivy.json")
     out = tmp_path / "secrets_public.json"
     secrets_public.main(["--limit", "1", "--out", str(out)])
     result = json.loads(out.read_text())
     assert "held-out" not in result and result["tuning-kingfisher-2"]["secrets"] == 1
+
+
+def test_the_secretlint_trivy_part_is_a_tuning_part_now():
+    # run once as held out in session 33; its misses were read in session 34
+    assert secrets_public.CORPORA["tuning-secretlint-trivy"] == "held_out_secretlint_trivy.json"
+    assert "held-out" not in secrets_public.CORPORA

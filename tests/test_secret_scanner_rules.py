@@ -20,7 +20,7 @@ from server.guard.redact import redact
 
 DATA = Path(__file__).resolve().parent.parent / "bench" / "data" / "secrets_public"
 PARTS = {"noseyparker": ("noseyparker.json",), "kingfisher": ("kingfisher.json", "held_out.json", "kingfisher_3.json",
-                                                                  "kingfisher_4.json")}
+                                                                  "kingfisher_4.json", "kingfisher_5.json")}
 
 #: Nosey Parker's default rule set (rulesets/default.yml), as transcribed in noseyparker.json.
 NOSEYPARKER_RULES = frozenset((
@@ -49,8 +49,8 @@ NOSEYPARKER_RULES = frozenset((
     "np.truenas.1", "np.truenas.2", "np.twilio.1", "np.twitter.2", "np.vmware.1", "np.wireguard.1",
     "np.wireguard.2",
 ))
-#: Kingfisher's rules from the 169 rule files transcribed (kingfisher.json, held_out.json, kingfisher_3.json,
-#: kingfisher_4.json).
+#: Kingfisher's rules from the 200 rule files transcribed (kingfisher.json, held_out.json, kingfisher_3.json,
+#: kingfisher_4.json, kingfisher_5.json).
 KINGFISHER_RULES = frozenset((
     "kingfisher.adobe.1", "kingfisher.adobe.3", "kingfisher.age.2", "kingfisher.age.4", "kingfisher.agora.2",
     "kingfisher.ai21studio.1", "kingfisher.aikido.1", "kingfisher.aikido.3", "kingfisher.airbrake.1",
@@ -130,6 +130,19 @@ KINGFISHER_RULES = frozenset((
     "kingfisher.twilio.2", "kingfisher.twitter.1", "kingfisher.twitter.3", "kingfisher.twitter.4",
     "kingfisher.twitter.5", "kingfisher.vercel.1", "kingfisher.vercel.2", "kingfisher.vercel.3",
     "kingfisher.vercel.4", "kingfisher.vercel.5", "kingfisher.vercel.6", "kingfisher.zendesk.3",
+    # kingfisher_5.json (session 34)
+    "kingfisher.infura.1", "kingfisher.jfrog.2", "kingfisher.jfrog.3", "kingfisher.kraken.1",
+    "kingfisher.launchdarkly.1", "kingfisher.mailersend.1", "kingfisher.mattermost.2", "kingfisher.mattermost.3",
+    "kingfisher.mattermost.4", "kingfisher.messagebird.1", "kingfisher.mixpanel.1", "kingfisher.mixpanel.2",
+    "kingfisher.mixpanel.3", "kingfisher.monday.1", "kingfisher.nasa.1", "kingfisher.nvidia.nim.1",
+    "kingfisher.ollama.1", "kingfisher.opsgenie.1", "kingfisher.pastebin.1", "kingfisher.plaid.2",
+    "kingfisher.plaid.3", "kingfisher.plaid.4", "kingfisher.plaid.5", "kingfisher.postgres.1",
+    "kingfisher.posthog.1", "kingfisher.posthog.2", "kingfisher.posthog.3", "kingfisher.posthog.4",
+    "kingfisher.posthog.5", "kingfisher.prefect.1", "kingfisher.razorpay.1", "kingfisher.razorpay.2",
+    "kingfisher.readme.1", "kingfisher.redis.1", "kingfisher.redis.2", "kingfisher.redis.3", "kingfisher.rootly.1",
+    "kingfisher.scalingo.1", "kingfisher.sendinblue.1", "kingfisher.shippo.1", "kingfisher.splunk.1",
+    "kingfisher.statuspage.1", "kingfisher.travisci.1", "kingfisher.travisci.2", "kingfisher.twitch.1",
+    "kingfisher.typeform.1", "kingfisher.yandex.1", "kingfisher.yandex.2", "kingfisher.yandex.3",
 ))
 RULES = {"noseyparker": NOSEYPARKER_RULES, "kingfisher": KINGFISHER_RULES}
 
@@ -164,16 +177,19 @@ KNOWN_MISSES = {
     "noseyparker/np.psexec.1/tp4": "a reference (%nothing%)",
     "noseyparker/np.slack.2/tp3": "a masked token (zeros and x's)",
     "noseyparker/np.twitter.2/miss1": "the rule file marks it a miss too (a positional argument)",
+    "noseyparker/np.aws.2/miss1": "38 characters under an AWS secret key: AWS secret keys are 40 (the rule file marks it a miss too)",
     "noseyparker/np.vmware.1/tp2": 'a reference ("$password")',
     "noseyparker/np.vmware.1/tp3": "a reference ($ESXipass)",
     "kingfisher-held-out/kingfisher.airtable.2/tp1": "no key, no prefix of a known shape (example.v1....)",
     "kingfisher-held-out/kingfisher.auth0.2/tp2": "a placeholder (YOUR_VERY_LONG_..._GOES_HERE_...)",
+    "kingfisher-held-out/kingfisher.anthropic.2/tp1": "an admin key whose secret does not end in AA (93 + AA is the format)",
     "kingfisher-held-out/kingfisher.bitbucket.1/tp1": "a client id under an *_id key (ids are not redacted)",
     "kingfisher-held-out/kingfisher.bitbucket.1/tp2": "a client id under an *.ID key (ids are not redacted)",
     "kingfisher-held-out/kingfisher.closecrm.1/tp2": "api_ + 20 + '.' + 22: the dot splits the run the prefixed shape reads",
     "kingfisher-3/kingfisher.agora.2/tp1": "no credential keyword in the text (app_certificate)",
     "kingfisher-3/kingfisher.anypoint.1/tp1": "a UUID of repeated digits and letters (3333...-cccc-...): a format shown",
     "kingfisher-3/kingfisher.aws.2/tp3": "an escaped JSON string inside a string: the key's quotes are escaped twice",
+    "kingfisher-5/kingfisher.travisci.2/tp1": "a Travis CI encrypted value (secure: ...), made to be committed",
     "kingfisher-4/kingfisher.gcp.1/tp1": "a service-account JSON whose url field holds a random run, no key field",
     "kingfisher-4/kingfisher.slack.8/tp2": "a one-part legacy token, all digits and mostly 1s (xoxa-5111...): a format shown",
 }

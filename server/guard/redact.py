@@ -77,7 +77,7 @@ from server.guard.secret_assignments import (
 )
 from server.guard.secret_commands import COMMAND_RULES
 from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
-from server.guard.secret_providers import EXTRA_TOKEN_RULES, provider_secrets
+from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, provider_secrets
 from server.guard.secret_providers import KINDS as _PROVIDER_KINDS
 
 __all__ = ["KINDS", "Redaction", "RedactionResult", "identifier_secrets", "marker", "redact"]
@@ -221,7 +221,12 @@ def _is_reference(value: str) -> bool:
     """``$PW``, ``${PW}``, ``<password>``, ``{password}``, ``%PW%``, ``***``, ``sk-xxxx``, ``[PASSWORD]``,
     ``yyy``: not a literal secret."""
     return (value[0] in "${<%*[" or "${" in value or set(value) <= set("*xX.") or looks_fake(value)
-            or (len(value) >= 3 and len(set(value)) == 1))
+            or (len(value) >= 3 and len(set(value)) == 1) or _FILL_IN.match(value) is not None)
+
+
+# REPLACE_WITH_PASSWORD, insert-your-token, ENTER_SECRET: an instruction to the reader, not a value.
+_FILL_IN = _LazyRe(r"(?i:(?:replace|insert|enter|put)[_\-]?(?:with|your|the|here)?[_\-]?[a-z_\-]{0,20}"
+                   r"(?:pass|pwd|secret|key|token)[a-z_\-]{0,20}\Z)")
 
 
 def _command_lines(low: str, text: str, out: list[_Cand]) -> None:
@@ -233,6 +238,11 @@ def _command_lines(low: str, text: str, out: list[_Cand]) -> None:
                 if _is_reference(text[s:e]) or (text[e - 1] == ">" and "<" in text[m.start():s]):
                     continue  # `-u <user:password>`: the syntax shown, not a credential
                 out.append((s, e, kind, 4, m.start()))
+
+
+def _short_known(text: str, s: int, e: int) -> bool:
+    t = known_prefix_of(text, s, e)
+    return t is not None and e - s - len(t) < 16
 
 
 def _lower_same_length(text: str) -> str:
@@ -380,8 +390,12 @@ def _candidates(text: str) -> list[_Cand]:
     if "data:" in low and "secret" in low and _K8S_KIND.search(text):
         _kubernetes_secrets(text, out)
     if any(k in low for k in KEYWORDS):
+        n = len(out)
         assignments(text, low, out)
         flags_xml_and_spoken(text, low, out)
+        # A value that starts with a provider's own prefix and is far too short for any of its formats
+        # ("sk-ant-oat01-tooShort") is that format near-missed, whatever the key's name says.
+        out[n:] = [c for c in out[n:] if not _short_known(text, c[0], c[1])]
     return out
 
 

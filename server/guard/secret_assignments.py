@@ -26,6 +26,7 @@ most once), values measured with cached searches, bounded windows elsewhere.
 
 from __future__ import annotations
 
+import binascii
 import math
 from collections import Counter
 from functools import lru_cache
@@ -156,6 +157,8 @@ def value_ok(needs: bool | str, value: str) -> bool:
         return False
     if needs == RANDOM_RUN and not _KEY_RUN.fullmatch(value):
         return False
+    if b64_prose(value):
+        return False
     if needs == RANDOM_RUN:
         words = sum(len(w) for w in _WORDISH.findall(value) if set(w) & _VOWELS and not _CONSONANT_RUN.search(w))
         if words * 2 >= len(value):
@@ -169,6 +172,9 @@ _NOT_CREDENTIAL_KEY = frozenset(
     translation lookup hash row map dict routing message event request trace dedup dedupe unique
     composite natural surrogate index group shard cursor pagination page next ssh gpg pgp key""".split()
 )
+
+# Services whose "auth" setting is their password (Redis' AUTH, a broker's or mail server's login).
+_AUTH_IS_PASSWORD = frozenset("redis memcached valkey keydb broker amqp rabbitmq smtp mail".split())
 
 # A last word that only says where the value sits (an XML tag or attribute, a field's value):
 # `password_tag`, `secret_value`, `api_key_attr` name the credential as much as `password` does.
@@ -190,6 +196,8 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
         return "password", False
     if last.endswith("secret"):
         return "secret", False
+    if last == "auth" and prev in _AUTH_IS_PASSWORD:
+        return "password", False  # redis.auth, REDIS_AUTH: the server's AUTH password
     if key.lower().endswith(":_auth") or key == "_auth":
         return "password", False  # .npmrc's _auth (base64 of user:password)
     if prev in ("public", "publishable", "csrf", "xsrf", "authenticity") or last in ("csrftoken", "xsrftoken"):
@@ -330,11 +338,42 @@ def _keyword_starts(text: str, low: str) -> list[int]:
     return starts
 
 
-def _assigned(key: str, kind: str, start: int, value: str, anchor: int) -> _Cand:
+def _assigned(key: str, kind: str, start: int, value: str, anchor: int) -> _Cand | None:
     if "aws" in key.lower() and _AWS_SECRET.fullmatch(value) and any(c.isupper() for c in value) \
             and any(c.islower() for c in value):
         return (start, start + len(value), "aws-secret-access-key", 0, anchor)
+    if kind in ("secret", "api-key") and _aws_wrong_length(key, value):
+        return None
     return (start, start + len(value), kind, 10, anchor)
+
+
+_AWS_RUN = _LazyRe(r"[A-Za-z0-9/+]{16,}")
+_AWS_OTHER = ("session", "token", "id", "arn", "region", "role", "bucket", "profile")
+
+
+def _aws_wrong_length(key: str, value: str) -> bool:
+    """An AWS secret key is exactly 40 characters: ``AWS_SECRET_ACCESS_KEY=<42 hex>`` or ``"AWS_key":<64>``
+    is the format near-missed (scanners list such lines as must-not-fire), not some other credential.
+    (Session tokens, ids, ARNs and the like are other keys, judged as before.)"""
+    low = key.lower()
+    return ("aws" in low and len(value) != 40 and _AWS_RUN.fullmatch(value) is not None
+            and not any(w in low for w in _AWS_OTHER))
+
+
+_B64_VALUE = _LazyRe(r"[A-Za-z0-9+/]{16,}={0,2}")
+_PROSE = _LazyRe(r"[a-z]+(?: [a-z]+){2,}")
+
+
+def b64_prose(value: str) -> bool:
+    """Base64 of plain lower-case words ("dummy text data data"): a sample, not a random key. A
+    credential encoded in base64 decodes to random bytes or a random string, never to a sentence."""
+    if _B64_VALUE.fullmatch(value) is None:
+        return False
+    try:
+        raw = binascii.a2b_base64(value + "=" * (-len(value) % 4)).decode("ascii")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    return _PROSE.fullmatch(raw.strip()) is not None
 
 
 def assignments(text: str, low: str, out: list[_Cand]) -> None:
@@ -372,7 +411,7 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                     break  # KEY=`etcdctl get /x`: a shell command's output, not a literal
                 if len(value) >= 3 and not spaced_word and not is_placeholder(value) and value_ok(needs_entropy, value):
                     s = m.start(g) + (len(raw) - len(raw.lstrip()))
-                    out.append(_assigned(key, kind, s, value, j))
+                    _add(out, _assigned(key, kind, s, value, j))
                 break
         else:
             vstart = m.end()
@@ -388,7 +427,7 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                 continue  # (access_token=ACCESS_TOKEN: the key's name as its own stand-in)
             if needs_entropy:
                 if value_ok(needs_entropy, value):
-                    out.append(_assigned(key, kind, vstart, value, j))
+                    _add(out, _assigned(key, kind, vstart, value, j))
                 continue
             sep = m.group("sep")
             if sep[0] == ":" and sep != ":=":
@@ -402,7 +441,12 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                 continue  # `password = getpass`: a name, not a literal
             if kind == "password" and value.startswith(("/", "~/", "./", "../")):
                 continue  # PWD=/home/me
-            out.append(_assigned(key, kind, vstart, value, j))
+            _add(out, _assigned(key, kind, vstart, value, j))
+
+
+def _add(out: list[_Cand], cand: _Cand | None) -> None:
+    if cand is not None:
+        out.append(cand)
 
 
 def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:

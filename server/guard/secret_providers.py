@@ -35,16 +35,20 @@ from __future__ import annotations
 
 import binascii
 import math
+import re as _re
+import zlib
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
 from server.guard.lazyre import LazyRe as _LazyRe
 from server.guard.secret_assignments import find_all, looks_fake
-from server.guard.secret_formats import TOKEN_RULES, UUID, Rule, has_digit, mixed, tok
+from server.guard.secret_formats import TOKEN_RULES, UUID, Rule, has_digit, mixed, random_looking, tok
+from server.guard.secret_services import SERVICE_RULES
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 _LA = r"(?![A-Za-z0-9_])"  # end boundary
+_LA_DASH = r"(?![A-Za-z0-9_\-])"
 
 
 def _digits_and_cases(s: str) -> bool:
@@ -52,13 +56,74 @@ def _digits_and_cases(s: str) -> bool:
     return sum(c.isdigit() for c in s) >= 2 and any(c.islower() for c in s) and any(c.isupper() for c in s)
 
 
+_HEX8 = _LazyRe(r"[0-9a-f]{8}")
+
+
+def _cloudflare_ok(token: str) -> bool:
+    body = token.split("_", 1)[1]
+    if not (mixed(body) and has_digit(body)):
+        return False
+    if len(body) == 48 and _HEX8.fullmatch(body, 40):
+        return f"{zlib.crc32(body[:40].encode()):08x}" == body[40:]
+    return True
+
+
+_ANTHROPIC = _re.compile(r"sk-ant-([a-z]{2,8})[0-9]{2,3}-")
+
+
+def _anthropic_ok(token: str) -> bool:
+    """An API or admin key's secret is 93 characters and "AA"; one of another length or ending is the
+    format near-missed (scanners keep such lines as must-not-fire), not a key. OAuth tokens (oat01,
+    ort01) vary in length."""
+    m = _ANTHROPIC.match(token)
+    if m is None:
+        return False
+    body = token[m.end():]
+    if m.group(1) in ("api", "admin"):
+        return len(body) == 95 and body.endswith("AA") and random_looking(body)
+    return len(body) >= 20 and random_looking(body)
+
+
+_OPENAI_TYPES = ("proj-", "svcacct-", "admin-", "None-")
+_HEX32_RUN = _re.compile(r"[a-f0-9]{32}")
+
+
+def _openai_ok(token: str) -> bool:
+    """OpenAI keys carry the watermark "T3BlbkFJ" (base64 of "OpenAI") with 20+ random characters on
+    each side, after an optional project / service-account / admin segment. A plain "sk-" run without
+    it is OpenAI-compatible providers' shape only as 32 hex (DeepSeek, DashScope). A project,
+    service-account or admin key ("sk-proj-") is OpenAI's by its prefix, so a long random one counts
+    without the watermark, unless it holds a damaged one ("T4BlbkFJ": a near miss)."""
+    body = token[3:]
+    if body.startswith(("ant-", "or-", "lf-", "helicone-")) or not random_looking(body):
+        return False
+    i = body.find("T3BlbkFJ")
+    if i >= 0:
+        return i >= 20 and len(body) - i - 8 >= 20
+    if "BlbkFJ" in body:
+        return False
+    if body.startswith(_OPENAI_TYPES):
+        return len(body.split("-", 1)[1]) >= 40
+    return _HEX32_RUN.fullmatch(body) is not None
+
+
 EXTRA_TOKEN_RULES: tuple[Rule, ...] = (
+    # Anthropic: "sk-ant-", the key's type and version (api03, admin01, oat01, ...), "-", the secret.
+    # Both match a whole run, checked in Python (_anthropic_ok, _openai_ok): linear on "sk-sk-sk-...".
+    tok("anthropic-api-key", "sk-ant-", r"[A-Za-z0-9_\-]+", r"[A-Za-z0-9_\-]", maxlen=300, rank=-1, check=_anthropic_ok),
+    tok("openai-api-key", "sk-", r"[A-Za-z0-9_\-]+", r"[A-Za-z0-9_\-]", maxlen=300, check=_openai_ok),
     tok("apify-token", "apify_api_", r"[A-Za-z0-9]{36}" + _LA, check=mixed),
     tok("browserbase-key", "bb_live_", r"[A-Za-z0-9_\-]{20,64}" + _LA, check=lambda s: mixed(s) and has_digit(s)),
-    # Cloudflare's scannable tokens: user (cfut_) and account (cfat_) API tokens, API keys (cfk_).
-    tok("cloudflare-api-token", "cfut_", r"[A-Za-z0-9_\-]{32,120}" + _LA, check=lambda s: mixed(s) and has_digit(s)),
-    tok("cloudflare-api-token", "cfat_", r"[A-Za-z0-9_\-]{32,120}" + _LA, check=lambda s: mixed(s) and has_digit(s)),
-    tok("cloudflare-api-key", "cfk_", r"[A-Za-z0-9_\-]{32,120}" + _LA, check=lambda s: mixed(s) and has_digit(s)),
+    # Cloudflare's scannable tokens: user (cfut_) and account (cfat_) API tokens, API keys (cfk_): 40
+    # random characters and their CRC32 in 8 hex digits. A longer run, or a checksum that does not
+    # add up, is the format near-missed.
+    tok("cloudflare-api-token", "cfut_", r"[A-Za-z0-9_\-]{32,48}" + _LA_DASH, check=_cloudflare_ok),
+    tok("cloudflare-api-token", "cfat_", r"[A-Za-z0-9_\-]{32,48}" + _LA_DASH, check=_cloudflare_ok),
+    tok("cloudflare-api-key", "cfk_", r"[A-Za-z0-9_\-]{32,48}" + _LA_DASH, check=_cloudflare_ok),
+    # A Kubernetes pull secret's docker config (`.dockerconfigjson:` / `.dockercfg:`): base64 of the
+    # registries' auths, a credential whatever its length.
+    *[Rule("docker-config", _LazyRe(_re.escape(t) + r"[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"),
+           (t,), group=1, check=has_digit) for t in (".dockerconfigjson", ".dockercfg")],
     # Databricks OAuth client secrets: "dose" and 32 characters.
     tok("databricks-token", "dose", r"[A-Za-z0-9._\-]{32}" + r"(?![A-Za-z0-9._\-])", check=_digits_and_cases),
     tok("astra-db-token", "AstraCS:", r"[A-Za-z]{24}:[a-f0-9]{64}" + _LA, None),
@@ -104,6 +169,7 @@ EXTRA_TOKEN_RULES: tuple[Rule, ...] = (
     Rule("vault-secret-id",
          _LazyRe(r"(?i:secret[_\-]?id)[\"']?\s{0,4}[:=]\s{0,4}[\"']?(" + UUID + r")(?![A-Za-z0-9\-])"),
          ("secret_id", "secret-id", "secretid"), group=1, ci=True),
+    *SERVICE_RULES,
 )
 
 
@@ -365,6 +431,52 @@ def _known_prefixes() -> dict[str, tuple[str, ...]]:
     return by_head
 
 
+def known_prefix_of(text: str, s: int, e: int) -> str | None:
+    """The format rule's prefix ``text[s:e]`` starts with (``sk-ant-``, ``ghp_``), if any."""
+    for t in _known_prefixes().get(text[s:s + 2], ()):
+        if e - s > len(t) and text.startswith(t, s) and t[-1] in "_-":
+            return t
+    return None
+
+
+# Short prefixes whose providers' formats are all written as rules (OpenAI's watermark, DeepSeek's hex,
+# Stripe's live/test): an "sk-"/"sk_" run those refuse is a near miss, not an unknown provider's key.
+_OWNED_SHORT = ("sk-", "sk_")
+
+
+@lru_cache(maxsize=1)
+def _known_lower() -> tuple[dict[str, tuple[str, ...]], frozenset[str]]:
+    """The known prefixes by lower-cased first two characters, and each one's name part (``cfat``,
+    ``ntn``, ``gsk``) for the glued and truncated forms."""
+    by_head: dict[str, tuple[str, ...]] = {}
+    names = set()
+    for ts in _known_prefixes().values():
+        for t in ts:
+            by_head[t[:2].lower()] = (*by_head.get(t[:2].lower(), ()), t.lower())
+            if t[-1] in "_-" and t[:-1].isalnum():
+                names.add(t[:-1].lower())
+    # (words many keys' prefixes end with are no provider's mark: "shpat_", "MY_API_", "x_secret_")
+    return by_head, frozenset(names - _GENERIC_NAMES)
+
+
+_GENERIC_NAMES = frozenset("access api key pat secret pubkey ico".split())
+
+
+def near_known_prefix(prefix: str) -> bool:
+    """A token's prefix that misses a known format's by case (``NTN_`` for ``ntn_``), by letters glued
+    before it (``xcfat_``, ``wordgsk_``), by truncation (``cf_`` for ``cfat_``) or by a placeholder
+    (``gXX_``): scanners list these as must-not-fire, and the provider's own rule has refused them."""
+    low = prefix.lower()
+    by_head, names = _known_lower()
+    if any(t.startswith(low) and t[len(low):len(low) + 1] not in ("", "_", "-") for t in by_head.get(low[:2], ())):
+        return True  # a truncation: "cf" of "cfat_"
+    if low in names and prefix not in names:
+        return True  # the right letters in the wrong case
+    if any(low.endswith(nm) and len(low) > len(nm) and len(nm) >= 3 for nm in names):
+        return True  # glued: "xcfat", "wordgsk"
+    return "XX" in prefix.upper() and "XX" in prefix
+
+
 def _prefixed_tokens(text: str, out: list[_Cand]) -> None:
     n = len(text)
     known = _known_prefixes()
@@ -377,7 +489,7 @@ def _prefixed_tokens(text: str, out: list[_Cand]) -> None:
         if not text[s].isalpha() or (e - s) > 260:
             continue
         run = text[s:e]
-        if any(run.startswith(t) for t in known.get(run[:2], ())):
+        if any(run.startswith(t) for t in known.get(run[:2], ())) or run.startswith(_OWNED_SHORT):
             continue
         # the prefix: one to three short segments before a separator
         cut = 0
@@ -391,6 +503,8 @@ def _prefixed_tokens(text: str, out: list[_Cand]) -> None:
             body = run[sep.end():]
             if prefix.lower() in _NOT_KEY_PREFIX or (k == 0 and seg.lower() in _NOT_KEY_PREFIX):
                 break  # (a later segment may be an environment: key_test_, ck_staging_)
+            if k == 0 and near_known_prefix(seg):
+                break
             if len(prefix) >= 2 and sum(c.isdigit() for c in prefix) <= 2 and _random_body(body):
                 out.append((s, e, "api-key", 4, s))
                 break
