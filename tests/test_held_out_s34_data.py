@@ -63,12 +63,13 @@ def _parts_scored(monkeypatch, tmp_path, argv):
 
 
 def test_the_secrets_bench_leaves_the_s34_part_out_unless_asked_for_it_by_name(monkeypatch, tmp_path):
-    for argv in ([], ["--held-out"], ["--show-held-out"]):
+    for argv in ([], ["--show-held-out"]):
         scored, result = _parts_scored(monkeypatch, tmp_path, argv)
         assert "held-out-s34" not in scored and "held-out-s34" not in result, argv
-    scored, result = _parts_scored(monkeypatch, tmp_path, ["--held-out-s34"])
-    assert "held-out-s34" in scored and result["held-out-s34"]["misses_hidden"] is True
-    assert "missed" not in result["held-out-s34"]
+    for argv in (["--held-out-s34"], ["--held-out"]):  # by name, or with every held-out part
+        scored, result = _parts_scored(monkeypatch, tmp_path, argv)
+        assert "held-out-s34" in scored and result["held-out-s34"]["misses_hidden"] is True, argv
+        assert "missed" not in result["held-out-s34"]
 
 
 INJECTIONS = ROOT / "bench" / "data" / "injections_held_out_s34.json"
