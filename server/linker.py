@@ -134,20 +134,7 @@ def _keyword_candidates(store: SearchIndex, text: str, scope: Scope) -> list[int
     """The write's best keyword matches in its thread, best first (the plan bounded by MATCH_BUDGET and
     COMMON_BUDGET)."""
     plan = _bounded(store, search.keyword_plan(store, text, scope, MATCH_BUDGET, _plan_counter(store, scope)), scope)
-    if plan.window is not None or not plan.common or not getattr(store, "ADDITIVE_RANK", False):
-        return list(search.keyword_hits(store, plan, scope, CANDIDATES))
-    # keyword_hits' second search (rare words, none of the common) without its NOT: the same best
-    # CANDIDATES. Where a rank is a sum over the words (SQLite's bm25; PostgreSQL's is not), a memory of
-    # the rare words alone ranks the same, and one that holds a common word too ranks worse here than
-    # in the first search -- below every memory that search finds above it -- so the union's best are
-    # unchanged; the NOT walked the common words' doclists again (~2 ms a write in a 100k thread).
-    found = [store.keyword(KeywordQuery(plan.rare, also=plan.common), CANDIDATES, scope),
-             store.keyword(KeywordQuery(plan.rare), CANDIDATES, scope)]
-    hits: dict[int, float] = {}
-    for ranked in found:
-        for mid, rank in ranked.items():
-            hits[mid] = min(rank, hits.get(mid, rank))
-    return [mid for mid, _ in sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:CANDIDATES]]
+    return list(search.keyword_hits(store, plan, scope, CANDIDATES))
 
 
 #: A write's keyword search runs here, on the store's second connection, while the writer searches vectors.

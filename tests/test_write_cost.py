@@ -209,34 +209,6 @@ def test_a_writes_candidate_search_ranks_by_the_rarest_common_words_its_budget_h
     assert {w for q in queries for w in (*q.also, *q.excluded, *q.every)} == {"refund", "payments"}
 
 
-def test_a_writes_rare_words_search_leaves_out_the_not_and_finds_the_same_best(service, monkeypatch):
-    """The second search ranks the rare words alone, without `NOT common` (whose doclists it walked again):
-    bm25 is a sum over the words, so the union's best CANDIDATES are keyword_hits' own."""
-    monkeypatch.setattr(linker, "MATCH_BUDGET", 5)
-    for n in range(40):
-        service.remember(f"the payments service retries job {n} for shop {n % 4}", thread="t")
-    for n in range(12):
-        service.remember(f"the refund queue drains batch {n} of the payments job", thread="t")
-    for n in range(4):
-        service.remember(f"a zebra refund of the payments service, crossing {n}", thread="t")
-    queries: list[KeywordQuery] = []
-    keyword = service.store.keyword
-
-    def spy(query: KeywordQuery, limit: int, scope):  # noqa: ANN001, ANN202
-        queries.append(query)
-        return keyword(query, limit, scope)
-
-    monkeypatch.setattr(service.store, "keyword", spy)
-    service.remember("zebra payments refund shop", thread="t")
-    assert len(queries) == 2 and queries[0].also and not any(q.excluded for q in queries)
-    scope = Scope(threads=("t",))
-    for text in ("zebra payments refund shop", "refund batch 3 payments", "zebra crossing 2 shop 1 job",
-                 "the payments service retries", "zebra"):
-        plan = linker._bounded(service.store, search.keyword_plan(service.store, text, scope, linker.MATCH_BUDGET), scope)
-        assert linker._keyword_candidates(service.store, text, scope) == list(
-            search.keyword_hits(service.store, plan, scope, linker.CANDIDATES))
-
-
 def test_a_writes_keyword_search_runs_beside_its_vector_search(service, monkeypatch):
     monkeypatch.setattr(sqlite_search, "BESIDE_FROM", 0)  # a file of any size has the second connection
     for n in range(5):

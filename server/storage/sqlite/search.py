@@ -47,10 +47,6 @@ RANK_IN_THREADS_FROM = 10_000
 
 
 class SqliteSearch(SqliteImpacts):
-    #: A keyword rank is a sum over the query's words (bm25): a word a memory does not hold adds nothing
-    #: to its rank, and one it holds makes it better (linker._keyword_candidates relies on it).
-    ADDITIVE_RANK = True
-
     # -- search index -------------------------------------------------------------
     def beside(self) -> Self | None:
         """This namespace's search index on a second connection (Database.aside); None in a file of
