@@ -56,7 +56,7 @@ EXACT_ROWS = 20_000
 #: FLOOR and WIDE_ROWS are sized for a search of this many rows (a recall's: Store.knn asks the sidecar
 #: for twice its DENSE_CANDIDATES); a search of fewer keeps that share of them. A write's update check
 #: asks for 30 memories (60 rows): in a thread of 100k memories 600 / 3,600 rows cost ~3 ms less than
-#: 1,000 / 6,000, and gave the same 30 in 99 of 100 searches, 0.9997 of them in all (hash vectors).
+#: 1,000 / 6,000 and gave the same 30 in 100 of 100 searches (hash vectors; 500 / 3,000: 99 of 100).
 FULL_K = 100
 #: Rows at most this far apart are read in one pread (see read_half).
 GAP_ROWS = 32
