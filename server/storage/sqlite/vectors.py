@@ -439,7 +439,8 @@ class VectorIndex:
         for column, values in (("thread", threads), ("kind", kinds)):
             if values is not None:
                 codes = np.asarray([text_code(v) for v in values], dtype=np.uint32)
-                mask &= np.isin(side.column(column, n), codes)
+                # One value (a write's thread): a comparison, not isin's sort of every row (~2 ms at 100k rows).
+                mask &= side.column(column, n) == codes[0] if len(codes) == 1 else np.isin(side.column(column, n), codes)
         if since is not None:
             mask &= side.column("created", n) >= since
         if until is not None:
@@ -447,7 +448,7 @@ class VectorIndex:
         if ids is not None:
             mask &= np.isin(row_ids // PASSAGE_SLOTS, np.fromiter(ids, dtype=np.int64, count=len(ids)))
         query = np.asarray(query, dtype=np.float32)
-        rows = side.candidates(query, mask)
+        rows = side.candidates(query, mask, k)
         if not len(rows):
             return []
         sims = side.score(query, rows)
