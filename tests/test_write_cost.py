@@ -6,16 +6,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-import numpy as np
-
 from server import linker, search
-from server.storage.protocol import GLOBAL, KeywordQuery, NewMemory, Scope
+from server.storage.protocol import GLOBAL, KeywordQuery, Scope
 from server.storage.sqlite import search as sqlite_search
-from server.storage.sqlite import sidecar
-from server.storage.sqlite import vectors as sqlite_vectors
-from server.storage.sqlite.db import Database
-from server.storage.sqlite.migrations import SchemaContext, migrate
-from server.storage.sqlite.store import Store
 from server.updates import analyses, statements
 
 
@@ -223,31 +216,3 @@ def test_a_writes_keyword_search_runs_beside_its_vector_search(service, monkeypa
     monkeypatch.setattr(sqlite_search.SqliteSearch, "keyword", spy)
     service.remember("the refund job retries the payments worker twice", thread="t")  # judged at once (hash vectors)
     assert where and all(name.startswith("memvault-update-keyword") for name in where)
-
-
-def test_a_search_for_fewer_neighbours_scores_a_smaller_shortlist(tmp_path, monkeypatch):
-    """The sidecar's FLOOR and WIDE_ROWS are a recall's (FULL_K rows); a write's 30 candidates keep their share."""
-    for name, value in (("EXACT_ROWS", 0), ("NARROW", 0.0), ("WIDE", 0.0), ("FLOOR", 500), ("WIDE_ROWS", 1000)):
-        monkeypatch.setattr(sidecar, name, value)
-    db = Database(tmp_path / "s.db")
-    migrate(db, SchemaContext(dimensions=16))
-    store = Store(db, "default")
-    with db.write() as conn:
-        ids = [store.insert_memory(conn, NewMemory(thread="t", content=f"m{n}", kind="note", source="test", origin=None,
-                                                   importance=0.5, tags=(), content_hash=f"m{n}", created_at=1000,
-                                                   updated_at=1000, index_text=f"m{n}")) for n in range(3000)]
-    vectors = np.random.default_rng(5).standard_normal((3000, 16)).astype(np.float32)
-    store.store_vectors(dict(zip(ids, vectors / np.linalg.norm(vectors, axis=1, keepdims=True))))
-    scored: list[int] = []
-    score = sidecar.Sidecar.score
-
-    def spy(self, query, rows):  # noqa: ANN001, ANN202
-        scored.append(len(rows))
-        return score(self, query, rows)
-
-    monkeypatch.setattr(sidecar.Sidecar, "score", spy)
-    monkeypatch.setattr(sqlite_vectors, "VEC0_SCOPE_MAX", 0)  # the thread's 3,000 rows: the sidecar's ANN path
-    assert len(store.knn(vectors[0], 50, Scope(threads=("t",)))) == 50  # a recall's: asks the sidecar for 100 rows
-    assert len(store.knn(vectors[0], 30, Scope(threads=("t",)))) == 30  # a write's: 60
-    assert scored == [500, 300]
-    db.close()

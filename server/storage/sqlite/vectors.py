@@ -448,7 +448,7 @@ class VectorIndex:
         if ids is not None:
             mask &= np.isin(row_ids // PASSAGE_SLOTS, np.fromiter(ids, dtype=np.int64, count=len(ids)))
         query = np.asarray(query, dtype=np.float32)
-        rows = side.candidates(query, mask, k)
+        rows = side.candidates(query, mask)
         if not len(rows):
             return []
         sims = side.score(query, rows)
