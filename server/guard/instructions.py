@@ -77,6 +77,7 @@ from functools import lru_cache
 from server.guard.instruction_personas import persona_jailbreak, prompt_leak, role_asked, steering
 from server.guard.instruction_model import injection_like, words as model_words
 from server.guard.instruction_phrases import disclosure_like, negated, override_like, readings, windowed
+from server.guard.instruction_replies import reply_bent, reply_scrambled
 from server.guard.lazyre import LazyRe as _LazyRe
 
 __all__ = ["FLAGS", "REASONS", "instruction_flags", "visible"]
@@ -558,7 +559,7 @@ def _flags(text: str) -> tuple[str, ...]:
         flags.append("imperative-command")
     if any(windowed(r, gates, (p,)) for r in reads for gates, p in _OVERRIDE) or override_like(reads) or any(
         persona_jailbreak(r) or steering(r) for r in reads
-    ):
+    ) or reply_bent(low) or reply_scrambled(low):
         flags.append("override-instructions")
     if (any(g in low for g in _ROLE_GATES) and _ROLE_TOKENS.search(text)) or (
         ":" in text and any(g in low for g in _ROLE_LINE_GATES) and _ROLE_LINE.search(text)
