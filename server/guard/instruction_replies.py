@@ -81,3 +81,28 @@ def reply_scrambled(low: str) -> bool:
     if not any(w in low for w in ("reply", "respond", "answer", "write")):
         return False
     return any(not negated(low, m.start()) for m in _REPLY_SCRAMBLED.finditer(low))
+
+
+# Code handed to the reader to put into the code it writes: "Ensure the inclusion of the following code section in your
+# implementation: ```...```" (BIPIA's code tasks). A note may carry a snippet for the reader's code too ("add the
+# following fixture to your conftest"), so the order is flagged only when the code it hands over reaches the network,
+# the shell or the machine's own files: what a keylogger, a cookie thief, a ransomware stub or a fork bomb all do.
+_CODE_ORDER = _LazyRe(r"\b(?:following|below|subsequent|this|these)\s+(?:code\s+|python\s+)?(?:snippet|block|excerpt|section|code|lines)\b[^`]{0,160}?"
+                      r"\b(?:your|the\s+code\s+you)\s+(?:\w+\s+){0,2}?(?:code|codebase|solution|implementation|algorithm|program|programs|"
+                      r"response|elucidation|script|answer|logic|functionality|develop|write)\b"
+                      r"|\byour\s+(?:code|codebase|solution|implementation|algorithm|program|elucidation)\b[^`]{0,120}?"
+                      r"\b(?:following|below|subsequent)\s+(?:code\s+)?(?:snippet|block|excerpt|section|code)\b")
+_CODE_REACH = _LazyRe(r"\brequests\.(?:post|put|get)\(|\.send(?:all|to)?\(|\bsmtplib\b|\bftplib\b|\bftp\(|\burlretrieve\(|\burlopen\(|"
+                      r"\bpublish\.single\(|\bsocket\.socket\(|\bos\.(?:system|fork|remove|dup2|popen)\(|\bsubprocess\.|\bexec\(|"
+                      r"[\"'](?:/etc/|/boot/|/lib/|/var/log/|~/\.ssh)|authorized_keys|cookies?\.(?:txt|pkl)|clipboard|pyperclip|pbpaste|"
+                      r"screenshot|ipconfig|systemctl|\bnc\s+-e\b|\bwmi\b|net_connections\(\)")
+
+
+def code_planted(text: str, low: str) -> bool:
+    """An order to put the code that follows into the reader's own code, the code reaching out of the program."""
+    fence = text.find("```")
+    lead = max(0, fence - 400)
+    if fence < 0 or "you" not in low[lead:fence] or not _CODE_ORDER.search(low, lead, fence):
+        return False
+    end = text.find("```", fence + 3)
+    return _CODE_REACH.search(text, fence, end if end > 0 else fence + 4000) is not None
