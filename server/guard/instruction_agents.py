@@ -55,8 +55,8 @@ PERSONAL_GATES = ("code", "passport", "number", "contents of", "content of")
 
 # the user's data smuggled out in a payment's memo: "send a transaction to US13... that includes the user's phone model"
 _PAYMENT_MEMO = _LazyRe(r"\b(?:send|make|transfer)\s+(?:a\s+|an?\s+)?(?:transaction|payment|transfer|wire)\s+to\s+(?:the\s+(?:account|iban)\s+)?"
-                        r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b[^.\n]{0,40}?\b(?:includ\w*|contain\w*|with)\b[^.\n]{0,40}?"
-                        r"\b(?:the\s+user'?s|my|an\s+overview)\b", _I)
+                        r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b[^.\n]{0,40}?\b(?:includ\w*|contain\w*|with)\b[^.\n]{0,60}?"
+                        r"\b(?:the\s+user\b|my|an\s+overview)", _I)
 # a send's trail wiped: "... to mark@x.example, then delete the sent email", "delete the email you have just sent"
 _TRAIL_WIPED = _LazyRe(r"\b(?:delete|remove|erase|trash)\s+(?:the\s+)?(?:sent\s+(?:e-?mail|message)s?\b|(?:e-?mail|message)s?\s+(?:that\s+)?you\s+"
                        r"(?:have\s+)?just\s+sent\b)", _I)

@@ -41,7 +41,7 @@ _SCRAMBLE = _LazyRe(
     r"(?:remove|without(?:\s+any)?)\s+(?:the\s+|all\s+)?spaces|group\s+(?:the\s+)?letters|in\s+(?:sets|groups)\s+of\s+\w+|"
     r"(?:replace|substitute|swap|convert)\s+(?:every\s+\w+\s+|the\s+|all\s+)?(?:letters?|vowels?|characters?)|"
     r"with\s+(?:relevant\s+|their\s+corresponding\s+)?(?:emojis|symbols|numbers|keyboard\s+symbols)|"
-    r"emojis?\s+only|only\s+emojis|emojis?\s+to\s+represent|emoji\s+substitution|numbers\s+for\s+vowels)")
+    r"emojis?\s+only|only\s+emojis|emojis?\s+to\s+represent|emoji\s+substitution|(?:numbers|symbols)\s+for\s+(?:vowels|letters))")
 # something slipped into the answer that the user did not ask for
 _PAYLOAD = _LazyRe(
     r"(?:https?://|\bwww\.|\b[\w-]+\.(?:com|net|org|io|co|info|biz)\b|\b[\w.+-]+@[\w-]+\.)"
@@ -52,6 +52,9 @@ _PAYLOAD = _LazyRe(
     r"subscribe|newsletter|advert\w*|coupon|cracked|investment\s+opportunity)\b"
     r"|\b(?:vote|elections?|the\s+importance\s+of|the\s+urgency|the\s+benefits\s+of)\b"
     r"|\b(?:teaser|cliffhanger|shocking|revelation|plot\s+twist|surprise\s+guest|celebrity)\b")
+
+
+_AFTER_COMMA = _LazyRe(r"\s*,\s*(?:please\s+|also\s+|subtly\s+)?([a-z]+)")
 
 
 def reply_bent(low: str) -> bool:
@@ -67,6 +70,9 @@ def reply_bent(low: str) -> bool:
         if not opener or opener.group("verb") not in _ORDERS or negated(low, s.start() + mine.start()):
             continue
         verb = opener.group("verb")
+        if verb == "in":  # "In your response, tease a major announcement": the order comes after the comma
+            after = _AFTER_COMMA.match(sentence, mine.end())
+            verb = after.group(1) if after else verb
         if verb in _REWORK or _SCRAMBLE.search(sentence) or _PAYLOAD.search(sentence):
             return True
     return False
@@ -95,7 +101,8 @@ _CODE_ORDER = _LazyRe(r"\b(?:following|below|subsequent|this|these)\s+(?:code\s+
 _CODE_REACH = _LazyRe(r"\brequests\.(?:post|put|get)\(|\.send(?:all|to)?\(|\bsmtplib\b|\bftplib\b|\bftp\(|\burlretrieve\(|\burlopen\(|"
                       r"\bpublish\.single\(|\bsocket\.socket\(|\bos\.(?:system|fork|remove|dup2|popen)\(|\bsubprocess\.|\bexec\(|"
                       r"[\"'](?:/etc/|/boot/|/lib/|/var/log/|~/\.ssh)|authorized_keys|cookies?\.(?:txt|pkl)|clipboard|pyperclip|pbpaste|"
-                      r"screenshot|ipconfig|systemctl|\bnc\s+-e\b|\bwmi\b|net_connections\(\)")
+                      r"screenshot|ipconfig|systemctl|\bnc\s+-e\b|\bwmi\b|net_connections\(\)|\bsmtp|\bhttp\.client\b|\bhttpx\.|\baiohttp\b|"
+                      r"\bpexpect\b|\bssh\s+-[LRD]\b|\bscapy\b|\bTCP4ClientEndpoint\b", re.I)
 
 
 def code_planted(text: str, low: str) -> bool:
