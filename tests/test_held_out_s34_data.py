@@ -1,4 +1,5 @@
-"""Session 34's held-out corpora: their shape, and that no bench scores them unless asked by name.
+"""Session 34's held-out corpora: their shape, and that no bench scores the secrets part unless asked by name
+(the injections corpus was run once held out and is a tuning corpus for the rules since; still not the model's).
 
 No detector runs here: the corpora are held out (bench/data/secrets_public/README.md), so the
 tests read their fields and counts only, and check the benches' selection with the scoring
@@ -95,7 +96,7 @@ def test_no_text_of_the_injections_corpus_is_in_another_public_corpus():
         assert not mine & {r["text"] for part in ("attacks", "benign") for r in other[part]}, name
 
 
-def test_the_poisoning_bench_scores_the_s34_corpus_only_when_asked_for_it_by_name(monkeypatch, tmp_path):
+def test_the_poisoning_bench_scores_the_spent_s34_corpus_every_run_as_a_tuning_corpus(monkeypatch, tmp_path):
     import poisoning  # bench/poisoning.py; imported here so the secrets tests above do not load the guards' model
 
     scored: list = []
@@ -106,14 +107,24 @@ def test_the_poisoning_bench_scores_the_s34_corpus_only_when_asked_for_it_by_nam
                "per_source": {}, "benign_per_source": {}}
         return {s: dict(one) for s in splits}
 
-    # no detector runs: the flags and the model are stubbed, the corpora's scoring recorded
+    # no detector runs: the flags and the model are stubbed, the corpora's scoring recorded. The corpus was run
+    # once held out (session 34) and the rules have been tuned on it since: it is reported as a tuning corpus
     monkeypatch.setattr(poisoning, "public_corpus", fake_corpus)
     monkeypatch.setattr(poisoning, "instruction_flags", lambda text: ())
     monkeypatch.setattr(poisoning.instruction_model, "score", lambda text: 0.0)
     out = tmp_path / "p.json"
-    poisoning.main(["--out", str(out)])
-    assert poisoning.HELD_OUT_S34 not in scored and "public_held_out_s34" not in json.loads(out.read_text())
-    scored.clear()
-    poisoning.main(["--out", str(out), "--held-out-s34"])
-    assert poisoning.HELD_OUT_S34 in scored
-    assert json.loads(out.read_text())["public_held_out_s34"]["held-out"]["reported_as"].startswith("held-out")
+    for argv in ([], ["--held-out-s34"]):  # the old flag is still accepted, and changes nothing
+        scored.clear()
+        poisoning.main(["--out", str(out), *argv])
+        assert poisoning.HELD_OUT_S34 in scored, argv
+        result = json.loads(out.read_text())
+        assert result["public_s34"]["held-out"]["reported_as"] == "tuning (held out once, tuned on since)"
+        assert "public_s34" in result["rules_only"] and "public_held_out_s34" not in result
+
+
+def test_the_s34_corpus_is_still_kept_out_of_the_models_training():
+    import train_injection_model  # bench/; reads the corpora's texts only, trains nothing
+
+    kept_out = set(train_injection_model.held_out_texts())
+    data = json.loads(INJECTIONS.read_text(encoding="utf-8"))
+    assert {r["text"] for part in ("attacks", "benign") for r in data[part]} <= kept_out
