@@ -153,6 +153,7 @@ class Doc:
 _SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
 
 
+@lru_cache(maxsize=1 << 16)  # pure; a recall stems ~1,000 words and most recur (a 100k store: 0.9 of 12 ms)
 def _stem(word: str) -> str:
     """Very small suffix stripper, only for the confidence estimate."""
     w = word.lower()

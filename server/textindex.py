@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # Longest query we turn into terms; beyond this the tail is ignored so that a
 # pasted document cannot make a keyword query with thousands of terms.
@@ -64,6 +65,7 @@ def split_identifier(token: str) -> list[str]:
     return parts
 
 
+@lru_cache(maxsize=1 << 16)  # pure, and tokens recur: recall's coverage asks it of every word of every ranked memory
 def _is_compound(token: str) -> bool:
     """True for tokens that look like code: contain _ . / - or an inner capital.
 
