@@ -62,11 +62,11 @@ CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.j
            "tuning-noseyparker": "noseyparker.json", "tuning-kingfisher": "kingfisher.json",
            "tuning-kingfisher-2": "held_out.json", "tuning-kingfisher-3": "kingfisher_3.json",
            "tuning-kingfisher-4": "kingfisher_4.json", "tuning-kingfisher-5": "kingfisher_5.json",
-           "tuning-secretlint-trivy": "held_out_secretlint_trivy.json", "held-out-s34": "held_out_s34.json"}
+           "tuning-secretlint-trivy": "held_out_secretlint_trivy.json", "tuning-s34": "held_out_s34.json"}
 #: The held-out part(s) and the flag that asks for each: scored only when asked for (--held-out: all of them),
 #: never by default; misses hidden unless --show-held-out. The secretlint/Trivy part was run once in session
-#: 33: a tuning part since.
-HELD_OUT = {"held-out-s34": "held_out_s34"}
+#: 33, session 34's once at the end of session 34: tuning parts since. Empty until a fresh part is added.
+HELD_OUT: dict[str, str] = {}
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 
@@ -144,8 +144,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N secret and N benign cases of each part")
     ap.add_argument("--held-out", action="store_true",
                     help="also score the held-out part (counts only); once, at the end of a round")
-    ap.add_argument("--held-out-s34", action="store_true",
-                    help="also score session 34's held-out part (ripsecrets, whispers, talisman, checkov; counts only)")
     ap.add_argument("--show-held-out", action="store_true",
                     help="also print and write the held-out part's misses (not while tuning)")
     args = ap.parse_args(argv)
