@@ -77,6 +77,22 @@ def looks_fake(value: str) -> bool:
     return _FAKE.search(value) is not None or (len(value) >= 16 and _entropy(value) < 1.2)
 
 
+_CONST_NAME = _LazyRe(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_CONST_WORDS = ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "KEY", "PWD", "CREDENTIAL", "AUTH")
+_FORMAT_FIELD = _LazyRe(r"\{(?:\d{0,2}|[A-Za-z_]\w{0,40})\}")
+_IDENT = _LazyRe(r"[a-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")  # new_password, self.pw
+_FORMAT_CALL = _LazyRe(r"[ \t]*\.format\(")
+
+
+def _repeated(v: str) -> bool:
+    """A 16+ character value that is one unit of at most 4 characters repeated (bounded work; abcd1234 * 8,
+    a scanner's sample secret, is kept)."""
+    n = len(v)
+    if n < 16:
+        return False
+    return any(v[p:] == v[:-p] for p in range(1, 5))
+
+
 def is_placeholder(value: str) -> bool:
     v = value.strip()
     if not v or looks_fake(v):
@@ -94,6 +110,8 @@ def is_placeholder(value: str) -> bool:
         return True  # somefakekey, a-fake-api-key (a random token with these letters has digits too)
     if all(c in _MASK_CHARS for c in v):
         return True
+    if _repeated(low):
+        return True  # asdfasdfasdf...: a unit typed again and again
     if low.startswith(("your", "my_", "my-", "<", "insert", "replace", "change_me_", "changeme", "xxx")):
         return True
     if low.endswith(("_here", "-here", "here>")) or low.startswith(("os.", "process.env")):
@@ -181,6 +199,9 @@ _AUTH_IS_PASSWORD = frozenset("redis memcached valkey keydb broker amqp rabbitmq
 _CONTAINER_LAST = frozenset("tag att attr attribute attrib element elem node value val str string text txt data".split())
 
 
+_NUMBERED = _LazyRe(r"(?:(?<=word)|(?<=sswd))(?:s|\d{1,3})\Z")  # (not token1, max_tokens: a count)
+
+
 @lru_cache(maxsize=4096)
 def key_kind(key: str) -> tuple[str, bool | str] | None:
     """(kind, needs a high-entropy value) when the key names a credential, else None."""
@@ -189,6 +210,8 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
         segs.pop()
     if not segs:
         return None
+    # static_password01, db_passwords: a numbered or plural password key names a password too
+    segs[-1] = _NUMBERED.sub("", segs[-1]) or segs[-1]
     last = segs[-1]
     prev = segs[-2] if len(segs) > 1 else ""
     if last.endswith(("password", "passwd")) or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
@@ -256,7 +279,7 @@ _VALUE_CUT = _LazyRe(r"[,;&](?=[ \t]|\Z|[A-Za-z_][A-Za-z0-9_.\-]{0,40}=)|\\[nrt]
 KEYWORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "contrase", "bearer", "signature", "login")
 # CLI flags: --password hunter2 / --api-key=...
 _FLAG = _LazyRe(
-    r"--(?<![A-Za-z0-9_\-]--)(?P<key>(?:[A-Za-z0-9]+-){0,3}(?i:password|passwd|token|secret|api-key|apikey))"
+    r"--(?<![A-Za-z0-9_\-]--)(?P<key>(?:[A-Za-z0-9]+-){0,3}[A-Za-z]{0,12}(?i:password|passwd|token|secret|api-key|apikey))"
     r"(?:[ \t]+|=)(?P<q>[\"']?)"
 )
 # <password>hunter2</password>, < password > hunter2 </password>, <x name="password">hunter2</x>
@@ -409,6 +432,9 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                 spaced_word = not m.group("sep") and value.replace(" ", "").replace("-", "").isalpha()
                 if g == "bq" and " " in value:
                     break  # KEY=`etcdctl get /x`: a shell command's output, not a literal
+                if _FORMAT_FIELD.search(value) and ("f" in m.group(0)[m.end("sp") - m.start(): m.start(g) - m.start()].lower()
+                                                    or _FORMAT_CALL.match(text, m.end(g) + 1)):
+                    break  # f"prefix_{x}", "prefix_{}".format(x): filled in at run time
                 if len(value) >= 3 and not spaced_word and not is_placeholder(value) and value_ok(needs_entropy, value):
                     s = m.start(g) + (len(raw) - len(raw.lstrip()))
                     _add(out, _assigned(key, kind, s, value, j))
@@ -425,6 +451,12 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
             value = text[vstart:vend]
             if len(value) < 3 or is_placeholder(value) or value.lower() == key.lower():
                 continue  # (access_token=ACCESS_TOKEN: the key's name as its own stand-in)
+            if _CONST_NAME.fullmatch(value) and any(w in value for w in _CONST_WORDS):
+                continue  # = NONCOMPLIANT_APITOKEN;: a bare constant named for the secret (quoted, it is a literal)
+            if m.group("kq") and _IDENT.fullmatch(value):
+                continue  # {"password": new_password}: after a quoted key, a bare name is code's variable
+            if value[:2] == "{{" and text.startswith("}}", vend) and value[2:].strip().replace("_", "").isalnum():
+                continue  # password={{pwd}}, cut at its first closing brace: a template filled in elsewhere
             if needs_entropy:
                 if value_ok(needs_entropy, value):
                     _add(out, _assigned(key, kind, vstart, value, j))
@@ -461,7 +493,8 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
                 continue
             v = text[vs:ve]
             # (a word after --token is a mode or a file name; after --*-password a long one is the password)
-            if found and 3 <= len(v) <= 1024 and not is_placeholder(v) and (
+            # (--ask-password https://host: a flag with no value, then the URL)
+            if found and 3 <= len(v) <= 1024 and not is_placeholder(v) and "://" not in v and (
                     not v.isalpha() or (found[0] == "password" and len(v) >= 8)):
                 out.append((vs, ve, found[0], 10, m.start()))
     for pattern, gate in ((_XML_PAIR, "value="), (_ENV_LINE, "ENV")):

@@ -1,0 +1,64 @@
+"""Secrets told apart by their context: the key, the call or the syntax around a value.
+
+Public scanners' fixtures (whispers, talisman, ripsecrets, checkov) plant one literal under many keys
+and syntaxes, and keep look-alikes that must not fire: a variable, a constant named for the secret, a
+format string filled in at run time. The values here are written for these tests, not copied.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from server.guard.redact import redact
+
+
+def gone(text: str, value: str) -> bool:
+    return value not in redact(text).text
+
+
+@pytest.mark.parametrize("text", [
+    'var db_password2 = "Qm7tr0ubadour";',
+    'const admin_password01 = "Qm7tr0ubadour"',
+    'String mailPassword3 = "Qm7tr0ubadour";',
+    "old_passwords: Qm7tr0ubadour",
+])
+def test_a_numbered_or_plural_password_key_names_a_password(text):
+    assert gone(text, "Qm7tr0ubadour")
+
+
+@pytest.mark.parametrize("text", ['"token1": "xoxp-1234567890"', "max_tokens: 4096x"])
+def test_a_numbered_or_plural_token_key_is_not_widened(text):
+    # a count of tokens, a sample list entry: only password keys take a number or a plural
+    assert not redact(text).changed
+
+
+@pytest.mark.parametrize("flag", ["--tlspassword", "--proxy-tlspassword", "--keypassword"])
+def test_a_flag_whose_name_ends_in_password_takes_its_value(flag):
+    assert gone(f"curl {flag} Qm7tr0ubadour https://example.org", "Qm7tr0ubadour")
+
+
+def test_a_password_flag_followed_by_a_url_has_no_value():
+    assert not redact("wget --user=me --ask-password https://example.org/file").changed
+
+
+@pytest.mark.parametrize("text", [
+    "String mail_password = MAIL_SERVICE_TOKEN;",  # a constant named for the secret
+    "hookSecret: BILLING_HOOK_SECRET",
+    'payload = {"user": user, "password": typed_password}',  # code's variable after a quoted key
+    'mail_password = f"pre_{suffix_value}"',  # filled in at run time
+    'mail_password = "pre_{}".format(suffix_value)',
+    'url="jdbc:postgresql://db/app?user=app&password={{db_pw}}"',  # a template
+    'secret = "qwerqwerqwerqwerqwerqwer"',  # one unit typed again and again
+])
+def test_references_templates_and_fillers_under_a_secret_key_stay(text):
+    assert not redact(text).changed, redact(text).text
+
+
+@pytest.mark.parametrize("text, value", [
+    ('smtp_password = "MAIL_SERVICE_TOKEN"', "MAIL_SERVICE_TOKEN"),  # quoted, the same word is a literal
+    ('"SMTP_PASS" : Qm7tr0ubadour', "Qm7tr0ubadour"),  # not a variable's shape
+    ('mail_password = "pre_{x}"', "pre_{x}"),  # not an f-string, no .format: a literal
+    ('password = "ab12cd34ab12cd34ab12cd34"', "ab12cd34ab12cd34ab12cd34"),  # a unit of 8 repeated
+])
+def test_the_look_alikes_literal_twins_are_still_secrets(text, value):
+    assert gone(text, value)
