@@ -62,3 +62,31 @@ def test_references_templates_and_fillers_under_a_secret_key_stay(text):
 ])
 def test_the_look_alikes_literal_twins_are_still_secrets(text, value):
     assert gone(text, value)
+
+
+@pytest.mark.parametrize("text", [
+    'if login == "root" and password == "Qm7tr0ubadour":',
+    'if password == f"Qm7tr0ubadour":',
+    'db_pw = os.getenv("DB_PASSWORD", "Qm7tr0ubadour")',
+    'os.environ.get("pwd", "Qm7tr0ubadour")',
+    'define("MAIL_PASSWORD", "Qm7tr0ubadour");',
+])
+def test_a_password_compared_with_or_given_as_a_default_is_a_secret(text):
+    assert gone(text, "Qm7tr0ubadour")
+
+
+@pytest.mark.parametrize("text", [
+    "if password == expected:",  # a variable
+    'if auth_token == "bearer":',  # a word compared with
+    'labels = ("token", "bucket")',  # a list of words, no call giving a default
+    '"new_password": "Choose a new password",',  # an interface's text
+    '"reset_password": "Tilbakestill passordet ditt.",',
+    '"one_time_password": "Kode:",',
+    'ACCESS_KEY: "Ask the team for this"',
+])
+def test_comparisons_with_names_and_interface_text_under_a_password_key_stay(text):
+    assert not redact(text).changed, redact(text).text
+
+
+def test_a_passphrase_of_lower_case_words_is_still_a_password():
+    assert gone('"password": "correct horse battery staple"', "correct horse battery staple")

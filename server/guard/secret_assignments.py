@@ -80,6 +80,10 @@ def looks_fake(value: str) -> bool:
 _CONST_NAME = _LazyRe(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _CONST_WORDS = ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "KEY", "PWD", "CREDENTIAL", "AUTH")
 _FORMAT_FIELD = _LazyRe(r"\{(?:\d{0,2}|[A-Za-z_]\w{0,40})\}")
+# getenv("PASSWORD", "v"), environ.get("pwd", "v"), define("DB_PASSWORD", "v"): the value is the key's
+# A sentence or a label (capitalised words, "Enter code:"), in any alphabet: an interface's text
+_UI_TEXT = _LazyRe(r"[^\W\d_a-z][^\W_]*(?:[ \t,]+[^\W_]+)+[.!?:]?|[^\W\d_a-z][^\W\d_]+:")
+_DEFAULT_CALL = _LazyRe(r"\b(?:getenv|get|getProperty|setProperty|define|setdefault|setenv|Setenv|put)\((?=[\"']\Z)")
 _IDENT = _LazyRe(r"[a-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")  # new_password, self.pw
 _FORMAT_CALL = _LazyRe(r"[ \t]*\.format\(")
 
@@ -260,7 +264,7 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
 KEY_CHARS = _ALNUM | set("_.-")
 _ASSIGN = _LazyRe(
     r"(?P<key>[^\W\d][\w.\-]{0,80})(?:\[\])?(?P<kq>[\"']?)\]?[ \t]*"
-    r"(?P<sep>:=|::?:=|=>|\?=|<-|\.=|=(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?"
+    r"(?P<sep>:=|::?:=|=>|\?=|<-|\.=|=(?!=)|==(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?"
     # Go's `var key string = "v"`; a call's `("KEY", "v")` (setProperty, getenv with a default)
     r"|(?<=[ \t])(?:string|String|str|&str|\[\]byte)[ \t]*=(?!=)|(?<=[\"']),(?=[ \t]*[\"'])"
     r"|(?<=[ \t])(?=[@rRbBuUfF]{0,2}[\"'`]))"
@@ -420,7 +424,8 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
         if m.group("sep") == ",":
             if not m.group("kq"):
                 continue
-            needs_entropy = needs_entropy or True  # ("token", "bucket") is a list of words: only a random value counts
+            if not _DEFAULT_CALL.search(text, max(0, j - 24), j):
+                needs_entropy = needs_entropy or True  # ("token", "bucket") is a list of words: only a random value counts
         if not m.group("sep") and m.group("eq") is None and m.group("dq") is None and m.group("sq") is None \
                 and m.group("bq") is None:
             continue  # `private_key "..."` counts (HCL, SQL, prose); an unquoted word after a space does not
@@ -435,11 +440,15 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                 if _FORMAT_FIELD.search(value) and ("f" in m.group(0)[m.end("sp") - m.start(): m.start(g) - m.start()].lower()
                                                     or _FORMAT_CALL.match(text, m.end(g) + 1)):
                     break  # f"prefix_{x}", "prefix_{}".format(x): filled in at run time
+                if _UI_TEXT.fullmatch(value) or (m.group("sep") == "==" and value.isalpha() and kind != "password"):
+                    break  # "new_password": "Choose a new password.": a form's label, not the password
                 if len(value) >= 3 and not spaced_word and not is_placeholder(value) and value_ok(needs_entropy, value):
                     s = m.start(g) + (len(raw) - len(raw.lstrip()))
                     _add(out, _assigned(key, kind, s, value, j))
                 break
         else:
+            if m.group("sep") == "==":
+                continue  # password == expected: a comparison with a variable
             vstart = m.end()
             vend = min(run_end(vstart), cut_at(vstart), vstart + _MAX_VALUE)
             if vend - vstart > 256:
