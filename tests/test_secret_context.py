@@ -90,3 +90,7 @@ def test_comparisons_with_names_and_interface_text_under_a_password_key_stay(tex
 
 def test_a_passphrase_of_lower_case_words_is_still_a_password():
     assert gone('"password": "correct horse battery staple"', "correct horse battery staple")
+
+
+def test_a_plain_word_as_a_calls_default_stays():
+    assert not redact('cfg.get("password", "unset")').changed

@@ -32,6 +32,7 @@ from collections import Counter
 from functools import lru_cache
 
 from server.guard.lazyre import LazyRe as _LazyRe
+from server.guard.secret_context import bare_reference, default_of_a_call, filled_at_run_time, interface_text, repeated
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -77,26 +78,6 @@ def looks_fake(value: str) -> bool:
     return _FAKE.search(value) is not None or (len(value) >= 16 and _entropy(value) < 1.2)
 
 
-_CONST_NAME = _LazyRe(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_CONST_WORDS = ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "KEY", "PWD", "CREDENTIAL", "AUTH")
-_FORMAT_FIELD = _LazyRe(r"\{(?:\d{0,2}|[A-Za-z_]\w{0,40})\}")
-# getenv("PASSWORD", "v"), environ.get("pwd", "v"), define("DB_PASSWORD", "v"): the value is the key's
-# A sentence or a label (capitalised words, "Enter code:"), in any alphabet: an interface's text
-_UI_TEXT = _LazyRe(r"[^\W\d_a-z][^\W_]*(?:[ \t,]+[^\W_]+)+[.!?:]?|[^\W\d_a-z][^\W\d_]+:")
-_DEFAULT_CALL = _LazyRe(r"\b(?:getenv|get|getProperty|setProperty|define|setdefault|setenv|Setenv|put)\((?=[\"']\Z)")
-_IDENT = _LazyRe(r"[a-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")  # new_password, self.pw
-_FORMAT_CALL = _LazyRe(r"[ \t]*\.format\(")
-
-
-def _repeated(v: str) -> bool:
-    """A 16+ character value that is one unit of at most 4 characters repeated (bounded work; abcd1234 * 8,
-    a scanner's sample secret, is kept)."""
-    n = len(v)
-    if n < 16:
-        return False
-    return any(v[p:] == v[:-p] for p in range(1, 5))
-
-
 def is_placeholder(value: str) -> bool:
     v = value.strip()
     if not v or looks_fake(v):
@@ -114,7 +95,7 @@ def is_placeholder(value: str) -> bool:
         return True  # somefakekey, a-fake-api-key (a random token with these letters has digits too)
     if all(c in _MASK_CHARS for c in v):
         return True
-    if _repeated(low):
+    if repeated(low):
         return True  # asdfasdfasdf...: a unit typed again and again
     if low.startswith(("your", "my_", "my-", "<", "insert", "replace", "change_me_", "changeme", "xxx")):
         return True
@@ -424,8 +405,10 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
         if m.group("sep") == ",":
             if not m.group("kq"):
                 continue
-            if not _DEFAULT_CALL.search(text, max(0, j - 24), j):
+            if not default_of_a_call(text, j):
                 needs_entropy = needs_entropy or True  # ("token", "bucket") is a list of words: only a random value counts
+        # a compared or default value that is one plain word (get("token", "default")) is a word, not a secret
+        plain_word_out = m.group("sep") in (",", "==")
         if not m.group("sep") and m.group("eq") is None and m.group("dq") is None and m.group("sq") is None \
                 and m.group("bq") is None:
             continue  # `private_key "..."` counts (HCL, SQL, prose); an unquoted word after a space does not
@@ -437,10 +420,9 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                 spaced_word = not m.group("sep") and value.replace(" ", "").replace("-", "").isalpha()
                 if g == "bq" and " " in value:
                     break  # KEY=`etcdctl get /x`: a shell command's output, not a literal
-                if _FORMAT_FIELD.search(value) and ("f" in m.group(0)[m.end("sp") - m.start(): m.start(g) - m.start()].lower()
-                                                    or _FORMAT_CALL.match(text, m.end(g) + 1)):
+                if filled_at_run_time(text, value, text[m.end("sp"):m.start(g)], m.end(g) + 1):
                     break  # f"prefix_{x}", "prefix_{}".format(x): filled in at run time
-                if _UI_TEXT.fullmatch(value) or (m.group("sep") == "==" and value.isalpha() and kind != "password"):
+                if interface_text(value) or (plain_word_out and value.isalpha()):
                     break  # "new_password": "Choose a new password.": a form's label, not the password
                 if len(value) >= 3 and not spaced_word and not is_placeholder(value) and value_ok(needs_entropy, value):
                     s = m.start(g) + (len(raw) - len(raw.lstrip()))
@@ -460,12 +442,8 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
             value = text[vstart:vend]
             if len(value) < 3 or is_placeholder(value) or value.lower() == key.lower():
                 continue  # (access_token=ACCESS_TOKEN: the key's name as its own stand-in)
-            if _CONST_NAME.fullmatch(value) and any(w in value for w in _CONST_WORDS):
-                continue  # = NONCOMPLIANT_APITOKEN;: a bare constant named for the secret (quoted, it is a literal)
-            if m.group("kq") and _IDENT.fullmatch(value):
-                continue  # {"password": new_password}: after a quoted key, a bare name is code's variable
-            if value[:2] == "{{" and text.startswith("}}", vend) and value[2:].strip().replace("_", "").isalnum():
-                continue  # password={{pwd}}, cut at its first closing brace: a template filled in elsewhere
+            if bare_reference(text, value, vend, bool(m.group("kq"))):
+                continue  # = MAIL_API_TOKEN;, {"password": new_password}, password={{pwd}}: filled in elsewhere
             if needs_entropy:
                 if value_ok(needs_entropy, value):
                     _add(out, _assigned(key, kind, vstart, value, j))
