@@ -94,3 +94,23 @@ def test_a_passphrase_of_lower_case_words_is_still_a_password():
 
 def test_a_plain_word_as_a_calls_default_stays():
     assert not redact('cfg.get("password", "unset")').changed
+
+
+def test_each_item_of_a_yaml_list_under_a_password_key_is_a_secret():
+    text = 'service:\n  old_passwords:\n    - "Qm7tr0ubadour"\n    - Vx9plumb3rs\n  name: web\n'
+    out = redact(text).text
+    assert "Qm7tr0ubadour" not in out and "Vx9plumb3rs" not in out and "name: web" in out
+
+
+@pytest.mark.parametrize("text", [
+    "old_passwords:\n  - name: first\n  - name: second\n",  # a list of mappings
+    "passwords:\n  - changeme\n  - ${MAIL_PASSWORD}\n",  # a placeholder, a reference
+    "steps:\n  - a1b2c3d4e5\n",  # not a credential key
+])
+def test_yaml_lists_of_mappings_placeholders_or_under_other_keys_stay(text):
+    assert not redact(text).changed, redact(text).text
+
+
+@pytest.mark.parametrize("text", ["01_db_password: Qm7tr0ubadour", "adminpwd=Qm7tr0ubadour"])
+def test_a_numbered_yaml_key_and_a_glued_admin_pwd_name_a_password(text):
+    assert gone(text, "Qm7tr0ubadour")

@@ -74,6 +74,7 @@ from server.guard.secret_assignments import (
     flags_xml_and_spoken,
     looks_fake,
     random_user,
+    yaml_lists,
 )
 from server.guard.secret_commands import COMMAND_RULES
 from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
@@ -392,6 +393,8 @@ def _candidates(text: str) -> list[_Cand]:
     if any(k in low for k in KEYWORDS):
         n = len(out)
         assignments(text, low, out)
+        if "-" in text and ":" in text:
+            yaml_lists(text, out)
         flags_xml_and_spoken(text, low, out)
         # A value that starts with a provider's own prefix and is far too short for any of its formats
         # ("sk-ant-oat01-tooShort") is that format near-missed, whatever the key's name says.

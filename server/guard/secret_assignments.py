@@ -199,7 +199,7 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
     segs[-1] = _NUMBERED.sub("", segs[-1]) or segs[-1]
     last = segs[-1]
     prev = segs[-2] if len(segs) > 1 else ""
-    if last.endswith(("password", "passwd")) or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
+    if last.endswith(("password", "passwd", "adminpwd", "userpwd", "dbpwd", "rootpwd")) or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
                                                           "contrasena", "contrasenia"):
         return "password", False
     if last.endswith("secret"):
@@ -390,7 +390,8 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
     for j in _keyword_starts(text, low):
         if j > 0 and text[j - 1] in KEY_CHARS and not (j >= 2 and text[j - 2] == "\\"):
             continue
-        m = _ASSIGN.match(text, j)
+        d = _NUMBERED_KEY.match(text, j)
+        m = _ASSIGN.match(text, d.end() if d else j)  # (01_db_password: a YAML fixture's numbered key)
         if m is None:
             continue
         if text[max(0, j - 3) : j] == "://":
@@ -461,6 +462,25 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
             if kind == "password" and value.startswith(("/", "~/", "./", "../")):
                 continue  # PWD=/home/me
             _add(out, _assigned(key, kind, vstart, value, j))
+
+
+_NUMBERED_KEY = _LazyRe(r"\d{1,4}_(?=[A-Za-z])")
+# A YAML key with a list under it: `db_passwords:` then `  - "v"` lines (each line walked once)
+_YAML_LIST = _LazyRe(r"(?m:^[ \t]*(?P<key>[\w.\-]{1,80}):[ \t]*\r?\n(?P<items>(?:[ \t]*-[ \t]+[^\r\n]*(?:\r?\n|\Z)){1,64}))")
+_ITEM = _LazyRe(r"(?m:[ \t]*-[ \t]+(?P<q>[\"']?)(?P<v>[^\s\"'#]{3,512})(?P=q)[ \t]*$)")
+
+
+def yaml_lists(text: str, out: list[_Cand]) -> None:
+    """Each item of a YAML list under a credential key: ``passwords:`` then ``- "v"`` (not a mapping, not
+    one plain word)."""
+    for m in _YAML_LIST.finditer(text):
+        found = key_kind(m.group("key"))
+        if not found:
+            continue
+        for it in _ITEM.finditer(text, m.start("items"), m.end("items")):
+            v = it.group("v")
+            if not v.isalpha() and ": " not in v and not is_placeholder(v) and value_ok(found[1], v):
+                out.append((it.start("v"), it.end("v"), found[0], 10, m.start()))
 
 
 def _add(out: list[_Cand], cand: _Cand | None) -> None:
