@@ -114,3 +114,9 @@ def test_yaml_lists_of_mappings_placeholders_or_under_other_keys_stay(text):
 @pytest.mark.parametrize("text", ["01_db_password: Qm7tr0ubadour", "adminpwd=Qm7tr0ubadour"])
 def test_a_numbered_yaml_key_and_a_glued_admin_pwd_name_a_password(text):
     assert gone(text, "Qm7tr0ubadour")
+
+
+def test_a_sentence_where_a_private_keys_body_would_be_is_not_a_key():
+    assert not redact("-----BEGIN PRIVATE KEY-----not a real key here-----END PRIVATE KEY-----").changed
+    body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" * 3
+    assert body not in redact(f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----").text

@@ -161,6 +161,7 @@ _PK_BODY = _LazyRe(
     r"|[ \t]+[A-Za-z0-9+/=]{16,})*"
 )
 
+_PK_PROSE = _LazyRe(r"\s*[A-Za-z]+(?: [A-Za-z]+){2,}[.!]?\s*")  # a sentence where the key would be
 _PUTTY = _LazyRe(r"PuTTY-User-Key-File-\d: [^\n]*\n(?:[^\n]*\n){0,60}?Private-MAC: [0-9a-f]{20,}")
 
 
@@ -178,10 +179,15 @@ def _private_keys(text: str, out: list[_Cand]) -> None:
                 e = _PK_END.match(text, idx)
                 if e is not None:
                     stop = e.end()
+                    if idx - m.end() < 256 and _PK_PROSE.fullmatch(text, m.end(), idx):
+                        stop = -2  # "-----BEGIN PRIVATE KEY-----this is not a key-----END...": words, no key
                     break
                 idx = text.find("-----END", idx + 8)
             if stop == -1:
                 no_end_after = m.end()  # and so none after any later BEGIN either
+        if stop == -2:
+            pos = m.end()
+            continue
         if stop == -1:
             stop = _PK_BODY.match(text, m.end()).end()
         out.append((m.start(), stop, "private-key", -2, m.start()))
