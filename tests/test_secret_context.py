@@ -120,3 +120,17 @@ def test_a_sentence_where_a_private_keys_body_would_be_is_not_a_key():
     assert not redact("-----BEGIN PRIVATE KEY-----not a real key here-----END PRIVATE KEY-----").changed
     body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" * 3
     assert body not in redact(f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----").text
+
+
+@pytest.mark.parametrize("text", [
+    'const mail_password, smtp_password string = "Qm7tr0ubadour", "Vx9plumb3rs"',
+    'mail_password, smtp_password := "Qm7tr0ubadour", "Vx9plumb3rs"',
+])
+def test_each_password_of_a_go_multiple_assignment_is_a_secret(text):
+    out = redact(text).text
+    assert "Qm7tr0ubadour" not in out and "Vx9plumb3rs" not in out
+
+
+def test_a_multiple_assignment_keeps_other_names_values_and_references():
+    text = 'host, mail_password := "db.example.org", "{password}"'
+    assert not redact(text).changed

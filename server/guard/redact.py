@@ -74,9 +74,9 @@ from server.guard.secret_assignments import (
     flags_xml_and_spoken,
     looks_fake,
     random_user,
-    yaml_lists,
 )
 from server.guard.secret_commands import COMMAND_RULES
+from server.guard.secret_multi import multi_assignments, yaml_lists
 from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, provider_secrets
 from server.guard.secret_providers import KINDS as _PROVIDER_KINDS
@@ -401,6 +401,8 @@ def _candidates(text: str) -> list[_Cand]:
         assignments(text, low, out)
         if "-" in text and ":" in text:
             yaml_lists(text, out)
+        if '",' in text or '" ,' in text:
+            multi_assignments(text, out)
         flags_xml_and_spoken(text, low, out)
         # A value that starts with a provider's own prefix and is far too short for any of its formats
         # ("sk-ant-oat01-tooShort") is that format near-missed, whatever the key's name says.

@@ -465,24 +465,6 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
 
 
 _NUMBERED_KEY = _LazyRe(r"\d{1,4}_(?=[A-Za-z])")
-# A YAML key with a list under it: `db_passwords:` then `  - "v"` lines (each line walked once)
-_YAML_LIST = _LazyRe(r"(?m:^[ \t]*(?P<key>[\w.\-]{1,80}):[ \t]*\r?\n(?P<items>(?:[ \t]*-[ \t]+[^\r\n]*(?:\r?\n|\Z)){1,64}))")
-_ITEM = _LazyRe(r"(?m:[ \t]*-[ \t]+(?P<q>[\"']?)(?P<v>[^\s\"'#]{3,512})(?P=q)[ \t]*$)")
-
-
-def yaml_lists(text: str, out: list[_Cand]) -> None:
-    """Each item of a YAML list under a credential key: ``passwords:`` then ``- "v"`` (not a mapping, not
-    one plain word)."""
-    for m in _YAML_LIST.finditer(text):
-        found = key_kind(m.group("key"))
-        if not found:
-            continue
-        for it in _ITEM.finditer(text, m.start("items"), m.end("items")):
-            v = it.group("v")
-            if not v.isalpha() and ": " not in v and not is_placeholder(v) and value_ok(found[1], v):
-                out.append((it.start("v"), it.end("v"), found[0], 10, m.start()))
-
-
 def _add(out: list[_Cand], cand: _Cand | None) -> None:
     if cand is not None:
         out.append(cand)
