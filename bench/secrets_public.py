@@ -27,10 +27,11 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
 * **tuning-secretlint-trivy** -- secretlint's and Trivy's own secret test fixtures
   (``held_out_secretlint_trivy.json``): typed and committed before any detector ran on them, held out
   in session 33 (run once: 102/111 caught, 20/74 benign lines changed), a tuning corpus since session 34.
-* **held-out-s34** -- ripsecrets', whispers', talisman's and checkov's own fixtures (``held_out_s34.json``),
-  built fresh in session 34 and committed before any detector ran on them: scored only with
-  ``--held-out-s34`` or ``--held-out`` (run once, at the end of a round), as counts unless ``--show-held-out``.
-  Never tune on it.
+* **tuning-s34** -- ripsecrets', whispers', talisman's and checkov's own fixtures (``held_out_s34.json``),
+  built fresh in session 34 and committed before any detector ran on them, held out and run once (109/161
+  caught, 30/203 benign lines changed), a tuning corpus since.
+* **held-out** -- none at the moment: a fresh part goes in ``CORPORA`` and ``HELD_OUT`` (its flag), and is
+  scored only with ``--held-out`` (once, at the end of a round), as counts unless ``--show-held-out``.
 * **benign**  -- each corpus' own false-positive examples, and the public benign notes of
   bench/data/injections_public.json (package docstrings mentioning prompts, pipes, curl...).
 
@@ -62,11 +63,11 @@ CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.j
            "tuning-noseyparker": "noseyparker.json", "tuning-kingfisher": "kingfisher.json",
            "tuning-kingfisher-2": "held_out.json", "tuning-kingfisher-3": "kingfisher_3.json",
            "tuning-kingfisher-4": "kingfisher_4.json", "tuning-kingfisher-5": "kingfisher_5.json",
-           "tuning-secretlint-trivy": "held_out_secretlint_trivy.json", "held-out-s34": "held_out_s34.json"}
+           "tuning-secretlint-trivy": "held_out_secretlint_trivy.json", "tuning-s34": "held_out_s34.json"}
 #: The held-out part(s) and the flag that asks for each: scored only when asked for (--held-out: all of them),
 #: never by default; misses hidden unless --show-held-out. The secretlint/Trivy part was run once in session
-#: 33: a tuning part since.
-HELD_OUT = {"held-out-s34": "held_out_s34"}
+#: 33, session 34's once at the end of session 34: tuning parts since. Empty until a fresh part is added.
+HELD_OUT: dict[str, str] = {}
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 
@@ -144,8 +145,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N secret and N benign cases of each part")
     ap.add_argument("--held-out", action="store_true",
                     help="also score the held-out part (counts only); once, at the end of a round")
-    ap.add_argument("--held-out-s34", action="store_true",
-                    help="also score session 34's held-out part (ripsecrets, whispers, talisman, checkov; counts only)")
     ap.add_argument("--show-held-out", action="store_true",
                     help="also print and write the held-out part's misses (not while tuning)")
     args = ap.parse_args(argv)

@@ -92,7 +92,7 @@ def test_a_default_run_leaves_the_held_out_part_unscored(tmp_path, monkeypatch):
     out = tmp_path / "secrets_public.json"
     secrets_public.main(["--limit", "1", "--out", str(out)])
     result = json.loads(out.read_text())
-    assert "held-out" not in result and "held-out-s34" not in result
+    assert "held-out" not in result
     assert result["tuning-kingfisher-2"]["secrets"] == 1
 
 

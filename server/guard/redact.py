@@ -76,6 +76,7 @@ from server.guard.secret_assignments import (
     random_user,
 )
 from server.guard.secret_commands import COMMAND_RULES
+from server.guard.secret_multi import multi_assignments, yaml_lists
 from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, provider_secrets
 from server.guard.secret_providers import KINDS as _PROVIDER_KINDS
@@ -160,6 +161,7 @@ _PK_BODY = _LazyRe(
     r"|[ \t]+[A-Za-z0-9+/=]{16,})*"
 )
 
+_PK_PROSE = _LazyRe(r"\s*[A-Za-z]+(?: [A-Za-z]+){2,}[.!]?\s*")  # a sentence where the key would be
 _PUTTY = _LazyRe(r"PuTTY-User-Key-File-\d: [^\n]*\n(?:[^\n]*\n){0,60}?Private-MAC: [0-9a-f]{20,}")
 
 
@@ -177,10 +179,15 @@ def _private_keys(text: str, out: list[_Cand]) -> None:
                 e = _PK_END.match(text, idx)
                 if e is not None:
                     stop = e.end()
+                    if idx - m.end() < 256 and _PK_PROSE.fullmatch(text, m.end(), idx):
+                        stop = -2  # "-----BEGIN PRIVATE KEY-----this is not a key-----END...": words, no key
                     break
                 idx = text.find("-----END", idx + 8)
             if stop == -1:
                 no_end_after = m.end()  # and so none after any later BEGIN either
+        if stop == -2:
+            pos = m.end()
+            continue
         if stop == -1:
             stop = _PK_BODY.match(text, m.end()).end()
         out.append((m.start(), stop, "private-key", -2, m.start()))
@@ -392,6 +399,10 @@ def _candidates(text: str) -> list[_Cand]:
     if any(k in low for k in KEYWORDS):
         n = len(out)
         assignments(text, low, out)
+        if "-" in text and ":" in text:
+            yaml_lists(text, out)
+        if '",' in text or '" ,' in text:
+            multi_assignments(text, out)
         flags_xml_and_spoken(text, low, out)
         # A value that starts with a provider's own prefix and is far too short for any of its formats
         # ("sk-ant-oat01-tooShort") is that format near-missed, whatever the key's name says.

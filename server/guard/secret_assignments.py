@@ -32,6 +32,7 @@ from collections import Counter
 from functools import lru_cache
 
 from server.guard.lazyre import LazyRe as _LazyRe
+from server.guard.secret_context import bare_reference, default_of_a_call, filled_at_run_time, interface_text, repeated
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -94,6 +95,8 @@ def is_placeholder(value: str) -> bool:
         return True  # somefakekey, a-fake-api-key (a random token with these letters has digits too)
     if all(c in _MASK_CHARS for c in v):
         return True
+    if repeated(low):
+        return True  # asdfasdfasdf...: a unit typed again and again
     if low.startswith(("your", "my_", "my-", "<", "insert", "replace", "change_me_", "changeme", "xxx")):
         return True
     if low.endswith(("_here", "-here", "here>")) or low.startswith(("os.", "process.env")):
@@ -181,6 +184,9 @@ _AUTH_IS_PASSWORD = frozenset("redis memcached valkey keydb broker amqp rabbitmq
 _CONTAINER_LAST = frozenset("tag att attr attribute attrib element elem node value val str string text txt data".split())
 
 
+_NUMBERED = _LazyRe(r"(?:(?<=word)|(?<=sswd))(?:s|\d{1,3})\Z")  # (not token1, max_tokens: a count)
+
+
 @lru_cache(maxsize=4096)
 def key_kind(key: str) -> tuple[str, bool | str] | None:
     """(kind, needs a high-entropy value) when the key names a credential, else None."""
@@ -189,9 +195,11 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
         segs.pop()
     if not segs:
         return None
+    # static_password01, db_passwords: a numbered or plural password key names a password too
+    segs[-1] = _NUMBERED.sub("", segs[-1]) or segs[-1]
     last = segs[-1]
     prev = segs[-2] if len(segs) > 1 else ""
-    if last.endswith(("password", "passwd")) or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
+    if last.endswith(("password", "passwd", "adminpwd", "userpwd", "dbpwd", "rootpwd")) or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
                                                           "contrasena", "contrasenia"):
         return "password", False
     if last.endswith("secret"):
@@ -237,7 +245,7 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
 KEY_CHARS = _ALNUM | set("_.-")
 _ASSIGN = _LazyRe(
     r"(?P<key>[^\W\d][\w.\-]{0,80})(?:\[\])?(?P<kq>[\"']?)\]?[ \t]*"
-    r"(?P<sep>:=|::?:=|=>|\?=|<-|\.=|=(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?"
+    r"(?P<sep>:=|::?:=|=>|\?=|<-|\.=|=(?!=)|==(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?"
     # Go's `var key string = "v"`; a call's `("KEY", "v")` (setProperty, getenv with a default)
     r"|(?<=[ \t])(?:string|String|str|&str|\[\]byte)[ \t]*=(?!=)|(?<=[\"']),(?=[ \t]*[\"'])"
     r"|(?<=[ \t])(?=[@rRbBuUfF]{0,2}[\"'`]))"
@@ -256,7 +264,7 @@ _VALUE_CUT = _LazyRe(r"[,;&](?=[ \t]|\Z|[A-Za-z_][A-Za-z0-9_.\-]{0,40}=)|\\[nrt]
 KEYWORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "contrase", "bearer", "signature", "login")
 # CLI flags: --password hunter2 / --api-key=...
 _FLAG = _LazyRe(
-    r"--(?<![A-Za-z0-9_\-]--)(?P<key>(?:[A-Za-z0-9]+-){0,3}(?i:password|passwd|token|secret|api-key|apikey))"
+    r"--(?<![A-Za-z0-9_\-]--)(?P<key>(?:[A-Za-z0-9]+-){0,3}[A-Za-z]{0,12}(?i:password|passwd|token|secret|api-key|apikey))"
     r"(?:[ \t]+|=)(?P<q>[\"']?)"
 )
 # <password>hunter2</password>, < password > hunter2 </password>, <x name="password">hunter2</x>
@@ -382,7 +390,8 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
     for j in _keyword_starts(text, low):
         if j > 0 and text[j - 1] in KEY_CHARS and not (j >= 2 and text[j - 2] == "\\"):
             continue
-        m = _ASSIGN.match(text, j)
+        d = _NUMBERED_KEY.match(text, j)
+        m = _ASSIGN.match(text, d.end() if d else j)  # (01_db_password: a YAML fixture's numbered key)
         if m is None:
             continue
         if text[max(0, j - 3) : j] == "://":
@@ -397,7 +406,10 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
         if m.group("sep") == ",":
             if not m.group("kq"):
                 continue
-            needs_entropy = needs_entropy or True  # ("token", "bucket") is a list of words: only a random value counts
+            if not default_of_a_call(text, j):
+                needs_entropy = needs_entropy or True  # ("token", "bucket") is a list of words: only a random value counts
+        # a compared or default value that is one plain word (get("token", "default")) is a word, not a secret
+        plain_word_out = m.group("sep") in (",", "==")
         if not m.group("sep") and m.group("eq") is None and m.group("dq") is None and m.group("sq") is None \
                 and m.group("bq") is None:
             continue  # `private_key "..."` counts (HCL, SQL, prose); an unquoted word after a space does not
@@ -409,11 +421,17 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                 spaced_word = not m.group("sep") and value.replace(" ", "").replace("-", "").isalpha()
                 if g == "bq" and " " in value:
                     break  # KEY=`etcdctl get /x`: a shell command's output, not a literal
+                if filled_at_run_time(text, value, text[m.end("sp"):m.start(g)], m.end(g) + 1):
+                    break  # f"prefix_{x}", "prefix_{}".format(x): filled in at run time
+                if interface_text(value) or (plain_word_out and value.isalpha()):
+                    break  # "new_password": "Choose a new password.": a form's label, not the password
                 if len(value) >= 3 and not spaced_word and not is_placeholder(value) and value_ok(needs_entropy, value):
                     s = m.start(g) + (len(raw) - len(raw.lstrip()))
                     _add(out, _assigned(key, kind, s, value, j))
                 break
         else:
+            if m.group("sep") == "==":
+                continue  # password == expected: a comparison with a variable
             vstart = m.end()
             vend = min(run_end(vstart), cut_at(vstart), vstart + _MAX_VALUE)
             if vend - vstart > 256:
@@ -425,6 +443,8 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
             value = text[vstart:vend]
             if len(value) < 3 or is_placeholder(value) or value.lower() == key.lower():
                 continue  # (access_token=ACCESS_TOKEN: the key's name as its own stand-in)
+            if bare_reference(text, value, vend, bool(m.group("kq"))):
+                continue  # = MAIL_API_TOKEN;, {"password": new_password}, password={{pwd}}: filled in elsewhere
             if needs_entropy:
                 if value_ok(needs_entropy, value):
                     _add(out, _assigned(key, kind, vstart, value, j))
@@ -444,6 +464,7 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
             _add(out, _assigned(key, kind, vstart, value, j))
 
 
+_NUMBERED_KEY = _LazyRe(r"\d{1,4}_(?=[A-Za-z])")
 def _add(out: list[_Cand], cand: _Cand | None) -> None:
     if cand is not None:
         out.append(cand)
@@ -461,7 +482,8 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
                 continue
             v = text[vs:ve]
             # (a word after --token is a mode or a file name; after --*-password a long one is the password)
-            if found and 3 <= len(v) <= 1024 and not is_placeholder(v) and (
+            # (--ask-password https://host: a flag with no value, then the URL)
+            if found and 3 <= len(v) <= 1024 and not is_placeholder(v) and "://" not in v and (
                     not v.isalpha() or (found[0] == "password" and len(v) >= 8)):
                 out.append((vs, ve, found[0], 10, m.start()))
     for pattern, gate in ((_XML_PAIR, "value="), (_ENV_LINE, "ENV")):

@@ -1,0 +1,61 @@
+"""What the code around a key's value says about it, for server.guard.secret_assignments.
+
+Public scanners' fixtures plant one literal under many keys and syntaxes and keep look-alikes that
+must not fire; these are the rules that tell them apart by context, not by the value's format:
+
+* **A value filled in elsewhere** is not a secret: a bare constant named for the secret
+  (``= MAIL_API_TOKEN;``), a variable after a quoted key (``{"password": new_password}``), an
+  f-string or ``.format`` field, a ``{{template}}``, a short unit typed over and over (``asdfasdf…``).
+* **An interface's text** is not a password: capitalised words or a label under a password key
+  (``"new_password": "Choose a new password"``, ``"otp": "Code:"``), in any alphabet.
+* **A value given as a call's default** is the key's value: ``getenv("DB_PASSWORD", "v")``,
+  ``environ.get("pwd", "v")``, PHP's ``define("X_PASSWORD", "v")``.
+
+Each check looks at the value and at most a few dozen characters before or after it: linear.
+"""
+
+from __future__ import annotations
+
+from server.guard.lazyre import LazyRe as _LazyRe
+
+_CONST_NAME = _LazyRe(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_CONST_WORDS = ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "KEY", "PWD", "CREDENTIAL", "AUTH")
+_IDENT = _LazyRe(r"[a-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")  # new_password, self.pw
+_FORMAT_FIELD = _LazyRe(r"\{(?:\d{0,2}|[A-Za-z_]\w{0,40})\}")
+_FORMAT_CALL = _LazyRe(r"[ \t]*\.format\(")
+# capitalised words, or one capitalised word ending in ':' (a label)
+_UI_TEXT = _LazyRe(r"[^\W\d_a-z][^\W_]*(?:[ \t,]+[^\W_]+)+[.!?:]?|[^\W\d_a-z][^\W\d_]+:")
+_DEFAULT_CALL = _LazyRe(r"\b(?:getenv|get|getProperty|setProperty|define|setdefault|setenv|Setenv|put)\((?=[\"']\Z)")
+
+
+def repeated(v: str) -> bool:
+    """A 16+ character value that is one unit of at most 4 characters repeated (bounded work; abcd1234 * 8,
+    a scanner's sample secret, is kept)."""
+    return len(v) >= 16 and any(v[p:] == v[:-p] for p in range(1, 5))
+
+
+def bare_reference(text: str, value: str, end: int, key_quoted: bool) -> bool:
+    """An unquoted value that names where the secret comes from: a constant named for it, a variable
+    after a quoted key (JSON's values are quoted: a bare name there is code), a ``{{template}}`` cut
+    at its first closing brace. (Quoted, the same words are a literal.)"""
+    if _CONST_NAME.fullmatch(value) and any(w in value for w in _CONST_WORDS):
+        return True
+    if key_quoted and _IDENT.fullmatch(value):
+        return True
+    return value[:2] == "{{" and text.startswith("}}", end) and value[2:].strip().replace("_", "").isalnum()
+
+
+def filled_at_run_time(text: str, value: str, prefix: str, end: int) -> bool:
+    """A quoted value with a format field, in an f-string (``prefix`` holds the string's prefix letters)
+    or followed by ``.format(`` (``end`` is just after the closing quote)."""
+    return _FORMAT_FIELD.search(value) is not None and ("f" in prefix.lower() or _FORMAT_CALL.match(text, end) is not None)
+
+
+def interface_text(value: str) -> bool:
+    """A sentence or a label shown to a user, not a password."""
+    return _UI_TEXT.fullmatch(value) is not None
+
+
+def default_of_a_call(text: str, key_start: int) -> bool:
+    """Whether the quoted key starting at ``key_start`` is a lookup's first argument, its default next."""
+    return _DEFAULT_CALL.search(text, max(0, key_start - 24), key_start) is not None
