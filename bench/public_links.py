@@ -19,6 +19,7 @@ drained and every update check judged. Then, per split (tuning / held out, by pr
     python bench/public_links.py --split tuning
     python bench/public_links.py --embedder hash          # the lexical test embedder, the rules alone
     python bench/public_links.py --split tuning --precision float32   # the float32 graph (default: int8, as a new store)
+    python bench/public_links.py --held-out-s35           # session 35's held-out set: the lead runs it once
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ sys.path.insert(0, str(HERE.parent))
 
 DATA = HERE / "data" / "public_links" / "adr_projects.json"
 MORE = HERE / "data" / "public_links" / "adr_projects_more.json"  # session 34: five more repositories
+#: Session 35's held-out set: loaded only with --held-out-s35 (run once by the lead, never tuned on).
+HELD_OUT_S35 = HERE / "data" / "public_links" / "adr_projects_s35.json"
 
 
 #: A record's number heading its memory ("ADR019: ", "ADR 2: "): --strip-numbers drops it.
@@ -113,6 +116,13 @@ def judge_project(service, project: dict, ids: dict[str, int]) -> dict:
             "possible": possible, "updated": len(updated), "updated_linked": len(linked_right & updated)}
 
 
+def load_projects(held_out_s35: bool = False) -> list[dict]:
+    """The tuning and held-out projects; with `held_out_s35`, session 35's held-out set alone (never mixed
+    in by default, so no ordinary run reads it)."""
+    paths = (HELD_OUT_S35,) if held_out_s35 else (DATA, MORE)
+    return [p for path in paths for p in json.loads(path.read_text(encoding="utf-8"))["projects"]]
+
+
 def tally(projects: list[dict]) -> dict:
     links = [l for p in projects for l in p["links"]]
     counted = [l for l in links if l["label"] != "ambiguous"]
@@ -142,14 +152,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--projects", default=None, help="comma-separated project names (default: every one of the split)")
     ap.add_argument("--strip-numbers", action="store_true",
                     help="write each record without its number in front ('ADR019: '), as a note may be kept")
+    ap.add_argument("--held-out-s35", action="store_true",
+                    help="session 35's held-out set instead (adr_projects_s35.json): run once, never tuned on")
     ap.add_argument("--out", default=None, help="results file (default bench/results/public_links[_<split>].json)")
     args = ap.parse_args(argv)
     from server.compose import open_service
     from server.config import Settings
 
-    everything = [p for path in (DATA, MORE) for p in json.loads(path.read_text(encoding="utf-8"))["projects"]]
+    everything = load_projects(args.held_out_s35)
     names = set(args.projects.split(",")) if args.projects else None
-    chosen = [p for p in everything if (args.split == "all" or p["split"] == args.split)
+    chosen = [p for p in everything if (args.split == "all" or args.held_out_s35 or p["split"] == args.split)
               and (names is None or p["name"] in names)]
     found = []
     with tempfile.TemporaryDirectory(prefix="memvault-public-links-") as tmp:
@@ -161,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             service.close()
     out = {"embedder": args.embedder, "precision": args.precision, "strip_numbers": args.strip_numbers,
-           "splits": {s: tally([p for p in found if p["split"] == s]) for s in ("tuning", "held_out")
+           "splits": {s: tally([p for p in found if p["split"] == s]) for s in ("tuning", "held_out", "held-out-s35")
                       if any(p["split"] == s for p in found)},
            "by_project": {p["project"]: tally([p]) for p in found},
            "projects": found}
@@ -183,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{t['false_supersession']}; link recall {t['updated_linked']}/{t['updated_records']} = {t['link_recall']}; "
               f"possible updates {t['possible']} ({t['possible_wrong']} wrong; at 0.3+ {t['possible_at_label']}, "
               f"{t['possible_at_label_wrong']} wrong)")
-    suffix = "" if args.split == "all" else f"_{args.split}"
+    suffix = "_held_out_s35" if args.held_out_s35 else "" if args.split == "all" else f"_{args.split}"
     path = Path(args.out) if args.out else HERE / "results" / f"public_links{suffix}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=1) + "\n")
