@@ -32,7 +32,7 @@ def test_the_secrets_part_has_enough_cases_of_enough_kinds_each_with_its_source_
     cases = data["cases"]
     secrets = [c for c in cases if c["label"] == "secret"]
     benign = [c for c in cases if c["label"] == "benign"]
-    assert len(secrets) >= 110 and len(benign) >= 80
+    assert len(secrets) >= 120 and len(benign) >= 80
     assert len({c["group"] for c in secrets}) >= 30
     assert len({c["source"].split("@")[0] for c in secrets}) >= 3
     assert len({c["id"] for c in cases}) == len(cases)

@@ -82,6 +82,12 @@ def sample(identifier: str, secret: str) -> tuple[str, str]:
     return t.replace("{i}", identifier).replace("{I}", identifier.upper()).replace("{s}", secret), secret
 
 
+def buildkite_token(length: int) -> str:
+    """betterleaks' buildkiteTestToken (buildkite.go): its test tokens are this fixed alphabet repeated."""
+    alphabet = "aB3dE6gH9jK2mN5qR8tV1xY4zC7fG0iL"
+    return (alphabet * (length // len(alphabet) + 1))[:length]
+
+
 # (repo, commit, path, group, label, [line or (line, secret)]); every secret line names its secret
 FILES: list[tuple[str, str, str, str, str, list]] = [
     # ------------------------------------------------------------------ leaky-repo: shell profiles
@@ -741,6 +747,27 @@ FILES: list[tuple[str, str, str, str, str, list]] = [
     (BL, "10ea3f3fe79504d8433a2dc71c27d75842878495", R + "cursor.go", "betterleaks cursor-api-key", "benign", [
         "cursor_key = key_8c5a7657fc397e114def1b51dd52041",
         "cursor_key = tok_8c5a7657fc397e114def1b51dd520410ad50ece61e30b64261ff369ab275ef29",
+    ]),
+    (BL, "08cd931fbaf769d66a327753a8a83cfbedfbc88f", R + "buildkite.go", "betterleaks buildkite-user-access-token",
+     "secret", [
+        ("BUILDKITE_TOKEN=bkua_hqlh73m51jtho0jh12wcf2758c8fcdbv05z023ly", "bkua_hqlh73m51jtho0jh12wcf2758c8fcdbv05z023ly"),
+        ("BUILDKITE_TOKEN=bkua_q9xk4pt8cw1zl6gh3sd5fj0ab7nm2qv9xk4pt8cw1zl6gh3sd5fj0",
+         "bkua_q9xk4pt8cw1zl6gh3sd5fj0ab7nm2qv9xk4pt8cw1zl6gh3sd5fj0"),
+    ]),
+    (BL, "08cd931fbaf769d66a327753a8a83cfbedfbc88f", R + "buildkite.go", "betterleaks buildkite-user-access-token",
+     "benign", [
+        "BUILDKITE_TOKEN=bkua_short",
+        "BUILDKITE_TOKEN=bkua_hqlh73m51jtho0jh12wcf2758c8fcdbv05z023ly_extra",
+    ]),
+    (BL, "08cd931fbaf769d66a327753a8a83cfbedfbc88f", R + "buildkite.go", "betterleaks buildkite-service-token", "secret", [
+        (f"BUILDKITE_{name}=bk{kind}_" + buildkite_token(n), f"bk{kind}_" + buildkite_token(n))
+        for name, kind, n in (("AGENT_TOKEN", "aa", 75), ("JOB_TOKEN", "aj", 333), ("REGISTRATION_TOKEN", "ar", 73),
+                              ("CLUSTER_TOKEN", "ct", 73), ("PACKAGE_TOKEN", "pt", 199), ("PORTAL_TOKEN", "pat", 54),
+                              ("PORTAL_SECRET", "ps", 64))
+    ] + [("BUILDKITE_AGENT_TOKEN=bkaa_" + buildkite_token(74) + "-]", "bkaa_" + buildkite_token(74) + "-")]),
+    (BL, "08cd931fbaf769d66a327753a8a83cfbedfbc88f", R + "buildkite.go", "betterleaks buildkite-service-token", "benign", [
+        "BUILDKITE_AGENT_TOKEN=bkaa_" + buildkite_token(74),
+        "BUILDKITE_AGENT_TOKEN=bkaa_" + buildkite_token(74) + "-extra",
     ]),
     (BL, "0f62486b91b6d327a0a59ea6a83a6f7a942f11c5", R + "supabase.go", "betterleaks supabase", "secret", [
         ('supabase_management_token = "sbp_abcd1234efgh5678ijkl9012mnop3456qrst7890"',
