@@ -86,7 +86,7 @@ def main() -> int:
         "gitleaks rule examples (tuning)": secrets_public.load("tuning")["cases"],
         "team labelled set": team,
         "public benign notes": secrets_public.public_benign(),
-        "noseyparker (held-out; counts only)": secrets_public.load("held-out")["cases"],
+        "noseyparker (tuning)": secrets_public.load("tuning-noseyparker")["cases"],
         "detect-secrets' own tests (the plugins were written from these)": secrets_public.load("tuning-detect-secrets")["cases"],
     }
     result: dict = {"import": cost, "skipped_plugins": list(SKIPPED_PLUGINS)}
