@@ -85,7 +85,7 @@ REPORT_LABELS = ("confirmed:",)
 
 __all__ = ["CUED_POSSIBLE", "MODEL_ID", "MOST_POSSIBLE", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_THRESHOLD", "SHARED_POSSIBLE",
            "THRESHOLD", "Candidate", "Judgement", "Link", "best_link", "judge", "least", "probability", "reports",
-           "signals", "verdict"]
+           "signals", "unrelated_kinds", "verdict"]
 
 
 def reports(statement: Statement) -> bool:
@@ -97,7 +97,7 @@ def reports(statement: Statement) -> bool:
         or any(w in REPORT_WORDS for w in statement.words)
 
 
-def _unrelated_kinds(older: Statement, newer: Statement) -> bool:
+def unrelated_kinds(older: Statement, newer: Statement) -> bool:
     """Whether one of the two cannot be what the other replaces: a report after a standing fact is not its new
     state; a narrative of what happened ("GOV.UK Forms' first live incident was due to ... formatting") stays
     true, and a later decision about the same thing ("Use Amazon SES directly instead of GOV.UK Notify") does not
@@ -259,7 +259,7 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
         other = analyse(c.text)
         earlier = (c.created_at, c.id) < (created_at, new_id)
         older, newer, link = (other, new, (c.id, new_id)) if earlier else (new, other, (new_id, c.id))
-        if _unrelated_kinds(older, newer):
+        if unrelated_kinds(older, newer):
             continue  # a report is no standing fact's new state, a narrative is not replaced: no link, no possible
         if fitted:
             judged = assess(older, newer, c.cosine, weights)
