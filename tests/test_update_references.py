@@ -46,6 +46,7 @@ def test_a_claim_names_the_record_and_says_which_way(text, expected):
     "ADR 17: Terraform data: this replaces the data portion of ADR 10 with data/common/<environment>.",
     "ADR024: Soft multi-tenancy. Each programme shares a single cluster (see ADR-4 for the old model).",
     "We replaced 4 workers with 2 bigger ones.",
+    "This replaces the decision 3 weeks ago to pin the image.",  # an amount of time, no record
 ])
 def test_no_claim_without_a_claim_word_over_the_whole_record(text):
     """A record only mentioned, a part of it replaced ("the data portion of ADR 10": the authors marked that pair
@@ -62,6 +63,9 @@ def test_a_record_is_known_by_its_number_in_any_writing_and_its_title():
     claim = references.claims("ADR024: Soft multi-tenancy. This supersedes ADR-4.")[0]
     assert references.names(claim, TENANCY) and not references.names(claim, "ADR024: Soft multi-tenancy.")
     assert not references.names(claim, "RFC 4: Token auth.")  # another series
+    quoted = references.claims('Run "make test" instead of "npm test".')[0]
+    assert quoted.title == ("npm", "test") and not references.names(quoted, "npm test runs the unit tests.")
+    assert references.names(quoted, "ADR 9: npm test. CI runs npm test on every push.")  # a record by its title
     assert {"4", "0004", "adr4", "adr004"} <= set(references.search_terms(Reference("adr", 4)))
 
 

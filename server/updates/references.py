@@ -26,11 +26,14 @@ from server.updates.statements import stem
 _SERIES = {"adr": "adr", "adrs": "adr", "dr": "adr", "decision": "adr", "decisions": "adr", "record": "adr",
            "records": "adr", "rfc": "rfc", "rfcs": "rfc", "pep": "pep", "peps": "pep", "kep": "kep", "keps": "kep"}
 _PREFIX = r"(?:adrs?|dr|decisions?|records?|rfcs?|peps?|keps?)"
+#: A number followed by a unit is an amount, not a record ("the decision 3 weeks ago", "records 5 minutes old").
+_NO_UNIT = r"(?!\s*(?:%|ms\b|s\b|secs?\b|seconds?\b|minutes?\b|mins?\b|hours?\b|h\b|days?\b|weeks?\b|months?\b|years?\b))"
 #: A reference to a numbered record: "ADR-4", "ADR 0004", "ADR004", "RFC 7", "decision 3", "#12".
-_REFERENCE = re.compile(rf"(?<![\w#-])(?:(?P<prefix>{_PREFIX})[\s_#-]*|#\s?)0*(?P<number>\d{{1,6}})(?![\w]|[.,]\d)", re.I)
+_REFERENCE = re.compile(rf"(?<![\w#-])(?:(?P<prefix>{_PREFIX})[\s_#-]*|#\s?)0*(?P<number>\d{{1,6}})(?![\w]|[.,]\d){_NO_UNIT}",
+                        re.I)
 #: Between references of one list ("ADR 4, ADR 5 and ADR 7", "ADRs 4 & 5"), and a number of the series said once.
 _LIST_SEPARATOR = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|&\s*|/\s*)", re.I)
-_BARE = re.compile(r"(?:#\s?)?0*(?P<number>\d{1,6})(?![\w]|[.,]\d)")
+_BARE = re.compile(rf"(?:#\s?)?0*(?P<number>\d{{1,6}})(?![\w]|[.,]\d){_NO_UNIT}")
 #: The record a memory is: its number at the very start ("ADR004: ...", "ADR 4. ...", "RFC-7 - ...", "#12: ...",
 #: "0004: ..."), before its title.
 _HEADING = re.compile(rf"\s*(?:(?P<prefix>{_PREFIX})[\s_#-]*|#\s?)?0*(?P<number>\d{{1,6}})\s*(?:[:.]|\s[-\u2013\u2014])\s+",
@@ -187,10 +190,14 @@ def _negated(text: str, at: int) -> bool:
 
 
 def names(claim: Claim, text: str) -> bool:
-    """Whether the memory `text` is the record the claim names: by its number, or by its title (every word of the
-    title named, and the title all of the name, or the title holding every word of a name of two or more words)."""
+    """Whether the memory `text` is the record the claim names: by its number, or, when it is a numbered record of a
+    series ("ADR 12: ..."), by its title (every word of the title named, or the title holding every word of a name of
+    two or more words)."""
     if claim.reference is not None:
         return matches(claim.reference, numbered(text))
+    record_ = numbered(text)
+    if record_ is None or record_.series is None:
+        return False  # by title only a decision record, RFC or the like: "instead of \"npm test\"" names no note
     mine = title_words(title(text))
     if not mine or not claim.title:
         return False
