@@ -281,9 +281,7 @@ class UpdateLinker:
         (older, newer, the claim in words, partial). Two numbered records without such a claim stay two things
         (rules.different_things). A keyword search each, only for a memory that names a record or is a numbered one."""
         said = references.claims(row.content)
-        own = references.numbered(row.content)
-        if own is not None and own.series is None:
-            own = None  # "3. Run the migrations": a list's member, not a record others name
+        own = references.numbered(row.content)  # "ADR 4: ...", or "4. Use X" as adr-tools numbers a record
         if not said and own is None:
             return []
         scope = Scope(threads=(row.thread,))
@@ -312,7 +310,7 @@ class UpdateLinker:
                            if not c.newer and c.reference is not None and references.matches(c.reference, own)]
                 if said_of and before(r):
                     out.append((r, row, f"memory {r.id} says it was {said_of[0].words}", said_of[0].partial))
-            if not any(newer.id == row.id for _, newer, _, _ in out):
+            if own.series is not None and not any(newer.id == row.id for _, newer, _, _ in out):
                 words = textindex.query_terms(references.title(row.content))
                 same = [r for r in found(words[:1], words[1:])
                         if before(r) and references.same_title(r.content, row.content)]

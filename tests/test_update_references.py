@@ -35,6 +35,10 @@ def _said(text: str) -> list[tuple[str | None, int | None, bool, bool]]:
     ("ADR 30: Queues. ADR-12 is now superseded.", [("adr", 12, True, False)]),
     ("This partially supersedes ADR 3; its logging part stays.", [("adr", 3, True, True)]),
     ("ADR 31: Amends ADR 7 for the batch jobs.", [("adr", 7, True, True)]),
+    # adr-tools' statuses: a Markdown link, its number in the text or the file it points to
+    ("Status: Superseded by [5. Use Y](0005-use-y.md)", [(None, 5, False, False)]),
+    ("Supersedes [ADR-0002](0002-use-x.md) and [Use Z](docs/adr/0003-use-z.md)", [("adr", 2, True, False),
+                                                                                 (None, 3, True, False)]),
 ])
 def test_a_claim_names_the_record_and_says_which_way(text, expected):
     assert _said(text) == expected
@@ -136,3 +140,16 @@ def test_a_report_that_names_a_record_does_not_supersede_it_and_a_partial_claim_
         maybe = svc.store.possible_updates(conn, [amend.id])[amend.id]
     assert [(p.older, p.probability) for p in (maybe if isinstance(maybe, (list, tuple)) else [maybe])] == [
         (ingress.id, 0.5)]
+
+
+def test_adr_tools_records_link_by_their_status_links(svc):
+    """adr-tools numbers a record "2. Use X" and writes its status as a Markdown link: the older record's "Superseded
+    by [3. ...](0003-....md)" links it when record 3 is written; record 3's "Supersedes [2. ...]" as well."""
+    first, second, third = _write(svc, [
+        "1. Record architecture decisions. We will use Architecture Decision Records.",
+        "2. Use Jenkins for CI. Status: Superseded by [3. Use GitHub Actions](0003-use-github-actions.md)",
+        "3. Use GitHub Actions. Pipelines are workflow files in .github/workflows."])
+    assert svc.get(second.id).superseded_by == third.id and svc.get(first.id).superseded_by is None
+    fourth = svc.remember("4. Use Buildkite. Supersedes [3. Use GitHub Actions](0003-use-github-actions.md)",
+                          thread="gsp", created_at=T0 + timedelta(days=40))
+    assert fourth.updates == third.id

@@ -65,6 +65,11 @@ _CLAUSE_END = re.compile(r"[.;!?](?=\s|$)|\s[\u2014\u2013-]\s|:\s")
 _QUOTED = re.compile(r"\s*(?:\"([^\"\n]{3,120})\"|\u201c([^\u201d\n]{3,120})\u201d|'([^'\n]{3,120})'|"
                      r"\u2018([^\u2019\n]{3,120})\u2019)")
 _WORD = re.compile(r"[a-z0-9]+(?:['\u2019-][a-z0-9]+)*", re.I)
+#: A record named by a Markdown link, as adr-tools writes a status ("Superseded by [5. Use Y](0005-use-y.md)",
+#: "Supersedes [ADR-0002](0002-use-x.md)"): its number from the link's text, else from the file it points to.
+_LINKED = re.compile(r"\s*:?\s*\[(?P<text>[^\]\n]{1,160})\]\((?P<target>[^)\s]{1,300})\)(?P<sep>\s*(?:,\s*(?:and\s+)?|and\s+|&\s*))?")
+_LINK_TEXT = re.compile(rf"\s*(?:(?P<prefix>{_PREFIX})[\s_#-]*|#\s?)?0*(?P<number>\d{{1,6}})(?!\d)", re.I)
+_LINK_FILE = re.compile(r"(?:^|/)0*(?P<number>\d{1,6})[-_.]")
 #: Words a title's comparison leaves out.
 _TITLE_STOP = frozenset("a an the of for to and in on with use using we will our".split())
 
@@ -149,6 +154,9 @@ def claims(text: str) -> list[Claim]:
 def _named_after(text: str, at: int, newer: bool, partial: bool, verb: str) -> list[Claim]:
     """The records a claim word at `at` names: references right after it (only filler words between), up to
     the clause's end, or a quoted title."""
+    linked = _linked(text, at)
+    if linked:
+        return [Claim(r, None, newer, partial, f"{verb} {shown}") for r, shown in linked]
     end = _CLAUSE_END.search(text, at)
     span = text[at:end.start() if end else len(text)]
     quoted = _QUOTED.match(span)
@@ -172,6 +180,22 @@ def _named_after(text: str, at: int, newer: bool, partial: bool, verb: str) -> l
             break
         pos = (nxt or bare).end()
     return [Claim(r, None, newer, partial, f"{verb} {span[first.start():pos].strip()}") for r in refs]
+
+
+def _linked(text: str, at: int) -> list[tuple[Reference, str]]:
+    """The records Markdown links right at `at` name (_LINKED; a list of them too), with the link's text."""
+    out = []
+    while (m := _LINKED.match(text, at)) is not None:
+        number = _LINK_TEXT.match(m.group("text")) or _LINK_FILE.search(m.group("target"))
+        if number is None:
+            break
+        prefix = number.groupdict().get("prefix")
+        out.append((Reference(_SERIES[prefix.lower()] if prefix else None, int(number.group("number"))),
+                    m.group("text").strip()))
+        if not m.group("sep"):
+            break
+        at = m.end()
+    return out
 
 
 def _reference(m: re.Match[str]) -> Reference:
