@@ -958,6 +958,9 @@ def test_a_state_dated_by_a_ticket_or_release_is_a_change_not_that_tickets_event
     statement = analyse(pgbouncer)
     assert statement.cue and not statement.lead_events  # about the pods, not about CUR-540
     assert analyse("CUR-540: pods exhausted max_connections.").lead_events == {"cur-540"}
+    # "As of PLAT-603 ..." dates the state too (both words stopwords, no token: read from the text)
+    assert not analyse("As of PLAT-603 the clusters are Crossplane composites too, and infra/terraform/eks is "
+                       "archived read-only.").lead_events
     assert _judge("Production apps connect straight to Postgres on db1.curlew.internal:5432.", pgbouncer, 0.53) is not None
     batch = _judge("POST /v1/workouts/batch accepts at most 50 workouts per request.",
                    "Batch upload takes up to 200 workouts per call since PLV-412; first syncs took dozens of round trips.",
