@@ -286,33 +286,39 @@ class UpdateLinker:
             return []
         scope = Scope(threads=(row.thread,))
 
-        def found(terms: Sequence[str], every: Sequence[str] = ()) -> list[MemoryRow]:
-            if not terms:
-                return []
-            ids = self.store.keyword(KeywordQuery(tuple(terms), every=tuple(every), own_text_only=True), REFERENCED, scope)
-            rows = self.store.get([i for i in ids if i != row.id])
+        def found(searches: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[MemoryRow]:
+            ids: set[int] = set()
+            for terms, every in searches:  # a number or one word alone may be common: only its newest matches ranked
+                if terms:
+                    query = KeywordQuery(tuple(terms), every=tuple(every), own_text_only=True,
+                                         newest=None if every else MATCH_BUDGET)
+                    ids.update(self.store.keyword(query, REFERENCED, scope))
+            rows = self.store.get(sorted(ids - {row.id}))
             return sorted((r for r in rows.values() if linkable(r)), key=lambda r: (r.created_at, r.id))
+
+        def by_words(text: str) -> list[tuple[Sequence[str], Sequence[str]]]:
+            words = textindex.query_terms(text)  # every word of a title: a few memories, not each word's thousands
+            return [(words[:1], words[1:])] if words else []
 
         def before(r: MemoryRow) -> bool:
             return (r.created_at, r.id) < (row.created_at, row.id)
 
         out: list[tuple[MemoryRow, MemoryRow, str, bool]] = []
         for claim in said:
-            terms = references.search_terms(claim.reference) if claim.reference else textindex.query_terms(claim.name)
-            named = [r for r in found(terms) if references.names(claim, r.content)]
+            named = [r for r in found(references.searches(claim.reference) if claim.reference else by_words(claim.name))
+                     if references.names(claim, r.content)]
             if claim.newer and any(before(r) for r in named):
                 out.append(([r for r in named if before(r)][-1], row, f"it says it {claim.words}", claim.partial))
             elif not claim.newer and any(not before(r) for r in named):
                 out.append((row, [r for r in named if not before(r)][0], f"it was {claim.words}", claim.partial))
         if own is not None:
-            for r in found(references.search_terms(own)):
+            for r in found(references.searches(own)):
                 said_of = [c for c in references.claims(r.content)
                            if not c.newer and c.reference is not None and references.matches(c.reference, own)]
                 if said_of and before(r):
                     out.append((r, row, f"memory {r.id} says it was {said_of[0].words}", said_of[0].partial))
             if own.series is not None and not any(newer.id == row.id for _, newer, _, _ in out):
-                words = textindex.query_terms(references.title(row.content))
-                same = [r for r in found(words[:1], words[1:])
+                same = [r for r in found(by_words(references.title(row.content)))
                         if before(r) and references.same_title(r.content, row.content)]
                 if same:
                     out.append((same[-1], row, f"a later record under the same title ({references.title(row.content)})",

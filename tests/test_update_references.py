@@ -70,7 +70,10 @@ def test_a_record_is_known_by_its_number_in_any_writing_and_its_title():
     quoted = references.claims('Run "make test" instead of "npm test".')[0]
     assert quoted.title == ("npm", "test") and not references.names(quoted, "npm test runs the unit tests.")
     assert references.names(quoted, "ADR 9: npm test. CI runs npm test on every push.")  # a record by its title
-    assert {"4", "0004", "adr4", "adr004"} <= set(references.search_terms(Reference("adr", 4)))
+    searches = references.searches(Reference("adr", 4))
+    assert {"adr4", "adr004", "dr0004"} <= set(searches[0][0]) and searches[0][1] == ()  # "ADR004" is one word
+    assert (("0004", "004", "04", "4"), ("adr",)) in searches  # "ADR 4", "ADR-0004": the number and the series' word
+    assert all(every for _, every in searches[1:])  # never the number alone, with a series
 
 
 def test_a_later_record_under_the_same_title_revises_it_but_a_lists_steps_do_not():

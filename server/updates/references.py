@@ -241,14 +241,19 @@ def same_title(earlier: str, later: str) -> bool:
     return bool(mine) and mine == theirs
 
 
-def search_terms(reference: Reference) -> tuple[str, ...]:
-    """Words a keyword index knows a record numbered so by ("ADR004" is one word, "ADR 4" and "ADR-0004" two):
-    the number as written with 1-4 digits, alone and glued to its series' names."""
-    digits = {str(reference.number).zfill(n) for n in range(1, 5)}
-    prefixes = [p for p, s in _SERIES.items() if s == reference.series and not p.endswith("s")] \
-        if reference.series else []
-    return tuple(sorted(digits | {p + d for p in prefixes for d in digits}))
+def searches(reference: Reference) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Keyword searches, as (any of these words, and every one of those), that find a record numbered so: "ADR004" is
+    one word of a keyword index, "ADR 4" and "ADR-0004" two, the number written with 1-4 digits. Each with a word the
+    number alone is not (a bare "4" is in thousands of memories of a large thread); a series unsaid ("#12") last,
+    by the number alone (the caller bounds it to the newest matches)."""
+    digits = tuple(sorted({str(reference.number).zfill(n) for n in range(1, 5)}))
+    prefixes = [p for p, s in _SERIES.items() if (reference.series is None or s == reference.series) and not p.endswith("s")]
+    out = [(tuple(p + d for p in prefixes for d in digits), ())]
+    out += [(digits, (p,)) for p in prefixes if reference.series is not None]
+    if reference.series is None:
+        out.append((digits, ()))
+    return out
 
 
 __all__: Sequence[str] = ("Claim", "Reference", "claims", "matches", "names", "numbered", "same_title",
-                          "search_terms", "title", "title_words")
+                          "searches", "title", "title_words")
