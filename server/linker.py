@@ -35,13 +35,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from server import search
+from server import search, textindex
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
 from server.frozen import record
 from server.models import is_statement, linkable
 from server.storage.protocol import Database, KeywordQuery, MemoryRow, PossibleUpdate, Scope, SearchIndex, Store
-from server.updates import CountedWeights, analyses, model, statements
+from server.updates import CountedWeights, analyses, model, references, statements
 
 if TYPE_CHECKING:  # arrays come from the embedder and the store; a hook process never loads NumPy for this
     import numpy as np
@@ -72,6 +72,12 @@ JUDGE_BATCH = 64
 SHORT_STATEMENT = 600
 #: Vectors computed at write time kept for judging later writes of a burst (~1.5 kB each).
 RECENT_VECTORS = 4096
+#: Keyword matches read to find the record a memory names by number or title (server.updates.references).
+REFERENCED = 50
+#: The probability a possible update is recorded with when its author says the newer record changes part of the
+#: older ("amends ADR-4", "partially supersedes RFC 7"): at least the 0.3 that labels the older possibly outdated
+#: and asks the reader (the authors left part of it in force: theirs to settle, not a link's).
+PARTIAL_CLAIM = 0.5
 
 
 #: Terms counted far past MATCH_BUDGET in a thread, by (file, thread, term, size step): see _plan_counter.
@@ -219,6 +225,11 @@ class UpdateLinker:
                 self._recent.move_to_end(row.id)
                 while len(self._recent) > RECENT_VECTORS:
                     self._recent.popitem(last=False)
+        claimed = self._claimed(row)
+        if claimed:  # the author says which record this one replaces: that, not the wording, decides
+            linked, settled = self._link_claimed(db, row, claimed, possible)
+            if settled:
+                return linked
         unstored: set[int] = set()
         candidates = self._candidates(row, vector, unstored)
         weights = ThreadWeights(self.store, Scope(threads=(row.thread,)))
@@ -262,6 +273,94 @@ class UpdateLinker:
         texts = {c.id: c.text for c, _ in candidates}
         log.info("memory %d updates memory %d (%s)", found.newer, found.older, found.reason)
         return Linked(found.older, found.newer, texts.get(found.older, row.content), found.reason)
+
+    def _claimed(self, row: MemoryRow) -> list[tuple[MemoryRow, MemoryRow, str, bool]]:
+        """The records of the row's thread its author says it replaces or is replaced by (references.claims:
+        "supersedes ADR-4", "Superseded by ADR-24", "User models revisited"), the earlier ones that say this one
+        replaces them, and the latest earlier record of its series under its own title (references.same_title), as
+        (older, newer, the claim in words, partial). Two numbered records without such a claim stay two things
+        (rules.different_things). A keyword search each, only for a memory that names a record or is a numbered one."""
+        said = references.claims(row.content)
+        own = references.numbered(row.content)  # "ADR 4: ...", or "4. Use X" as adr-tools numbers a record
+        if not said and own is None:
+            return []
+        scope = Scope(threads=(row.thread,))
+
+        def found(searches: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[MemoryRow]:
+            ids: set[int] = set()
+            for terms, every in searches:  # a number or one word alone may be common: only its newest matches ranked
+                if terms:
+                    query = KeywordQuery(tuple(terms), every=tuple(every), own_text_only=True,
+                                         newest=None if every else MATCH_BUDGET)
+                    ids.update(self.store.keyword(query, REFERENCED, scope))
+            rows = self.store.get(sorted(ids - {row.id}))
+            return sorted((r for r in rows.values() if linkable(r)), key=lambda r: (r.created_at, r.id))
+
+        def by_words(text: str) -> list[tuple[Sequence[str], Sequence[str]]]:
+            words = textindex.query_terms(text)  # every word of a title: a few memories, not each word's thousands
+            return [(words[:1], words[1:])] if words else []
+
+        def before(r: MemoryRow) -> bool:
+            return (r.created_at, r.id) < (row.created_at, row.id)
+
+        out: list[tuple[MemoryRow, MemoryRow, str, bool]] = []
+        for claim in said:
+            named = [r for r in found(references.searches(claim.reference) if claim.reference else by_words(claim.name))
+                     if references.names(claim, r.content)]
+            if claim.newer and any(before(r) for r in named):
+                out.append(([r for r in named if before(r)][-1], row, f"it says it {claim.words}", claim.partial))
+            elif not claim.newer and any(not before(r) for r in named):
+                out.append((row, [r for r in named if not before(r)][0], f"it was {claim.words}", claim.partial))
+        if own is not None:
+            for r in found(references.searches(own)):
+                said_of = [c for c in references.claims(r.content)
+                           if not c.newer and c.reference is not None and references.matches(c.reference, own)]
+                if said_of and before(r):
+                    out.append((r, row, f"memory {r.id} says it was {said_of[0].words}", said_of[0].partial))
+            if own.series is not None and not any(newer.id == row.id for _, newer, _, _ in out):
+                same = [r for r in found(by_words(references.title(row.content)))
+                        if before(r) and references.same_title(r.content, row.content)]
+                if same:
+                    out.append((same[-1], row, f"a later record under the same title ({references.title(row.content)})",
+                                False))
+        return out
+
+    def _link_claimed(self, db: Database, row: MemoryRow, claimed: list[tuple[MemoryRow, MemoryRow, str, bool]],
+                      possible: dict[int, list[PossibleUpdate]] | None) -> tuple[Linked | None, bool]:
+        """Link what the author claims (_claimed), each pair but a report after a standing fact or a narrative
+        superseded (model.unrelated_kinds: a claim is a state's, as any link); a claim over part of a record is
+        recorded as a possible update (PARTIAL_CLAIM). The link of the row as the newer one first, if any, and
+        whether a claim settled the row (else -- every pair refused -- the update model judges it as any other)."""
+        made: list[Linked] = []
+        maybe: list[PossibleUpdate] = []
+        for older, newer, reason, partial in claimed:
+            if model.unrelated_kinds(statements.analyse(older.content), statements.analyse(newer.content)):
+                continue
+            if partial:
+                if newer.id == row.id and all(p.older != older.id for p in maybe):
+                    maybe.append(PossibleUpdate(older.id, PARTIAL_CLAIM))
+                continue
+            try:
+                if not self.store.link_if(older.id, newer.id, row.updated_at, [row.id], still=linkable):
+                    continue  # forgotten, or already superseded (by an earlier claim or link)
+            except StoreUnavailable:
+                log.info("memory %d: its claimed link to %d was not written (store unavailable); judged again later",
+                         newer.id, older.id)
+                with self._lock:
+                    self._retry.add(row.id)
+                continue
+            log.info("memory %d updates memory %d (%s)", newer.id, older.id, reason)
+            made.append(Linked(older.id, newer.id, older.content, reason))
+        if not made and maybe:
+            if possible is not None:
+                possible[row.id] = maybe[:model.MOST_POSSIBLE]
+            else:
+                self._record_possible(db, {row.id: maybe[:model.MOST_POSSIBLE]})
+        if not made:
+            return None, bool(maybe)
+        with self._lock:
+            self._retry.discard(row.id)
+        return next((m for m in made if m.newer == row.id), made[0]), True
 
     def _record_possible(self, db: Database, possible: dict[int, list[PossibleUpdate]]) -> None:
         """Write possible updates; a busy store skips them (a hint for recall's order, not a fact)."""

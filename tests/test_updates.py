@@ -958,6 +958,9 @@ def test_a_state_dated_by_a_ticket_or_release_is_a_change_not_that_tickets_event
     statement = analyse(pgbouncer)
     assert statement.cue and not statement.lead_events  # about the pods, not about CUR-540
     assert analyse("CUR-540: pods exhausted max_connections.").lead_events == {"cur-540"}
+    # "As of PLAT-603 ..." dates the state too (both words stopwords, no token: read from the text)
+    assert not analyse("As of PLAT-603 the clusters are Crossplane composites too, and infra/terraform/eks is "
+                       "archived read-only.").lead_events
     assert _judge("Production apps connect straight to Postgres on db1.curlew.internal:5432.", pgbouncer, 0.53) is not None
     batch = _judge("POST /v1/workouts/batch accepts at most 50 workouts per request.",
                    "Batch upload takes up to 200 workouts per call since PLV-412; first syncs took dozens of round trips.",
@@ -1179,3 +1182,47 @@ def test_a_notes_leading_tag_is_not_its_subject():
     # a ticket that replaced something states the new value, as one that moved or switched it does
     assert not analyse("GOD-311: replaced the Bluetooth plugin with flutter_blue_plus 1.34.5.").lead_events
     assert analyse("GOD-311: the Bluetooth plugin drops bonds on Android 14.").lead_events  # about the ticket
+
+
+# -- a subject written as its abbreviation (rules.abbreviated) -------------------------------------------------
+
+
+@pytest.mark.parametrize(("old", "new", "held"), [
+    ("The minimum supported Rust version for lantern-core is 1.70, checked in CI.",
+     "Raised the MSRV to 1.80 so we could swap once_cell for std's LazyLock.", {"minimum", "support", "rust", "version"}),
+    ("The convolution reverb rejects impulse responses longer than 10 seconds.",
+     "IRs up to 20 s load fine now; anything longer is truncated.", {"impuls", "respons"}),
+    ("Failed jobs go to the DLQ after 3 tries.", "Failed jobs go to the dead letter queue after 5 tries.", {"dlq"}),
+    ("The session cache TTL is 60 s.", "Session cache entries have a time to live of 120 s now.", {"ttl"}),
+])
+def test_a_subject_abbreviated_or_spelled_out_is_held(old, new, held):
+    """Issue 32: on the spent update projects the largest cause of a reader shown the stale memory alone was a newer
+    memory wording the subject otherwise ("MSRV" for "minimum supported Rust version"): the initials of a run of the
+    other memory's words are that subject."""
+    o, n = analyse(old), analyse(new)
+    assert rules.abbreviated(o, n) == held
+    # Counted only when asked (showing a pair, model._abbreviated_possible): the update model's links keep the share
+    # it was fitted on.
+    assert rules.subject_share(o, n, rules.Weights(), abbreviations=True) > (rules.subject_share(o, n, rules.Weights()) or 0.0)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("The API gateway runs on port 8080.", "The API gateway runs on port 9090."),  # API is in both: no expansion
+    ("Deploys go through Argo Rollouts.", "SRE owns the deploy runbook."),  # S-R-E: no run of the other's words
+    ("Invoices are sent as PDF attachments.", "IRs are sent as attachments."),  # no "i... r...s" run
+])
+def test_capitals_that_stand_for_none_of_the_other_memorys_words_hold_nothing(old, new):
+    assert rules.abbreviated(analyse(old), analyse(new)) == frozenset()
+
+
+def test_an_update_written_with_the_subjects_abbreviation_is_shown_after_the_older_never_linked_by_it(monkeypatch):
+    """The newer memory says what changed with the subject abbreviated: the model, fitted on shares without
+    abbreviations, gives it almost nothing (0.001 at cosine 0.25); counted (0.023), enough to record it as a possible update that recall
+    attaches (at most SHARED_POSSIBLE: no reorder, no label, no review) -- and never a link."""
+    old = "The minimum supported Rust version for lantern-core is 1.70, checked in CI."
+    new = "Raised the MSRV to 1.80 so we could swap once_cell for std's LazyLock; CI's msrv job pins 1.80.0 now."
+    found = model.judge(2, new, 2, [model.Candidate(1, old, 1, 0.25)], _FewHoldIt(), fitted=True)
+    assert found.link is None and found.several and found.several[0][0] == 1
+    assert 0 < found.several[0][1] <= model.SHARED_POSSIBLE
+    monkeypatch.setattr(rules, "abbreviated", lambda *_: frozenset())
+    assert model.judge(2, new, 2, [model.Candidate(1, old, 1, 0.25)], _FewHoldIt(), fitted=True).several == ()

@@ -85,7 +85,7 @@ REPORT_LABELS = ("confirmed:",)
 
 __all__ = ["CUED_POSSIBLE", "MODEL_ID", "MOST_POSSIBLE", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_THRESHOLD", "SHARED_POSSIBLE",
            "THRESHOLD", "Candidate", "Judgement", "Link", "best_link", "judge", "least", "probability", "reports",
-           "signals", "verdict"]
+           "signals", "unrelated_kinds", "verdict"]
 
 
 def reports(statement: Statement) -> bool:
@@ -97,7 +97,7 @@ def reports(statement: Statement) -> bool:
         or any(w in REPORT_WORDS for w in statement.words)
 
 
-def _unrelated_kinds(older: Statement, newer: Statement) -> bool:
+def unrelated_kinds(older: Statement, newer: Statement) -> bool:
     """Whether one of the two cannot be what the other replaces: a report after a standing fact is not its new
     state; a narrative of what happened ("GOV.UK Forms' first live incident was due to ... formatting") stays
     true, and a later decision about the same thing ("Use Amazon SES directly instead of GOV.UK Notify") does not
@@ -106,22 +106,23 @@ def _unrelated_kinds(older: Statement, newer: Statement) -> bool:
     return (reports(newer) and not reports(older)) or (older.narrated and not newer.narrated)
 
 
-def signals(old: Statement, new: Statement, cosine: float,
-            weights: rules.Weights) -> tuple[dict[str, float], rules.Judgement | None] | None:
-    """The pair's signals, the model's inputs, and the rules' verdict; None when the pair can never be an update."""
+def signals(old: Statement, new: Statement, cosine: float, weights: rules.Weights,
+            abbreviations: bool = False) -> tuple[dict[str, float], rules.Judgement | None] | None:
+    """The pair's signals, the model's inputs, and the rules' verdict; None when the pair can never be an update.
+    `abbreviations`: the subject shares count what each writes abbreviated (rules.subject_share): for showing only."""
     if rules.different_things(old, new) or (records_event(old) and not records_event(new)):
         return None
     if max(len(old.words), len(new.words)) > rules.MAX_STATEMENT_WORDS:
         return None
     minimal = rules.minimal_edit(old, new) is not None
-    share = rules.subject_share(old, new, weights) or 0.0
+    share = rules.subject_share(old, new, weights, abbreviations) or 0.0
     if share == 0.0 and not minimal:
         return None
     rule = rules.judge(old, new, cosine, weights)
     mine, theirs = rules._specific(old), rules._specific(new)
     slot = rules.changed_slot(old, new)
     f = {
-        "cos": cosine, "share": share, "rshare": rules.subject_share(new, old, weights) or 0.0,
+        "cos": cosine, "share": share, "rshare": rules.subject_share(new, old, weights, abbreviations) or 0.0,
         "cue": float(new.cue), "cue_words": float(len(new.cue_terms)),
         "restated": float(bool(restated_old(old, new, after_new=not new.cue))),
         "slot": float(slot), "slot_named": float(rules.changed_slot(old, new, named_unit=True)),
@@ -259,7 +260,7 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
         other = analyse(c.text)
         earlier = (c.created_at, c.id) < (created_at, new_id)
         older, newer, link = (other, new, (c.id, new_id)) if earlier else (new, other, (new_id, c.id))
-        if _unrelated_kinds(older, newer):
+        if unrelated_kinds(older, newer):
             continue  # a report is no standing fact's new state, a narrative is not replaced: no link, no possible
         if fitted:
             judged = assess(older, newer, c.cosine, weights)
@@ -271,6 +272,8 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
                     and (new.cue or (judged.probability >= SHARED_POSSIBLE and not rules.other_things(older, newer))) \
                     and _rare_shared(older, newer, weights or rules.Weights()):
                 cued.append((c.id, round(judged.probability, 4)))
+            elif judged is not None and earlier and (spelled := _abbreviated_possible(older, newer, c.cosine, weights)):
+                cued.append((c.id, spelled))
         else:
             rule = rules.judge(older, newer, c.cosine, weights)
             if rule is not None:
@@ -284,8 +287,32 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
     return Judgement(None, several[0] if several else None, tuple(several[:MOST_POSSIBLE]))
 
 
+def _abbreviated_possible(old: Statement, new: Statement, cosine: float | None, weights: rules.Weights | None) -> float:
+    """The probability to record a pair with when the newer memory writes the older's subject abbreviated or spelled
+    out ("Raised the MSRV to 1.80 ..." for "The minimum supported Rust version for lantern-core is 1.70"; issue 32:
+    the largest cause of a reader shown the stale memory alone on the spent update projects): the model's probability
+    with the abbreviation counted in the subject shares, if it reaches CUED_POSSIBLE with a change word (or
+    SHARED_POSSIBLE without one and nothing making them two things) and a rare word of the subject held -- at most
+    SHARED_POSSIBLE: recall then attaches the newer after the older, dated and marked, and neither reorders, labels
+    nor asks a review (the model was not fitted on such shares; linked, they made a wrong link). 0.0 if not."""
+    if cosine is None:
+        return 0.0
+    weights = weights or rules.Weights()
+    if not rules.abbreviated(old, new):
+        return 0.0
+    found = signals(old, new, cosine, weights, abbreviations=True)
+    if found is None:
+        return 0.0
+    p = probability(found[0])
+    if not (p >= CUED_POSSIBLE and (new.cue or (p >= SHARED_POSSIBLE and not rules.other_things(old, new)))):
+        return 0.0
+    return round(min(p, SHARED_POSSIBLE), 4) if _rare_shared(old, new, weights) else 0.0
+
+
 def _rare_shared(old: Statement, new: Statement, weights: rules.Weights) -> bool:
     """Whether `new` holds a word of `old`'s subject (not a value, nor a change word) that few other memories
-    of the thread hold (weights.rare): the name both are about, not a word every memory of it uses."""
-    return any(t in new.terms and k != "event" and t not in old.values and t not in old.cue_terms
+    of the thread hold (weights.rare): the name both are about, not a word every memory of it uses -- or holds it
+    abbreviated or spelled out (rules.abbreviated: "MSRV" for "minimum supported Rust version")."""
+    held = set(new.terms) | rules.abbreviated(old, new)
+    return any(t in held and k != "event" and t not in old.values and t not in old.cue_terms
                and weights.rare(t, old.fts[t], 2) for t, k in old.terms.items())

@@ -65,22 +65,11 @@ from functools import lru_cache
 
 # The analysis of one text lives in server.updates.statements; its names are re-exported here for callers.
 from server.frozen import record
+from server.updates.abbreviations import abbreviated
 from server.updates.old_values import (BARE_NUMBER, MEASURES, inside, names_whole, quoted_in, restated_old,
                                       spelled_apart, units)
-from server.updates.statements import (
-    HEX,
-    VALUED,
-    ENVIRONMENTS,
-    FILLER,
-    NEGATIONS,
-    STOPWORDS,
-    Statement,
-    value_shape,
-    analyse,
-    records_event,
-    stem,
-    tokens,
-)
+from server.updates.statements import (HEX, VALUED, ENVIRONMENTS, FILLER, NEGATIONS, STOPWORDS, Statement, value_shape,
+                                       analyse, records_event, stem, tokens)
 
 #: Least score (subject share + cosine / 2 + bonuses) for a restatement to count as an update.
 UPDATE_THRESHOLD = 0.6
@@ -357,18 +346,19 @@ def judge(old: Statement, new: Statement, cosine: float | None, weights: Weights
     return Judgement(score, reason, bool(named)) if score >= UPDATE_THRESHOLD else None
 
 
-def subject_share(old: Statement, new: Statement, weights: Weights) -> float | None:
+def subject_share(old: Statement, new: Statement, weights: Weights, abbreviations: bool = False) -> float | None:
     """The share of O's subject (weighted by rarity) that N holds; None if O has no subject words.
     Its subject: its words and names, not the values that change nor a word saying that something
     changed ("Moved quill-core to Rust 2021": "moved" is what happened, not what it is about), nor
-    a verb any sentence has ("uses", "needs": "The iOS app uses Factory 2.3" is about Factory)."""
+    a verb any sentence has ("uses", "needs": "The iOS app uses Factory 2.3" is about Factory).
+    `abbreviations`: N holds too what it writes abbreviated (server/updates/abbreviations.py; to show, not link)."""
     filler = _filler_stems()
     subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
                for t, k in old.terms.items()
                if k != "event" and t not in old.values and t not in old.cue_terms and t not in old.period_terms
                and t not in filler}
-    total = sum(subject.values())
-    return sum(w for t, w in subject.items() if t in new.terms) / total if total else None
+    total, held = sum(subject.values()), set(new.terms) | abbreviated(old, new) if abbreviations else new.terms
+    return sum(w for t, w in subject.items() if t in held) / total if total else None
 
 
 def other_things(old: Statement, new: Statement) -> bool:

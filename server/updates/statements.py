@@ -41,6 +41,8 @@ _ENV_WORD = LazyRe(r"[a-z][a-z\-]*")
 #: 1.34.5" does ("SKUA-409 removed the 32-bit build" records the ticket's work).
 _MOVED_TO = frozenset({"moved", "switched", "migrated", "bumped", "upgraded", "changed", "swapped", "replaced"})
 _DATED_BY = frozenset({"since", "after", "per", "following"})
+#: ... and "As of PLAT-603 the clusters are Crossplane composites" (both words stopwords: no token of the text).
+_AS_OF = LazyRe(r"\s*as of\s", re.I)
 _DETERMINERS = frozenset({"the", "a", "an", "our", "this", "that", "each", "every"})
 #: Words saying that something changed (in the newer memory).
 _CUE = LazyRe(
@@ -475,7 +477,7 @@ def assemble(text: str, toks: tuple[Token, ...], align: tuple[str, ...], read: d
         fts=fts,
         events=frozenset(t.norm for t in toks if t.kind == "event"),
         lead_events=frozenset(t.norm for i, t in enumerate(toks[:2]) if t.kind == "event"
-                              and not (i and toks[0].raw.lower() in _DATED_BY)
+                              and not (i and toks[0].raw.lower() in _DATED_BY) and not (i == 0 and _AS_OF.match(text))
                               and not (i + 1 < len(toks) and toks[i + 1].raw.lower() in _MOVED_TO)),
         values=frozenset(term for term in terms if any(map(str.isdigit, term))),
         slot_values=frozenset(
