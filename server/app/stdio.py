@@ -42,6 +42,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 
+from server import stages
+
 #: pydantic-core parses at most this many levels of nesting (its recursion limit).
 MAX_DEPTH = 200
 _SHOWN = 40
@@ -235,6 +237,8 @@ class FirstReply:
         return self._event
 
     def set(self) -> None:
+        if not self._get().is_set():
+            stages.mark("initialize answered")
         self._get().set()
 
     async def wait(self) -> None:

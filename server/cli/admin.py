@@ -12,7 +12,7 @@ import logging
 import os
 from pathlib import Path
 
-from server import __version__
+from server import __version__, stages
 from server.cli.output import INTERRUPTED, OK, PROBLEMS, USAGE, Output
 from server.clock import system_clock, to_millis
 from server.compose import open_service, open_store_database
@@ -26,9 +26,11 @@ from server.storage import opener  # imports no driver until a db command runs
 
 
 def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
+    stages.mark("serve")
     from server.app import build_server, run_stdio  # lazy: mcp, ~0.8 s a CLI command other than serve never needs
     from server.app.stdio import FirstReply
 
+    stages.mark("mcp imported")
     if settings.default_thread is None:
         # Claude Code and IDE agents start the server in the project: its repository
         # is the default thread (MEMVAULT_THREAD overrides).
@@ -38,6 +40,7 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     origin = "MEMVAULT_HOME" if os.environ.get("MEMVAULT_HOME") else "the default; set MEMVAULT_HOME to choose"
     logging.getLogger("memvault").info("data directory: %s (%s)", settings.home, origin)
     service = open_service(settings, check_index=False)  # checked after `initialize` (start_background)
+    stages.mark("store open")
     # The model's load, the first vector search and the index check begin once `initialize` is answered
     # (first_reply), the model's load at once then. Begun here, beside the server's construction, they took
     # ~0.2-0.3 s of CPU and the GIL from it: spawn -> `initialize` was 1.5-1.6x a bare MCPServer's, now
