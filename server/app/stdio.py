@@ -228,8 +228,9 @@ class FirstReply:
     longer for its `initialize` reply (bench/startup.py). Used from the event loop's thread only.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, then: Callable[[], None] | None = None) -> None:
         self._event: anyio.Event | None = None
+        self._then = then  # called once, when the first reply is sent
 
     def _get(self) -> anyio.Event:
         if self._event is None:  # made in the running loop: anyio binds an Event to the loop that waits on it
@@ -239,6 +240,8 @@ class FirstReply:
     def set(self) -> None:
         if not self._get().is_set():
             stages.mark("initialize answered")
+            if self._then is not None:
+                self._then()
         self._get().set()
 
     async def wait(self) -> None:

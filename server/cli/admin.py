@@ -8,6 +8,7 @@ table on a terminal; `--json` asks for JSON anywhere.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 from pathlib import Path
@@ -23,6 +24,16 @@ from server.embedding.embedders import MiniLMEmbedder
 from server.hooks import relay
 from server.http.tokens import TokenStore
 from server.storage import opener  # imports no driver until a db command runs
+
+
+def _collect_again() -> None:
+    """The cyclic collector back on, once `initialize` is answered (cli.main turned it off for the start).
+
+    Frozen first: the start's objects are kept for the process's life, and the first passes after
+    `enable` would otherwise walk all of them (~50 ms of CPU, on the way to the first recall), as
+    would every full pass after. The ~1k objects of garbage among them stay (a few hundred KB)."""
+    gc.freeze()
+    gc.enable()
 
 
 def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
@@ -46,7 +57,7 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     # ~0.2-0.3 s of CPU and the GIL from it: spawn -> `initialize` was 1.5-1.6x a bare MCPServer's, now
     # 1.2-1.3x (bench/startup.py, load 9-11); spawn -> first hybrid recall at 1M memories moved 5.93 ->
     # 5.75 s (bench/first_recall.py, load 9): on a busy machine it is the CPU spent, whatever the order.
-    first_reply = FirstReply()
+    first_reply = FirstReply(then=None if gc.isenabled() else _collect_again)
     logging.getLogger("memvault").info(
         "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
     )
