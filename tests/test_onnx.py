@@ -389,3 +389,17 @@ def test_a_read_only_cache_still_loads_the_graph(copied_export, monkeypatch):
     texts, want = reference()
     assert_same_vectors(_runner_vectors(copied_export, texts[:3]), want[:3])
     assert not list(copied_export.glob("*optimized*"))
+
+
+def test_model_prepare_leaves_the_fused_copy_for_the_first_server(copied_export, monkeypatch):
+    import onnxruntime as ort
+
+    from server.embedding import minilm
+
+    from server.cli import main
+
+    graph = copied_export / modelprep.ONNX_FILE
+    monkeypatch.setenv("MEMVAULT_MODEL_CACHE", str(copied_export.parent))
+    monkeypatch.setenv("MEMVAULT_EMBED_PRECISION", "float32")
+    assert main(["model", "prepare"]) == 0
+    assert minilm.optimized_path(graph, ort.__version__).is_file()

@@ -176,7 +176,14 @@ def _model(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     if settings.model_cache is not None:
         argv += ["--cache", str(settings.model_cache)]
     with out.working(f"preparing the embedding model (ONNX export, {settings.embed_precision})"):
-        return modelprep.main(argv)
+        code = modelprep.main(argv)
+        if code == OK:
+            # lazy: NumPy and onnxruntime, ~0.2 s only this command needs: the fused copy every server loads
+            from server.embedding import minilm
+
+            minilm.fuse(modelprep.cache_dir({"MEMVAULT_MODEL_CACHE": str(settings.model_cache)}
+                                            if settings.model_cache else None), settings.embed_precision)
+        return code
 
 
 def _export(settings: Settings, args: argparse.Namespace, out: Output) -> int:
