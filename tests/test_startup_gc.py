@@ -74,3 +74,17 @@ def test_the_first_reply_turns_the_collector_back_on_with_the_start_frozen():
 
     anyio.run(reply_twice)
     gc.unfreeze()
+
+
+def test_a_server_that_stops_waiting_for_initialize_collects_again_all_the_same():
+    """build_server's background start calls FirstReply.then() after START_AFTER without a reply."""
+    calls = []
+    first = FirstReply(then=lambda: calls.append(1))
+
+    async def no_reply_then_a_late_one() -> None:
+        first.then()
+        first.then()
+        first.set()
+
+    anyio.run(no_reply_then_a_late_one)
+    assert calls == [1]

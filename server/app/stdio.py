@@ -240,9 +240,14 @@ class FirstReply:
     def set(self) -> None:
         if not self._get().is_set():
             stages.mark("initialize answered")
-            if self._then is not None:
-                self._then()
+        self.then()
         self._get().set()
+
+    def then(self) -> None:
+        """Run what waits for the first reply (once): at the reply, or when the server stops waiting for it."""
+        then, self._then = self._then, None
+        if then is not None:
+            then()
 
     async def wait(self) -> None:
         await self._get().wait()
