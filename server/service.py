@@ -15,6 +15,7 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from server import stages
 from server import validation as check
 from server.clock import Clock, from_millis, system_clock, to_millis
 from server.config import Settings
@@ -199,6 +200,7 @@ class MemoryService:
             self.store.knn(probe, 1, Scope())
         except Exception:  # noqa: BLE001 - only a head start: the first recall searches (and reports) for itself
             log.debug("the first vector search in the background failed", exc_info=True)
+        stages.mark("first search done")
 
     def start_background(self, model_delay: float = 0.0) -> None:
         """Begin loading the model, backfilling vectors and the daily log; returns at once.
@@ -530,6 +532,8 @@ class MemoryService:
         try:
             return self.reads.run(query, k, scope, min_score)
         finally:
+            if not self._answered.is_set():
+                stages.first_recall_answered()
             self._answered.set()  # the warm-up waits for the first recall
 
     # -- forget ---------------------------------------------------------------

@@ -322,3 +322,84 @@ def test_the_real_command_serves_with_onnx_and_never_loads_torch(tmp_path, onnx_
     finally:
         session.kill()
     assert b"runtime: onnx" in session.stderr
+
+
+def _runner_vectors(folder: Path, texts: list[str]) -> np.ndarray:
+    from server.embedding import minilm
+
+    return minilm.OnnxRunner(folder / modelprep.ONNX_FILE, modelprep.source_dir())(texts)
+
+
+def test_the_graph_is_fused_once_and_later_loads_start_from_the_copy_with_the_same_vectors(copied_export):
+    """The first load writes ONNX Runtime's optimised copy beside the export; the next loads it (not the
+    graph) and gives the very same vectors; a damaged copy is dropped and the graph still serves."""
+    import onnxruntime as ort
+
+    from server.embedding import minilm
+
+    texts, want = reference()
+    graph = copied_export / modelprep.ONNX_FILE
+    copy = minilm.optimized_path(graph, ort.__version__)
+    assert not copy.exists()
+    first = _runner_vectors(copied_export, texts)
+    assert copy.is_file() and not list(copied_export.glob(".*.tmp")), "the copy is written whole, by rename"
+    assert_same_vectors(first, want)
+    made = copy.stat().st_mtime_ns
+    loaded: list[str] = []
+    real = ort.InferenceSession
+
+    def session(path, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        loaded.append(Path(path).name)
+        return real(path, *args, **kwargs)
+
+    ort.InferenceSession = session
+    try:
+        again = _runner_vectors(copied_export, texts)
+        assert loaded == [copy.name], "the second load fuses the graph again instead of reading the copy"
+        assert np.array_equal(again, first)
+        copy.write_bytes(b"not an onnx graph")  # damaged: dropped, and this load serves from the graph
+        loaded.clear()
+        assert np.array_equal(_runner_vectors(copied_export, texts), first)
+        assert loaded[0] == copy.name and graph.name in loaded
+    finally:
+        ort.InferenceSession = real
+    assert not copy.exists()
+    assert np.array_equal(_runner_vectors(copied_export, texts), first)  # the next load makes it again
+    assert copy.is_file() and copy.stat().st_mtime_ns != made
+
+
+def test_a_new_graph_gets_its_own_copy_and_the_old_one_goes(copied_export):
+    import onnxruntime as ort
+
+    from server.embedding import minilm
+
+    graph = copied_export / modelprep.ONNX_FILE
+    _runner_vectors(copied_export, ["a"])
+    old = minilm.optimized_path(graph, ort.__version__)
+    os.utime(graph, ns=(time.time_ns(), time.time_ns()))  # as a new export would leave it
+    _runner_vectors(copied_export, ["a"])
+    new = minilm.optimized_path(graph, ort.__version__)
+    assert new != old and new.is_file() and not old.exists()
+
+
+def test_a_read_only_cache_still_loads_the_graph(copied_export, monkeypatch):
+    from server.embedding import minilm
+
+    monkeypatch.setattr(minilm.os, "access", lambda path, mode: False)  # as for a folder this user cannot write
+    texts, want = reference()
+    assert_same_vectors(_runner_vectors(copied_export, texts[:3]), want[:3])
+    assert not list(copied_export.glob("*optimized*"))
+
+
+def test_model_prepare_leaves_the_fused_copy_for_the_first_server(copied_export, monkeypatch):
+    import onnxruntime as ort
+
+    from server.embedding import minilm
+
+    from server.cli import main
+
+    graph = copied_export / modelprep.ONNX_FILE
+    monkeypatch.setenv("MEMVAULT_MODEL_CACHE", str(copied_export.parent))
+    monkeypatch.setenv("MEMVAULT_EMBED_PRECISION", "float32")
+    assert main(["model", "prepare"]) == 0
+    assert minilm.optimized_path(graph, ort.__version__).is_file()

@@ -87,6 +87,7 @@ def build_server(
     async def start_after_first_reply(first: FirstReply) -> None:
         with anyio.move_on_after(START_AFTER):
             await first.wait()
+        first.then()  # no `initialize` within START_AFTER: what waited for it starts all the same
         await anyio.sleep(0)  # the SDK's writer puts the reply on stdout first
         start()
 

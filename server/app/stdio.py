@@ -42,6 +42,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 
+from server import stages
+
 #: pydantic-core parses at most this many levels of nesting (its recursion limit).
 MAX_DEPTH = 200
 _SHOWN = 40
@@ -226,8 +228,9 @@ class FirstReply:
     longer for its `initialize` reply (bench/startup.py). Used from the event loop's thread only.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, then: Callable[[], None] | None = None) -> None:
         self._event: anyio.Event | None = None
+        self._then = then  # called once, when the first reply is sent
 
     def _get(self) -> anyio.Event:
         if self._event is None:  # made in the running loop: anyio binds an Event to the loop that waits on it
@@ -235,7 +238,16 @@ class FirstReply:
         return self._event
 
     def set(self) -> None:
+        if not self._get().is_set():
+            stages.mark("initialize answered")
+        self.then()
         self._get().set()
+
+    def then(self) -> None:
+        """Run what waits for the first reply (once): at the reply, or when the server stops waiting for it."""
+        then, self._then = self._then, None
+        if then is not None:
+            then()
 
     async def wait(self) -> None:
         await self._get().wait()

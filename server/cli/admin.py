@@ -8,11 +8,12 @@ table on a terminal; `--json` asks for JSON anywhere.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 from pathlib import Path
 
-from server import __version__
+from server import __version__, stages
 from server.cli.output import INTERRUPTED, OK, PROBLEMS, USAGE, Output
 from server.clock import system_clock, to_millis
 from server.compose import open_service, open_store_database
@@ -25,10 +26,22 @@ from server.http.tokens import TokenStore
 from server.storage import opener  # imports no driver until a db command runs
 
 
+def _collect_again() -> None:
+    """The cyclic collector back on, once `initialize` is answered (cli.main turned it off for the start).
+
+    Frozen first: the start's objects are kept for the process's life, and the first passes after
+    `enable` would otherwise walk all of them (~50 ms of CPU, on the way to the first recall), as
+    would every full pass after. The ~1k objects of garbage among them stay (a few hundred KB)."""
+    gc.freeze()
+    gc.enable()
+
+
 def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
+    stages.mark("serve")
     from server.app import build_server, run_stdio  # lazy: mcp, ~0.8 s a CLI command other than serve never needs
     from server.app.stdio import FirstReply
 
+    stages.mark("mcp imported")
     if settings.default_thread is None:
         # Claude Code and IDE agents start the server in the project: its repository
         # is the default thread (MEMVAULT_THREAD overrides).
@@ -38,12 +51,13 @@ def _serve(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     origin = "MEMVAULT_HOME" if os.environ.get("MEMVAULT_HOME") else "the default; set MEMVAULT_HOME to choose"
     logging.getLogger("memvault").info("data directory: %s (%s)", settings.home, origin)
     service = open_service(settings, check_index=False)  # checked after `initialize` (start_background)
+    stages.mark("store open")
     # The model's load, the first vector search and the index check begin once `initialize` is answered
     # (first_reply), the model's load at once then. Begun here, beside the server's construction, they took
     # ~0.2-0.3 s of CPU and the GIL from it: spawn -> `initialize` was 1.5-1.6x a bare MCPServer's, now
     # 1.2-1.3x (bench/startup.py, load 9-11); spawn -> first hybrid recall at 1M memories moved 5.93 ->
     # 5.75 s (bench/first_recall.py, load 9): on a busy machine it is the CPU spent, whatever the order.
-    first_reply = FirstReply()
+    first_reply = FirstReply(then=None if gc.isenabled() else _collect_again)
     logging.getLogger("memvault").info(
         "serving %s (data in %s, default thread: %s)", __version__, settings.home, settings.default_thread or "global"
     )
@@ -162,7 +176,14 @@ def _model(settings: Settings, args: argparse.Namespace, out: Output) -> int:
     if settings.model_cache is not None:
         argv += ["--cache", str(settings.model_cache)]
     with out.working(f"preparing the embedding model (ONNX export, {settings.embed_precision})"):
-        return modelprep.main(argv)
+        code = modelprep.main(argv)
+        if code == OK:
+            # lazy: NumPy and onnxruntime, ~0.2 s only this command needs: the fused copy every server loads
+            from server.embedding import minilm
+
+            minilm.fuse(modelprep.cache_dir({"MEMVAULT_MODEL_CACHE": str(settings.model_cache)}
+                                            if settings.model_cache else None), settings.embed_precision)
+        return code
 
 
 def _export(settings: Settings, args: argparse.Namespace, out: Output) -> int:

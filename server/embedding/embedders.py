@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from server import stages
+
 if TYPE_CHECKING:  # imported where vectors are made: a hook process that never embeds skips NumPy
     import numpy as np
 
@@ -219,6 +221,7 @@ class MiniLMEmbedder:
             # Let the host's first requests (initialize, tools/list) be answered first.
             self._go.wait(delay)
         started = time.perf_counter()
+        stages.mark("model load begins")
         try:
             # lazy: export, ~50 ms a hook process never needs (it loads no model)
             from server.embedding.export import go_offline
@@ -228,6 +231,7 @@ class MiniLMEmbedder:
             self._run, self.runtime = runner, runner.runtime
             self._max_batch = min(self.batch_size, runner.max_batch)
             self.load_seconds = time.perf_counter() - started
+            stages.mark("model loaded")
             log.info("embedding model loaded in %.1f s (runtime: %s, %s)", self.load_seconds, self.runtime,
                      self.precision if self.runtime == "onnx" else "float32")
         except Exception as exc:  # noqa: BLE001 - reported to callers through `error`
