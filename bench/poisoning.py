@@ -22,8 +22,8 @@ and a fourth, bench/data/injections_agents.json (raginject, hermes-jailbench and
 their user tasks and agent libraries' READMEs as benign notes), held out for one run (53.6 % caught, 2.1 % of benign
 flagged) and a tuning corpus since; and a fifth, bench/data/injections_held_out_s34.json (AgentDojo and BIPIA
 attacks, AgentDojo's user tasks, tool docstrings and both READMEs as benign notes), held out for one run (17.9 % caught,
-0.9 % of benign flagged) and a tuning corpus for the rules since (its texts are still kept out of the model's
-training: bench/train_injection_model.py). What a corpus nobody here has seen would meet is the leave-one-source-out
+0.9 % of benign flagged) and a tuning corpus since (the rules were tuned on it, and since session 35 the model is
+trained on it too: bench/train_injection_model.py). What a corpus nobody here has seen would meet is the leave-one-source-out
 table of bench/train_injection_model.py --table (each corpus scored by a model trained without it).
 Held-out texts are counted, never printed. The exit status follows the team's set only.
 """

