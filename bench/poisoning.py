@@ -46,6 +46,8 @@ from poisoning_set import (  # noqa: E402
     FRESH2_ATTEMPTS, FRESH2_LEGIT, FRESH3_ATTEMPTS, FRESH3_LEGIT, FRESH_ATTEMPTS, FRESH_LEGIT, attempts, legitimate,
 )
 
+from train_injection_model import ordinary_request  # noqa: E402
+
 from server.guard import instruction_model, instructions  # noqa: E402
 from server.guard.instructions import instruction_flags  # noqa: E402
 
@@ -168,6 +170,12 @@ def main(argv: list[str] | None = None) -> int:
             for source, c in v["benign_per_source"].items():
                 if c["flagged"] or not name.startswith("garak"):
                         print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
+            ordinary = [c for source, c in v["per_source"].items() if ordinary_request(source)]
+            if ordinary:  # BIPIA's task hijacks: ordinary requests out of their document (train_injection_model.py)
+                n, hit = sum(c["attacks"] for c in ordinary), sum(c["caught"] for c in ordinary)
+                v["without_ordinary_requests"] = {"attacks": v["attacks"] - n, "caught": v["caught"] - hit}
+                print(f"  without BIPIA's task-hijack requests ({hit}/{n} of them caught): {v['caught'] - hit}/"
+                      f"{v['attacks'] - n} attacks caught ({(v['caught'] - hit) / (v['attacks'] - n):.1%})")
     # The learned model's share: the same corpora with the phrase rules alone (totals only), and the
     # model's own cost per text against the whole check's, measured in this run (a ratio holds on a loaded machine)
     texts = [t for _, t in planted + legit]

