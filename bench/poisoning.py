@@ -22,8 +22,8 @@ and a fourth, bench/data/injections_agents.json (raginject, hermes-jailbench and
 their user tasks and agent libraries' READMEs as benign notes), held out for one run (53.6 % caught, 2.1 % of benign
 flagged) and a tuning corpus since; and a fifth, bench/data/injections_held_out_s34.json (AgentDojo and BIPIA
 attacks, AgentDojo's user tasks, tool docstrings and both READMEs as benign notes), held out for one run (17.9 % caught,
-0.9 % of benign flagged) and a tuning corpus for the rules since (its texts are still kept out of the model's
-training: bench/train_injection_model.py). What a corpus nobody here has seen would meet is the leave-one-source-out
+0.9 % of benign flagged) and a tuning corpus since (the rules were tuned on it, and since session 35 the model is
+trained on it too: bench/train_injection_model.py). What a corpus nobody here has seen would meet is the leave-one-source-out
 table of bench/train_injection_model.py --table (each corpus scored by a model trained without it).
 Held-out texts are counted, never printed. The exit status follows the team's set only.
 """
@@ -45,6 +45,8 @@ for p in (ROOT, ROOT / "bench"):
 from poisoning_set import (  # noqa: E402
     FRESH2_ATTEMPTS, FRESH2_LEGIT, FRESH3_ATTEMPTS, FRESH3_LEGIT, FRESH_ATTEMPTS, FRESH_LEGIT, attempts, legitimate,
 )
+
+from train_injection_model import ordinary_request  # noqa: E402
 
 from server.guard import instruction_model, instructions  # noqa: E402
 from server.guard.instructions import instruction_flags  # noqa: E402
@@ -173,6 +175,12 @@ def main(argv: list[str] | None = None) -> int:
             for source, c in v["benign_per_source"].items():
                 if c["flagged"] or not name.startswith("garak"):
                         print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
+            ordinary = [c for source, c in v["per_source"].items() if ordinary_request(source)]
+            if ordinary:  # BIPIA's task hijacks: ordinary requests out of their document (train_injection_model.py)
+                n, hit = sum(c["attacks"] for c in ordinary), sum(c["caught"] for c in ordinary)
+                v["without_ordinary_requests"] = {"attacks": v["attacks"] - n, "caught": v["caught"] - hit}
+                print(f"  without BIPIA's task-hijack requests ({hit}/{n} of them caught): {v['caught'] - hit}/"
+                      f"{v['attacks'] - n} attacks caught ({(v['caught'] - hit) / (v['attacks'] - n):.1%})")
     if args.held_out_s35:
         v = public_corpus(HELD_OUT_S35, ("held-out",))["held-out"]
         v["reported_as"] = "held-out (session 35: never tuned on, run once)"

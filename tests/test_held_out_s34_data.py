@@ -130,9 +130,9 @@ def test_the_poisoning_bench_scores_the_spent_s34_corpus_every_run_as_a_tuning_c
         assert "public_s34" in result["rules_only"] and "public_held_out_s34" not in result
 
 
-def test_the_s34_corpus_is_still_kept_out_of_the_models_training():
+def test_the_s34_corpus_is_spent_and_may_be_trained_on():
     import train_injection_model  # bench/; reads the corpora's texts only, trains nothing
 
     kept_out = set(train_injection_model.held_out_texts())
     data = json.loads(INJECTIONS.read_text(encoding="utf-8"))
-    assert {r["text"] for part in ("attacks", "benign") for r in data[part]} <= kept_out
+    assert not {r["text"] for part in ("attacks", "benign") for r in data[part]} & kept_out

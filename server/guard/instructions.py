@@ -77,7 +77,7 @@ from functools import lru_cache
 from server.guard.instruction_personas import persona_jailbreak, prompt_leak, role_asked, steering
 from server.guard.instruction_model import injection_like, words as model_words
 from server.guard.instruction_phrases import disclosure_like, negated, override_like, readings, windowed
-from server.guard.instruction_agents import PERSONAL_GATES, PERSONAL_KEYS, misspelt_override, sent_from_a_tool
+from server.guard.instruction_agents import PERSONAL_GATES, PERSONAL_KEYS, misspelt_override, sent_from_a_tool, tool_slipped_in
 from server.guard.instruction_replies import code_planted, reply_bent, reply_scrambled
 from server.guard.lazyre import LazyRe as _LazyRe
 
@@ -561,7 +561,7 @@ def _flags(text: str) -> tuple[str, ...]:
         flags.append("exfiltration")
     if _hidden(text):
         flags.append("hidden-text")
-    if _ordered(_COMMAND, text, low) or code_planted(text, low):
+    if _ordered(_COMMAND, text, low) or code_planted(text, low) or tool_slipped_in(text, low):
         flags.append("imperative-command")
     if any(windowed(r, gates, (p,)) for r in reads for gates, p in _OVERRIDE) or override_like(reads) or any(
         persona_jailbreak(r) or steering(r) for r in reads
