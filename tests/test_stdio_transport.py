@@ -150,3 +150,49 @@ def test_a_reply_that_is_not_unicode_fails_as_the_sdks_writer_did():
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_a_reply_that_fits_the_pipe_is_one_write_and_the_pipe_is_given_back_blocking(monkeypatch):
+    read_end, write_end = os.pipe()
+    writes = []
+    real_write = os.write
+
+    def counting(fd, data):
+        writes.append(len(data))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", counting)
+    reply = '{"jsonrpc": "2.0", "id": 7, "result": {"text": "' + "x" * 12_000 + '"}}\n'  # a recall's reply is ~10 kB
+
+    async def main() -> _FdWriter:
+        writer = _FdWriter(write_end)
+        await writer.write(reply)
+        return writer
+
+    try:
+        writer = anyio.run(main)
+        assert writes == [len(reply)]  # the client wakes once for it, not once per PIPE_BUF
+        assert not os.get_blocking(write_end)
+        writer.restore()
+        assert os.get_blocking(write_end)
+        assert os.read(read_end, 1 << 16).decode() == reply
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_a_pipe_shared_with_stderr_stays_blocking_and_takes_chunks_that_cannot_block(monkeypatch):
+    monkeypatch.setattr("server.app.stdio._same_file", lambda fd, other: True)  # `memvault 2>&1 | ...`
+    read_end, write_end = os.pipe()
+    reply = "y" * 10_000 + "\n"
+
+    async def main() -> None:
+        await _FdWriter(write_end).write(reply)
+
+    try:
+        anyio.run(main)
+        assert os.get_blocking(write_end)  # logging writes to the same pipe: never made non-blocking
+        assert os.read(read_end, 1 << 16).decode() == reply
+    finally:
+        os.close(read_end)
+        os.close(write_end)

@@ -347,18 +347,40 @@ class _FdReader:
 
 
 class _FdWriter:
-    """stdout written on the event loop's own thread, at most WRITE_CHUNK bytes each time the descriptor
-    polls writable (a write that cannot block); the SDK writes and flushes each reply on a worker thread
-    (two hand-offs per reply). Where the descriptor cannot be polled each write runs on a worker thread."""
+    """stdout written on the event loop's own thread; the SDK writes and flushes each reply on a worker
+    thread (two hand-offs per reply).
+
+    A pipe or socket that is this process's alone is set non-blocking while served (blocking again when
+    given back): a reply goes out in one write whenever the pipe has room for it, so the client wakes
+    once per reply, and a full pipe is waited for on the event loop. Anything else that polls (a
+    terminal, a pipe shared with stderr, which logging writes to) gets at most WRITE_CHUNK bytes each
+    time it polls writable, a write that cannot block; a regular file or Windows, a worker thread.
+    """
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
-        self._pollable = sys.platform != "win32" and not stat.S_ISREG(os.fstat(fd).st_mode)
+        mode = os.fstat(fd).st_mode
+        self._pollable = sys.platform != "win32" and not stat.S_ISREG(mode)
+        self._nonblocking = False
+        if self._pollable and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)) and not _same_file(fd, 2):
+            os.set_blocking(fd, False)
+            self._nonblocking = True
+
+    def restore(self) -> None:
+        """The descriptor blocking again, as it was given."""
+        if self._nonblocking:
+            self._nonblocking = False
+            os.set_blocking(self.fd, True)
 
     async def write(self, text: str) -> None:
         data = memoryview(text.encode("utf-8"))
         while data:
-            if self._pollable:
+            if self._nonblocking:
+                try:
+                    data = data[os.write(self.fd, data):]
+                except BlockingIOError:  # full: the client has not read yet
+                    await anyio.wait_writable(self.fd)
+            elif self._pollable:
                 try:
                     await anyio.wait_writable(self.fd)
                 except (OSError, NotImplementedError):  # this descriptor cannot be polled after all
@@ -370,6 +392,14 @@ class _FdWriter:
 
     async def flush(self) -> None:
         """Nothing is buffered here: each write has reached the descriptor."""
+
+
+def _same_file(fd: int, other: int) -> bool:
+    try:
+        a, b = os.fstat(fd), os.fstat(other)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def _claim(fd: int, divert_to: Callable[[], int]) -> tuple[int, Callable[[], None]] | None:
@@ -413,7 +443,13 @@ def _claim_stdout() -> tuple[Any, Callable[[], None]]:
     if claimed is None:  # as the SDK: a replaced sys.stdout, Windows, or no fd 1 to divert
         return None, lambda: None
     private, give_back = claimed
-    return _FdWriter(private), give_back
+    writer = _FdWriter(private)
+
+    def restore() -> None:
+        writer.restore()
+        give_back()
+
+    return writer, restore
 
 
 @asynccontextmanager
