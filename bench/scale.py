@@ -32,6 +32,7 @@ not through the embedder. Queries are real questions embedded by the model.
     python bench/scale.py --store DIR     # keyword budget only, on a store kept with --keep (impact lists: if migrated)
     python bench/scale.py --stdio-on DIR --out F  # recall over MCP stdio only, on a copy of a kept store
     python bench/scale.py --stdio-on DIR --impacts on,off,off,on  # the same, keyword impact lists on / off
+    python bench/scale.py --sizes 10000 --checkouts /tmp/before,.  # stdio: two checkouts' servers in turn
 """
 
 from __future__ import annotations
@@ -283,11 +284,12 @@ def budget_on(home: Path) -> dict:
 
 
 def stdio_latency(home: Path, queries: list[str], rounds: int, threads: int, embedder_name: str,
-                  impacts: str | None = None) -> dict:
+                  impacts: str | None = None, checkout: Path | None = None, raw: bool = False) -> dict:
     """Recall over MCP stdio from a spawned `memvault` on `home`: every query once to warm (model, matrix,
     page cache, keyword impact lists), then `rounds` timed rounds over all threads and one thread.
     `impacts` "on" / "off": the server of this checkout (not the installed `memvault`) with
-    ranking.KEYWORD_IMPACTS set so, to compare the two in one run."""
+    ranking.KEYWORD_IMPACTS set so, to compare the two in one run. `checkout`: the server of that checkout
+    (`python -m server` there), to compare two in one run (by_checkout); `raw` adds the timings themselves."""
     env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_LOG_LEVEL": "WARNING",
            "MEMVAULT_EMBEDDER": embedder_name}
     argv = [MEMVAULT]
@@ -296,7 +298,10 @@ def stdio_latency(home: Path, queries: list[str], rounds: int, threads: int, emb
         argv = [sys.executable, "-c", "import sys; from server import ranking; "
                 f"ranking.KEYWORD_IMPACTS = {impacts == 'on'}; from server.cli import main; "
                 "sys.argv[0] = 'memvault'; sys.exit(main())"]
-    proc = Proc(argv, env)
+    if checkout is not None:
+        argv = [sys.executable, "-m", "server"]
+        env["PYTHONPATH"] = str(checkout)
+    proc = Proc(argv, env, cwd=checkout)
     proc.request("initialize", INIT)
     proc.notify("notifications/initialized")
     for q in queries:
@@ -314,7 +319,32 @@ def stdio_latency(home: Path, queries: list[str], rounds: int, threads: int, emb
     return {"recall_stdio_ms": {"p50": statistics.median(stdio), "p95": pct(stdio, 0.95),
                                 "one_thread_p50": statistics.median(stdio_one),
                                 "one_thread_p95": pct(stdio_one, 0.95)},
-            "stdio_server_memory_mb": memory}
+            "stdio_server_memory_mb": memory, **({"raw_ms": {"all": stdio, "one": stdio_one}} if raw else {})}
+
+
+def by_checkout(home: Path, queries: list[str], rounds: int, threads: int, embedder_name: str,
+                checkouts: list[Path]) -> dict:
+    """Recall over MCP stdio from the servers of each checkout in turn, one round per server, `rounds`
+    servers each (a busy spell of the shared machine falls on every checkout alike), and the ratios
+    of each checkout's p50 / p95 to the first's."""
+    from startup import precompile
+
+    for checkout in checkouts:
+        precompile(checkout)
+    raw: dict[str, dict[str, list[float]]] = {str(c): {"all": [], "one": []} for c in checkouts}
+    for _ in range(rounds):
+        for checkout in checkouts:
+            got = stdio_latency(home, queries, 1, threads, embedder_name, checkout=checkout, raw=True)
+            for name in ("all", "one"):
+                raw[str(checkout)][name] += got["raw_ms"][name]
+    out: dict = {}
+    for checkout, got in raw.items():
+        out[checkout] = {"p50": statistics.median(got["all"]), "p95": pct(got["all"], 0.95),
+                         "one_thread_p50": statistics.median(got["one"]), "one_thread_p95": pct(got["one"], 0.95)}
+    first = out[str(checkouts[0])]
+    for checkout in checkouts[1:]:
+        out[f"{checkout} / {checkouts[0]}"] = {name: round(out[str(checkout)][name] / first[name], 3) for name in first}
+    return out
 
 
 def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
@@ -388,7 +418,11 @@ def measure(size: int, args, embedder_name: str, base_cache: dict) -> dict:
         # Timings on a shared machine: the 1-minute load average says how shared it was.
         "load_average_1min": os.getloadavg()[0],
     })
-    if size in args.stdio_sizes:
+    if size in args.stdio_sizes and args.checkouts:
+        result["recall_stdio_by_checkout"] = by_checkout(home, queries, rounds, args.threads, embedder_name,
+                                                         args.checkouts)
+        print(json.dumps(result["recall_stdio_by_checkout"], indent=1), flush=True)
+    elif size in args.stdio_sizes:
         result.update(stdio_latency(home, queries, rounds, args.threads, embedder_name))
     if not args.keep:
         subprocess.run(["rm", "-rf", str(home)], check=False)
@@ -437,8 +471,17 @@ def main() -> None:
     ap.add_argument("--impacts", type=lambda s: s.split(","), default=None,
                     help="--stdio-on: servers of this checkout in turn with the keyword impact lists on / off, "
                          "e.g. on,off,on,off (default: one installed `memvault`, as configured)")
+    ap.add_argument("--checkouts", type=lambda s: [Path(c).resolve() for c in s.split(",")], default=None,
+                    help="stdio: the servers of these checkouts in turn (before,after), one round per server, "
+                         "with their ratios (the service figures are this checkout's)")
     ap.add_argument("--out", default=str(HERE / "results" / "scale.json"))
     args = ap.parse_args()
+    if args.stdio_on is not None and args.checkouts:
+        found = by_checkout(args.stdio_on, MORE_QUERIES, args.rounds or 5, args.threads, args.embedder, args.checkouts)
+        found["load_average_1min"] = os.getloadavg()[0]
+        print(json.dumps(found, indent=2))
+        Path(args.out).write_text(json.dumps({"home": "(a kept store)", **found}, indent=2) + "\n")
+        return
     if args.stdio_on is not None:
         found = {}
         for n, setting in enumerate(args.impacts or [None]):  # alternated: each setting as often as the others

@@ -19,17 +19,22 @@ id null. An id that is not valid Unicode is never echoed (the reply could not be
 Nothing is answered for a blank line, for a response, or for a message without an id
 that names a method (a notification, which JSON-RPC never answers).
 
-Only the reading side is wrapped: the SDK still owns the process's stdout (it diverts
-fd 1 to stderr while serving, so a stray print cannot corrupt the channel) and writes
-every reply, these included, so lines never interleave. stdin is claimed here the way
-the SDK claims it (a private duplicate; fd 0 pointed at the null device, so child
-processes read EOF), because the SDK only accepts a ready-made stdin stream.
+The SDK's stdio_server still runs the transport and writes every reply, these included,
+so lines never interleave; stdin and stdout are claimed here the way the SDK claims them
+(private duplicates; fd 0 pointed at the null device, so child processes read EOF, and fd 1
+at stderr, so a stray print cannot corrupt the channel), because the SDK only accepts
+ready-made streams, and read and written on the event loop's thread (_FdReader, _FdWriter)
+rather than by a worker thread per line and per reply.
 """
 
 from __future__ import annotations
 
+import codecs
+import io
 import json
 import os
+import select
+import stat
 import sys
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -38,6 +43,7 @@ from io import TextIOWrapper
 from typing import Any
 
 import anyio
+import anyio.to_thread
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
@@ -298,30 +304,174 @@ class _Lines:
         return line
 
 
-def _claim_stdin() -> tuple[Any, Callable[[], None]]:
-    """A text stream on a private copy of fd 0, and how to give fd 0 back; fd 0 reads EOF meanwhile."""
+#: Bytes one read of stdin takes at most.
+READ_CHUNK = 1 << 16
+#: Bytes one write to stdout gives the kernel at most: a pipe that polls writable takes this many without
+#: blocking (POSIX: writes of at most PIPE_BUF bytes are atomic; Linux reports a pipe writable with a page free).
+WRITE_CHUNK = getattr(select, "PIPE_BUF", 512)
+
+
+class _FdReader:
+    """stdin read on the event loop's own thread: wait until the descriptor is readable, then one read
+    (which returns at once, with what has arrived or EOF), split into lines as TextIOWrapper would.
+
+    The SDK reads each line with a blocking readline on a worker thread (anyio.wrap_file): a thread
+    hand-off per request, ~0.3-1 ms of a recall's round trip on a busy machine (bench/profile_stdio.py).
+    Where the descriptor cannot be polled (a regular file, Windows) each read runs on a worker thread.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        # What TextIOWrapper(encoding="utf-8", errors="replace") does: bad bytes become U+FFFD, and
+        # \r\n or a lone \r ends a line as \n does.
+        self._decoder = io.IncrementalNewlineDecoder(codecs.getincrementaldecoder("utf-8")("replace"), translate=True)
+        self._lines: deque[str] = deque()
+        self._partial: list[str] = []
+        self._eof = False
+        self._pollable = sys.platform != "win32" and not stat.S_ISREG(os.fstat(fd).st_mode)
+
+    async def _read(self) -> bytes:
+        if self._pollable:
+            try:
+                await anyio.wait_readable(self.fd)
+            except (OSError, NotImplementedError):  # this descriptor cannot be polled after all
+                self._pollable = False
+            else:
+                return os.read(self.fd, READ_CHUNK)
+        return await anyio.to_thread.run_sync(os.read, self.fd, READ_CHUNK)
+
+    async def readline(self) -> str:
+        while not self._lines and not self._eof:
+            chunk = await self._read()
+            self._eof = not chunk
+            text = self._decoder.decode(chunk, final=self._eof)
+            *ended, rest = text.split("\n")
+            if ended:
+                self._lines.append("".join(self._partial) + ended[0] + "\n")
+                self._lines.extend(line + "\n" for line in ended[1:])
+                self._partial = []
+            if rest:
+                self._partial.append(rest)
+        if self._lines:
+            return self._lines.popleft()
+        last, self._partial = "".join(self._partial), []
+        return last  # the unterminated last line, then "" (EOF)
+
+
+class _FdWriter:
+    """stdout written on the event loop's own thread; the SDK writes and flushes each reply on a worker
+    thread (two hand-offs per reply).
+
+    A pipe or socket that is this process's alone is set non-blocking while served (blocking again when
+    given back): a reply goes out in one write whenever the pipe has room for it, so the client wakes
+    once per reply, and a full pipe is waited for on the event loop. Anything else that polls (a
+    terminal, a pipe shared with stderr, which logging writes to) gets at most WRITE_CHUNK bytes each
+    time it polls writable, a write that cannot block; a regular file or Windows, a worker thread.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        mode = os.fstat(fd).st_mode
+        self._pollable = sys.platform != "win32" and not stat.S_ISREG(mode)
+        self._nonblocking = False
+        if self._pollable and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)) and not _same_file(fd, 2):
+            os.set_blocking(fd, False)
+            self._nonblocking = True
+
+    def restore(self) -> None:
+        """The descriptor blocking again, as it was given."""
+        if self._nonblocking:
+            self._nonblocking = False
+            os.set_blocking(self.fd, True)
+
+    async def write(self, text: str) -> None:
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            if self._nonblocking:
+                try:
+                    data = data[os.write(self.fd, data):]
+                except BlockingIOError:  # full: the client has not read yet
+                    await anyio.wait_writable(self.fd)
+            elif self._pollable:
+                try:
+                    await anyio.wait_writable(self.fd)
+                except (OSError, NotImplementedError):  # this descriptor cannot be polled after all
+                    self._pollable = False
+                    continue
+                data = data[os.write(self.fd, data[:WRITE_CHUNK]):]
+            else:
+                data = data[await anyio.to_thread.run_sync(os.write, self.fd, data):]
+
+    async def flush(self) -> None:
+        """Nothing is buffered here: each write has reached the descriptor."""
+
+
+def _same_file(fd: int, other: int) -> bool:
     try:
-        # lazy: POSIX only; Windows has no fcntl (the ImportError below reads fd 0 in place)
+        a, b = os.fstat(fd), os.fstat(other)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _claim(fd: int, divert_to: Callable[[], int]) -> tuple[int, Callable[[], None]] | None:
+    """A private copy of `fd`, with `fd` pointed at `divert_to()` meanwhile, and how to give `fd` back;
+    None where that cannot be done (Windows has no fcntl; no such descriptor)."""
+    try:
+        # lazy: POSIX only; Windows has no fcntl (the ImportError below serves the stream in place)
         import fcntl
 
-        private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-    except (ImportError, OSError):  # Windows, or no fd 0 to divert: read it in place
-        return TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"), lambda: None
-    # closefd=False: a worker thread may still block reading it after the server exits.
-    stream = TextIOWrapper(os.fdopen(private, "rb", closefd=False), encoding="utf-8", errors="replace")
-    return stream, lambda: os.dup2(private, 0)
+        private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    except (ImportError, OSError):
+        return None
+    try:
+        diversion = divert_to()
+        os.dup2(diversion, fd)
+        os.close(diversion)
+    except OSError:
+        os.close(private)
+        return None
+    return private, lambda: os.dup2(private, fd)
+
+
+def _claim_stdin() -> tuple[Any, Callable[[], None]]:
+    """A line source (readline) on a private copy of fd 0, and how to give fd 0 back; fd 0 reads EOF meanwhile."""
+    claimed = _claim(0, lambda: os.open(os.devnull, os.O_RDONLY))
+    if claimed is None:  # Windows, or no fd 0 to divert: read it in place
+        return anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")), lambda: None
+    # The descriptor is never closed: a worker thread may still block reading it after the server exits.
+    private, give_back = claimed
+    return _FdReader(private), give_back
+
+
+def _claim_stdout() -> tuple[Any, Callable[[], None]]:
+    """A writer on a private copy of fd 1, and how to give fd 1 back; fd 1 writes to stderr meanwhile (a
+    stray print cannot corrupt the channel), as the SDK's own claim does. (None, ...): the SDK's writer."""
+    try:
+        backed = sys.stdout.buffer.fileno() == 1
+    except (AttributeError, OSError, ValueError):
+        backed = False
+    claimed = _claim(1, lambda: os.dup(2)) if backed else None
+    if claimed is None:  # as the SDK: a replaced sys.stdout, Windows, or no fd 1 to divert
+        return None, lambda: None
+    private, give_back = claimed
+    writer = _FdWriter(private)
+
+    def restore() -> None:
+        writer.restore()
+        give_back()
+
+    return writer, restore
 
 
 @asynccontextmanager
 async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
     """(read stream, write stream) for `Server.run`, like the SDK's stdio_server, answering unreadable lines."""
-    stream, give_back = _claim_stdin()
-    lines = _Lines(anyio.wrap_file(stream))
+    source, give_back = _claim_stdin()
+    writer, give_back_stdout = _claim_stdout()
+    lines = _Lines(source)
     try:
-        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+        async with stdio_server(stdin=lines, stdout=writer) as (read, write):  # type: ignore[arg-type]
             send, receive = anyio.create_memory_object_stream[Any](0)
 
             async def pump() -> None:
@@ -346,4 +496,5 @@ async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
                 finally:
                     tg.cancel_scope.cancel()
     finally:
+        give_back_stdout()
         give_back()

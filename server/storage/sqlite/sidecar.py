@@ -59,6 +59,9 @@ GAP_ROWS = 32
 #: pread cost more (page faults of each fresh buffer) than the few MB of shared pages it maps.
 MAP_ROWS = 40_000
 
+#: One read into a given buffer (Linux, the BSDs); elsewhere each span is read into a bytes object and joined.
+_PREADV = getattr(os, "preadv", None)
+
 try:  # SIMD kernels; NumPy does the same, ~7x slower on the Hamming scan
     import simsimd as _simd
 except ImportError:  # pragma: no cover - simsimd is a dependency; the fallback keeps a broken install working
@@ -243,12 +246,21 @@ class Sidecar:
         starts = rows[np.r_[0, breaks]]
         ends = rows[np.r_[breaks - 1, len(rows) - 1]] + 1
         fd = self._fd
-        blob = b"".join([os.pread(fd, (e - b) * size, offset + b * size) for b, e in zip(starts.tolist(), ends.tolist())])
-        spans = np.frombuffer(blob, dtype="<f2").reshape(-1, dims)
-        if len(spans) == len(rows):
-            return spans
         lengths = ends - starts
         base = np.cumsum(lengths) - lengths
+        if _PREADV is not None:
+            # Each span straight into its place in one array: no bytes object per span and no join of them
+            # (4.5 against 6.0 ms of CPU for 2,000 rows at 1M; the system calls are the rest).
+            spans = np.empty((int(lengths.sum()), dims), dtype="<f2")
+            view = memoryview(spans).cast("B")
+            for at, n, start in zip((base * size).tolist(), (lengths * size).tolist(), (offset + starts * size).tolist()):
+                _PREADV(fd, [view[at : at + n]], start)
+        else:
+            blob = b"".join([os.pread(fd, n, start) for n, start in zip((lengths * size).tolist(),
+                                                                        (offset + starts * size).tolist())])
+            spans = np.frombuffer(blob, dtype="<f2").reshape(-1, dims)
+        if len(spans) == len(rows):
+            return spans
         run = np.searchsorted(starts, rows, side="right") - 1
         return spans[base[run] + rows - starts[run]]
 
@@ -264,16 +276,21 @@ class Sidecar:
         n = len(mask)
         bits = self.column("bits", n)
         qbits = np.packbits(query > self.mean)
+        # Distances as bincount takes them (intp: no conversion of a million of them there).
         if _simd is not None:
-            dist = np.asarray(_simd.cdist(qbits, bits, metric="hamming", dtype="bin8")).ravel().astype(np.int32)
+            dist = np.asarray(_simd.cdist(qbits, bits, metric="hamming", dtype="bin8")).ravel().astype(np.intp)
         else:
-            dist = np.unpackbits(bits ^ qbits, axis=1).sum(axis=1, dtype=np.int32)
-        dist[~mask] = 1 << 20
+            dist = np.unpackbits(bits ^ qbits, axis=1).sum(axis=1, dtype=np.intp)
+        # Out of scope: one past the largest distance, and the cut below never reaches it (a scope of
+        # every row skips the write).
+        beyond = 8 * bits.shape[1] + 1
+        if in_scope < n:
+            dist[~mask] = beyond
         wide = max(keep, WIDE_ROWS, int(WIDE * in_scope))
         # Integer distances: a histogram finds the cut that keeps >= wide rows (argpartition
         # over a million distances costs several times more).
-        counts = np.bincount(np.minimum(dist, 8 * bits.shape[1] + 1), minlength=8 * bits.shape[1] + 2).cumsum()
-        cut = int(np.searchsorted(counts, wide))
+        counts = np.bincount(dist, minlength=beyond + 1).cumsum()
+        cut = min(int(np.searchsorted(counts, wide)), beyond - 1)
         rows = np.flatnonzero(dist <= cut)
         if len(rows) > keep:
             rows = np.sort(rows[np.argpartition(-self._asymmetric(query, bits, rows), keep - 1)[:keep]])
@@ -286,7 +303,10 @@ class Sidecar:
         q[: self.dims] = query - self.mean
         patterns = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float32)  # MSB first
         table = q.reshape(nbytes, 8) @ patterns.T  # nbytes x 256
-        return table[np.arange(nbytes), bits[rows]].sum(axis=1)
+        # table[byte, bits[row, byte]] for every row and byte: one flat take (with uint16 offsets) costs
+        # ~2/3 of the two-axis fancy index it replaces (7 against 11 ms for 20,000 rows at 1M), same values.
+        offsets = np.arange(0, 256 * nbytes, 256, dtype=np.uint16 if nbytes <= 256 else np.intp)
+        return table.ravel().take(bits[rows] + offsets).sum(axis=1)
 
     def score(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Cosine of the query to each row's float16 vector (-inf for a zero vector)."""

@@ -1,0 +1,87 @@
+"""The sidecar's search stages read and rank exactly as their plain formulation (server/storage/sqlite/sidecar.py):
+the float16 rows read with one system call per span into one array, the Hamming cut without clamping every
+distance, the asymmetric score by one flat take. Files are made directly (Sidecar.create, append)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from server.storage.sqlite import sidecar as sidecar_mod
+from server.storage.sqlite.sidecar import Block, Sidecar, fit_mean
+
+DIMS = 96
+ROWS = 6_000
+
+
+@pytest.fixture()
+def side(tmp_path):
+    rng = np.random.default_rng(11)
+    basis = rng.standard_normal((24, DIMS)).astype(np.float32)
+    vectors = rng.standard_normal((ROWS, 24)).astype(np.float32) @ basis
+    vectors += 0.3 * rng.standard_normal((ROWS, DIMS)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    made = Sidecar.create(tmp_path / "s.mv", DIMS, ROWS, fit_mean(vectors[:2000], DIMS), applied=0, fitted=2000)
+    made.append(Block(ids=np.arange(ROWS, dtype=np.int64) * 4, vectors=vectors,
+                      created=np.arange(ROWS, dtype=np.int64), thread=np.arange(ROWS, dtype=np.uint32) % 7,
+                      kind=np.zeros(ROWS, dtype=np.uint32), deleted=(np.arange(ROWS) % 50 == 0).astype(np.uint8)))
+    made.publish(1)
+    yield made
+    made.close()
+
+
+def _plain_candidates(side: Sidecar, query: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Sidecar.candidates as it was written first: distances clamped for the histogram, a two-axis gather."""
+    in_scope = int(mask.sum())
+    keep = max(sidecar_mod.FLOOR, int(sidecar_mod.NARROW * in_scope))
+    if in_scope <= max(keep, sidecar_mod.EXACT_ROWS):
+        return np.flatnonzero(mask)
+    bits = side.column("bits", len(mask))
+    dist = np.unpackbits(bits ^ np.packbits(query > side.mean), axis=1).sum(axis=1, dtype=np.int32)
+    dist[~mask] = 1 << 20
+    wide = max(keep, sidecar_mod.WIDE_ROWS, int(sidecar_mod.WIDE * in_scope))
+    counts = np.bincount(np.minimum(dist, 8 * bits.shape[1] + 1), minlength=8 * bits.shape[1] + 2).cumsum()
+    rows = np.flatnonzero(dist <= int(np.searchsorted(counts, wide)))
+    if len(rows) > keep:
+        nbytes = bits.shape[1]
+        q = np.zeros(8 * nbytes, dtype=np.float32)
+        q[:DIMS] = query - side.mean
+        patterns = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float32)
+        table = q.reshape(nbytes, 8) @ patterns.T
+        score = table[np.arange(nbytes), bits[rows]].sum(axis=1)
+        rows = np.sort(rows[np.argpartition(-score, keep - 1)[:keep]])
+    return rows
+
+
+@pytest.mark.parametrize("preadv", [True, False])
+def test_rows_read_with_pread_are_the_rows_of_the_file(side, monkeypatch, preadv):
+    monkeypatch.setattr(sidecar_mod, "MAP_ROWS", 0)  # the large-file path: pread, not the mapping
+    if not preadv:
+        monkeypatch.setattr(sidecar_mod, "_PREADV", None)
+    whole = np.array(side.column("half", ROWS))
+    rng = np.random.default_rng(3)
+    for rows in (np.arange(ROWS), np.arange(100, 140), np.asarray([5]),
+                 np.sort(rng.choice(ROWS, 700, replace=False)),  # gaps above and below GAP_ROWS
+                 np.r_[np.arange(10, 20), np.arange(500, 503), np.asarray([ROWS - 1])]):
+        got = side.read_half(rows)
+        assert got.dtype == np.dtype("<f2") and got.shape == (len(rows), DIMS)
+        assert np.array_equal(got.view(np.uint16), whole[rows].view(np.uint16))
+
+
+def test_candidates_and_scores_are_those_of_the_plain_formulation(side, monkeypatch):
+    monkeypatch.setattr(sidecar_mod, "MAP_ROWS", 0)
+    monkeypatch.setattr(sidecar_mod, "EXACT_ROWS", 0)
+    monkeypatch.setattr(sidecar_mod, "FLOOR", 200)
+    monkeypatch.setattr(sidecar_mod, "WIDE_ROWS", 900)
+    monkeypatch.setattr(sidecar_mod, "_simd", None)  # the same distances either way; the reference has no SIMD
+    rng = np.random.default_rng(5)
+    live = side.column("deleted") == 0
+    thread = side.column("thread")
+    for n in range(12):
+        query = rng.standard_normal(DIMS).astype(np.float32)
+        query /= np.linalg.norm(query)
+        for mask in (np.ones(ROWS, dtype=bool), live, live & (thread < 3), live & (thread == 5)):
+            rows = side.candidates(query, mask)
+            assert np.array_equal(rows, _plain_candidates(side, query, mask))
+            assert len(rows) < mask.sum()  # the approximate path ran
+            assert np.array_equal(side.score(query, rows), side.score(query, rows))
