@@ -13,6 +13,7 @@ are left out (the server's caches fill).
     python bench/write_cost.py                           # 1k, 10k, 100k memories, 200 writes each
     python bench/write_cost.py --sizes 1000,4000 --writes 50   # quick
     python bench/write_cost.py --code ../main --passes 2       # against another checkout, in the same run
+    python bench/write_cost.py --sizes 100000 --links 50       # the links of 50 update pairs, window or none
 
 With --code, each size's store is built once per pass and a copy of it is written to by this checkout's server
 and by the other checkout's, one after the other (which goes first alternates by pass and size): on a loaded
@@ -129,6 +130,50 @@ def run(home: Path, code: Path, size: int, writes: int, warmup: int) -> dict:
             "cpu_ms_per_write": round(cpu, 2)}
 
 
+def links(size: int, pairs: int) -> dict:
+    """`pairs` update pairs of bench/data/updates (an older memory, then the newer one that changes it) written in
+    process into copies of a store of `size` notes, with linker.WINDOW as it is and with no window (the vector
+    search over the whole thread): which memory each newer one was linked to. The hash embedder: its cosines are
+    lexical and the rules judge alone, so this shows the window's effect on candidates, not the model's links."""
+    import random
+
+    from server import linker
+    from server.config import Settings
+    from server.embedding.embedders import HashEmbedder
+    from server.service import MemoryService
+
+    chosen = [(u["old"], u["new"]) for f in sorted((HERE / "data" / "updates").glob("*.json"))
+              for u in json.loads(f.read_text())["updates"]]
+    random.Random(7).shuffle(chosen)
+    chosen = chosen[:pairs]
+    home = Path(tempfile.mkdtemp(prefix=f"memvault-writecost-links-{size}-"))
+    made: dict[str, list] = {}
+    window = linker.WINDOW
+    try:
+        fill(home, size)
+        for name, bound in (("window", window), ("no_window", 1 << 40)):
+            copy = Path(tempfile.mkdtemp(prefix="memvault-writecost-links-copy-")) / "home"
+            shutil.copytree(home, copy)
+            linker.WINDOW = bound
+            service = MemoryService.open(Settings(home=copy, embedder="hash"), embedder=HashEmbedder())
+            try:
+                made[name] = []
+                for old, new in chosen:
+                    older = service.remember(old, thread=THREAD).id
+                    made[name].append((older, service.remember(new, thread=THREAD).updates))
+            finally:
+                service.close()
+                linker.WINDOW = window
+                shutil.rmtree(copy.parent, ignore_errors=True)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    return {"size": size, "pairs": len(chosen), "window": window,
+            **{f"{name}_linked": sum(1 for _, u in rows if u is not None) for name, rows in made.items()},
+            **{f"{name}_linked_to_its_older": sum(1 for o, u in rows if u == o) for name, rows in made.items()},
+            "differ": [{"pair": i, "older": a[0], "window": a[1], "no_window": b[1]}
+                       for i, (a, b) in enumerate(zip(made["window"], made["no_window"])) if a != b]}
+
+
 def cpu_ms(pid: int) -> float:
     """CPU time (user + system) the server process has used, in ms (Linux /proc): on a loaded machine
     a write's wall time is mostly its wait for a core, its CPU time is what it costs."""
@@ -157,7 +202,12 @@ def main() -> None:
     ap.add_argument("--out", default=str(HERE / "results" / "write_cost.json"))
     ap.add_argument("--code", default=None, help="another checkout whose server writes to a copy of each store too")
     ap.add_argument("--passes", type=int, default=1, help="the whole curve this many times (with --code: alternated)")
+    ap.add_argument("--links", type=int, default=0, help="only: this many update pairs' links, window or none (links())")
     args = ap.parse_args()
+    if args.links:
+        for size in (int(s) for s in args.sizes.split(",")):
+            print(json.dumps(links(size, args.links)), flush=True)
+        return
     load = os.getloadavg()
     codes = (ROOT,) if args.code is None else (ROOT, Path(args.code).resolve())
     sizes = [int(s) for s in args.sizes.split(",")]
