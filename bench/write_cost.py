@@ -12,6 +12,12 @@ are left out (the server's caches fill).
 
     python bench/write_cost.py                           # 1k, 10k, 100k memories, 200 writes each
     python bench/write_cost.py --sizes 1000,4000 --writes 50   # quick
+    python bench/write_cost.py --code ../main --passes 2       # against another checkout, in the same run
+    python bench/write_cost.py --sizes 100000 --links 50       # the links of 50 update pairs, window or none
+
+With --code, each size's store is built once per pass and a copy of it is written to by this checkout's server
+and by the other checkout's, one after the other (which goes first alternates by pass and size): on a loaded
+machine the two curves come from the same minutes, and the ratios to compare are each code's own.
 
 Prints p50 / p95 / max per size and p50 and p95 as a ratio to the smallest size
 (the goal: flat within 1.5x), and the server's CPU time per write (user + system, Linux: what
@@ -76,11 +82,28 @@ def fill(home: Path, size: int) -> float:
     return time.perf_counter() - started
 
 
-def measure(size: int, writes: int, warmup: int) -> dict:
+def measure(size: int, writes: int, warmup: int, codes: tuple[Path, ...] = (ROOT,)) -> list[dict]:
+    """Each code's writes into a copy of one store of `size` notes, in the order given."""
     home = Path(tempfile.mkdtemp(prefix=f"memvault-writecost-{size}-"))
-    built = fill(home, size)
-    env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_EMBEDDER": "hash", "PYTHONPATH": str(ROOT)}
-    proc = Proc([sys.executable, "-m", "server"], env)
+    try:
+        built = fill(home, size)
+        rows = []
+        for code in codes:
+            copy = Path(tempfile.mkdtemp(prefix=f"memvault-writecost-{size}-copy-")) / "home"
+            shutil.copytree(home, copy)
+            try:
+                rows.append({**run(copy, code, size, writes, warmup), "build_seconds": round(built, 1)})
+            finally:
+                shutil.rmtree(copy.parent, ignore_errors=True)
+        return rows
+    finally:
+        shutil.rmtree(home, ignore_errors=True)  # a 100k store is ~100 MB; each run made new ones
+
+
+def run(home: Path, code: Path, size: int, writes: int, warmup: int) -> dict:
+    """`writes` remember calls into THREAD through a server of the checkout `code` on the store at `home`."""
+    env = {**os.environ, "MEMVAULT_HOME": str(home), "MEMVAULT_EMBEDDER": "hash", "PYTHONPATH": str(code)}
+    proc = Proc([sys.executable, "-m", "server"], env, cwd=code)  # (-m puts the working directory first)
     try:
         proc.request("initialize", INIT)
         proc.notify("notifications/initialized")
@@ -102,10 +125,53 @@ def measure(size: int, writes: int, warmup: int) -> dict:
         cpu = (cpu_ms(proc.p.pid) - cpu_before) / len(times)
     finally:
         proc.close()
-        shutil.rmtree(home, ignore_errors=True)  # a 100k store is ~100 MB; each run made new ones
-    return {"size": size, "writes": len(times), "build_seconds": round(built, 1),
+    return {"size": size, "checkout": str(code), "code": _commit(code), "writes": len(times),
             "p50_ms": round(pct(times, 0.5), 2), "p95_ms": round(pct(times, 0.95), 2), "max_ms": round(max(times), 2),
             "cpu_ms_per_write": round(cpu, 2)}
+
+
+def links(size: int, pairs: int) -> dict:
+    """`pairs` update pairs of bench/data/updates (an older memory, then the newer one that changes it) written in
+    process into copies of a store of `size` notes, with linker.WINDOW as it is and with no window (the vector
+    search over the whole thread): which memory each newer one was linked to. The hash embedder: its cosines are
+    lexical and the rules judge alone, so this shows the window's effect on candidates, not the model's links."""
+    import random
+
+    from server import linker
+    from server.config import Settings
+    from server.embedding.embedders import HashEmbedder
+    from server.service import MemoryService
+
+    chosen = [(u["old"], u["new"]) for f in sorted((HERE / "data" / "updates").glob("*.json"))
+              for u in json.loads(f.read_text())["updates"]]
+    random.Random(7).shuffle(chosen)
+    chosen = chosen[:pairs]
+    home = Path(tempfile.mkdtemp(prefix=f"memvault-writecost-links-{size}-"))
+    made: dict[str, list] = {}
+    window = linker.WINDOW
+    try:
+        fill(home, size)
+        for name, bound in (("window", window), ("no_window", 1 << 40)):
+            copy = Path(tempfile.mkdtemp(prefix="memvault-writecost-links-copy-")) / "home"
+            shutil.copytree(home, copy)
+            linker.WINDOW = bound
+            service = MemoryService.open(Settings(home=copy, embedder="hash"), embedder=HashEmbedder())
+            try:
+                made[name] = []
+                for old, new in chosen:
+                    older = service.remember(old, thread=THREAD).id
+                    made[name].append((older, service.remember(new, thread=THREAD).updates))
+            finally:
+                service.close()
+                linker.WINDOW = window
+                shutil.rmtree(copy.parent, ignore_errors=True)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    return {"size": size, "pairs": len(chosen), "window": window,
+            **{f"{name}_linked": sum(1 for _, u in rows if u is not None) for name, rows in made.items()},
+            **{f"{name}_linked_to_its_older": sum(1 for o, u in rows if u == o) for name, rows in made.items()},
+            "differ": [{"pair": i, "older": a[0], "window": a[1], "no_window": b[1]}
+                       for i, (a, b) in enumerate(zip(made["window"], made["no_window"])) if a != b]}
 
 
 def cpu_ms(pid: int) -> float:
@@ -115,25 +181,53 @@ def cpu_ms(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
+def _commit(code: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=code).stdout.strip()
+
+
+def _print(rows: list[dict]) -> None:
+    first = rows[0]
+    for r in rows:
+        print(f"{r['code']:>9} {r['size']:>8} memories: remember p50 {r['p50_ms']:7.2f} ms  p95 {r['p95_ms']:7.2f} ms"
+              f"  max {r['max_ms']:7.2f} ms  (p50 x{r['p50_ms'] / first['p50_ms']:.2f}, p95 x{r['p95_ms'] / first['p95_ms']:.2f}"
+              f" of {first['size']}; CPU {r['cpu_ms_per_write']:.1f} ms a write, x{r['cpu_ms_per_write'] / first['cpu_ms_per_write']:.2f})",
+              flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--writes", type=int, default=200)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--out", default=str(HERE / "results" / "write_cost.json"))
+    ap.add_argument("--code", default=None, help="another checkout whose server writes to a copy of each store too")
+    ap.add_argument("--passes", type=int, default=1, help="the whole curve this many times (with --code: alternated)")
+    ap.add_argument("--links", type=int, default=0, help="only: this many update pairs' links, window or none (links())")
     args = ap.parse_args()
+    if args.links:
+        for size in (int(s) for s in args.sizes.split(",")):
+            print(json.dumps(links(size, args.links)), flush=True)
+        return
     load = os.getloadavg()
-    rows = []
-    for size in (int(s) for s in args.sizes.split(",")):
-        rows.append(measure(size, args.writes, args.warmup))
-        r = rows[-1]
-        print(f"{size:>8} memories: remember p50 {r['p50_ms']:7.2f} ms  p95 {r['p95_ms']:7.2f} ms  max {r['max_ms']:7.2f} ms"
-              f"  (p50 x{r['p50_ms'] / rows[0]['p50_ms']:.2f}, p95 x{r['p95_ms'] / rows[0]['p95_ms']:.2f}"
-              f" of {rows[0]['size']}; CPU {r['cpu_ms_per_write']:.1f} ms a write, x{r['cpu_ms_per_write'] / rows[0]['cpu_ms_per_write']:.2f};"
-              f" built in {r['build_seconds']} s)", flush=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
-    result = {"commit": commit, "load_before": [round(x, 2) for x in load], "load_after": [round(x, 2) for x in os.getloadavg()],
-              "thread": THREAD, "embedder": "hash", "rows": rows}
+    codes = (ROOT,) if args.code is None else (ROOT, Path(args.code).resolve())
+    sizes = [int(s) for s in args.sizes.split(",")]
+    passes = []
+    for n in range(args.passes):
+        rows: list[dict] = []
+        pass_load = os.getloadavg()
+        for i, size in enumerate(sizes):
+            order = codes if (n + i) % 2 == 0 else codes[::-1]
+            rows += measure(size, args.writes, args.warmup, order)
+        print(f"pass {n + 1} (load {' '.join(f'{x:.1f}' for x in pass_load)} -> "
+              f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}):")
+        for code in codes:
+            _print([r for r in rows if r["checkout"] == str(code)])
+        passes.append({"load_before": [round(x, 2) for x in pass_load],
+                       "load_after": [round(x, 2) for x in os.getloadavg()], "rows": rows})
+    result = {"commit": _commit(ROOT), "load_before": [round(x, 2) for x in load],
+              "load_after": [round(x, 2) for x in os.getloadavg()], "thread": THREAD, "embedder": "hash",
+              "rows": [r for r in passes[0]["rows"] if r["checkout"] == str(ROOT)],
+              **({"compared_with": _commit(codes[-1])} if args.code else {}), "passes": passes}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")

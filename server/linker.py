@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -60,6 +61,14 @@ MATCH_BUDGET = 2_000
 #: each (30-60 ms a search, bench/write_cost.py). The commonest are left out of the rank (the least
 #: weight of any word: their IDF is the smallest), so a search walks at most about this many.
 COMMON_BUDGET = 20_000
+#: A write in a thread of more than this many memories looks for what it updates by vector among the thread's
+#: newest WINDOW only (Scope.since: the creation time of the WINDOW-th newest, forgotten ones counted), and by
+#: keyword over the whole thread as below it (at most MATCH_BUDGET matches ranked, the newest past it). A
+#: product decision (issue 34: a write costs the same at any size): a scan of every vector of the thread grew
+#: with it (~8 ms a write at 100k memories, against ~2 ms for 10,000); an update is a recent memory's. An
+#: older memory that only the vector search would find is no longer linked; recall's newer-first step (which
+#: needs no link) still shows the newer memory above it where both match. Threads up to WINDOW: unchanged.
+WINDOW = 10_000
 #: Most candidates without a vector (not embedded yet: a burst of writes, an import) embedded
 #: on the spot to judge a write; the rest are judged without their cosine (minimal edits only).
 EMBED_MISSING = 8
@@ -140,7 +149,43 @@ def _keyword_candidates(store: SearchIndex, text: str, scope: Scope) -> list[int
     """The write's best keyword matches in its thread, best first (the plan bounded by MATCH_BUDGET and
     COMMON_BUDGET)."""
     plan = _bounded(store, search.keyword_plan(store, text, scope, MATCH_BUDGET, _plan_counter(store, scope)), scope)
-    return list(search.keyword_hits(store, plan, scope, CANDIDATES))
+    if plan.window is not None or not plan.common:
+        return list(search.keyword_hits(store, plan, scope, CANDIDATES))
+    # keyword_hits' second search ranks the memories with a rare word and NOT a common one; the NOT walks every
+    # common word's matches (at 100k memories in one thread, 3.4 of its 5.7 ms). Without it the search ranks
+    # every memory with a rare word by its rare words alone, and the best CANDIDATES of the union are the same:
+    # one that also holds a common word ranks at least as well in the first search (bm25 adds that word's
+    # share), so if the first search left it out, CANDIDATES it returned rank before it anyway, and a memory the
+    # NOT kept is pushed out only by CANDIDATES that rank before it in the union too.
+    first = store.keyword(KeywordQuery(plan.rare, also=plan.common), CANDIDATES, scope)
+    hits = store.keyword(KeywordQuery(plan.rare), CANDIDATES, scope)
+    for mid, rank in first.items():
+        hits[mid] = min(rank, hits.get(mid, rank))
+    return [m for m, _ in sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:CANDIDATES]]
+
+
+#: (file, threads) -> (the window's Scope.since or None, when it was read): see _window.
+_WINDOWS: dict[tuple, tuple[int | None, float]] = {}
+_WINDOWS_MAX = 1_000
+
+
+def _window(store: SearchIndex, scope: Scope) -> Scope:
+    """The scope of a write's vector search: its thread, or in a thread of more than WINDOW memories its newest
+    WINDOW (see there). Its start (a walk of WINDOW index entries, ~1 ms at 10,000) is read at every write up to
+    search.SIZE_EXACT memories, past it again after search.SIZE_SECONDS, as the thread's size is: meanwhile the
+    window also holds the memories written since (a few hundred at most), never fewer than WINDOW."""
+    size = search.scope_size(store, scope)
+    if size <= WINDOW or scope.threads is None or len(scope.threads) != 1:
+        return scope
+    key = (*store.location, scope.threads)
+    now = time.monotonic()
+    cached = _WINDOWS.get(key)
+    if cached is None or size < search.SIZE_EXACT or now - cached[1] >= search.SIZE_SECONDS:
+        cached = (store.nth_newest_time(scope.threads[0], WINDOW), now)
+        if len(_WINDOWS) >= _WINDOWS_MAX:
+            _WINDOWS.clear()
+        _WINDOWS[key] = cached
+    return scope if cached[0] is None else replace(scope, since=cached[0])
 
 
 #: A write's keyword search runs here, on the store's second connection, while the writer searches vectors.
@@ -379,7 +424,7 @@ class UpdateLinker:
         cosines: dict[int, float] = {}
         recent: dict[int, float] = {}
         if vector is not None and vector.any():
-            cosines = {i: 1.0 - d for i, d in self.store.knn(vector, CANDIDATES, scope).items()}
+            cosines = {i: 1.0 - d for i, d in self.store.knn(vector, CANDIDATES, _window(self.store, scope)).items()}
             recent = self._recent_cosines(row, vector)
         ranked = keyword()
         if vector is not None and vector.any():

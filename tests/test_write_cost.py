@@ -216,3 +216,67 @@ def test_a_writes_keyword_search_runs_beside_its_vector_search(service, monkeypa
     monkeypatch.setattr(sqlite_search.SqliteSearch, "keyword", spy)
     service.remember("the refund job retries the payments worker twice", thread="t")  # judged at once (hash vectors)
     assert where and all(name.startswith("memvault-update-keyword") for name in where)
+
+
+def test_a_write_in_a_thread_past_the_window_searches_only_its_newest_memories_by_vector(service, clock, monkeypatch):
+    monkeypatch.setattr(linker, "WINDOW", 10)
+    scopes: list[Scope] = []
+    knn = service.store.knn
+
+    def spy(vector, k: int, scope: Scope):  # noqa: ANN001, ANN202
+        scopes.append(scope)
+        return knn(vector, k, scope)
+
+    monkeypatch.setattr(service.store, "knn", spy)
+    for n in range(10):
+        clock.advance(minutes=1)
+        service.remember(f"weekly sync note {n}: the release train leaves on Thursday", thread="t")
+    assert scopes and set(scopes) == {Scope(threads=("t",))}  # up to WINDOW memories: the whole thread, as before
+    for n in range(5):
+        clock.advance(minutes=1)
+        service.remember(f"standup note {n}: the staging database was restored", thread="t")
+    newest = sorted((r.created_at for r in service.store.recent_memories("t", 100)), reverse=True)
+    assert scopes[-1] == Scope(threads=("t",), since=newest[9])  # past it: the newest WINDOW (the new one too)
+
+
+def test_an_older_fact_past_the_window_is_still_linked_by_its_words(service, clock, monkeypatch):
+    """The window bounds the vector search only: the keyword search still covers the whole thread."""
+    monkeypatch.setattr(linker, "WINDOW", 10)
+    old = service.remember("orders-api targets Python 3.11.", thread="shop").id
+    for n in range(20):
+        clock.advance(minutes=1)
+        service.remember(f"standup note {n}: the staging database was restored", thread="shop")
+    service.indexer.run_once()
+    monkeypatch.setattr(service.linker, "_recent", OrderedDict())  # no write-time vectors of this process
+    clock.advance(minutes=1)
+    new = service.remember("orders-api targets Python 3.12.", thread="shop")
+    assert new.updates == old
+
+
+def test_a_writes_keyword_search_finds_what_keyword_hits_finds_without_its_not(service, monkeypatch):
+    """The rare-words-only search drops keyword_hits' NOT of the common words (a walk of all their matches):
+    the same best candidates, in the same order."""
+    monkeypatch.setattr(linker, "MATCH_BUDGET", 20)
+    for n in range(60):
+        service.remember(f"gateway note {n}: the deploy runs behind {'nginx' if n % 10 else 'caddy'} on host{n % 7}",
+                         thread="t")
+    scope = Scope(threads=("t",))
+    queries: list[KeywordQuery] = []
+    keyword = service.store.keyword
+
+    def spy(query: KeywordQuery, limit: int, scope):  # noqa: ANN001, ANN202
+        queries.append(query)
+        return keyword(query, limit, scope)
+
+    with_common = 0
+    for text in ("the gateway deploy moved from nginx to caddy", "host3 runs caddy now", "deploy the gateway on host5"):
+        plan = linker._bounded(service.store, search.keyword_plan(service.store, text, scope, 20,
+                                                                  linker._plan_counter(service.store, scope)), scope)
+        with_common += bool(plan.common) and plan.window is None
+        expected = list(search.keyword_hits(service.store, plan, scope, linker.CANDIDATES))
+        monkeypatch.setattr(service.store, "keyword", spy)
+        queries.clear()
+        assert linker._keyword_candidates(service.store, text, scope) == expected
+        assert queries and not any(q.excluded for q in queries)
+        monkeypatch.setattr(service.store, "keyword", keyword)
+    assert with_common == 3  # each plan has common words (the case the NOT was for)

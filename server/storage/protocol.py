@@ -140,6 +140,10 @@ class Memories(Namespaced, Protocol):
     def recent_memories(self, thread: str, limit: int) -> list[MemoryRow]:
         """The thread's newest live memories (not file units), newest first."""
 
+    def nth_newest_time(self, thread: str, n: int) -> int | None:
+        """The creation time of the thread's n-th newest memory, forgotten ones counted (cost bounded by n);
+        None when the thread holds fewer than n."""
+
     def memory_state(self, conn: Handle, memory_id: int) -> MemoryState | None:
         """A memory of this namespace as it is now, None if there is none."""
 

@@ -71,6 +71,19 @@ def recent_memories(self: Any, thread: str, limit: int) -> list[MemoryRow]:
     return [self.memory_row(r) for r in rows]
 
 
+def nth_newest_time(self: Any, thread: str, n: int) -> int | None:
+    """The creation time (ms) of the thread's n-th newest memory, forgotten ones counted: a walk of n entries
+    of the time index (memories_by_time), which reads no row; None when the thread holds fewer than n."""
+    d = self.dialect
+    with self.db.read() as conn:
+        row = _run(
+            self, conn,
+            f"SELECT created_at FROM memories WHERE {d.in_namespace()}thread = ? ORDER BY created_at DESC LIMIT 1 OFFSET ?",
+            *d.namespace_params(self.namespace), thread, n - 1,
+        ).fetchone()
+    return None if row is None else row[0]
+
+
 def memory_state(self: Any, conn: Any, memory_id: int) -> MemoryState | None:
     d = self.dialect
     row = _run(

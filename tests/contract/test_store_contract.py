@@ -72,6 +72,20 @@ def test_keyword_search_ranks_better_matches_more_negative(svc):
     assert svc.store.scope_size(Scope(threads=("api",))) == 3
 
 
+def test_nth_newest_time_is_the_start_of_a_threads_newest_memories(svc, clock):
+    """What a write's vector search in a large thread is bounded by (linker.WINDOW): forgotten ones counted."""
+    for n in range(5):
+        clock.advance(minutes=1)
+        svc.remember(f"release note {n}: the checkout service ships on Tuesdays", thread="a")
+    clock.advance(minutes=1)
+    svc.remember("another thread's note", thread="b")
+    times = sorted((r.created_at for r in svc.store.recent_memories("a", 10)), reverse=True)
+    assert [svc.store.nth_newest_time("a", n) for n in (1, 3, 5)] == [times[0], times[2], times[4]]
+    assert svc.store.nth_newest_time("a", 6) is None and svc.store.nth_newest_time("c", 1) is None
+    svc.forget(svc.store.recent_memories("a", 1)[0].id)
+    assert svc.store.nth_newest_time("a", 1) == times[0]
+
+
 def test_bounded_keyword_search_counts_combines_terms_and_windows(svc):
     """What search.keyword_hits builds on: capped counts, AND/NOT of two term groups, the newest window."""
     texts = ["redis queue worker", "redis cache", "queue retries", "redis queue cache", "kafka worker"]

@@ -110,6 +110,8 @@ class SqliteMemories(SqliteStoreBase):
 
     recent_memories = shapes.recent_memories
 
+    nth_newest_time = shapes.nth_newest_time
+
     memory_state = shapes.memory_state
 
     soft_delete = shapes.soft_delete

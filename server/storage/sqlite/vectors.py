@@ -196,7 +196,10 @@ class VectorIndex:
         side = self._side
         if side is not None:
             codes = np.asarray([text_code(t) for t in threads], dtype=np.uint32)
-            return int(np.isin(side.column("thread"), codes).sum())
+            column = side.column("thread")
+            # One thread (a write's update check, every write): a comparison, not isin's sort of every row
+            # (0.6-0.7 ms at 100k rows).
+            return int((column == codes[0]).sum() if len(codes) == 1 else np.isin(column, codes).sum())
         return conn.execute(
             "SELECT coalesce(sum(v.passages), 0) FROM vector_rows v JOIN memories m ON m.id = v.memory_id "
             f"WHERE m.namespace = ? AND m.thread IN ({','.join('?' * len(threads))})",
