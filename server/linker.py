@@ -34,13 +34,14 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from server import search, textindex
 from server.embedding.embedders import Embedder
 from server.errors import StoreUnavailable
 from server.frozen import record
 from server.models import is_statement, linkable
+from server.open_questions import OpenQuestion, open_questions  # re-exported: the review, hooks and page read them here
 from server.storage.protocol import Database, KeywordQuery, MemoryRow, PossibleUpdate, Scope, SearchIndex, Store
 from server.updates import CountedWeights, analyses, model, references, statements
 
@@ -526,55 +527,6 @@ class UpdateLinker:
         except StoreUnavailable:
             return made, 0  # judged again later, to the same verdict
         return made, len(done)
-
-
-@record
-class OpenQuestion:
-    """A later memory recorded as possibly updating an earlier one (storage PossibleUpdate), both current:
-    one the assistant or the person can settle with supersede, or with keep (both stay current)."""
-
-    older: MemoryRow
-    newer: MemoryRow
-    probability: float
-
-    def ask(self) -> str:
-        """The question in words, with what settles it."""
-        return (f"memory {self.older.id} may be outdated by memory {self.newer.id} — curate_memory supersede "
-                f"(ids=[{self.older.id}], replacement_id={self.newer.id}, dry_run=false) to confirm, or keep "
-                f"(ids=[{self.older.id}], replacement_id={self.newer.id}, dry_run=false) to keep both")
-
-
-class Opened(Protocol):
-    """What open_questions reads of a service: its store (the linker sits below the service)."""
-
-    @property
-    def db(self) -> Database: ...
-    @property
-    def store(self) -> Store: ...
-
-
-def open_questions(service: Opened, thread: str | None = None, ids: Sequence[int] | None = None,
-                   least: float | None = None, newer: Sequence[int] | None = None) -> list[OpenQuestion]:
-    """The possible updates still open in `thread` (all threads when None), or naming `ids` (either side),
-    or recorded for the `newer` memories, at least `least` probable (POSSIBLE by default), newest first:
-    what a review asks about."""
-    floor = model.POSSIBLE if least is None else least
-    with service.db.read() as conn:  # `newer`: only these memories' (one indexed read, not the namespace's)
-        possible = service.store.possible_updates(conn, newer)
-    if ids is not None:
-        wanted = set(ids)
-        possible = {n: p for n, p in possible.items() if n in wanted or p.older in wanted}
-    possible = {n: p for n, p in possible.items() if p.probability >= floor}
-    rows = service.store.get(sorted({*possible, *(p.older for p in possible.values())}))
-    out = []
-    for newer, maybe in possible.items():
-        a, b = rows.get(maybe.older), rows.get(newer)
-        if a is None or b is None or any(r.deleted_at is not None or r.superseded_by is not None for r in (a, b)):
-            continue
-        if thread is not None and b.thread != thread:
-            continue
-        out.append(OpenQuestion(a, b, maybe.probability))
-    return sorted(out, key=lambda q: (-q.newer.created_at, -q.newer.id))
 
 
 def _ready_now(embedder: Embedder) -> bool:
