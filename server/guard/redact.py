@@ -30,6 +30,8 @@ What is found
   part alone, as in a Sentry DSN) and **on command lines** (``curl -u user:pw``,
   ``mysql -pPW``, ``sshpass -p``, ``docker login -p``, ``IDENTIFIED BY '...'``, ...).
 * **Private key blocks** (PEM, OpenSSH, PGP, PuTTY), whole.
+* **Password hashes** (server/guard/secret_hashes.py): bcrypt, crypt's ``$1$``/``$apr1$``/``$6$``, argon2,
+  Django/Werkzeug/passlib PBKDF2, LDAP ``{SSHA}``, MySQL and PostgreSQL hashes -- crackable, never needed.
 
 Design notes
 ------------
