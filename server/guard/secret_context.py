@@ -25,6 +25,8 @@ _FORMAT_FIELD = _LazyRe(r"\{(?:\d{0,2}|[A-Za-z_]\w{0,40})\}")
 _FORMAT_CALL = _LazyRe(r"[ \t]*\.format\(")
 # capitalised words, or one capitalised word ending in ':' (a label)
 _UI_TEXT = _LazyRe(r"[^\W\d_a-z][^\W_]*(?:[ \t,]+[^\W_]+)+[.!?:]?|[^\W\d_a-z][^\W\d_]+:")
+# PowerShell's Verb-Noun cmdlets ($pw = Read-Host ..., $s = Get-AzKeyVaultSecret ...): a call, not a value.
+_CMDLET = _LazyRe(r"(?:Get|Read|ConvertTo|ConvertFrom|New|Import|Invoke|Select|Unprotect|Protect)-[A-Z][A-Za-z]{2,40}")
 _DEFAULT_CALL = _LazyRe(r"\b(?:getenv|get|getProperty|setProperty|define|setdefault|setenv|Setenv|put)\((?=[\"']\Z)")
 
 
@@ -37,11 +39,13 @@ def repeated(v: str) -> bool:
 def bare_reference(text: str, value: str, end: int, key_quoted: bool) -> bool:
     """An unquoted value that names where the secret comes from: a constant named for it, a variable
     after a quoted key (JSON's values are quoted: a bare name there is code), a ``{{template}}`` cut
-    at its first closing brace. (Quoted, the same words are a literal.)"""
+    at its first closing brace, a PowerShell cmdlet (``Read-Host``, ``Get-Secret``). (Quoted, the same words are a literal.)"""
     if _CONST_NAME.fullmatch(value) and any(w in value for w in _CONST_WORDS):
         return True
     if key_quoted and _IDENT.fullmatch(value):
         return True
+    if _CMDLET.fullmatch(value):
+        return True  # $password = Read-Host -AsSecureString: the cmdlet asks for it
     return value[:2] == "{{" and text.startswith("}}", end) and value[2:].strip().replace("_", "").isalnum()
 
 
