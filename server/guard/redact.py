@@ -80,6 +80,7 @@ from server.guard.secret_assignments import (
 from server.guard.secret_commands import COMMAND_RULES
 from server.guard.secret_connections import connection_strings
 from server.guard.secret_declarations import declarations
+from server.guard.secret_pairs import pairs
 from server.guard.secret_multi import multi_assignments, yaml_lists
 from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, provider_secrets
@@ -405,6 +406,8 @@ def _candidates(text: str) -> list[_Cand]:
     if "auth" in text or "-asplaintext" in low or "Default:" in text or ("variable" in text and "default" in text) \
             or ".login(" in text:
         declarations(text, out)
+    if "value" in low or "${" in text:
+        pairs(text, low, out)
     if any(k in low for k in KEYWORDS):
         n = len(out)
         assignments(text, low, out)

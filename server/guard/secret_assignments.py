@@ -390,6 +390,10 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
     for j in _keyword_starts(text, low):
         if j > 0 and text[j - 1] in KEY_CHARS and not (j >= 2 and text[j - 2] == "\\"):
             continue
+        if j >= 2 and text.startswith("${", j - 2):
+            continue  # ${DB_PASSWORD:-v} / ${x:?msg}: an expansion (its default is secret_pairs' to judge)
+        if text.startswith("-D", j) and text[j + 2:j + 3].isalpha():
+            j += 2  # java -Ddb.password=...: a system property set on the command line
         d = _NUMBERED_KEY.match(text, j)
         m = _ASSIGN.match(text, d.end() if d else j)  # (01_db_password: a YAML fixture's numbered key)
         if m is None:
