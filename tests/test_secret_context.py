@@ -134,3 +134,18 @@ def test_each_password_of_a_go_multiple_assignment_is_a_secret(text):
 def test_a_multiple_assignment_keeps_other_names_values_and_references():
     text = 'host, mail_password := "db.example.org", "{password}"'
     assert not redact(text).changed
+
+
+@pytest.mark.parametrize("text", [
+    '"password": "Passwort",',  # the word itself, German, as "password": "password" is in English
+    '"login.password": "Wachtwoord"',
+    '"password_label": "Пароль"',
+    '"wrong_password": "Benutzername oder Passwort falsch. Bitte erneut versuchen."',  # two sentences
+    '"reset_password": "Das Passwort ist abgelaufen. Wählen Sie ein neues."',
+])
+def test_the_word_password_in_another_language_and_several_sentences_are_interface_text(text):
+    assert not redact(text).changed
+
+
+def test_a_password_that_only_resembles_a_word_is_still_redacted():
+    assert "Passw0rt9x" not in redact('"password": "Passw0rt9x"').text

@@ -24,7 +24,12 @@ _IDENT = _LazyRe(r"[a-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")  # new_pas
 _FORMAT_FIELD = _LazyRe(r"\{(?:\d{0,2}|[A-Za-z_]\w{0,40})\}")
 _FORMAT_CALL = _LazyRe(r"[ \t]*\.format\(")
 # capitalised words, or one capitalised word ending in ':' (a label)
-_UI_TEXT = _LazyRe(r"[^\W\d_a-z][^\W_]*(?:[ \t,]+[^\W_]+)+[.!?:]?|[^\W\d_a-z][^\W\d_]+:")
+# (sentences too: "Wrong user name or password. Try again.")
+_UI_TEXT = _LazyRe(r"[^\W\d_a-z][^\W_]*(?:(?:[.!?:;]?[ \t]+|[ \t,]+)[^\W_]+)+[.!?:]?|[^\W\d_a-z][^\W\d_]+:")
+# The word "password" itself in other languages: a label, as the English word is (is_placeholder).
+_PASSWORD_WORDS = frozenset("""passord passordet passwort wachtwoord lösenord losenord adgangskode salasana hasło haslo
+    heslo jelszó jelszo parola parool geslo lozinka senha contraseña contrasena contrasenya wagwoord
+    пароль парола лозинка 密码 密碼 パスワード 비밀번호 סיסמה كلمةالمرور""".split())
 # PowerShell's Verb-Noun cmdlets ($pw = Read-Host ..., $s = Get-AzKeyVaultSecret ...): a call, not a value.
 _CMDLET = _LazyRe(r"(?:Get|Read|ConvertTo|ConvertFrom|New|Import|Invoke|Select|Unprotect|Protect)-[A-Z][A-Za-z]{2,40}")
 _DEFAULT_CALL = _LazyRe(r"\b(?:getenv|get|getProperty|setProperty|define|setdefault|setenv|Setenv|put)\((?=[\"']\Z)")
@@ -56,8 +61,8 @@ def filled_at_run_time(text: str, value: str, prefix: str, end: int) -> bool:
 
 
 def interface_text(value: str) -> bool:
-    """A sentence or a label shown to a user, not a password."""
-    return _UI_TEXT.fullmatch(value) is not None
+    """A sentence or a label shown to a user, not a password; or the word "password" in another language."""
+    return _UI_TEXT.fullmatch(value) is not None or value.lower() in _PASSWORD_WORDS
 
 
 def default_of_a_call(text: str, key_start: int) -> bool:
