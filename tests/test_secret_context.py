@@ -149,3 +149,20 @@ def test_the_word_password_in_another_language_and_several_sentences_are_interfa
 
 def test_a_password_that_only_resembles_a_word_is_still_redacted():
     assert "Passw0rt9x" not in redact('"password": "Passw0rt9x"').text
+
+
+@pytest.mark.parametrize("text", [
+    'conn = "Server=" + host + ";User Id=" + user + ";Password=" + pw + ";"',  # code between two literals
+    'sb.append("password: " . $pw . ",");',
+    'let password = env::var("DB_PASSWORD").expect("set DB_PASSWORD");',  # a Rust path call
+    "password: '{{ lookup(\"env\", \"DB_PASS\") }}'",  # one template expression, quotes inside
+    'password: "<%= ENV.fetch(\'DB_PASSWORD\') %>"',
+    "${SECRET_KEY:?SECRET_KEY is required}",
+])
+def test_concatenation_path_calls_and_whole_templates_are_not_values(text):
+    assert redact(text).text == text
+
+
+def test_a_literal_shaped_like_a_template_is_still_a_value():
+    out = redact('apikey = "{{h}o)p${e]nob(ody[finds>-_$#thisone}}"').text
+    assert "thisone" not in out

@@ -68,3 +68,21 @@ def interface_text(value: str) -> bool:
 def default_of_a_call(text: str, key_start: int) -> bool:
     """Whether the quoted key starting at ``key_start`` is a lookup's first argument, its default next."""
     return _DEFAULT_CALL.search(text, max(0, key_start - 24), key_start) is not None
+
+
+# "...;Password=" + pw + ";": the quotes close and reopen a string around code (+ . & .. concatenation).
+_CONCAT = _LazyRe(r"[ \t]*(?:\+|\.\.?|&)[ \t]*[^\"'\r\n]{1,80}?[ \t]*(?:\+|\.\.?|&)[ \t]*")
+
+
+def concatenated(raw: str) -> bool:
+    """A "quoted value" that is code between two string literals joined to it, not a literal."""
+    return raw[:1] in " \t+.&" and _CONCAT.fullmatch(raw) is not None
+
+
+_WHOLE_TEMPLATE = _LazyRe(r"\{\{[^{}]{1,300}\}\}|\{%[^{}%]{1,300}%\}|<%=?[^<>%]{1,300}%>")
+
+
+def whole_template(value: str) -> bool:
+    """A value that is one template expression: ``{{ lookup("env", "X") }}``, ``{% ... %}``, ``<%= ... %>``
+    (no braces inside: ``{{h}o)p${e]...}}`` is a literal shaped to look like one)."""
+    return _WHOLE_TEMPLATE.fullmatch(value) is not None
