@@ -58,6 +58,32 @@ def test_references_and_prompts_stay(text: str) -> None:
     "zip " * 250_000,
     "7z -p" * 200_000,
     "secret set " * 90_000,
+    "a:b@tcp(" * 120_000,
+    "a:" * 400_000 + "@tcp(",
+    "set password " * 75_000,
+    "rabbitmqctl add_user " * 45_000,
 ])
 def test_the_command_rules_stay_linear(text: str) -> None:
     assert_linear(redact, text)
+
+
+@pytest.mark.parametrize("text", [
+    f'dsn := "root:{PW}@tcp(localhost:3306)/app?parseTime=true"',
+    f'db, err := sql.Open("mysql", "app:{PW}@unix(/var/run/mysqld/mysqld.sock)/app")',
+    f"rabbitmqctl add_user admin {PW}",
+    f"rabbitmqctl change_password admin '{PW}'",
+    f"SET PASSWORD FOR 'bob'@'%' = PASSWORD('{PW}');",
+    f"SET PASSWORD = '{PW}';",
+])
+def test_dsn_broker_and_sql_passwords_are_redacted(text: str) -> None:
+    assert PW not in redact(text).text
+
+
+@pytest.mark.parametrize("text", [
+    'fmt.Sprintf("%s:%s@tcp(%s)/%s", user, pass, host, db)',
+    'dsn := "root:@tcp(localhost:3306)/db"',
+    "rabbitmqctl add_user admin",
+    "SET PASSWORD = PASSWORD(@pw);",
+])
+def test_dsn_and_sql_templates_stay(text: str) -> None:
+    assert redact(text).text == text

@@ -98,6 +98,28 @@ def test_references_and_ordinary_declarations_stay(text: str) -> None:
     "  Default: x\n" * 80_000,
     "Default:\n" * 110_000,
     "ConvertTo-SecureString '" * 40_000,
+    'api_key = String::from("' * 40_000,
+    "password = SecretStr(" * 50_000,
 ])
 def test_the_declaration_rules_stay_linear(text: str) -> None:
     assert_linear(redact, text)
+
+
+@pytest.mark.parametrize("text", [
+    f'let api_key = String::from("{PW}");',
+    f'let db_password: SecretString = SecretString::new("{PW}".to_string());',
+    f'String password = new String("{PW}");',
+    f'api_key = SecretStr("{PW}")',
+])
+def test_a_secret_named_variable_given_a_wrapped_literal_is_redacted(text: str) -> None:
+    assert PW not in redact(text).text
+
+
+@pytest.mark.parametrize("text", [
+    'let api_key = String::from("");',
+    f'let name = String::from("{PW}");',  # not named for a secret
+    'password = SecretStr("changeme")',
+    "let token = String::from(env_token);",
+])
+def test_a_wrapped_placeholder_or_an_ordinary_name_stays(text: str) -> None:
+    assert redact(text).text == text

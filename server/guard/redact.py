@@ -404,7 +404,7 @@ def _candidates(text: str) -> list[_Cand]:
     if ("pass" in low or "pwd" in low) and "=" in text:
         connection_strings(text, out)
     if "auth" in text or "-asplaintext" in low or "Default:" in text or ("variable" in text and "default" in text) \
-            or ".login(" in text:
+            or ".login(" in text or "String" in text or "Secret" in text or "Zeroizing" in text:
         declarations(text, out)
     if "value" in low or "${" in text:
         pairs(text, low, out)

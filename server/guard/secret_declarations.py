@@ -5,6 +5,8 @@
 * **Basic-auth pairs**: ``auth=("user", "<password>")`` (requests, httpx), ``HTTPBasicAuth(user,
   "<password>")``, ``BasicAuth(...)``, and a login call's second argument (``smtp.login(user, "<pw>")``,
   ``ftp.login("u", "<pw>")``): the second string is a password.
+* **A secret-named variable given a wrapped literal**: ``let api_key = String::from("<literal>")``,
+  ``String password = new String("...")``, ``SecretStr("...")``, ``Secret::new(...)``.
 * **A declared variable or parameter named for a secret, with a default**: Terraform's
   ``variable "db_password" { default = "<literal>" }`` and CloudFormation's ``DBPassword:`` parameter with
   ``Default: <literal>`` -- the default is the secret, committed with the template.
@@ -27,6 +29,12 @@ _SECURE_STRING = _LazyRe(
 _AUTH_PAIR = _LazyRe(
     r"(?:(?<![A-Za-z0-9_])auth[ \t]*=[ \t]*[(\[]|(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|\.login)\()[ \t]*"
     r"(?:([\"'])[^\"'\r\n]{0,128}\1|[A-Za-z_][A-Za-z0-9_.\[\]\"']{0,64})[ \t]*,[ \t]*([\"'])([^\"'\r\n]{1,256})\2[ \t]*[)\],]")
+# A secret-named variable given a literal wrapped in a constructor: Rust String::from / SecretString::new,
+# Java new String / String.valueOf, pydantic SecretStr, secrecy's Secret::new.
+_WRAPPED = _LazyRe(
+    r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]{0,80})[ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_<>&:]{0,40}[ \t]*)?=[ \t]*"
+    r"(?:new[ \t]+String|String(?:::from|\.valueOf)|SecretStr|SecretString(?:::(?:new|from))?|Secret(?:::new)?|"
+    r"SecretBox::new|Zeroizing::new)\([ \t]*[\"']([^\"'\r\n]{1,256})[\"'][ \t]*(?:\.[a-z_]{1,20}\(\))?[ \t]*\)")
 _TF_VARIABLE = _LazyRe(r"variable[ \t]+\"([A-Za-z0-9_\-]{1,80})\"[ \t]*\{")
 _TF_DEFAULT = _LazyRe(r"(?m:^[ \t]*|\{[ \t]*)default[ \t]*=[ \t]*\"([^\"\r\n]{1,256})\"")
 _CFN_DEFAULT = _LazyRe(r"(?m:^([ \t]+)Default:[ \t]*([\"']?)([^\s\"'#][^\"'\r\n#]{0,255}?)\2[ \t]*\r?$)")
@@ -54,6 +62,11 @@ def declarations(text: str, out: list[_Cand]) -> None:
         for m in _AUTH_PAIR.finditer(text):
             if _literal(m.group(3)):
                 out.append((m.start(3), m.end(3), "password", 9, m.start()))
+    if "String" in text or "Secret" in text or "Zeroizing" in text:
+        for m in _WRAPPED.finditer(text):
+            kind = _named_for_a_secret(m.group(1))
+            if kind is not None and _literal(m.group(2)):
+                out.append((m.start(2), m.end(2), kind, 9, m.start()))
     if "variable" in text and "default" in text:
         for m in _TF_VARIABLE.finditer(text):
             kind = _named_for_a_secret(m.group(1))
