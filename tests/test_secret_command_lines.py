@@ -52,7 +52,8 @@ def test_references_and_prompts_stay(text: str) -> None:
 
 @pytest.mark.parametrize("text", [
     "login -u a " * 100_000,
-    "echo a " * 150_000 + "| --password-stdin",
+    "echo " + "a" * 999_970 + " | --password-stdin",
+    "echo a | " * 110_000,
     "net user a b " * 80_000,
     "htpasswd -b " * 80_000,
     "zip " * 250_000,

@@ -402,7 +402,7 @@ def _candidates(text: str) -> list[_Cand]:
     if "data:" in low and "secret" in low and _K8S_KIND.search(text):
         _kubernetes_secrets(text, out)
     if ("pass" in low or "pwd" in low) and "=" in text:
-        connection_strings(text, out)
+        connection_strings(text, low, out)
     if "auth" in text or "-asplaintext" in low or "Default:" in text or ("variable" in text and "default" in text) \
             or ".login(" in text or "String" in text or "Secret" in text or "Zeroizing" in text:
         declarations(text, out)

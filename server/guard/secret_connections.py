@@ -22,7 +22,11 @@ from server.guard.lazyre import LazyRe as _LazyRe
 
 _Cand = tuple[int, int, str, int, int]
 
-_PASSWORD_KEY = _LazyRe(r"(?i:(?<![A-Za-z0-9_.\-])(?:password|passwd|pwd)=)([^;\s\"'`,)\]}{]{1,256}|\{[^{}\r\n]{1,256}\})")
+# matched at each "password=" / "passwd=" / "pwd=" of the lower-cased text (a scan of every position cost
+# more than the rest of this module on a 2 KB note)
+_PASSWORD_KEY = _LazyRe(r"(?i:password|passwd|pwd)=([^;\s\"'`,)\]}{]{1,256}|\{[^{}\r\n]{1,256}\})")
+_KEY_WORDS = ("password=", "passwd=", "pwd=")
+_GLUED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _CONN_KEY = _LazyRe(
     r"(?i:(?<![A-Za-z0-9_])(?:server|data[ _]?source|host(?:name)?|address|addr|database|initial[ _]catalog|dbname|"
     r"db|uid|user[ _]?id|user(?:name)?|provider|driver|dsn|port|protocol|sslmode|trusted_connection|"
@@ -40,9 +44,20 @@ def _reference(value: str) -> bool:
             or (value.startswith("{") and value[1:4].lower() == "you"))
 
 
-def connection_strings(text: str, out: list[_Cand]) -> None:
+def _password_keys(text: str, low: str):  # type: ignore[no-untyped-def]
+    for word in _KEY_WORDS:
+        i = low.find(word)
+        while i != -1:
+            if i == 0 or text[i - 1] not in _GLUED:
+                m = _PASSWORD_KEY.match(text, i)
+                if m is not None:
+                    yield m
+            i = low.find(word, i + 1)
+
+
+def connection_strings(text: str, low: str, out: list[_Cand]) -> None:
     keys: list[int] | None = None  # every connection key's start, found once (a window per match would be quadratic-ish)
-    for m in _PASSWORD_KEY.finditer(text):
+    for m in _password_keys(text, low):
         s, e = m.span(1)
         if _reference(text[s:e]):
             continue

@@ -20,21 +20,27 @@ characters on: linear on hostile input.
 from __future__ import annotations
 
 from server.guard.lazyre import LazyRe as _LazyRe
-from server.guard.secret_assignments import is_placeholder, key_kind, looks_fake
+from server.guard.secret_assignments import find_all, is_placeholder, key_kind, looks_fake
 
 _Cand = tuple[int, int, str, int, int]
 
 _SECURE_STRING = _LazyRe(
     r"(?i:convertto-securestring[ \t]+(?:-string[ \t]+)?)([\"'])([^\"'\r\n]{1,256})\1[^\r\n|;]{0,60}?(?i:-asplaintext)")
-_AUTH_PAIR = _LazyRe(
-    r"(?:(?<![A-Za-z0-9_])auth[ \t]*=[ \t]*[(\[]|(?:HTTPBasicAuth|HTTPDigestAuth|BasicAuth|\.login)\()[ \t]*"
-    r"(?:([\"'])[^\"'\r\n]{0,128}\1|[A-Za-z_][A-Za-z0-9_.\[\]\"']{0,64})[ \t]*,[ \t]*([\"'])([^\"'\r\n]{1,256})\2[ \t]*[)\],]")
+# Matched at each occurrence of its literal (a scan of every position cost more than the rest of the module):
+# "auth" = (...) / [...], and BasicAuth( / DigestAuth( / .login( (HTTPBasicAuth ends in BasicAuth).
+_PAIR_REST = (r"[ \t]*(?:([\"'])[^\"'\r\n]{0,128}\1|[A-Za-z_][A-Za-z0-9_.\[\]\"']{0,64})[ \t]*,[ \t]*([\"'])([^\"'\r\n]{1,256})\2"
+              r"[ \t]*[)\],]")
+_AUTH_PAIR = _LazyRe(r"auth[ \t]*=[ \t]*[(\[]" + _PAIR_REST)
+_CALL_PAIR = _LazyRe(r"(?:BasicAuth|DigestAuth|\.login)\(" + _PAIR_REST)
 # A secret-named variable given a literal wrapped in a constructor: Rust String::from / SecretString::new,
-# Java new String / String.valueOf, pydantic SecretStr, secrecy's Secret::new.
-_WRAPPED = _LazyRe(
-    r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]{0,80})[ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_<>&:]{0,40}[ \t]*)?=[ \t]*"
-    r"(?:new[ \t]+String|String(?:::from|\.valueOf)|SecretStr|SecretString(?:::(?:new|from))?|Secret(?:::new)?|"
-    r"SecretBox::new|Zeroizing::new)\([ \t]*[\"']([^\"'\r\n]{1,256})[\"'][ \t]*(?:\.[a-z_]{1,20}\(\))?[ \t]*\)")
+# Java new String / String.valueOf, pydantic SecretStr, secrecy's Secret::new. Found at the wrapper's name,
+# the variable then read backwards from it (at most _BEFORE characters).
+_WRAPPERS = ("new String(", "String::from(", "String.valueOf(", "SecretStr(", "SecretString(", "SecretString::new(",
+             "SecretString::from(", "Secret(", "Secret::new(", "SecretBox::new(", "Zeroizing::new(")
+_WRAPPED_ARG = _LazyRe(r"[ \t]*[\"']([^\"'\r\n]{1,256})[\"'][ \t]*(?:\.[a-z_]{1,20}\(\))?[ \t]*\)")
+_ASSIGNED_TO = _LazyRe(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]{0,80})[ \t]*(?::[ \t]*[A-Za-z_][A-Za-z0-9_<>&:]{0,40}[ \t]*)?"
+                       r"=[ \t]*\Z")
+_BEFORE = 140
 _TF_VARIABLE = _LazyRe(r"variable[ \t]+\"([A-Za-z0-9_\-]{1,80})\"[ \t]*\{")
 _TF_DEFAULT = _LazyRe(r"(?m:^[ \t]*|\{[ \t]*)default[ \t]*=[ \t]*\"([^\"\r\n]{1,256})\"")
 _CFN_DEFAULT = _LazyRe(r"(?m:^([ \t]+)Default:[ \t]*([\"']?)([^\s\"'#][^\"'\r\n#]{0,255}?)\2[ \t]*\r?$)")
@@ -59,14 +65,24 @@ def declarations(text: str, out: list[_Cand]) -> None:
             if _literal(m.group(2)):
                 out.append((m.start(2), m.end(2), "password", 9, m.start()))
     if "auth" in text or ".login(" in text:
-        for m in _AUTH_PAIR.finditer(text):
-            if _literal(m.group(3)):
-                out.append((m.start(3), m.end(3), "password", 9, m.start()))
+        for lit, regex in (("auth", _AUTH_PAIR), ("BasicAuth(", _CALL_PAIR), ("DigestAuth(", _CALL_PAIR),
+                           (".login(", _CALL_PAIR)):
+            for i in find_all(text, lit):
+                if lit == "auth" and i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"):
+                    continue
+                m = regex.match(text, i)
+                if m is not None and _literal(m.group(3)):
+                    out.append((m.start(3), m.end(3), "password", 9, m.start()))
     if "String" in text or "Secret" in text or "Zeroizing" in text:
-        for m in _WRAPPED.finditer(text):
-            kind = _named_for_a_secret(m.group(1))
-            if kind is not None and _literal(m.group(2)):
-                out.append((m.start(2), m.end(2), kind, 9, m.start()))
+        for lit in _WRAPPERS:
+            for i in find_all(text, lit):
+                arg = _WRAPPED_ARG.match(text, i + len(lit))
+                var = _ASSIGNED_TO.search(text, max(0, i - _BEFORE), i) if arg is not None else None
+                if var is None:
+                    continue
+                kind = _named_for_a_secret(var.group(1))
+                if kind is not None and _literal(arg.group(1)):
+                    out.append((arg.start(1), arg.end(1), kind, 9, var.start()))
     if "variable" in text and "default" in text:
         for m in _TF_VARIABLE.finditer(text):
             kind = _named_for_a_secret(m.group(1))

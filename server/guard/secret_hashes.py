@@ -42,43 +42,45 @@ def _hash(regex: str, triggers: tuple[str, ...], check=_random_tail) -> Rule:  #
     return Rule("password-hash", _LazyRe(regex), triggers, check=check)
 
 
-HASH_RULES: tuple[Rule, ...] = (
+# Every shape that starts with "$" is one rule with one trigger (a substring test per trigger is the costliest
+# step of a clean note, so thirty triggers would cost more than the rules themselves).
+_MODULAR_CRYPT = "|".join((
     # bcrypt: "$2" + variant, two-digit cost, 22 characters of salt and 31 of hash.
-    _hash(r"\$2[abxy]?\$[0-9]{2}\$" + _C + "{53}" + _END, ("$2a$", "$2b$", "$2y$", "$2x$", "$2$")),
+    r"\$2[abxy]?\$[0-9]{2}\$" + _C + "{53}",
     # MD5-crypt, Apache's apr1, SHA-256/512-crypt (optional rounds=), Sun's md5: salt up to 16, hash 22-86.
-    _hash(r"\$(?:1|apr1|5|6|md5(?:,rounds=[0-9]{1,9})?)\$(?:rounds=[0-9]{1,9}\$)?" + _C + r"{0,16}\$\$?"
-          + _C + "{22,86}" + _END, ("$1$", "$apr1$", "$5$", "$6$", "$md5")),
-    _hash(r"\$sha1\$[0-9]{1,9}\$" + _C + r"{0,64}\$" + _C + "{28}" + _END, ("$sha1$",)),
+    r"\$(?:1|apr1|5|6|md5(?:,rounds=[0-9]{1,9})?)\$(?:rounds=[0-9]{1,9}\$)?" + _C + r"{0,16}\$\$?" + _C + "{22,86}",
+    r"\$sha1\$[0-9]{1,9}\$" + _C + r"{0,64}\$" + _C + "{28}",
     # yescrypt / gost-yescrypt ($y$params$salt$hash): a 43-character hash.
-    _hash(r"\$g?y\$" + _C + r"{1,64}\$(?:" + _C + r"{0,86}\$)?" + _C + "{43}" + _END, ("$y$", "$gy$")),
+    r"\$g?y\$" + _C + r"{1,64}\$(?:" + _C + r"{0,86}\$)?" + _C + "{43}",
+    # Cisco type 8 (PBKDF2) and 9 (scrypt): 14 of salt, 43 of hash.
+    r"\$[89]\$" + _C + r"{14}\$" + _C + "{43}",
+    # phpass (WordPress, phpBB): a cost character, 8 of salt, 22 of hash; Drupal 7's $S$: 43 of hash.
+    r"\$[PH]\$" + _C + "{31}",
+    r"\$S\$" + _C + "{52}",
+    # argon2: $argon2id$v=19$m=65536,t=3,p=4$<salt>$<hash> (base64 without padding).
+    r"\$argon2(?:id|i|d)\$(?:v=[0-9]{1,3}\$)?m=[0-9]{1,10},t=[0-9]{1,10},p=[0-9]{1,3}"
+    r"(?:,[a-z]{1,8}=[^$\s]{0,64})?\$[A-Za-z0-9+/]{8,128}\$[A-Za-z0-9+/]{16,256}",
+    # passlib: $pbkdf2-sha256$29000$<salt>$<hash>, $scrypt$ln=16,r=8,p=1$..., $bcrypt-sha256$v=2,t=2b,r=12$...
+    r"\$(?:pbkdf2|scrypt|bcrypt-sha256)[-a-z0-9]{0,16}\$[^$\s]{1,64}\$[./A-Za-z0-9+=]{0,128}\$[./A-Za-z0-9+=]{16,512}",
+))
+
+HASH_RULES: tuple[Rule, ...] = (
+    _hash("(?:" + _MODULAR_CRYPT + ")" + _END, ("$",)),
     # scrypt ($7$, 11 characters of parameters, the salt, "$", 43 of hash): the parameters are mostly
     # dots ("CU..../....", which reads as a placeholder), so the salt and hash are the span.
     Rule("password-hash", _LazyRe(r"\$7\$" + _C + r"{11}(" + _C + r"{0,64}\$" + _C + "{43})" + _END), ("$7$",),
          group=1, check=_random_tail),
-    # Cisco type 8 (PBKDF2) and 9 (scrypt): 14 of salt, 43 of hash.
-    _hash(r"\$[89]\$" + _C + r"{14}\$" + _C + "{43}" + _END, ("$8$", "$9$")),
-    # phpass (WordPress, phpBB): a cost character, 8 of salt, 22 of hash; Drupal 7's $S$: 43 of hash.
-    _hash(r"\$[PH]\$" + _C + "{31}" + _END, ("$P$", "$H$"), check=lambda s: mixed(s[3:])),
-    _hash(r"\$S\$" + _C + "{52}" + _END, ("$S$",), check=lambda s: mixed(s[3:])),
-    # argon2: $argon2id$v=19$m=65536,t=3,p=4$<salt>$<hash> (base64 without padding).
-    _hash(r"\$argon2(?:id|i|d)\$(?:v=[0-9]{1,3}\$)?m=[0-9]{1,10},t=[0-9]{1,10},p=[0-9]{1,3}"
-          r"(?:,[a-z]{1,8}=[^$\s]{0,64})?\$[A-Za-z0-9+/]{8,128}\$[A-Za-z0-9+/]{16,256}" + _END, ("$argon2",)),
-    # passlib: $pbkdf2-sha256$29000$<salt>$<hash>, $scrypt$ln=16,r=8,p=1$..., $bcrypt-sha256$v=2,t=2b,r=12$...
-    _hash(r"\$(?:pbkdf2|scrypt|bcrypt-sha256)[-a-z0-9]{0,16}\$[^$\s]{1,64}\$[./A-Za-z0-9+=]{0,128}\$"
-          r"[./A-Za-z0-9+=]{16,512}" + _END, ("$pbkdf2", "$scrypt$", "$bcrypt-sha256$")),
-    # Django: <algorithm>$<iterations>$<salt>$<base64 hash>; its legacy sha1$/md5$<salt>$<hex>.
-    _hash(_NOT_GLUED + r"pbkdf2_sha(?:1|256|512)\$[0-9]{1,9}\$[A-Za-z0-9./+]{1,128}\$[A-Za-z0-9+/]{16,128}={0,2}"
-          + _END, ("pbkdf2_sha",)),
+    # Django: <algorithm>$<iterations>$<salt>$<base64 hash>; Werkzeug: pbkdf2:sha256:600000$<salt>$<hex>.
+    _hash(_NOT_GLUED + r"pbkdf2(?:_sha(?:1|256|512)\$[0-9]{1,9}\$[A-Za-z0-9./+]{1,128}\$[A-Za-z0-9+/]{16,128}={0,2}"
+          r"|:sha(?:1|256|512)(?::[0-9]{1,9})?\$[A-Za-z0-9./+]{1,64}\$[0-9a-f]{32,256})" + _END, ("pbkdf2",)),
+    # Django's legacy sha1$/md5$<salt>$<hex>; Werkzeug's scrypt:32768:8:1$<salt>$<hex>.
     _hash(_NOT_GLUED + r"(?:sha1|md5)\$[A-Za-z0-9]{1,64}\$[0-9a-f]{32,40}" + _END, ("sha1$", "md5$")),
-    # Werkzeug: pbkdf2:sha256:600000$<salt>$<hex>, scrypt:32768:8:1$<salt>$<hex>.
-    _hash(_NOT_GLUED + r"(?:pbkdf2:sha(?:1|256|512)(?::[0-9]{1,9})?|scrypt:[0-9]{1,9}:[0-9]{1,3}:[0-9]{1,3})"
-          r"\$[A-Za-z0-9./+]{1,64}\$[0-9a-f]{32,256}" + _END, ("pbkdf2:sha", "scrypt:")),
+    _hash(_NOT_GLUED + r"scrypt:[0-9]{1,9}:[0-9]{1,3}:[0-9]{1,3}\$[A-Za-z0-9./+]{1,64}\$[0-9a-f]{32,256}" + _END, ("scrypt:",)),
     _hash(r"grub\.pbkdf2\.sha512\.[0-9]{1,9}\.[0-9A-F]{16,256}\.[0-9A-F]{16,256}" + _END, ("grub.pbkdf2.",),
           check=lambda s: True),
     # RFC 2307 / LDAP userPassword: {SCHEME} and the base64 (or crypt) value.
     _hash(r"\{(?:S?SHA(?:1|256|384|512)?|S?MD5|CRYPT|BCRYPT|ARGON2|PBKDF2(?:[-_][A-Z0-9]{1,12})?)\}"
-          r"[A-Za-z0-9+/$.,=:\-]{16,512}" + _END,
-          ("{SSHA", "{SHA", "{SMD5}", "{MD5}", "{CRYPT}", "{BCRYPT}", "{ARGON2}", "{PBKDF2")),
+          r"[A-Za-z0-9+/$.,=:\-]{16,512}" + _END, ("{",)),
     # MySQL's mysql_native_password: "*" and SHA1(SHA1(password)) in upper-case hex.
     _hash(r"(?<![A-Za-z0-9*])\*[0-9A-F]{40}(?![A-Za-z0-9])", ("*",), check=lambda s: mixed(s[1:])),
     # PostgreSQL: "md5" + md5(password + user), and SCRAM-SHA-256's stored key and server key.

@@ -21,8 +21,9 @@ _Cand = tuple[int, int, str, int, int]
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]{0,80}"
 # name field, then (no other object, at most 160 characters) the sibling value field
+# matched at each "name" / "key" of the lower-cased text (parameterkey and optionname end in them)
 _PAIR = _LazyRe(
-    r"(?i:(?<![A-Za-z0-9_])[\"']?(?:name|key|parameterkey|optionname)[\"']?)[ \t]*[:=][ \t]*[\"']?(" + _NAME + r")[\"']?"
+    r"(?i:(?:name|key)[\"']?)[ \t]*[:=][ \t]*[\"']?(" + _NAME + r")[\"']?"
     r"(?:(?!(?i:name|key)[\"']?[ \t]*[:=])[^{}\[\]]){0,160}?"
     r"(?i:(?<![A-Za-z0-9_])[\"']?(?:value|parametervalue)[\"']?)[ \t]*[:=][ \t]*"
     r"(?:\"([^\"\r\n]{1,256})\"|'([^'\r\n]{1,256})'|([^\s\"',}\]#]{1,256}))"
@@ -40,9 +41,22 @@ def _secret(name: str, value: str) -> str | None:
     return found[0] if value_ok(found[1], v) else None
 
 
+def _pair_matches(text: str, low: str):  # type: ignore[no-untyped-def]
+    for word in ("name", "key"):
+        i = low.find(word)
+        while i != -1:
+            # the field's name starts a word (or is parameterkey / optionname)
+            if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_") \
+                    or low.endswith("parameter", 0, i) or low.endswith("option", 0, i):
+                m = _PAIR.match(text, i)
+                if m is not None:
+                    yield m
+            i = low.find(word, i + 1)
+
+
 def pairs(text: str, low: str, out: list[_Cand]) -> None:
     if "value" in low:
-        for m in _PAIR.finditer(text):
+        for m in _pair_matches(text, low):
             g = 2 if m.group(2) is not None else 3 if m.group(3) is not None else 4
             kind = _secret(m.group(1), m.group(g))
             if kind is not None:
