@@ -332,6 +332,19 @@ def _structured(g: _Gen) -> list[tuple[str, str, str]]:
     for template in ("OLLAMA_API_KEY={s}", 'ollama: {{"key": "{s}"}}', "the ollama key is {s} for now"):
         secret = g.rand(32, HEX) + "." + g.rand(24, ALNUM + "_-")
         out.append(("ollama-api-key", template.format(s=secret), secret))
+    # Session 35: password hashes (bcrypt as Jenkins and PHP store it, Apache's apr1 in .htpasswd, SHA-512-crypt
+    # in /etc/shadow, argon2id, Django's pbkdf2, an LDAP {SSHA} value), redacted by their shape.
+    crypt64 = "./" + ALNUM
+    for i, template in enumerate(("<passwordHash>#jbcrypt:{s}</passwordHash>", "admin:{s}",
+                                  "deploy:{s}:19700:0:99999:7:::")):
+        secret = ("$2a$10$" + g.rand(53, crypt64), "$apr1$" + g.rand(8, crypt64) + "$" + g.rand(22, crypt64),
+                  "$6$" + g.rand(16, crypt64) + "$" + g.rand(86, crypt64))[i]
+        out.append(("password-hash", template.format(s=secret), secret))
+    for i, template in enumerate(('password_hash = "{s}"', "userPassword: {s}", "UPDATE auth_user SET password='{s}';")):
+        secret = ("$argon2id$v=19$m=65536,t=3,p=4$" + g.rand(22, B64[:64]) + "$" + g.rand(43, B64[:64]),
+                  "{SSHA}" + g.rand(32, B64[:64]),
+                  "pbkdf2_sha256$600000$" + g.rand(22) + "$" + g.rand(43, B64[:64]) + "=")[i]
+        out.append(("password-hash", template.format(s=secret), secret))
     return [(k, t, s if s is not None else t.split("=", 1)[-1].split(": ", 1)[-1]) for k, t, s in out]
 
 

@@ -134,3 +134,35 @@ def test_each_password_of_a_go_multiple_assignment_is_a_secret(text):
 def test_a_multiple_assignment_keeps_other_names_values_and_references():
     text = 'host, mail_password := "db.example.org", "{password}"'
     assert not redact(text).changed
+
+
+@pytest.mark.parametrize("text", [
+    '"password": "Passwort",',  # the word itself, German, as "password": "password" is in English
+    '"login.password": "Wachtwoord"',
+    '"password_label": "Пароль"',
+    '"wrong_password": "Benutzername oder Passwort falsch. Bitte erneut versuchen."',  # two sentences
+    '"reset_password": "Das Passwort ist abgelaufen. Wählen Sie ein neues."',
+])
+def test_the_word_password_in_another_language_and_several_sentences_are_interface_text(text):
+    assert not redact(text).changed
+
+
+def test_a_password_that_only_resembles_a_word_is_still_redacted():
+    assert "Passw0rt9x" not in redact('"password": "Passw0rt9x"').text
+
+
+@pytest.mark.parametrize("text", [
+    'conn = "Server=" + host + ";User Id=" + user + ";Password=" + pw + ";"',  # code between two literals
+    'sb.append("password: " . $pw . ",");',
+    'let password = env::var("DB_PASSWORD").expect("set DB_PASSWORD");',  # a Rust path call
+    "password: '{{ lookup(\"env\", \"DB_PASS\") }}'",  # one template expression, quotes inside
+    'password: "<%= ENV.fetch(\'DB_PASSWORD\') %>"',
+    "${SECRET_KEY:?SECRET_KEY is required}",
+])
+def test_concatenation_path_calls_and_whole_templates_are_not_values(text):
+    assert redact(text).text == text
+
+
+def test_a_literal_shaped_like_a_template_is_still_a_value():
+    out = redact('apikey = "{{h}o)p${e]nob(ody[finds>-_$#thisone}}"').text
+    assert "thisone" not in out

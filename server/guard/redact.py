@@ -30,6 +30,8 @@ What is found
   part alone, as in a Sentry DSN) and **on command lines** (``curl -u user:pw``,
   ``mysql -pPW``, ``sshpass -p``, ``docker login -p``, ``IDENTIFIED BY '...'``, ...).
 * **Private key blocks** (PEM, OpenSSH, PGP, PuTTY), whole.
+* **Password hashes** (server/guard/secret_hashes.py): bcrypt, crypt's ``$1$``/``$apr1$``/``$6$``, argon2,
+  Django/Werkzeug/passlib PBKDF2, LDAP ``{SSHA}``, MySQL and PostgreSQL hashes -- crackable, never needed.
 
 Design notes
 ------------
@@ -76,6 +78,9 @@ from server.guard.secret_assignments import (
     random_user,
 )
 from server.guard.secret_commands import COMMAND_RULES
+from server.guard.secret_connections import connection_strings
+from server.guard.secret_declarations import declarations
+from server.guard.secret_pairs import pairs
 from server.guard.secret_multi import multi_assignments, yaml_lists
 from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, provider_secrets
@@ -396,6 +401,13 @@ def _candidates(text: str) -> list[_Cand]:
         _azure_storage_keys(text, low, out)
     if "data:" in low and "secret" in low and _K8S_KIND.search(text):
         _kubernetes_secrets(text, out)
+    if ("pass" in low or "pwd" in low) and "=" in text:
+        connection_strings(text, low, out)
+    if "auth" in text or "-asplaintext" in low or "Default:" in text or ("variable" in text and "default" in text) \
+            or ".login(" in text or "String" in text or "Secret" in text or "Zeroizing" in text:
+        declarations(text, out)
+    if "value" in low or "${" in text:
+        pairs(text, low, out)
     if any(k in low for k in KEYWORDS):
         n = len(out)
         assignments(text, low, out)

@@ -32,7 +32,8 @@ from collections import Counter
 from functools import lru_cache
 
 from server.guard.lazyre import LazyRe as _LazyRe
-from server.guard.secret_context import bare_reference, default_of_a_call, filled_at_run_time, interface_text, repeated
+from server.guard.secret_context import (
+    bare_reference, concatenated, default_of_a_call, filled_at_run_time, interface_text, repeated, whole_template)
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -51,7 +52,7 @@ _PLACEHOLDER_WORDS = frozenset(
 _MASK_CHARS = frozenset("*xX.#•-_?")
 # settings.API_KEY, self.password (no digits: ya29.a0Af.. is a token)
 REFERENCE = _LazyRe(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_]+\Z")
-_CALL = _LazyRe(r"[A-Za-z_][A-Za-z_.]*[(\[]")  # getpass(), os.environ[...]
+_CALL = _LazyRe(r"[A-Za-z_][A-Za-z_.:]*[(\[]")  # getpass(), os.environ[...], env::var(
 # ${VAR}, ${VAR:-default}, ${{ secrets.X }}, {{ vault_password }}, %(password)s, %PASSWORD%
 _TEMPLATE = _LazyRe(
     r"\$\{\{?\s*[A-Za-z_][\w.\[\]'\"-]*\s*(?:[:?|-][^}]{0,200})?\}\}?|\{\{\s*[\w.\[\]'\"| ()-]{1,200}\}\}"
@@ -86,7 +87,7 @@ def is_placeholder(value: str) -> bool:
             or _CALL.match(v):
         return True
     # (a %NAME% inside a literal, "TestSource%Password%", does not make the literal a reference)
-    if ("${" in v or "{{" in v or "%(" in v) and _TEMPLATE.search(v):
+    if whole_template(v) or ("${" in v or "{{" in v or "%(" in v) and _TEMPLATE.search(v):
         return True
     low = v.lower()
     if low in _PLACEHOLDER_WORDS:
@@ -390,6 +391,10 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
     for j in _keyword_starts(text, low):
         if j > 0 and text[j - 1] in KEY_CHARS and not (j >= 2 and text[j - 2] == "\\"):
             continue
+        if j >= 2 and text.startswith("${", j - 2):
+            continue  # ${DB_PASSWORD:-v} / ${x:?msg}: an expansion (its default is secret_pairs' to judge)
+        if text.startswith("-D", j) and text[j + 2:j + 3].isalpha():
+            j += 2  # java -Ddb.password=...: a system property set on the command line
         d = _NUMBERED_KEY.match(text, j)
         m = _ASSIGN.match(text, d.end() if d else j)  # (01_db_password: a YAML fixture's numbered key)
         if m is None:
@@ -421,7 +426,7 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                 spaced_word = not m.group("sep") and value.replace(" ", "").replace("-", "").isalpha()
                 if g == "bq" and " " in value:
                     break  # KEY=`etcdctl get /x`: a shell command's output, not a literal
-                if filled_at_run_time(text, value, text[m.end("sp"):m.start(g)], m.end(g) + 1):
+                if concatenated(raw) or filled_at_run_time(text, value, text[m.end("sp"):m.start(g)], m.end(g) + 1):
                     break  # f"prefix_{x}", "prefix_{}".format(x): filled in at run time
                 if interface_text(value) or (plain_word_out and value.isalpha()):
                     break  # "new_password": "Choose a new password.": a form's label, not the password

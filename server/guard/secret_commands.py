@@ -75,5 +75,31 @@ COMMAND_RULES: tuple[tuple[str, _LazyRe, str], ...] = (
      "password"),
     (".connect(", _LazyRe(r"\.connect\(\s*[\"'][^\"'\n]{0,300}?(?<![A-Za-z0-9_])(?:password|passwd|pwd)=([^\s\"';]{1,256})"),
      "password"),
+    # Session 35: more command lines. Any tool's `login` subcommand given -u and -p / --password (oc, cf, az, argocd,
+    # skopeo, jf, ...; --password-stdin is not a value); a password echoed into --password-stdin or chpasswd;
+    # `gh secret set NAME --body v`; Windows `net user NAME pw /add`; `htpasswd -b file user pw`;
+    # zip/unzip -P, 7z -p; xfreerdp /p:; ssh-keygen -N "passphrase".
+    ("login", _LazyRe(r"(?<![A-Za-z0-9_\-])login\b(?:[ \t]+[^\s|;]{1,200}){0,8}?[ \t]+(?:-u|--username|--user)(?:=|[ \t]+)"
+                      r"[^\s|;-][^\s|;]{0,63}(?:[ \t]+[^\s|;]{1,200}){0,8}?[ \t]+(?:-p|--password)(?:=|[ \t]+)"
+                      r"[\"']?([^\s\"'-][^\s\"']{0,255})"), "password"),
+    ("password-stdin", _LazyRe(r"(?:echo|printf)[ \t]+(?:-n[ \t]+)?[\"']?([^\s\"'|;$][^\s\"'|;]{0,255})[\"']?[ \t]*\|"
+                               r"[^\n|;]{0,160}?--password-stdin"), "password"),
+    ("chpasswd", _LazyRe(r"(?:echo|printf)[ \t]+[\"']?[^\s:\"'|]{1,64}:([^\s\"'|]{1,256})[\"']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd"),
+     "password"),
+    ("secret set", _LazyRe(r"secret[ \t]+set\b[^\n|;]{0,120}?\s(?:-b|--body)(?:=|[ \t]+)[\"']?([^\s\"']{1,256})"), "secret"),
+    ("net user", _LazyRe(r"(?i:net[ \t]+user)[ \t]+[^\s/]{1,64}[ \t]+([^\s/*][^\s]{0,255})[ \t]+/(?i:add|domain)"), "password"),
+    ("htpasswd", _LazyRe(_cmd("htpasswd") + r"[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+[^\s-]\S{0,255}[ \t]+[^\s]{1,64}"
+                         r"[ \t]+[\"']?([^\s\"']{1,256})"), "password"),
+    ("zip", _LazyRe(r"(?<![A-Za-z0-9_\-])(?:un)?zip\b[^\n|;]{0,120}?\s-P[ \t]+[\"']?([^\s\"']{1,256})"), "password"),
+    ("7z", _LazyRe(_cmd("7z") + r"a?\b[^\n|;]{0,120}?\s-p([^\s\"'-][^\s\"']{0,255})"), "password"),
+    ("/p:", _LazyRe(r"(?i:xfreerdp|wlfreerdp|sdl-freerdp)\b[^\n|;]{0,200}?\s/p:[\"']?([^\s\"']{1,256})"), "password"),
+    ("ssh-keygen", _LazyRe(_cmd("ssh-keygen") + r"\b[^\n|;]{0,120}?\s-N[ \t]+[\"']([^\"'\n]{1,256})[\"']"), "password"),
+    # Go's MySQL DSN (user:pw@tcp(host:3306)/db), RabbitMQ's add_user / change_password, MySQL's SET PASSWORD.
+    ("@tcp(", _LazyRe(r"(?<![^\s\"'`=(])[^\s:/\"'`@()]{1,64}:([^\s@\"'`]{1,256})@tcp\("), "password"),
+    ("@unix(", _LazyRe(r"(?<![^\s\"'`=(])[^\s:/\"'`@()]{1,64}:([^\s@\"'`]{1,256})@unix\("), "password"),
+    ("rabbitmqctl", _LazyRe(_cmd("rabbitmqctl") + r"[ \t]+(?:add_user|change_password)[ \t]+[^\s]{1,64}[ \t]+[\"']?([^\s\"']{1,256})"),
+     "password"),
+    ("set password", _LazyRe(r"(?i:set[ \t]+password)\b[^\n;]{0,160}?=[ \t]*(?:(?i:password)\([ \t]*)?['\"]([^'\"\n]{1,256})['\"]"),
+     "password"),
     ("with password", _LazyRe(r"(?i:with\s+(?:encrypted\s+)?password)\s+['\"]([^'\"\n]{3,256})['\"]"), "password"),
 )

@@ -24,7 +24,14 @@ _IDENT = _LazyRe(r"[a-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")  # new_pas
 _FORMAT_FIELD = _LazyRe(r"\{(?:\d{0,2}|[A-Za-z_]\w{0,40})\}")
 _FORMAT_CALL = _LazyRe(r"[ \t]*\.format\(")
 # capitalised words, or one capitalised word ending in ':' (a label)
-_UI_TEXT = _LazyRe(r"[^\W\d_a-z][^\W_]*(?:[ \t,]+[^\W_]+)+[.!?:]?|[^\W\d_a-z][^\W\d_]+:")
+# (sentences too: "Wrong user name or password. Try again.")
+_UI_TEXT = _LazyRe(r"[^\W\d_a-z][^\W_]*(?:(?:[.!?:;]?[ \t]+|[ \t,]+)[^\W_]+)+[.!?:]?|[^\W\d_a-z][^\W\d_]+:")
+# The word "password" itself in other languages: a label, as the English word is (is_placeholder).
+_PASSWORD_WORDS = frozenset("""passord passordet passwort wachtwoord lösenord losenord adgangskode salasana hasło haslo
+    heslo jelszó jelszo parola parool geslo lozinka senha contraseña contrasena contrasenya wagwoord
+    пароль парола лозинка 密码 密碼 パスワード 비밀번호 סיסמה كلمةالمرور""".split())
+# PowerShell's Verb-Noun cmdlets ($pw = Read-Host ..., $s = Get-AzKeyVaultSecret ...): a call, not a value.
+_CMDLET = _LazyRe(r"(?:Get|Read|ConvertTo|ConvertFrom|New|Import|Invoke|Select|Unprotect|Protect)-[A-Z][A-Za-z]{2,40}")
 _DEFAULT_CALL = _LazyRe(r"\b(?:getenv|get|getProperty|setProperty|define|setdefault|setenv|Setenv|put)\((?=[\"']\Z)")
 
 
@@ -37,11 +44,13 @@ def repeated(v: str) -> bool:
 def bare_reference(text: str, value: str, end: int, key_quoted: bool) -> bool:
     """An unquoted value that names where the secret comes from: a constant named for it, a variable
     after a quoted key (JSON's values are quoted: a bare name there is code), a ``{{template}}`` cut
-    at its first closing brace. (Quoted, the same words are a literal.)"""
+    at its first closing brace, a PowerShell cmdlet (``Read-Host``, ``Get-Secret``). (Quoted, the same words are a literal.)"""
     if _CONST_NAME.fullmatch(value) and any(w in value for w in _CONST_WORDS):
         return True
     if key_quoted and _IDENT.fullmatch(value):
         return True
+    if _CMDLET.fullmatch(value):
+        return True  # $password = Read-Host -AsSecureString: the cmdlet asks for it
     return value[:2] == "{{" and text.startswith("}}", end) and value[2:].strip().replace("_", "").isalnum()
 
 
@@ -52,10 +61,28 @@ def filled_at_run_time(text: str, value: str, prefix: str, end: int) -> bool:
 
 
 def interface_text(value: str) -> bool:
-    """A sentence or a label shown to a user, not a password."""
-    return _UI_TEXT.fullmatch(value) is not None
+    """A sentence or a label shown to a user, not a password; or the word "password" in another language."""
+    return _UI_TEXT.fullmatch(value) is not None or value.lower() in _PASSWORD_WORDS
 
 
 def default_of_a_call(text: str, key_start: int) -> bool:
     """Whether the quoted key starting at ``key_start`` is a lookup's first argument, its default next."""
     return _DEFAULT_CALL.search(text, max(0, key_start - 24), key_start) is not None
+
+
+# "...;Password=" + pw + ";": the quotes close and reopen a string around code (+ . & .. concatenation).
+_CONCAT = _LazyRe(r"[ \t]*(?:\+|\.\.?|&)[ \t]*[^\"'\r\n]{1,80}?[ \t]*(?:\+|\.\.?|&)[ \t]*")
+
+
+def concatenated(raw: str) -> bool:
+    """A "quoted value" that is code between two string literals joined to it, not a literal."""
+    return raw[:1] in " \t+.&" and _CONCAT.fullmatch(raw) is not None
+
+
+_WHOLE_TEMPLATE = _LazyRe(r"\{\{[^{}]{1,300}\}\}|\{%[^{}%]{1,300}%\}|<%=?[^<>%]{1,300}%>")
+
+
+def whole_template(value: str) -> bool:
+    """A value that is one template expression: ``{{ lookup("env", "X") }}``, ``{% ... %}``, ``<%= ... %>``
+    (no braces inside: ``{{h}o)p${e]...}}`` is a literal shaped to look like one)."""
+    return _WHOLE_TEMPLATE.fullmatch(value) is not None

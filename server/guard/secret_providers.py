@@ -44,6 +44,7 @@ from pathlib import Path
 from server.guard.lazyre import LazyRe as _LazyRe
 from server.guard.secret_assignments import find_all, looks_fake
 from server.guard.secret_formats import TOKEN_RULES, UUID, Rule, has_digit, mixed, random_looking, tok
+from server.guard.secret_hashes import HASH_RULES
 from server.guard.secret_services import SERVICE_RULES
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
@@ -170,6 +171,7 @@ EXTRA_TOKEN_RULES: tuple[Rule, ...] = (
          _LazyRe(r"(?i:secret[_\-]?id)[\"']?\s{0,4}[:=]\s{0,4}[\"']?(" + UUID + r")(?![A-Za-z0-9\-])"),
          ("secret_id", "secret-id", "secretid"), group=1, ci=True),
     *SERVICE_RULES,
+    *HASH_RULES,
 )
 
 
