@@ -520,7 +520,7 @@ class MemoryService:
         threads = self._read_threads(thread)
         if threads is None:
             # Over every thread, a query naming a project searches that project (and global).
-            named = named_threads(query, [t.id for t in self.store.list_threads(include_archived=True)])
+            named = named_threads(query, self.store.thread_ids(include_archived=True))
             threads = (*named, GLOBAL) if named else None
         scope = Scope(
             threads=threads,

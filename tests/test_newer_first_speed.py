@@ -164,7 +164,7 @@ def test_a_new_servers_recall_reads_the_analyses_its_writes_stored(service, monk
     (analyses.hold) rather than analysing each statement again, and ranks as it did."""
     from collections import OrderedDict
 
-    from server.updates import analyses, statements
+    from server.updates import analyses, newer_first, statements
 
     notes = ["The staging database host is db-stg-1.internal, port 5432.",
              "The production database host is db-prod-1.internal, port 6432.",
@@ -184,6 +184,7 @@ def test_a_new_servers_recall_reads_the_analyses_its_writes_stored(service, monk
     def new_server() -> list[tuple]:
         monkeypatch.setattr(statements, "_analysed", OrderedDict())
         monkeypatch.setattr(statements, "_analysed_chars", 0)
+        monkeypatch.setattr(newer_first, "_PAIRS", {})  # (nor the answers of the pairs it compared)
         analysed.clear()
         return [(m.id, m.score, m.label) for m in service.recall(query, thread="t", k=2).memories]
 
@@ -217,3 +218,66 @@ def test_the_query_stemmed_once_covers_a_text_as_before():
         terms = textindex.query_terms(query)
         coverage = ranking.coverage_of(terms)
         assert [coverage(t) for t in texts] == [before(terms, t) for t in texts]
+
+
+def _changed_slot_before(old, new, named_unit=False) -> bool:
+    """rules.changed_slot as it was: both statements' units read before asking whether any value differs."""
+    from server.updates.old_values import BARE_NUMBER, _units
+    from server.updates.statements import stem, value_shape
+
+    if old.places - new.places and new.places - old.places:
+        return True
+    if old.periods and new.periods and not old.periods & new.periods:
+        return True
+    old_units, new_units = _units(old), _units(new)
+    named = {stem(t.raw.lower()) for t in old.tokens if t.kind in ("name", "ident")}
+    for a in old.slot_values - new.slot_values:
+        for b in new.slot_values - old.slot_values:
+            if value_shape(a) != value_shape(b) or value_shape(a) not in old.shapes or value_shape(b) not in new.shapes:
+                continue
+            if a in old_units and b in new_units and old_units[a] != new_units[b]:
+                continue
+            if named_unit and a in old_units and old_units[a] not in new.terms and old_units[a] in named:
+                continue
+            if named_unit and BARE_NUMBER.fullmatch(a) and a not in old_units and b not in new_units:
+                continue
+            return True
+    return False
+
+
+def test_the_slot_and_share_tests_answer_as_before():
+    """changed_slot without the units when no value stands for another, units kept by text, subject_share
+    without a weight call per term under the plain Weights: every bench pair, both ways, as before."""
+    from server.updates.old_values import _units, units
+
+    class Plain(rules.Weights):  # the general path: a weight asked of each term (1.0, as the plain Weights say)
+        pass
+
+    answers = set()
+    for a_text, b_text in PAIRS:
+        for o, n in ((analyse(a_text), analyse(b_text)), (analyse(b_text), analyse(a_text))):
+            for named_unit in (False, True):
+                fast = rules.changed_slot(o, n, named_unit)
+                assert fast == _changed_slot_before(o, n, named_unit), (o.text, n.text)
+                answers.add(fast)
+            assert rules.subject_share(o, n, rules.Weights()) == rules.subject_share(o, n, Plain())
+            assert units(o) == _units(o) and units(o) == _units(o)
+    assert answers == {True, False}
+
+
+def test_a_pair_asked_again_is_not_judged_again(monkeypatch):
+    """same_subject_later keeps its answer past the cosine test by the two texts, their cosine and `attaching`:
+    recall asks the same pairs recall after recall. Another cosine, or another text, is judged afresh."""
+    judged = []
+    share = rules.subject_share
+    monkeypatch.setattr(rules, "subject_share", lambda o, n, w, *a: judged.append((o.text, n.text)) or share(o, n, w, *a))
+    monkeypatch.setattr(newer_first, "_PAIRS", {})
+    old, new = _row(1, "orders-api targets Python 3.11."), _row(2, "orders-api targets Python 3.12 now.")
+    first = newer_first.same_subject_later(old, new, lambda a, b: 0.8)
+    assert first == newer_first.same_subject_later(old, new, lambda a, b: 0.8)
+    assert len(judged) == 1
+    newer_first.same_subject_later(old, new, lambda a, b: 0.81)
+    newer_first.same_subject_later(old, new, lambda a, b: 0.8, attaching=True)
+    edited = _row(2, "orders-api targets Python 3.13 now.")
+    newer_first.same_subject_later(old, edited, lambda a, b: 0.8)
+    assert len(judged) == 4

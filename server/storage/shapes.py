@@ -156,6 +156,17 @@ def list_threads(self: Any, include_archived: bool = False) -> list[Thread]:
     return [thread_row(r) for r in rows]
 
 
+def thread_ids(self: Any, include_archived: bool = False) -> list[str]:
+    """list_threads' ids alone, in its order: what a recall over every thread looks for in the query (a Thread
+    made of each row cost ~0.3 ms of every such recall at 200 threads)."""
+    d = self.dialect
+    where = d.where([] if include_archived else [d.is_false("archived")])
+    with self.db.read() as conn:
+        rows = _run(self, conn, f"SELECT id FROM threads{where} ORDER BY last_active_at DESC, id",
+                    *d.namespace_params(self.namespace)).fetchall()
+    return [r[0] for r in rows]
+
+
 def update_thread(self: Any, conn: Any, thread: str, **fields: Any) -> None:
     allowed = {"title", "system_prompt", "archived"}
     assert set(fields) <= allowed, fields

@@ -332,7 +332,30 @@ def same_subject_later(old: MemoryRow, new: MemoryRow, cosine: Callable[[int, in
     pair = cosine(old.id, new.id)
     if pair is None or pair < (ATTACH_COSINE_MOST if attaching else PAIR_COSINE):
         return False
-    o, n = analyse(old.content), analyse(new.content)
+    # The rest is a function of the two texts, their cosine and `attaching` alone: kept, since the same pairs
+    # come back recall after recall (a warm recall's most costly Python, bench/recall_cpu.py).
+    key = (old.content, new.content, pair, attaching, SUBJECT_SHARE, SUBJECT_MOST)  # (a sweep may set these)
+    found = _PAIRS.get(key)
+    if found is None:
+        global _pairs_chars
+        found = _subject_later(old.content, new.content, pair, attaching)
+        if _pairs_chars > PAIRS_CHARS:
+            _PAIRS.clear()  # (a burst of new pairs: start again rather than track an order)
+            _pairs_chars = 0
+        _PAIRS[key] = found
+        _pairs_chars += len(old.content) + len(new.content)
+    return found
+
+
+#: same_subject_later's answers past the cosine test, by (older text, newer text, cosine, attaching, the shares it
+#: weighed); the texts they hold come to at most about PAIRS_CHARS characters.
+_PAIRS: dict[tuple, bool] = {}
+_pairs_chars = 0
+PAIRS_CHARS = 2_000_000
+
+
+def _subject_later(old_text: str, new_text: str, pair: float, attaching: bool) -> bool:
+    o, n = analyse(old_text), analyse(new_text)
     share = rules.subject_share(o, n, rules.Weights())
     if share is None or share < SUBJECT_SHARE:
         return False

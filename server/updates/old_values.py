@@ -97,10 +97,30 @@ def spelled_apart(name: str, text: str) -> bool:
     return re.search(r"\b" + r"[\s_-]".join(map(re.escape, parts)) + r"\b", text.lower()) is not None
 
 
+#: units() of the statements asked most recently, by their text (a statement's words are its text's): recall's
+#: newer-first step asks them of the same memories recall after recall, a walk of every word each time (the
+#: most called function of a warm recall's profile, bench/profile_recall.py). Texts up to UNITS_TEXT characters,
+#: at most UNITS_KEPT of them.
+_UNITS: dict[str, dict[str, str]] = {}
+UNITS_KEPT = 4096
+UNITS_TEXT = 4096
+
+
 def units(statement: Statement) -> dict[str, str]:
     """Each value's unit: the content word right after it ("10 seconds" -> "time", "2 GB" -> "size": a
     unit of measure stands for what it measures) or else right before it ("port 4100" -> "port",
-    "Python 3.12" -> "python"), if any."""
+    "Python 3.12" -> "python"), if any. The dict is shared: read it, never change it."""
+    found = _UNITS.get(statement.text)
+    if found is None:
+        found = _units(statement)
+        if len(statement.text) <= UNITS_TEXT:
+            if len(_UNITS) >= UNITS_KEPT:
+                _UNITS.clear()  # (a burst of new texts: start again rather than track an order)
+            _UNITS[statement.text] = found
+    return found
+
+
+def _units(statement: Statement) -> dict[str, str]:
     words = statement.words
     out: dict[str, str] = {}
 

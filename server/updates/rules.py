@@ -353,10 +353,14 @@ def subject_share(old: Statement, new: Statement, weights: Weights, abbreviation
     a verb any sentence has ("uses", "needs": "The iOS app uses Factory 2.3" is about Factory).
     `abbreviations`: N holds too what it writes abbreviated (server/updates/abbreviations.py; to show, not link)."""
     filler = _filler_stems()
-    subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
-               for t, k in old.terms.items()
-               if k != "event" and t not in old.values and t not in old.cue_terms and t not in old.period_terms
-               and t not in filler}
+    terms = [(t, k) for t, k in old.terms.items()
+             if k != "event" and t not in old.values and t not in old.cue_terms and t not in old.period_terms
+             and t not in filler]
+    if type(weights) is Weights:  # every term weighs 1 (recall's newer-first step, ~50 pairs a recall): no call each
+        subject = {t: PART_WEIGHT if k == "part" else 1.0 for t, k in terms}
+    else:
+        subject = {t: (PART_WEIGHT if k == "part" else 1.0) * weights.weight(t, old.fts[t], 1 + (t in new.terms))
+                   for t, k in terms}
     total, held = sum(subject.values()), set(new.terms) | abbreviated(old, new) if abbreviations else new.terms
     return sum(w for t, w in subject.items() if t in held) / total if total else None
 
@@ -405,12 +409,15 @@ def changed_slot(old: Statement, new: Statement, named_unit: bool = False) -> bo
         return True  # a path for another path: the place moved ("dags/" -> "orchestration/dags/")
     if old.periods and new.periods and not old.periods & new.periods:
         return True  # another schedule: "every two weeks" -> "monthly"
+    gone, added = old.slot_values - new.slot_values, new.slot_values - old.slot_values
+    if not (gone and added):
+        return False  # no value for another: the units below are not needed (most pairs recall's order asks)
     old_units, new_units = units(old), units(new)
     named = {stem(t.raw.lower()) for t in old.tokens if t.kind in ("name", "ident")}
     # The digit runs inside a hash or ticket id are not values: "note 719540613589" and "note
     # b3deec983704" name two records, not one number changed.
-    for a in old.slot_values - new.slot_values:
-        for b in new.slot_values - old.slot_values:
+    for a in gone:
+        for b in added:
             if value_shape(a) != value_shape(b) or value_shape(a) not in old.shapes or value_shape(b) not in new.shapes:
                 continue
             if a in old_units and b in new_units and old_units[a] != new_units[b]:

@@ -348,6 +348,9 @@ def test_threads_messages_and_global_prompts(svc):
     assert (thread.title, thread.system_prompt, thread.archived) == ("API", "Be terse.", False)
     svc.threads.configure("api", archived=True)
     assert svc.store.list_threads() == [] and len(svc.store.list_threads(include_archived=True)) == 1
+    svc.remember("Deploys go through Argo", thread="web")
+    assert svc.store.thread_ids() == [t.id for t in svc.store.list_threads()] == ["web"]
+    assert svc.store.thread_ids(include_archived=True) == [t.id for t in svc.store.list_threads(include_archived=True)]
     with svc.db.write() as conn:
         svc.store.put_global_prompt(conn, "style", "Be brief.", 1, 10)
         svc.store.put_global_prompt(conn, "lang", "English.", 5, 10)

@@ -36,6 +36,8 @@ class PgThreads(PgStoreBase):
 
     list_threads = shapes.list_threads
 
+    thread_ids = shapes.thread_ids
+
     update_thread = shapes.update_thread
 
     def add_messages(self, conn: Any, thread: str, messages: Sequence[NewMessage], now: int, keep: int) -> None:

@@ -31,6 +31,8 @@ class SqliteThreads(SqliteStoreBase):
 
     list_threads = shapes.list_threads
 
+    thread_ids = shapes.thread_ids
+
     update_thread = shapes.update_thread
 
     def add_messages(self, conn: Any, thread: str, messages: Sequence[NewMessage], now: int, keep: int) -> None:
