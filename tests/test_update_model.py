@@ -393,3 +393,13 @@ def test_a_report_is_never_superseded_by_a_later_state_or_decision():
                            fitted=fitted) == model.Judgement(None)
     assert model.unrelated_kinds(analyse(report.text), analyse("The checkout service runs on Node 20."))
     assert not model.unrelated_kinds(analyse(report.text), analyse("Bug: the checkout service crashes on Node 20."))
+
+
+def test_a_title_only_record_is_no_older_side_of_an_inferred_link_or_possible_update():
+    """Issue 32 item 4: a numbered record that is only its title ("ADR 18: React Context API.") holds no state a
+    later record replaces; "ADR 20: Moving from React to Preact" was linked to it on public ADRs. A record stating
+    its decision ("ADR 3: Use React to build the rendering layer.") is judged as before."""
+    preact = "ADR 20: Moving from React to Preact: webpack aliases let preact/compat intercept react imports."
+    bare = model.Candidate(1, "ADR 18: React Context API.", 1, 0.6)
+    for fitted in (False, True):
+        assert model.judge(2, preact, 2, [bare], Weights(), fitted=fitted) == model.Judgement(None)

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 from server.frozen import record
 from server.guard.lazyre import LazyRe
-from server.updates import rules
+from server.updates import references, rules
 from server.updates.coefficients import COEFFICIENTS, INTERCEPT, MODEL_ID
 from server.updates.old_values import quoted_in, restated_old
 from server.updates.statements import Statement, analyse, records_event
@@ -277,6 +277,8 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
         older, newer, link = (other, new, (c.id, new_id)) if earlier else (new, other, (new_id, c.id))
         if unrelated_kinds(older, newer):
             continue  # a report is no standing fact's new state, a narrative is not replaced: no link, no possible
+        if references.title_only(older.text):
+            continue  # a bare title holds no state to replace: only its author's claim does (the linker's own)
         if fitted:
             judged = assess(older, newer, c.cosine, weights)
             if judged is not None and judged.linked:
