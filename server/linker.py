@@ -373,7 +373,7 @@ class UpdateLinker:
 
     def _link_claimed(self, db: Database, row: MemoryRow, claimed: list[tuple[MemoryRow, MemoryRow, str, bool]],
                       possible: dict[int, list[PossibleUpdate]] | None) -> tuple[Linked | None, bool]:
-        """Link what the author claims (_claimed), each pair but a report after a standing fact or a narrative
+        """Link what the author claims (_claimed), each pair but a report after a state or a report or narrative
         superseded (model.unrelated_kinds: a claim is a state's, as any link); a claim over part of a record is
         recorded as a possible update (PARTIAL_CLAIM). The link of the row as the newer one first, if any, and
         whether a claim settled the row (else -- every pair refused -- the update model judges it as any other)."""

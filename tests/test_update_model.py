@@ -351,3 +351,55 @@ def test_an_old_value_is_named_whole_and_a_numbered_record_names_the_one_it_repl
     plain_ses, plain_signon = ses.partition(": ")[2], signon.partition(": ")[2]
     assert model.judge(2, plain_ses, 2, [model.Candidate(1, plain_signon, 1, 0.51)], Weights(),
                        fitted=True).link is None  # 0.91 before: "GOV.UK" read as naming Signon's record
+
+
+#: A problem met with the subject -- raised, hit, found, seen, qualified as serious, or "problems with the ..." --
+#: whatever the subject's words; and a problem noun that names a thing, which is no report.
+PROBLEMS = (
+    "Initial use of the Stripe API has raised issues: problems with the ordering of webhooks and rate limits.",
+    "We ran into issues with the default CORS configuration of the gateway.",
+    "There is some uncertainty about the future of the hosted Elasticsearch offering.",
+    "The nightly export presents issues with Postgres 16 logical replication.",
+    "A penetration test identified security flaws in the upload endpoint.",
+)
+NOT_PROBLEMS = (
+    "Commit messages reference Linear issues with a Refs GOD-nnn line in the footer.",
+    "Vulnerability alerts still bypass the Renovate schedule.",
+    "Feature requests go to GitHub issues; the board is triaged on Mondays.",
+    "size-limit fails CI if the docs bundle exceeds 50 kB gzipped.",
+)
+
+
+@pytest.mark.parametrize("text", PROBLEMS)
+def test_a_problem_met_with_the_subject_is_a_report(text):
+    """Issue 32 item 4: the context of a public decision record ("Initial use of the Custody API has raised issues:
+    problems with the locality of data ...") was linked as the new state of the standing decision "Use the Custody
+    API to access NOMIS data": a problem met with a thing is what happened to it, not its new state."""
+    assert model.reports(analyse(text))
+
+
+@pytest.mark.parametrize("text", NOT_PROBLEMS)
+def test_a_problem_noun_naming_a_thing_or_a_rule_is_no_report(text):
+    assert not model.reports(analyse(text))
+
+
+def test_a_report_is_never_superseded_by_a_later_state_or_decision():
+    """Issue 32 item 4: a report is an event, true as history; on public decision records a decision ("ADR 13:
+    Permitted deletion ...") marked the report of the problem it answers, dated the day before, superseded. Nothing
+    but a later report links to it, and it is nothing's possible update; two reports may still correct each other."""
+    report = model.Candidate(1, "Bug: the checkout service runs on Node 18 and crashes on startup.", 1, 0.8)
+    for fitted in (False, True):
+        assert model.judge(2, "The checkout service runs on Node 20.", 2, [report], Weights(),
+                           fitted=fitted) == model.Judgement(None)
+    assert model.unrelated_kinds(analyse(report.text), analyse("The checkout service runs on Node 20."))
+    assert not model.unrelated_kinds(analyse(report.text), analyse("Bug: the checkout service crashes on Node 20."))
+
+
+def test_a_title_only_record_is_no_older_side_of_an_inferred_link_or_possible_update():
+    """Issue 32 item 4: a numbered record that is only its title ("ADR 18: React Context API.") holds no state a
+    later record replaces; "ADR 20: Moving from React to Preact" was linked to it on public ADRs. A record stating
+    its decision ("ADR 3: Use React to build the rendering layer.") is judged as before."""
+    preact = "ADR 20: Moving from React to Preact: webpack aliases let preact/compat intercept react imports."
+    bare = model.Candidate(1, "ADR 18: React Context API.", 1, 0.6)
+    for fitted in (False, True):
+        assert model.judge(2, preact, 2, [bare], Weights(), fitted=fitted) == model.Judgement(None)

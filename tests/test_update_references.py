@@ -156,3 +156,30 @@ def test_adr_tools_records_link_by_their_status_links(svc):
     fourth = svc.remember("4. Use Buildkite. Supersedes [3. Use GitHub Actions](0003-use-github-actions.md)",
                           thread="gsp", created_at=T0 + timedelta(days=40))
     assert fourth.updates == third.id
+
+
+@pytest.mark.parametrize("text, bare", [
+    ("ADR 18: React Context API.", True),
+    ("ADR013: Building BOSH releases.", True),
+    ("4. Static asset pipeline", True),
+    ("ADR 6: Use the Custody API to access NOMIS data.", False),  # an imperative: the decision is the title
+    ("ADR 5: Allocation API owns allocation data.", False),
+    ("ADR 41: Konflux should send cloud events for all system events.", False),
+    ("ADR 3: React: to build the dotcom rendering layer in React.", False),
+    ("React Context API.", False),  # no record: a note, judged as any other
+])
+def test_a_record_of_a_number_and_a_title_stating_nothing_is_title_only(text, bare):
+    assert references.title_only(text) is bare
+
+
+def test_a_title_only_record_is_replaced_only_by_its_authors_claim(svc):
+    """Issue 32 item 4: "ADR 18: React Context API." names a subject and states nothing of it; on public ADRs
+    "Moving from React to Preact: ..." was linked to it as naming React. It links to the record stating the state
+    (ADR 3), and a record that says it supersedes the bare title still replaces it."""
+    react, context, preact = _write(svc, [
+        "ADR 3: React: to build the dotcom rendering layer in React.", "ADR 18: React Context API.",
+        "ADR 20: Moving from React to Preact: webpack aliases let preact/compat intercept react imports."])
+    assert svc.get(context.id).superseded_by is None
+    hooks = svc.remember("ADR 21: State with hooks. This supersedes ADR 18: context is replaced by hooks.",
+                         thread="gsp", created_at=T0 + timedelta(days=40))
+    assert hooks.updates == context.id

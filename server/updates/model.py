@@ -23,10 +23,12 @@ benchmarks' has none that is not a minimal edit, and it is 60 % of the pairs: it
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from server.frozen import record
-from server.updates import rules
+from server.guard.lazyre import LazyRe
+from server.updates import references, rules
 from server.updates.coefficients import COEFFICIENTS, INTERCEPT, MODEL_ID
 from server.updates.old_values import quoted_in, restated_old
 from server.updates.statements import Statement, analyse, records_event
@@ -82,6 +84,18 @@ REPORT_WORDS = frozenset({
 })
 #: A leading label that says the memory records a check, not a state ("Confirmed: ...").
 REPORT_LABELS = ("confirmed:",)
+#: A problem met with the subject: a problem noun as what was raised, hit, found or seen, or qualified as
+#: serious, or "problems with the ...". The context of a decision record ("Initial use of the Custody API has
+#: raised issues: problems with the locality of data ...", "ran into issues with its default configuration",
+#: "there is some uncertainty about its future") superseded the standing decision on public ADRs (issue 32).
+#: Not a problem noun as a thing's name ("Linear issues with a Refs line", "Vulnerability alerts bypass the
+#: schedule"): on the update benchmark's development and spent projects no other text matches.
+_PROBLEM_NOUN = r"(?:issues?|problems?|flaws?|vulnerabilit(?:y|ies)|difficult(?:y|ies)|uncertaint(?:y|ies))"
+REPORT_PROBLEM = LazyRe(
+    r"\b(?:(?:raised|raises|raising|caused|causes|causing|hit|hitting|ran into|run into|running into|presents|"
+    r"presented|seen|seeing|observed|found|identified|flagged|experienced|experiencing|some|serious|several|severe|"
+    r"known|performance|security|critical|major)\s+(?:[\w-]+\s+)?" + _PROBLEM_NOUN + r"|" + _PROBLEM_NOUN
+    + r"\s+with\s+(?:the|its|their|our|this|that|these|those)\b)", re.I)
 
 __all__ = ["CUED_POSSIBLE", "MODEL_ID", "MOST_POSSIBLE", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_THRESHOLD", "SHARED_POSSIBLE",
            "THRESHOLD", "Candidate", "Judgement", "Link", "best_link", "judge", "least", "probability", "reports",
@@ -94,16 +108,17 @@ def reports(statement: Statement) -> bool:
     acted): a later one is never a new state of a standing fact (issue 32), so it never updates one."""
     return statement.text.rstrip().endswith("?") or statement.narrated \
         or statement.text.lstrip().lower().startswith(REPORT_LABELS) \
-        or any(w in REPORT_WORDS for w in statement.words)
+        or any(w in REPORT_WORDS for w in statement.words) or bool(REPORT_PROBLEM.search(statement.text))
 
 
 def unrelated_kinds(older: Statement, newer: Statement) -> bool:
     """Whether one of the two cannot be what the other replaces: a report after a standing fact is not its new
     state; a narrative of what happened ("GOV.UK Forms' first live incident was due to ... formatting") stays
     true, and a later decision about the same thing ("Use Amazon SES directly instead of GOV.UK Notify") does not
-    make it false -- as a record of an event is not replaced by a later state (rules.judge). Two reports, or two
-    narratives, may still be one correcting the other."""
-    return (reports(newer) and not reports(older)) or (older.narrated and not newer.narrated)
+    make it false -- as a record of an event is not replaced by a later state (rules.judge); nor is a report by a
+    later decision ("ADR 13: Permitted deletion ..." after the problem it answers: on public ADRs, issue 32).
+    Two reports, or two narratives, may still be one correcting the other."""
+    return reports(newer) != reports(older) or (older.narrated and not newer.narrated)
 
 
 def signals(old: Statement, new: Statement, cosine: float, weights: rules.Weights,
@@ -262,6 +277,8 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
         older, newer, link = (other, new, (c.id, new_id)) if earlier else (new, other, (new_id, c.id))
         if unrelated_kinds(older, newer):
             continue  # a report is no standing fact's new state, a narrative is not replaced: no link, no possible
+        if references.title_only(older.text):
+            continue  # a bare title holds no state to replace: only its author's claim does (the linker's own)
         if fitted:
             judged = assess(older, newer, c.cosine, weights)
             if judged is not None and judged.linked:

@@ -112,6 +112,33 @@ def title(text: str) -> str:
     return re.split(r"[.:;](?=\s|$)|\s[\u2014\u2013]\s", rest.strip(), maxsplit=1)[0].strip()
 
 
+#: A title that states a decision: it opens with an imperative ("Use the Custody API to access NOMIS data",
+#: "Replace Sidekiq with Solid Queue") or holds a finite verb ("Allocation API owns allocation data", "Konflux
+#: should send cloud events"). Closed classes and the verbs decision records open with, not topics.
+_DECIDES = frozenset(
+    "use adopt replace move switch migrate build buy host create remove add drop deprecate prefer avoid keep run "
+    "deploy send store support start stop separate merge split define generate exclude introduce reintroduce "
+    "record manage access get rewrite rename allow require enable disable limit restrict submit annotate "
+    "calculate continuously".split())
+_FINITE = frozenset("is are was were will won't shall should must can cannot may has have had does do owns uses "
+                    "runs we".split())
+
+
+def title_only(text: str) -> bool:
+    """Whether the memory is a numbered record's number and a title that states nothing ("ADR 18: React Context
+    API.", "ADR013: Building BOSH releases."): it names a subject and holds no state of it, so only its author's
+    claim says a later record replaces it (issue 32: on public ADRs "Moving from React to Preact: ..." was linked
+    to "ADR 18: React Context API." as naming React). A title stating a decision ("Use NX") is a state."""
+    if numbered(text) is None:
+        return False
+    m = _HEADING.match(text)
+    rest = text[m.end():].strip() if m else text.strip()
+    name = title(text)
+    words = [w.lower() for w in re.findall(r"[\w'-]+", name)]
+    return rest.rstrip(".").strip() == name and bool(words) and words[0] not in _DECIDES \
+        and not any(w in _FINITE for w in words)
+
+
 def title_words(text: str) -> tuple[str, ...]:
     """A title's words as compared: lower case, stemmed, without the words every title uses."""
     return tuple(stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in _TITLE_STOP)
@@ -256,4 +283,4 @@ def searches(reference: Reference) -> list[tuple[tuple[str, ...], tuple[str, ...
 
 
 __all__: Sequence[str] = ("Claim", "Reference", "claims", "matches", "names", "numbered", "same_title",
-                          "searches", "title", "title_words")
+                          "searches", "title", "title_only", "title_words")
