@@ -85,6 +85,7 @@ from server.guard.secret_multi import multi_assignments, yaml_lists
 from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, provider_secrets
 from server.guard.secret_providers import KINDS as _PROVIDER_KINDS
+from server.guard.secret_apps import app_secrets
 from server.guard.secret_standins import stand_in
 
 __all__ = ["KINDS", "Redaction", "RedactionResult", "identifier_secrets", "marker", "redact"]
@@ -398,6 +399,7 @@ def _candidates(text: str) -> list[_Cand]:
         _url_credentials(text, out)
     _command_lines(low, text, out)
     provider_secrets(text, low, out)
+    app_secrets(text, out)
     if "==" in text and ("azure" in low or "cosmos" in low or "documentdb" in low):  # _AZURE_WORDS
         _azure_storage_keys(text, low, out)
     if "data:" in low and "secret" in low and _K8S_KIND.search(text):
