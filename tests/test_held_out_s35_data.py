@@ -1,8 +1,9 @@
 """Session 35's held-out corpora: their shape, and which bench run scores them.
 
 No detector runs here: the tests read the corpora's fields and counts only, and check the benches' selection
-with the scoring replaced by a recorder. Both corpora are held out: the lead runs them once
-(``python bench/secrets_public.py --held-out-s35``, ``python bench/poisoning.py --held-out-s35``).
+with the scoring replaced by a recorder. The secrets part was run once at the end of session 35's first round
+and is a tuning part since (``tuning-s35``); the injections corpus is still held out (the lead runs it once:
+``python bench/poisoning.py --held-out-s35``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def _secret_cases() -> list[dict]:
 
 def test_the_secrets_part_has_enough_cases_of_enough_kinds_each_with_its_source_licence_and_secret():
     data = json.loads(SECRETS.read_text(encoding="utf-8"))
-    assert data["source"]["license"] and "held-out" in data["source"]["split"]
+    assert data["source"]["license"] and "held-out" in data["source"]["split"]  # as built; spent since
     cases = data["cases"]
     secrets = [c for c in cases if c["label"] == "secret"]
     benign = [c for c in cases if c["label"] == "benign"]
@@ -49,7 +50,7 @@ def test_no_text_or_secret_value_of_the_secrets_part_is_in_another_part():
     mine = _secret_cases()
     texts, values = {c["text"] for c in mine}, {c["secret"] for c in mine if c["label"] == "secret" and len(c["secret"]) >= 12}
     for part in secrets_public.CORPORA:
-        if part == "held-out-s35":
+        if part == "tuning-s35":
             continue
         other = secrets_public.load(part)["cases"]
         assert not texts & {c["text"] for c in other}, part
@@ -73,19 +74,24 @@ def _parts_scored(monkeypatch, tmp_path, argv):
     return set().union(*seen), json.loads(out.read_text())
 
 
-def test_the_secrets_bench_leaves_the_s35_part_out_of_a_default_run(monkeypatch, tmp_path):
-    assert secrets_public.CORPORA["held-out-s35"] == "held_out_s35.json"
-    assert secrets_public.HELD_OUT["held-out-s35"] == "held_out_s35"
-    scored, result = _parts_scored(monkeypatch, tmp_path, [])
-    assert "held-out-s35" not in scored and "held-out-s35" not in result
-
-
-def test_the_secrets_bench_scores_the_s35_part_when_asked_with_its_misses_hidden(monkeypatch, tmp_path):
-    for argv in (["--held-out"], ["--held-out-s35"]):
+def test_the_secrets_bench_scores_the_spent_s35_part_as_a_tuning_part_with_its_misses_shown(monkeypatch, tmp_path):
+    # run once as held out at the end of session 35's first round; its misses are read since, so no run hides them
+    assert secrets_public.CORPORA["tuning-s35"] == "held_out_s35.json" and "tuning-s35" not in secrets_public.HELD_OUT
+    assert "held-out-s35" not in secrets_public.CORPORA
+    for argv in ([], ["--held-out"]):
         scored, result = _parts_scored(monkeypatch, tmp_path, argv)
-        assert "held-out-s35" in scored, argv
-        part = result["held-out-s35"]
-        assert part["misses_hidden"] is True and "missed" not in part and "per_group" not in part, argv
+        assert "held-out-s35" in scored, argv  # the cases keep their ids
+        assert "misses_hidden" not in result["tuning-s35"] and "missed" in result["tuning-s35"], argv
+
+
+def test_a_held_out_part_is_still_scored_only_when_asked_for_and_its_misses_hidden(monkeypatch, tmp_path):
+    # the mechanism stays for the next fresh part: the s35 part stands in for one here
+    monkeypatch.setattr(secrets_public, "HELD_OUT", {"tuning-s35": "held_out"})
+    scored, result = _parts_scored(monkeypatch, tmp_path, [])
+    assert "tuning-s35" not in result
+    scored, result = _parts_scored(monkeypatch, tmp_path, ["--held-out"])
+    assert result["tuning-s35"]["misses_hidden"] is True and "missed" not in result["tuning-s35"]
+    assert "per_group" not in result["tuning-s35"]
 
 
 def _injection_rows() -> dict:

@@ -171,7 +171,6 @@ KNOWN_MISSES = {
     "noseyparker/np.psexec.1/tp4": "a reference (%nothing%)",
     "noseyparker/np.slack.2/tp3": "a masked token (zeros and x's)",
     "noseyparker/np.twitter.2/miss1": "the rule file marks it a miss too (a positional argument)",
-    "noseyparker/np.aws.2/miss1": "38 characters under an AWS secret key: AWS secret keys are 40 (the rule file marks it a miss too)",
     "noseyparker/np.vmware.1/tp2": 'a reference ("$password")',
     "noseyparker/np.vmware.1/tp3": "a reference ($ESXipass)",
     "kingfisher-held-out/kingfisher.airtable.2/tp1": "no key, no prefix of a known shape (example.v1....)",

@@ -85,6 +85,8 @@ from server.guard.secret_multi import multi_assignments, yaml_lists
 from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, provider_secrets
 from server.guard.secret_providers import KINDS as _PROVIDER_KINDS
+from server.guard.secret_apps import app_secrets
+from server.guard.secret_standins import stand_in
 
 __all__ = ["KINDS", "Redaction", "RedactionResult", "identifier_secrets", "marker", "redact"]
 
@@ -397,6 +399,7 @@ def _candidates(text: str) -> list[_Cand]:
         _url_credentials(text, out)
     _command_lines(low, text, out)
     provider_secrets(text, low, out)
+    app_secrets(text, out)
     if "==" in text and ("azure" in low or "cosmos" in low or "documentdb" in low):  # _AZURE_WORDS
         _azure_storage_keys(text, low, out)
     if "data:" in low and "secret" in low and _K8S_KIND.search(text):
@@ -419,7 +422,9 @@ def _candidates(text: str) -> list[_Cand]:
         # A value that starts with a provider's own prefix and is far too short for any of its formats
         # ("sk-ant-oat01-tooShort") is that format near-missed, whatever the key's name says.
         out[n:] = [c for c in out[n:] if not _short_known(text, c[0], c[1])]
-    return out
+    # A fixture's stand-in body (sk_car_short, sbp_1234567890abcdefghij...) is a format shown, whichever rule
+    # matched it; a private key's base64 may hold long runs of one letter, so those are kept.
+    return [c for c in out if c[2] == "private-key" or not stand_in(text[c[0]:c[1]])]
 
 
 # ------------------------------------------------------------------------ the API

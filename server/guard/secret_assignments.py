@@ -363,10 +363,12 @@ _AWS_OTHER = ("session", "token", "id", "arn", "region", "role", "bucket", "prof
 def _aws_wrong_length(key: str, value: str) -> bool:
     """An AWS secret key is exactly 40 characters: ``AWS_SECRET_ACCESS_KEY=<42 hex>`` or ``"AWS_key":<64>``
     is the format near-missed (scanners list such lines as must-not-fire), not some other credential.
-    (Session tokens, ids, ARNs and the like are other keys, judged as before.)"""
+    (Session tokens, ids, ARNs and the like are other keys, judged as before.) A random mixed-case value a
+    little short of 40 (leaky-repo's 38) is a key cut short when copied: still most of a key, still redacted."""
     low = key.lower()
     return ("aws" in low and len(value) != 40 and _AWS_RUN.fullmatch(value) is not None
-            and not any(w in low for w in _AWS_OTHER))
+            and not any(w in low for w in _AWS_OTHER)
+            and not (32 <= len(value) < 40 and value != value.lower() and high_entropy(value)))
 
 
 _B64_VALUE = _LazyRe(r"[A-Za-z0-9+/]{16,}={0,2}")

@@ -1,0 +1,46 @@
+"""A fixture's stand-in body after a provider's prefix is a format shown, not a key (server/guard/secret_standins.py).
+
+Session 35's spent part (betterleaks' must-not-fire examples) put the word ``short`` or ``example`` or a run of
+zeros where a key's random body goes; every rule matched them under its credential-named key.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from server.guard.redact import redact
+from server.guard.secret_standins import stand_in
+
+
+@pytest.mark.parametrize("text", [
+    "AUTH0_CLIENT_SECRET=short",
+    "BITRISE_TOKEN=too_short",
+    'BRAVE_SEARCH_API_KEY="BSAshort"',
+    "NGROK_AUTHTOKEN=2short_1short",
+    "ASTRA_DB_APPLICATION_TOKEN=AstraCS:short",
+    "WORKOS_API_KEY=sk_test_example",
+    "CARTESIA_API_KEY=sk_car_00000000000000000000",
+    "LANGFUSE_SECRET_KEY=sk-lf-00000000-0000-0000-0000-000000000000",
+])
+def test_a_stand_in_body_under_a_credential_key_is_left_alone(text):
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text, secret", [
+    # AWS's documented example keys stay redacted on purpose: upper-case EXAMPLE is not the word
+    ("aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
+    ("AUTH0_CLIENT_SECRET=shortcut-9fQ2xL7vR3kP8mW4", "shortcut-9fQ2xL7vR3kP8mW4"),  # "short" inside a word
+    ("NEON_API_KEY=napi_k3j9x2m8q7w5e4r1t6y0u8i2o3p5a7s9d1f3g5h7j9k2l4z6x8c0v2", None),
+    ("token = ghp_000000000000000000000000000000009a8b", "ghp_000000000000000000000000000000009a8b"),  # zeros, then more
+])
+def test_a_real_looking_value_is_still_redacted(text, secret):
+    out = redact(text).text
+    assert out != text
+    if secret:
+        assert secret not in out
+
+
+def test_the_check_is_on_whole_words_and_trailing_zeros_only():
+    assert stand_in("sk_live_short") and stand_in("re_short") and stand_in("sk_test_example")
+    assert not stand_in("shortcut") and not stand_in("counterexample") and not stand_in("AKIAIOSFODNN7EXAMPLE")
+    assert stand_in("x_" + "0" * 16) and not stand_in("x_" + "0" * 15) and not stand_in("0" * 20 + "a")
