@@ -187,6 +187,10 @@ _VERB = (
     r"cancel|replace|supersede|set\s+aside|pay\s+no\s+attention\s+to|(?:do\s+not|don'?t|stop|never|no\s+longer"
     r"(?:\s+need\s+to)?)\s+(?:follow|obey|respect|heed)(?:ing)?)"
 )
+# a capability described, not an order given: "poisoned content ... can override system prompts", "a payload that may
+# bypass the guardrails" (session 35: security tools' READMEs); "you can ignore your instructions now" is still an order
+_DESCRIBED = (r"(?:(?<!\bcan )(?<!\bcould )(?<!\bmay )(?<!\bmight )(?<!\bwould )"
+              r"|(?<=\byou can )|(?<=\byou could )|(?<=\byou may )|(?<=\byou might )|(?<=\bwe can )|(?<=\bi can ))")
 _WEAK_QUALIFIERS = r"(?:all|any|every|the|of|these|those|whatever|current|given|default|other|old)"
 _STRONG_QUALIFIERS = (
     r"(?:your|my|prior|previous|earlier|above|preceding|former|original|initial|existing|system|developer|"
@@ -205,8 +209,8 @@ _Q = rf"(?:(?:{_WEAK_QUALIFIERS}|{_STRONG_QUALIFIERS})\s+)"
 _THING_AFTER = (r"(?!\s+(?:logic|templates?|format(?:ting|ter)?|builders?|class(?:es)?|functions?|methods?|parameters?|arguments?|"
                 r"fields?|strings?|variables?|files?|modules?|tokens?|length|cach(?:e|ing)|registry|loader|parser|renderer)\b)")
 _OVERRIDE_EN = [
-    _LazyRe(rf"\b{_VERB}\s+{_Q}{{0,5}}{_STRONG_NOUN}\b{_THING_AFTER}"),
-    _LazyRe(rf"\b{_VERB}\s+(?:{_WEAK_QUALIFIERS}\s+){{0,3}}{_STRONG_QUALIFIERS}\s+{_Q}{{0,3}}{_WEAK_NOUN}\b"),
+    _LazyRe(rf"{_DESCRIBED}\b{_VERB}\s+{_Q}{{0,5}}{_STRONG_NOUN}\b{_THING_AFTER}"),
+    _LazyRe(rf"{_DESCRIBED}\b{_VERB}\s+(?:{_WEAK_QUALIFIERS}\s+){{0,3}}{_STRONG_QUALIFIERS}\s+{_Q}{{0,3}}{_WEAK_NOUN}\b"),
     _LazyRe(
         rf"\b{_VERB}\s+(?:everything|all|what|whatever|anything)\s+(?:(?:you\s+(?:were|have\s+been|'ve\s+been)|"
         r"the\s+(?:user|developer|maintainers?)\s+(?:has\s+)?)\s*(?:told|given|said|asked|instructed|configured|set|specified)|"
