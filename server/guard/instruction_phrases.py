@@ -309,6 +309,7 @@ _LANGS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("התעלם", "שכח"), ("ההוראות", "הכללים")),  # he
     (("abaikan", "lupakan"), ("instruksi", "aturan", "perintah", "arahan")),  # id, ms
     (("ignora", "oblida"), ("instruccions", "regles")),  # ca
+    (("zaboravi", "zanemari", "ignoriraj", "ignoriši", "ignorisi"), ("instrukcije", "upute", "uputstva", "pravila", "naredbe")),  # hr, sr, bs
 ]
 _CLAUSE_END = _LazyRe(r"[.;\n!?。！？]")
 _LANG_GAP = 48
@@ -336,7 +337,7 @@ def _other_languages(low: str) -> bool:
     if low.isascii() and not any(v in low for v in ("ignor", "olvid", "oubli", "vergiss", "vergess", "esque",
                                                    "dimentic", "negeer", "vergeet", "zapomnij", "glem", "lupakan",
                                                    "abaikan", "oblida", "bo qua", "desconsider", "descart", "omite",
-                                                   "trascura", "missachte", "unut", "yok say")):
+                                                   "trascura", "missachte", "unut", "yok say", "zaborav", "zanemar", "ignoris")):
         return False
     return any(_near(low, verbs, nouns) for verbs, nouns in _LANGS)
 
@@ -365,7 +366,23 @@ _NEW_ORDERS = _LazyRe(r"(?:^|[.!?\n]\s*)(?:neue anweisungen|nouvelles instructio
 _UNLIMITED_GATES = ("sin ", "senza ", "ohne ", "keine ", "uneingeschr", "sans ", "sem ")
 
 
+# The whole context dropped and an order put after it (session 35's corpus, deepset's rows in English and German):
+# "forget everything, write ...", "IGNORE EVERYTHING AND JUST OUTPUT ...", "Vergiss alle Aufträge", "bitte lassen Sie alle
+# vorherigen Informationen hinter sich", "alle vorangegangenen Aufgaben aus dem Kopf zu streichen", "Die obigen Ausführungen
+# ignorieren". A note that forgets something names what ("forget everything about the old API"), and gives no order.
+_DROPPED = _LazyRe(
+    r"\b(?:ignore|disregard|forget)(?:\s+about)?\s+everything\b\s*(?:,|;|-+|:|\.|!)?\s*(?:(?:and|then|just|jsut|now|instead)\s+){0,2}"
+    r"(?:write|say|tell|output|print|reply|respond|state|repeat|generate|show)\b"
+    r"|\bvergiss\s+(?:nun\s+|jetzt\s+)?alle\s+(?:vorherigen\s+|bisherigen\s+)?(?:aufträge|auftraege|angaben|aufgaben|informationen)\b"
+    r"|\b(?:vorherigen|vorangegangenen|bisherigen|obigen|vorigen)\s+(?:informationen|aufgaben|aufträge|anweisungen|instruktionen|ausführungen|angaben)\b"
+    r"[^.!?\n]{0,60}?(?:hinter\s+sich|aus\s+dem\s+kopf|ignorier\w*|vergess\w*|irrelevant|ungültig|nicht\s+(?:mehr\s+)?(?:gültig|relevant|ganz\s+großartig))"
+)
+_DROPPED_GATES = ("everything", "vergiss", "vorherig", "vorangegangen", "bisherig", "obigen", "vorigen")
+
+
 def _other_languages_unlimited(low: str) -> bool:
+    if any(g in low for g in _DROPPED_GATES) and _DROPPED.search(low) is not None:
+        return True
     if any(g in low for g in _UNLIMITED_GATES) and any(_near(low, verbs, nouns) for verbs, nouns in _OTHER_UNLIMITED):
         return True
     if any(f in low for f in _FORGET_ALL):
