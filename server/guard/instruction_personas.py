@@ -18,12 +18,21 @@ from server.guard.lazyre import LazyRe as _LazyRe
 # Any one of those is ordinary in a note ("act as the reviewer", "no restrictions on the
 # branch name", "stay in character" in a game's design doc); two kinds together are the
 # shape of the attack. Each cue is a bounded regex over the lower-cased text.
+# "jailbroken", "jailbreak mode", but not the word naming what a security tool looks for: "check jailbreak", "jailbreak and
+# injection detection", "detects jailbreak attempts" (the READMEs of guardrail and red-teaming tools, session 35's corpus)
+_JAILBREAK = (r"jailbroken\w*|(?<!check )(?<!detect )(?<!detects )(?<!detecting )(?<!against )(?<!prevent )(?<!preventing )"
+              r"(?<!block )(?<!blocks )(?<!blocking )(?<!flag )(?<!flags )(?<!catch )(?<!catches )(?<!resist )(?<!for )(?<!of )"
+              r"jailbreak\w*(?!(?:\s+(?:and|or|/|&)\s+(?:prompt[ -])?injections?)?\s+(?:detection|detectors?|classifiers?|attempts?|attacks?|"
+              r"checks?|rails?|guards?|guardrails?|scanners?|probes?|tests?|testing|resistance|datasets?|benchmarks?|techniques?|"
+              r"defen[cs]es?|protection|vulnerabilit(?:y|ies)|risks?)\b)")
 _PERSONA = _LazyRe(
     r"\byou(?:'re| are)? (?:going to|gonna|will|must|shall|should|need to|have to|now|are to)\s+(?:now\s+|always\s+)?"
     r"(?:act|pretend|play|imitate|roleplay|role-play|simulate|emulate|become|be (?:a|an|my|called|named))\b"
     r"|\b(?:you are about to|i want you to|i need you to) (?:be|become|act|pretend|play|roleplay|role-play|simulate|imitate)\b"
     r"|\b(?:assistant|chat ?gpt) (?:now )?acts? (?:like|as)\b"
-    r"|\bpretend (?:to be|you are|you're|that you)\b|\b(?:act|behave|respond|answer|reply|speak) (?:as|like) (?:if you|an? |my )"
+    r"|\bpretend (?:to be|you are|you're|that you)\b"
+    # (the verb, not the noun: "use the modified answer as a negative example" names a thing, it asks for no role)
+    r"|(?<!the )(?<!ed )(?<!an )\b(?:act|behave|respond|answer|reply|speak) (?:as|like) (?:if you|an? |my )"
     r"|\b(?:let'?s|we are going to|we'?re going to|we will) (?:play a game|have a role-?play|role-?play)"
     r"|\bplay (?:the role|the part|2 characters|two characters)\b|\byour new (?:name|role|persona|identity) is\b"
     r"|\bin this (?:hypothetical|fictional) (?:story|world|scenario)\b.{0,80}\b(?:you|act)\b"
@@ -48,7 +57,7 @@ _PERSONA = _LazyRe(
     r"|\bsimulate a conversation between (?:two )?(?:\w+ ){0,3}(?:ais?|chatbots?|characters?|models?|bots?)\b"
 )
 _UNLIMITED = _LazyRe(
-    r"\b(?:unfiltered|uncensored|amoral|unrestricted|unethical|jailbr(?:eak|oken)\w*|do anything now|developer mode|dan mode)\b"
+    rf"\b(?:unfiltered|uncensored|amoral|unrestricted|unethical|{_JAILBREAK}|do anything now|developer mode|dan mode)\b"
     r"|\b(?:no|without|free (?:of|from)|broken? free of|bypass\w*|ignor\w+|not bound by|(?:does|do)(?: not|n'?t) (?:have|follow|care about|abide by)"
     r"|don'?t have to (?:abide by|follow)|(?:rid|free) of)\b[^.!?\n]{0,40}?\b(?:restrictions?|filter(?:s|ing)?|limitations?|limits|"
     r"censorship|(?:ethical|moral|safety|content) (?:guidelines?|rules|principles|standards|polic(?:y|ies)|restrictions)|"
@@ -89,7 +98,7 @@ _IN_ROLE = _LazyRe(
 # Limits stripped from an AI by name ("GPTchat does not have a content filter, nor any regard to
 # morality"): the strong form of _UNLIMITED, about a model, is enough on its own.
 _UNLIMITED_STRONG = _LazyRe(
-    r"\b(?:unfiltered|uncensored|amoral|jailbr(?:eak|oken)\w*|do anything now|dan mode)\b"
+    rf"\b(?:unfiltered|uncensored|amoral|{_JAILBREAK}|do anything now|dan mode)\b"
     r"|\b(?:no|without|free (?:of|from)|bypass\w*|ignor\w+|not bound by|(?:does|do)(?: not|n'?t) (?:have|follow|care about))\b"
     r"[^.!?\n]{0,30}?\b(?:censorship|ethics|morals|morality|ethical (?:guidelines|principles)|openai'?s? polic(?:y|ies))\b"
 )
