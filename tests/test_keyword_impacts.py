@@ -394,3 +394,64 @@ def test_lists_older_than_the_index_are_built_again_once_a_while(crowded, monkey
 
 def test_the_lists_are_on_by_default():
     assert ranking.KEYWORD_IMPACTS is True
+
+
+@pytest.fixture
+def with_rare(crowded):
+    """The crowded store and a term under the budget (`rareword`: 20 memories) beside common ones."""
+    for n in range(20):
+        crowded.remember(f"rareword {'redis ' * (n % 3)}{'queue ' * (n % 2)}{'filler ' * (n % 5)}note r{n}")
+    return crowded
+
+
+def test_under_the_budget_with_common_terms_the_lists_give_keyword_hits_answer_without_fts5(with_rare, monkeypatch):
+    store = with_rare.store
+    plan = keyword_plan(store, "rareword redis queue", Scope())
+    assert plan.window is None and plan.rare == ("rareword",) and set(plan.common) == {"redis", "queue"}
+    today = keyword_hits(store, plan, Scope(), 10)
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is None  # no lists yet: wanted
+    store.build_wanted(10)
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is None  # the pairs wanted next
+    store.build_wanted(10)
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the lists answer: no FTS5 search")
+
+    with monkeypatch.context() as m:
+        m.setattr(store, "keyword", no_search)
+        got = keyword_best(store, plan, Scope(), 10)
+    assert list(got) == list(today)
+    assert list(got.values()) == pytest.approx(list(today.values()), rel=1e-12)
+
+
+def test_under_the_budget_a_write_since_the_lists_leaves_fts5_in_charge(with_rare):
+    store = with_rare.store
+    plan = keyword_plan(store, "rareword redis queue", Scope())
+    for _ in range(2):
+        store.keyword_listed(plan.rare, plan.common, 10, Scope())
+        store.build_wanted(10)
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is not None
+    with_rare.remember("rareword rareword rareword redis queue")  # a new best the lists do not hold
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is None
+    assert keyword_best(store, plan, Scope(), 10) == keyword_hits(store, plan, Scope(), 10)
+
+
+def test_a_proof_that_failed_is_not_tried_again_until_its_lists_or_the_index_change(crowded, monkeypatch):
+    """At 1M a failing proof cost 25-40 ms before today's search ran, at every recall of the query: it is
+    remembered with the lists (their rows and pairs) and the index it read, and tried again once they change."""
+    store = crowded.store
+    _lists_without_pairs(store)
+    monkeypatch.setattr(impacts, "RESOLVE_MAX", 0)
+    plans = [keyword_plan(store, q, Scope()) for q in QUERIES]
+    failing = [p for p in plans if _proved(store, p) is None]
+    assert failing
+    tried = []
+    real = type(store)._proved_listed
+    monkeypatch.setattr(type(store), "_proved_listed", lambda self, *a: tried.append(a) or real(self, *a))
+    for plan in failing:
+        assert _proved(store, plan) is None
+        assert keyword_best(store, plan, Scope(), 50) == keyword_hits(store, plan, Scope(), 50)
+    assert tried == []
+    store.build_wanted(100)  # the pairs the failed proofs wanted: the lists changed
+    assert any(_proved(store, p) is not None for p in failing)
+    assert tried

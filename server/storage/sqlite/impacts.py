@@ -80,6 +80,10 @@ RESOLVE_MAX = 400
 RESOLVE_BATCH = 32
 
 
+#: Proofs that failed, per store file, terms and the lists and index they read (keyword_proved), at most.
+FAILED_MAX = 1_000
+_failed: dict[tuple, None] = {}
+
 #: Per store file (Database.path; an in-memory database: its object), the terms recalls wanted a
 #: list of, oldest first. Process-wide: a recall's keyword search runs on the file's second connection
 #: (Database.aside), another Database object than the builder's.
@@ -378,7 +382,15 @@ class SqliteImpacts(SqliteStoreBase):
                 if unchanged:
                     # Nothing else would prove more: a member the lists leave open was scored from its text,
                     # or capped. The fallback is today's bounded search alone, never FTS5's proofs first.
-                    kept = self._proved_listed(conn, terms, scope, listed, rows, tokens, limit, prove)
+                    # It failed before on these lists (their rows and pairs) and this index: it fails again,
+                    # today's search at once (at 1M such a proof cost 25-40 ms before that search ran).
+                    counts = tuple(conn.execute("SELECT count(*) FROM keyword_impacts WHERE term = ?",
+                                                (t,)).fetchone()[0] for t in terms)
+                    failed = (_key(self.db), tuple(terms), limit, prove, scope, RESOLVE_MAX, tuple(listed), counts)
+                    kept = None if failed in _failed else self._proved_listed(conn, terms, scope, listed, rows,
+                                                                               tokens, limit, prove)
+                    if kept is None and _failed.setdefault(failed) is None and len(_failed) > FAILED_MAX:
+                        _failed.pop(next(iter(_failed)), None)  # the oldest
                     return dict(kept) if kept is not None else None
                 if not is_touched:
                     kept = self._proved_every(conn, terms, scope, listed, (rows, tokens, top), since, limit, prove)
