@@ -547,10 +547,12 @@ class SqliteImpacts(SqliteStoreBase):
             extra = {}
         if (~done).any():
             beaten = max(beaten, float(upper[~done].max()))
-        exact = {int(m): -float(x) for m, x in zip(ids[done], score[done])}
-        exact.update({m: -x for m, x in extra.items()})
-        ranked = sorted(exact.items(), key=lambda hit: (hit[1], hit[0]))
-        kept = self._passing(conn, ranked, scope, limit)
+        # Only the best 2 x limit (+1: _passing asks whether more were ranked) are ordered in Python: a dict
+        # and sort of every exact member cost 40 ms of a 14,000-member union at 1M.
+        found = np.concatenate([ids[done], np.array(list(extra), dtype=np.int64)])
+        best = np.concatenate([score[done], np.array(list(extra.values()), dtype=np.float64)])
+        top = np.lexsort((found, -best))[: 2 * limit + 1]  # (rank, id) as the FTS5 searches order them
+        kept = self._passing(conn, [(int(found[i]), -float(best[i])) for i in top], scope, limit)
         margin = beaten * (1 + 1e-9) + 1e-12  # the sums' rounding, FTS5's order of addition against ours
         return kept if kept is not None and len(kept) >= need and -kept[need - 1][1] > margin else None
 
