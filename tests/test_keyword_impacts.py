@@ -455,3 +455,27 @@ def test_a_proof_that_failed_is_not_tried_again_until_its_lists_or_the_index_cha
     store.build_wanted(100)  # the pairs the failed proofs wanted: the lists changed
     assert any(_proved(store, p) is not None for p in failing)
     assert tried
+
+
+def test_a_proof_short_for_its_floors_builds_its_lists_deeper(crowded, monkeypatch):
+    """When the floors' sum binds and too many memories hold every term to score them (at 1M, 'who reviews
+    pull requests on Mondays': 4,587), the proof's terms are built again at DEEP_SIZE (lower floors), after
+    which it proves the exact top 10."""
+    store = crowded.store
+    monkeypatch.setattr(impacts, "LIST_SIZE", 10)  # floors whose sum binds
+    monkeypatch.setattr(impacts, "DEEP_SIZE", 400)  # every match: floors of 0
+    monkeypatch.setattr(impacts, "_deeper", {})
+    monkeypatch.setattr(impacts, "RESOLVE_MAX", 2)
+    plans = {q: keyword_plan(store, q, Scope()) for q in QUERIES}
+    for _ in range(4):  # the lists, the deep ones, their pairs
+        for query in QUERIES:
+            _proved(store, plans[query])
+        store.build_wanted(100)
+    assert impacts._deeper and not any(impacts._deeper.values())  # wanted deeper, and built
+    deep = {term for _, term in impacts._deeper}
+    for query in QUERIES:
+        assert _proved(store, plans[query]) is not None, query
+        got = keyword_best(store, plans[query], Scope(), 50)
+        assert list(got)[:10] == [m for m, _ in _exact(store, query)], query
+    sizes = dict(store.db.conn.execute("SELECT term, count(*) FROM keyword_impacts GROUP BY term"))
+    assert all(sizes[t] > 10 for t in deep)
