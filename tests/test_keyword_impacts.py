@@ -479,3 +479,18 @@ def test_a_proof_short_for_its_floors_builds_its_lists_deeper(crowded, monkeypat
         assert list(got)[:10] == [m for m, _ in _exact(store, query)], query
     sizes = dict(store.db.conn.execute("SELECT term, count(*) FROM keyword_impacts GROUP BY term"))
     assert all(sizes[t] > 10 for t in deep)
+
+
+def test_under_the_budget_nothing_is_wanted_that_could_not_answer(with_rare, monkeypatch):
+    """In threads, or with a rare term of more matches than a list holds, the lists cannot give keyword_hits'
+    answer: nothing is wanted (the builder would rank those terms for no use)."""
+    store = with_rare.store
+    impacts._take(store.db, 10_000, 0)
+    plan = keyword_plan(store, "rareword redis queue", Scope())
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope(threads=("t1",))) is None
+    monkeypatch.setattr(impacts, "LIST_SIZE", 19)  # rareword: 20 matches
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is None
+    assert impacts.wanted(store.db) == []
+    monkeypatch.setattr(impacts, "LIST_SIZE", 60)
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is None
+    assert impacts.wanted(store.db)  # now it can: the lists are wanted

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from server.storage.protocol import Scope
+from server.storage.sqlite import impacts
+from server.storage.sqlite.common import _quote
 from server.storage.sqlite.impact_scores import members_of
 from server.storage.sqlite.impacts import SqliteImpacts, _key, drifted, idf, lists, top_rowid, totals, touched, want
 
@@ -36,10 +38,16 @@ class SqliteImpactsListed(SqliteImpacts):
         import numpy as np  # lazy: as in members_of (hooks open the store, never prove a list)
 
         terms = [*rare, *common]
-        if not rare or not common or scope != Scope(threads=scope.threads):
-            return None
+        if not rare or not common or scope != Scope():
+            return None  # in threads the rare terms are rare there, rarely in the whole file: no list holds them
         try:
             with self.db.read() as conn:
+                # A rare term of more matches than a list holds can never be answered here: nothing is wanted
+                # (the builder would rank it again at every drift for no use).
+                fit = "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)"
+                if any(conn.execute(fit, (_quote(t), impacts.LIST_SIZE + 1)).fetchone()[0] > impacts.LIST_SIZE
+                       for t in rare):
+                    return None
                 known = lists(conn, terms)
                 index = (*totals(conn), top_rowid(conn))
                 stale = [t for t in terms if t not in known or known[t][3:] != index]
