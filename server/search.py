@@ -183,6 +183,11 @@ def keyword_best(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int
         found = proved((*plan.rare, *plan.common), limit, scope, PROVED_TOP)
         if found is not None:
             return found
+    # Under the budget with common terms: keyword_hits' own answer from the lists, when they hold it.
+    listed = getattr(store, "keyword_listed", None) if plan.window is None and plan.common else None
+    found = listed(plan.rare, plan.common, limit, scope) if listed is not None and ranking.KEYWORD_IMPACTS else None
+    if found is not None:
+        return found
     return keyword_hits(store, plan, scope, limit)
 
 

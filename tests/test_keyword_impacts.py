@@ -394,3 +394,103 @@ def test_lists_older_than_the_index_are_built_again_once_a_while(crowded, monkey
 
 def test_the_lists_are_on_by_default():
     assert ranking.KEYWORD_IMPACTS is True
+
+
+@pytest.fixture
+def with_rare(crowded):
+    """The crowded store and a term under the budget (`rareword`: 20 memories) beside common ones."""
+    for n in range(20):
+        crowded.remember(f"rareword {'redis ' * (n % 3)}{'queue ' * (n % 2)}{'filler ' * (n % 5)}note r{n}")
+    return crowded
+
+
+def test_under_the_budget_with_common_terms_the_lists_give_keyword_hits_answer_without_fts5(with_rare, monkeypatch):
+    store = with_rare.store
+    plan = keyword_plan(store, "rareword redis queue", Scope())
+    assert plan.window is None and plan.rare == ("rareword",) and set(plan.common) == {"redis", "queue"}
+    today = keyword_hits(store, plan, Scope(), 10)
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is None  # no lists yet: wanted
+    store.build_wanted(10)
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is None  # the pairs wanted next
+    store.build_wanted(10)
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the lists answer: no FTS5 search")
+
+    with monkeypatch.context() as m:
+        m.setattr(store, "keyword", no_search)
+        got = keyword_best(store, plan, Scope(), 10)
+    assert list(got) == list(today)
+    assert list(got.values()) == pytest.approx(list(today.values()), rel=1e-12)
+
+
+def test_under_the_budget_a_write_since_the_lists_leaves_fts5_in_charge(with_rare):
+    store = with_rare.store
+    plan = keyword_plan(store, "rareword redis queue", Scope())
+    for _ in range(2):
+        store.keyword_listed(plan.rare, plan.common, 10, Scope())
+        store.build_wanted(10)
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is not None
+    with_rare.remember("rareword rareword rareword redis queue")  # a new best the lists do not hold
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is None
+    assert keyword_best(store, plan, Scope(), 10) == keyword_hits(store, plan, Scope(), 10)
+
+
+def test_a_proof_that_failed_is_not_tried_again_until_its_lists_or_the_index_change(crowded, monkeypatch):
+    """At 1M a failing proof cost 25-40 ms before today's search ran, at every recall of the query: it is
+    remembered with the lists (their rows and pairs) and the index it read, and tried again once they change."""
+    store = crowded.store
+    _lists_without_pairs(store)
+    monkeypatch.setattr(impacts, "RESOLVE_MAX", 0)
+    plans = [keyword_plan(store, q, Scope()) for q in QUERIES]
+    failing = [p for p in plans if _proved(store, p) is None]
+    assert failing
+    tried = []
+    real = type(store)._proved_listed
+    monkeypatch.setattr(type(store), "_proved_listed", lambda self, *a: tried.append(a) or real(self, *a))
+    for plan in failing:
+        assert _proved(store, plan) is None
+        assert keyword_best(store, plan, Scope(), 50) == keyword_hits(store, plan, Scope(), 50)
+    assert tried == []
+    store.build_wanted(100)  # the pairs the failed proofs wanted: the lists changed
+    assert any(_proved(store, p) is not None for p in failing)
+    assert tried
+
+
+def test_a_proof_short_for_its_floors_builds_its_lists_deeper(crowded, monkeypatch):
+    """When the floors' sum binds and too many memories hold every term to score them (at 1M, 'who reviews
+    pull requests on Mondays': 4,587), the proof's terms are built again at DEEP_SIZE (lower floors), after
+    which it proves the exact top 10."""
+    store = crowded.store
+    monkeypatch.setattr(impacts, "LIST_SIZE", 10)  # floors whose sum binds
+    monkeypatch.setattr(impacts, "DEEP_SIZE", 400)  # every match: floors of 0
+    monkeypatch.setattr(impacts, "_deeper", {})
+    monkeypatch.setattr(impacts, "RESOLVE_MAX", 2)
+    plans = {q: keyword_plan(store, q, Scope()) for q in QUERIES}
+    for _ in range(4):  # the lists, the deep ones, their pairs
+        for query in QUERIES:
+            _proved(store, plans[query])
+        store.build_wanted(100)
+    assert impacts._deeper and not any(impacts._deeper.values())  # wanted deeper, and built
+    deep = {term for _, term in impacts._deeper}
+    for query in QUERIES:
+        assert _proved(store, plans[query]) is not None, query
+        got = keyword_best(store, plans[query], Scope(), 50)
+        assert list(got)[:10] == [m for m, _ in _exact(store, query)], query
+    sizes = dict(store.db.conn.execute("SELECT term, count(*) FROM keyword_impacts GROUP BY term"))
+    assert all(sizes[t] > 10 for t in deep)
+
+
+def test_under_the_budget_nothing_is_wanted_that_could_not_answer(with_rare, monkeypatch):
+    """In threads, or with a rare term of more matches than a list holds, the lists cannot give keyword_hits'
+    answer: nothing is wanted (the builder would rank those terms for no use)."""
+    store = with_rare.store
+    impacts._take(store.db, 10_000, 0)
+    plan = keyword_plan(store, "rareword redis queue", Scope())
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope(threads=("t1",))) is None
+    monkeypatch.setattr(impacts, "LIST_SIZE", 19)  # rareword: 20 matches
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is None
+    assert impacts.wanted(store.db) == []
+    monkeypatch.setattr(impacts, "LIST_SIZE", 60)
+    assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is None
+    assert impacts.wanted(store.db)  # now it can: the lists are wanted

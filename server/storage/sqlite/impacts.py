@@ -43,15 +43,7 @@ from typing import Any
 
 from server.errors import StoreUnavailable
 from server.storage.protocol import KeywordQuery, Scope
-from server.storage.sqlite.common import (
-    _BM25,
-    SqliteStoreBase,
-    _in,
-    _in_scope,
-    _quote,
-    _scope_filters,
-    fts5_match,
-)
+from server.storage.sqlite.common import _BM25, SqliteStoreBase, _in, _in_scope, _quote, _scope_filters, fts5_match
 from server.storage.sqlite.impact_scores import _varint, members_of, resolve
 
 #: Memories per term list: at 1M, 2,000 held and proved the top 10 for 18 of 19 queries (500: 12).
@@ -71,7 +63,9 @@ STORE_WAIT = 2.0
 REBUILD_DRIFTED = 300.0
 #: More touched memories than this and every list is dropped (rebuilt as queries need them).
 TOUCHED_MAX = LIST_SIZE
-
+#: A term's list when a proof over it failed for its floors (their sum above the top, and too many memories
+#: holding every term to score): at 1M, 'who reviews pull requests on Mondays' is proved at 5,000.
+DEEP_SIZE = 5_000
 
 #: The most union members whose missing terms are read from their own text (resolve) for one proof;
 #: past it the proof gives up and today's bounded search answers (a cap on the proof's work).
@@ -79,6 +73,12 @@ RESOLVE_MAX = 400
 #: Members read per batch (the bar rises after each).
 RESOLVE_BATCH = 32
 
+
+#: Proofs that failed, per store file, terms and the lists and index they read (keyword_proved), at most.
+FAILED_MAX = 1_000
+_failed: dict[tuple, None] = {}
+#: Per (store file, term): built at DEEP_SIZE from now on (True: not yet), this process.
+_deeper: dict[tuple[str, str], bool] = {}
 
 #: Per store file (Database.path; an in-memory database: its object), the terms recalls wanted a
 #: list of, oldest first. Process-wide: a recall's keyword search runs on the file's second connection
@@ -378,7 +378,15 @@ class SqliteImpacts(SqliteStoreBase):
                 if unchanged:
                     # Nothing else would prove more: a member the lists leave open was scored from its text,
                     # or capped. The fallback is today's bounded search alone, never FTS5's proofs first.
-                    kept = self._proved_listed(conn, terms, scope, listed, rows, tokens, limit, prove)
+                    # It failed before on these lists (their rows and pairs) and this index: it fails again,
+                    # today's search at once (at 1M such a proof cost 25-40 ms before that search ran).
+                    counts = tuple(conn.execute("SELECT count(*) FROM keyword_impacts WHERE term = ?",
+                                                (t,)).fetchone()[0] for t in terms)
+                    failed = (_key(self.db), tuple(terms), limit, prove, scope, RESOLVE_MAX, tuple(listed), counts)
+                    kept = None if failed in _failed else self._proved_listed(conn, terms, scope, listed, rows,
+                                                                               tokens, limit, prove)
+                    if kept is None and _failed.setdefault(failed) is None and len(_failed) > FAILED_MAX:
+                        _failed.pop(next(iter(_failed)), None)  # the oldest
                     return dict(kept) if kept is not None else None
                 if not is_touched:
                     kept = self._proved_every(conn, terms, scope, listed, (rows, tokens, top), since, limit, prove)
@@ -420,13 +428,16 @@ class SqliteImpacts(SqliteStoreBase):
                     continue
                 with side.read() as conn:
                     known = lists(conn, [term])
-                    if term in known and known[term][3:] == (*totals(conn), top_rowid(conn)):
+                    if term in known and known[term][3:] == (*totals(conn), top_rowid(conn)) \
+                            and not _deeper.get((_key(self.db), term)):
                         left.pop(0)
                         continue  # of this index already (built since it was wanted, or wanted twice)
                     seen = fingerprint(conn)
-                    row, members = build(conn, term)
+                    row, members = build(conn, term, DEEP_SIZE if (_key(self.db), term) in _deeper else None)
                 with side.write(wait=STORE_WAIT) as conn:
                     kept = store(conn, row, members, seen)
+                if kept and _deeper.get((_key(self.db), term)):
+                    _deeper[(_key(self.db), term)] = False  # built deep: not again until a proof asks
                 stored += kept  # not kept: the index changed while it was ranked (the next recall wants it)
                 left.pop(0)
         except StoreUnavailable:
@@ -525,6 +536,9 @@ class SqliteImpacts(SqliteStoreBase):
             members = set(ids.tolist())
             outside = [m for m in holders if m not in members]
             if len(holders) > RESOLVE_MAX or len(outside) + read > RESOLVE_MAX:
+                deeper = [t for t in terms if (_key(self.db), t) not in _deeper]  # lower floors (DEEP_SIZE)
+                _deeper.update({(_key(self.db), t): True for t in deeper})
+                want(self.db, deeper)
                 return None  # too many to read: today's search
             scored = resolve(conn, self.db.errors, outside, terms, avgdl) if outside else {}
             if scored is None or len(scored) < len(outside):
@@ -535,10 +549,12 @@ class SqliteImpacts(SqliteStoreBase):
             extra = {}
         if (~done).any():
             beaten = max(beaten, float(upper[~done].max()))
-        exact = {int(m): -float(x) for m, x in zip(ids[done], score[done])}
-        exact.update({m: -x for m, x in extra.items()})
-        ranked = sorted(exact.items(), key=lambda hit: (hit[1], hit[0]))
-        kept = self._passing(conn, ranked, scope, limit)
+        # Only the best 2 x limit (+1: _passing asks whether more were ranked) are ordered in Python: a dict
+        # and sort of every exact member cost 40 ms of a 14,000-member union at 1M.
+        found = np.concatenate([ids[done], np.array(list(extra), dtype=np.int64)])
+        best = np.concatenate([score[done], np.array(list(extra.values()), dtype=np.float64)])
+        top = np.lexsort((found, -best))[: 2 * limit + 1]  # (rank, id) as the FTS5 searches order them
+        kept = self._passing(conn, [(int(found[i]), -float(best[i])) for i in top], scope, limit)
         margin = beaten * (1 + 1e-9) + 1e-12  # the sums' rounding, FTS5's order of addition against ours
         return kept if kept is not None and len(kept) >= need and -kept[need - 1][1] > margin else None
 

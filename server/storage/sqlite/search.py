@@ -28,7 +28,7 @@ from server.storage.sqlite.common import (
     _windowed,
     fts5_match,
 )
-from server.storage.sqlite.impacts import SqliteImpacts
+from server.storage.sqlite.impact_listed import SqliteImpactsListed
 from server.storage.sqlite.vec0_schema import PASSAGE_SLOTS, vec0_ddl
 
 if TYPE_CHECKING:  # NumPy and the vector modules load with the first vector operation: a hook
@@ -46,7 +46,7 @@ BESIDE_FROM = 1_000
 RANK_IN_THREADS_FROM = 10_000
 
 
-class SqliteSearch(SqliteImpacts):
+class SqliteSearch(SqliteImpactsListed):
     # -- search index -------------------------------------------------------------
     def beside(self) -> Self | None:
         """This namespace's search index on a second connection (Database.aside); None in a file of
