@@ -287,11 +287,7 @@ class UpdateLinker:
         found = judged.link
         several = judged.several or (() if judged.possible is None else (judged.possible,))
         if found is None and several:
-            maybe = [PossibleUpdate(*p) for p in several]
-            if possible is not None:
-                possible[row.id] = maybe
-            else:
-                self._record_possible(db, {row.id: maybe})
+            self._keep_possible(db, row, [PossibleUpdate(*p) for p in several], possible)
         if found is not None and found.newer != row.id:
             newer = dict((c.id, r) for c, r in candidates)[found.newer]
             vector_of_newer = self.embedder.embed([newer.content])[0] if vector is not None else None
@@ -300,25 +296,38 @@ class UpdateLinker:
                 weights, later=False, fitted=fitted,
             )
             found = found if picks is not None and picks.older == row.id else None
-        if found is None:
+        if found is None or not self._write_link(row, found.older, found.newer, found.reason, "update"):
             return None
+        texts = {c.id: c.text for c, _ in candidates}
+        return Linked(found.older, found.newer, texts.get(found.older, row.content), found.reason)
+
+    def _write_link(self, row: MemoryRow, older: int, newer: int, reason: str, kind: str) -> bool:
+        """Write one judged link for the row just checked (judged: linked, no later check); whether it was written
+        (not when either memory was forgotten or linked by another writer meanwhile)."""
         try:
-            # judged: linked, no later check (a minimal edit linked at once)
-            if not self.store.link_if(found.older, found.newer, row.updated_at, [row.id], still=linkable):
-                return None  # forgotten or linked by another writer meanwhile
+            if not self.store.link_if(older, newer, row.updated_at, [row.id], still=linkable):
+                return False
         except StoreUnavailable:
             # Busy past the bounded wait, or the disk is full: the memory itself is stored (a write
             # must not fail for its link), so it is judged again once its vector is at hand.
-            log.info("memory %d: its update link to %d was not written (store unavailable); judged again later",
-                     found.newer, found.older)
+            log.info("memory %d: its %s link to %d was not written (store unavailable); judged again later",
+                     newer, kind, older)
             with self._lock:
                 self._retry.add(row.id)
-            return None
+            return False
         with self._lock:
             self._retry.discard(row.id)
-        texts = {c.id: c.text for c, _ in candidates}
-        log.info("memory %d updates memory %d (%s)", found.newer, found.older, found.reason)
-        return Linked(found.older, found.newer, texts.get(found.older, row.content), found.reason)
+        log.info("memory %d updates memory %d (%s)", newer, older, reason)
+        return True
+
+    def _keep_possible(self, db: Database, row: MemoryRow, maybe: list[PossibleUpdate],
+                       possible: dict[int, list[PossibleUpdate]] | None) -> None:
+        """Record the earlier memories the row possibly updates: into `possible` when given (the caller writes a
+        batch's at once), else in a transaction of its own."""
+        if possible is not None:
+            possible[row.id] = maybe
+        else:
+            self._record_possible(db, {row.id: maybe})
 
     def _claimed(self, row: MemoryRow) -> list[tuple[MemoryRow, MemoryRow, str, bool]]:
         """The records of the row's thread its author says it replaces or is replaced by (references.claims:
@@ -386,26 +395,12 @@ class UpdateLinker:
                 if newer.id == row.id and all(p.older != older.id for p in maybe):
                     maybe.append(PossibleUpdate(older.id, PARTIAL_CLAIM))
                 continue
-            try:
-                if not self.store.link_if(older.id, newer.id, row.updated_at, [row.id], still=linkable):
-                    continue  # forgotten, or already superseded (by an earlier claim or link)
-            except StoreUnavailable:
-                log.info("memory %d: its claimed link to %d was not written (store unavailable); judged again later",
-                         newer.id, older.id)
-                with self._lock:
-                    self._retry.add(row.id)
-                continue
-            log.info("memory %d updates memory %d (%s)", newer.id, older.id, reason)
-            made.append(Linked(older.id, newer.id, older.content, reason))
+            if self._write_link(row, older.id, newer.id, reason, "claimed"):  # (not when forgotten or superseded)
+                made.append(Linked(older.id, newer.id, older.content, reason))
         if not made and maybe:
-            if possible is not None:
-                possible[row.id] = maybe[:model.MOST_POSSIBLE]
-            else:
-                self._record_possible(db, {row.id: maybe[:model.MOST_POSSIBLE]})
+            self._keep_possible(db, row, maybe[:model.MOST_POSSIBLE], possible)
         if not made:
             return None, bool(maybe)
-        with self._lock:
-            self._retry.discard(row.id)
         return next((m for m in made if m.newer == row.id), made[0]), True
 
     def _record_possible(self, db: Database, possible: dict[int, list[PossibleUpdate]]) -> None:
