@@ -39,7 +39,7 @@ def b64url(obj: dict) -> str:
     return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
 
 
-AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"  # AWS's documented example key id
+AWS_ID = "AKIA" + "Q3EGRX7ZPB2VNH5K"  # a key id of the documented shape (AWS's own ...EXAMPLE id is left alone)
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"  # AWS's documented example
 GH_PAT = "gh" + "p_" + fake(36)
 GH_OAUTH = "gh" + "o_" + fake(36, seed=1)

@@ -15,7 +15,7 @@ from server.embedding.embedders import HashEmbedder
 from server.service import MemoryService, content_hash
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-AWS = "AKIAIOSFODNN7EXAMPLE"
+AWS = "AKIAQ3EGRX7ZPB2VNH5K"  # not AWS's documentation id ...EXAMPLE, which redact leaves alone
 
 
 def _bytes_on_disk(svc: MemoryService) -> bytes:

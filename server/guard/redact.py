@@ -86,6 +86,7 @@ from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, provider_secrets
 from server.guard.secret_providers import KINDS as _PROVIDER_KINDS
 from server.guard.secret_apps import app_secrets
+from server.guard.secret_pointers import drop_pointed, replacement_token
 from server.guard.secret_standins import stand_in
 
 __all__ = ["KINDS", "Redaction", "RedactionResult", "identifier_secrets", "marker", "redact"]
@@ -423,8 +424,11 @@ def _candidates(text: str) -> list[_Cand]:
         # ("sk-ant-oat01-tooShort") is that format near-missed, whatever the key's name says.
         out[n:] = [c for c in out[n:] if not _short_known(text, c[0], c[1])]
     # A fixture's stand-in body (sk_car_short, sbp_1234567890abcdefghij...) is a format shown, whichever rule
-    # matched it; a private key's base64 may hold long runs of one letter, so those are kept.
-    return [c for c in out if c[2] == "private-key" or not stand_in(text[c[0]:c[1]])]
+    # matched it; a private key's base64 may hold long runs of one letter, so those are kept. A value that names
+    # a secret held elsewhere (an ARN) or marks a deploy tool's slot (__DB_PASSWORD__) holds none.
+    out = [c for c in out if c[2] == "private-key"
+           or not (stand_in(text[c[0]:c[1]]) or replacement_token(text[c[0]:c[1]]))]
+    return drop_pointed(text, out)
 
 
 # ------------------------------------------------------------------------ the API

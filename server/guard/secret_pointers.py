@@ -1,0 +1,39 @@
+"""Values that point at a secret or mark where one will go, never hold one (server.guard.redact).
+
+A scanner's must-not-fire lines are full of them, whatever key they sit under:
+
+* **Resource names.** An AWS ARN (``arn:aws:secretsmanager:us-east-1:123456789012:secret:db-AbC123``,
+  ``arn:aws:iam::aws:policy/IAMUserChangePassword``) names a secret or a policy; the secret lives in the
+  service. A CloudFormation dynamic reference (``{{resolve:secretsmanager:db:SecretString:password}}``)
+  is resolved at deploy time. Both are the whole point of not writing the secret down.
+* **Replacement tokens.** Deploy tools fill ``__DB_PASSWORD__`` (Azure Pipelines' replace-tokens, Helm and
+  Ansible conventions) or ``@@TOKEN@@`` in at release time: a template's slot, not a value.
+
+Bounded work per text: one linear regex scan, only when its literal occurs.
+"""
+
+from __future__ import annotations
+
+from server.guard.lazyre import LazyRe as _LazyRe
+
+_Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
+
+# arn:partition:service:region:account:resource (region and account may be empty: IAM, S3)
+_ARN = _LazyRe(r"\barn:aws(?:-[a-z]+)*:[a-z0-9-]{1,40}:[a-z0-9-]{0,30}:(?:\d{12}|aws)?:[^\s\"'`<>,;)}\]]{1,512}")
+_RESOLVE = _LazyRe(r"\{\{resolve:(?:secretsmanager|ssm|ssm-secure):[^{}\s]{1,512}\}\}")
+_SLOT = _LazyRe(r"(?:__[A-Za-z][A-Za-z0-9_.]{0,60}[A-Za-z0-9]__|@@[A-Za-z][\w.]{0,60}@@)\Z")
+
+
+def replacement_token(value: str) -> bool:
+    """``__DB_PASSWORD__`` / ``@@TOKEN@@``: a slot a deploy tool fills in (module docstring)."""
+    return len(value) <= 66 and _SLOT.match(value) is not None
+
+
+def drop_pointed(text: str, cands: list[_Cand]) -> list[_Cand]:
+    """The candidates that do not lie inside an ARN or a dynamic reference (module docstring)."""
+    if not cands or ("arn:aws" not in text and "{{resolve:" not in text):
+        return cands
+    spans = [m.span() for rx in (_ARN, _RESOLVE) for m in rx.finditer(text)]
+    if not spans:
+        return cands
+    return [c for c in cands if not any(s <= c[0] and c[1] <= e for s, e in spans)]

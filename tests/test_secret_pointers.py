@@ -1,0 +1,41 @@
+"""A value that names a secret held elsewhere, or marks a deploy tool's slot, holds none (server/guard/secret_pointers.py).
+
+Must-not-fire lines of several scanners (Nosey Parker's IAM policy ARN under a password-named key, checkov's role
+ARN) and the way IaC is written: an ARN or a CloudFormation dynamic reference points at the secret store.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from server.guard.redact import redact
+from server.guard.secret_pointers import replacement_token
+
+
+@pytest.mark.parametrize("text", [
+    'IAMUserChangePassword = "arn:aws:iam::aws:policy/IAMUserChangePassword"',
+    "SecretId: arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-password-a1B2c3",
+    'db_password_secret = "arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:MySecret-Ab12Cd"',
+    "secret: !Sub '{{resolve:secretsmanager:MySecret:SecretString:password}}'",
+    "MasterUserPassword: '{{resolve:ssm-secure:/prod/db/password:1}}'",
+    'password = "__DB_PASSWORD__"',
+    "token: @@API_TOKEN@@",
+])
+def test_a_pointer_or_a_slot_under_a_credential_key_is_left_alone(text):
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text, secret", [
+    # a literal next to an ARN is still a literal
+    ('role = "arn:aws:iam::123456789012:role/app"\npassword = "q8Vx2LmN4rTz"', "q8Vx2LmN4rTz"),
+    # a value that merely has underscores around it is no slot when it is random
+    ('password = "__9fQ2xL7vR3kP8mW4"', "9fQ2xL7vR3kP8mW4"),
+    ("ghp_" + "aB3dE6gH9jK2mN5qR8tV1xY4zC7fG0iLaB3d", "ghp_"),
+])
+def test_a_literal_beside_or_shaped_unlike_a_pointer_is_still_redacted(text, secret):
+    assert secret not in redact(text).text
+
+
+def test_the_slot_shape_is_whole_value_only():
+    assert replacement_token("__DB_PASSWORD__") and replacement_token("@@TOKEN@@")
+    assert not replacement_token("__init__x") and not replacement_token("a__B__") and not replacement_token("__x")
