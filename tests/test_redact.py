@@ -398,6 +398,8 @@ CLEAN = [
     'api_key = os.getenv("API_KEY")',
     "token = settings.GITHUB_TOKEN",
     "password = getpass.getpass()",
+    "password = hashlib.sha256(pw.encode()).hexdigest()",  # a call whose name holds digits
+    "secret = base64.b64encode(os.urandom(32))",
     "conn = connect(password=password, user=user)",
     "client = Client(token=access_token)",
     "login(password=db_pass)",

@@ -166,3 +166,35 @@ def test_concatenation_path_calls_and_whole_templates_are_not_values(text):
 def test_a_literal_shaped_like_a_template_is_still_a_value():
     out = redact('apikey = "{{h}o)p${e]nob(ody[finds>-_$#thisone}}"').text
     assert "thisone" not in out
+
+
+@pytest.mark.parametrize("text, value", [
+    # a setter's value is the value set, a plain word too (leaky-repo's wp-config.php: `define( 'DB_PASSWORD', 'admin' )`)
+    ("define( 'DB_PASSWORD', 'admin' );", "admin"),
+    ('props.put("password", "tiger");', "tiger"),
+    ('System.setProperty("javax.net.ssl.trustStorePassword", "changeit");', "changeit"),
+])
+def test_a_setters_value_is_a_secret_even_a_plain_word(text, value):
+    assert gone(text, value)
+
+
+@pytest.mark.parametrize("text", [
+    'os.getenv("DB_PASSWORD", "default")',  # a lookup's default word is not
+    'fields = ("token", "bucket")',
+])
+def test_a_lookups_default_word_or_a_list_of_words_is_left_alone(text):
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", [
+    # a key block copied without its first five dashes, or its END's last five (talisman's fixture shape)
+    "BEGIN RSA PRIVATE KEY-----\n\tMIIEpAIBAAKCAQEAq8Vx2LmN4rTzWp7Kc9B1dE3fG5hJ6kL8\n\t-----END RSA PRIVATE KEY",
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY",
+])
+def test_a_private_key_block_missing_some_dashes_is_redacted_whole(text):
+    assert redact(text).text == "[REDACTED:private-key]"
+
+
+def test_the_words_begin_private_key_in_prose_are_left_alone():
+    text = "The file should start with BEGIN RSA PRIVATE KEY and end with its END line."
+    assert redact(text).text == text

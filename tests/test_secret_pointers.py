@@ -39,3 +39,19 @@ def test_a_literal_beside_or_shaped_unlike_a_pointer_is_still_redacted(text, sec
 def test_the_slot_shape_is_whole_value_only():
     assert replacement_token("__DB_PASSWORD__") and replacement_token("@@TOKEN@@")
     assert not replacement_token("__init__x") and not replacement_token("a__B__") and not replacement_token("__x")
+
+
+@pytest.mark.parametrize("text", [
+    "sk_live_ReTllpYQYfIZu2Jnf2lAPFjD // pragma: allowlist secret",  # ripsecrets' must-not-fire line
+    'password = "q8Vx2LmN4rTz"  # nosec B105',
+    'api_key = "q8Vx2LmN4rTzWp7Kc9B1"  # gitleaks:allow',
+    'TOKEN = "ghp_aB3dE6gH9jK2mN5qR8tV1xY4zC7fG0iLaB3d"  # ggignore',
+])
+def test_a_line_with_a_scanners_allowlist_comment_is_left_alone(text):
+    assert redact(text).text == text
+
+
+def test_the_allowlist_comment_covers_its_own_line_only_and_only_as_a_word():
+    out = redact('password = "q8Vx2LmN4rTz"  # nosec\ntoken = "Zr5Kc9B1dE3fG5hJ6"').text
+    assert "q8Vx2LmN4rTz" in out and "Zr5Kc9B1dE3fG5hJ6" not in out
+    assert "q8Vx2LmN4rTz" not in redact('flags = "nosecrets"; password="q8Vx2LmN4rTz"').text

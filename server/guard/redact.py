@@ -86,7 +86,7 @@ from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, provider_secrets
 from server.guard.secret_providers import KINDS as _PROVIDER_KINDS
 from server.guard.secret_apps import app_secrets
-from server.guard.secret_pointers import drop_pointed, replacement_token
+from server.guard.secret_pointers import drop_allowlisted, drop_pointed, replacement_token
 from server.guard.secret_standins import stand_in
 
 __all__ = ["KINDS", "Redaction", "RedactionResult", "identifier_secrets", "marker", "redact"]
@@ -158,9 +158,10 @@ def _url_credentials(text: str, out: list[_Cand]) -> None:
             out.append((s, e, "url-credential", 6, j))
 
 
-# ``-----BEGIN ... PRIVATE KEY-----``; the end is found with str.find (linear).
-_PK_BEGIN = _LazyRe(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PK_END = _LazyRe(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+# ``-----BEGIN ... PRIVATE KEY-----``; the end is found with str.find (linear). A block copied without its
+# first five dashes (``BEGIN RSA PRIVATE KEY-----``) or its END's last five is still the key.
+_PK_BEGIN = _LazyRe(r"(?:-----|(?<![A-Za-z0-9_-]))BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PK_END = _LazyRe(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?(?:-----)?")
 # For a block whose END is missing: the base64 lines (or long space-separated chunks)
 # right after BEGIN, plus PEM headers. Each repetition consumes a separator: linear.
 _PK_BODY = _LazyRe(
@@ -428,7 +429,7 @@ def _candidates(text: str) -> list[_Cand]:
     # a secret held elsewhere (an ARN) or marks a deploy tool's slot (__DB_PASSWORD__) holds none.
     out = [c for c in out if c[2] == "private-key"
            or not (stand_in(text[c[0]:c[1]]) or replacement_token(text[c[0]:c[1]]))]
-    return drop_pointed(text, out)
+    return drop_allowlisted(text, low, drop_pointed(text, out))
 
 
 # ------------------------------------------------------------------------ the API

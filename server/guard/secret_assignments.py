@@ -33,7 +33,8 @@ from functools import lru_cache
 
 from server.guard.lazyre import LazyRe as _LazyRe
 from server.guard.secret_context import (
-    bare_reference, concatenated, default_of_a_call, filled_at_run_time, interface_text, repeated, whole_template)
+    bare_reference, concatenated, default_of_a_call, filled_at_run_time, interface_text, repeated, set_by_a_call,
+    whole_template)
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -52,7 +53,8 @@ _PLACEHOLDER_WORDS = frozenset(
 _MASK_CHARS = frozenset("*xX.#•-_?")
 # settings.API_KEY, self.password (no digits: ya29.a0Af.. is a token)
 REFERENCE = _LazyRe(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_]+\Z")
-_CALL = _LazyRe(r"[A-Za-z_][A-Za-z_.:]*[(\[]")  # getpass(), os.environ[...], env::var(
+# getpass(), os.environ[...], env::var(, base64.b64encode( (digits only in a dotted name: "MW1pxM(" is a salt)
+_CALL = _LazyRe(r"(?:[A-Za-z_][A-Za-z_.:]*|(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_][A-Za-z0-9_]*)[(\[]")
 # ${VAR}, ${VAR:-default}, ${{ secrets.X }}, {{ vault_password }}, %(password)s, %PASSWORD%
 _TEMPLATE = _LazyRe(
     r"\$\{\{?\s*[A-Za-z_][\w.\[\]'\"-]*\s*(?:[:?|-][^}]{0,200})?\}\}?|\{\{\s*[\w.\[\]'\"| ()-]{1,200}\}\}"
@@ -413,10 +415,10 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
         if m.group("sep") == ",":
             if not m.group("kq"):
                 continue
-            if not default_of_a_call(text, j):
+            if not default_of_a_call(text, j) and not set_by_a_call(text, j):
                 needs_entropy = needs_entropy or True  # ("token", "bucket") is a list of words: only a random value counts
         # a compared or default value that is one plain word (get("token", "default")) is a word, not a secret
-        plain_word_out = m.group("sep") in (",", "==")
+        plain_word_out = m.group("sep") == "==" or (m.group("sep") == "," and not set_by_a_call(text, j))
         if not m.group("sep") and m.group("eq") is None and m.group("dq") is None and m.group("sq") is None \
                 and m.group("bq") is None:
             continue  # `private_key "..."` counts (HCL, SQL, prose); an unquoted word after a space does not

@@ -32,6 +32,7 @@ _PASSWORD_WORDS = frozenset("""passord passordet passwort wachtwoord lösenord l
     пароль парола лозинка 密码 密碼 パスワード 비밀번호 סיסמה كلمةالمرور""".split())
 # PowerShell's Verb-Noun cmdlets ($pw = Read-Host ..., $s = Get-AzKeyVaultSecret ...): a call, not a value.
 _CMDLET = _LazyRe(r"(?:Get|Read|ConvertTo|ConvertFrom|New|Import|Invoke|Select|Unprotect|Protect)-[A-Z][A-Za-z]{2,40}")
+_SETTER_CALL = _LazyRe(r"\b(?:define|setProperty|setenv|Setenv|put)\([ \t]*(?=[\"']\Z)")
 _DEFAULT_CALL = _LazyRe(r"\b(?:getenv|get|getProperty|setProperty|define|setdefault|setenv|Setenv|put)\((?=[\"']\Z)")
 
 
@@ -68,6 +69,12 @@ def interface_text(value: str) -> bool:
 def default_of_a_call(text: str, key_start: int) -> bool:
     """Whether the quoted key starting at ``key_start`` is a lookup's first argument, its default next."""
     return _DEFAULT_CALL.search(text, max(0, key_start - 24), key_start) is not None
+
+
+def set_by_a_call(text: str, key_start: int) -> bool:
+    """Whether the quoted key is a setter's name argument (``define("DB_PASSWORD", "admin")``, ``setenv``,
+    ``setProperty``, ``put``): the next argument is the value set, a plain word too (a lookup's default is not)."""
+    return _SETTER_CALL.search(text, max(0, key_start - 24), key_start) is not None
 
 
 # "...;Password=" + pw + ";": the quotes close and reopen a string around code (+ . & .. concatenation).

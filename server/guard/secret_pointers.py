@@ -8,11 +8,17 @@ A scanner's must-not-fire lines are full of them, whatever key they sit under:
   is resolved at deploy time. Both are the whole point of not writing the secret down.
 * **Replacement tokens.** Deploy tools fill ``__DB_PASSWORD__`` (Azure Pipelines' replace-tokens, Helm and
   Ansible conventions) or ``@@TOKEN@@`` in at release time: a template's slot, not a value.
+* **Lines a scanner was told to skip.** A secret scanner's own inline allowlist comment (``# pragma: allowlist
+  secret``, ``gitleaks:allow``, ``ggignore``, ``trufflehog:ignore``, ``#nosec``, ``kics-scan ignore-line``) marks a
+  value its writer checked and declared no secret (a fixture, a public sample); scanners' tests keep such lines
+  as must-not-fire, and so does this guard, on that line only.
 
-Bounded work per text: one linear regex scan, only when its literal occurs.
+Bounded work per text: one linear regex scan, only when its literal occurs; a binary search per candidate.
 """
 
 from __future__ import annotations
+
+from bisect import bisect_right
 
 from server.guard.lazyre import LazyRe as _LazyRe
 
@@ -37,3 +43,34 @@ def drop_pointed(text: str, cands: list[_Cand]) -> list[_Cand]:
     if not spans:
         return cands
     return [c for c in cands if not any(s <= c[0] and c[1] <= e for s, e in spans)]
+
+
+# A scanner's own inline allowlist comment: the writer marked the line as checked and not a secret (detect-secrets'
+# pragma, gitleaks, ggshield, trufflehog, gosec/bandit, KICS). Scanners' tests keep such lines as must-not-fire.
+_ALLOW_HINTS = ("allowlist secret", "gitleaks:allow", "ggignore", "trufflehog:ignore", "nosec", "kics-scan ignore-line")
+_ALLOW = _LazyRe(r"pragma: ?allowlist secret|gitleaks:allow|ggignore|trufflehog:ignore|(?<![a-z])nosec(?![a-z])"
+                 r"|kics-scan ignore-line")
+
+
+def drop_allowlisted(text: str, low: str, cands: list[_Cand]) -> list[_Cand]:
+    """The candidates not on a line that carries a scanner's inline allowlist comment (linear: one scan for the
+    marks, a binary search per candidate)."""
+    if not cands or not any(h in low for h in _ALLOW_HINTS):
+        return cands
+    starts: list[int] = []
+    ends: list[int] = []
+    for m in _ALLOW.finditer(low):
+        s = text.rfind("\n", 0, m.start()) + 1
+        if ends and s < ends[-1]:
+            continue  # a second mark on a line already taken
+        e = text.find("\n", m.end())
+        starts.append(s)
+        ends.append(len(text) if e == -1 else e)
+    if not starts:
+        return cands
+
+    def marked(c: _Cand) -> bool:
+        i = bisect_right(starts, c[0]) - 1
+        return i >= 0 and c[1] <= ends[i]
+
+    return [c for c in cands if not marked(c)]
