@@ -20,6 +20,11 @@ from server.guard.secret_pointers import replacement_token
     "MasterUserPassword: '{{resolve:ssm-secure:/prod/db/password:1}}'",
     'password = "__DB_PASSWORD__"',
     "token: @@API_TOKEN@@",
+    # a secret manager's reference is looked up, not a value
+    "DB_PASSWORD=op://prod/db/password",
+    "password: ref+vault://secret/db#/password",
+    "password: vault:secret/data/db#password",
+    'password: "sm://projects/p/secrets/db"',
 ])
 def test_a_pointer_or_a_slot_under_a_credential_key_is_left_alone(text):
     assert redact(text).text == text
@@ -31,6 +36,7 @@ def test_a_pointer_or_a_slot_under_a_credential_key_is_left_alone(text):
     # a value that merely has underscores around it is no slot when it is random
     ('password = "__9fQ2xL7vR3kP8mW4"', "9fQ2xL7vR3kP8mW4"),
     ("ghp_" + "aB3dE6gH9jK2mN5qR8tV1xY4zC7fG0iLaB3d", "ghp_"),
+    ("PASSWORD=op://user:q8Vx2LmN4rTz@host", "q8Vx2LmN4rTz"),  # a URL's password in a reference-shaped value
 ])
 def test_a_literal_beside_or_shaped_unlike_a_pointer_is_still_redacted(text, secret):
     assert secret not in redact(text).text
@@ -55,3 +61,16 @@ def test_the_allowlist_comment_covers_its_own_line_only_and_only_as_a_word():
     out = redact('password = "q8Vx2LmN4rTz"  # nosec\ntoken = "Zr5Kc9B1dE3fG5hJ6"').text
     assert "q8Vx2LmN4rTz" in out and "Zr5Kc9B1dE3fG5hJ6" not in out
     assert "q8Vx2LmN4rTz" not in redact('flags = "nosecrets"; password="q8Vx2LmN4rTz"').text
+
+
+@pytest.mark.parametrize("text", [
+    "password: \"{{ lookup('hashi_vault', 'secret=secret/db:password') }}\"",
+    "password = base64decode(var.pw_b64)",  # a call whose lower-case name holds digits
+])
+def test_a_key_value_inside_a_template_expression_or_a_call_is_code(text):
+    assert redact(text).text == text
+
+
+def test_a_provider_token_inside_a_template_expression_is_still_redacted():
+    token = "ghp_" + "aB3dE6gH9jK2mN5qR8tV1xY4zC7fG0iLaB3d"
+    assert token not in redact("token: \"{{ '" + token + "' | b64encode }}\"").text

@@ -78,6 +78,7 @@ from server.guard.secret_assignments import (
     random_user,
 )
 from server.guard.secret_commands import COMMAND_RULES
+from server.guard.secret_comparisons import comparisons
 from server.guard.secret_connections import connection_strings
 from server.guard.secret_declarations import declarations
 from server.guard.secret_pairs import pairs
@@ -416,6 +417,7 @@ def _candidates(text: str) -> list[_Cand]:
     if any(k in low for k in KEYWORDS):
         n = len(out)
         assignments(text, low, out)
+        comparisons(text, out)
         if "-" in text and ":" in text:
             yaml_lists(text, out)
         if '",' in text or '" ,' in text:

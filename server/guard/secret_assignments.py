@@ -29,12 +29,12 @@ from __future__ import annotations
 import binascii
 import math
 from collections import Counter
-from functools import lru_cache
 
 from server.guard.lazyre import LazyRe as _LazyRe
 from server.guard.secret_context import (
-    bare_reference, concatenated, default_of_a_call, filled_at_run_time, interface_text, repeated, set_by_a_call,
-    whole_template)
+    bare_reference, concatenated, default_of_a_call, filled_at_run_time, interface_text, repeated, self_named,
+    set_by_a_call, whole_template)
+from server.guard.secret_keys import RANDOM_RUN, TOKEN_SHAPED, key_kind
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -53,8 +53,11 @@ _PLACEHOLDER_WORDS = frozenset(
 _MASK_CHARS = frozenset("*xX.#•-_?")
 # settings.API_KEY, self.password (no digits: ya29.a0Af.. is a token)
 REFERENCE = _LazyRe(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_]+\Z")
-# getpass(), os.environ[...], env::var(, base64.b64encode( (digits only in a dotted name: "MW1pxM(" is a salt)
-_CALL = _LazyRe(r"(?:[A-Za-z_][A-Za-z_.:]*|(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_][A-Za-z0-9_]*)[(\[]")
+# getpass(), os.environ[...], env::var(, base64.b64encode(, base64decode( (digits only in a dotted or all
+# lower-case name: "MW1pxM(" is a salt)
+# (a "[" opens a subscript when one closes or the value was cut there: "DFSFSFHFGFGF[DSFSF..." is a literal)
+_CALL = _LazyRe(r"(?:[A-Za-z_][A-Za-z_.:]*|(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_][A-Za-z0-9_]*|[a-z_][a-z0-9_]*)"
+                r"(?:\(|\[(?=[^\]]*\]|[\w.\"']*\Z))")
 # ${VAR}, ${VAR:-default}, ${{ secrets.X }}, {{ vault_password }}, %(password)s, %PASSWORD%
 _TEMPLATE = _LazyRe(
     r"\$\{\{?\s*[A-Za-z_][\w.\[\]'\"-]*\s*(?:[:?|-][^}]{0,200})?\}\}?|\{\{\s*[\w.\[\]'\"| ()-]{1,200}\}\}"
@@ -123,32 +126,11 @@ def high_entropy(value: str) -> bool:
     return entropy >= 3.0
 
 
-# --------------------------------------------------------------------- key classification
-
-_CAMEL = _LazyRe(r"(?<=[a-z0-9])(?=[A-Z])")
-_SEG_SPLIT = _LazyRe(r"[\W_]+")  # Unicode-aware: contraseña is one word
-_KEY_QUALIFIERS = frozenset(
-    """api secret access private signing sign encryption enc master auth client app
-    service account db database license licence webhook admin consumer subscription
-    storage hmac jwt session deploy ssh gpg pgp crypto cipher aes root shared aws priv preshared""".split()
-)
-# A key ending in one of these names something about a credential, not the credential.
-_NOT_SECRET_LAST = frozenset(
-    """id ids name names type types url uri urls endpoint endpoints path paths file files dir
-    version length len size count expiry expires expiration ttl timeout header headers prefix
-    format mode method scope scopes issuer audience provider hash hashed digest sha md5 salt
-    policy rule rules field fields label hint env var name min max enabled required regex
-    pattern location store manager generator user username login email host port""".split()
-)
-_HINTS = ("passw", "pwd", "secret", "token", "apikey", "credential", "auth", "bearer", "privatekey", "accesskey",
-          "signature", "signingkey", "contrase")
 
 
-TOKEN_SHAPED = "token-shaped"  # a key's value must be a long random run: letters, digits, - and _ only
 _TOKEN_RUN = _LazyRe(r"[A-Za-z0-9_\-]{20,512}")
 
 
-RANDOM_RUN = "random-run"  # a long random run, base64 too, and not mostly words ("user_profile_cache_v2")
 _KEY_RUN = _LazyRe(r"[A-Za-z0-9_\-][A-Za-z0-9_+/\-]{19,511}={0,2}")
 _WORDISH = _LazyRe(r"[A-Za-z][a-z]{2,}|[A-Z]{4,}")
 _VOWELS = frozenset("aeiouyAEIOUY")
@@ -172,75 +154,6 @@ def value_ok(needs: bool | str, value: str) -> bool:
     return high_entropy(value)
 
 
-# Keys ending in "key" whose value is an index, a lookup or a public value, not a credential.
-_NOT_CREDENTIAL_KEY = frozenset(
-    """public publishable site primary foreign sort partition cache idempotency idempotent object s3 i18n
-    translation lookup hash row map dict routing message event request trace dedup dedupe unique
-    composite natural surrogate index group shard cursor pagination page next ssh gpg pgp key""".split()
-)
-
-# Services whose "auth" setting is their password (Redis' AUTH, a broker's or mail server's login).
-_AUTH_IS_PASSWORD = frozenset("redis memcached valkey keydb broker amqp rabbitmq smtp mail".split())
-
-# A last word that only says where the value sits (an XML tag or attribute, a field's value):
-# `password_tag`, `secret_value`, `api_key_attr` name the credential as much as `password` does.
-_CONTAINER_LAST = frozenset("tag att attr attribute attrib element elem node value val str string text txt data".split())
-
-
-_NUMBERED = _LazyRe(r"(?:(?<=word)|(?<=sswd))(?:s|\d{1,3})\Z")  # (not token1, max_tokens: a count)
-
-
-@lru_cache(maxsize=4096)
-def key_kind(key: str) -> tuple[str, bool | str] | None:
-    """(kind, needs a high-entropy value) when the key names a credential, else None."""
-    segs = [s for s in _SEG_SPLIT.split(_CAMEL.sub("_", key).lower()) if s]
-    while len(segs) > 1 and segs[-1] in _CONTAINER_LAST:
-        segs.pop()
-    if not segs:
-        return None
-    # static_password01, db_passwords: a numbered or plural password key names a password too
-    segs[-1] = _NUMBERED.sub("", segs[-1]) or segs[-1]
-    last = segs[-1]
-    prev = segs[-2] if len(segs) > 1 else ""
-    if last.endswith(("password", "passwd", "adminpwd", "userpwd", "dbpwd", "rootpwd")) or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
-                                                          "contrasena", "contrasenia"):
-        return "password", False
-    if last.endswith("secret"):
-        return "secret", False
-    if last == "auth" and prev in _AUTH_IS_PASSWORD:
-        return "password", False  # redis.auth, REDIS_AUTH: the server's AUTH password
-    if key.lower().endswith(":_auth") or key == "_auth":
-        return "password", False  # .npmrc's _auth (base64 of user:password)
-    if prev in ("public", "publishable", "csrf", "xsrf", "authenticity") or last in ("csrftoken", "xsrftoken"):
-        return None  # designed to be shown: in a web page, a form, a client bundle
-    if last.endswith("token"):
-        return "token", False
-    if last.endswith("apikey") or (last == "key" and prev.endswith("api")):
-        return "api-key", False  # (theapikey, x_apikey, myapi_key: the word glued to a prefix)
-    if last in ("secretkey", "accesskey", "privatekey", "privkey", "appkey", "masterkey", "signingkey", "authkey",
-                "servicekey", "accountkey", "dbkey", "databasekey", "clientkey"):
-        return "secret", False
-    if last in ("dbpass", "databasepass", "keypass", "userpass", "adminpass", "rootpass", "sqlpass", "mypass"):
-        return "password", False
-    if last == "key" and (prev in _KEY_QUALIFIERS or prev.endswith(("private", "secret", "signing", "encryption"))):
-        return "secret", False
-    if last in ("credential", "credentials", "creds") and prev not in ("", "use", "with"):
-        return "secret", False
-    if last == "login":
-        # SONAR_LOGIN, sonar.login: some tools take a token as the "login"; a user name
-        # is not token-shaped, so only a long random run counts.
-        return "token", TOKEN_SHAPED
-    if last in _NOT_SECRET_LAST or last.isdigit() and prev in _NOT_SECRET_LAST:
-        return None
-    joined = "".join(segs)
-    if any(h in joined for h in _HINTS):
-        return "secret", True
-    if (last == "key" and prev not in _NOT_CREDENTIAL_KEY) or (last in ("certificate", "cert") and prev in (
-            "app", "application", "client", "api", "customer", "service")):
-        # DD_APPLICATION_KEY, LINEAR_KEY, "key": any other key named a key holds a credential when
-        # its value is a long random run, not a name
-        return "secret", RANDOM_RUN
-    return None
 
 
 # ------------------------------------------------------------------------ the patterns
@@ -300,7 +213,8 @@ def _value_at_eol(text: str, end: int) -> bool:
     i = end
     while i < n and text[i] in " \t":
         i += 1
-    return i >= n or text[i] in _EOL_FOLLOW
+    # (a comment after a space ends the value too: `password: root  # prod`)
+    return i >= n or text[i] in _EOL_FOLLOW or (i > end and text[i] == "#")
 
 
 def find_all(hay: str, needle: str):
@@ -432,6 +346,8 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                     break  # KEY=`etcdctl get /x`: a shell command's output, not a literal
                 if concatenated(raw) or filled_at_run_time(text, value, text[m.end("sp"):m.start(g)], m.end(g) + 1):
                     break  # f"prefix_{x}", "prefix_{}".format(x): filled in at run time
+                if self_named(key, value):
+                    break  # secret_data = "secret-data": the key's own name as its stand-in
                 if interface_text(value) or (plain_word_out and value.isalpha()):
                     break  # "new_password": "Choose a new password.": a form's label, not the password
                 if len(value) >= 3 and not spaced_word and not is_placeholder(value) and value_ok(needs_entropy, value):
@@ -450,7 +366,7 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                     out.append((vstart, vend, kind, 10, j))
                 continue
             value = text[vstart:vend]
-            if len(value) < 3 or is_placeholder(value) or value.lower() == key.lower():
+            if len(value) < 3 or is_placeholder(value) or self_named(key, value):
                 continue  # (access_token=ACCESS_TOKEN: the key's name as its own stand-in)
             if bare_reference(text, value, vend, bool(m.group("kq"))):
                 continue  # = MAIL_API_TOKEN;, {"password": new_password}, password={{pwd}}: filled in elsewhere

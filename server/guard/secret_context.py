@@ -8,6 +8,7 @@ must not fire; these are the rules that tell them apart by context, not by the v
   f-string or ``.format`` field, a ``{{template}}``, a short unit typed over and over (``asdfasdf…``).
 * **An interface's text** is not a password: capitalised words or a label under a password key
   (``"new_password": "Choose a new password"``, ``"otp": "Code:"``), in any alphabet.
+* **A value that is its key's name** (``secret_data = "secret-data"``, ``DB_PASSWORD=DB_PASSWORD``) is a stand-in.
 * **A value given as a call's default** is the key's value: ``getenv("DB_PASSWORD", "v")``,
   ``environ.get("pwd", "v")``, PHP's ``define("X_PASSWORD", "v")``.
 
@@ -93,3 +94,11 @@ def whole_template(value: str) -> bool:
     """A value that is one template expression: ``{{ lookup("env", "X") }}``, ``{% ... %}``, ``<%= ... %>``
     (no braces inside: ``{{h}o)p${e]...}}`` is a literal shaped to look like one)."""
     return _WHOLE_TEMPLATE.fullmatch(value) is not None
+
+
+def self_named(key: str, value: str) -> bool:
+    """A value that is its key's own name in another spelling (``access_token=ACCESS_TOKEN``,
+    ``secret_data = "secret-data"``): a stand-in written by someone who had no value to show."""
+    if len(value) != len(key.lstrip("$")):
+        return False
+    return value.lower().replace("-", "_").replace(".", "_") == key.lstrip("$").lower().replace("-", "_").replace(".", "_")

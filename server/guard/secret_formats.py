@@ -334,7 +334,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     # The legacy Office 365 connector URL (outlook.office.com/webhook/<group>@<tenant>/<Connector>/<id>/<owner>).
     Rule("teams-webhook", _LazyRe(r"(?i:outlook\.office(?:365)?\.com/webhook/)[A-Za-z0-9@/%\-]{40,}"),
          ("outlook.office.com/webhook/", "outlook.office365.com/webhook/"), ci=True),
-    Rule("teams-webhook", _LazyRe(r"https://[a-z0-9\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/\-]{40,}(?:/[A-Za-z0-9/\-]{20,})?"),
+    Rule("teams-webhook", _LazyRe(r"https://[a-z0-9_\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/\-]{40,}(?:/[A-Za-z0-9/\-]{20,})?"),
          (".webhook.office.com/",)),
     # Discord bot tokens: base64 of the bot's id (M/N/O...), a timestamp, an HMAC.
     Rule("discord-bot-token",

@@ -3,7 +3,8 @@
 * **Name/value pairs**: the key is a *value* of its own field and the secret sits in a sibling ``value``
   field -- Kubernetes and Compose ``env`` lists (``- name: DB_PASSWORD`` / ``value: ...``), ECS task
   definitions and Azure app settings (``{"name": "API_TOKEN", "value": "..."}``), CloudFormation's
-  ``ParameterKey`` / ``ParameterValue``, Hadoop-style XML (``<name>db.password</name><value>...</value>``).
+  ``ParameterKey`` / ``ParameterValue``, Hadoop-style XML (``<name>db.password</name><value>...</value>``);
+  and a YAML key with no value of its own whose ``value:`` child holds it (``proxy-password:`` / ``  value: v``).
 * **Fallbacks**: shell and Compose parameter expansion ``${DB_PASSWORD:-<default>}`` and Spring's
   ``${db.password:<default>}``: the default is the secret whenever the variable is unset.
 
@@ -29,6 +30,12 @@ _PAIR = _LazyRe(
     r"(?:\"([^\"\r\n]{1,256})\"|'([^'\r\n]{1,256})'|([^\s\"',}\]#]{1,256}))"
 )
 _XML_PAIR = _LazyRe(r"<name>[ \t]*(" + _NAME + r")[ \t]*</name>\s{0,80}<value>([^<\r\n]{1,256})</value>")
+# a YAML key with no value of its own and a `value:` child (OpenAPI/Swagger extensions, Helm, SAM parameters):
+# `dev-proxy-password:` / `  value: v` -- the child holds the named secret
+_PARENT = _LazyRe(
+    r"(?m)^[ \t]*[\"']?(" + _NAME + r")[\"']?:[ \t]*\r?\n[ \t]+(?i:value):[ \t]*"
+    r"(?:\"([^\"\r\n]{1,256})\"|'([^'\r\n]{1,256})'|([^\s\"',}\]#]{1,256}))"
+)
 _FALLBACK = _LazyRe(r"\$\{(" + _NAME + r")(?::-|-|:(?![?+=-]))([^{}$\s\"']{1,256})\}")
 
 
@@ -61,6 +68,12 @@ def pairs(text: str, low: str, out: list[_Cand]) -> None:
             kind = _secret(m.group(1), m.group(g))
             if kind is not None:
                 out.append((m.start(g), m.end(g), kind, 9, m.start()))
+        if ":\n" in text or ":\r\n" in text:
+            for m in _PARENT.finditer(text):
+                g = 2 if m.group(2) is not None else 3 if m.group(3) is not None else 4
+                kind = _secret(m.group(1), m.group(g))
+                if kind is not None:
+                    out.append((m.start(g), m.end(g), kind, 9, m.start()))
         if "<name>" in text:
             for m in _XML_PAIR.finditer(text):
                 kind = _secret(m.group(1), m.group(2))

@@ -5,9 +5,12 @@ A scanner's must-not-fire lines are full of them, whatever key they sit under:
 * **Resource names.** An AWS ARN (``arn:aws:secretsmanager:us-east-1:123456789012:secret:db-AbC123``,
   ``arn:aws:iam::aws:policy/IAMUserChangePassword``) names a secret or a policy; the secret lives in the
   service. A CloudFormation dynamic reference (``{{resolve:secretsmanager:db:SecretString:password}}``)
-  is resolved at deploy time. Both are the whole point of not writing the secret down.
+  is resolved at deploy time. Both are the whole point of not writing the secret down. Likewise a key's value
+  found inside a ``{{ ... }}`` template expression (``{{ lookup('hashi_vault', 'secret=secret/db:password') }}``)
+  is the expression's code; a provider-format token there still counts.
 * **Replacement tokens.** Deploy tools fill ``__DB_PASSWORD__`` (Azure Pipelines' replace-tokens, Helm and
-  Ansible conventions) or ``@@TOKEN@@`` in at release time: a template's slot, not a value.
+  Ansible conventions) or ``@@TOKEN@@`` in at release time: a template's slot, not a value; a secret manager's
+  reference (``op://prod/db/password``, ``ref+vault://...``, ``vault:secret/data/db#password``) is looked up.
 * **Lines a scanner was told to skip.** A secret scanner's own inline allowlist comment (``# pragma: allowlist
   secret``, ``gitleaks:allow``, ``ggignore``, ``trufflehog:ignore``, ``#nosec``, ``kics-scan ignore-line``) marks a
   value its writer checked and declared no secret (a fixture, a public sample); scanners' tests keep such lines
@@ -30,19 +33,44 @@ _RESOLVE = _LazyRe(r"\{\{resolve:(?:secretsmanager|ssm|ssm-secure):[^{}\s]{1,512
 _SLOT = _LazyRe(r"(?:__[A-Za-z][A-Za-z0-9_.]{0,60}[A-Za-z0-9]__|@@[A-Za-z][\w.]{0,60}@@)\Z")
 
 
+# a secret manager's reference: 1Password's op://, vals' ref+<backend>://, Bank-Vaults' vault:<path>, Berglas'
+# sm:// and berglas://, secretsmanager:<name>, keyvault://
+_STORE_REF = _LazyRe(r"(?:op://|ref\+[a-z0-9]{2,20}://|vault:[\w-]+/|berglas://|sm://|secretsmanager:|keyvault://)"
+                     r"[\w./#:@+-]{1,300}\Z")
+
+
 def replacement_token(value: str) -> bool:
-    """``__DB_PASSWORD__`` / ``@@TOKEN@@``: a slot a deploy tool fills in (module docstring)."""
-    return len(value) <= 66 and _SLOT.match(value) is not None
+    """``__DB_PASSWORD__`` / ``@@TOKEN@@``: a slot a deploy tool fills in; ``op://vault/item/password``: a secret
+    manager's reference (module docstring)."""
+    return len(value) <= 320 and (_SLOT.match(value) is not None or _STORE_REF.match(value) is not None)
+
+
+# {{ lookup('hashi_vault', 'secret=secret/db:password') }}: a template expression's own key=value text is code
+_EXPRESSION = _LazyRe(r"\{\{[^{}\n]{1,300}\}\}")
+_KEY_KINDS = frozenset(("password", "secret", "token", "api-key"))  # found by a key's name, not by a format
 
 
 def drop_pointed(text: str, cands: list[_Cand]) -> list[_Cand]:
-    """The candidates that do not lie inside an ARN or a dynamic reference (module docstring)."""
-    if not cands or ("arn:aws" not in text and "{{resolve:" not in text):
+    """The candidates that do not lie inside an ARN or a dynamic reference, nor a key's value found inside a
+    ``{{ ... }}`` template expression (module docstring); a provider-format token there is still one."""
+    if not cands or ("arn:aws" not in text and "{{" not in text):
         return cands
     spans = [m.span() for rx in (_ARN, _RESOLVE) for m in rx.finditer(text)]
-    if not spans:
+    keyed = [m.span() for m in _EXPRESSION.finditer(text)] if "{{" in text else []
+    if not spans and not keyed:
         return cands
-    return [c for c in cands if not any(s <= c[0] and c[1] <= e for s, e in spans)]
+    # (start, end, whether any kind is dropped there): sorted by start, found by binary search
+    areas = sorted([(s, e, True) for s, e in spans] + [(s, e, False) for s, e in keyed])
+    firsts = [a[0] for a in areas]
+
+    def inside(c: _Cand) -> bool:
+        i = bisect_right(firsts, c[0]) - 1
+        if i < 0:
+            return False
+        _, end, any_kind = areas[i]
+        return c[1] <= end and (any_kind or c[2] in _KEY_KINDS)
+
+    return [c for c in cands if not inside(c)]
 
 
 # A scanner's own inline allowlist comment: the writer marked the line as checked and not a secret (detect-secrets'
