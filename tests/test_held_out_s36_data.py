@@ -81,3 +81,68 @@ def test_the_secrets_bench_scores_the_s36_part_only_with_its_flag_and_hides_its_
         assert "held-out-s36" in scored, argv
         r = result["held-out-s36"]
         assert r["misses_hidden"] is True and "missed" not in r and "per_group" not in r, argv
+
+
+INJECTIONS = ROOT / "bench" / "data" / "injections_held_out_s36.json"
+LICENCE = re.compile(r"\((?:[^()]*; )?MIT\)$")  # "(MIT)", or "(<benchmark>; MIT)"
+
+
+def _injection_rows() -> dict:
+    return json.loads(INJECTIONS.read_text(encoding="utf-8"))
+
+
+def test_the_injections_corpus_has_enough_attacks_from_three_sources_and_benign_notes_each_with_a_licence():
+    data = _injection_rows()
+    assert set(data) == {"attacks", "benign"}  # the shape of the other public corpora
+    attacks, benign = data["attacks"], data["benign"]
+    assert len(attacks) >= 150 and len(benign) >= 150
+    families = {("InjecAgent" if "InjecAgent" in a["source"] else a["source"].split()[1]) for a in attacks}
+    assert {"InjecAgent", "data/all_attack_tools.jsonl",
+            "CybersecurityBenchmarks/datasets/prompt_injection/prompt_injection.json"} <= families
+    for row in attacks + benign:
+        assert set(row) == {"source", "text", "split"} and row["text"].strip()
+        assert row["split"] == "held-out" and LICENCE.search(row["source"]), row["source"]
+        assert re.match(r"[\w.-]+/[\w.-]+@[0-9a-f]{40} \S", row["source"]), row["source"]  # owner/repo@commit path
+    texts = [r["text"] for r in attacks + benign]
+    assert len(set(texts)) == len(texts)
+
+
+def test_no_text_of_the_injections_corpus_is_in_another_public_corpus():
+    mine = {r["text"] for part in ("attacks", "benign") for r in _injection_rows()[part]}
+    for name in ("injections_public", "injections_fresh", "injections_bastion", "injections_agents",
+                 "injections_held_out_s34", "injections_held_out_s35"):
+        other = json.loads((ROOT / "bench" / "data" / f"{name}.json").read_text(encoding="utf-8"))
+        assert not mine & {r["text"] for part in ("attacks", "benign") for r in other[part]}, name
+
+
+def test_the_poisoning_bench_scores_the_s36_corpus_only_with_its_flag(monkeypatch, tmp_path):
+    import poisoning  # bench/poisoning.py; imported here so the secrets tests above do not load the guards' model
+
+    scored: list = []
+
+    def fake_corpus(path=poisoning.PUBLIC, splits=("dev", "held-out")):
+        scored.append(path)
+        one = {"attacks": 1, "caught": 0, "catch_rate": 0.0, "benign": 1, "flagged": 0, "false_positive_rate": 0.0,
+               "per_source": {}, "benign_per_source": {}}
+        return {s: dict(one) for s in splits}
+
+    # no detector runs: the flags and the model are stubbed, the corpora's scoring recorded
+    monkeypatch.setattr(poisoning, "public_corpus", fake_corpus)
+    monkeypatch.setattr(poisoning, "instruction_flags", lambda text: ())
+    monkeypatch.setattr(poisoning.instruction_model, "score", lambda text: 0.0)
+    out = tmp_path / "p.json"
+    poisoning.main(["--out", str(out)])
+    assert poisoning.HELD_OUT_S36 not in scored  # a default (tuning) run never reads it
+    assert "public_held_out_s36" not in json.loads(out.read_text())
+    scored.clear()
+    poisoning.main(["--out", str(out), "--held-out-s36"])
+    assert scored.count(poisoning.HELD_OUT_S36) == 1  # once, with the whole check; not in the rules-only pass
+    result = json.loads(out.read_text())
+    assert result["public_held_out_s36"]["held-out"]["reported_as"] == "held-out (session 36: never tuned on, run once)"
+
+
+def test_the_s36_corpus_is_kept_out_of_the_models_training():
+    import train_injection_model as T  # bench/; reads the corpora's texts only, trains nothing
+
+    kept_out = set(T.held_out_texts())
+    assert {r["text"] for part in ("attacks", "benign") for r in _injection_rows()[part]} <= kept_out
