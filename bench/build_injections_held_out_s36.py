@@ -8,7 +8,8 @@ file named in it) as read through a text index. Sources (none used by an earlier
 * attacks:
   - CyberSecEval 2's textual prompt-injection benchmark (meta-llama/PurpleLlama
     ``CybersecurityBenchmarks/datasets/prompt_injection/prompt_injection.json``; evals and benchmarks MIT): the
-    ``user_input`` of each typed row, except the *direct* rows of the three variants whose text is an ordinary
+    ``user_input`` of each typed row (the typed file says which of the 251 rows were not typed, and why), except
+    the *direct* rows of the three variants whose text is an ordinary
     question or a plain request in another language without the system prompt it is tested against
     (``indirect_reference``, ``different_user_input_language``, ``overload_with_information``); every *indirect*
     row (an instruction planted in a web page, a table, code, a resume, a paper, an e-mail) is kept. Row 247 is row
