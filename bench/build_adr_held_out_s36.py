@@ -146,6 +146,17 @@ BFYS_READ = {
     "012": ("2021-03-09", "ADR 12: Create infrastructure on GPaaS Cloud Foundry with Terraform: move the service from "
             "Heroku to GPaaS for all environments except the pull request review apps, and define the infrastructure "
             "in Terraform.", "4c8dd1c3358b9a8a7b7599795396af408fa25934"),
+    "009": ("2020-10-09", "ADR 9: Use Simplecov to monitor code test coverage: use Simplecov with RSpec to monitor "
+            "coverage changes on every test run.", "8ce0b14bf1e8712ed70030b063c57ae0175a40a1"),
+    "014": ("2021-04-19", "ADR 14: Use Logit for application logs: aggregate the application logs in Logit, DfE "
+            "Digital's preferred logging service.", "4521ab8cc540008b767f26db5a00d627c577c34d"),
+    "017": ("2021-06-28", "ADR 17: Use CodeClimate in the pipeline: CodeClimate is an additional level of quality "
+            "assurance on our pull requests.", "4521ab8cc540008b767f26db5a00d627c577c34d"),
+    "018": ("2021-08-26", "ADR 18: Use Notify API for sending emails: GOV.UK Notify, through the "
+            "notifications-ruby-client library, sends the service's emails.", "51f690b1c4d6795e64554c82a965526d24c1feab"),
+    "036": ("2026-07-15", "ADR 36: Use Azure AI Search for solution search: Azure AI Search replaces the "
+            "Elasticsearch/OpenSearch solution search; category search stays on Contentful.",
+            "75290a39e91c821ccafed28a7691e8c47710078b"),
     "016": ("2021-06-23", "ADR 16: Use rubocop-govuk for code linting: change from Standard.rb, a wrapper around "
             "Rubocop, to the GOV.UK maintained version, rubocop-govuk.", "4521ab8cc540008b767f26db5a00d627c577c34d"),
     "032": ("2024-12-15", "ADR 32: Remove Bullet gem: remove the Bullet gem and all associated configuration; rely "
@@ -160,8 +171,9 @@ BFYS_READ = {
 
 
 def buy_for_your_school():
-    anchors = {7: "2019-09-20", 12: "2021-03-09", 16: "2021-06-23", 32: "2024-12-15", 33: "2026-03-13",
-               34: "2026-03-16", 37: "2026-07-15"}
+    anchors = {7: "2019-09-20", 9: "2020-10-09", 12: "2021-03-09", 14: "2021-04-19", 16: "2021-06-23",
+               17: "2021-06-28", 18: "2021-08-26", 32: "2024-12-15", 33: "2026-03-13", 34: "2026-03-16",
+               36: "2026-07-15", 37: "2026-07-15"}
     records = from_titles("b", "ADR {}", BFYS, BFYS_FILES, BFYS_READ, lambda n: placed(anchors, n))
     reports = [
         ("r_b032", "b032", "Bullet: the gem was effectively disabled in rails_helper.rb before each test, a growing "
@@ -173,13 +185,16 @@ def buy_for_your_school():
         ("r_b037", "b037", "VCR cassette fixtures made the test suite harder to understand, and tests became brittle "
                            "when the Contentful payload shape changed.",
          BFYS + "0037-remove-vcr-gem-and-cassettes.md", "5b07f93ed860b0e7bd6f0594fd3a2bcbb2da8490"),
+        ("r_b036", "b036", "Solution search is tied to a separate search service on the Bonsai add-on of legacy Heroku "
+                           "infrastructure, which limits improvements in search relevance.",
+         BFYS + "0036-use-azure-ai-search-for-solution-search.md", "75290a39e91c821ccafed28a7691e8c47710078b"),
     ]
     return project(
         "buy-for-your-school", "DFE-Digital/buy-for-your-school",
         "MIT (LICENCE, c183111f: Crown Copyright, Department for Education)", True,
         BFYS + "0001-0037, the latest numbering (earlier numbers of renumbered records, and two other records once "
-        "numbered 0020, left out); 0007, 0012, 0016, 0032, 0033, 0037 read (0034's date read), the others' titles "
-        "from their file names",
+        "numbered 0020, left out); 0007, 0009, 0012, 0014, 0016, 0017, 0018, 0032, 0033, 0036, 0037 read (0034's "
+        "date read), the others' titles from their file names",
         records, reports,
         updates=[("b005", "b032"), ("b003", "b016")],  # "Supersedes [ADR-0005]"; "Supercedes [3. Use Standard]"
         ambiguous=[("b007", "b033")])  # Rollbar chosen again for error monitoring: a restatement, or a return
@@ -212,6 +227,15 @@ RPR_FILES = [
     ("019", "0019-use-json-for-decision-data", "ae5a2f668953f6f91d228003a1d0b10575e28d94"),
 ]
 RPR_READ = {
+    "009a": ("2021-11-18", "ADR 9: Represent data structures in a relational database: Competent Authorities map to "
+             "an Organisation and Regulated Professions to a Profession, in a one-to-many relationship.",
+             "0a46981b0e5f342ec46a80a4b484672c0fa0be56"),
+    "012b": ("2021-12-09", "ADR 12: Enable many-to-many links between professions and regulators: a Profession has many "
+             "Regulations, each valid in an area and a time and owned by one or many Organisations.",
+             "168b8e801fae73c359e31ba8407d406b646ae9fa"),
+    "019": ("2022-04-05", "ADR 19: Use JSON for decision data: each profession's decision data, per regulator and "
+            "year, is stored as a JSON string holding the decisions of each route and country.",
+            "ae5a2f668953f6f91d228003a1d0b10575e28d94"),
     "010": ("2021-11-19", "ADR 10: Use the Datamapper pattern instead of ActiveRecord: we adopt the Datamapper pattern "
             "for TypeORM models, with queries in service objects that have the repository injected, to make testing "
             "easier and follow the NestJS way.", "1841150d07d981e3125a1372f13b57cf70fc098a"),
@@ -222,7 +246,7 @@ RPR_READ = {
 
 
 def regulated_professions():
-    anchors = {10: "2021-11-19", 15: "2022-01-25"}
+    anchors = {9: "2021-11-18", 10: "2021-11-19", 12: "2021-12-09", 15: "2022-01-25", 19: "2022-04-05"}
     records = from_titles("r", "ADR {}", RPR, RPR_FILES, RPR_READ, lambda n: placed(anchors, n))
     reports = [
         ("r_r010", "r010", "TypeORM's ActiveRecord pattern is not a good fit for NestJS, which makes heavy use of "
@@ -235,12 +259,13 @@ def regulated_professions():
     return project(
         "regulated-professions", "UKGovernmentBEIS/regulated-professions-register",
         "MIT (LICENSE, b7c09471: Department of Business, Energy and Industrial Strategy)", True,
-        RPR + "0001-0019 (two records numbered 0009 and two numbered 0012, each kept); 0010 and 0015 read, the "
-        "others' titles from their file names",
+        RPR + "0001-0019 (two records numbered 0009 and two numbered 0012, each kept); 0009 (relational), 0010, "
+        "0012 (many-to-many), 0015, 0019 read, the others' titles from their file names",
         records, reports,
         # 0010 names "9. Use the ActiveRecord Pattern in TypeORM" and decides the Datamapper pattern instead; 0015
-        # names #14's versions tables and iterates the data model away from it
-        updates=[("r009b", "r010"), ("r014", "r015")])
+        # names #14's versions tables and iterates the data model away from it; 0012 "supercedes the design
+        # presented in ADR 9: Represent data structures in a relational database"
+        updates=[("r009b", "r010"), ("r014", "r015"), ("r009a", "r012b")])
 
 
 # --- nationalarchives/tdr-dev-documentation ---------------------------------------------------------------------
@@ -302,6 +327,9 @@ TDR_READ = {
             "into the Notify template.", "345caa0a23b47c7109e7f325d91c8c2f0901871f"),
     "015": ("2021-04-08", "ADR 15: GovUK Notify staging service made live: the staging GovUK Notify service is to be "
             "live, to allow user testing and mirror production.", "2188e1c40f36ec1507f0b7b03720d493e7b94766"),
+    "020": ("2021-07-05", "ADR 20: Increase message visibility timeout in file check queues: set each file check "
+            "queue's visibility timeout to 3 times its Lambda's timeout, reset it to 0 on failure, and use a batch size "
+            "of 1.", "4f9cc9e0e0eb79d88971b3a5084ca0362ff596e2"),
     "021": ("2021-07-14", "ADR 21 (headed 20): Service unavailable page: switch the load balancer's target group to a "
             "Python Lambda that renders a static service unavailable page, by hand, when needed.",
             "05fa2347bc565d935838b81c01c9aa113f381acc"),
@@ -313,6 +341,8 @@ TDR_READ = {
     "027": ("2023-01-18", "ADR 27 (headed 26): Step functions for backend checks: the backend checks (antivirus, "
             "checksum, file format) run in a step function once per consignment, triggered through API Gateway.",
             "7590b60091129fee435926073e52b1a58eafc4a3"),
+    "029": ("2023-05-19", "ADR 29: AWS X-Ray for request monitoring: trace requests with AWS X-Ray, sent through the "
+            "AWS Distro for OpenTelemetry collector.", "ad3d2ee4e81084cdf9e16c4e5e4f82d72bc6ba24"),
     "030": ("2023-08-14", "ADR 30 (headed 4): Metadata input validation: use a validation library, shared by the form, "
             "the CSV upload and the consignment API, that checks input data against the metadata criteria.",
             "21c393e626e8b62853f1b8f996222339cad9e575"),
@@ -330,6 +360,11 @@ TDR_READ = {
     "009": ("2020-07-21", "ADR 9: Keycloak user administrators configuration: TDR user administrators are configured in "
             "the TDR realm instead of the top-level Keycloak realm, through a group with the role mappings needed, "
             "with alerts on any user added to it.", "30ed280330b2ce3994cd5f600ed54cf98c5cbccf"),
+    "016": ("2021-04-08", "ADR 16: Local development stack for GovUK Notify: no full local development stack for "
+            "GovUK Notify, as it does not interact with other TDR systems.", "8a02ebbc087b58b7c9d17478d4ae8353abf2afeb"),
+    "017": ("2021-04-08", "ADR 17: Passing Keycloak message parameters to GovUK Notify: the entire Keycloak message is "
+            "passed into the Notify template through the keycloakMessage personalisation parameter.",
+            "8a02ebbc087b58b7c9d17478d4ae8353abf2afeb"),
     "018": ("2021-04-22", "ADR 18: GovUK Notify staging service: it was decided not to go live with the GovUK Notify "
             "staging service, on the Notify team's advice; it stays in trial mode, with UAT users added to its guest "
             "list.", "1bf305ac86f7b0851530e248293af9c4fdc8fafc"),
@@ -344,8 +379,8 @@ TDR_READ = {
 
 def tdr():
     anchors = {2: "2020-02-21", 7: "2020-04-01", 9: "2020-07-21", 12: "2020-11-16", 14: "2021-04-08",
-               15: "2021-04-08", 18: "2021-04-22", 21: "2021-07-14", 22: "2021-09-17", 24: "2022-03-15",
-               27: "2023-01-18", 30: "2023-08-14", 32: "2024-06-07", 34: "2024-09-03", 35: "2024-10-21",
+               15: "2021-04-08", 18: "2021-04-22", 20: "2021-07-05", 21: "2021-07-14", 22: "2021-09-17", 24: "2022-03-15",
+               27: "2023-01-18", 29: "2023-05-19", 30: "2023-08-14", 32: "2024-06-07", 34: "2024-09-03", 35: "2024-10-21",
                36: "2024-11-01", 39: "2026-03-06", 40: "2026-06-12"}
     records = from_titles("t", "ADR {}", TDR, TDR_FILES, TDR_READ, lambda n: placed(anchors, n))
     reports = [
@@ -355,6 +390,9 @@ def tdr():
         ("r_t040", "t040", "The utf8-validator library reads one byte per call: about 5 billion read calls for a 5 GB "
                            "file, about 12 minutes for five 5 GB files on Lambda.",
          TDR + "0040-utf-8-and-windows-cp-validation.md", "2b2ea1807fc04ea3ad09c5365badeeb2b4f82360"),
+        ("r_t020", "t020", "File checks: uploading more than a few hundred files overloads the API, and some messages "
+                           "land on the failure queue even when the Lambda eventually succeeded.",
+         TDR + "0020-sqs-visibility-timeout.md", "4f9cc9e0e0eb79d88971b3a5084ca0362ff596e2"),
         ("r_t022", "t022", "Uploads: some TDR users are on restricted networks where the upload step fails completely: "
                            "calls to TDR domains succeed but those to amazonaws.com are blocked.",
          TDR + "0022-cloudfront-upload-proxy.md", "fa4d62c4808f3dc96085f1aed467c60108879fa0"),
@@ -375,17 +413,18 @@ def tdr():
         "tdr", "nationalarchives/tdr-dev-documentation",
         "MIT (LICENCE, b3ab58ce: Crown Copyright, The National Archives; the MIT text)", True,
         TDR + "0001-0040 (two records numbered 0033 kept; of the files renamed or renumbered -- 0014, 0031, 0035 -- "
-        "one kept per number); 0002, 0007, 0009, 0012, 0014, 0015, 0018, 0021, 0022, 0024, 0027, 0030, 0032, 0034, "
-        "0035, 0036, 0039, 0040 read, the others' titles from their file names",
+        "one kept per number); 0002, 0007, 0009, 0012, 0014, 0015, 0016, 0017, 0018, 0020, 0021, 0022, 0024, 0027, 0029, 0030, "
+        "0032, 0034, 0035, 0036, 0039, 0040 read, the others' titles from their file names",
         records, reports,
         # "This decision supersedes decision: 0008 / 0015"; 0007 "has been superseded by decision: 0022"; 0027
         # moves the backend checks from the SNS/SQS-driven lambdas of 0013 to step functions without citing it
         updates=[("t008", "t009"), ("t015", "t018"), ("t007", "t022"), ("t013", "t027")],
         unnamed=[("t013", "t027")],
-        # 0015 restates 0014's staging decision; 0018 reverses that one part of 0014; 0024 replaces Jenkins, one part
+        # 0015, 0016 and 0017 restate three of 0014's decisions; 0018 reverses that one part of 0014; 0024 replaces Jenkins, one part
         # of 0002; 0034 and 0030 both settle metadata validation. (0035 checks a CSV's byte order mark, 0040 replaces
         # a library for file checks: two things, and 0035 had rejected that library -- a link between them is wrong.)
-        ambiguous=[("t014", "t015"), ("t014", "t018"), ("t002", "t024"), ("t030", "t034")])
+        # 0020 amends the queues of 0013 (it cites "ADR 13")
+        ambiguous=[("t014", "t015"), ("t014", "t016"), ("t014", "t017"), ("t014", "t018"), ("t002", "t024"), ("t030", "t034"), ("t013", "t020")])
 
 
 # --- GSA-TTS/FAC (Federal Audit Clearinghouse) ------------------------------------------------------------------
@@ -440,6 +479,12 @@ FAC_FILES = [  # the numbering after PDRs and ADRs were merged (30f25859); one r
     ("046b", "0046-signing-data", "ad4e46a0bf364eabaff612fa63daad0a4ce9853c"),
 ]
 FAC_READ = {
+    "011": ("2022-05-13", "ADR 11: How to handle bulk data uploads: ingest Excel templates similar to Census's, parse "
+            "them with SheetJS, and represent them in its Common Spreadsheet Format.",
+            "8b8f32538ced8b5aba4b90fcb701bfeafdd8f6b0"),
+    "016": ("2022-08-01", "ADR 16: File uploads: follow the DOJ Civil Rights Portal's upload backend, store files in "
+            "Amazon S3 through Boto3, and scan them with ClamAV; the frontend uses the USWDS file upload component.",
+            "d93e20e143601c974e16d510196929b3fe8c8382"),
     "012": ("2022-05-13", "ADR 12: FAC migration plan: around 2023-04-01 the new TTS FAC goes live for audit year 2023 "
             "and the Census FAC stops accepting submissions; by 2023-10-01 all Census data is migrated and the Census "
             "FAC is taken off the internet.", "d93e20e143601c974e16d510196929b3fe8c8382"),
@@ -461,6 +506,18 @@ FAC_READ = {
     "042": (None, "ADR 42: Gracefully handle SAM.gov 4xx errors: if the SAM.gov API key works, UEI validations are "
             "upheld; if it fails, the UEI waiver process is used automatically and logged.",
             "05df6be759d7dd630997a77b130bddcf987e3693"),
+    "019": ("2022-09-06", "ADR 19: Use Alpine for additional interactivity: use Eleventy's is-land plugin with Alpine "
+            "JS for the frontend's interactive parts.", "d93e20e143601c974e16d510196929b3fe8c8382"),
+    "020": ("2022-09-15", "ADR 20: Store question copy as JSON: the question copy is stored in one JSON file per year, "
+            "mapping stable question ids to that year's text.", "30f2585954e39e0f36b0345f470fe9bc6e626cf4"),
+    "023": ("2023-01-04", "ADR 23: Store submission data as JSON: the Single Audit Checklist is split into sections "
+            "stored as JSON fields, each with a JSON Schema as the source of truth for its validation.",
+            "8b54e8d1c000cd585bbc441595f66db46a8f6e81"),
+    "027": ("2023-04-10", "ADR 27: Data validation schema in Jsonnet: the validation schemas are authored in Jsonnet, "
+            "and the rendered JSON schemas are kept in the repository.", "d93e20e143601c974e16d510196929b3fe8c8382"),
+    "031": ("2023-11-14", "ADR 31: User access management: three pages, to change the auditor certifying official, "
+            "to change the auditee certifying official, and to add editors; removing editors is not supported.",
+            "17c69a53a914dbadfab4de5388b679fd543fa9c0"),
     "021": ("2022-10-28", "ADR 21: Switch to a unified Django web application: move the frontend into Django, use "
             "Django to manage state, keep USWDS styling and components, and move to a single repository.",
             "30f2585954e39e0f36b0345f470fe9bc6e626cf4"),
@@ -480,8 +537,9 @@ FAC_READ = {
 
 
 def fac():
-    anchors = {12: "2022-05-13", 21: "2022-10-28", 24: "2023-02-06", 26: "2023-03-09", 28: "2023-05-31",
-               29: "2023-11-06", 33: "2023-11-20", 35: "2024-05-24", 36: "2024-05-28", 39: "2024-06-25",
+    anchors = {11: "2022-05-13", 12: "2022-05-13", 16: "2022-08-01", 19: "2022-09-06", 20: "2022-09-15", 21: "2022-10-28",
+               23: "2023-01-04", 24: "2023-02-06", 26: "2023-03-09", 27: "2023-04-10", 28: "2023-05-31",
+               29: "2023-11-06", 31: "2023-11-14", 33: "2023-11-20", 35: "2024-05-24", 36: "2024-05-28", 39: "2024-06-25",
                43: "2025-04-30"}
     records = from_titles("f", "ADR {}", FAC, FAC_FILES, FAC_READ, lambda n: placed(anchors, n))
     reports = [
@@ -497,6 +555,9 @@ def fac():
         ("r_f043", "f043", "With one table for intake and others for dissemination, a user's update must be tracked in "
                            "one place and propagated to two.",
          FAC + "0043-data-representation-iteration.md", "92b00c73da8a2ef6ca3af18c80b9c4b4a87e8b5e"),
+        ("r_f031", "f031", "Many users enter incorrect email addresses for the certifying roles and only find out when "
+                           "the submission is ready for certification; their only option is to start a new one.",
+         FAC + "0031-user-access-management.md", "17c69a53a914dbadfab4de5388b679fd543fa9c0"),
         ("r_f033", "f033", "Users who delete their login.gov account and create a new one with the same email address "
                            "lose access to their submissions: the new account is not associated with them.",
          FAC + "0033-access-based-on-email-address.md", "0e9e649207eb20ca18081d6a39f277fc44e99bd3"),
@@ -509,8 +570,8 @@ def fac():
         "CC0-1.0 (GSA TTS's stated default: public domain in the US, CC0 elsewhere; NOT verified -- no licence file "
         "in the copy read, check on the repository before reuse)", False,
         FAC + "0001-0046 as numbered after PDRs and ADRs were merged (the older numbers of renumbered records, "
-        "0025 -- a second 'compliance documentation' -- and 0038's change-record copy left out); 0012, 0021, 0024, "
-        "0026, 0028, 0029, 0033, 0035, 0036, 0039, 0042, 0043 read, the others' titles from their file names",
+        "0025 -- a second 'compliance documentation' -- and 0038's change-record copy left out); 0011, 0012, 0016, 0019, "
+        "0020, 0021, 0023, 0024, 0026, 0027, 0031, 0028, 0029, 0033, 0035, 0036, 0039, 0042, 0043 read, the others' titles from their file names",
         records, reports,
         # "the original decision to split ... a statically-generated frontend site and a backend API"; "this
         # supersedes all prior ADRs and PDRs regarding UEI" (0026 let an unchecked UEI through; 0028 requires it);
@@ -521,9 +582,10 @@ def fac():
         # the API no longer a priority (part of 0004); 0028 restates 0010's SAM.gov validation; 0029 changes, does
         # not end, the ADR process of 0001; 0024 stores workbooks for now instead of 0017's generation (its "0011");
         # 0042 adds a waiver path to 0028's rule; 0035 is the migration's new approach after 0012's plan; 0039
-        # restates 0035's iterative migration
+        # restates 0035's iterative migration; 0021 leaves the frontend's JavaScript libraries (0019's is-land and
+        # Alpine) undetermined; 0036 allows removing editors, which 0031 left out (the rest of 0031 stands)
         ambiguous=[("f004", "f021"), ("f010", "f028"), ("f001", "f029"), ("f017", "f024"), ("f028", "f042"),
-                   ("f012", "f035"), ("f035", "f039")])
+                   ("f012", "f035"), ("f035", "f039"), ("f019", "f021"), ("f031", "f036")])
 
 
 # --- DFE-Digital/claim-additional-payments-for-teaching ---------------------------------------------------------
@@ -547,6 +609,9 @@ CAPT_FILES = [
     ("013", "0013-azure-kubernetes", "d7b40cbe7416e5ceef57ef9df6823eacfbe000bd"),
 ]
 CAPT_READ = {
+    "010": ("2019-06-13", "ADR 10: DfE can download claim data during private beta: the service includes a secure "
+            "download of all claim data, only during private beta, removed before public beta.",
+            "c5aaf5a0723b31c056988f2865f0e6de9e10b712"),
     "004": ("2019-04-03", "ADR 4: Deployment on Heroku: we will use Heroku to deploy the application, with Heroku's "
             "pipeline feature for CI and deployment.", "74f19b687d4bc7128b13ca331fbb1e5e0a093635"),
     "008": (None, "ADR 8: Use GOV.UK Verify for claimant identity assurance: we will integrate with GOV.UK Verify, at "
@@ -567,7 +632,7 @@ CAPT_READ = {
 
 
 def claim_payments():
-    anchors = {4: "2019-04-03", 11: "2019-11-14", 12: "2021-03-19", 13: "2024-05-01"}
+    anchors = {4: "2019-04-03", 10: "2019-06-13", 11: "2019-11-14", 12: "2021-03-19", 13: "2024-05-01"}
     records = from_titles("c", "ADR {}", CAPT, CAPT_FILES, CAPT_READ, lambda n: placed(anchors, n))
     reports = [
         ("r_c011a", "c011a", "Teacher payments: no all-in-one payment and payroll solution exists on the Digital "
@@ -582,7 +647,7 @@ def claim_payments():
         "claim-payments", "DFE-Digital/claim-additional-payments-for-teaching",
         "MIT (LICENCE, c20f85c7: Crown Copyright, Department for Education)", True,
         CAPT + "0001-0013 (two records numbered 0011, both kept; 0013's heading says 12); 0011 (both), 0012, 0013 "
-        "read, and 0004 and 0008 (whose copy carries the date it was deprecated, so it is placed by number); the others' "
+        "read, and 0004, 0010 and 0008 (whose copy carries the date it was deprecated, so it is placed by number); the others' "
         "titles from their file names",
         records, reports,
         updates=[("c008", "c012")],  # "GOVUK Verify is being deprecated (ADR No. 0008) and is being replaced"
@@ -717,17 +782,23 @@ DRT_FILES = [
     ("012", "0012-serialize-akka-persistence-with-protobuf", "ae1c29fc7a86753e4109a3aaade2dec78bef8990"),
     ("013", "0013-use-lihaoyi-s-autowire", "3f0d04ff80d09122c1b7b08ce857ebbf257bff75"),
 ]
-DRT_START = "2017-01-01"  # no record read
+
+
+DRT_READ = {
+    "012": ("2017-03-31", "ADR 12: Serialize akka persistence with Protobuf: use Google's protobuf to serialize akka "
+            "persistence messages, not Java serialization.", "ae1c29fc7a86753e4109a3aaade2dec78bef8990"),
+}
 
 
 def drt():
-    records = from_titles("d", "ADR {}", DRT, DRT_FILES, {}, lambda n: monthly(DRT_START, n))
+    records = from_titles("d", "ADR {}", DRT, DRT_FILES, DRT_READ, lambda n: placed({12: "2017-03-31"}, n))
     return project(
         "drt", "UKHomeOffice/drt-v2",
         "MIT, the Home Office's usual licence (NOT verified -- no licence file in the copy read, check on the "
         "repository before reuse)", False,
-        DRT + "0001-0013, titles from their file names only (no record read, none dated: placed one a month by "
-        "number from 2017-01); thirteen decisions all in force as far as the titles say: it measures wrong links only",
+        DRT + "0001-0013; 0012 read (dated 2017-03-31: the others are placed a week apart by number around it), the "
+        "others' titles from their file names; thirteen decisions all in force as far as they say: it measures wrong "
+        "links only",
         records, reports=[], updates=[])
 
 
