@@ -734,6 +734,13 @@ PKI_FILES = [
 ]
 PKI_START = "2021-01-01"  # no record read carries a date
 PKI_READ = {
+    "006": (None, "ADR 6: Push vs. pull deployment architecture: whenever possible, login.gov decentralises the power to "
+            "change environments with a distributed pull model instead of a centralised push model.",
+            "58dfb78bb3e9c2d0f8dff8ad36fc51f590b0faf5"),
+    "013": (None, "ADR 13: Rails access in Kubernetes: cluster access is handled through IAM roles, and ArgoCD gets an "
+            "ingress in each long-lived cluster with GitLab authentication.", "2e6b35709702b1d2a0731c71a8af498781740613"),
+    "017": (None, "ADR 17: Application secrets management: move all sensitive secrets in the applications' S3 YAML files "
+            "to AWS Secrets Manager.", "a9da367e82c2e8b67788fc4e8c6545fed1cb76d0"),
     "014": (None, "ADR 14: EKS cluster management: we will use kustomize to manage our clusters and the deployments in "
             "them, instead of EKS blueprints, the gitops-bridge and a helm chart of helm charts.",
             "6f3cbefc57edf4fc38aae6f3991560c6ac994ff2"),
@@ -753,6 +760,9 @@ def identity_pki():
         ("r_k014", "k014", "EKS: updating ArgoCD or the metrics-server sometimes meant going to terraform and sometimes "
                            "to a helm chart; there was no central place to manage everything.",
          PKI + "0014-eks-cluster-management.md", "6f3cbefc57edf4fc38aae6f3991560c6ac994ff2"),
+        ("r_k017", "k017", "Two incidents in late 2023: AAMVA credentials were published, and AAMVA and LexisNexis "
+                           "credentials leaked in source code.",
+         PKI + "0017-application-secrets-management.md", "a9da367e82c2e8b67788fc4e8c6545fed1cb76d0"),
         ("r_k015", "k015", "Amazon Linux 2, used on our EKS worker nodes, reaches end of life in 2025.",
          PKI + "0015-bottlerocket.md", "bb13361a7eff84fd06b7ab29f81a5f56584428a2"),
     ]
@@ -760,7 +770,7 @@ def identity_pki():
         "identity-pki", "18F/identity-pki",
         "CC0-1.0 (18F's stated default: public domain in the US, CC0 elsewhere; NOT verified -- no licence file in "
         "the copy read, check on the repository before reuse)", False,
-        PKI + "0001-0017 (no 0016; the older copy 0004-regions left out); 0004, 0014, 0015 read, the others' titles "
+        PKI + "0001-0017 (no 0016; the older copy 0004-regions left out); 0004, 0006, 0013, 0014, 0015, 0017 read, the others' titles "
         "from their file names; no record read carries a date (placed one a month by number from 2021-01)",
         records, reports, updates=[])
 
