@@ -1,8 +1,8 @@
-"""Session 36's held-out corpora: their shape, and that only their own flag makes a bench score them.
+"""Session 36's held-out corpora: their shape, and which bench run scores them.
 
 No detector runs here: the tests read the corpora's fields and counts only, and check the benches' selection
-with the scoring replaced by a recorder. Both corpora are held out: the lead runs each once
-(``python bench/secrets_public.py --held-out-s36``, ``python bench/poisoning.py --held-out-s36``).
+with the scoring replaced by a recorder. The secrets part was run once by the lead in session 36 and is a tuning
+part since (``tuning-s36``); the injections corpus is held out (``python bench/poisoning.py --held-out-s36``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _secret_cases() -> list[dict]:
 
 def test_the_secrets_part_has_enough_cases_of_enough_kinds_each_with_its_source_licence_and_secret():
     data = json.loads(SECRETS.read_text(encoding="utf-8"))
-    assert data["source"]["license"] and "held-out" in data["source"]["split"]
+    assert data["source"]["license"] and "held-out" in data["source"]["split"]  # as built; spent since
     cases = data["cases"]
     secrets = [c for c in cases if c["label"] == "secret"]
     benign = [c for c in cases if c["label"] == "benign"]
@@ -48,7 +48,7 @@ def test_no_text_or_secret_value_of_the_secrets_part_is_in_another_part():
     texts = {c["text"] for c in mine}
     values = {c["secret"] for c in mine if c["label"] == "secret" and len(c["secret"]) >= 12}
     for part in secrets_public.CORPORA:
-        if part == "held-out-s36":
+        if part == "tuning-s36":
             continue
         other = secrets_public.load(part)["cases"]
         assert not texts & {c["text"] for c in other}, part
@@ -72,15 +72,14 @@ def _parts_scored(monkeypatch, tmp_path, argv):
     return set().union(*seen), json.loads(out.read_text())
 
 
-def test_the_secrets_bench_scores_the_s36_part_only_with_its_flag_and_hides_its_misses(monkeypatch, tmp_path):
-    assert secrets_public.HELD_OUT.get("held-out-s36") == "held_out_s36"
+def test_the_secrets_bench_scores_the_spent_s36_part_as_a_tuning_part_with_its_misses_shown(monkeypatch, tmp_path):
+    # run once as held out by the lead in session 36; its misses are read since, so no run hides them
+    assert secrets_public.CORPORA["tuning-s36"] == "held_out_s36.json" and "tuning-s36" not in secrets_public.HELD_OUT
+    assert "held-out-s36" not in secrets_public.CORPORA
     scored, result = _parts_scored(monkeypatch, tmp_path, [])
-    assert "held-out-s36" not in scored and "held-out-s36" not in result  # a tuning run never reads it
-    for argv in (["--held-out-s36"], ["--held-out"]):
-        scored, result = _parts_scored(monkeypatch, tmp_path, argv)
-        assert "held-out-s36" in scored, argv
-        r = result["held-out-s36"]
-        assert r["misses_hidden"] is True and "missed" not in r and "per_group" not in r, argv
+    assert "held-out-s36" in scored  # the cases keep their ids; the part is scored by default now
+    r = result["tuning-s36"]
+    assert "misses_hidden" not in r and "missed" in r and "per_group" in r
 
 
 INJECTIONS = ROOT / "bench" / "data" / "injections_held_out_s36.json"
