@@ -79,6 +79,7 @@ from server.guard.instruction_model import injection_like, words as model_words
 from server.guard.instruction_phrases import disclosure_like, negated, override_like, readings, windowed
 from server.guard.instruction_agents import PERSONAL_GATES, PERSONAL_KEYS, misspelt_override, sent_from_a_tool, tool_slipped_in
 from server.guard.instruction_replies import code_planted, reply_bent, reply_scrambled
+from server.guard.instruction_wrapped import unwrapped
 from server.guard.lazyre import LazyRe as _LazyRe
 
 __all__ = ["FLAGS", "REASONS", "instruction_flags", "visible"]
@@ -536,11 +537,8 @@ def _short_role_request(text: str, low: str) -> bool:
 
 
 def instruction_flags(text: str) -> tuple[str, ...]:
-    """Sorted labels for instruction-shaped content in ``text``; ``()`` if none.
-
-    Recall flags every memory it returns, and the same memories come back again and again:
-    results for texts up to 4 KB are kept (1,024 of them, at most ~4 MB).
-    """
+    """Sorted labels for instruction-shaped content in ``text``; ``()`` if none. Recall flags every memory it returns,
+    and the same memories come back again and again: results for texts up to 4 KB are kept (1,024, at most ~4 MB)."""
     if not text:
         return ()
     if len(text) <= 4096:
@@ -571,8 +569,9 @@ def _flags(text: str) -> tuple[str, ...]:
         ":" in text and any(g in low for g in _ROLE_LINE_GATES) and _ROLE_LINE.search(text)
     ) or (":" in text and any(g in low for g in ("system", "systè", "sistema", "systeem")) and _ROLE_LINE_OTHER.search(text)):
         flags.append("role-spoof")
-    # the learned model (server.guard.instruction_model) speaks only where no rule did: wrappers
-    # around a payload whose words no pattern names
+    if not flags and (joined := unwrapped(text)) is not None:  # a hard-wrapped document, its lines joined
+        return _flags(joined)
+    # the model (instruction_model) speaks only where no rule did: wrappers around a payload no pattern names
     if not flags and injection_like(text) and not _short_role_request(text, low):
         flags.append("injection-like")
     return tuple(sorted(flags))
