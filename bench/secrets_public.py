@@ -35,6 +35,9 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
   out and run once (106/128 caught, 47/226 benign lines changed), a tuning corpus since. A held-out part (in
   ``CORPORA`` and ``HELD_OUT`` with its flag) is scored only with ``--held-out`` or its own flag (once, at the
   end of a round), as counts unless ``--show-held-out``.
+* **held-out-s36** -- KICS' "Passwords And Secrets" query tests, gosec's G101 samples, bandit's hard-coded
+  password examples, eslint-plugin-no-secrets' tests and horusec's leak samples (``held_out_s36.json``), typed
+  and committed before any detector ran on them: held out, scored only with ``--held-out-s36`` (or ``--held-out``).
 * **benign**  -- each corpus' own false-positive examples, and the public benign notes of
   bench/data/injections_public.json (package docstrings mentioning prompts, pipes, curl...).
 
@@ -67,12 +70,12 @@ CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.j
            "tuning-kingfisher-2": "held_out.json", "tuning-kingfisher-3": "kingfisher_3.json",
            "tuning-kingfisher-4": "kingfisher_4.json", "tuning-kingfisher-5": "kingfisher_5.json",
            "tuning-secretlint-trivy": "held_out_secretlint_trivy.json", "tuning-s34": "held_out_s34.json",
-           "tuning-s35": "held_out_s35.json"}
+           "tuning-s35": "held_out_s35.json", "held-out-s36": "held_out_s36.json"}
 #: The held-out part(s) and the flag that asks for each: scored only when asked for (--held-out: all of them),
 #: never by default; misses hidden unless --show-held-out. The secretlint/Trivy part was run once in session
 #: 33, session 34's at the end of session 34, session 35's at the end of its first round: tuning parts since.
-#: Empty until a fresh part is added.
-HELD_OUT: dict[str, str] = {}
+#: Session 36's part (KICS, gosec, bandit, eslint-plugin-no-secrets, horusec) is held out: --held-out-s36.
+HELD_OUT: dict[str, str] = {"held-out-s36": "held_out_s36"}
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 
@@ -150,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N secret and N benign cases of each part")
     ap.add_argument("--held-out", action="store_true",
                     help="also score the held-out part (counts only); once, at the end of a round")
+    ap.add_argument("--held-out-s36", action="store_true",
+                    help="also score session 36's held-out part (counts only); run once, by the lead")
     ap.add_argument("--show-held-out", action="store_true",
                     help="also print and write the held-out part's misses (not while tuning)")
     args = ap.parse_args(argv)

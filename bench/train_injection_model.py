@@ -286,6 +286,9 @@ def held_out_texts() -> list[str]:
     texts += [x["text"] for part in ("attacks", "benign") for x in d[part] if x["split"] == "held-out"]
     s35 = json.loads((DATA / "injections_held_out_s35.json").read_text(encoding="utf-8"))
     texts += [x["text"] for part in ("attacks", "benign") for x in s35[part]]
+    # session 36's corpus (CyberSecEval, InjecAgent, Agent Security Bench): held out, the lead runs it once
+    s36 = json.loads((DATA / "injections_held_out_s36.json").read_text(encoding="utf-8"))
+    texts += [x["text"] for part in ("attacks", "benign") for x in s36[part]]
     return texts
 
 
