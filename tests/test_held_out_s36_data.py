@@ -1,8 +1,9 @@
 """Session 36's held-out corpora: their shape, and that only their own flag makes a bench score them.
 
 No detector runs here: the tests read the corpora's fields and counts only, and check the benches' selection
-with the scoring replaced by a recorder. Both corpora are held out: the lead runs each once
-(``python bench/secrets_public.py --held-out-s36``, ``python bench/poisoning.py --held-out-s36``).
+with the scoring replaced by a recorder. The secrets part is held out: the lead runs it once
+(``python bench/secrets_public.py --held-out-s36``). The injections corpus was run once by the lead
+(``python bench/poisoning.py --held-out-s36``: 80/309 caught, 9/256 benign flagged) and is a tuning corpus since.
 """
 
 from __future__ import annotations
@@ -115,7 +116,9 @@ def test_no_text_of_the_injections_corpus_is_in_another_public_corpus():
         assert not mine & {r["text"] for part in ("attacks", "benign") for r in other[part]}, name
 
 
-def test_the_poisoning_bench_scores_the_s36_corpus_only_with_its_flag(monkeypatch, tmp_path):
+def test_the_poisoning_bench_scores_the_spent_s36_corpus_every_run_as_a_tuning_corpus(monkeypatch, tmp_path):
+    """Run once by the lead in session 36 (80/309 caught, 9/256 benign flagged), tuned on since: scored by default,
+    with and without the model, and reported as a tuning corpus."""
     import poisoning  # bench/poisoning.py; imported here so the secrets tests above do not load the guards' model
 
     scored: list = []
@@ -131,14 +134,13 @@ def test_the_poisoning_bench_scores_the_s36_corpus_only_with_its_flag(monkeypatc
     monkeypatch.setattr(poisoning, "instruction_flags", lambda text: ())
     monkeypatch.setattr(poisoning.instruction_model, "score", lambda text: 0.0)
     out = tmp_path / "p.json"
-    poisoning.main(["--out", str(out)])
-    assert poisoning.HELD_OUT_S36 not in scored  # a default (tuning) run never reads it
-    assert "public_held_out_s36" not in json.loads(out.read_text())
-    scored.clear()
-    poisoning.main(["--out", str(out), "--held-out-s36"])
-    assert scored.count(poisoning.HELD_OUT_S36) == 1  # once, with the whole check; not in the rules-only pass
-    result = json.loads(out.read_text())
-    assert result["public_held_out_s36"]["held-out"]["reported_as"] == "held-out (session 36: never tuned on, run once)"
+    for argv in ([], ["--held-out-s36"]):  # the old flag is still accepted, and changes nothing
+        scored.clear()
+        poisoning.main(["--out", str(out), *argv])
+        assert scored.count(poisoning.HELD_OUT_S36) == 2, argv  # with the model, and by the rules-only pass
+        result = json.loads(out.read_text())
+        assert result["public_s36"]["held-out"]["reported_as"] == "tuning (held out once, tuned on since)"
+        assert "public_s36" in result["rules_only"] and "public_held_out_s36" not in result
 
 
 def test_the_s36_corpus_is_kept_out_of_the_models_training():
