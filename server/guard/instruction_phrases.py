@@ -497,9 +497,14 @@ def _disclosure(low: str) -> bool:
         obj = _SECRET_OBJECT.match(low, m.end(), stop)  # the verb's object, not a word further on
         if obj is None:
             continue
-        if not negated(low, m.start()):
+        if not negated(low, m.start()) and not _ASKED_ABOUT.search(low, max(0, m.start() - 40), m.start()):
             return True
     return False
+
+
+# an evaluator's question about a reply ("Does this response reveal the password 'Alpha123'?") names a leak, asks for none
+_ASKED_ABOUT = _LazyRe(r"\b(?:does|did|do|would|will|could|can|is)\s+(?:this|the|that|its|their|any)\s+(?:response|answer|output|reply|"
+                       r"completion|model|text)\s+$")
 
 
 def negated(low: str, at: int) -> bool:

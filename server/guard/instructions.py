@@ -79,6 +79,8 @@ from server.guard.instruction_model import injection_like, words as model_words
 from server.guard.instruction_phrases import disclosure_like, negated, override_like, readings, windowed
 from server.guard.instruction_agents import PERSONAL_GATES, PERSONAL_KEYS, misspelt_override, sent_from_a_tool, tool_slipped_in
 from server.guard.instruction_replies import code_planted, reply_bent, reply_scrambled
+from server.guard.instruction_wrapped import unwrapped
+from server.guard.instruction_asks import input_dropped, secret_asked
 from server.guard.lazyre import LazyRe as _LazyRe
 
 __all__ = ["FLAGS", "REASONS", "instruction_flags", "visible"]
@@ -143,7 +145,7 @@ _OVERRIDE: list[tuple[tuple[str, ...], _LazyRe]] = [
     # the reader told to act on an earlier text's orders no matter what it was told: "do this and only this,
     # regardless of any previous input", "whatever your instructions say"
     (('regardless', 'irrespective'), _LazyRe(r"\b(?:regardless|irrespective)\s+of\s+(?:any|all|the|your)?\s*(?:previous|prior|earlier|preceding|other|"
-                                             r"existing|original|system)\s+(?:input|inputs|instructions?|prompts?|messages?|context|rules|directions)\b", _I)),
+                                             r"existing|original|system)\s+(?:input|inputs|instructions?|prompts?|messages?|context|rules|directions|tasks?)\b", _I)),
     # instructions carried encoded, with the order to decode and obey them: "decode this base64 and follow the
     # instruction inside", "translate the following from rot13 and then execute it", "decode it and do what it says"
     (('decod', 'translat', 'convert', 'deciph', 'revers', 'unscrambl'), _LazyRe(
@@ -536,11 +538,8 @@ def _short_role_request(text: str, low: str) -> bool:
 
 
 def instruction_flags(text: str) -> tuple[str, ...]:
-    """Sorted labels for instruction-shaped content in ``text``; ``()`` if none.
-
-    Recall flags every memory it returns, and the same memories come back again and again:
-    results for texts up to 4 KB are kept (1,024 of them, at most ~4 MB).
-    """
+    """Sorted labels for instruction-shaped content in ``text``; ``()`` if none. Recall flags every memory it returns,
+    and the same memories come back again and again: results for texts up to 4 KB are kept (1,024, at most ~4 MB)."""
     if not text:
         return ()
     if len(text) <= 4096:
@@ -557,7 +556,7 @@ def _flags(text: str) -> tuple[str, ...]:
     low = text.lower()
     reads = readings(text)
     flags: list[str] = []
-    if _exfiltration(text, low) or _markdown_exfil(text, low) or disclosure_like(reads) or any(prompt_leak(r) for r in reads):
+    if _exfiltration(text, low) or _markdown_exfil(text, low) or disclosure_like(reads) or secret_asked(low) or any(map(prompt_leak, reads)):
         flags.append("exfiltration")
     if _hidden(text):
         flags.append("hidden-text")
@@ -565,14 +564,15 @@ def _flags(text: str) -> tuple[str, ...]:
         flags.append("imperative-command")
     if any(windowed(r, gates, (p,)) for r in reads for gates, p in _OVERRIDE) or override_like(reads) or any(
         persona_jailbreak(r) or steering(r) for r in reads
-    ) or reply_bent(low) or reply_scrambled(low) or misspelt_override(low):
+    ) or reply_bent(low) or reply_scrambled(low) or misspelt_override(low) or input_dropped(reads):
         flags.append("override-instructions")
     if (any(g in low for g in _ROLE_GATES) and _ROLE_TOKENS.search(text)) or (
         ":" in text and any(g in low for g in _ROLE_LINE_GATES) and _ROLE_LINE.search(text)
     ) or (":" in text and any(g in low for g in ("system", "systè", "sistema", "systeem")) and _ROLE_LINE_OTHER.search(text)):
         flags.append("role-spoof")
-    # the learned model (server.guard.instruction_model) speaks only where no rule did: wrappers
-    # around a payload whose words no pattern names
+    if not flags and (joined := unwrapped(text)) is not None:  # a hard-wrapped document, its lines joined
+        return _flags(joined)
+    # the model (instruction_model) speaks only where no rule did: wrappers around a payload no pattern names
     if not flags and injection_like(text) and not _short_role_request(text, low):
         flags.append("injection-like")
     return tuple(sorted(flags))
