@@ -25,7 +25,8 @@ normalised random mixture of 2-3 of those real vectors plus Gaussian noise (its
 text is the matching mixture of the base texts, so keyword search stays
 meaningful). Memories and vectors are inserted in bulk through Store (its
 insert_memory and store_vectors, the same SQL `remember` and the backfill run),
-not through the embedder. Queries are real questions embedded by the model.
+not through the embedder, each with the statement analysis `remember`'s update
+check leaves stored (store_analyses). Queries are real questions embedded by the model.
 
     python bench/scale.py                 # 1k, 10k, 100k (add --sizes 1000000 for 1M)
     python bench/scale.py --quick         # CI: 500 and 2,000 memories, hash embedder, same code paths
