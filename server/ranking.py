@@ -253,11 +253,12 @@ def fuse(dense: Mapping[int, float], keyword: Mapping[int, float],
         while step in docs and step not in brought and step not in scored:
             brought.add(step)
             step = docs[step].successor
+    coverage = coverage_of(terms) if terms else None  # the query's terms stemmed once, not once per hit
     for i in scored | brought:
         kw = (-keyword[i] / kbest) if (i in keyword and kbest > 0) else 0.0
         kw = max(0.0, kw)
-        if kw and terms and (d := docs.get(i)) is not None and not d.turn:
-            kw *= term_coverage(terms, d.content) ** KEYWORD_COVERAGE_POWER
+        if kw and coverage is not None and (d := docs.get(i)) is not None and not d.turn:
+            kw *= coverage(d.content) ** KEYWORD_COVERAGE_POWER
         cos = max(0.0, float(dense.get(i, 0.0)))
         base[i] = W_KEYWORD * kw + (1.0 - W_KEYWORD) * cos
     fused: dict[int, float] = {}

@@ -148,8 +148,13 @@ class ReadPath:
         else:
             reason = self.embedder.error or self.embedder.state or "the embedding model is still loading"
             note = f"Keyword search only: {reason}. Ask again shortly for semantic matches."
-        found = gather(self.store, query, vector, scope, keyword)  # 6
-        hits = [] if found is None else arrange(self.store, query, found, fuse(query, found, k), k, scope)  # 7, 8
+        # 6-8 read one snapshot: each store read inside joins it (before, about six reads each opened and
+        # closed its own, so the rows, cosines and possible updates could come from different moments).
+        # None of them writes (Database.in_write tells the vector search this is no write's snapshot); the
+        # keyword search started above reads on its own connection, so waiting for it here cannot deadlock.
+        with self.db.read():
+            found = gather(self.store, query, vector, scope, keyword)  # 6
+            hits = [] if found is None else arrange(self.store, query, found, fuse(query, found, k), k, scope)  # 7, 8
         memories = [h for h in hits if h.score >= min_score]  # 9
         if memories:
             self.mark_recalled([m.memory_id for m in memories])  # 10

@@ -38,7 +38,7 @@ from server.storage.opener import make_store, open_database, sqlite_open_error
 from server.storage.protocol import GLOBAL, Database, IndexDrift, MemoryRow, NewMemory, Scope
 from server.textindex import index_text
 from server.global_prompts import GlobalPrompts
-from server.threads import Threads, named_threads, omitted_thread, thread_scope
+from server.threads import Threads, named_threads, omitted_thread, thread_scope, thread_words
 from server.linker import UpdateLinker, describe_possible, waits_for_vector
 from server.linker import describe as describe_link
 
@@ -520,7 +520,7 @@ class MemoryService:
         threads = self._read_threads(thread)
         if threads is None:
             # Over every thread, a query naming a project searches that project (and global).
-            named = named_threads(query, self.store.thread_ids(include_archived=True))
+            named = named_threads(query, self.store.thread_ids(include_archived=True, among=thread_words(query)))
             threads = (*named, GLOBAL) if named else None
         scope = Scope(
             threads=threads,

@@ -54,9 +54,20 @@ def named_threads(query: str, threads: Sequence[str]) -> tuple[str, ...]:
     """The threads a query names ("how do I run the tests in ledgerly?", "shopfront's deploy"),
     in the order given. A thread name is not in the text of its memories, so a search over
     every thread cannot tell one project's test command from another's without it."""
+    words = _words(query)
+    return tuple(t for t in threads if len(t) >= 3 and t.lower() in words)
+
+
+def thread_words(query: str) -> list[str]:
+    """The query's words that could name a thread (3 characters or more): named_threads' candidates, for
+    the store to read only the threads among them (Store.thread_ids's `among`), not every thread id."""
+    return sorted(w for w in _words(query) if len(w) >= 3)
+
+
+def _words(query: str) -> set[str]:
     words = {w.lower().removesuffix("'s") for w in _QUERY_WORD.findall(query.replace("\u2019", "'"))}
     words |= {w[:-2] for w in words if w.endswith("'s")}
-    return tuple(t for t in threads if len(t) >= 3 and t.lower() in words)
+    return words
 
 
 def thread_info(thread: Thread) -> ThreadInfo:

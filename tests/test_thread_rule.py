@@ -62,3 +62,16 @@ async def test_the_tool_descriptions_state_the_rule(service):
     for name in ("remember", "recall", "thread_prompt"):
         text = tools[name].input_schema["properties"]["thread"]["description"]
         assert "default thread" in text and "global when none is set" in text, name
+
+
+def test_a_named_project_is_found_whatever_its_case_and_only_named_threads_are_read(service):
+    """The store reads the threads among the query's words (Store.thread_ids `among`), not every id."""
+    service.remember("Run the tests with go test ./... -race", thread="Ledgerly")
+    service.remember("Run the tests with pnpm vitest run", thread="shopfront")
+    service.remember("Run the tests with cargo nextest", thread="ab")  # too short to be named
+    assert service.store.thread_ids(include_archived=True, among=["ledgerly", "tests", "shop"]) == ["Ledgerly"]
+    assert service.store.thread_ids(include_archived=True, among=[]) == []
+    found = service.recall("how do I run the tests in LEDGERLY?", thread="*").memories
+    assert found[0].content == "Run the tests with go test ./... -race"
+    assert {m.thread for m in found} <= {"Ledgerly", None}
+    assert len({m.thread for m in service.recall("run the tests ab", thread="*", k=10).memories}) == 3

@@ -179,6 +179,7 @@ class Database:
         self.conn.execute("PRAGMA foreign_keys = ON")
         self._lock = threading.RLock()
         self._depth = 0
+        self._writing = False  # the open transaction (depth > 0) is a write
         self._waits = WriteWaits()  # waiting_at_most() of the calling thread
         self._aside: Database | None = None
         self._aside_lock = threading.Lock()
@@ -258,22 +259,23 @@ class Database:
         try:
             if self._depth:
                 self._depth += 1
+                self._writing = True  # a write joining a read makes it one until it ends
                 try:
                     yield self.conn
                 finally:
                     self._depth -= 1
                 return
-            self._depth = 1
+            self._depth, self._writing = 1, True
             try:
                 yield self.conn
             except BaseException as exc:
-                self._depth = 0
+                self._depth, self._writing = 0, False
                 self._rollback()
                 problem = store_error(exc, self.path) if isinstance(exc, self.errors.Error) else None
                 if problem is not None:
                     raise problem from exc
                 raise
-            self._depth = 0
+            self._depth, self._writing = 0, False
             try:
                 self.conn.execute("COMMIT")
             except self.errors.Error as exc:
@@ -315,8 +317,14 @@ class Database:
             try:
                 yield self.conn
             finally:
-                self._depth = 0
+                self._depth, self._writing = 0, False
                 self.conn.execute("COMMIT")
+
+    def in_write(self) -> bool:
+        """Whether this connection has a write transaction open (the caller holds the connection: inside
+        read() or write()). A read that joined one sees changes that may yet roll back; a read that
+        joined an outer read (a recall's search stages share one) sees committed data, as its own would."""
+        return self._depth > 0 and self._writing
 
     def aside(self) -> Database | None:
         """A second connection to the file, for a read that runs beside this connection's (a recall's

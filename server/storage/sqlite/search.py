@@ -262,9 +262,9 @@ class SqliteSearch(SqliteImpactsListed):
         return self._vectors.sync(conn)
 
     def _nested(self) -> bool:
-        # Database.read() joins a transaction already open on this connection (its
-        # changes may still be rolled back); depth 1 is the read this call opened.
-        return self.db._depth > 1
+        # Database.read() joined a write transaction open on this connection (its changes may still be
+        # rolled back). A read joining an outer read (server.recall's one snapshot) is not nested here.
+        return self.db.in_write()
 
     def _tagged_ids(self, conn: Any, tags: Sequence[str]) -> list[int]:
         rows = conn.execute(
