@@ -136,7 +136,8 @@ def links(size: int, pairs: int, gap: int = 0, against: dict[str, int] | None = 
     process into copies of a store of `size` notes, with the linker as it is and with the linker constants
     `against` (by default no window: linker.WINDOW past any thread): which memory each newer one was linked to.
     Every older memory is written first, then `gap` notes of the corpus (bulk, as fill), then every newer one: a
-    gap past a recency bound shows what the bound costs. The hash embedder: its cosines are lexical and the rules
+    gap past a recency bound shows what the bound costs. Pairs of the held-out projects (fit_update_model.HELD_OUT)
+    are counted apart too. The hash embedder: its cosines are lexical and the rules
     judge alone, so this shows the candidates' effect on links, not the model's."""
     import random
 
@@ -149,8 +150,12 @@ def links(size: int, pairs: int, gap: int = 0, against: dict[str, int] | None = 
     from server.updates import analyses, statements
 
     against = {"WINDOW": 1 << 40} if against is None else against
+    from fit_update_model import HELD_OUT  # (the projects never tuned on: their pairs are counted apart)
+
     chosen = [(u["old"], u["new"]) for f in sorted((HERE / "data" / "updates").glob("*.json"))
               for u in json.loads(f.read_text())["updates"]]
+    held = {(u["old"], u["new"]) for name in HELD_OUT
+            for u in json.loads((HERE / "data" / "updates" / f"{name}.json").read_text())["updates"]}
     random.Random(7).shuffle(chosen)
     chosen = chosen[:pairs]
     home = Path(tempfile.mkdtemp(prefix=f"memvault-writecost-links-{size}-"))
@@ -193,6 +198,9 @@ def links(size: int, pairs: int, gap: int = 0, against: dict[str, int] | None = 
     return {"size": size, "pairs": len(chosen), "gap": gap, "against": against,
             **{f"{name}_linked": sum(1 for _, u in rows if u is not None) for name, rows in made.items()},
             **{f"{name}_linked_to_its_older": sum(1 for o, u in rows if u == o) for name, rows in made.items()},
+            "held_out_pairs": sum(1 for p in chosen if p in held),
+            **{f"{name}_held_out_linked_to_its_older": sum(1 for (o, u), p in zip(rows, chosen) if u == o and p in held)
+               for name, rows in made.items()},
             **{f"{name}_cpu_ms_per_write": round(ms, 1) for name, ms in cpu.items()},
             "differ": [{"pair": i, "older": a[0], "as_is": a[1], "against": b[1]}
                        for i, (a, b) in enumerate(zip(made["as_is"], made["against"])) if a != b]}
