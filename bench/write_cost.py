@@ -14,6 +14,7 @@ are left out (the server's caches fill).
     python bench/write_cost.py --sizes 1000,4000 --writes 50   # quick
     python bench/write_cost.py --code ../main --passes 2       # against another checkout, in the same run
     python bench/write_cost.py --sizes 100000 --links 50       # the links of 50 update pairs, window or none
+    python bench/write_cost.py --sizes 100000 --links 300 --gap 3000 --against MATCH_BUDGET=2000,COMMON_BUDGET=20000
 
 With --code, each size's store is built once per pass and a copy of it is written to by this checkout's server
 and by the other checkout's, one after the other (which goes first alternates by pass and size): on a loaded
@@ -130,48 +131,79 @@ def run(home: Path, code: Path, size: int, writes: int, warmup: int) -> dict:
             "cpu_ms_per_write": round(cpu, 2)}
 
 
-def links(size: int, pairs: int) -> dict:
+def links(size: int, pairs: int, gap: int = 0, against: dict[str, int] | None = None) -> dict:
     """`pairs` update pairs of bench/data/updates (an older memory, then the newer one that changes it) written in
-    process into copies of a store of `size` notes, with linker.WINDOW as it is and with no window (the vector
-    search over the whole thread): which memory each newer one was linked to. The hash embedder: its cosines are
-    lexical and the rules judge alone, so this shows the window's effect on candidates, not the model's links."""
+    process into copies of a store of `size` notes, with the linker as it is and with the linker constants
+    `against` (by default no window: linker.WINDOW past any thread): which memory each newer one was linked to.
+    Every older memory is written first, then `gap` notes of the corpus (bulk, as fill), then every newer one: a
+    gap past a recency bound shows what the bound costs. Pairs of the held-out projects (fit_update_model.HELD_OUT)
+    are counted apart too. The hash embedder: its cosines are lexical and the rules
+    judge alone, so this shows the candidates' effect on links, not the model's."""
     import random
 
     from server import linker
     from server.config import Settings
     from server.embedding.embedders import HashEmbedder
-    from server.service import MemoryService
+    from server.service import MemoryService, content_hash
+    from server.storage.protocol import NewMemory
+    from server.textindex import index_text
+    from server.updates import analyses, statements
+
+    against = {"WINDOW": 1 << 40} if against is None else against
+    from fit_update_model import HELD_OUT  # (the projects never tuned on: their pairs are counted apart)
 
     chosen = [(u["old"], u["new"]) for f in sorted((HERE / "data" / "updates").glob("*.json"))
               for u in json.loads(f.read_text())["updates"]]
+    held = {(u["old"], u["new"]) for name in HELD_OUT
+            for u in json.loads((HERE / "data" / "updates" / f"{name}.json").read_text())["updates"]}
     random.Random(7).shuffle(chosen)
     chosen = chosen[:pairs]
     home = Path(tempfile.mkdtemp(prefix=f"memvault-writecost-links-{size}-"))
     made: dict[str, list] = {}
-    window = linker.WINDOW
+    cpu: dict[str, float] = {}
     try:
         fill(home, size)
-        for name, bound in (("window", window), ("no_window", 1 << 40)):
+        for name, constants in (("as_is", {}), ("against", against)):
             copy = Path(tempfile.mkdtemp(prefix="memvault-writecost-links-copy-")) / "home"
             shutil.copytree(home, copy)
-            linker.WINDOW = bound
-            service = MemoryService.open(Settings(home=copy, embedder="hash"), embedder=HashEmbedder())
+            saved = {k: getattr(linker, k) for k in constants}
+            for k, v in constants.items():
+                setattr(linker, k, v)
+            embedder = HashEmbedder()
+            service = MemoryService.open(Settings(home=copy, embedder="hash"), embedder=embedder)
             try:
-                made[name] = []
-                for old, new in chosen:
-                    older = service.remember(old, thread=THREAD).id
-                    made[name].append((older, service.remember(new, thread=THREAD).updates))
+                olds = [service.remember(old, thread=THREAD).id for old, _ in chosen]
+                texts = memories(gap, seed=5)
+                at = int(time.time() * 1000)
+                with service.db.write() as conn:
+                    ids = [service.store.insert_memory(conn, NewMemory(
+                        thread=THREAD, content=t, kind="note", source="import", origin=None, importance=0.5, tags=(),
+                        content_hash=content_hash(f"{t} gap"), created_at=at + i, updated_at=at + i,
+                        index_text=index_text(t), log_daily=False)) for i, t in enumerate(texts)]
+                if ids:
+                    service.store.store_vectors(dict(zip(ids, embedder.embed(texts))))
+                    service.store.store_analyses({i: (analyses.text_key(t), analyses.encode(statements.analyse(t)))
+                                                  for i, t in zip(ids, texts)}, analyses.version())
+                started = time.process_time()
+                made[name] = [(older, service.remember(new, thread=THREAD).updates)
+                              for older, (_, new) in zip(olds, chosen)]
+                cpu[name] = (time.process_time() - started) * 1000 / len(chosen)
             finally:
                 service.close()
-                linker.WINDOW = window
+                for k, v in saved.items():
+                    setattr(linker, k, v)
                 shutil.rmtree(copy.parent, ignore_errors=True)
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    return {"size": size, "pairs": len(chosen), "window": window,
+    return {"size": size, "pairs": len(chosen), "gap": gap, "against": against,
             **{f"{name}_linked": sum(1 for _, u in rows if u is not None) for name, rows in made.items()},
             **{f"{name}_linked_to_its_older": sum(1 for o, u in rows if u == o) for name, rows in made.items()},
-            "differ": [{"pair": i, "older": a[0], "window": a[1], "no_window": b[1]}
-                       for i, (a, b) in enumerate(zip(made["window"], made["no_window"])) if a != b]}
+            "held_out_pairs": sum(1 for p in chosen if p in held),
+            **{f"{name}_held_out_linked_to_its_older": sum(1 for (o, u), p in zip(rows, chosen) if u == o and p in held)
+               for name, rows in made.items()},
+            **{f"{name}_cpu_ms_per_write": round(ms, 1) for name, ms in cpu.items()},
+            "differ": [{"pair": i, "older": a[0], "as_is": a[1], "against": b[1]}
+                       for i, (a, b) in enumerate(zip(made["as_is"], made["against"])) if a != b]}
 
 
 def cpu_ms(pid: int) -> float:
@@ -202,11 +234,15 @@ def main() -> None:
     ap.add_argument("--out", default=str(HERE / "results" / "write_cost.json"))
     ap.add_argument("--code", default=None, help="another checkout whose server writes to a copy of each store too")
     ap.add_argument("--passes", type=int, default=1, help="the whole curve this many times (with --code: alternated)")
-    ap.add_argument("--links", type=int, default=0, help="only: this many update pairs' links, window or none (links())")
+    ap.add_argument("--links", type=int, default=0, help="only: this many update pairs' links, as is and --against")
+    ap.add_argument("--gap", type=int, default=0, help="with --links: notes written between the older and newer ones")
+    ap.add_argument("--against", default="WINDOW=1099511627776",
+                    help="with --links: the linker constants to compare with, NAME=VALUE,... (default: no window)")
     args = ap.parse_args()
     if args.links:
         for size in (int(s) for s in args.sizes.split(",")):
-            print(json.dumps(links(size, args.links)), flush=True)
+            against = {k: int(v) for k, v in (kv.split("=") for kv in args.against.split(","))}
+            print(json.dumps(links(size, args.links, args.gap, against)), flush=True)
         return
     load = os.getloadavg()
     codes = (ROOT,) if args.code is None else (ROOT, Path(args.code).resolve())

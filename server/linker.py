@@ -54,14 +54,22 @@ log = logging.getLogger(__name__)
 CANDIDATES = 30
 #: The most keyword matches a write's candidate search ranks (search.keyword_plan): past it, the newest
 #: matches of its rarest words. Recall's budget (20,000) made each write cost ~1 us per match, so a write
-#: grew with a small-vocabulary thread (bench/write_cost.py); a write's update is a recent memory's.
-MATCH_BUDGET = 2_000
+#: grew with a small-vocabulary thread (bench/write_cost.py); a write's update is a recent memory's. A
+#: budget a thread of 1,000 memories already fills, so a write costs the same past it (issue 34): at 2,000,
+#: ranking two searches of up to 2,000 matches was most of why a write cost ~1.8x as much at 10k memories
+#: as at 1k. 300 update pairs written into a 100k thread, 3,000 notes between old and new
+#: (bench/write_cost.py --links): linked to their older 152 of 300 at 2,000 / 20,000 and at 500 / 2,000.
+MATCH_BUDGET = 500
 #: The most matches in the thread of the common words (search.keyword_plan) a write's candidate search
 #: counts in its rank, rarest first. bm25 walks each word's whole doclist for its document count: in a
 #: small-vocabulary thread of 100k memories a write's common words hold tens of thousands of matches
 #: each (30-60 ms a search, bench/write_cost.py). The commonest are left out of the rank (the least
-#: weight of any word: their IDF is the smallest), so a search walks at most about this many.
-COMMON_BUDGET = 20_000
+#: weight of any word: their IDF is the smallest), so a search walks at most about this many (~0.1 us a
+#: match; the 20,000 before let a thread of 10k memories walk every common word of every write, ~2 ms).
+COMMON_BUDGET = 2_000
+#: The newest matches ranked when a named record is looked up by a number or one word alone (_claimed):
+#: a few writes name one, and an ADR-4 further back than MATCH_BUDGET matches of "4" is still found.
+REFERENCE_BUDGET = 2_000
 #: A write in a thread of more than this many memories looks for what it updates by vector among the thread's
 #: newest WINDOW only (Scope.since: the creation time of the WINDOW-th newest, forgotten ones counted), and by
 #: keyword over the whole thread as below it (at most MATCH_BUDGET matches ranked, the newest past it). A
@@ -69,7 +77,11 @@ COMMON_BUDGET = 20_000
 #: with it (~8 ms a write at 100k memories, against ~2 ms for 10,000); an update is a recent memory's. An
 #: older memory that only the vector search would find is no longer linked; recall's newer-first step (which
 #: needs no link) still shows the newer memory above it where both match. Threads up to WINDOW: unchanged.
-WINDOW = 10_000
+#: 2,000 (10,000 in session 35): the sidecar's pass over a 10k window was most of the vector search's growth
+#: from 1k; 300 update pairs with 3,000 notes between old and new in a 100k thread (bench/write_cost.py
+#: --links 300 --gap 3000): linked to their older 154 of 300 at 2,000, 152 at 10,000 (the keyword search
+#: finds what the window leaves out).
+WINDOW = 2_000
 #: Most candidates without a vector (not embedded yet: a burst of writes, an import) embedded
 #: on the spot to judge a write; the rest are judged without their cosine (minimal edits only).
 EMBED_MISSING = 8
@@ -346,7 +358,7 @@ class UpdateLinker:
             for terms, every in searches:  # a number or one word alone may be common: only its newest matches ranked
                 if terms:
                     query = KeywordQuery(tuple(terms), every=tuple(every), own_text_only=True,
-                                         newest=None if every else MATCH_BUDGET)
+                                         newest=None if every else REFERENCE_BUDGET)
                     ids.update(self.store.keyword(query, REFERENCED, scope))
             rows = self.store.get(sorted(ids - {row.id}))
             return sorted((r for r in rows.values() if linkable(r)), key=lambda r: (r.created_at, r.id))
@@ -420,7 +432,10 @@ class UpdateLinker:
         cosines: dict[int, float] = {}
         recent: dict[int, float] = {}
         if vector is not None and vector.any():
-            cosines = {i: 1.0 - d for i, d in self.store.knn(vector, CANDIDATES, _window(self.store, scope)).items()}
+            # float16's distances (exact within ~1e-4: the cosines of keyword candidates are the sidecar's too)
+            # spare a thread of 2,000-20,000 vectors vec0's re-scoring, 2-4 ms of a write a 1k thread never pays.
+            cosines = {i: 1.0 - d for i, d in
+                       self.store.knn(vector, CANDIDATES, _window(self.store, scope), exact=False).items()}
             recent = self._recent_cosines(row, vector)
         ranked = keyword()
         if vector is not None and vector.any():

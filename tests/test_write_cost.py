@@ -223,9 +223,12 @@ def test_a_write_in_a_thread_past_the_window_searches_only_its_newest_memories_b
     scopes: list[Scope] = []
     knn = service.store.knn
 
-    def spy(vector, k: int, scope: Scope):  # noqa: ANN001, ANN202
+    exacts: set[bool] = set()
+
+    def spy(vector, k: int, scope: Scope, exact: bool = True):  # noqa: ANN001, ANN202
         scopes.append(scope)
-        return knn(vector, k, scope)
+        exacts.add(exact)
+        return knn(vector, k, scope, exact)
 
     monkeypatch.setattr(service.store, "knn", spy)
     for n in range(10):
@@ -237,6 +240,7 @@ def test_a_write_in_a_thread_past_the_window_searches_only_its_newest_memories_b
         service.remember(f"standup note {n}: the staging database was restored", thread="t")
     newest = sorted((r.created_at for r in service.store.recent_memories("t", 100)), reverse=True)
     assert scopes[-1] == Scope(threads=("t",), since=newest[9])  # past it: the newest WINDOW (the new one too)
+    assert exacts == {False}  # float16's distances do: no re-scoring from vec0 (store.knn)
 
 
 def test_an_older_fact_past_the_window_is_still_linked_by_its_words(service, clock, monkeypatch):

@@ -215,8 +215,9 @@ class SearchIndex(Memories, Protocol):
         """Live memories a search over `scope` covers (kind/time/tag filters ignored), counting no
         further than `cap` when given (cost bounded by it)."""
 
-    def knn(self, vector: np.ndarray, k: int, scope: Scope) -> dict[int, float]:
-        """The nearest live memories as {id: cosine distance}, nearest first, every filter applied before the cut."""
+    def knn(self, vector: np.ndarray, k: int, scope: Scope, exact: bool = True) -> dict[int, float]:
+        """The nearest live memories as {id: cosine distance}, nearest first, every filter applied before the cut.
+        Not `exact`: distances within ~1e-4 of the exact ones do (a store may answer from a float16 copy)."""
 
     def cosines(self, vector: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
         """Exact cosine similarity of the query to these live memories (those that have a vector)."""

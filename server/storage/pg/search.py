@@ -95,8 +95,9 @@ class PgSearch(PgStoreBase):
         with self.db.read() as conn:
             return conn.execute(sql, params).fetchone()[0]
 
-    def knn(self, vector: np.ndarray, k: int, scope: Scope) -> dict[int, float]:
-        """Nearest live memories by cosine distance (HNSW, iterative scan so filters never starve it)."""
+    def knn(self, vector: np.ndarray, k: int, scope: Scope, exact: bool = True) -> dict[int, float]:
+        """Nearest live memories by cosine distance (HNSW, iterative scan so filters never starve it;
+        `exact` changes nothing: pgvector's distances are float32's)."""
         where = ["deleted_at IS NULL", "embedding IS NOT NULL"]
         params: list[Any] = [np.ascontiguousarray(vector, dtype=np.float32)]
         _scope_filters(scope, "", where, params)

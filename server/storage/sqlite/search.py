@@ -215,11 +215,11 @@ class SqliteSearch(SqliteImpactsListed):
         with self.db.read() as conn:
             return conn.execute(sql, params).fetchone()[0]
 
-    def knn(self, vector: np.ndarray, k: int, scope: Scope) -> dict[int, float]:
+    def knn(self, vector: np.ndarray, k: int, scope: Scope, exact: bool = True) -> dict[int, float]:
         """Nearest live memories by cosine distance (1 - cosine) of their best passage, every filter
         applied before the top-k cut: exact up to VEC0_SCOPE_MAX rows (vec0's scan up to VEC0_SCOPE_FAST,
-        above it the sidecar's shortlist re-scored from vec0), else the sidecar; its candidates are
-        re-checked against `memories`."""
+        above it the sidecar's shortlist re-scored from vec0, unless not `exact`), else the sidecar; its
+        candidates are re-checked against `memories`."""
         # lazy: vectors (NumPy), ~0.22 s that a hook process (keyword recall) never needs
         from server.storage.sqlite import vectors as vec
 
@@ -240,8 +240,9 @@ class SqliteSearch(SqliteImpactsListed):
             if side is None or scan:
                 return dict(index.vec0_knn(conn, vector, k, scope.threads, scope.kinds, scope.since, scope.until, ids))
             # Up to VEC0_SCOPE_MAX rows the sidecar scores every row (float16); its best 2k + 16 are
-            # re-scored from vec0's float32 rows, so the answer is vec0's at a fraction of its scan.
-            shortlist = rows is not None and rows <= vec.VEC0_SCOPE_MAX
+            # re-scored from vec0's float32 rows, so the answer is vec0's at a fraction of its scan --
+            # but for a caller that takes float16's (not `exact`): ~76 point lookups in vec0, 2-4 ms.
+            shortlist = exact and rows is not None and rows <= vec.VEC0_SCOPE_MAX
             wanted = 2 * k + 16 if shortlist else 2 * k
             found = index.sidecar_knn(side, vector, wanted, scope.threads, scope.kinds, scope.since, scope.until, ids)
             if not found:
