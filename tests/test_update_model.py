@@ -436,3 +436,28 @@ def test_a_title_only_record_is_no_older_side_of_an_inferred_link_or_possible_up
     bare = model.Candidate(1, "ADR 18: React Context API.", 1, 0.6)
     for fitted in (False, True):
         assert model.judge(2, preact, 2, [bare], Weights(), fitted=fitted) == model.Judgement(None)
+
+
+@pytest.mark.parametrize("old, new, cosine", [
+    ("ADR 12: Use ECS for hosting applications: we will use AWS ECS to host the Docker-containerised applications.",
+     "ADR 26: Use GOV.UK PaaS for hosting: switch the hosting of this service from AWS ECS to GOV.UK PaaS, for all "
+     "applications and environments.", 0.55),
+    ("ADR 8: Use GOV.UK Verify for claimant identity assurance: we will integrate with GOV.UK Verify, at Level of "
+     "Assurance 2.",
+     "ADR 12: Automate DQT integration with the Claim service: the service replaces GOV.UK Verify with the Database "
+     "of Qualified Teachers, validating the teacher's identity and QTS through its API before approving a claim.", 0.56),
+])
+def test_a_later_record_naming_in_the_present_what_it_replaces_crosses_the_numbered_records_guard(old, new, cosine):
+    """Issue 32 item 4, the session-36 public ADR set: a decision record words its decision in the present or the
+    imperative ("switch ... from AWS ECS to ...", "replaces GOV.UK Verify with ..."); read as naming the old value,
+    the later record names whole what the earlier decided, and two numbered records are one subject's two states."""
+    o, n = analyse(old), analyse(new)
+    assert rules.different_things(o, n) is None
+    judged = model.judge(2, new, 2, [model.Candidate(1, old, 1, cosine)], Weights(), fitted=True)
+    assert judged.link is not None and judged.link.older == 1
+
+
+def test_two_numbered_records_where_the_later_removes_something_else_stay_two_things():
+    o = analyse("ADR 4: Use Sentry for error tracking in every service.")
+    n = analyse("ADR 9: Remove the Bullet gem and stop using Docker locally.")
+    assert rules.different_things(o, n) is not None
