@@ -369,3 +369,28 @@ def test_a_real_session_s_later_turn_removing_what_an_earlier_turn_installed_is_
     assert shown[0].label.startswith(f"possibly outdated: memory {removed}, written later")
     assert shown[1].label.startswith(f"newer: written after memory {installed}") and "an excerpt" in shown[1].label
     assert "Removed `@unocss/preset-icons` package" in shown[1].content
+
+
+def test_a_later_memory_saying_it_changed_that_the_model_weighs_as_an_update_is_attached_with_little_shared():
+    """An update worded after the new state holds less than SUBJECT_SHARE of the old sentence's words (a pair of the
+    update benchmark, a reader shown the old one alone): saying that it changed, reading like it and weighed by the
+    update model at POSSIBLE or more, it is attached; a look-alike that says nothing changed is not, nor the same
+    update when their vectors disagree."""
+    from server.storage.records import MemoryRow
+
+    def row(i: int, text: str, day: int) -> MemoryRow:
+        return MemoryRow(id=i, thread="t", content=text, kind="note", source="remember", origin=None,
+                         importance=0.5, tags=(), content_hash=str(i), created_at=day, updated_at=day, deleted_at=None,
+                         superseded_by=None, recall_count=0, last_recalled_at=None)
+
+    rows = {1: row(1, "Passkey ceremonies on the backend use github.com/duo-labs/webauthn, pinned to an old 2022 "
+                      "pseudo-version.", 1),
+            2: row(2, "Switched the Go side to github.com/go-webauthn/webauthn v0.13.4; the duo-labs module is archived "
+                      "and didn't understand the hints or attestationFormats fields.", 5),
+            3: row(3, "petrel-fhir-gateway's readiness check also calls Epic's /metadata endpoint and reports unready "
+                      "when the EHR is down.", 1),
+            4: row(4, "petrel-stock's readiness probe is /q/health/ready and only checks the datasource and Kafka.", 5)}
+    found = newer_first.resembling([(1, 0.9), (3, 0.8)], [2, 4], rows, lambda a, b: 0.52)
+    assert {older: [n for n, _ in later] for older, later in found.items()} == {1: [2]}
+    assert newer_first.resembling([(1, 0.9)], [2], rows, lambda a, b: newer_first.PAIR_COSINE - 0.05) == {}
+    assert newer_first.same_subject_later(rows[1], rows[2], lambda a, b: 0.52) is False  # ordering asks more

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from server.storage.records import MemoryRow
-from server.updates import newer_first, rules
+from server.updates import model, newer_first, rules
 from server.updates.statements import analyse
 
 DATA = Path(__file__).resolve().parents[1] / "bench" / "data" / "updates"
@@ -75,8 +75,14 @@ def _other_arguments_before(a, b) -> bool:
 
 
 def _same_subject_later_before(old, new, cosine, attaching=False) -> bool:
-    """newer_first.same_subject_later as it was: the word alignments (other_things) first, the cosine last."""
+    """newer_first.same_subject_later as it was: the word alignments (other_things) first, the cosine last -- and,
+    attaching, a change said that the update model weighs at POSSIBLE (session 36), asked straight."""
     o, n = analyse(old.content), analyse(new.content)
+    pair = cosine(old.id, new.id)
+    if attaching and pair is not None and n.cue and pair >= newer_first.PAIR_COSINE \
+            and not model.unrelated_kinds(o, n) and (found := model.assess(o, n, pair)) is not None \
+            and found.probability >= model.POSSIBLE:
+        return True
     if rules.other_things(o, n):
         return False
     share = rules.subject_share(o, n, rules.Weights())
@@ -269,8 +275,8 @@ def test_a_pair_asked_again_is_not_judged_again(monkeypatch):
     """same_subject_later keeps its answer past the cosine test by the two texts, their cosine and `attaching`:
     recall asks the same pairs recall after recall. Another cosine, or another text, is judged afresh."""
     judged = []
-    share = rules.subject_share
-    monkeypatch.setattr(rules, "subject_share", lambda o, n, w, *a: judged.append((o.text, n.text)) or share(o, n, w, *a))
+    subject_later = newer_first._subject_later  # (what the kept answers spare: the judging past the cosine test)
+    monkeypatch.setattr(newer_first, "_subject_later", lambda o, n, *a: judged.append((o, n)) or subject_later(o, n, *a))
     monkeypatch.setattr(newer_first, "_PAIRS", {})
     old, new = _row(1, "orders-api targets Python 3.11."), _row(2, "orders-api targets Python 3.12 now.")
     first = newer_first.same_subject_later(old, new, lambda a, b: 0.8)

@@ -383,6 +383,39 @@ def test_a_problem_noun_naming_a_thing_or_a_rule_is_no_report(text):
     assert not model.reports(analyse(text))
 
 
+#: Problems told without a problem noun (the session-36 public ADR set's contexts, reworded): the subject found wanting.
+DEFICIENCIES = (
+    "Metadata rendering rules stored in the settings table are hard to extend and invisible to stakeholders.",
+    "The ORM's ActiveRecord pattern is not a good fit for NestJS, which makes heavy use of dependency injection.",
+    "Our managed Grafana instance has never really gained traction in the team and has little use.",
+    "Amazon Linux 2, used on our worker nodes, reaches end of life in 2025.",
+    "Both Rails applications advised against using Docker locally, so the Docker setup no longer worked.",
+    "Updating ArgoCD sometimes meant going to terraform and sometimes to a helm chart; there was no central place.",
+)
+#: States (the update benchmark's) whose words come near: a lack stated as how things are, or a reason told after.
+DEFICIENCY_STATES = (
+    "Cover assignments are hard-deleted; there is no history table for them.",
+    "Schemas split per domain under backend/api/schemas/. The single 2,000-line file was impossible to review.",
+    "Mobile login goes through Doorkeeper now. We dropped devise-jwt because there was no refresh token.",
+)
+
+
+@pytest.mark.parametrize("text", DEFICIENCIES)
+def test_a_problem_told_without_a_problem_noun_is_a_report(text):
+    """Issue 32 item 4, the session-36 public ADR set: a decision record marked the context sentence before it
+    superseded ("... are hard to extend"), and a later context superseded the standing decision ("... advised
+    against using Docker locally")."""
+    assert model.reports(analyse(text))
+    decision = model.Candidate(1, text, 1, 0.8)
+    assert model.judge(2, "We keep the rendering rules in a JSON configuration file.", 2, [decision], Weights(),
+                       fitted=True).link is None
+
+
+@pytest.mark.parametrize("text", DEFICIENCY_STATES)
+def test_a_lack_stated_as_a_state_or_a_reason_told_after_is_no_report(text):
+    assert not model.reports(analyse(text))
+
+
 def test_a_report_is_never_superseded_by_a_later_state_or_decision():
     """Issue 32 item 4: a report is an event, true as history; on public decision records a decision ("ADR 13:
     Permitted deletion ...") marked the report of the problem it answers, dated the day before, superseded. Nothing
@@ -403,3 +436,28 @@ def test_a_title_only_record_is_no_older_side_of_an_inferred_link_or_possible_up
     bare = model.Candidate(1, "ADR 18: React Context API.", 1, 0.6)
     for fitted in (False, True):
         assert model.judge(2, preact, 2, [bare], Weights(), fitted=fitted) == model.Judgement(None)
+
+
+@pytest.mark.parametrize("old, new, cosine", [
+    ("ADR 12: Use ECS for hosting applications: we will use AWS ECS to host the Docker-containerised applications.",
+     "ADR 26: Use GOV.UK PaaS for hosting: switch the hosting of this service from AWS ECS to GOV.UK PaaS, for all "
+     "applications and environments.", 0.55),
+    ("ADR 8: Use GOV.UK Verify for claimant identity assurance: we will integrate with GOV.UK Verify, at Level of "
+     "Assurance 2.",
+     "ADR 12: Automate DQT integration with the Claim service: the service replaces GOV.UK Verify with the Database "
+     "of Qualified Teachers, validating the teacher's identity and QTS through its API before approving a claim.", 0.56),
+])
+def test_a_later_record_naming_in_the_present_what_it_replaces_crosses_the_numbered_records_guard(old, new, cosine):
+    """Issue 32 item 4, the session-36 public ADR set: a decision record words its decision in the present or the
+    imperative ("switch ... from AWS ECS to ...", "replaces GOV.UK Verify with ..."); read as naming the old value,
+    the later record names whole what the earlier decided, and two numbered records are one subject's two states."""
+    o, n = analyse(old), analyse(new)
+    assert rules.different_things(o, n) is None
+    judged = model.judge(2, new, 2, [model.Candidate(1, old, 1, cosine)], Weights(), fitted=True)
+    assert judged.link is not None and judged.link.older == 1
+
+
+def test_two_numbered_records_where_the_later_removes_something_else_stay_two_things():
+    o = analyse("ADR 4: Use Sentry for error tracking in every service.")
+    n = analyse("ADR 9: Remove the Bullet gem and stop using Docker locally.")
+    assert rules.different_things(o, n) is not None

@@ -97,6 +97,27 @@ REPORT_PROBLEM = LazyRe(
     r"known|performance|security|critical|major)\s+(?:[\w-]+\s+)?" + _PROBLEM_NOUN + r"|" + _PROBLEM_NOUN
     + r"\s+with\s+(?:the|its|their|our|this|that|these|those)\b)", re.I)
 
+#: A problem told without a problem noun, in the memory's first sentence: the subject found wanting -- hard to
+#: extend, not a good fit, of little use, never taken up, at its end of life, no longer working, advised against,
+#: a backlog, done without meaning to, no solution to be had, not possible, made complicated, a risk, a target
+#: exceeded. The context of a decision record ("Metadata rendering rules stored in the DisplayProperties table are
+#: hard to extend ...", "Amazon Linux 2, used on our EKS worker nodes, reaches end of life in 2025.") was the older
+#: side of the decision's link, and a later context ("Both Rails applications advised against using Docker locally,
+#: so the Docker setup no longer worked ...") superseded the standing decision, on the session-36 public ADR set
+#: (issue 32; the last four forms from session 35's). The first sentence only: a state that gives its reason after
+#: ("Schemas split per domain ... The single 2,000-line file was impossible to review") stays a state; "there is
+#: no ..." is left out (a state: "there is no history table for them"), "there was no ..." is not. No text of the
+#: update benchmark (every project) matches, nor any record of the public ADR sets: only their reports.
+REPORT_DEFICIENCY = LazyRe(
+    r"\b(?:(?:hard|difficult|painful|awkward|cumbersome) to [a-z]+|not (?:a )?(?:good|great|right) fit|"
+    r"(?:has|have|had) (?:little|no) use|never (?:really )?(?:gained|took off|caught on)|"
+    r"(?:reach|reaches|reached|reaching) (?:its |their )?end[- ]of[- ]life|no longer work(?:s|ed)?\b|"
+    r"advised against|(?:substantial|large|growing|big) backlog|without (?:ever|meaning to)|there (?:was|were) no\b|"
+    r"no [\w-]+(?: [\w-]+){0,3} (?:solution|option) exists|not (?:currently )?possible to|"
+    r"(?:has|have) made [\w ,-]+ complicated|(?:potentially|possibly) (?:allowing|exposing|leaking|causing)|"
+    r"exceed(?:s|ed|ing) (?:our|the|its|their) [\w-]+(?: [\w-]+)? (?:targets?|limits?|budgets?))", re.I)
+_FIRST_SENTENCE = LazyRe(r"(?<=[.!?])\s+(?=[A-Z])")
+
 __all__ = ["CUED_POSSIBLE", "MODEL_ID", "MOST_POSSIBLE", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_THRESHOLD", "SHARED_POSSIBLE",
            "THRESHOLD", "Candidate", "Judgement", "Link", "best_link", "judge", "least", "probability", "reports",
            "signals", "unrelated_kinds", "verdict"]
@@ -108,7 +129,8 @@ def reports(statement: Statement) -> bool:
     acted): a later one is never a new state of a standing fact (issue 32), so it never updates one."""
     return statement.text.rstrip().endswith("?") or statement.narrated \
         or statement.text.lstrip().lower().startswith(REPORT_LABELS) \
-        or any(w in REPORT_WORDS for w in statement.words) or bool(REPORT_PROBLEM.search(statement.text))
+        or any(w in REPORT_WORDS for w in statement.words) or bool(REPORT_PROBLEM.search(statement.text)) \
+        or bool(REPORT_DEFICIENCY.search(_FIRST_SENTENCE.split(statement.text, 1)[0]))
 
 
 def unrelated_kinds(older: Statement, newer: Statement) -> bool:

@@ -111,11 +111,17 @@ _VALUE = (r"(`[^`\n]+`|[\w./:@+#\-]+(?:\s+(?!(?:on|at)\s)[\w./:@+#\-]+)?"
 #: Redshift to Snowflake", "Renamed the Celery component in app.yaml from worker to celery-default");
 #: without one it is a range ("Sample rates from 44.1 kHz to 192 kHz are supported").
 _FROM_TO_VERB = (r"(?:moved|moving|migrated|migrating|switched|switching|bumped|went|changed|changing|upgraded|"
+                 # the present and the imperative, as a decision record words its decision ("switch the hosting of
+                 # this service from AWS ECS to GOV.UK PaaS", "change from Standard.rb ... to rubocop-govuk")
+                 r"move|migrate|switch|change|upgrade|"
                  r"upgrading|downgraded|raised|lowered|increased|decreased|reduced|cut|dropped|shifted|swapped|"
                  r"renamed|converted|ported|transitioned|updated|grew|jumped|fell|rewrote|rewritten)")
 #: "... instead of X", "... from X", "the old X": X is the value being replaced.
 _OLD_BEFORE = LazyRe(
     r"\b(?:instead of|rather than|replaced|replacing|dropped|dropping|abandoned|ditched|removed|retired|"
+    # ... and as a decision record words it: "the service replaces GOV.UK Verify with ...", "remove the Bullet gem",
+    # "Stop using Docker" (issue 32: on public ADRs the later record named so what the earlier decided to use)
+    r"replaces|removes?|stop using|stops using|stopped using|"
     r"no longer(?: uses?| on| reads?| in)?|old|off(?!\s+(?:at|to|on|in|by|with|for)\s)|swapped|ripped out)\s+(?:the\s+|raw\s+)?" + _VALUE + r"|\b" + _FROM_TO_VERB
     + r"\s+(?:[^\s;]*[^\s;.]\s+){0,6}?from\s+" + _VALUE + r"\s+to\b"
     r"|\bleft\s+" + _VALUE + r"\s+for\b"
