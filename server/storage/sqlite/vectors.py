@@ -73,6 +73,25 @@ def memory_of(row_ids: np.ndarray) -> np.ndarray:
     return row_ids // PASSAGE_SLOTS
 
 
+#: Up to this many codes, a column is matched by one comparison per code (see matching).
+FEW_CODES = 4
+
+
+def matching(column: np.ndarray, values: Sequence[str]) -> np.ndarray:
+    """Which rows of a thread or kind column hold one of `values` (by their text_code).
+
+    A few values (a write's thread; a recall's thread and the global memories) are compared one by one:
+    isin sorts every row of the column, 3.6 ms for two codes at a million rows against 1.1 ms for two
+    comparisons (bench/scale.py's one-thread recalls ask for a thread and `global`)."""
+    codes = sorted({text_code(v) for v in values})
+    if not codes or len(codes) > FEW_CODES:
+        return np.isin(column, np.asarray(codes, dtype=np.uint32))
+    found = column == codes[0]
+    for code in codes[1:]:
+        found |= column == code
+    return found
+
+
 def best_per_memory(row_ids: Sequence[int] | np.ndarray, sims: np.ndarray, k: int) -> list[tuple[int, float]]:
     """(memory id, cosine distance) of the k memories with the nearest rows, nearest first (ties by id)."""
     row_ids = np.asarray(row_ids, dtype=np.int64)
@@ -195,11 +214,7 @@ class VectorIndex:
         """Vector rows of these threads (the sidecar's count when it is current, else SQL)."""
         side = self._side
         if side is not None:
-            codes = np.asarray([text_code(t) for t in threads], dtype=np.uint32)
-            column = side.column("thread")
-            # One thread (a write's update check, every write): a comparison, not isin's sort of every row
-            # (0.6-0.7 ms at 100k rows).
-            return int((column == codes[0]).sum() if len(codes) == 1 else np.isin(column, codes).sum())
+            return int(matching(side.column("thread"), threads).sum())
         return conn.execute(
             "SELECT coalesce(sum(v.passages), 0) FROM vector_rows v JOIN memories m ON m.id = v.memory_id "
             f"WHERE m.namespace = ? AND m.thread IN ({','.join('?' * len(threads))})",
@@ -441,9 +456,7 @@ class VectorIndex:
         mask = (row_ids >= 0) & (side.column("deleted", n) == 0)
         for column, values in (("thread", threads), ("kind", kinds)):
             if values is not None:
-                codes = np.asarray([text_code(v) for v in values], dtype=np.uint32)
-                # One value (a write's thread): a comparison, not isin's sort of every row (~2 ms at 100k rows).
-                mask &= side.column(column, n) == codes[0] if len(codes) == 1 else np.isin(side.column(column, n), codes)
+                mask &= matching(side.column(column, n), values)
         if since is not None:
             mask &= side.column("created", n) >= since
         if until is not None:
@@ -454,7 +467,8 @@ class VectorIndex:
         rows = side.candidates(query, mask)
         if not len(rows):
             return []
-        sims = side.score(query, rows)
+        # A thread scope scored whole: its rows are kept for the next search of it (sidecar.SCOPE_CACHE_BYTES).
+        sims = side.score(query, rows, keep=threads is not None and len(rows) == int(np.count_nonzero(mask)))
         live = np.isfinite(sims)
         return best_per_memory(row_ids[rows][live], sims[live], k)
 
