@@ -141,3 +141,22 @@ def test_a_few_thread_codes_match_as_isin_does():
     for values in ([], names[:1], names[:2], [names[3], names[3]], names[:4], names[:5], names, ["elsewhere"]):
         expected = np.isin(column, np.asarray([text_code(v) for v in values], dtype=np.uint32))
         assert np.array_equal(matching(column, values), expected)
+
+
+def test_the_live_rows_follow_every_published_change(side):
+    def expected():
+        return (side.column("ids", ROWS) >= 0) & (side.column("deleted", ROWS) == 0)
+
+    first = side.live(ROWS)
+    assert np.array_equal(first, expected()) and side.live(ROWS) is first  # unchanged file: the same mask
+    side.tombstone(np.asarray([7, 8]))
+    side.publish(2)
+    assert not side.live(ROWS)[7] and np.array_equal(side.live(ROWS), expected())
+    side.patch(np.asarray([9]), created=9, thread=0, kind=0, deleted=1)  # forgotten: no dead row, a new position
+    side.publish(3)
+    assert not side.live(ROWS)[9] and np.array_equal(side.live(ROWS), expected())
+    side.patch(np.asarray([50]), created=50, thread=0, kind=0, deleted=0)  # restored (row 50 was forgotten)
+    side.publish(4)
+    assert side.live(ROWS)[50] and np.array_equal(side.live(ROWS), expected())
+    with pytest.raises(ValueError):
+        side.live(ROWS)[0] = False  # shared between searches: read-only

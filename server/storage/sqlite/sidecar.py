@@ -138,6 +138,7 @@ class Sidecar:
         #: The rows (ascending) and float16 vectors of the scopes read last with `keep` (read_half), oldest first.
         self._kept: list[tuple[np.ndarray, np.ndarray]] = []
         self._kept_lock = threading.Lock()
+        self._live: tuple[tuple[int, int, int], np.ndarray] | None = None  # (rows, dead, applied), live()
 
     @classmethod
     def create(cls, path: Path, dims: int, capacity: int, mean: np.ndarray, applied: int, fitted: int) -> Sidecar:
@@ -199,6 +200,21 @@ class Sidecar:
         n = self.count if n is None else n
         view = np.frombuffer(self._map, dtype=dtype, count=n * width, offset=offset)
         return view.reshape(n, width) if width > 1 else view
+
+    def live(self, n: int) -> np.ndarray:
+        """Which of the first n rows are live (not a tombstone, not forgotten), read-only. Kept while the
+        header says nothing changed: every tombstone or patch of a row is published with the log position it
+        brings the file to (publish), so the same count, dead rows and position mean the same columns (at a
+        million rows the two column scans cost 1.6 ms of every search)."""
+        _, _, _, _, _, dead, applied, _ = self._head()
+        key = (n, dead, applied)
+        held = self._live
+        if held is not None and held[0] == key:
+            return held[1]
+        mask = (self.column("ids", n) >= 0) & (self.column("deleted", n) == 0)
+        mask.flags.writeable = False
+        self._live = (key, mask)
+        return mask
 
     def _write(self, name: str, start: int, values: np.ndarray) -> None:
         offset, dtype, width = self._at[name]
@@ -312,7 +328,7 @@ class Sidecar:
         """Rows (ascending) to score exactly for `query` among those in `mask` (see the docstring).
         The same shortlist whatever k: a shortlist scaled down to a write's 30 candidates saved ~2 ms a write
         at 100k rows but cut the vector search's recall@10 at 100k from 0.991 to 0.936 for small k."""
-        in_scope = int(mask.sum())
+        in_scope = int(np.count_nonzero(mask))
         keep = max(FLOOR, int(NARROW * in_scope))
         if in_scope <= max(keep, EXACT_ROWS):
             return np.flatnonzero(mask)
@@ -321,7 +337,9 @@ class Sidecar:
         qbits = np.packbits(query > self.mean)
         # Distances as bincount takes them (intp: no conversion of a million of them there).
         if _simd is not None:
-            dist = np.asarray(_simd.cdist(qbits, bits, metric="hamming", dtype="bin8")).ravel().astype(np.intp)
+            # float32 distances (whole numbers, exact), compared as they are: 1.7 ms less at a million rows than
+            # converting them all to intp (only bincount needs integers).
+            dist = np.asarray(_simd.cdist(qbits, bits, metric="hamming", dtype="bin8", out_dtype="float32")).ravel()
         else:
             dist = np.unpackbits(bits ^ qbits, axis=1).sum(axis=1, dtype=np.intp)
         # Out of scope: one past the largest distance, and the cut below never reaches it (a scope of
@@ -332,7 +350,7 @@ class Sidecar:
         wide = max(keep, WIDE_ROWS, int(WIDE * in_scope))
         # Integer distances: a histogram finds the cut that keeps >= wide rows (argpartition
         # over a million distances costs several times more).
-        counts = np.bincount(dist, minlength=beyond + 1).cumsum()
+        counts = np.bincount(dist.astype(np.intp, copy=False), minlength=beyond + 1).cumsum()
         cut = min(int(np.searchsorted(counts, wide)), beyond - 1)
         rows = np.flatnonzero(dist <= cut)
         if len(rows) > keep:
@@ -349,7 +367,8 @@ class Sidecar:
         # table[byte, bits[row, byte]] for every row and byte: one flat take (with uint16 offsets) costs
         # ~2/3 of the two-axis fancy index it replaces (7 against 11 ms for 20,000 rows at 1M), same values.
         offsets = np.arange(0, 256 * nbytes, 256, dtype=np.uint16 if nbytes <= 256 else np.intp)
-        return table.ravel().take(bits[rows] + offsets).sum(axis=1)
+        # np.take of the rows rather than bits[rows]: the same bytes, ~1.5 ms less for 20,000 rows at 1M.
+        return table.ravel().take(np.take(bits, rows, axis=0) + offsets).sum(axis=1)
 
     def score(self, query: np.ndarray, rows: np.ndarray, keep: bool = False) -> np.ndarray:
         """Cosine of the query to each row's float16 vector (-inf for a zero vector); `keep`: read_half's."""

@@ -453,16 +453,16 @@ class VectorIndex:
         """Candidates as (memory id, cosine distance), best passage per memory, nearest first."""
         n = side.count
         row_ids = side.column("ids", n)
-        mask = (row_ids >= 0) & (side.column("deleted", n) == 0)
+        mask = side.live(n)  # (read-only: each filter makes a new mask)
         for column, values in (("thread", threads), ("kind", kinds)):
             if values is not None:
-                mask &= matching(side.column(column, n), values)
+                mask = mask & matching(side.column(column, n), values)
         if since is not None:
-            mask &= side.column("created", n) >= since
+            mask = mask & (side.column("created", n) >= since)
         if until is not None:
-            mask &= side.column("created", n) <= until
+            mask = mask & (side.column("created", n) <= until)
         if ids is not None:
-            mask &= np.isin(row_ids // PASSAGE_SLOTS, np.fromiter(ids, dtype=np.int64, count=len(ids)))
+            mask = mask & np.isin(row_ids // PASSAGE_SLOTS, np.fromiter(ids, dtype=np.int64, count=len(ids)))
         query = np.asarray(query, dtype=np.float32)
         rows = side.candidates(query, mask)
         if not len(rows):
