@@ -28,11 +28,17 @@ HERE = Path(__file__).resolve().parent
 
 def timings(home: Path, embedder: str, calls: int) -> dict[str, list[float]]:
     """CPU ms of each recall over all threads and one thread, on the store at `home` (run inside a checkout)."""
-    sys.path.insert(0, str(HERE))
-    from scale import MORE_QUERIES
-
+    # The checkout's server first (PYTHONPATH): importing scale puts this script's own checkout at the front of
+    # sys.path, and a server imported after it was that checkout's, whichever was asked for (every comparison
+    # ran one code twice).
     from server.compose import open_service
     from server.config import Settings
+
+    checkout = Path(os.environ["PYTHONPATH"]).resolve()
+    if not Path(sys.modules["server"].__file__).resolve().is_relative_to(checkout):
+        raise SystemExit(f"the server imported is {sys.modules['server'].__file__}, not {checkout}'s")
+    sys.path.insert(0, str(HERE))
+    from scale import MORE_QUERIES
 
     service = open_service(Settings(home=home, embedder=embedder))
     service.embedder.wait_ready(600)

@@ -85,3 +85,78 @@ def test_candidates_and_scores_are_those_of_the_plain_formulation(side, monkeypa
             assert np.array_equal(rows, _plain_candidates(side, query, mask))
             assert len(rows) < mask.sum()  # the approximate path ran
             assert np.array_equal(side.score(query, rows), side.score(query, rows))
+
+
+def test_a_scope_read_again_reads_only_the_rows_it_lacks(side, monkeypatch):
+    monkeypatch.setattr(sidecar_mod, "MAP_ROWS", 0)  # a large file: rows come by pread
+    read: list[int] = []
+    pread = Sidecar._pread_half
+    monkeypatch.setattr(Sidecar, "_pread_half", lambda self, rows: read.append(len(rows)) or pread(self, rows))
+    whole = np.array(side.column("half", ROWS))
+    thread = side.column("thread")
+    scope = np.flatnonzero(thread == 3)
+
+    def check(rows):
+        got = side.read_half(rows, keep=True)
+        assert np.array_equal(got.view(np.uint16), whole[rows].view(np.uint16))
+        return got
+
+    check(scope)
+    assert read == [len(scope)]
+    check(scope)  # the same scope: nothing read
+    assert read == [len(scope)]
+    grown = np.sort(np.r_[scope, [1, 2]])  # two rows joined the scope (rows of other threads here)
+    check(grown)
+    assert read[1:] == [2]
+    shrunk = np.delete(grown, [0, 5, 9])
+    check(shrunk)  # some left it (forgotten): nothing read
+    assert read[1:] == [2]
+    other = np.flatnonzero(thread == 4)
+    check(other)  # another scope: read whole, the first one still kept
+    check(shrunk)
+    assert read[1:] == [2, len(other)]
+    side.read_half(scope)  # without `keep`: always read
+    assert read[-1] == len(scope)
+
+
+def test_scopes_kept_stay_within_their_bytes(side, monkeypatch):
+    monkeypatch.setattr(sidecar_mod, "MAP_ROWS", 0)
+    per_scope = len(np.flatnonzero(side.column("thread") == 0)) * (2 * DIMS + 8)
+    monkeypatch.setattr(sidecar_mod, "SCOPE_CACHE_BYTES", 2 * per_scope + 100)
+    for code in range(7):
+        side.read_half(np.flatnonzero(side.column("thread") == code), keep=True)
+    assert len(side._kept) == 2 and sum(r.nbytes + v.nbytes for r, v in side._kept) <= sidecar_mod.SCOPE_CACHE_BYTES
+    monkeypatch.setattr(sidecar_mod, "SCOPE_CACHE_BYTES", per_scope // 2)  # a scope larger than the cache: not kept
+    side._kept.clear()
+    side.read_half(np.flatnonzero(side.column("thread") == 1), keep=True)
+    assert side._kept == []
+
+
+def test_a_few_thread_codes_match_as_isin_does():
+    from server.storage.sqlite.sidecar import text_code
+    from server.storage.sqlite.vectors import matching
+
+    names = [f"project-{n}" for n in range(9)]
+    column = np.asarray([text_code(names[n % 9]) for n in range(500)], dtype=np.uint32)
+    for values in ([], names[:1], names[:2], [names[3], names[3]], names[:4], names[:5], names, ["elsewhere"]):
+        expected = np.isin(column, np.asarray([text_code(v) for v in values], dtype=np.uint32))
+        assert np.array_equal(matching(column, values), expected)
+
+
+def test_the_live_rows_follow_every_published_change(side):
+    def expected():
+        return (side.column("ids", ROWS) >= 0) & (side.column("deleted", ROWS) == 0)
+
+    first = side.live(ROWS)
+    assert np.array_equal(first, expected()) and side.live(ROWS) is first  # unchanged file: the same mask
+    side.tombstone(np.asarray([7, 8]))
+    side.publish(2)
+    assert not side.live(ROWS)[7] and np.array_equal(side.live(ROWS), expected())
+    side.patch(np.asarray([9]), created=9, thread=0, kind=0, deleted=1)  # forgotten: no dead row, a new position
+    side.publish(3)
+    assert not side.live(ROWS)[9] and np.array_equal(side.live(ROWS), expected())
+    side.patch(np.asarray([50]), created=50, thread=0, kind=0, deleted=0)  # restored (row 50 was forgotten)
+    side.publish(4)
+    assert side.live(ROWS)[50] and np.array_equal(side.live(ROWS), expected())
+    with pytest.raises(ValueError):
+        side.live(ROWS)[0] = False  # shared between searches: read-only

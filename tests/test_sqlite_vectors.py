@@ -443,3 +443,20 @@ def test_a_writer_killed_between_appending_and_publishing_leaves_no_duplicate(tm
     assert sorted(side.column("ids").tolist()) == sorted([kept * PASSAGE_SLOTS, new * PASSAGE_SLOTS])
     first.close()
     second.close()
+
+
+def test_searches_see_a_new_or_forgotten_memory_though_the_masks_are_kept(store):
+    # The sidecar keeps its live rows and each thread's rows between searches (Sidecar.live,
+    # VectorIndex._matching): a memory written or forgotten since must count at once.
+    a = [_add(store, "a", _unit(n)) for n in range(6)]
+    b = [_add(store, "b", _unit(100 + n)) for n in range(6)]
+    query = _unit(3)
+    assert set(store.knn(query, 20, Scope(threads=("b",)))) == set(b)
+    assert a[3] in store.knn(query, 20, Scope())
+    new = _add(store, "b", _unit(3))
+    assert set(store.knn(query, 20, Scope(threads=("b",)))) == {*b, new}
+    with store.db.write() as conn:
+        store.soft_delete(conn, a[3], 2000)
+        store.soft_delete(conn, new, 2000)
+    assert a[3] not in store.knn(query, 20, Scope())
+    assert set(store.knn(query, 20, Scope(threads=("b",)))) == set(b)
