@@ -83,3 +83,78 @@ def test_the_secrets_bench_scores_the_s37_part_only_with_its_flag_and_hides_its_
         assert "held-out-s37" in scored, argv
         r = result["held-out-s37"]
         assert r["misses_hidden"] is True and "missed" not in r and "per_group" not in r, argv
+
+
+INJECTIONS = ROOT / "bench" / "data" / "injections_held_out_s37.json"
+LICENCE = re.compile(r"\((?:[^()]*; )?(?:MIT|Apache-2\.0)\)$")  # "(MIT)", "(Apache-2.0)" or "(<benchmark>; MIT)"
+
+
+def _injection_rows() -> dict:
+    return json.loads(INJECTIONS.read_text(encoding="utf-8"))
+
+
+def test_the_injections_corpus_has_enough_attacks_from_three_sources_and_benign_notes_each_with_a_licence():
+    data = _injection_rows()
+    assert set(data) == {"attacks", "benign"}  # the shape of the other public corpora
+    attacks, benign = data["attacks"], data["benign"]
+    assert len(attacks) >= 120 and len(benign) >= 120
+    repos = {a["source"].split("@")[0] for a in attacks}
+    assert {"Agent-Threat-Rule/agent-threat-rules", "protectai/llm-guard", "protectai/rebuff"} <= repos
+    for row in attacks + benign:
+        assert set(row) == {"source", "text", "split"} and row["text"].strip()
+        assert row["split"] == "held-out" and LICENCE.search(row["source"]), row["source"]
+        assert re.match(r"[\w.-]+/[\w.-]+@[0-9a-f]{40} \S", row["source"]), row["source"]  # owner/repo@commit path
+    texts = [r["text"] for r in attacks + benign]
+    assert len(set(texts)) == len(texts)
+
+
+def test_no_text_of_the_injections_corpus_is_in_another_public_corpus():
+    mine = {r["text"] for part in ("attacks", "benign") for r in _injection_rows()[part]}
+    for name in ("injections_public", "injections_fresh", "injections_bastion", "injections_agents",
+                 "injections_held_out_s34", "injections_held_out_s35", "injections_held_out_s36"):
+        other = json.loads((ROOT / "bench" / "data" / f"{name}.json").read_text(encoding="utf-8"))
+        assert not mine & {r["text"] for part in ("attacks", "benign") for r in other[part]}, name
+
+
+def test_the_builder_writes_the_committed_corpus(tmp_path, monkeypatch):
+    """The JSON is the builder's output, byte for byte: a text edited by hand in either would show here."""
+    import build_injections_held_out_s37 as builder  # bench/ is not a package: imported from its folder
+
+    monkeypatch.setattr(builder, "OUT", tmp_path / "out.json")
+    assert builder.main(["build"]) == 0
+    assert (tmp_path / "out.json").read_bytes() == INJECTIONS.read_bytes()
+
+
+def test_the_poisoning_bench_scores_the_s37_corpus_only_with_its_flag(monkeypatch, tmp_path):
+    import poisoning  # bench/poisoning.py; imported here so the secrets tests above do not load the guards' model
+
+    scored: list = []
+
+    def fake_corpus(path=poisoning.PUBLIC, splits=("dev", "held-out")):
+        scored.append(path)
+        one = {"attacks": 1, "caught": 0, "catch_rate": 0.0, "benign": 1, "flagged": 0, "false_positive_rate": 0.0,
+               "per_source": {}, "benign_per_source": {}}
+        return {s: dict(one) for s in splits}
+
+    # no detector runs: the flags and the model are stubbed, the corpora's scoring recorded
+    monkeypatch.setattr(poisoning, "public_corpus", fake_corpus)
+    monkeypatch.setattr(poisoning, "instruction_flags", lambda text: ())
+    monkeypatch.setattr(poisoning.instruction_model, "score", lambda text: 0.0)
+    out = tmp_path / "p.json"
+    for argv in ([], ["--held-out-s36"]):  # a default (tuning) run, or the other held-out corpus's run, never reads it
+        scored.clear()
+        poisoning.main(["--out", str(out), *argv])
+        assert poisoning.HELD_OUT_S37 not in scored, argv
+        assert "public_held_out_s37" not in json.loads(out.read_text()), argv
+    scored.clear()
+    poisoning.main(["--out", str(out), "--held-out-s37"])
+    assert scored.count(poisoning.HELD_OUT_S37) == 1  # once, with the whole check; not in the rules-only pass
+    result = json.loads(out.read_text())
+    assert result["public_held_out_s37"]["held-out"]["reported_as"] == "held-out (session 37: never tuned on, run once)"
+
+
+def test_the_s37_corpus_is_kept_out_of_the_models_training():
+    import train_injection_model as T  # bench/; reads the corpora's texts only, trains nothing
+
+    kept_out = set(T.held_out_texts())
+    assert {r["text"] for part in ("attacks", "benign") for r in _injection_rows()[part]} <= kept_out
