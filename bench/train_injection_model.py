@@ -303,6 +303,9 @@ def held_out_texts() -> list[str]:
     # session 36's corpus (CyberSecEval, InjecAgent, Agent Security Bench): run once, tuned on since, kept out of training
     s36 = json.loads((DATA / "injections_held_out_s36.json").read_text(encoding="utf-8"))
     texts += [x["text"] for part in ("attacks", "benign") for x in s36[part]]
+    # session 37's corpus (Agent Threat Rules, llm-guard, rebuff, vigil, LLMail-Inject): held out, the lead runs it once
+    s37 = json.loads((DATA / "injections_held_out_s37.json").read_text(encoding="utf-8"))
+    texts += [x["text"] for part in ("attacks", "benign") for x in s37[part]]
     return texts
 
 

@@ -1,0 +1,160 @@
+"""Session 37's held-out corpora: their shape, and that only their own flag makes a bench score them.
+
+Built while session 36's held-out sets were being tuned on, so that the session's final figure comes from text
+nobody tuned on. No detector runs here: the tests read the corpora's fields and counts only, and check the benches'
+selection with the scoring replaced by a recorder. Both corpora are held out: the lead runs each once
+(``python bench/secrets_public.py --held-out-s37``, ``python bench/poisoning.py --held-out-s37``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+from spawn import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import secrets_public  # noqa: E402
+
+SECRETS = ROOT / "bench" / "data" / "secrets_public" / "held_out_s37.json"
+SOURCE = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40} \S+$")  # owner/repo@commit path
+
+
+def _secret_cases() -> list[dict]:
+    return json.loads(SECRETS.read_text(encoding="utf-8"))["cases"]
+
+
+def test_the_secrets_part_has_enough_cases_of_enough_kinds_each_with_its_source_licence_and_secret():
+    data = json.loads(SECRETS.read_text(encoding="utf-8"))
+    assert data["source"]["license"] and "held-out" in data["source"]["split"]
+    cases = data["cases"]
+    secrets = [c for c in cases if c["label"] == "secret"]
+    benign = [c for c in cases if c["label"] == "benign"]
+    assert len(secrets) >= 100 and len(benign) >= 100
+    assert len({c["group"] for c in secrets}) >= 25
+    assert len({c["source"].split("@")[0] for c in cases}) >= 2
+    assert len({c["id"] for c in cases}) == len(cases)
+    for c in cases:
+        assert set(c) <= {"id", "group", "label", "text", "source", "license", "secret"}, c["id"]
+        assert c["label"] in ("secret", "benign") and c["group"] and c["text"], c["id"]
+        assert c["id"].startswith("held-out-s37/") and SOURCE.match(c["source"]), c["id"]
+        assert c["license"] in ("MIT", "Apache-2.0"), c["id"]
+    assert all(c["secret"] and c["secret"] in c["text"] for c in secrets)
+    assert not any("secret" in c for c in benign)
+
+
+def test_no_text_or_secret_value_of_the_secrets_part_is_in_another_part():
+    mine = _secret_cases()
+    texts = {c["text"] for c in mine}
+    values = {c["secret"] for c in mine if c["label"] == "secret" and len(c["secret"]) >= 12}
+    for part in secrets_public.CORPORA:
+        if part == "held-out-s37":
+            continue
+        other = secrets_public.load(part)["cases"]
+        assert not texts & {c["text"] for c in other}, part
+        blob = "\n".join(c["text"] for c in other)
+        assert not [v for v in values if v in blob], part
+
+
+def _parts_scored(monkeypatch, tmp_path, argv):
+    """Run the bench's selection with score() replaced: which parts would reach redact(), and what is written."""
+    seen: list[set[str]] = []
+
+    def fake_score(cases):
+        seen.append({c["id"].split("/")[0] for c in cases})
+        return {"secrets": 0, "caught": 0, "catch_rate": None, "distinct_secrets": 0, "distinct_caught": 0,
+                "benign": 0, "false_positives": 0, "false_positive_rate": None, "misses_by_group": {},
+                "per_group": {}, "missed": [], "false_positive_examples": []}
+
+    monkeypatch.setattr(secrets_public, "score", fake_score)
+    out = tmp_path / "r.json"
+    secrets_public.main([*argv, "--out", str(out)])
+    return set().union(*seen), json.loads(out.read_text())
+
+
+def test_the_secrets_bench_scores_the_s37_part_only_with_its_flag_and_hides_its_misses(monkeypatch, tmp_path):
+    assert secrets_public.HELD_OUT.get("held-out-s37") == "held_out_s37"
+    for argv in ([], ["--held-out-s36"]):  # a tuning run, or the other held-out part's run, never reads it
+        scored, result = _parts_scored(monkeypatch, tmp_path, argv)
+        assert "held-out-s37" not in scored and "held-out-s37" not in result, argv
+    for argv in (["--held-out-s37"], ["--held-out"]):
+        scored, result = _parts_scored(monkeypatch, tmp_path, argv)
+        assert "held-out-s37" in scored, argv
+        r = result["held-out-s37"]
+        assert r["misses_hidden"] is True and "missed" not in r and "per_group" not in r, argv
+
+
+INJECTIONS = ROOT / "bench" / "data" / "injections_held_out_s37.json"
+LICENCE = re.compile(r"\((?:[^()]*; )?(?:MIT|Apache-2\.0)\)$")  # "(MIT)", "(Apache-2.0)" or "(<benchmark>; MIT)"
+
+
+def _injection_rows() -> dict:
+    return json.loads(INJECTIONS.read_text(encoding="utf-8"))
+
+
+def test_the_injections_corpus_has_enough_attacks_from_three_sources_and_benign_notes_each_with_a_licence():
+    data = _injection_rows()
+    assert set(data) == {"attacks", "benign"}  # the shape of the other public corpora
+    attacks, benign = data["attacks"], data["benign"]
+    assert len(attacks) >= 120 and len(benign) >= 120
+    repos = {a["source"].split("@")[0] for a in attacks}
+    assert {"Agent-Threat-Rule/agent-threat-rules", "protectai/llm-guard", "protectai/rebuff"} <= repos
+    for row in attacks + benign:
+        assert set(row) == {"source", "text", "split"} and row["text"].strip()
+        assert row["split"] == "held-out" and LICENCE.search(row["source"]), row["source"]
+        assert re.match(r"[\w.-]+/[\w.-]+@[0-9a-f]{40} \S", row["source"]), row["source"]  # owner/repo@commit path
+    texts = [r["text"] for r in attacks + benign]
+    assert len(set(texts)) == len(texts)
+
+
+def test_no_text_of_the_injections_corpus_is_in_another_public_corpus():
+    mine = {r["text"] for part in ("attacks", "benign") for r in _injection_rows()[part]}
+    for name in ("injections_public", "injections_fresh", "injections_bastion", "injections_agents",
+                 "injections_held_out_s34", "injections_held_out_s35", "injections_held_out_s36"):
+        other = json.loads((ROOT / "bench" / "data" / f"{name}.json").read_text(encoding="utf-8"))
+        assert not mine & {r["text"] for part in ("attacks", "benign") for r in other[part]}, name
+
+
+def test_the_builder_writes_the_committed_corpus(tmp_path, monkeypatch):
+    """The JSON is the builder's output, byte for byte: a text edited by hand in either would show here."""
+    import build_injections_held_out_s37 as builder  # bench/ is not a package: imported from its folder
+
+    monkeypatch.setattr(builder, "OUT", tmp_path / "out.json")
+    assert builder.main(["build"]) == 0
+    assert (tmp_path / "out.json").read_bytes() == INJECTIONS.read_bytes()
+
+
+def test_the_poisoning_bench_scores_the_s37_corpus_only_with_its_flag(monkeypatch, tmp_path):
+    import poisoning  # bench/poisoning.py; imported here so the secrets tests above do not load the guards' model
+
+    scored: list = []
+
+    def fake_corpus(path=poisoning.PUBLIC, splits=("dev", "held-out")):
+        scored.append(path)
+        one = {"attacks": 1, "caught": 0, "catch_rate": 0.0, "benign": 1, "flagged": 0, "false_positive_rate": 0.0,
+               "per_source": {}, "benign_per_source": {}}
+        return {s: dict(one) for s in splits}
+
+    # no detector runs: the flags and the model are stubbed, the corpora's scoring recorded
+    monkeypatch.setattr(poisoning, "public_corpus", fake_corpus)
+    monkeypatch.setattr(poisoning, "instruction_flags", lambda text: ())
+    monkeypatch.setattr(poisoning.instruction_model, "score", lambda text: 0.0)
+    out = tmp_path / "p.json"
+    for argv in ([], ["--held-out-s36"]):  # a default (tuning) run, or the other held-out corpus's run, never reads it
+        scored.clear()
+        poisoning.main(["--out", str(out), *argv])
+        assert poisoning.HELD_OUT_S37 not in scored, argv
+        assert "public_held_out_s37" not in json.loads(out.read_text()), argv
+    scored.clear()
+    poisoning.main(["--out", str(out), "--held-out-s37"])
+    assert scored.count(poisoning.HELD_OUT_S37) == 1  # once, with the whole check; not in the rules-only pass
+    result = json.loads(out.read_text())
+    assert result["public_held_out_s37"]["held-out"]["reported_as"] == "held-out (session 37: never tuned on, run once)"
+
+
+def test_the_s37_corpus_is_kept_out_of_the_models_training():
+    import train_injection_model as T  # bench/; reads the corpora's texts only, trains nothing
+
+    kept_out = set(T.held_out_texts())
+    assert {r["text"] for part in ("attacks", "benign") for r in _injection_rows()[part]} <= kept_out
