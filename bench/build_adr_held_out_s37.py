@@ -24,8 +24,7 @@ name; buildpacks and Aries: the file or folder name).
   says it replaces another but was itself withdrawn (PEP 426 "Replaces: 345"), a later version that succeeds a tag
   without superseding its record (manylinux2010 after manylinux1), a replacement the authors marked but dated before
   the record it replaces (Aries 0023 "designed to replace" 0160, a work in progress at the date read), a pair
-  marked in a record not read here (the DB-API v1.0 and v2.0 PEPs), a later record whose title says it moves off
-  the older one's subject.
+  a later record whose title says it moves off the older one's subject.
 * `reports`: sentences of a record's motivation about a problem seen, dated the day before the record that cites
   them. Several are about an older standing record's subject (PEP 409's Ellipsis "is a hack" before PEP 415; CentOS
   5.11's end of life, manylinux1's base, before manylinux2010; the stack and mixin concepts' "unnecessary
@@ -111,13 +110,13 @@ PEP_TITLES = {
     239: "Adding a Rational Type to Python", 240: "Adding a Rational Literal to Python", 242: "Numeric Kinds",
     243: "Module Repository Upload Mechanism", 244: "The `directive' Statement", 245: "Python Interface Syntax",
     246: "Object Adaptation", 247: "API for Cryptographic Hash Functions",
-    248: "Python Database API Specification v1.0", 249: "Python Database API Specification v2.0",
+    249: "Python Database API Specification v2.0",
     250: "Using site-packages on Windows", 251: "Python 2.2 Release Schedule",
     252: "Making Types Look More Like Classes", 253: "Subtyping Built-in Types",
     254: "Making Classes Look More Like Types", 255: "Simple Generators",
     256: "Docstring Processing System Framework", 257: "Docstring Conventions", 258: "Docutils Design Specification",
     259: "Omit printing newline after newline", 260: "Simplify xrange()",
-    261: "Support for \"wide\" Unicode characters", 262: "Database of Installed Python Packages",
+    261: "Support for \"wide\" Unicode characters",
     263: "Defining Python Source Code Encodings", 264: "Future statements in simulated shells",
     265: "Sorting Dictionaries by Value", 266: "Optimizing Global Variable/Attribute Access",
     267: "Optimized Access to Module Namespaces", 268: "Extended HTTP functionality and WebDAV",
@@ -168,6 +167,15 @@ PEP_READ = {
     216: ("2000-07-31", "PEP 216: Docstring Format: the documentation strings will be in StructuredTextNG, extended "
           "with [<optional description>:python identifier] to mark up Python symbols.",
           "06a057a240c359f6b1f03bb2da9157075e927d65"),
+    # Created 08-May-1996: the DB-API 1.0 text, put into PEP form in 2001 (not an anchor for the others' dates)
+    248: ("1996-05-08", "PEP 248: Python Database API Specification v1.0: an API defined to encourage similarity "
+          "between the Python modules used to access databases: a module constructor returning Connection Objects, "
+          "with close(), commit(), rollback() and cursor(), and Cursor Objects.",
+          "eece026f10bb1a7c70d804a00fbe74108761e7f3"),
+    262: ("2001-07-08", "PEP 262: A Database of Installed Python Packages: a format for a database of the Python "
+          "software installed on a system, one file per distribution under <prefix>/lib/python<version>/install-db/, "
+          "listing its PKG-INFO, its files, what it requires and what it provides.",
+          "cc936e90958f741110522ca91d5332f8883b93a3"),
     241: ("2001-03-12", "PEP 241: Metadata for Python Software Packages: the Distutils sdist command writes the "
           "metadata fields to a PKG-INFO file in the top directory of the source distribution; \"1.0\" is the only "
           "legal Metadata-Version.", "0602030db5eb249782a8d2b2a5042780e622d6fd"),
@@ -276,7 +284,7 @@ def pep_file(number: int) -> str:
 
 def python_peps():
     # anchors: the read records up to PEP 345 (the index's titles are all below 336)
-    anchors = {n: day for n, (day, _, _) in PEP_READ.items() if n <= 345}
+    anchors = {n: day for n, (day, _, _) in PEP_READ.items() if n <= 345 and n != 248}
     records = [(f"p{n}", day, text, pep_file(n), commit) for n, (day, text, commit) in PEP_READ.items()]
     records += [(f"p{n}", placed(anchors, n), f"PEP {n}: {title}.", PEP_INDEX, PEP_INDEX_COMMIT)
                 for n, title in PEP_TITLES.items()]
@@ -327,16 +335,17 @@ def python_peps():
                  ("p215", "p292"), ("p288", "p342"), ("p325", "p342"), ("p333", "p3333"), ("p409", "p415"),
                  ("p433", "p446"), ("p3153", "p3156"), ("p513", "p600"), ("p571", "p600"), ("p599", "p600"),
                  ("p622", "p634"), ("p631", "p621"), ("p722", "p723"), ("p386", "p440"), ("p554", "p734"),
-                 ("p9", "p12")],
+                 ("p9", "p12"), ("p248", "p249"), ("p262", "p345")],
+        # 248 "Superseded-By: 249"; 262 "was superseded by PEP 345 and PEP 376" (376 is not in the set)
         # Superseded-By / Replaces headers and withdrawal notices whose newer memory does not cite the older's number
         unnamed=[("p9", "p12"), ("p216", "p287"), ("p314", "p345"), ("p345", "p566"), ("p426", "p566"),
                  ("p386", "p440"), ("p433", "p446"), ("p513", "p600"), ("p571", "p600"), ("p599", "p600"),
-                 ("p631", "p621"), ("p722", "p723")],
+                 ("p631", "p621"), ("p722", "p723"), ("p248", "p249"), ("p262", "p345")],
         # the metadata chain's non-adjacent links; 426 "Replaces: 345" but was withdrawn; manylinux2010 and 2014
         # "succeed" the earlier tag, which stays valid, while PEP 600 is the one that supersedes the three records;
-        # 102 "Superseded-By: 101", the older, placed after it here; DB-API v2.0 after v1.0, not read
+        # 102 "Superseded-By: 101", the older, placed after it here
         ambiguous=[("p241", "p345"), ("p241", "p566"), ("p314", "p566"), ("p345", "p426"), ("p513", "p571"),
-                   ("p571", "p599"), ("p513", "p599"), ("p101", "p102"), ("p248", "p249")])
+                   ("p571", "p599"), ("p513", "p599"), ("p101", "p102")])
 
 
 # --- kubernetes/enhancements, keps/sig-cli ------------------------------------------------------------------------
