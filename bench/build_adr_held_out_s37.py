@@ -482,13 +482,18 @@ def buildpacks_rfcs():
          "58237edc45cce76eb2ecfcb83e79cc0cebc7baef"),
         ("b0093", anchors[93], "RFC 0093: Remove Shell Processes: change the structure of a process type to make the "
          "interface more similar to k8s, docker and other familiar tools and simultaneously simplify the "
-         "implementation.", BP + "0093-remove-shell-processes.md", "6fbc4719449424e47fe9153f3ede8929f7a7a0f3"),
+         "implementation.", BP + "0093-remove-shell-processes.md", "0be01117bb274a47ef1522ea36baf11a08a87161"),
         ("b0096", anchors[96], "RFC 0096: Remove Stacks & Mixins: remove the stack ID concept, replaced by the "
          "operating system name, version and architecture of the base images, and remove the mixin concept entirely, "
          "for a more optimistic approach to base-image-to-buildpack compatibility.",
          BP + "0096-remove-stacks-mixins.md", "02c52a8650cf656fdb54ada334d76f36f4c8dfdc"),
     ]
     reports = [
+        ("r_b0093", "b0093", "Launcher arguments: appending arguments to shell processes can result in surprising "
+                             "behavior, such as the need to escape literal \" characters to prevent Bash from removing "
+                             "them, and users must know whether a process is direct or shell to provide arguments "
+                             "correctly.", BP + "0093-remove-shell-processes.md",
+         "0be01117bb274a47ef1522ea36baf11a08a87161"),
         ("r_b0049", "b0049", "The current lifecycle descriptor format lists exactly one platform and one buildpack "
                              "API, which is no longer sufficient now that the lifecycle may support multiple APIs at "
                              "once.", BP + "0049-multi-api-lifecycle-descriptor.md",
@@ -501,8 +506,8 @@ def buildpacks_rfcs():
         "buildpacks-rfcs", "buildpacks/rfcs",
         "Apache-2.0, the Cloud Native Buildpacks project's licence (NOT verified -- no licence file in the copy read, "
         "check on the repository before reuse)", False,
-        BP + "0049, 0093 and 0096 read (their meta blocks: Name, Start Date, Supersedes; 0093's from the copy the "
-        "search returned, the commit is the numbered file's); 0004, 0011, 0022, 0045, 0069 by number and file name",
+        BP + "0049, 0093 and 0096 read (meta block, summary, motivation); 0004, 0011, 0022, 0045, 0069 by number and "
+        "file name",
         records, reports,
         # "Supersedes: RFC-0011", "Supersedes: RFC 0045", "Supersedes: RFC0069, RFC#167, many others"
         updates=[("b0011", "b0049"), ("b0045", "b0093"), ("b0069", "b0096")],
@@ -589,7 +594,7 @@ def aries_title(name: str) -> str:
 
 
 def aries_rfcs():
-    # "Since:" of the status read (0454's from its header as the search returned it, ACCEPTED since 2021-04-15)
+    # "Since:" of the status read
     anchors = {23: "2019-05-27", 160: "2019-08-06", 453: "2021-04-15", 454: "2021-04-15", 557: "2020-10-15",
                577: "2020-12-18"}
     records = [(f"a{n:04d}", placed(anchors, n), f"Aries RFC {n:04d}: {aries_title(name)}.",
@@ -607,8 +612,10 @@ def aries_rfcs():
          "credential, whether JWT-oriented, JSON-LD-oriented or ZKP-oriented; the propose-credential message's "
          "indy-specific filtration criteria are replaced with a generalized filter attachment.",
          ARIES + "0453-issue-credential-v2/README.md", "004eb0771808e2d7cd577eb4e1f7b14d96935d0a"),
-        ("a0454", anchors[454], "Aries RFC 0454: Present Proof Protocol 2.0.", ARIES + "0454-present-proof-v2/README.md",
-         "609ee7e247ea955d87274c2dae95399743938e53"),
+        ("a0454", anchors[454], "Aries RFC 0454: Present Proof Protocol 2.0: a protocol supporting a general purpose "
+         "verifiable presentation exchange regardless of the specifics of the underlying presentation request and "
+         "format; version 2.0 adds a formats field to every message, in alignment with RFC 0453 Issue Credential.",
+         ARIES + "0454-present-proof-v2/README.md", "004eb0771808e2d7cd577eb4e1f7b14d96935d0a"),
         ("a0557", anchors[557], "Aries RFC 0557: Discover Features Protocol v2.x: how one agent can query another to "
          "discover which features it supports, and to what extent; it can ask about several feature types, and ask "
          "several questions and receive several answers in a single round trip.",
@@ -631,8 +638,8 @@ def aries_rfcs():
         "aries-rfcs", "hyperledger/aries-rfcs",
         "Apache-2.0, the Hyperledger Aries project's licence (NOT verified -- no licence file in the copy read, check "
         "on the repository before reuse)", False,
-        ARIES + ": 0023, 0160, 0453, 0557, 0577 read (header and summary), 0454's header; the other RFCs of the copy "
-        "read by number and folder name, one per number",
+        ARIES + ": 0023, 0160, 0453, 0454, 0557, 0577 read (header and summary); the other RFCs of the copy read by "
+        "number and folder name, one per number",
         records, reports,
         # "Supersedes: RFC 0036 Issue Credential v1.x", "Supersedes: RFC 0037", "Supersedes: RFC0360",
         # "Supersedes: version 1.0 of this protocol in RFC 0031"
