@@ -25,9 +25,9 @@ _I = re.IGNORECASE
 _FRAME = _LazyRe(
     r"\bhypothetically\b|\bhypothetical\s+(?:discussion|scenario|conversation|world|situation)\b|\bthought\s+experiment\b"
     r"|\balternate\s+(?:history|universe|world|reality|timeline)\b|\bcounterfactual\b|\bsimulat(?:ion|ed\s+(?:world|reality))\b"
-    r"|\bfor\s+(?:the\s+sake\s+of\s+)?authenticity\b|\bimagine\s+(?:we(?:'re|\s+are)|a\s+world|you(?:'re|\s+are)\s+in)\b"
+    r"|\bfor\s+(?:the\s+sake\s+of\s+)?authenticity\b|\bimagine\s+(?:we(?:'re|\s+are)|a\s+world|you(?:'re|\s+are)\s+in)\b|\bsuppose\s+we(?:'re|\s+are)\b"
     r"|\bin\s+(?:this|that)\s+(?:world|future|society|scenario|universe)\b|\bno\s+real\s+(?:harm|consequences)\b", _I)
-_FRAME_GATES = ("hypothetic", "thought experiment", "alternate", "counterfactual", "simulat", "authenticity", "imagine",
+_FRAME_GATES = ("hypothetic", "thought experiment", "alternate", "counterfactual", "simulat", "authenticity", "imagine", "suppose",
                 "in this ", "in that ", "no real")
 # something no framing makes harmless: weapons and drugs made, malware or phishing written, a person's private data
 _HARM = _LazyRe(
