@@ -81,10 +81,10 @@ from server.guard.instruction_agents import PERSONAL_GATES, PERSONAL_KEYS, missp
 from server.guard.instruction_replies import code_planted, reply_bent, reply_scrambled
 from server.guard.instruction_wrapped import unwrapped
 from server.guard.instruction_asks import input_dropped, secret_asked
+from server.guard.instruction_framings import framed_ask, output_dictated, payload_split
 from server.guard.lazyre import LazyRe as _LazyRe
 
 __all__ = ["FLAGS", "REASONS", "instruction_flags", "visible"]
-
 
 
 FLAGS = ("exfiltration", "hidden-text", "imperative-command", "injection-like", "override-instructions", "role-spoof")
@@ -564,7 +564,7 @@ def _flags(text: str) -> tuple[str, ...]:
         flags.append("imperative-command")
     if any(windowed(r, gates, (p,)) for r in reads for gates, p in _OVERRIDE) or override_like(reads) or any(
         persona_jailbreak(r) or steering(r) for r in reads
-    ) or reply_bent(low) or reply_scrambled(low) or misspelt_override(low) or input_dropped(reads):
+    ) or reply_bent(low) or reply_scrambled(low) or misspelt_override(low) or input_dropped(reads) or output_dictated(low, text) or framed_ask(low, text) or payload_split(low):
         flags.append("override-instructions")
     if (any(g in low for g in _ROLE_GATES) and _ROLE_TOKENS.search(text)) or (
         ":" in text and any(g in low for g in _ROLE_LINE_GATES) and _ROLE_LINE.search(text)
