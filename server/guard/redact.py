@@ -79,6 +79,7 @@ from server.guard.secret_assignments import (
 )
 from server.guard.secret_commands import COMMAND_RULES
 from server.guard.secret_comparisons import comparisons
+from server.guard.secret_fallbacks import fallbacks
 from server.guard.secret_connections import connection_strings
 from server.guard.secret_declarations import declarations
 from server.guard.secret_pairs import pairs
@@ -418,6 +419,7 @@ def _candidates(text: str) -> list[_Cand]:
         n = len(out)
         assignments(text, low, out)
         comparisons(text, out)
+        fallbacks(text, out)
         if "-" in text and ":" in text:
             yaml_lists(text, out)
         if '",' in text or '" ,' in text:
