@@ -1,5 +1,5 @@
 """A literal set as a credential by a method on a client or builder, or passed as a client's password beside its
-user (server/guard/secret_setters.py; HTTPBasicAuth( through server/guard/secret_declarations.py). Values are our own.
+user or third to a database client (server/guard/secret_setters.py; HTTPBasicAuth( through server/guard/secret_declarations.py). Values are our own.
 """
 
 from __future__ import annotations
@@ -23,6 +23,10 @@ from server.guard.redact import redact
     ('.withCredentials("user", "blpw1234")', "blpw1234"),
     ('ldap.simple_bind_s("cn=admin,dc=example,dc=org", "ldpw1234")', "ldpw1234"),
     ('HTTPBasicAuth("user", "pypw1234")', "pypw1234"),
+    ('DriverManager.getConnection(url, "root", "jdpw1234");', "jdpw1234"),
+    ('pymysql.connect("localhost", "root", "mypw12345", "db")', "mypw12345"),
+    ('MySQLdb.connect(host, "root", "mypw12345", "db")', "mypw12345"),
+    ('new Sequelize("db", "root", "sqpw1234", { dialect: "mysql" })', "sqpw1234"),
 ])
 def test_the_credential_is_redacted(text, value):
     assert value not in redact(text).text
@@ -41,6 +45,9 @@ def test_the_credential_is_redacted(text, value):
     'HTTPBasicAuth("user", "changeme")',
     'cfg.setApiKey("YOUR_API_KEY")',
     "conn.simple_bind_s(dn, pw)",
+    "conn = DriverManager.getConnection(url, user, password);",
+    'DriverManager.getConnection("jdbc:h2:mem:test", "sa", "")',
+    'new Sequelize("db", "root", "changeme")',
 ])
 def test_must_not_fire(text):
     assert redact(text).text == text

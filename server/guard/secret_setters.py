@@ -6,7 +6,9 @@ assignment: ``dataSource.setPassword("v")``, ``factory.setPassword("v")`` (Java)
 (JSch), ``builder.withPassword("v")``, ``client.SetApiKey("v")``, a builder's ``.password("v")`` (always on a receiver:
 a bare ``setPassword("v")`` is a React state setter or the code's own helper); or passes user
 and password positionally: ``new UsernamePasswordCredentials("u", "v")``, ``new NetworkCredential("u", "v")``,
-``req.SetBasicAuth("u", "v")`` (Go), ``.withCredentials("u", "v")``, ``ldap.simple_bind_s(dn, "v")``. The setter's
+``req.SetBasicAuth("u", "v")`` (Go), ``.withCredentials("u", "v")``, ``ldap.simple_bind_s(dn, "v")``; or a
+database client's third argument: ``DriverManager.getConnection(url, "u", "v")``, ``pymysql.connect(host, "u", "v", db)``,
+``new Sequelize("db", "u", "v")``. The setter's
 name after ``set``/``with`` is judged by ``key_kind`` as an assignment's key is (under a password a plain word
 counts, under a token or key only a random value); placeholders and labels are none. Found at each
 ``set``/``with``/``.password(`` and each call name's occurrence (literal finds, then one anchored match): linear.
@@ -31,8 +33,15 @@ _PAIR = _LazyRe(r"(?<![A-Za-z0-9_])(?:UsernamePasswordCredentials|UsernamePasswo
                 r"SetBasicAuth|setBasicAuth|withCredentials|simple_bind_s|simple_bind|bind_s)\([ \t]*"
                 r"(?:([\"'])[^\"'\r\n]{0,128}\1|[A-Za-z_][A-Za-z0-9_.]{0,64})[ \t]*,[ \t]*(?P<q>[\"'])(?P<v>[^\"'\r\n]{3,256})"
                 r"(?P=q)[ \t]*[,)]")
+# a database client given (where, user, password, ...) positionally: JDBC's getConnection(url, user, pw),
+# PyMySQL/MySQLdb connect(host, user, pw, db), Sequelize(db, user, pw)
+_ARG = r"[ \t]*(?:([\"'])[^\"'\r\n]{0,256}?\@N|[A-Za-z_][A-Za-z0-9_.]{0,64})[ \t]*,"
+_TRIPLE = _LazyRe(r"(?<![A-Za-z0-9_])(?:DriverManager\.getConnection|Sequelize|pymysql\.connect|MySQLdb\.connect|"
+                  r"mysql\.connector\.connect)\(" + _ARG.replace("@N", "1") + _ARG.replace("@N", "2")
+                  + r"[ \t]*(?P<q>[\"'])(?P<v>[^\"'\r\n]{3,256})(?P=q)[ \t]*[,)]")
 _TRIGGERS = ("set", "Set", "with", "With", ".password(", ".passwd(", ".secret(", ".apiKey(", ".token(",
-             ".accessToken(", ".secretKey(", "bind", "Credential", "AuthenticationToken")
+             ".accessToken(", ".secretKey(", "bind", "Credential", "AuthenticationToken", "getConnection", "Sequelize",
+             "connect(")
 
 
 def _ok(kind: tuple[str, bool | str], value: str) -> bool:
@@ -49,6 +58,7 @@ def setters(text: str, out: list[_Cand]) -> None:
         kind = key_kind(m.group("n") or m.group("b"))
         if kind is not None and _ok(kind, m.group("v")):
             out.append((m.start("v"), m.end("v"), kind[0], 9, m.start()))
-    for m in _PAIR.finditer(text):
+    for m in (*_PAIR.finditer(text), *(_TRIPLE.finditer(text) if "getConnection" in text or "onnect(" in text
+                                        or "Sequelize" in text else ())):
         if _ok(("password", False), m.group("v")):
             out.append((m.start("v"), m.end("v"), "password", 9, m.start()))
