@@ -43,9 +43,21 @@ _TRIGGERS = ("||", "??", "?:", " or ", "default", "env(", "fetch(", "getOrDefaul
 
 def fallbacks(text: str, out: list[_Cand]) -> None:
     """Append the literals given as a credential-named setting's fallback (module docstring)."""
+    # only the lines holding a fallback's operator or call are read (each once): prose has " or " everywhere but few lines
     if not any(t in text for t in _TRIGGERS):
         return
-    for m in _LHS.finditer(text):
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        line = text[start:end]
+        if any(t in line for t in _TRIGGERS):
+            _line(text, start, end, out)
+        start = end + 1
+
+
+def _line(text: str, start: int, end: int, out: list[_Cand]) -> None:
+    for m in _LHS.finditer(text, start, end):
         key = m.group("k").strip("\"'").rsplit(".", 1)[-1]
         kind = key_kind(key)
         if kind is None:
