@@ -79,6 +79,8 @@ from server.guard.secret_assignments import (
 )
 from server.guard.secret_commands import COMMAND_RULES
 from server.guard.secret_comparisons import comparisons
+from server.guard.secret_fallbacks import fallbacks
+from server.guard.secret_setters import setters
 from server.guard.secret_connections import connection_strings
 from server.guard.secret_declarations import declarations
 from server.guard.secret_pairs import pairs
@@ -409,7 +411,7 @@ def _candidates(text: str) -> list[_Cand]:
         _kubernetes_secrets(text, out)
     if ("pass" in low or "pwd" in low) and "=" in text:
         connection_strings(text, low, out)
-    if "auth" in text or "-asplaintext" in low or "Default:" in text or ("variable" in text and "default" in text) \
+    if "auth" in text or "Auth(" in text or "-asplaintext" in low or "Default:" in text or ("variable" in text and "default" in text) \
             or ".login(" in text or "String" in text or "Secret" in text or "Zeroizing" in text:
         declarations(text, out)
     if "value" in low or "${" in text:
@@ -418,6 +420,8 @@ def _candidates(text: str) -> list[_Cand]:
         n = len(out)
         assignments(text, low, out)
         comparisons(text, out)
+        fallbacks(text, out)
+        setters(text, out)
         if "-" in text and ":" in text:
             yaml_lists(text, out)
         if '",' in text or '" ,' in text:

@@ -64,7 +64,7 @@ def declarations(text: str, out: list[_Cand]) -> None:
         for m in _SECURE_STRING.finditer(text):
             if _literal(m.group(2)):
                 out.append((m.start(2), m.end(2), "password", 9, m.start()))
-    if "auth" in text or ".login(" in text:
+    if "auth" in text or "Auth(" in text or ".login(" in text:  # (HTTPBasicAuth( holds no lower-case "auth")
         for lit, regex in (("auth", _AUTH_PAIR), ("BasicAuth(", _CALL_PAIR), ("DigestAuth(", _CALL_PAIR),
                            (".login(", _CALL_PAIR)):
             for i in find_all(text, lit):

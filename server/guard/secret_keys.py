@@ -19,6 +19,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from server.guard.lazyre import LazyRe as _LazyRe
+from server.guard.secret_key_qualifiers import qualified_base
 
 
 _CAMEL = _LazyRe(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -77,6 +78,10 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
         segs.pop()
     if not segs:
         return None
+    base = qualified_base(segs)
+    if base is not None:
+        # DB_PASSWORD_PROD, DB_PASS_BD, password_old: the trailing words say which one, the rest what it is
+        return key_kind("_".join(base))
     # static_password01, db_passwords: a numbered or plural password key names a password too
     segs[-1] = _NUMBERED.sub("", segs[-1]) or segs[-1]
     last = segs[-1]
