@@ -186,6 +186,11 @@ def test_attach_keeps_what_is_shown_above_and_is_bounded():
     assert got == [(2, 0.9), (1, 0.8), (3, 0.7), (9, 0.7), (4, 0.6)] and attached == {9: 3}
     got, attached = newer_first.attach([(1, 0.9), (5, 0.8), (4, 0.7)], rows, {1: [(4, maybe), (6, maybe)]})
     assert got == [(1, 0.9), (6, 0.9), (5, 0.8), (4, 0.7)]  # the newest of its possible updates
+    resembles = PossibleUpdate(0, 0.0)  # (newer_first.resembling's: found in this recall, not recorded on write)
+    got, attached = newer_first.attach([(1, 0.9)], rows, {1: [(7, resembles), (4, PossibleUpdate(0, 0.02))]})
+    assert got == [(1, 0.9), (4, 0.9)] and attached == {4: 1}  # the recorded one, though older than the resembling
+    got, attached = newer_first.attach([(1, 0.9)], rows, {1: [(7, resembles), (4, resembles)]})
+    assert attached == {7: 1}  # neither recorded: the newest
     many = {i: [(10 + i, maybe)] for i in range(1, 6)}
     got, attached = newer_first.attach([(i, 1.0 - i / 10) for i in range(1, 6)], rows, many)
     assert len(got) == 5 + newer_first.ATTACH_LIMIT and len(attached) == newer_first.ATTACH_LIMIT
