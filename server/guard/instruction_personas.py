@@ -8,6 +8,7 @@ lower-cased text, gated by substring tests: linear time.
 
 from __future__ import annotations
 
+from server.guard.instruction_cjk import cjk_leak
 from server.guard.instruction_phrases import near as _near
 from server.guard.lazyre import LazyRe as _LazyRe
 
@@ -223,6 +224,8 @@ def prompt_leak(low: str) -> bool:
     if any(g in low for g in _CONTEXT_GATES) and _CONTEXT_LEAK.search(low) is not None:
         return True
     if any(n in low for n in _SYSTEM_PROMPT_NAMES) and _COMPLETE_SENTENCE.search(low) is not None:
+        return True
+    if cjk_leak(low):
         return True
     return any(g in low for g in ("anweisung", "instruc", "istruz", "system", "prompt")) and any(
         _near(low, verbs, nouns) for verbs, nouns in _LEAK_LANGS)

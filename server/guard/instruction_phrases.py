@@ -33,6 +33,7 @@ import binascii
 import re
 import unicodedata
 
+from server.guard.instruction_cjk import cjk_override
 from server.guard.lazyre import LazyRe as _LazyRe
 
 # ------------------------------------------------------------------ de-obfuscation
@@ -552,7 +553,7 @@ def override_like(readings_: list[str]) -> bool:
         for gates, patterns in _OVERRIDE_GROUPS:
             if windowed(low, gates, patterns):
                 return True
-        if _other_languages(low) or _other_languages_unlimited(low) or _claimed_authority(low):
+        if _other_languages(low) or _other_languages_unlimited(low) or _claimed_authority(low) or cjk_override(low):
             return True
     return False
 
