@@ -264,6 +264,10 @@ _OVERRIDE_EN = [
         r"(?:previous|prior|earlier|old|existing|the\s+old)"
         r"|\b(?:this|it)\s+overrides\s+(?:anything|everything|whatever)\s+you\s+(?:were|have\s+been)\s+told"
     ),
+    # "ignore all previous commands" (rebuff's examples, s37): commands dated as earlier, only with a verb of ignoring
+    # ("cancel the previous command with Ctrl-C", "the previous command's output" stay notes)
+    _LazyRe(r"\b(?:ignore|disregard|forget|overrule)\s+(?:(?:all|any|the|your|of)\s+){0,3}"
+            r"(?:previous|prior|above|earlier|preceding|original)\s+commands?\b(?!['\u2019])"),
 ]
 _VERB_GATES = ("ignor", "disregard", "forget", "overr", "bypass", "skip", "drop", "discard", "dismiss", "abandon",
                "neglect", "cancel", "replace", "supersede", "aside", "attention", "follow", "obey", "respect", "heed")
@@ -275,7 +279,8 @@ _OVERRIDE_GROUPS = (
     (("whatever", "everything", "anything"), _OVERRIDE_EN[5:6]),  # (the verb-led five: _verb_led)
     (_STATE_GATES, _OVERRIDE_EN[6:9]),
     (("treat", "consider", "regard"), _OVERRIDE_EN[9:10]),
-    (("memory", "memories", "note", "file", "message", "whatever", "new", "overrides"), _OVERRIDE_EN[10:]),
+    (("memory", "memories", "note", "file", "message", "whatever", "new", "overrides"), _OVERRIDE_EN[10:11]),
+    (("command",), _OVERRIDE_EN[11:12]),
 )
 
 # ------------------------------------------------------------- overrides (other languages)
