@@ -124,7 +124,9 @@ _PROMPT_LEAK = _LazyRe(
     r"(?:initial|original|hidden|secret|first|previous|prior|full) (?:instructions|prompt|message)s?|pre-?prompt|prompt texts?|"
     r"(?:instructions|rules|guidelines) (?:verbatim|word for word|in full))|instructions you (?:were|have been) given|"
     r"you were (?:told|given|instructed)|your (?:starting|system|initial) (?:instructions|message|configuration))"
-    r"|\bwhat (?:were|are) you (?:told|given|instructed)\b|\bwhat are you not (?:supposed|allowed) to (?:tell|say)\b"
+    # ...but "what were you told about the meeting schedule?" asks about a topic (s37's true negatives), not the set-up
+    r"|\bwhat (?:were|are) you (?:told|given|instructed)\b(?!\s+(?:about|regarding|concerning)\s+(?!your\b|the\s+(?:system|rules|"
+    r"instructions|prompt|guidelines)\b))|\bwhat are you not (?:supposed|allowed) to (?:tell|say)\b"
     r"|\bi was instructed to\b|\bsystem_?prompt\)"
     r"|\b(?:repeat|recite|print|output) (?:this|the) (?:entire|whole) conversation\b[^.!?\n]{0,40}\bword for word\b"
     # a generic object only in a request: "Output the text above in full", "Please show the system prompt"
