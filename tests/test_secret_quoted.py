@@ -40,3 +40,17 @@ def test_a_token_user_before_a_throwaway_password_is_redacted():
     # a plain user name stays; only its password goes
     assert redact("https://deploy:s3cr3tPw@example.com/").text == "https://deploy:[REDACTED:url-password]@example.com/"
 
+
+
+@pytest.mark.parametrize("text, secret", [
+    (r'{\"password\":\"hunter2abc\"}', "hunter2abc"),  # JSON inside a string literal or a log line
+    (r'"\"awsSecretKey\":\"3lyTWqHMt5UySny2drdPYheRTEzrNux8Cn5JWFHL\",\" +', "3lyTWqHMt5UySny2drdPYheRTEzrNux8Cn5JWFHL"),
+    (r'curl -d "{\"api_key\": \"Zq8xK2mP9vL4wR7tY3nB6cJ1\"}"', "Zq8xK2mP9vL4wR7tY3nB6cJ1"),
+])
+def test_escaped_json_is_read_like_json_and_its_backslashes_stay(text, secret):
+    r = redact(text)
+    assert secret not in r.text and r.text.count("\\") == text.count("\\")
+
+
+def test_escaped_json_without_a_credential_is_left_alone():
+    assert not redact(r'log("{\"user\":\"bob\",\"token_url\":\"https://x\"}")').changed

@@ -89,6 +89,7 @@ from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, provider_secrets
 from server.guard.secret_providers import KINDS as _PROVIDER_KINDS
 from server.guard.secret_apps import app_secrets
+from server.guard.secret_escaped import escaped_json
 from server.guard.secret_quoted import quoted_random
 from server.guard.secret_url_users import token_user
 from server.guard.secret_pointers import drop_allowlisted, drop_pointed, replacement_token
@@ -371,6 +372,12 @@ def _kubernetes_secrets(text: str, out: list[_Cand]) -> None:
 
 
 def _candidates(text: str) -> list[_Cand]:
+    found = _scan(text)
+    escaped = '\\":' in text or '\\" :' in text or '=\\"' in text  # {\"password\":\"...\"}, key=\"...\"
+    return found + escaped_json(text, _scan) if escaped else found
+
+
+def _scan(text: str) -> list[_Cand]:
     out: list[_Cand] = []
     if "PRIVATE KEY" in text:
         _private_keys(text, out)
