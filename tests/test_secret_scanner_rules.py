@@ -181,7 +181,6 @@ KNOWN_MISSES = {
     "kingfisher-held-out/kingfisher.closecrm.1/tp2": "api_ + 20 + '.' + 22: the dot splits the run the prefixed shape reads",
     "kingfisher-3/kingfisher.agora.2/tp1": "no credential keyword in the text (app_certificate)",
     "kingfisher-3/kingfisher.anypoint.1/tp1": "a UUID of repeated digits and letters (3333...-cccc-...): a format shown",
-    "kingfisher-3/kingfisher.aws.2/tp3": "an escaped JSON string inside a string: the key's quotes are escaped twice",
     "kingfisher-5/kingfisher.travisci.2/tp1": "a Travis CI encrypted value (secure: ...), made to be committed",
     "kingfisher-4/kingfisher.gcp.1/tp1": "a service-account JSON whose url field holds a random run, no key field",
     "kingfisher-4/kingfisher.slack.8/tp2": "a one-part legacy token, all digits and mostly 1s (xoxa-5111...): a format shown",

@@ -89,6 +89,9 @@ from server.guard.secret_formats import GAP_NEEDS, KEYWORD_RULES, TOKEN_RULES
 from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, provider_secrets
 from server.guard.secret_providers import KINDS as _PROVIDER_KINDS
 from server.guard.secret_apps import app_secrets
+from server.guard.secret_escaped import escaped_json
+from server.guard.secret_quoted import quoted_random
+from server.guard.secret_url_users import token_user
 from server.guard.secret_pointers import drop_allowlisted, drop_pointed, replacement_token
 from server.guard.secret_standins import stand_in
 
@@ -156,6 +159,8 @@ def _url_credentials(text: str, out: list[_Cand]) -> None:
             # A reference (${DB_PASS}, {password}, <password>, ***) stays; any literal goes.
             if not _is_reference(value):
                 out.append((s, e, "url-password", 5, j))
+            if token_user(m.group(1), value):  # https://<token>:x-oauth-basic@github.com
+                out.append((*m.span(1), "url-credential", 6, j))
         elif random_user(m.group(1)):  # https://<token>@host, a Sentry DSN's key
             s, e = m.span(1)
             out.append((s, e, "url-credential", 6, j))
@@ -367,6 +372,12 @@ def _kubernetes_secrets(text: str, out: list[_Cand]) -> None:
 
 
 def _candidates(text: str) -> list[_Cand]:
+    found = _scan(text)
+    escaped = '\\":' in text or '\\" :' in text or '=\\"' in text  # {\"password\":\"...\"}, key=\"...\"
+    return found + escaped_json(text, _scan) if escaped else found
+
+
+def _scan(text: str) -> list[_Cand]:
     out: list[_Cand] = []
     if "PRIVATE KEY" in text:
         _private_keys(text, out)
@@ -405,6 +416,8 @@ def _candidates(text: str) -> list[_Cand]:
     _command_lines(low, text, out)
     provider_secrets(text, low, out)
     app_secrets(text, out)
+    if "'" in text or '"' in text:
+        quoted_random(text, out)
     if "==" in text and ("azure" in low or "cosmos" in low or "documentdb" in low):  # _AZURE_WORDS
         _azure_storage_keys(text, low, out)
     if "data:" in low and "secret" in low and _K8S_KIND.search(text):
