@@ -27,6 +27,11 @@ def test_a_quoted_random_base64url_run_as_a_value_or_key_is_redacted(text, secre
     'className: "navbar-brand_logo-container-wide"',  # words
     'const name = "getUserAccountSettings_v2Handler"',  # camelCase words
     '"videoId": "dQw4w9WgXcQ"',  # too short
+    # generated ids share base64url's shape (a nanoid, a Firebase push id): a key that names a record keeps them
+    '{"id": "V1StGXR8_Z5jdHi6B-myT", "name": "x"}',
+    '{"userId": "V1StGXR8_Z5jdHi6B-myT"}',
+    'const user_id = "V1StGXR8_Z5jdHi6B-myT"',
+    "{'uuid': 'q28Wt3nAmLt_3NGpqi2qz-jQ7'}",
 ])
 def test_ids_words_and_digests_in_quotes_are_left_alone(text):
     assert not redact(text).changed

@@ -40,10 +40,32 @@ def _random_run(value: str) -> bool:
     return entropy >= 3.8 and changes * 3 >= n
 
 
+# the key a value is given to, read back from the value's `:`/`=`
+_KEY_BEFORE = _LazyRe(r"([A-Za-z][A-Za-z0-9_.-]*)[\"']?[ \t]*(?::|=>?)[ \t]*$")
+_KEY_WORDS = _LazyRe(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+#: keys that name a record, not a credential: generated ids (nanoid, Firebase push ids, YouTube-style ids) share the
+#: base64url shape, and an id in a JSON record is the commonest quoted random run there is
+_ID_WORDS = frozenset(("id", "ids", "uuid", "guid", "slug", "ref", "etag", "hash", "sha", "digest", "checksum"))
+#: ... unless another word of the key says it holds a credential ("FOO_SECRET_KEY_ID")
+_CREDENTIAL_WORDS = frozenset(("secret", "token", "password", "passwd", "pwd", "credential", "credentials",
+                               "private", "auth", "apikey"))
+
+
+def _names_a_record(text: str, at: int) -> bool:
+    m = _KEY_BEFORE.search(text, max(0, at - 80), at)
+    if m is None:
+        return False
+    words = [w.lower() for w in _KEY_WORDS.findall(m.group(1))]
+    return bool(words) and words[-1] in _ID_WORDS and not _CREDENTIAL_WORDS.intersection(words)
+
+
 def quoted_random(text: str, out: list[_Cand]) -> None:
-    """Append a candidate for each quoted random run that is a value (after ``:``/``=``/``=>``) or a key."""
+    """Append a candidate for each quoted random run that is a value (after ``:``/``=``/``=>``) or a key -- not the
+    value of a key that names a record (``"id"``, ``"userId"``, ``"uuid"``)."""
     for m in _QUOTED.finditer(text):
         if m.start() == m.start(1) and m.group(3) is None:
             continue  # a quoted string in an argument list or a sentence: not a key's value
+        if m.start() != m.start(1) and _names_a_record(text, m.start(1)):
+            continue
         if _random_run(m.group(2)):
             out.append((m.start(2), m.end(2), "secret", 20, m.start()))  # any other finding names it better
