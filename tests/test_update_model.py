@@ -496,26 +496,3 @@ def test_two_numbered_records_where_the_later_removes_something_else_stay_two_th
     o = analyse("ADR 4: Use Sentry for error tracking in every service.")
     n = analyse("ADR 9: Remove the Bullet gem and stop using Docker locally.")
     assert rules.different_things(o, n) is not None
-
-
-def test_a_newer_memory_holding_more_rare_words_of_an_unlinked_sibling_links_neither():
-    """Issue 32 item 4: the 8 wrong links of the 27 spent update projects were a newer memory superseding a sibling
-    of the memory it updates ("drop WooGraphQL ... broke the Netlify build" linked the Netlify redeploy, not the
-    memory naming the WooGraphQL extension, which the model gave 0.09): the earlier memory that holds more of the
-    newer's rare subject words is the one it updates, so the link is refused and both stay possible updates."""
-    graphql = "Storefront pulls products via WPGraphQL plus the WooGraphQL extension at /graphql."
-    redeploy = "After editing prices in Woo, redeploy the storefront with `netlify deploy --prod --build` from storefront/."
-    new = ("Decided to drop WooGraphQL and read the WooCommerce Store API (/wp-json/wc/store/v1/products) instead; two "
-           "WooGraphQL updates broke the Netlify build in one month.")
-    texts = [graphql, redeploy, new] + [f"Memory {i} about coffee beans and roasting." for i in range(20)]
-
-    class Thread(rules.CountedWeights):  # Netlify, builds and the storefront are in most memories of the real thread
-        def rare(self, term, word, held=1):
-            return term not in ("netlifi", "build", "storefront") and super().rare(term, word, held)
-
-    weights = Thread(lambda w: sum(w.lower() in t.lower() for t in texts), len(texts))
-    alone = model.judge(3, new, 3, [model.Candidate(2, redeploy, 2, 0.7)], weights, fitted=True)
-    assert alone.link is not None and alone.link.older == 2
-    both = model.judge(3, new, 3, [model.Candidate(1, graphql, 1, 0.5), model.Candidate(2, redeploy, 2, 0.7)],
-                       weights, fitted=True)
-    assert both.link is None and {p[0] for p in both.several} == {1, 2}

@@ -306,7 +306,6 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
     found: list[tuple[Link, bool]] = []
     possible: list[tuple[int, float]] = []
     cued: list[tuple[int, float]] = []  # below POSSIBLE: the newer says it changed (CUED_POSSIBLE)
-    named: dict[int, int] = {}  # earlier candidates the model gives CUED_POSSIBLE: how many rare words of them it holds
     for c in candidates:
         if c.id == new_id or (not later and (c.created_at, c.id) > (created_at, new_id)):
             continue
@@ -319,8 +318,6 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
             continue  # a bare title holds no state to replace: only its author's claim does (the linker's own)
         if fitted:
             judged = assess(older, newer, c.cosine, weights)
-            if earlier and judged is not None and judged.probability >= CUED_POSSIBLE:
-                named[c.id] = _rare_held(older, newer, weights or rules.Weights())
             if judged is not None and judged.linked:
                 found.append((Link(link[0], link[1], round(judged.probability, 4), judged.reason), False))
             elif judged is not None and earlier and judged.probability >= POSSIBLE:
@@ -339,14 +336,7 @@ def judge(new_id: int, new_text: str, created_at: int, candidates: Sequence[Cand
         # The rules alone: a memory naming what it replaces links only to memories holding that.
         found = [(link, quoted) for link, quoted in found if quoted]
     if found:
-        best = max((link for link, _ in found), key=lambda f: (f.score, -f.older))
-        if not (best.newer == new_id and fitted and any(n > named.get(best.older, 0) for n in named.values())):
-            return Judgement(best)
-        # An earlier memory holding more of the rare words of the newer's subject than the one the model links is
-        # the one it updates (a sibling was linked: "drop WooGraphQL ... broke the Netlify build" linked the Netlify
-        # redeploy, not "products via WPGraphQL plus the WooGraphQL extension"; 8 wrong links of the 27 spent
-        # update projects, issue 32): no link then, the pairs stay possible updates.
-        possible.extend((link.older, link.score) for link, _ in found if link.newer == new_id)
+        return Judgement(max((link for link, _ in found), key=lambda f: (f.score, -f.older)))
     several = sorted(possible, key=lambda p: (-p[1], p[0])) + sorted(cued, key=lambda p: (-p[1], p[0]))
     return Judgement(None, several[0] if several else None, tuple(several[:MOST_POSSIBLE]))
 
@@ -371,13 +361,6 @@ def _abbreviated_possible(old: Statement, new: Statement, cosine: float | None, 
     if not (p >= CUED_POSSIBLE and (new.cue or (p >= SHARED_POSSIBLE and not rules.other_things(old, new)))):
         return 0.0
     return round(min(p, SHARED_POSSIBLE), 4) if _rare_shared(old, new, weights) else 0.0
-
-
-def _rare_held(old: Statement, new: Statement, weights: rules.Weights) -> int:
-    """How many words of `old`'s subject that few other memories of the thread hold `new` holds (as _rare_shared)."""
-    held = set(new.terms)
-    return sum(1 for t, k in old.terms.items() if t in held and k != "event" and t not in old.values
-               and t not in old.cue_terms and weights.rare(t, old.fts[t], 2))
 
 
 def _rare_shared(old: Statement, new: Statement, weights: rules.Weights) -> bool:
