@@ -416,6 +416,41 @@ def test_a_lack_stated_as_a_state_or_a_reason_told_after_is_no_report(text):
     assert not model.reports(analyse(text))
 
 
+#: Findings and lessons about a subject (the session-37 public ADR set's contexts, reworded): what became clear, what
+#: efforts showed, what no longer suffices, is error prone, suffers from, adds needless complexity, confuses, surprises.
+FINDINGS = (
+    "Sync: in the mobile offline efforts at Acme it became clear that clients need to resolve conflicts themselves.",
+    "Experience with the old importer has shown that partial uploads are common.",
+    "The current config format lists exactly one region, which is no longer sufficient now that we deploy to three.",
+    "Hand-written SQL migrations are error prone, even for experienced developers.",
+    "The legacy scheduler suffers from fundamental flaws in how it retries jobs.",
+    "The plugin and preset concepts add unnecessary complexity and make it difficult for new contributors to start.",
+    "Two kinds of feature flags cause confusion for users and maintainers.",
+    "Appending arguments to shell commands can result in surprising behaviour.",
+)
+#: States (the update benchmark's words) near the forms: a thing named unmaintained, a reason given after the state.
+FINDING_STATES = (
+    "ib_insync is unmaintained, so the IB client library is ib_async 2.0.1 (the community fork).",
+    "Release binaries come from EAS Build and go to the stores with eas submit; the fastlane lanes are unmaintained.",
+    "Migrations run with Alembic. Hand-written SQL had been error prone.",
+)
+
+
+@pytest.mark.parametrize("text", FINDINGS)
+def test_a_finding_or_lesson_about_the_subject_is_a_report(text):
+    """Issue 32 item 4, the session-37 public ADR set: a record's context ("in the DIDComm v2 efforts at DIF it became
+    clear that agents need to discover more ...") superseded the standing record "RFC 0335: HTTP over DIDComm", and
+    decisions were linked as the new state of their contexts ("... add unnecessary complexity to the project")."""
+    assert model.reports(analyse(text))
+    standing = model.Candidate(1, "Jobs are retried by the scheduler with exponential backoff.", 1, 0.8)
+    assert model.judge(2, text, 2, [standing], Weights(), fitted=True).link is None
+
+
+@pytest.mark.parametrize("text", FINDING_STATES)
+def test_a_thing_named_unmaintained_or_a_finding_told_after_is_no_report(text):
+    assert not model.reports(analyse(text))
+
+
 def test_a_report_is_never_superseded_by_a_later_state_or_decision():
     """Issue 32 item 4: a report is an event, true as history; on public decision records a decision ("ADR 13:
     Permitted deletion ...") marked the report of the problem it answers, dated the day before, superseded. Nothing

@@ -116,6 +116,20 @@ REPORT_DEFICIENCY = LazyRe(
     r"no [\w-]+(?: [\w-]+){0,3} (?:solution|option) exists|not (?:currently )?possible to|"
     r"(?:has|have) made [\w ,-]+ complicated|(?:potentially|possibly) (?:allowing|exposing|leaking|causing)|"
     r"exceed(?:s|ed|ing) (?:our|the|its|their) [\w-]+(?: [\w-]+)? (?:targets?|limits?|budgets?))", re.I)
+#: A finding or a lesson about the subject, in the memory's first sentence: what became clear, what efforts at it
+#: showed, what is no longer sufficient, error prone, suffers from, adds needless complexity, causes confusion or
+#: leads to surprises. A record's context ("in the DIDComm v2 efforts at DIF it became clear that agents need to
+#: discover more ...") superseded the standing record before it, and the decisions after contexts ("... add
+#: unnecessary complexity", "... is no longer sufficient now that ...") were linked as their new state, on the
+#: session-37 public ADR set (issue 32); session 35's "we've observed this causing confusion" is the same form.
+#: No text of the update benchmark (every project, the real sessions) matches, nor any record of the public ADR sets.
+REPORT_FINDING = LazyRe(
+    r"\b(?:it (?:became|becomes|has become|had become) (?:clear|apparent|evident|obvious)|(?:efforts?|experience|"
+    r"attempts?) (?:at|with|in) [\w -]+ (?:showed|has shown|have shown|revealed|made it clear)|(?:is|are|was|were) "
+    r"no longer (?:sufficient|enough|adequate)|(?:is|are|was|were) (?:very |too |often )?error[- ]prone|"
+    r"suffer(?:s|ed|ing)? from|(?:adds?|added|introduces?|introduced) (?:unnecessary|needless) complexity|"
+    r"(?:cause|causes|caused|causing) (?:confusion|frustration)|(?:can|may|could|will) (?:result in|lead to) "
+    r"(?:surprising|unexpected|confusing)|makes? it (?:hard|difficult|harder|more difficult) (?:for|to)\b)", re.I)
 _FIRST_SENTENCE = LazyRe(r"(?<=[.!?])\s+(?=[A-Z])")
 
 __all__ = ["CUED_POSSIBLE", "MODEL_ID", "MOST_POSSIBLE", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_THRESHOLD", "SHARED_POSSIBLE",
@@ -130,7 +144,8 @@ def reports(statement: Statement) -> bool:
     return statement.text.rstrip().endswith("?") or statement.narrated \
         or statement.text.lstrip().lower().startswith(REPORT_LABELS) \
         or any(w in REPORT_WORDS for w in statement.words) or bool(REPORT_PROBLEM.search(statement.text)) \
-        or bool(REPORT_DEFICIENCY.search(_FIRST_SENTENCE.split(statement.text, 1)[0]))
+        or bool(REPORT_DEFICIENCY.search(first := _FIRST_SENTENCE.split(statement.text, 1)[0])) \
+        or bool(REPORT_FINDING.search(first))
 
 
 def unrelated_kinds(older: Statement, newer: Statement) -> bool:
