@@ -137,6 +137,12 @@ _VOWELS = frozenset("aeiouyAEIOUY")
 _CONSONANT_RUN = _LazyRe(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{4}")
 
 
+def counts_under(kind: tuple[str, bool | str], value: str) -> bool:
+    """Whether ``value`` counts as the credential a key of this ``kind`` (key_kind's answer) holds: under a password
+    key a plain word counts too ("root"), under a token or key only what ``value_ok`` accepts."""
+    return (kind[0] == "password" and not kind[1]) or value_ok(kind[1] or True, value)
+
+
 def value_ok(needs: bool | str, value: str) -> bool:
     """Whether ``value`` is random enough for a key that needs it (key_kind's second item)."""
     if not needs:

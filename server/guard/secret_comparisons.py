@@ -12,7 +12,7 @@ One regex scan per form, bounded lengths: linear.
 from __future__ import annotations
 
 from server.guard.lazyre import LazyRe as _LazyRe
-from server.guard.secret_assignments import is_placeholder, key_kind, value_ok
+from server.guard.secret_assignments import counts_under, is_placeholder, key_kind
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 
@@ -33,9 +33,5 @@ def comparisons(text: str, out: list[_Cand]) -> None:
             value = m.group("v")
             if value != value.strip() or is_placeholder(value):
                 continue
-            if kind[0] == "password" and not kind[1]:
-                ok = True
-            else:
-                ok = value_ok(kind[1] or True, value)
-            if ok:
+            if counts_under(kind, value):
                 out.append((m.start("v"), m.end("v"), kind[0], 10, m.start()))

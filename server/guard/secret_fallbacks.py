@@ -19,7 +19,7 @@ sentences are none. One bounded scan per line: linear.
 from __future__ import annotations
 
 from server.guard.lazyre import LazyRe as _LazyRe
-from server.guard.secret_assignments import is_placeholder, key_kind, value_ok
+from server.guard.secret_assignments import counts_under, is_placeholder, key_kind
 from server.guard.secret_context import interface_text
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
@@ -69,9 +69,5 @@ def _line(text: str, start: int, end: int, out: list[_Cand]) -> None:
         value = f.group(g)
         if value != value.strip() or is_placeholder(value) or interface_text(value):
             continue
-        if kind[0] == "password" and not kind[1]:
-            ok = True
-        else:
-            ok = value_ok(kind[1] or True, value)
-        if ok:
+        if counts_under(kind, value):
             out.append((f.start(g), f.end(g), kind[0], 10, m.start()))

@@ -17,7 +17,7 @@ counts, under a token or key only a random value); placeholders and labels are n
 from __future__ import annotations
 
 from server.guard.lazyre import LazyRe as _LazyRe
-from server.guard.secret_assignments import find_all, is_placeholder, key_kind, value_ok
+from server.guard.secret_assignments import counts_under, find_all, is_placeholder, key_kind
 from server.guard.secret_context import interface_text
 
 _Cand = tuple[int, int, str, int, int]
@@ -46,7 +46,7 @@ _TRIPLE = _LazyRe(r"[A-Za-z_.]{9,40}\(" + _ARG.replace("@N", "1") + _ARG.replace
 def _ok(kind: tuple[str, bool | str], value: str) -> bool:
     if value != value.strip() or is_placeholder(value) or interface_text(value):
         return False
-    return True if kind[0] == "password" and not kind[1] else value_ok(kind[1] or True, value)
+    return counts_under(kind, value)
 
 
 def setters(text: str, out: list[_Cand]) -> None:
