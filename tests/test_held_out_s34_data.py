@@ -15,6 +15,7 @@ from spawn import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 import secrets_public  # noqa: E402
+from secrets_bench_selection import parts_scored  # noqa: E402
 
 SECRETS = ROOT / "bench" / "data" / "secrets_public" / "held_out_s34.json"
 SOURCE = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40} \S+$")  # owner/repo@commit path
@@ -46,20 +47,6 @@ def test_no_text_of_the_secrets_part_is_in_a_corpus_tuned_on():
         assert not texts & other, part
 
 
-def _parts_scored(monkeypatch, tmp_path, argv):
-    """Run the bench's selection with score() replaced: which parts would reach redact(), and what is written."""
-    seen: list[set[str]] = []
-
-    def fake_score(cases):
-        seen.append({c["id"].split("/")[0] for c in cases})
-        return {"secrets": 0, "caught": 0, "catch_rate": None, "distinct_secrets": 0, "distinct_caught": 0,
-                "benign": 0, "false_positives": 0, "false_positive_rate": None, "misses_by_group": {},
-                "per_group": {}, "missed": [], "false_positive_examples": []}
-
-    monkeypatch.setattr(secrets_public, "score", fake_score)
-    out = tmp_path / "r.json"
-    secrets_public.main([*argv, "--out", str(out)])
-    return set().union(*seen), json.loads(out.read_text())
 
 
 def test_the_secrets_bench_scores_the_spent_s34_part_as_a_tuning_part_with_its_misses_shown(monkeypatch, tmp_path):
@@ -67,7 +54,7 @@ def test_the_secrets_bench_scores_the_spent_s34_part_as_a_tuning_part_with_its_m
     assert secrets_public.CORPORA["tuning-s34"] == "held_out_s34.json" and "tuning-s34" not in secrets_public.HELD_OUT
     assert "held-out-s34" not in secrets_public.CORPORA
     for argv in ([], ["--held-out"]):
-        scored, result = _parts_scored(monkeypatch, tmp_path, argv)
+        scored, result = parts_scored(monkeypatch, tmp_path, argv)
         assert "held-out-s34" in scored, argv  # the cases keep their ids
         assert "misses_hidden" not in result["tuning-s34"] and "missed" in result["tuning-s34"], argv
 
@@ -75,9 +62,9 @@ def test_the_secrets_bench_scores_the_spent_s34_part_as_a_tuning_part_with_its_m
 def test_a_held_out_part_is_still_scored_only_when_asked_for_and_its_misses_hidden(monkeypatch, tmp_path):
     # the mechanism stays for the next fresh part: the s34 part stands in for one here
     monkeypatch.setattr(secrets_public, "HELD_OUT", {"tuning-s34": "held_out"})
-    scored, result = _parts_scored(monkeypatch, tmp_path, [])
+    scored, result = parts_scored(monkeypatch, tmp_path, [])
     assert "tuning-s34" not in result
-    scored, result = _parts_scored(monkeypatch, tmp_path, ["--held-out"])
+    scored, result = parts_scored(monkeypatch, tmp_path, ["--held-out"])
     assert result["tuning-s34"]["misses_hidden"] is True and "missed" not in result["tuning-s34"]
 
 

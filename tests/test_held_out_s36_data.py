@@ -16,6 +16,7 @@ from spawn import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 import secrets_public  # noqa: E402
+from secrets_bench_selection import parts_scored  # noqa: E402
 
 SECRETS = ROOT / "bench" / "data" / "secrets_public" / "held_out_s36.json"
 SOURCE = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40} \S+$")  # owner/repo@commit path
@@ -57,27 +58,13 @@ def test_no_text_or_secret_value_of_the_secrets_part_is_in_another_part():
         assert not [v for v in values if v in blob], part
 
 
-def _parts_scored(monkeypatch, tmp_path, argv):
-    """Run the bench's selection with score() replaced: which parts would reach redact(), and what is written."""
-    seen: list[set[str]] = []
-
-    def fake_score(cases):
-        seen.append({c["id"].split("/")[0] for c in cases})
-        return {"secrets": 0, "caught": 0, "catch_rate": None, "distinct_secrets": 0, "distinct_caught": 0,
-                "benign": 0, "false_positives": 0, "false_positive_rate": None, "misses_by_group": {},
-                "per_group": {}, "missed": [], "false_positive_examples": []}
-
-    monkeypatch.setattr(secrets_public, "score", fake_score)
-    out = tmp_path / "r.json"
-    secrets_public.main([*argv, "--out", str(out)])
-    return set().union(*seen), json.loads(out.read_text())
 
 
 def test_the_secrets_bench_scores_the_spent_s36_part_as_a_tuning_part_with_its_misses_shown(monkeypatch, tmp_path):
     # run once as held out by the lead in session 36; its misses are read since, so no run hides them
     assert secrets_public.CORPORA["tuning-s36"] == "held_out_s36.json" and "tuning-s36" not in secrets_public.HELD_OUT
     assert "held-out-s36" not in secrets_public.CORPORA
-    scored, result = _parts_scored(monkeypatch, tmp_path, [])
+    scored, result = parts_scored(monkeypatch, tmp_path, [])
     assert "held-out-s36" in scored  # the cases keep their ids; the part is scored by default now
     r = result["tuning-s36"]
     assert "misses_hidden" not in r and "missed" in r and "per_group" in r
