@@ -496,3 +496,39 @@ def test_two_numbered_records_where_the_later_removes_something_else_stay_two_th
     o = analyse("ADR 4: Use Sentry for error tracking in every service.")
     n = analyse("ADR 9: Remove the Bullet gem and stop using Docker locally.")
     assert rules.different_things(o, n) is not None
+
+
+def _judged(monkeypatch, older: str, newer: str, cosine: float, p: float) -> model.Judgement:
+    monkeypatch.setattr(model, "probability", lambda signals: p)
+    return model.judge(2, newer, 2, [model.Candidate(1, older, 1, cosine)], Weights(), fitted=True)
+
+
+def test_an_automatic_link_across_a_numbered_record_and_a_note_is_only_a_possible_update(monkeypatch):
+    """Issue 32 item 4: on public decision records a record's context, a later report on its subject and the record
+    itself hold the same words, and half the automatic links were wrong. Between a numbered record and a memory of
+    its thread that is not one, only the author's claim links (server/updates/references.py); the model's pair is
+    recorded as a possible update (shown after the older, labelled at 0.3+), never a supersession."""
+    record = "ADR 6: Use the Custody API to access NOMIS data."
+    note = "Prison data comes from the Elite2 API now instead of the Custody API for NOMIS data."
+    found = _judged(monkeypatch, record, note, 0.6, 0.9)
+    assert found.link is None and found.possible == (1, 0.9)
+    assert "numbered record" in model.unsure(analyse(record), analyse(note),
+                                             model.signals(analyse(record), analyse(note), 0.6, Weights())[0])
+    plain = record.removeprefix("ADR 6: ")  # the same two as notes: judged on their words, as ever
+    assert _judged(monkeypatch, plain, note, 0.6, 0.9).link is not None
+    assert _judged(monkeypatch, "ADR 4: " + plain, "ADR 9: " + note, 0.6, 0.9).link is not None  # two records
+
+
+def test_a_link_without_a_changed_value_needs_vectors_reading_as_one_subject(monkeypatch):
+    """Words shared with a change word, but no old value named, no slot changed and not another command for the task:
+    the vectors must read as one subject (SURE_COSINE) for an automatic link (on the update benchmark's spent projects
+    "We support Apple Pay for Adyen-routed merchants." was superseded by a note on per-merchant PSP routing, cosine 0.41)."""
+    older = "We support Apple Pay for merchants routed to Adyen."
+    newer = "Merchant routing picks Adyen or Stripe per merchant now, from the psp column."
+    f = model.signals(analyse(older), analyse(newer), 0.4, Weights())[0]
+    assert not (f["quotes_old"] or f["slot"] or f["another_command"])
+    found = _judged(monkeypatch, older, newer, model.SURE_COSINE - 0.05, 0.9)
+    assert found.link is None and found.possible == (1, 0.9)
+    assert _judged(monkeypatch, older, newer, model.SURE_COSINE + 0.05, 0.9).link is not None
+    minimal = ("The web container serves on port 3000.", "The web container serves on port 3100.")  # always sure
+    assert _judged(monkeypatch, *minimal, 0.3, 0.9).link is not None

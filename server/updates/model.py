@@ -43,6 +43,14 @@ RULE_THRESHOLD = 0.3
 #: Elasticsearch", "swapped tarpaulin for ..."): the surest sign a text gives. Leave projects out it kept 11 more right links
 #: than RULE_THRESHOLD for no more wrong ones, and on the projects never fitted 2 more for none.
 QUOTED_THRESHOLD = 0.05
+#: What an automatic link needs beyond the probability (`unsure`), else the pair is only a possible update (recorded,
+#: shown after the older, labelled at 0.3+ and asked about; never superseded). A link is a claim: on public decision
+#: records nobody here wrote about half the automatic links were wrong, each time a pair the model scored high on
+#: words alone -- a record's context or a later report holding most of a short record's words, a decision naming in
+#: "instead of X" an X that the older memory mentions as a problem, not as its state (issue 32). What right links have
+#: and those lack: a changed value of the same attribute (the old value named, a slot changed, another command for the
+#: task), or vectors that read as one subject (SURE_COSINE).
+SURE_COSINE = 0.45
 #: Least probability for the most probable earlier memory of an unlinked one to be recorded as its
 #: possible update (storage PossibleUpdate), which recall shows newer first when a query finds both
 #: alike (server/updates/newer_first.py). Too unsure to supersede anything: on the update benchmark's
@@ -133,8 +141,8 @@ REPORT_FINDING = LazyRe(
 _FIRST_SENTENCE = LazyRe(r"(?<=[.!?])\s+(?=[A-Z])")
 
 __all__ = ["CUED_POSSIBLE", "MODEL_ID", "MOST_POSSIBLE", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_THRESHOLD", "SHARED_POSSIBLE",
-           "THRESHOLD", "Candidate", "Judgement", "Link", "best_link", "judge", "least", "probability", "reports",
-           "signals", "unrelated_kinds", "verdict"]
+           "SURE_COSINE", "THRESHOLD", "Candidate", "Judgement", "Link", "best_link", "judge", "least", "probability", "reports",
+           "signals", "unrelated_kinds", "unsure", "verdict"]
 
 
 def reports(statement: Statement) -> bool:
@@ -217,6 +225,25 @@ def probability(signals_: dict[str, float]) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
+def unsure(old: Statement, new: Statement, signals_: dict[str, float]) -> str | None:
+    """Why a pair the model gives what a link needs (`least`) is still not linked automatically but recorded as a
+    possible update (see SURE_COSINE), or None. A minimal edit is always sure; an author's claim (references) is
+    judged by the linker, not here.
+
+    * one is a numbered record and the other is not ("ADR 13: ..." and a note of its thread): a record's context, a
+      report on its subject and the record deciding it hold the same words, and only its author says which replaces
+      which -- what they say links (server/updates/references.py), two records are judged as ever;
+    * no changed value of the same attribute (no old value named, no slot changed, not another command for the
+      task) and a cosine under SURE_COSINE: words shared, but the vectors read as another subject."""
+    if signals_["minimal"]:
+        return None
+    if (references.numbered(old.text) is None) != (references.numbered(new.text) is None):
+        return "one is a numbered record, the other not: only its author's claim links them"
+    if signals_["cos"] < SURE_COSINE and not (signals_["quotes_old"] or signals_["slot"] or signals_["another_command"]):
+        return "no changed value of the same attribute, and the two read as other subjects"
+    return None
+
+
 def least(signals_: dict[str, float]) -> float:
     """The probability a pair with these signals needs to be linked."""
     if not signals_["rule"]:
@@ -253,7 +280,7 @@ def assess(old: Statement, new: Statement, cosine: float | None, weights: rules.
         return Verdict(1.0 + rule.score, rule.reason)
     p = probability(f)
     reason = rule.reason if rule is not None else "states the same subject with another value"
-    return Verdict(p, reason, linked=p >= least(f))
+    return Verdict(p, reason, linked=p >= least(f) and unsure(old, new, f) is None)
 
 
 @record
