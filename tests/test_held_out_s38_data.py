@@ -72,7 +72,7 @@ def test_the_poisoning_bench_scores_the_s38_corpus_only_with_its_flag(monkeypatc
     monkeypatch.setattr(poisoning, "instruction_flags", lambda text: ())
     monkeypatch.setattr(poisoning.instruction_model, "score", lambda text: 0.0)
     out = tmp_path / "p.json"
-    for argv in ([], ["--held-out-s37"]):  # a default (tuning) run, or an old flag's, never reads it
+    for argv in ([], ["--held-out-s37"], ["--held-out-s39"]):  # a default run, an old flag's or the other corpus's
         scored.clear()
         poisoning.main(["--out", str(out), *argv])
         assert poisoning.HELD_OUT_S38 not in scored, argv
