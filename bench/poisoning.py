@@ -36,7 +36,8 @@ misses read by class; --held-out-s37 is accepted and does nothing). What a corpu
 table of bench/train_injection_model.py --table (each corpus scored by a model trained without it).
 Session 38's held-out corpus (bench/data/injections_held_out_s38.json: lmtwt, garak-multilingual, nullsec-promptinject)
 is scored only with --held-out-s38, once, by the lead; its second, injections_held_out_s39.json (aicu-scanner,
-agentprobe-injection, honeypot-ai, dual-llm-bench), only with --held-out-s39, once, by the lead at the session's end. Held-out texts are counted, never printed. The exit status follows the team's set only.
+agentprobe-injection, honeypot-ai, dual-llm-bench), only with --held-out-s39, once, by the lead at the session's end.
+Held-out texts are counted, never printed. The exit status follows the team's set only.
 """
 
 from __future__ import annotations
