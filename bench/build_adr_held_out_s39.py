@@ -16,7 +16,7 @@ of them used by an earlier set and none of them a blockchain series of that firs
   with no update at all, the test of false supersession on its own.
 
 One memory per record: its number and title and, where the record was read, its decision or abstract, trimmed to a
-sentence or two (in the authors' words where the copy read was quoted; a few FIP and ZIP records, read for their
+sentence or two (in the authors' words where the copy read was quoted; FIP-0009 and the ZIP records, read for their
 headers and dates, in a shorter paraphrase of their abstract); where it was not read, its number and title alone, from
 the repository's own index (xep.ent's entity list of XEP titles as it stood in 2010, FIPs' README.md, zips'
 README.rst, NEPs' README.md, tendermint's docs/architecture/README.md). Licences: every XEP carries the XSF's legal
@@ -29,7 +29,8 @@ stated"); tendermint is Apache-2.0 (LICENSE).
   look-alikes, the same title twice: XEP-0091 and XEP-0203 "Delayed Delivery", XEP-0090 and XEP-0202 "Entity Time",
   XEP-0087 and XEP-0095 "Stream Initiation", XEP-0093 and XEP-0144 "Roster Item Exchange", FIP-0090 and FIP-0092
   "Non-Interactive PoRep", NEP-21 and NEP-141 "Fungible Token Standard". Four retracted publish-subscribe proposals
-  (XEP-0021, 0024, 0036, 0040) all name the one XEP-0060 that replaced them.
+  (XEP-0021, 0024, 0036, 0040) all name the one XEP-0060 that replaced them, three bytestream ones (XEP-0041, 0042,
+  0046) XEP-0065, and XEP-0052 "File Transfer" the two records that replaced it (XEP-0095 and 0096).
 * `ambiguous` (counted neither way): a newer record that offers a "more modern" or simpler protocol without retiring
   the older (XEP-0022 and XEP-0085; XEP-0136 and XEP-0313, "a server is free to implement XEP-0136 alongside"),
   a competing proposal of the same time (XEP-0024 and XEP-0036), a supersession the authors withdrew ("removed
@@ -38,8 +39,8 @@ stated"); tendermint is Apache-2.0 (LICENSE).
   FIP-0056), an extension (FIP-0037 "expands on FIP-0032"), a stopgap that keeps governing existing deals (FIP-0060
   and FIP-0074), a draft's `replaces:` never adopted (FIP-0003 and FIP-0078), the dev-fund ZIPs (1012, an obsolete
   alternative, and 1014, the adopted one; 1014 and 1015, the allocation after its four years), and two Tendermint
-  records on one subject, neither saying it replaces the other (ADR-015 and ADR-054 on key encoding; ADR-068 and
-  ADR-080 on reverse sync).
+  records on one subject, neither saying it replaces the other (ADR-015 and ADR-054 on key encoding; ADR-038 and
+  ADR-078 on a non-zero start height; ADR-068 and ADR-080 on reverse sync).
 * `reports`: sentences of a record's motivation about a problem seen, dated the day before the record that cites them.
   Most are about an older standing record's subject (presence overloaded as an event bus before pubsub; XEP-0018's
   invisible presence before the invisible command; XEP-0136's implementation effort before XEP-0313; NEP-21's escrow
@@ -212,6 +213,21 @@ XEP_READ = {
     41: ("2002-08-15", "XEP-0041: Reliable Entity Link: coordinates reliable bytestreams between two Jabber entities, "
          "negotiating the stream method (in-band or SOCKS5) under a REL context ID, so that applications need not "
          "name one transport.", "211f9e77a0f074cd7d66cb9da7dbfb1f39333e6d"),
+    42: ("2002-08-14", "XEP-0042: Jabber OOB Broadcast Service (JOBS): uni-directional multicast data transfers out "
+         "of band: a sender creates a session with a JOBS service and invites receivers, and the service routes the "
+         "data from the sender's connection to each receiver's over a secondary TCP port.",
+         "211f9e77a0f074cd7d66cb9da7dbfb1f39333e6d"),
+    46: ("2002-09-12", "XEP-0046: DTCP: a direct TCP socket connection between two Jabber entities, so that a "
+         "reliable bytestream can be created out of band; each side offers a key and up to three hosts, and the "
+         "connecting client authenticates by exchanging keys, with an optional starttls.",
+         "211f9e77a0f074cd7d66cb9da7dbfb1f39333e6d"),
+    52: ("2002-12-03", "XEP-0052: File Transfer: the filexfer namespace offers a file with its name, size, mime-type "
+         "and hash, negotiates a stream method (jobs, dtcp, jabber:iq:oob, ibb) and an optional range, and ties the "
+         "transferred data to the offer.", "211f9e77a0f074cd7d66cb9da7dbfb1f39333e6d"),
+    57: ("2002-11-12", "XEP-0057: Extended Roster: roster items carry more than a name, subscription and groups: a "
+         "category and type, server-side settings in a data form, and client-side information (a description, "
+         "always-visible, a conference nick, password and auto-join) in jabber:x:roster:item.",
+         "211f9e77a0f074cd7d66cb9da7dbfb1f39333e6d"),
     73: ("2003-03-04", "XEP-0073: Basic IM Protocol Suite: basic instant messaging and presence applications must "
          "support RFC 3920, RFC 3921 and Service Discovery, clients also Entity Capabilities; In-Band Registration "
          "and Error Condition Mappings are recommended.", "0f6be46f250fc1e65466334830f0108087901993"),
@@ -250,10 +266,10 @@ XEP_READ = {
           "calendar-based display and infinite scrollback, paged by message UIDs.",
           "01fe1b35dc97e7d90a6937cd69766c88b9d4ce43"),
 }
-#: Read records whose dates rise with their numbers (11, 24, 90, 91, 111, 136 and 313 keep their own dates only).
+#: Read records whose dates rise with their numbers (11, 24, 42, 57, 90, 91, 111, 136 and 313 keep their own dates).
 XEP_ANCHORS = {3: "2001-06-01", 8: "2001-09-14", 18: "2002-01-28", 21: "2002-03-04", 22: "2002-03-05",
                23: "2002-03-07", 25: "2002-03-14", 36: "2002-07-12", 40: "2002-08-02", 41: "2002-08-15",
-               73: "2003-03-04", 87: "2003-05-22", 93: "2003-05-22", 135: "2004-06-04", 186: "2006-05-11",
+               46: "2002-09-12", 52: "2002-12-03", 73: "2003-03-04", 87: "2003-05-22", 93: "2003-05-22", 135: "2004-06-04", 186: "2006-05-11",
                202: "2006-12-05", 203: "2006-12-19"}
 
 
@@ -287,6 +303,9 @@ def xsf_xeps():
                        "behind a firewall or NAT.", xep_file(3), XEP_READ[3][2]),
         ("r_x8", "x8", "Sending avatar information within presence packets is less than desirable in many respects, "
                        "e.g. in the network traffic generated.", xep_file(8), XEP_READ[8][2]),
+        ("r_x57", "x57", "Storing roster item information with jabber:iq:private, as XEP-0048 does, has one big "
+                         "problem: it is hard to maintain roster data in two separate places.", xep_file(57),
+         XEP_READ[57][2]),
     ]
     return project(
         "xsf-xeps", "xsf/xeps",
@@ -296,13 +315,15 @@ def xsf_xeps():
         "(the entity list of XEP titles of 2010), placed by number between the read records' dates",
         records, reports,
         # supersededby headers: 8 -> 84, 11 -> 30, 21/24 -> 60, 23 -> 79, 25 -> 124, 36/40 -> 60 (in text),
-        # 41 -> 65, 87 -> 95, 90 -> 202, 93 -> 144, 111 -> 166; supersedes headers: 186 <- 18, 202 <- 90, 203 <- 91
+        # 41/42/46 -> 65, 52 -> 95 and 96, 87 -> 95, 90 -> 202, 93 -> 144, 111 -> 166; supersedes headers: 186 <- 18,
+        # 202 <- 90, 203 <- 91
         updates=[("x8", "x84"), ("x11", "x30"), ("x18", "x186"), ("x21", "x60"), ("x23", "x79"), ("x24", "x60"),
-                 ("x25", "x124"), ("x36", "x60"), ("x40", "x60"), ("x41", "x65"), ("x87", "x95"), ("x90", "x202"),
-                 ("x91", "x203"), ("x93", "x144"), ("x111", "x166")],
-        unnamed=[("x8", "x84"), ("x11", "x30"), ("x21", "x60"), ("x23", "x79"), ("x24", "x60"), ("x25", "x124"),
-                 ("x36", "x60"), ("x40", "x60"), ("x41", "x65"), ("x87", "x95"), ("x91", "x203"), ("x93", "x144"),
+                 ("x25", "x124"), ("x36", "x60"), ("x40", "x60"), ("x41", "x65"), ("x42", "x65"), ("x46", "x65"),
+                 ("x52", "x95"), ("x52", "x96"), ("x87", "x95"), ("x90", "x202"), ("x91", "x203"), ("x93", "x144"),
                  ("x111", "x166")],
+        unnamed=[("x8", "x84"), ("x11", "x30"), ("x21", "x60"), ("x23", "x79"), ("x24", "x60"), ("x25", "x124"),
+                 ("x36", "x60"), ("x40", "x60"), ("x41", "x65"), ("x42", "x65"), ("x46", "x65"), ("x52", "x95"),
+                 ("x52", "x96"), ("x87", "x95"), ("x91", "x203"), ("x93", "x144"), ("x111", "x166")],
         # 22: "A more modern protocol extension for this functionality has been defined in XEP-0085" (chat states
         # only, no receipts; 22 stays Active in the copy read); 313: "a server is free to implement XEP-0136 alongside
         # this protocol"; 36 another proposal beside 24 ("the number of proposals written on this topic"); 186 v0.7
@@ -374,21 +395,25 @@ FIP_READ = {
          "actor can implement; the built-in Account actor implements it by signature validation, and the Storage "
          "Market actor calls it instead of validating signatures directly.",
          "66d9f23c5a687747bb70ec10bf1085d6945723ed"),
-    47: ("2022-08-31", "FIP-0047: Proof Expiration & PoRep Security Policy: a sector's proof gets an expiration that "
-         "the storage provider must extend, and a policy says how the network responds to a bug found in a "
-         "proof-of-replication algorithm.", "1b5f49730560af01fecaec03734d5495c156e497"),
-    56: ("2022-12-14", "FIP-0056: Sector Duration Multiplier: sectors committed for longer get a multiplier on their "
-         "quality-adjusted power, up to 4.5x, and the maximum sector commitment is extended.",
+    47: ("2022-08-31", "FIP-0047: Proof Expiration & PoRep Security Policy: each sector gets a ProofExpiration, "
+         "decoupled from its commitment expiration and refreshed with RefreshProofExpiration; in case of a PoRep "
+         "flaw, old sectors cannot refresh and must be replaced by newly sealed sectors before their proofs expire.",
+         "1b5f49730560af01fecaec03734d5495c156e497"),
+    56: ("2022-12-14", "FIP-0056: Sector Duration Multiplier (SDM): a longer sector has a higher Quality Adjusted "
+         "Power, a duration multiplier of up to 4.5x on top of the Filecoin Plus multiplier, with a higher initial "
+         "pledge; the minimum sector commitment rises from 6 months to 1 year and the maximum from 1.5 to 5 years.",
          "3b4efa38f01a62779648503e77fc3b1b36f6f40a"),
-    67: ("2023-06-16", "FIP-0067: PoRep Security Policy & Replacement Sealing Enforcement: if a bug is found in a "
-         "proof-of-replication algorithm, storage providers must replace the affected sectors by sealing new ones, "
-         "and the protocol enforces it.", "1a411d91991d8a560c8887e7b31d2f919cab4cb4"),
-    90: ("2023-12-18", "FIP-0090: Non-Interactive PoRep: a storage provider seals and proves a sector without the "
-         "interactive seal challenge, deriving the challenges itself; a sealed sector may wait up to 30 days for its "
-         "proof.", "04c54c9648b10646fb76a51210c90e3b62e2921f"),
-    92: ("2024-06-04", "FIP-0092: Non-Interactive PoRep: sectors are committed without the on-chain interactive "
-         "challenge, in one message whose proof stays valid for up to 180 days, and activation assigns each sector a "
-         "ProvingDeadline.", "10d1a766b391725ed6f631d6a77afc076efbd938"),
+    67: ("2023-06-16", "FIP-0067: PoRep Security Policy & Replacement Sealing Enforcement: in case of a PoRep flaw, "
+         "the number of old sectors a provider may keep active falls to zero over 1.5 years, enforced by escalating "
+         "penalties, so providers seal replacement sectors or terminate old ones; no proof expiration schedule.",
+         "1a411d91991d8a560c8887e7b31d2f919cab4cb4"),
+    90: ("2023-12-18", "FIP-0090: Non-Interactive PoRep: removes the interactive step of PoRep for Committed "
+         "Capacity sectors: storage providers generate the PoRep challenges locally instead of using on-chain "
+         "randomness.", "04c54c9648b10646fb76a51210c90e3b62e2921f"),
+    92: ("2024-06-04", "FIP-0092: Non-Interactive PoRep: a new PoRep protocol that removes PreCommit when "
+         "onboarding Committed Capacity sectors: storage providers generate the challenges locally, the chain "
+         "verifies within 180 days, and providers choose the ProvingDeadline of the new sectors.",
+         "10d1a766b391725ed6f631d6a77afc076efbd938"),
 }
 #: Read records whose dates rise with their numbers.
 FIP_ANCHORS = {9: "2020-12-15", 35: "2022-02-17", 37: "2022-03-09", 44: "2022-08-02", 47: "2022-08-31",
@@ -408,12 +433,19 @@ def filecoin_fips():
         ("r_f44", "f44", "Today the only kind of actors that can authenticate a piece of data are account actors, "
                          "through a signature validation, so user-defined actors cannot serve as storage deal "
                          "clients without engineering around it.", fip_file(44), FIP_READ[44][2]),
-        ("r_f9", "f9", "A rising base fee makes the Window PoSt messages that storage providers must submit for every "
-                       "proving deadline expensive.", fip_file(9), FIP_READ[9][2]),
-        ("r_f15", "f15", "Window PoSt messages that burn no base fee distort the gas market.", fip_file(15),
-         FIP_READ[15][2]),
-        ("r_f56", "f56", "Storage providers who commit sectors for longer receive no more reward than those who "
-                         "commit for the minimum duration.", fip_file(56), FIP_READ[56][2]),
+        ("r_f9", "f9", "The rising base fee has raised the gas cost of continuously proving existing storage with "
+                       "Window PoSt messages.", fip_file(9), FIP_READ[9][2]),
+        ("r_f15", "f15", "The 'free' Window PoSts distort the gas market and reduce the incentive for miners to batch "
+                         "as many partitions as possible into one SubmitWindowedPoSt message, which wastes chain "
+                         "bandwidth.", fip_file(15), FIP_READ[15][2]),
+        ("r_f56", "f56", "Storage Providers do not receive any additional compensation or incentives for committing "
+                         "longer term sectors: the protocol places equal value on 180 to 540 day sectors.",
+         fip_file(56), FIP_READ[56][2]),
+        ("r_f47", "f47", "The v1.1 PoRep algorithm patched a bug in the v1 PoRep implementation that weakened the "
+                         "security assurances of sectors.", fip_file(47), FIP_READ[47][2]),
+        ("r_f67", "f67", "Adding a proof expiration schedule to the existing sector expiration mechanism broke "
+                         "numerous core constraints of that mechanism and led to an explosion of complexity.",
+         fip_file(67), FIP_READ[67][2]),
     ]
     return project(
         "filecoin-fips", "filecoin-project/FIPs",
