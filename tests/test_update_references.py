@@ -183,3 +183,27 @@ def test_a_title_only_record_is_replaced_only_by_its_authors_claim(svc):
     hooks = svc.remember("ADR 21: State with hooks. This supersedes ADR 18: context is replaced by hooks.",
                          thread="gsp", created_at=T0 + timedelta(days=40))
     assert hooks.updates == context.id
+
+
+@pytest.mark.parametrize("text, series, number", [
+    ("BIP 2: BIP process, revised.", "bip", 2), ("EIP-1283: Net gas metering for SSTORE.", "eip", 1283),
+    ("CIP-15: Catalyst Registration Transaction Metadata Format.", "cip", 15), ("PEP 8: Style Guide.", "pep", 8),
+])
+def test_a_proposal_series_is_a_series_of_records(text, series, number):
+    """Improvement and enhancement proposals number their records as decision records do (the session-38 public set:
+    "BIP 2: ... replaces BIP 1" was no claim, "BIP 21: URI Scheme." no revision of "BIP 20: URI Scheme."). Three
+    capitals ending in IP or EP; a word ("tip 3", "Step 2:") or a ticket ("SHOP-142:") is none."""
+    assert references.numbered(text) == Reference(series, number)
+    assert references.numbered("BIP 3: Updated process. It replaces BIP 2.").series == "bip"
+    assert _said("BIP 3: Updated process: it replaces BIP 2 with a streamlined one.") == [("bip", 2, True, False)]
+    for other in ("Step 2: run the migrations.", "STEP 2: run the migrations.", "tip 3: use a cache.",
+                  "SHOP-142: the cart total is wrong."):
+        assert references.numbered(other) is None, other
+    assert references.same_title("BIP 20: URI Scheme.", "BIP 21: URI Scheme.")
+    assert not references.same_title("BIP 20: URI Scheme.", "EIP 21: URI Scheme.")  # two series
+
+
+def test_a_proposal_that_says_it_replaces_another_links_it(svc):
+    one, two = _write(svc, ["BIP 1: Purpose and guidelines: a design document informs the community.",
+                            "BIP 2: A stricter workflow for editors; this particular BIP replaces BIP 1."])
+    assert two.updates == one.id and svc.get(one.id).superseded_by == two.id and "replaces BIP 1" in two.message

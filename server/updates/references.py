@@ -25,7 +25,11 @@ from server.updates.statements import stem
 #: "DR-4", "record 4"); an RFC, PEP or KEP is its own series. "#12" names a number in any series.
 _SERIES = {"adr": "adr", "adrs": "adr", "dr": "adr", "decision": "adr", "decisions": "adr", "record": "adr",
            "records": "adr", "rfc": "rfc", "rfcs": "rfc", "pep": "pep", "peps": "pep", "kep": "kep", "keps": "kep"}
-_PREFIX = r"(?:adrs?|dr|decisions?|records?|rfcs?|peps?|keps?)"
+#: ... and a series named as improvement and enhancement proposals are ("BIP 2", "EIP-1283", "CIP-15"): three
+#: capitals ending in IP or EP, its own series (the session-38 public set: "BIP 2: ... replaces BIP 1" was not read
+#: as a claim, nor "BIP 21: URI Scheme." as the revision of "BIP 20: URI Scheme."). Capitals only: "tip 3", "step 2".
+_PROPOSALS = r"(?-i:[A-Z](?:IP|EP))"
+_PREFIX = rf"(?:adrs?|dr|decisions?|records?|rfcs?|peps?|keps?|{_PROPOSALS})"
 #: A number followed by a unit is an amount, not a record ("the decision 3 weeks ago", "records 5 minutes old").
 _NO_UNIT = r"(?!\s*(?:%|ms\b|s\b|secs?\b|seconds?\b|minutes?\b|mins?\b|hours?\b|h\b|days?\b|weeks?\b|months?\b|years?\b))"
 #: A reference to a numbered record: "ADR-4", "ADR 0004", "ADR004", "RFC 7", "decision 3", "#12".
@@ -95,13 +99,18 @@ class Claim:
     name: str = ""  # the title as written, when named by title (what a keyword search looks for)
 
 
+def _series(prefix: str) -> str:
+    """The series a record's prefix names ("ADR", "decision" -> "adr"; a proposal series by its own name, "bip")."""
+    return _SERIES.get(prefix.lower(), prefix.lower())
+
+
 def numbered(text: str) -> Reference | None:
     """The record the memory is, by the number it opens with ("ADR004: Tenant Isolation ..."), if any."""
     m = _HEADING.match(text)
     if m is None:
         return None
     prefix = m.group("prefix")
-    return Reference(_SERIES[prefix.lower()] if prefix else None, int(m.group("number")))
+    return Reference(_series(prefix) if prefix else None, int(m.group("number")))
 
 
 def title(text: str) -> str:
@@ -217,7 +226,7 @@ def _linked(text: str, at: int) -> list[tuple[Reference, str]]:
         if number is None:
             break
         prefix = number.groupdict().get("prefix")
-        out.append((Reference(_SERIES[prefix.lower()] if prefix else None, int(number.group("number"))),
+        out.append((Reference(_series(prefix) if prefix else None, int(number.group("number"))),
                     m.group("text").strip()))
         if not m.group("sep"):
             break
@@ -227,7 +236,7 @@ def _linked(text: str, at: int) -> list[tuple[Reference, str]]:
 
 def _reference(m: re.Match[str]) -> Reference:
     prefix = m.group("prefix")
-    return Reference(_SERIES[prefix.lower()] if prefix else None, int(m.group("number")))
+    return Reference(_series(prefix) if prefix else None, int(m.group("number")))
 
 
 def _before(text: str, at: int, n: int) -> set[str]:
@@ -275,6 +284,8 @@ def searches(reference: Reference) -> list[tuple[tuple[str, ...], tuple[str, ...
     by the number alone (the caller bounds it to the newest matches)."""
     digits = tuple(sorted({str(reference.number).zfill(n) for n in range(1, 5)}))
     prefixes = [p for p, s in _SERIES.items() if (reference.series is None or s == reference.series) and not p.endswith("s")]
+    if reference.series is not None and not prefixes:  # a proposal series ("bip"): its own name
+        prefixes = [reference.series]
     out = [(tuple(p + d for p in prefixes for d in digits), ())]
     out += [(digits, (p,)) for p in prefixes if reference.series is not None]
     if reference.series is None:
