@@ -532,3 +532,15 @@ def test_a_link_without_a_changed_value_needs_vectors_reading_as_one_subject(mon
     assert _judged(monkeypatch, older, newer, model.SURE_COSINE + 0.05, 0.9).link is not None
     minimal = ("The web container serves on port 3000.", "The web container serves on port 3100.")  # always sure
     assert _judged(monkeypatch, *minimal, 0.3, 0.9).link is not None
+
+
+def test_a_report_word_in_the_reason_after_a_state_leaves_it_a_state():
+    """A report word counts in the memory's lead sentence only, whatever case the next sentence opens with: a state
+    giving its reason after ("... ESM-only. require(esm) works ..., and the dual builds kept causing ... bugs") was a
+    report and never updated the state before it (five update states of the update benchmark's spent projects)."""
+    state = "Bittern 3 packages are ESM-only. require(esm) works on Node 22, and the dual builds kept causing bugs."
+    assert not model.reports(analyse(state))
+    assert model.reports(analyse("The dual builds kept causing bugs. Bittern 3 packages are ESM-only."))
+    assert model.reports(analyse("Bug: the checkout crashes on Node 20. It runs on Node 20 since Monday."))
+    old = model.Candidate(1, "All bittern packages ship dual ESM and CommonJS builds.", 1, 0.63)
+    assert not model.unrelated_kinds(analyse(old.text), analyse(state))
