@@ -542,5 +542,8 @@ def test_a_report_word_in_the_reason_after_a_state_leaves_it_a_state():
     assert not model.reports(analyse(state))
     assert model.reports(analyse("The dual builds kept causing bugs. Bittern 3 packages are ESM-only."))
     assert model.reports(analyse("Bug: the checkout crashes on Node 20. It runs on Node 20 since Monday."))
+    for state in ("Platform on-call moved to incident.io; Opsgenie is being cancelled.",  # a dotted name is one word
+                  "Crash dumps go to crashes.quill.so (self-hosted Breakpad)."):
+        assert not model.reports(analyse(state)), state
     old = model.Candidate(1, "All bittern packages ship dual ESM and CommonJS builds.", 1, 0.63)
     assert not model.unrelated_kinds(analyse(old.text), analyse(state))

@@ -144,7 +144,7 @@ _FIRST_SENTENCE = LazyRe(r"(?<=[.!?])\s+(?=[A-Z])")
 #: after ("... is earliest now. With latest we silently skipped events ...") stays a state, as for REPORT_DEFICIENCY:
 #: five update states of the update benchmark's spent projects were reports by a word of their reason, never linked.
 _LEAD = LazyRe(r"(?<=[.!?])\s+")
-_LEAD_WORD = LazyRe(r"[\w-]+")
+_LEAD_WORD = LazyRe(r"\w[\w.-]*\w|\w")  # a dotted name is one word: "incident.io", "crashes.quill.so"
 
 __all__ = ["CUED_POSSIBLE", "MODEL_ID", "MOST_POSSIBLE", "POSSIBLE", "QUOTED_THRESHOLD", "RULE_THRESHOLD", "SHARED_POSSIBLE",
            "SURE_COSINE", "THRESHOLD", "Candidate", "Judgement", "Link", "best_link", "judge", "least", "probability", "reports",
