@@ -34,6 +34,7 @@ import re
 import unicodedata
 
 from server.guard.instruction_cjk import cjk_override
+from server.guard.instruction_modes import bare_override, mode_switched
 from server.guard.lazyre import LazyRe as _LazyRe
 
 # ------------------------------------------------------------------ de-obfuscation
@@ -559,6 +560,8 @@ def override_like(readings_: list[str]) -> bool:
             if windowed(low, gates, patterns):
                 return True
         if _other_languages(low) or _other_languages_unlimited(low) or _claimed_authority(low) or cjk_override(low):
+            return True
+        if mode_switched(low) or bare_override(low):  # session 38: limits lifted by a mode, "ignore above"
             return True
     return False
 
