@@ -191,7 +191,12 @@ _VERB = (
 )
 # a capability described, not an order given: "poisoned content ... can override system prompts", "a payload that may
 # bypass the guardrails" (session 35: security tools' READMEs); "you can ignore your instructions now" is still an order
-_DESCRIBED = (r"(?:(?<!\bcan )(?<!\bcould )(?<!\bmay )(?<!\bmight )(?<!\bwould )"
+# a verb used as a noun ("wraps an override instruction in ROT13") or an order reported as what an attack asks of a model
+# in the third person ("a probe asking the model to discard prior rules", "a document claims authority to override safety
+# rules": session 38's probe descriptions) is a description too; "tell the model to ignore..." addressed to a reader stays
+_DESCRIBED = (r"(?:(?<!\bcan )(?<!\bcould )(?<!\bmay )(?<!\bmight )(?<!\bwould )(?<!\ban )(?<!\bthe )"
+              r"(?<!ing the model to )(?<!\basks the model to )(?<!ing the llm to )(?<!\basks the llm to )"
+              r"(?<!\bclaims authority to )(?<!\battempts to )(?<!\battempt to )"
               r"|(?<=\byou can )|(?<=\byou could )|(?<=\byou may )|(?<=\byou might )|(?<=\bwe can )|(?<=\bi can ))")
 _WEAK_QUALIFIERS = r"(?:all|any|every|the|of|these|those|whatever|current|given|default|other|old)"
 _STRONG_QUALIFIERS = (
