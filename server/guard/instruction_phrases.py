@@ -34,6 +34,7 @@ import re
 import unicodedata
 
 from server.guard.instruction_cjk import cjk_override
+from server.guard.instruction_languages import folded, more_languages_override
 from server.guard.instruction_modes import bare_override, mode_switched
 from server.guard.lazyre import LazyRe as _LazyRe
 
@@ -165,7 +166,8 @@ def readings(text: str) -> list[str]:
             out.append(low[::-1])
     plain = low
     if not low.isascii():
-        plain = unicodedata.normalize("NFKC", plain).lower().translate(_INVISIBLE).translate(_LOOKALIKE)
+        # (Turkish dotless and dotted i's too: "ıgnore all prevıous ınstructıons" gets past a filter that case-folds)
+        plain = folded(unicodedata.normalize("NFKC", plain).lower().translate(_INVISIBLE).translate(_LOOKALIKE))
     # Each step only where its trigger occurs: most memories need none of them.
     if _SPACED_HINT.search(plain):
         plain = _SPACED.sub(lambda m: _SEPARATORS.sub("", m.group()), plain)
@@ -566,7 +568,7 @@ def override_like(readings_: list[str]) -> bool:
                 return True
         if _other_languages(low) or _other_languages_unlimited(low) or _claimed_authority(low) or cjk_override(low):
             return True
-        if mode_switched(low) or bare_override(low):  # session 38: limits lifted by a mode, "ignore above"
+        if mode_switched(low) or bare_override(low) or more_languages_override(low):  # session 38: limits lifted by a mode, "ignore above"
             return True
     return False
 
