@@ -34,8 +34,10 @@ Rules' rule test cases, llm-guard's, rebuff's and vigil's tests; LLMail-Inject's
 out for one run (the lead's, session 36's end: 100/202 caught, 4/126 benign flagged) and a tuning corpus since (its
 misses read by class; --held-out-s37 is accepted and does nothing). What a corpus nobody here has seen would meet is the leave-one-source-out
 table of bench/train_injection_model.py --table (each corpus scored by a model trained without it).
-Session 38's held-out corpus (bench/data/injections_held_out_s38.json: lmtwt, garak-multilingual, nullsec-promptinject)
-is scored only with --held-out-s38, once, by the lead; its second, injections_held_out_s39.json (aicu-scanner,
+And a ninth, bench/data/injections_held_out_s38.json (lmtwt's probe library and payloads, garak-multilingual,
+nullsec-promptinject; lmtwt's probe descriptions and three READMEs as benign notes), held out for one run (the lead's,
+session 38: 98/195 caught, 13/148 benign flagged) and a tuning corpus since (--held-out-s38 is accepted and does
+nothing). Session 38's second held-out corpus, injections_held_out_s39.json (aicu-scanner,
 agentprobe-injection, honeypot-ai, dual-llm-bench), only with --held-out-s39, once, by the lead at the session's end.
 Held-out texts are counted, never printed. The exit status follows the team's set only.
 """
@@ -78,9 +80,9 @@ HELD_OUT_S36 = ROOT / "bench" / "data" / "injections_held_out_s36.json"
 #: session 37's corpus (Agent Threat Rules' test cases, llm-guard's, rebuff's and vigil's tests, LLMail-Inject's clean
 #: e-mails): held out for one run (the lead's, session 36's end: 100/202 caught, 4/126 benign flagged), a tuning corpus since
 HELD_OUT_S37 = ROOT / "bench" / "data" / "injections_held_out_s37.json"
-#: session 38's held-out corpus (lmtwt's probe library and payloads, garak-multilingual's payloads, nullsec-promptinject's
-#: payloads; lmtwt's probe descriptions and the three READMEs as benign notes): scored only with --held-out-s38, never by
-#: default or by bench/run.py; counts only, once, by the lead
+#: session 38's first corpus (lmtwt's probe library and payloads, garak-multilingual's payloads, nullsec-promptinject's
+#: payloads; lmtwt's probe descriptions and the three READMEs as benign notes): held out for one run (the lead's, session
+#: 38: 98/195 caught, 13/148 benign flagged), a tuning corpus since
 HELD_OUT_S38 = ROOT / "bench" / "data" / "injections_held_out_s38.json"
 #: session 38's second held-out corpus, for its final figure (aicu-scanner's payloads, agentprobe-injection's attacks and
 #: carriers, honeypot-ai's hidden-instruction pages, dual-llm-bench; their benign tasks and five READMEs as benign notes):
@@ -88,7 +90,7 @@ HELD_OUT_S38 = ROOT / "bench" / "data" / "injections_held_out_s38.json"
 HELD_OUT_S39 = ROOT / "bench" / "data" / "injections_held_out_s39.json"
 #: the corpora that were held out once and are tuned on now (their files still say "held-out": whole-file splits)
 TUNED_SINCE = ("public_fresh", "public_bastion", "public_agents", "public_s34", "public_s35", "public_s36",
-               "public_s37")
+               "public_s37", "public_s38")
 
 
 def _family(source: str) -> str:
@@ -150,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--held-out-s37", action="store_true",
                     help="accepted for old command lines: session 37's corpus is a tuning corpus now, scored every run")
     ap.add_argument("--held-out-s38", action="store_true",
-                    help="also score session 38's held-out corpus (counts only): once, by the lead")
+                    help="accepted for old command lines: session 38's first corpus is a tuning corpus now, scored every run")
     ap.add_argument("--held-out-s39", action="store_true",
                     help="also score session 38's second held-out corpus (counts only): once, by the lead, at the end")
     args = ap.parse_args(argv)
@@ -212,12 +214,15 @@ def main(argv: list[str] | None = None) -> int:
     result["public_s35"] = public_corpus(HELD_OUT_S35, ("held-out",))
     result["public_s36"] = public_corpus(HELD_OUT_S36, ("held-out",))
     result["public_s37"] = public_corpus(HELD_OUT_S37, ("held-out",))
+    result["public_s38"] = public_corpus(HELD_OUT_S38, ("held-out",))
     for key, name in (("public", "garak corpus"), ("public_fresh", "second corpus (spikee + READMEs)"),
                       ("public_bastion", "third corpus (bastioncorpus)"), ("public_agents", "fourth corpus (agents)"),
                       ("public_s34", "fifth corpus (AgentDojo, BIPIA)"),
                       ("public_s35", "sixth corpus (deepset via ps-fuzz, ps-fuzz, promptmap, PayloadsAllTheThings)"),
                       ("public_s36", "seventh corpus (CyberSecEval 2, InjecAgent, Agent Security Bench)"),
-                      ("public_s37", "eighth corpus (Agent Threat Rules, llm-guard, rebuff, vigil; LLMail-Inject e-mails)")):
+                      ("public_s37", "eighth corpus (Agent Threat Rules, llm-guard, rebuff, vigil; LLMail-Inject e-mails)"),
+                      ("public_s38", "ninth corpus (lmtwt, garak-multilingual, nullsec-promptinject; lmtwt's probe "
+                       "descriptions and READMEs)")):
         part = result[key]
         for split, v in part.items():
             label = "tuning part" if split == "dev" else "tuning (held out once, tuned on since)" if key in TUNED_SINCE else "held-out"
@@ -235,10 +240,7 @@ def main(argv: list[str] | None = None) -> int:
                 v["without_ordinary_requests"] = {"attacks": v["attacks"] - n, "caught": v["caught"] - hit}
                 print(f"  without BIPIA's task-hijack requests ({hit}/{n} of them caught): {v['caught'] - hit}/"
                       f"{v['attacks'] - n} attacks caught ({(v['caught'] - hit) / (v['attacks'] - n):.1%})")
-    if args.held_out_s38:  # held out: the whole check once, counts per source; never a text, never the rules-only pass
-        _held_out(result, "public_held_out_s38", HELD_OUT_S38, "session 38 corpus (lmtwt, garak-multilingual, "
-                  "nullsec-promptinject; lmtwt's probe descriptions and READMEs)")
-    if args.held_out_s39:
+    if args.held_out_s39:  # held out: the whole check once, counts per source; never a text, never the rules-only pass
         _held_out(result, "public_held_out_s39", HELD_OUT_S39, "session 38's second corpus (aicu-scanner, agentprobe-"
                   "injection, honeypot-ai, dual-llm-bench; their benign tasks and READMEs, JailbreakBench's README)")
     # The learned model's share: the same corpora with the phrase rules alone (totals only), and the
@@ -269,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
                                                            ("public_s34", HELD_OUT_S34, ("held-out",)),
                                                            ("public_s35", HELD_OUT_S35, ("held-out",)),
                                                            ("public_s36", HELD_OUT_S36, ("held-out",)),
-                                                           ("public_s37", HELD_OUT_S37, ("held-out",)))}
+                                                           ("public_s37", HELD_OUT_S37, ("held-out",)),
+                                                           ("public_s38", HELD_OUT_S38, ("held-out",)))}
     finally:
         instructions.injection_like = learned
         instructions._cached_flags.cache_clear()

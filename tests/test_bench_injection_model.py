@@ -82,9 +82,9 @@ def test_the_poisoning_bench_reports_a_corpus_without_bipias_task_hijack_request
 
 
 def test_the_spent_corpora_kept_out_of_training_are_never_trained_on_and_calibrate_the_threshold() -> None:
-    """s35 and s36 are sources the written model never saw: their benign notes count in its threshold's benign goal."""
+    """s35-s37 are sources the written model never saw: their benign notes count in its threshold's benign goal."""
     held = set(T.held_out_texts())
-    assert set(T.UNSEEN) == {"s35", "s36"}
+    assert set(T.UNSEEN) == {"s35", "s36", "s37"}
     for name, f in T.UNSEEN.items():
         corpus = json.loads((T.DATA / f).read_text(encoding="utf-8"))
         assert corpus["benign"] and {b["text"] for b in corpus["attacks"] + corpus["benign"]} <= held, name

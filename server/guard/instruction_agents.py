@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from server.guard.instruction_phrases import negated
+from server.guard.instruction_tools import tool_aimed
 from server.guard.lazyre import LazyRe as _LazyRe
 
 _I = re.IGNORECASE
@@ -87,6 +88,8 @@ _TOOL_AHEAD = _LazyRe(
 
 def tool_slipped_in(text: str, low: str) -> bool:
     """A named tool (snake_case or camelCase) ordered called ahead of the reader's answer or task, or without approval."""
+    if tool_aimed(text, low):  # session 38: aimed at the machine's secrets or the conversation, or a payment's checks waived
+        return True
     if not any(v in low for v in ("call", "invoke", "use", "run", "trigger", "execute")):
         return False
     return any(not negated(low, m.start()) for m in _TOOL_AHEAD.finditer(text))

@@ -9,6 +9,8 @@ lower-cased text, gated by substring tests: linear time.
 from __future__ import annotations
 
 from server.guard.instruction_cjk import cjk_leak
+from server.guard.instruction_languages import more_languages_leak
+from server.guard.instruction_modes import setup_asked
 from server.guard.instruction_phrases import near as _near
 from server.guard.lazyre import LazyRe as _LazyRe
 
@@ -227,9 +229,9 @@ def prompt_leak(low: str) -> bool:
         return True
     if any(n in low for n in _SYSTEM_PROMPT_NAMES) and _COMPLETE_SENTENCE.search(low) is not None:
         return True
-    if cjk_leak(low):
+    if cjk_leak(low) or setup_asked(low) or more_languages_leak(low):
         return True
-    return any(g in low for g in ("anweisung", "instruc", "istruz", "system", "prompt")) and any(
+    return any(g in low for g in ("anweisung", "instruc", "istruz", "system", "systè", "prompt", "consigne")) and any(
         _near(low, verbs, nouns) for verbs, nouns in _LEAK_LANGS)
 
 

@@ -34,6 +34,8 @@ import re
 import unicodedata
 
 from server.guard.instruction_cjk import cjk_override
+from server.guard.instruction_languages import folded, more_languages_override
+from server.guard.instruction_modes import bare_override, mode_switched
 from server.guard.lazyre import LazyRe as _LazyRe
 
 # ------------------------------------------------------------------ de-obfuscation
@@ -164,7 +166,8 @@ def readings(text: str) -> list[str]:
             out.append(low[::-1])
     plain = low
     if not low.isascii():
-        plain = unicodedata.normalize("NFKC", plain).lower().translate(_INVISIBLE).translate(_LOOKALIKE)
+        # (Turkish dotless and dotted i's too: "ıgnore all prevıous ınstructıons" gets past a filter that case-folds)
+        plain = folded(unicodedata.normalize("NFKC", plain).lower().translate(_INVISIBLE).translate(_LOOKALIKE))
     # Each step only where its trigger occurs: most memories need none of them.
     if _SPACED_HINT.search(plain):
         plain = _SPACED.sub(lambda m: _SEPARATORS.sub("", m.group()), plain)
@@ -190,7 +193,12 @@ _VERB = (
 )
 # a capability described, not an order given: "poisoned content ... can override system prompts", "a payload that may
 # bypass the guardrails" (session 35: security tools' READMEs); "you can ignore your instructions now" is still an order
-_DESCRIBED = (r"(?:(?<!\bcan )(?<!\bcould )(?<!\bmay )(?<!\bmight )(?<!\bwould )"
+# a verb used as a noun ("wraps an override instruction in ROT13") or an order reported as what an attack asks of a model
+# in the third person ("a probe asking the model to discard prior rules", "a document claims authority to override safety
+# rules": session 38's probe descriptions) is a description too; "tell the model to ignore..." addressed to a reader stays
+_DESCRIBED = (r"(?:(?<!\bcan )(?<!\bcould )(?<!\bmay )(?<!\bmight )(?<!\bwould )(?<!\ban )(?<!\bthe )"
+              r"(?<!ing the model to )(?<!\basks the model to )(?<!ing the llm to )(?<!\basks the llm to )"
+              r"(?<!\bclaims authority to )(?<!\battempts to )(?<!\battempt to )"
               r"|(?<=\byou can )|(?<=\byou could )|(?<=\byou may )|(?<=\byou might )|(?<=\bwe can )|(?<=\bi can ))")
 _WEAK_QUALIFIERS = r"(?:all|any|every|the|of|these|those|whatever|current|given|default|other|old)"
 _STRONG_QUALIFIERS = (
@@ -559,6 +567,8 @@ def override_like(readings_: list[str]) -> bool:
             if windowed(low, gates, patterns):
                 return True
         if _other_languages(low) or _other_languages_unlimited(low) or _claimed_authority(low) or cjk_override(low):
+            return True
+        if mode_switched(low) or bare_override(low) or more_languages_override(low):  # session 38: limits lifted by a mode, "ignore above"
             return True
     return False
 
