@@ -44,8 +44,9 @@ from server.storage.sqlite.impacts import (
 
 
 #: A thread's list (build_scoped) is kept only in files of at least this many memories (by rowid): below,
-#: FTS5's walks of a term's whole doclist for its IDF cost little.
-SCOPED_FROM = 10_000
+#: FTS5's walks of a term's whole doclist for its IDF cost little (a term of 10k memories holds a few thousand,
+#: ~0.1 ms) and the builder would rank every thread's terms for no gain.
+SCOPED_FROM = 100_000
 #: A thread's list holds every match of its term in the thread: one of more than this many is not built.
 SCOPED_MAX = 20_000
 
