@@ -37,7 +37,7 @@ from scale import MORE_QUERIES, base_texts, base_vectors, build, synthesise  # n
 def stages(service, query: str, thread: str) -> dict[str, float]:
     """Wall time of each stage of one recall, calling what MemoryService.recall calls, in order."""
     from server import ranking
-    from server.search import keyword_hits, keyword_plan
+    from server.search import keyword_best, keyword_plan
     from server.storage.protocol import Scope
 
     store = service.store
@@ -54,7 +54,8 @@ def stages(service, query: str, thread: str) -> dict[str, float]:
     lap("has_pending", store.has_pending)
     vector = lap("query embedding", lambda: service.embedder.embed([query])[0])
     plan = lap("keyword plan (term counts)", lambda: keyword_plan(store, query, scope))
-    keyword = lap("keyword (FTS5)", lambda: keyword_hits(store, plan, scope, ranking.KEYWORD_CANDIDATES))
+    # keyword_best, as recall searches (the impact lists where they answer, else FTS5: keyword_hits)
+    keyword = lap("keyword search", lambda: keyword_best(store, plan, scope, ranking.KEYWORD_CANDIDATES))
     dense = lap("vector knn", lambda: {m: 1 - d for m, d in store.knn(vector, ranking.DENSE_CANDIDATES, scope).items()})
     lap("cosines", lambda: store.cosines(vector, [m for m in keyword if m not in dense]))
     candidates = list(dense.keys() | keyword.keys())

@@ -95,26 +95,26 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope, budget: int | Non
                  count: Callable[[str, int], int] | None = None) -> KeywordPlan:
     """Split the query terms so the keyword search ranks at most `budget` (ranking.KEYWORD_MATCH_BUDGET) matches.
 
-    FTS5 computes bm25 for every match of an OR query before it can cut to the
-    best few (~1 us each). Each term's matches are counted up to the budget (a
-    bounded walk of its doclist, no bm25) and, rarest first, terms are `rare`
-    while their matches fit the budget. The rest (`common`) still count in the
-    rank of any memory that also has a rare term (keyword_hits), so the order of
-    those memories is exactly bm25's; only memories matching nothing but common
-    words (whose rank is small: their IDF is) are left to the vector search.
-    Below the budget, every store of up to tens of thousands of memories, all
-    terms are rare and nothing changes. When even the rarest term matches more
-    than the budget, its newest `budget` matches are ranked (ids grow with time).
-    Within a thread, thread-common rare terms are dropped (common_terms); counting
-    them costs a walk of the term's matches, so terms beyond the budget are not checked.
-    `count(term, cap)`: a term's matches in the scope up to `cap` (store.match_count unless given:
-    the update check passes one that remembers the terms far past its budget).
-    """
+    FTS5 computes bm25 for every match of an OR query before it can cut to the best few (~1 us each). Each
+    term's matches are counted up to the budget (a bounded walk of its doclist, no bm25) and, rarest first,
+    terms are `rare` while their matches fit the budget. The rest (`common`) still count in the rank of any
+    memory that also has a rare term (keyword_hits), so the order of those memories is exactly bm25's; only
+    memories matching nothing but common words (whose rank is small: their IDF is) are left to the vector
+    search. Below the budget, every store of up to tens of thousands of memories, all terms are rare and
+    nothing changes. When even the rarest term matches more than the budget, its newest `budget` matches are
+    ranked (ids grow with time).
+    Within a thread, thread-common rare terms are dropped (common_terms); counting them costs a walk of the
+    term's matches, so terms beyond the budget are not checked. `count(term, cap)`: a term's matches in the
+    scope up to `cap` (store.match_count unless given: the update check passes one that remembers the terms
+    far past its budget)."""
     terms = query_terms(query)
     budget = budget or ranking.KEYWORD_MATCH_BUDGET
-    # Counted in the scope's threads: in a thread most terms are rare, so its whole query is ranked.
+    # Counted in the scope's threads: in a thread most terms are rare, so its whole query is ranked. In threads
+    # of a large file, the counts their lists hold are not counted again (SQLite's scoped_counts).
+    scoped = getattr(store, "scoped_counts", None) if count is None and ranking.KEYWORD_IMPACTS else None
+    counts = scoped(terms, scope, budget + 1) if scoped is not None else {}
     count = count or (lambda term, cap: store.match_count(KeywordQuery((term,)), cap, scope))
-    counts = {t: count(t, budget + 1) for t in terms}
+    counts.update({t: count(t, budget + 1) for t in terms if t not in counts})
     rare: list[str] = []
     common: list[str] = []
     total = 0
@@ -137,10 +137,10 @@ def keyword_plan(store: SearchIndex, query: str, scope: Scope, budget: int | Non
 def keyword_hits(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int) -> dict[int, float]:
     """The best `limit` keyword matches of the plan as {id: rank}, more negative is better.
 
-    With common terms, two searches: memories with a rare and a common term, ranked by all
-    of them (bm25 sees each term once, so the rank is the whole query's), and memories with
-    rare terms only (KeywordPlan.queries). Each search ranks only its own matches, and the
-    best `limit` of their union is the top of the whole query over memories with a rare term.
+    With common terms, two searches: memories with a rare and a common term, ranked by all of them (bm25
+    sees each term once, so the rank is the whole query's), and memories with rare terms only
+    (KeywordPlan.queries). Each search ranks only its own matches, and the best `limit` of their union is
+    the top of the whole query over memories with a rare term.
 
     Windowed (every term past the budget: a million memories), each search costs tens of ms
     (bm25 per ranked match, a doclist walk per term for its IDF), and each runs only when those
@@ -172,19 +172,19 @@ PROVED_TOP = 10
 
 
 def keyword_best(store: SearchIndex, plan: KeywordPlan, scope: Scope, limit: int) -> dict[int, float]:
-    """keyword_hits, but past the budget (a windowed plan) first the exact answer from the terms' impact
-    lists (SQLite, storage/sqlite/impacts.py): the best `limit` of the lists' union ranked by the whole
-    query's bm25, returned when its best PROVED_TOP are proved to be the unbudgeted query's; otherwise
-    (no lists, a PostgreSQL store, the proof short) keyword_hits as before. bench/scale.py --store at
-    1M: see docs/benchmarks.md (issue 34 item 4)."""
+    """keyword_hits, but past the budget (a windowed plan) first the exact answer from the terms' impact lists
+    (SQLite, storage/sqlite/impacts.py): the best `limit` of the lists' union ranked by the whole query's bm25,
+    returned when its best PROVED_TOP are proved to be the unbudgeted query's; otherwise (no lists, a
+    PostgreSQL store, the proof short) keyword_hits as before (docs/benchmarks.md, issue 34 item 4)."""
     # PostgreSQL has no impact lists (its keyword search is unchanged): the method is SQLite's alone.
     proved = getattr(store, "keyword_proved", None) if plan.window is not None and ranking.KEYWORD_IMPACTS else None
     if proved is not None:
         found = proved((*plan.rare, *plan.common), limit, scope, PROVED_TOP)
         if found is not None:
             return found
-    # Under the budget with common terms: keyword_hits' own answer from the lists, when they hold it.
-    listed = getattr(store, "keyword_listed", None) if plan.window is None and plan.common else None
+    # Under the budget: keyword_hits' answer from the lists when they hold it (with common terms, their pairs';
+    # in threads with rare terms alone, the usual plan there, each term's list in each thread).
+    listed = getattr(store, "keyword_listed" if plan.common else "keyword_scoped", None) if plan.window is None else None
     found = listed(plan.rare, plan.common, limit, scope) if listed is not None and ranking.KEYWORD_IMPACTS else None
     if found is not None:
         return found

@@ -16,7 +16,8 @@ import pytest
 from server import ranking
 from server.search import keyword_best, keyword_hits, keyword_plan, keyword_query
 from server.storage.protocol import KeywordQuery, Scope
-from server.storage.sqlite import impact_scores, impacts
+from server.storage.sqlite import impact_listed, impact_scores, impacts
+from server.storage.sqlite.fts import scope_token
 
 pytestmark = pytest.mark.slow  # each test fills a store of 400 memories first
 
@@ -494,3 +495,83 @@ def test_under_the_budget_nothing_is_wanted_that_could_not_answer(with_rare, mon
     monkeypatch.setattr(impacts, "LIST_SIZE", 60)
     assert store.keyword_listed(plan.rare, plan.common, 10, Scope()) is None
     assert impacts.wanted(store.db)  # now it can: the lists are wanted
+
+
+@pytest.fixture
+def threaded(service, monkeypatch):
+    """Four threads spread over one file (as bench/scale.py's: memory n in thread n % 4) and some global
+    memories; every term under the budget, in no thread common: the usual plan in a thread, rare terms alone."""
+    rng = random.Random(5)
+    words = ["kafka", "grafana", "sentry", "terraform"]
+    for n in range(240):
+        picked = [w for w in words if rng.random() < 0.12] or ["misc"]
+        picked += [w for w in picked if rng.random() < 0.4] + ["filler"] * rng.randrange(0, 10)
+        rng.shuffle(picked)
+        service.remember(" ".join(picked) + f" note {n}", thread="global" if n % 10 == 9 else f"t{n % 4}")
+    monkeypatch.setattr(impact_listed, "SCOPED_FROM", 0)  # a file this small keeps no thread's lists otherwise
+    return service
+
+
+def _in_thread(service, thread="t1"):
+    return Scope(threads=service._read_threads(thread))
+
+
+def test_in_a_thread_the_lists_give_keyword_hits_answer_and_counts_without_fts5(threaded, monkeypatch):
+    """In a thread spread over a million-memory file, bm25 walked each term's whole doclist in the file for
+    its IDF (4-26 ms a term): with each term's list in each thread of the scope built (the thread's and the
+    global memories'), the plan's counts and the search come from the lists, the same ranks, no FTS5 search."""
+    store, scope = threaded.store, _in_thread(threaded)
+    queries = ["kafka grafana", "sentry terraform kafka", "grafana", "terraform misc"]
+    plans = {q: keyword_plan(store, q, scope) for q in queries}
+    assert all(p.window is None and not p.common and p.rare for p in plans.values())
+    today = {q: keyword_hits(store, p, scope, 10) for q, p in plans.items()}
+    assert all(store.keyword_scoped(p.rare, (), 10, scope) is None for p in plans.values())  # no lists yet: wanted
+    assert store.build_wanted(100) > 0
+    counted = {q: {t: store.match_count(KeywordQuery((t,)), 100, scope) for t in p.rare} for q, p in plans.items()}
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the lists answer: no FTS5 search")
+
+    with monkeypatch.context() as m:
+        m.setattr(store, "keyword", no_search)
+        m.setattr(store, "match_count", no_search)
+        for query, plan in plans.items():
+            assert store.scoped_counts(list(plan.rare), scope, 100) == counted[query]
+            assert keyword_plan(store, query, scope) == plan
+            got = keyword_best(store, plan, scope, 10)
+            assert list(got) == list(today[query]), query
+            assert list(got.values()) == pytest.approx(list(today[query].values()), rel=1e-12)
+    held = {m for q in queries for m in keyword_best(store, plans[q], scope, 10)}
+    assert {r.thread for r in store.get(held).values()} == {"t1", ""}  # the thread's and the global memories
+
+
+def test_in_a_thread_a_write_since_the_lists_leaves_fts5_in_charge(threaded):
+    store, scope = threaded.store, _in_thread(threaded)
+    plan = keyword_plan(store, "kafka grafana", scope)
+    store.keyword_scoped(plan.rare, (), 10, scope)
+    store.build_wanted(100)
+    assert store.keyword_scoped(plan.rare, (), 10, scope) is not None
+    threaded.remember("kafka kafka kafka grafana", thread="t1")  # a new best the lists do not hold
+    assert store.keyword_scoped(plan.rare, (), 10, scope) is None
+    assert store.scoped_counts(list(plan.rare), scope, 100) == {}
+    best = keyword_best(store, plan, scope, 10)
+    assert best == keyword_hits(store, plan, scope, 10)
+    assert store.get([next(iter(best))])[next(iter(best))].content == "kafka kafka kafka grafana"
+    store.build_wanted(100)  # built again on this index: the lists answer again, with the new memory
+    assert store.keyword_scoped(plan.rare, (), 10, scope) == best
+
+
+def test_in_a_thread_past_the_lists_size_or_in_a_small_file_nothing_is_listed(threaded, monkeypatch):
+    store, scope = threaded.store, _in_thread(threaded)
+    plan = keyword_plan(store, "kafka", scope)
+    monkeypatch.setattr(impact_listed, "SCOPED_MAX", 3)
+    monkeypatch.setattr(impact_listed, "_unlisted", {})
+    store.keyword_scoped(plan.rare, (), 10, scope)
+    store.build_wanted(100)
+    assert (impacts._key(store.db), impact_listed.scoped_key("kafka", scope_token("default", "t1"))) in impact_listed._unlisted
+    assert store.keyword_scoped(plan.rare, (), 10, scope) is None
+    monkeypatch.setattr(impact_listed, "SCOPED_MAX", 20_000)
+    monkeypatch.setattr(impact_listed, "SCOPED_FROM", 10_000)
+    impacts._take(store.db, 10_000, 0)
+    assert store.keyword_scoped(plan.rare, (), 10, scope) is None
+    assert impacts.wanted(store.db) == []

@@ -7,17 +7,79 @@ each walk every common term's whole doclist for its IDF (at 1M, `handle_refund`:
 rare term beside 590,000 and 180,000 of the others, 35-50 ms a search). A rare term's list holds all
 its matches (at most LIST_SIZE of them: a floor of 0) and the builder's pairs (build_pair) hold each
 common term's f of those memories, so those scores are sums of stored numbers.
+
+In threads (every term rare there, the usual plan of a thread of a large file), each term's list in each thread
+(build_scoped) holds all its matches there with their f, and the term's match count in the file (its IDF):
+the thread's search is their sum (keyword_scoped) and its plan's counts their sizes (scoped_counts). In a thread
+spread over a million-memory file FTS5 ranks only its few thousand matches, but walks each term's whole doclist
+in the file for its IDF (4-26 ms a term), and each count walks the term's matches in the file beside the
+thread's (1-9 ms). Like every list, they answer only an index as they saw it (a write since: FTS5 decides).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from server.storage.protocol import Scope
 from server.storage.sqlite import impacts
-from server.storage.sqlite.common import _quote
+from server.storage.sqlite.common import _BM25, _quote
+from server.storage.sqlite.fts import scope_token
 from server.storage.sqlite.impact_scores import members_of
-from server.storage.sqlite.impacts import SqliteImpacts, _key, drifted, idf, lists, top_rowid, totals, touched, want
+from server.storage.sqlite.impacts import (
+    FAILED_MAX,
+    STORE_WAIT,
+    SqliteImpacts,
+    _key,
+    drifted,
+    fingerprint,
+    idf,
+    lists,
+    store,
+    top_rowid,
+    totals,
+    touched,
+    want,
+)
+
+
+#: A thread's list (build_scoped) is kept only in files of at least this many memories (by rowid): below,
+#: FTS5's walks of a term's whole doclist for its IDF cost little (a term of 10k memories holds a few thousand,
+#: ~0.1 ms) and the builder would rank every thread's terms for no gain.
+SCOPED_FROM = 100_000
+#: A thread's list holds every match of its term in the thread: one of more than this many is not built.
+SCOPED_MAX = 20_000
+
+
+def scoped_key(term: str, token: str) -> str:
+    """The keyword_impact_terms key of `term`'s list in one thread (its scope token, fts.scope_token): a
+    term is one word, so the space keeps it apart from every term's own list."""
+    return f"{term} {token}"
+
+
+def build_scoped(conn: Any, term: str, token: str) -> tuple[tuple, list[tuple[int, float]]] | None:
+    """`term`'s list in one thread (its scope token), read in one snapshot: every memory of the thread
+    holding the term with its f (bm25 without IDF), and the term's match count in the whole file (its
+    IDF: bm25's is the file's, whatever the scope); None past SCOPED_MAX matches. A search in a thread
+    spread over a million-memory file ranks a few thousand matches, but bm25 walks each term's whole
+    doclist for its IDF (4-26 ms a term at 1M): SqliteImpactsListed.keyword_scoped sums these instead.
+    The scope phrase adds nothing to the rank (its column weight is 0), so the rank is IDF x f."""
+    rows, tokens = totals(conn)
+    matches = conn.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (_quote(term),)).fetchone()[0]
+    ranked = conn.execute(
+        f"SELECT rowid, {_BM25} FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?",
+        (f"({_quote(term)}) AND scope : {token}", SCOPED_MAX + 1),
+    ).fetchall()
+    if len(ranked) > SCOPED_MAX:
+        return None
+    weight = idf(rows, matches)
+    return (scoped_key(term, token), 0.0, matches, rows, tokens, top_rowid(conn)), [(r[0], -r[1] / weight)
+                                                                                 for r in ranked]
+
+
+#: Per (store file, scoped_key): a term's list in a thread not built, its matches there past SCOPED_MAX
+#: (this process; at most FAILED_MAX).
+_unlisted: dict[tuple[str, str], None] = {}
 
 
 class SqliteImpactsListed(SqliteImpacts):
@@ -79,3 +141,94 @@ class SqliteImpactsListed(SqliteImpacts):
         except self.db.errors.OperationalError:
             return None  # a store not migrated yet (opened read-only, as bench/scale.py --store does)
         return dict(kept) if kept is not None else None
+
+    def _scoped_lists(self, conn: Any, terms: Sequence[str], scope: Scope) -> dict[tuple[str, str], tuple] | None:
+        """Per term and thread of the scope (its scope token), the stored row of the term's list there
+        (build_scoped) when it is of this index (its rows, tokens and top rowid), the others wanted
+        (at most every REBUILD_DRIFTED seconds a list once built); None in a file of fewer than SCOPED_FROM
+        memories (no list is kept) or after an edit (touched: FTS5 decides)."""
+        top = top_rowid(conn)
+        if top < SCOPED_FROM:
+            return None
+        keys = {(t, tok): scoped_key(t, tok) for t in terms
+                for tok in dict.fromkeys(scope_token(self.namespace, thread) for thread in scope.threads)}
+        known = lists(conn, list(keys.values()))
+        index = (*totals(conn), top)
+        stale = [w for w, key in keys.items() if key not in known or known[key][3:] != index]
+        if stale:
+            want(self.db, drifted(self.db, [("scoped", *w) for w in stale if keys[w] in known])
+                 + [("scoped", *w) for w in stale if keys[w] not in known])
+        return None if touched(conn) else {w: known[key] for w, key in keys.items() if w not in stale}
+
+    def scoped_counts(self, terms: Sequence[str], scope: Scope, cap: int) -> dict[str, int]:
+        """Of these terms, the matches in the scope's threads (match_count's, up to `cap`) of those whose list
+        in every thread of the scope is of this index (each holds all the term's matches there); the others
+        are left out, their lists wanted (the caller counts them: each count walks the term's matches in the
+        file beside the threads', 1-9 ms a term at 1M)."""
+        if not terms or scope.threads is None or scope != Scope(threads=scope.threads):
+            return {}
+        try:
+            with self.db.read() as conn:
+                fresh = self._scoped_lists(conn, terms, scope)
+                if not fresh:
+                    return {}
+                marks = ",".join("?" * len(fresh))
+                sizes = dict(conn.execute(f"SELECT term, count(*) FROM keyword_impacts WHERE term IN ({marks}) "
+                                          "GROUP BY term", [row[0] for row in fresh.values()]))
+        except self.db.errors.OperationalError:
+            return {}  # a store not migrated yet (opened read-only, as bench/scale.py --store does)
+        threads = len(dict.fromkeys(scope_token(self.namespace, thread) for thread in scope.threads))
+        got: dict[str, list[int]] = {}
+        for (term, _), row in fresh.items():
+            got.setdefault(term, []).append(sizes.get(row[0], 0))
+        return {t: min(cap, sum(n)) for t, n in got.items() if len(n) == threads}
+
+    def keyword_scoped(self, terms: Sequence[str], common: Sequence[str], limit: int,
+                       scope: Scope) -> dict[int, float] | None:
+        """In threads, a search of these terms ORed (keyword_hits' for a plan of rare terms alone, `common`
+        empty, unwindowed: the case in a thread) from each term's list in each thread (build_scoped):
+        every memory of the threads holding a term, ranked by bm25 over the terms, the best `limit`; None
+        when the lists cannot tell (the caller searches as before). In a thread spread over a million-memory
+        file FTS5 ranks its few thousand matches, but walks each term's whole doclist in the file for its
+        IDF, 4-26 ms a term; here each score is the sum of the stored f x IDF (FTS5's bm25 to rounding),
+        with the index as every list saw it (_scoped_lists: each IDF is the lists' match count). Builds
+        nothing: a list missing or older than the index is wanted (build_wanted)."""
+        if not terms or common or scope.threads is None or scope != Scope(threads=scope.threads):
+            return None  # (common terms: two searches, keyword_hits'; over every thread keyword_listed's)
+        try:
+            with self.db.read() as conn:
+                fresh = self._scoped_lists(conn, terms, scope)
+                tokens = dict.fromkeys(scope_token(self.namespace, thread) for thread in scope.threads)
+                if fresh is None or len(fresh) < len(terms) * len(tokens):
+                    return None
+                # One grouped statement, no NumPy (a hook process answering by keyword never loads it): per
+                # memory its terms' f x IDF summed (a memory is in one thread: in one list of each term at most).
+                rows = list(fresh.values())
+                weights = [x for row in rows for x in (row[0], idf(row[3], row[2]))]
+                ranked = conn.execute(
+                    f"SELECT memory_id, -sum(f * CASE term {' '.join('WHEN ? THEN ?' for _ in rows)} END) AS rank "
+                    f"FROM keyword_impacts WHERE term IN ({','.join('?' * len(rows))}) GROUP BY memory_id "
+                    "ORDER BY rank, memory_id LIMIT ?",  # (rank, id) as FTS5's search orders them
+                    (*weights, *(row[0] for row in rows), 2 * limit + 1)).fetchall()
+                kept = self._passing(conn, [(r[0], r[1]) for r in ranked], scope, limit)
+        except self.db.errors.OperationalError:
+            return None  # a store not migrated yet (opened read-only, as bench/scale.py --store does)
+        return dict(kept) if kept is not None else None
+
+    def _build_scoped(self, side: Any, term: str, token: str) -> int:
+        """`term`'s list in one thread built on `side` (the builder's connection, build_wanted) and stored unless
+        of this index already; 1 when stored."""
+        unlisted = (_key(self.db), scoped_key(term, token))
+        with side.read() as conn:
+            known = lists(conn, [unlisted[1]])
+            fresh = bool(known) and known[unlisted[1]][3:] == (*totals(conn), top_rowid(conn))
+            seen = fingerprint(conn)
+            built = None if fresh or unlisted in _unlisted else build_scoped(conn, term, token)
+        if built is None:
+            if not fresh:  # past SCOPED_MAX in its thread: not ranked again (this process)
+                _unlisted[unlisted] = None
+                while len(_unlisted) > FAILED_MAX:
+                    _unlisted.pop(next(iter(_unlisted)))
+            return 0
+        with side.write(wait=STORE_WAIT) as conn:
+            return int(store(conn, *built, seen))

@@ -140,3 +140,16 @@ def resolve(conn: Any, module: Any, ids: Sequence[int], terms: Sequence[str],
         out[doc] = [bm25_f(x, length, avgdl) for x in freq.get(doc, [0.0] * len(terms))]
     side.execute("DELETE FROM r")
     return out
+
+
+def gaps(floors: Sequence[float]) -> tuple[list[float], list[float]]:
+    """Per set of lists a memory is in (a bit mask): the most the terms of the other lists can add to
+    its score when it may hold them all (`open`), and when it does not hold at least one of them
+    (`short`: their floors less the smallest)."""
+    full = (1 << len(floors)) - 1
+    opened, short = [], []
+    for mask in range(full + 1):
+        missing = [f for i, f in enumerate(floors) if not mask >> i & 1]
+        opened.append(sum(missing))
+        short.append(sum(missing) - min(missing) if missing else 0.0)
+    return opened, short

@@ -1,35 +1,33 @@
 """Keyword impact lists: each common term's best memories by its own bm25, and the proof they hold a query's top.
 
-Past the keyword budget (every query word in more than ranking.KEYWORD_MATCH_BUDGET memories: a
-million-memory store) recall ranks a window of the matches and loses half of bm25's top 10. FTS5's
-bm25 of an OR query is the sum over its terms of each term's own bm25, IDF(term) x f(frequency,
-length), so a memory in none of the query terms' lists scores at most the sum of their floors (each
-list's first left-out memory's score). Scoring the lists' union exactly and finding its k-th best
-above that sum proves the union's top k is the whole query's (threshold algorithm / MaxScore;
-bench/keyword_impacts.py measured it at 1M: R = 2,000 held the top 10 for 19/19 queries, proved 18).
+Past the keyword budget (every query word in more than ranking.KEYWORD_MATCH_BUDGET memories: a million-memory
+store) recall ranks a window of the matches and loses half of bm25's top 10. FTS5's bm25 of an OR query is the
+sum over its terms of each term's own bm25, IDF(term) x f(frequency, length), so a memory in none of the query
+terms' lists scores at most the sum of their floors (each list's first left-out memory's score). Scoring the
+lists' union exactly and finding its k-th best above that sum proves the union's top k is the whole query's
+(threshold algorithm / MaxScore; bench/keyword_impacts.py measured it at 1M: R = 2,000 held the top 10 for
+19/19 queries, proved 18). A term's list in one thread holds all its matches there (impact_listed.py).
 
 The lists are a derived index that verifies itself at every use, so a stale one is never wrong:
-- A list stores f (bm25 without IDF) of its floor, and the term's match count, the index's rows and
-  tokens and its largest rowid (the watermark) when it was built. At a query the floor's score is
-  bounded from what changed since: FTS5's IDF is log((N - n + 0.5) / (n + 0.5)) (at least 1e-6),
-  taken at the fewest matches the term can have now (built count minus every row that can have gone),
-  and f grows by at most avgdl_now / avgdl_then when the average length grows (f's length term is
-  dl / avgdl; a shorter average only lowers it).
+- A list stores f (bm25 without IDF) of its floor, and the term's match count, the index's rows and tokens and
+  its largest rowid (the watermark) when it was built. At a query the floor's score is bounded from what changed
+  since: FTS5's IDF is log((N - n + 0.5) / (n + 0.5)) (at least 1e-6), taken at the fewest matches the term can
+  have now (built count minus every row that can have gone), and f grows by at most avgdl_now / avgdl_then when
+  the average length grows (f's length term is dl / avgdl; a shorter average only lowers it).
 - A memory written since (rowid above the watermark) is scored with the union: no write hook.
-- A memory indexed again under an id at or below a watermark (an edit, a restore) is `touched`
-  (fts_insert's hook below) and scored with the union from then on.
-- A forgotten memory leaves the keyword index, so it is never scored; the floor still bounds every
-  memory outside the list (a deletion only lowers what is left).
-When the proof fails (a list missing, or the k-th best not above the bound), the caller keeps
-today's bounded search. PostgreSQL has no lists (its keyword search is unchanged).
+- A memory indexed again under an id at or below a watermark (an edit, a restore) is `touched` (fts_insert's
+  hook below) and scored with the union from then on.
+- A forgotten memory leaves the keyword index, so it is never scored; the floor still bounds every memory
+  outside the list (a deletion only lowers what is left).
+When the proof fails (a list missing, or the k-th best not above the bound), the caller keeps today's bounded
+search. PostgreSQL has no lists (its keyword search is unchanged).
 
-A recall never builds a list: one ranks all of a term's matches (0.3-1 s at 1M), and the first
-past-budget queries over new common terms took 0.3-2.7 s while their recall built them. A recall
-records the terms it found without a fresh list (`want`), and a server's background builder
-(service.start_background) builds them with `build_wanted`, one term at a time, on a connection of
-its own (a build on the recalls' connection would hold its lock, and every recall, for the whole
-ranking). A one-shot process (`memvault recall`, a hook) builds none: its wants end with it, and the
-next server's recalls want the terms again.
+A recall never builds a list: one ranks all of a term's matches (0.3-1 s at 1M), and the first past-budget
+queries over new common terms took 0.3-2.7 s while their recall built them. A recall records the terms it found
+without a fresh list (`want`), and a server's background builder (service.start_background) builds them with
+`build_wanted`, one term at a time, on a connection of its own (a build on the recalls' connection would hold
+its lock, and every recall, for the whole ranking). A one-shot process (`memvault recall`, a hook) builds none:
+its wants end with it, and the next server's recalls want the terms again.
 """
 
 from __future__ import annotations
@@ -38,13 +36,13 @@ import heapq
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from server.errors import StoreUnavailable
 from server.storage.protocol import KeywordQuery, Scope
 from server.storage.sqlite.common import _BM25, SqliteStoreBase, _in, _in_scope, _quote, _scope_filters, fts5_match
-from server.storage.sqlite.impact_scores import _varint, members_of, resolve
+from server.storage.sqlite.impact_scores import _varint, gaps, members_of, resolve
 
 #: Memories per term list: at 1M, 2,000 held and proved the top 10 for 18 of 19 queries (500: 12).
 LIST_SIZE = 2_000
@@ -92,8 +90,9 @@ def _key(db: Any) -> str:
 
 
 def want(db: Any, terms: Sequence[Any]) -> None:
-    """Record terms a recall found without a fresh list, for the builder (build_wanted); or pairs of
-    terms (term, other): the other term's f of the term's list members (build_pair)."""
+    """Record terms a recall found without a fresh list, for the builder (build_wanted); or pairs of terms
+    (term, other): the other term's f of the term's list members (build_pair); or ("scoped", term, scope
+    token): the term's list in one thread (impact_listed.build_scoped)."""
     with _changed:
         waiting = _wanted.setdefault(_key(db), {})
         new = [t for t in terms if t not in waiting][: max(0, WANTED_MAX - len(waiting))]
@@ -280,19 +279,6 @@ def union(conn: Any, terms: Sequence[str], scale: Sequence[float]) -> list[tuple
     return conn.execute(sql, (*params, *terms)).fetchall()
 
 
-def gaps(floors: Sequence[float]) -> tuple[list[float], list[float]]:
-    """Per set of lists a memory is in (a bit mask): the most the terms of the other lists can add to
-    its score when it may hold them all (`open`), and when it does not hold at least one of them
-    (`short`: their floors less the smallest)."""
-    full = (1 << len(floors)) - 1
-    opened, short = [], []
-    for mask in range(full + 1):
-        missing = [f for i, f in enumerate(floors) if not mask >> i & 1]
-        opened.append(sum(missing))
-        short.append(sum(missing) - min(missing) if missing else 0.0)
-    return opened, short
-
-
 def score(conn: Any, expression: str, terms: Sequence[str], since: int, fetch: int) -> list[tuple[int, float]]:
     """The best `fetch` of the lists' union (with every memory written above `since` and every touched
     one), each ranked by the whole expression's bm25. The candidates are a filter (`+rowid`): bm25 runs
@@ -343,6 +329,8 @@ def score_newer(conn: Any, expression: str, since: int) -> list[tuple[int, float
 
 class SqliteImpacts(SqliteStoreBase):
     """The search role's keyword search past the budget from the impact lists (SqliteSearch inherits it)."""
+
+    _build_scoped: Callable[[Any, str, str], int]  # a term's list in one thread, stored: impact_listed.py's
 
     def keyword_proved(self, terms: Sequence[str], limit: int, scope: Scope, prove: int) -> dict[int, float] | None:
         """The best `limit` matches of `terms` ORed (as `keyword` ranks them) found among the terms' impact
@@ -417,6 +405,10 @@ class SqliteImpacts(SqliteStoreBase):
         try:
             while left:
                 term = left[0]
+                if isinstance(term, tuple) and len(term) == 3:  # ("scoped", term, scope token)
+                    stored += self._build_scoped(side, term[1], term[2])
+                    left.pop(0)
+                    continue
                 if isinstance(term, tuple):
                     with side.read() as conn:
                         seen = fingerprint(conn)
