@@ -90,6 +90,7 @@ from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, pr
 from server.guard.secret_providers import KINDS as _PROVIDER_KINDS
 from server.guard.secret_apps import app_secrets
 from server.guard.secret_escaped import escaped_json
+from server.guard.secret_flags import flags_and_headers
 from server.guard.secret_quoted import quoted_random
 from server.guard.secret_url_users import token_user
 from server.guard.secret_pointers import drop_allowlisted, drop_pointed, replacement_token
@@ -440,6 +441,7 @@ def _scan(text: str) -> list[_Cand]:
         if '",' in text or '" ,' in text:
             multi_assignments(text, out)
         flags_xml_and_spoken(text, low, out)
+        flags_and_headers(text, low, out)
         # A value that starts with a provider's own prefix and is far too short for any of its formats
         # ("sk-ant-oat01-tooShort") is that format near-missed, whatever the key's name says.
         out[n:] = [c for c in out[n:] if not _short_known(text, c[0], c[1])]

@@ -444,6 +444,8 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
                 continue  # `the token "bucket"`: a word, not a token
         else:
             v, vs = m.group("u"), m.start("u")
+            if v[0] in "}])>":
+                continue  # `token={{ .Values.token }}&x=1`: the template's close, not a value
             # .netrc: "machine host login me password x" -- bounded look back on the same line
             lo = max(0, m.start() - 200)
             before = low[low.rfind("\n", lo, m.start()) + 1 or lo : m.start()]
