@@ -86,7 +86,7 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
     segs[-1] = _NUMBERED.sub("", segs[-1]) or segs[-1]
     last = segs[-1]
     prev = segs[-2] if len(segs) > 1 else ""
-    if last.endswith(("password", "passwd", "adminpwd", "userpwd", "dbpwd", "rootpwd")) or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
+    if last.endswith(("password", "passwd", "adminpwd", "userpwd", "dbpwd", "rootpwd", "passphrase")) or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
                                                           "contrasena", "contrasenia"):
         return "password", False
     if last.endswith("secret"):
