@@ -33,8 +33,11 @@ _PASSWORD_WORDS = frozenset("""passord passordet passwort wachtwoord lösenord l
     пароль парола лозинка 密码 密碼 パスワード 비밀번호 סיסמה كلمةالمرور""".split())
 # PowerShell's Verb-Noun cmdlets ($pw = Read-Host ..., $s = Get-AzKeyVaultSecret ...): a call, not a value.
 _CMDLET = _LazyRe(r"(?:Get|Read|ConvertTo|ConvertFrom|New|Import|Invoke|Select|Unprotect|Protect)-[A-Z][A-Za-z]{2,40}")
-_SETTER_CALL = _LazyRe(r"\b(?:define|setProperty|setenv|Setenv|put)\([ \t]*(?=[\"']\Z)")
-_DEFAULT_CALL = _LazyRe(r"\b(?:getenv|get|getProperty|setProperty|define|setdefault|setenv|Setenv|put)\((?=[\"']\Z)")
+# (SetEnvironmentVariable: .NET's setenv; SetDefault: viper's. A generic set/add/setItem stays out: its random
+# value counts anyway, a plain word after "token" there is a cache entry's)
+_SETTERS = r"define|setProperty|setenv|Setenv|put|SetEnvironmentVariable|SetDefault"
+_SETTER_CALL = _LazyRe(r"\b(?:" + _SETTERS + r")\([ \t]*(?=[\"']\Z)")
+_DEFAULT_CALL = _LazyRe(r"\b(?:getenv|get|getProperty|setdefault|" + _SETTERS + r")\((?=[\"']\Z)")
 
 
 def repeated(v: str) -> bool:
