@@ -34,6 +34,9 @@ Rules' rule test cases, llm-guard's, rebuff's and vigil's tests; LLMail-Inject's
 out for one run (the lead's, session 36's end: 100/202 caught, 4/126 benign flagged) and a tuning corpus since (its
 misses read by class; --held-out-s37 is accepted and does nothing). What a corpus nobody here has seen would meet is the leave-one-source-out
 table of bench/train_injection_model.py --table (each corpus scored by a model trained without it).
+Session 38's held-out corpus (bench/data/injections_held_out_s38.json: lmtwt, garak-multilingual, nullsec-promptinject)
+is scored only with --held-out-s38, once, by the lead; its second, injections_held_out_s39.json (aicu-scanner,
+agentprobe-injection, honeypot-ai, dual-llm-bench), only with --held-out-s39, once, by the lead at the session's end.
 Held-out texts are counted, never printed. The exit status follows the team's set only.
 """
 
@@ -75,6 +78,14 @@ HELD_OUT_S36 = ROOT / "bench" / "data" / "injections_held_out_s36.json"
 #: session 37's corpus (Agent Threat Rules' test cases, llm-guard's, rebuff's and vigil's tests, LLMail-Inject's clean
 #: e-mails): held out for one run (the lead's, session 36's end: 100/202 caught, 4/126 benign flagged), a tuning corpus since
 HELD_OUT_S37 = ROOT / "bench" / "data" / "injections_held_out_s37.json"
+#: session 38's held-out corpus (lmtwt's probe library and payloads, garak-multilingual's payloads, nullsec-promptinject's
+#: payloads; lmtwt's probe descriptions and the three READMEs as benign notes): scored only with --held-out-s38, never by
+#: default or by bench/run.py; counts only, once, by the lead
+HELD_OUT_S38 = ROOT / "bench" / "data" / "injections_held_out_s38.json"
+#: session 38's second held-out corpus, for its final figure (aicu-scanner's payloads, agentprobe-injection's attacks and
+#: carriers, honeypot-ai's hidden-instruction pages, dual-llm-bench; their benign tasks and five READMEs as benign notes):
+#: scored only with --held-out-s39, never by default or by bench/run.py; counts only, once, by the lead at the session's end
+HELD_OUT_S39 = ROOT / "bench" / "data" / "injections_held_out_s39.json"
 #: the corpora that were held out once and are tuned on now (their files still say "held-out": whole-file splits)
 TUNED_SINCE = ("public_fresh", "public_bastion", "public_agents", "public_s34", "public_s35", "public_s36",
                "public_s37")
@@ -114,6 +125,19 @@ def public_corpus(path: Path = PUBLIC, splits: tuple[str, ...] = ("dev", "held-o
     return out
 
 
+def _held_out(result: dict, key: str, path: Path, name: str) -> None:
+    """Score a held-out corpus into result[key] and print its counts per source (never a text)."""
+    v = public_corpus(path, ("held-out",))["held-out"]
+    v["reported_as"] = "held-out (never tuned on, run once)"
+    result[key] = {"held-out": v}
+    print(f"{name}, held-out: {v['caught']}/{v['attacks']} attacks caught ({v['catch_rate']:.1%}), "
+          f"{v['flagged']}/{v['benign']} benign notes flagged ({v['false_positive_rate']:.1%})")
+    for source, c in v["per_source"].items():
+        print(f"    {c['caught']:3d}/{c['attacks']:<3d} {source}")
+    for source, c in v["benign_per_source"].items():
+        print(f"    {c['flagged']:3d}/{c['benign']:<3d} benign flagged: {source}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "poisoning.json"))
@@ -125,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="accepted for old command lines: session 36's corpus is a tuning corpus now, scored every run")
     ap.add_argument("--held-out-s37", action="store_true",
                     help="accepted for old command lines: session 37's corpus is a tuning corpus now, scored every run")
+    ap.add_argument("--held-out-s38", action="store_true",
+                    help="also score session 38's held-out corpus (counts only): once, by the lead")
+    ap.add_argument("--held-out-s39", action="store_true",
+                    help="also score session 38's second held-out corpus (counts only): once, by the lead, at the end")
     args = ap.parse_args(argv)
     planted, legit = attempts(), legitimate()
     for _, t in planted + legit:  # compile every pattern first: the timing is the steady state...
@@ -207,6 +235,12 @@ def main(argv: list[str] | None = None) -> int:
                 v["without_ordinary_requests"] = {"attacks": v["attacks"] - n, "caught": v["caught"] - hit}
                 print(f"  without BIPIA's task-hijack requests ({hit}/{n} of them caught): {v['caught'] - hit}/"
                       f"{v['attacks'] - n} attacks caught ({(v['caught'] - hit) / (v['attacks'] - n):.1%})")
+    if args.held_out_s38:  # held out: the whole check once, counts per source; never a text, never the rules-only pass
+        _held_out(result, "public_held_out_s38", HELD_OUT_S38, "session 38 corpus (lmtwt, garak-multilingual, "
+                  "nullsec-promptinject; lmtwt's probe descriptions and READMEs)")
+    if args.held_out_s39:
+        _held_out(result, "public_held_out_s39", HELD_OUT_S39, "session 38's second corpus (aicu-scanner, agentprobe-"
+                  "injection, honeypot-ai, dual-llm-bench; their benign tasks and READMEs, JailbreakBench's README)")
     # The learned model's share: the same corpora with the phrase rules alone (totals only), and the
     # model's own cost per text against the whole check's, measured in this run (a ratio holds on a loaded machine)
     texts = [t for _, t in planted + legit]

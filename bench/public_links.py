@@ -22,6 +22,8 @@ drained and every update check judged. Then, per split (tuning / held out, by pr
     python bench/public_links.py --held-out-s35           # session 35's held-out set: the lead runs it once
     python bench/public_links.py --held-out-s36           # session 36's held-out set: the lead runs it once
     python bench/public_links.py --held-out-s37           # session 37's set (PEPs, KEPs, RFCs): run once, tuned on since
+    python bench/public_links.py --held-out-s38           # session 38's set (BIPs, EIPs, XLSs, CIPs): run it once
+    python bench/public_links.py --held-out-s39           # session 38's second set (XEPs, FIPs, ZIPs, NEPs, ADRs): once
 """
 
 from __future__ import annotations
@@ -46,6 +48,10 @@ HELD_OUT_S36 = HERE / "data" / "public_links" / "adr_projects_s36.json"
 #: Session 37's held-out set: loaded only with --held-out-s37 (run once by the lead on session 36's merged code, spent
 #: and tuned on since: its figures are a tuning part's, labelled so in the output).
 HELD_OUT_S37 = HERE / "data" / "public_links" / "adr_projects_s37.json"
+#: Session 38's held-out set: loaded only with --held-out-s38 (run once by the lead, never tuned on).
+HELD_OUT_S38 = HERE / "data" / "public_links" / "adr_projects_s38.json"
+#: Session 38's second held-out set: loaded only with --held-out-s39 (run once by the lead, never tuned on).
+HELD_OUT_S39 = HERE / "data" / "public_links" / "adr_projects_s39.json"
 #: The held-out splits run once and tuned on since: their figures are not held-out evidence.
 TUNED_SINCE = ("held-out-s35", "held-out-s36", "held-out-s37")
 
@@ -125,10 +131,11 @@ def judge_project(service, project: dict, ids: dict[str, int]) -> dict:
             "possible": possible, "updated": len(updated), "updated_linked": len(linked_right & updated)}
 
 
-def load_projects(held_out_s35: bool = False, held_out_s36: bool = False, held_out_s37: bool = False) -> list[dict]:
+def load_projects(held_out_s35: bool = False, held_out_s36: bool = False, held_out_s37: bool = False,
+                  held_out_s38: bool = False, held_out_s39: bool = False) -> list[dict]:
     """The tuning and held-out projects; with `held_out_s35` (or `held_out_s36`), that session's held-out set
     alone (never mixed in by default, so no ordinary run reads it)."""
-    paths = ((HELD_OUT_S37,) if held_out_s37 else (HELD_OUT_S36,) if held_out_s36
+    paths = ((HELD_OUT_S39,) if held_out_s39 else (HELD_OUT_S38,) if held_out_s38 else (HELD_OUT_S37,) if held_out_s37 else (HELD_OUT_S36,) if held_out_s36
              else (HELD_OUT_S35,) if held_out_s35 else (DATA, MORE))
     return [p for path in paths for p in json.loads(path.read_text(encoding="utf-8"))["projects"]]
 
@@ -168,13 +175,18 @@ def main(argv: list[str] | None = None) -> int:
                     help="session 36's held-out set instead (adr_projects_s36.json): run once, never tuned on")
     ap.add_argument("--held-out-s37", action="store_true",
                     help="session 37's set instead (adr_projects_s37.json): run once, tuned on since its one run")
+    ap.add_argument("--held-out-s38", action="store_true",
+                    help="session 38's held-out set instead (adr_projects_s38.json): run once, never tuned on")
+    ap.add_argument("--held-out-s39", action="store_true",
+                    help="session 38's second held-out set instead (adr_projects_s39.json): run once, never tuned on")
     ap.add_argument("--out", default=None, help="results file (default bench/results/public_links[_<split>].json)")
     args = ap.parse_args(argv)
     from server.compose import open_service
     from server.config import Settings
 
-    held_out = args.held_out_s35 or args.held_out_s36 or args.held_out_s37
-    everything = load_projects(args.held_out_s35, args.held_out_s36, args.held_out_s37)
+    held_out = args.held_out_s35 or args.held_out_s36 or args.held_out_s37 or args.held_out_s38 or args.held_out_s39
+    everything = load_projects(args.held_out_s35, args.held_out_s36, args.held_out_s37, args.held_out_s38,
+                               args.held_out_s39)
     names = set(args.projects.split(",")) if args.projects else None
     chosen = [p for p in everything if (args.split == "all" or held_out or p["split"] == args.split)
               and (names is None or p["name"] in names)]
@@ -188,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             service.close()
     out = {"embedder": args.embedder, "precision": args.precision, "strip_numbers": args.strip_numbers,
-           "splits": {s: tally([p for p in found if p["split"] == s]) for s in ("tuning", "held_out", "held-out-s35", "held-out-s36", "held-out-s37")
+           "splits": {s: tally([p for p in found if p["split"] == s]) for s in ("tuning", "held_out", "held-out-s35", "held-out-s36", "held-out-s37", "held-out-s38", "held-out-s39")
                       if any(p["split"] == s for p in found)},
            "by_project": {p["project"]: tally([p]) for p in found},
            "projects": found}
@@ -211,8 +223,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{t['false_supersession']}; link recall {t['updated_linked']}/{t['updated_records']} = {t['link_recall']}; "
               f"possible updates {t['possible']} ({t['possible_wrong']} wrong; at 0.3+ {t['possible_at_label']}, "
               f"{t['possible_at_label_wrong']} wrong)")
-    suffix = ("_held_out_s37" if args.held_out_s37 else "_held_out_s36" if args.held_out_s36
-              else "_held_out_s35" if args.held_out_s35
+    suffix = ("_held_out_s39" if args.held_out_s39 else "_held_out_s38" if args.held_out_s38 else "_held_out_s37" if args.held_out_s37
+              else "_held_out_s36" if args.held_out_s36 else "_held_out_s35" if args.held_out_s35
               else "" if args.split == "all" else f"_{args.split}")
     path = Path(args.out) if args.out else HERE / "results" / f"public_links{suffix}.json"
     path.parent.mkdir(parents=True, exist_ok=True)

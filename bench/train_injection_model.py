@@ -306,6 +306,12 @@ def held_out_texts() -> list[str]:
     # session 37's corpus (Agent Threat Rules, llm-guard, rebuff, vigil, LLMail-Inject): held out, the lead runs it once
     s37 = json.loads((DATA / "injections_held_out_s37.json").read_text(encoding="utf-8"))
     texts += [x["text"] for part in ("attacks", "benign") for x in s37[part]]
+    # session 38's corpus (lmtwt, garak-multilingual, nullsec-promptinject): held out, the lead runs it once
+    s38 = json.loads((DATA / "injections_held_out_s38.json").read_text(encoding="utf-8"))
+    texts += [x["text"] for part in ("attacks", "benign") for x in s38[part]]
+    # session 38's second corpus (aicu-scanner, agentprobe-injection, honeypot-ai, dual-llm-bench): held out, run once
+    s39 = json.loads((DATA / "injections_held_out_s39.json").read_text(encoding="utf-8"))
+    texts += [x["text"] for part in ("attacks", "benign") for x in s39[part]]
     return texts
 
 
