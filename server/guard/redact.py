@@ -93,6 +93,7 @@ from server.guard.secret_escaped import escaped_json
 from server.guard.secret_flags import flags_and_headers
 from server.guard.secret_ini import ini_values
 from server.guard.secret_kubernetes import kubernetes_secrets
+from server.guard.secret_yaml import yaml_values
 from server.guard.secret_quoted import quoted_random
 from server.guard.secret_url_users import token_user
 from server.guard.secret_pointers import drop_allowlisted, drop_pointed, replacement_token
@@ -210,6 +211,9 @@ def _private_keys(text: str, out: list[_Cand]) -> None:
             continue
         if stop == -1:
             stop = _PK_BODY.match(text, m.end()).end()
+            if sum(c.isalnum() for c in text[m.end():min(stop, m.end() + 64)]) < 8:
+                pos = m.end()  # a BEGIN line alone, in code or a template ("...regexReplaceAll \"-----BEGIN..."): no key
+                continue
         out.append((m.start(), stop, "private-key", -2, m.start()))
         pos = stop
 
@@ -393,7 +397,7 @@ def _scan(text: str) -> list[_Cand]:
     if any(k in low for k in KEYWORDS):
         n = len(out)
         assignments(text, low, out)
-        for rule in (comparisons, fallbacks, setters, ini_values):
+        for rule in (comparisons, fallbacks, setters, ini_values, yaml_values):
             rule(text, out)
         if "-" in text and ":" in text:
             yaml_lists(text, out)
