@@ -37,6 +37,13 @@ from server.guard.redact import redact
     "fetch(url, {credentials: 'include'})",
     "max_community=10,",
     '"authorization": "oauth2"',
+    '{"aws credentials":0.531,"axis":-0.2,"credential":-0.245,"x":1}',
+    'print(f"pw:{name} {message}")',
+    "        peak_memory_after_forward_pass: float,",
+    '    "credentials": "boolean?",',
+    "FillMaskOutputElement(score=0.06, token=11098, token_str=' happiness', sequence='x')",
+    'self.test(G, [(0, 3)], community="cmty")',
+    "    bmax_vopwords = r'\\b(?:append|close)\\b'",
 ])
 def test_code_stays(text):
     assert not redact(text).changed, redact(text).text

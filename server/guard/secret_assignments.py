@@ -47,7 +47,7 @@ _PLACEHOLDER_WORDS = frozenset(
     none null nil undefined true false yes no empty blank na n/a tbd todo include omit same-origin
     password passwd pass pwd passphrase secret secrets token tokens apikey api_key
     api-key key auth credentials redacted hidden masked omitted removed elided
-    str string bytes int integer number bool boolean any object optional required
+    str string bytes int integer number bool boolean any object optional required float double list dict tuple
     secretstr text value env os example sample dummy placeholder fake test
     """.split()
 )
@@ -99,7 +99,7 @@ def is_placeholder(value: str) -> bool:
     if whole_template(v) or ("${" in v or "{{" in v or "%(" in v) and _TEMPLATE.search(v):
         return True
     low = v.lower()
-    if low in _PLACEHOLDER_WORDS:
+    if low in _PLACEHOLDER_WORDS or low[-1] == "?" and low[:-1] in _PLACEHOLDER_WORDS:  # ("string?": a type)
         return True
     if ("fake" in low or "dummy" in low or "mock" in low) and not any(c.isdigit() for c in v):
         return True  # somefakekey, a-fake-api-key (a random token with these letters has digits too)
@@ -367,6 +367,8 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                 if interface_text(value) or (plain_word_out and value.isalpha()) or named_field(kind, value) or (
                         not m.group("sep") and key.lower().replace("-", "_").rsplit("_", 1)[-1] == "pass"):
                     break  # (pass `debug=True`: the verb, in prose)  # "new_password": "Choose a new password.": a form's label, not the password
+                if raw[:1].isspace() and kind != "password" and value.isalpha():
+                    break  # token_str=' happiness': a word with its leading space, a tokenizer's piece
                 if len(value) >= 3 and not spaced_word and not is_placeholder(value) and value_ok(needs_entropy, value):
                     s = m.start(g) + (len(raw) - len(raw.lstrip()))
                     _add(out, _assigned(key, kind, s, value, j))

@@ -88,17 +88,20 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
     segs[-1] = _NUMBERED.sub("", segs[-1]) or segs[-1]
     last = segs[-1]
     prev = segs[-2] if len(segs) > 1 else ""
-    if last.startswith("tokeni") or (last == "pass" and prev in ("to", "can", "must", "should", "will", "would", "not")):
-        return None  # tokenizer(s), tokenization; kwargs_to_pass: the verb
+    if last.startswith("tokeni") or (last == "pass" and prev in (
+            "to", "can", "must", "should", "will", "would", "not", "forward", "backward", "remove", "add", "skip", "first",
+            "second", "each", "one", "two", "render", "compile")):
+        return None  # tokenizer(s), tokenization; kwargs_to_pass: the verb; forward_pass: a pass over something
     if last.endswith(("password", "passwd", "adminpwd", "userpwd", "dbpwd", "rootpwd", "passphrase", "passwrd", "pswd",
-                      "psswd", "paswd", "pword")) or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
+                      "psswd", "paswd")) or last == "pword" or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
                                                           "contrasena", "contrasenia"):
         return "password", False
     if last.endswith("secret"):
         return "secret", False
     if last in ("communitystring", "communitystrings") or (last in ("string", "strings") and prev == "community") or (
-            last in ("community", "communities") and prev in ("", "snmp", "ro", "rw", "read", "write", "trap", "v2c")):
-        return "password", False  # an SNMP community string is the device's password (max_community: a count)
+            last in ("community", "communities") and (prev in ("snmp", "ro", "rw", "read", "write", "trap", "v2c") or _CAMEL.sub(
+                "_", key).lower().replace("-", "_").rstrip("s").endswith("community_string"))):
+        return "password", False  # an SNMP community string is the device's password (community="cmty": networkx's)
     if last == "authorization":
         return "token", HEADER_VALUE  # "Authorization": "auth456" in a header map
     if last == "auth" and prev in _AUTH_IS_PASSWORD:

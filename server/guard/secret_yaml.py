@@ -53,6 +53,8 @@ def yaml_values(text: str, out: list[_Cand]) -> None:
     if ": [" in text or ": {" in text or ":[" in text or ":{" in text:
         for m in _FLOW.finditer(text):
             body, pos = m.group("body"), m.start("body")
+            if m.group("open") == "{" and ":" not in body:
+                continue  # {name}: a format field or a set, not a mapping
             i = 0
             while i < len(body):
                 it = _ITEM.match(body, i)
