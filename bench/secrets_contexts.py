@@ -10,8 +10,9 @@ XML, HCL, Dockerfile ``ENV``/``ARG``, a Kubernetes Secret, a curl header, a comm
 rate is below the fixture's own (100 % by construction: only values caught in their own fixture are used) is
 a *class* the detectors miss, not an example.
 
-* **Secrets**: every distinct single-line value of the tuning parts whose own case redact() catches, under
-  the key its fixture gave it when it names a credential (``TWILIO_KEY=...`` -> ``TWILIO_KEY``; a URL's or a
+* **Secrets**: every distinct single-line value of the tuning parts (never a held-out part) whose own case
+  redact() catches, under the key its fixture gave it when it names a credential (``TWILIO_KEY=...`` ->
+  ``TWILIO_KEY``; a URL's or a
   pair's password -> ``password``), else ``password`` when the fixture speaks of one, else ``api_token`` (a bare
   token), in each context. A second pass puts the value under a key that says nothing
   (``setting``) -- the value's format alone (only values that are caught bare in their fixture, i.e. provider
@@ -38,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.secrets_public import CORPORA, load  # noqa: E402
+from bench.secrets_public import CORPORA, HELD_OUT, load  # noqa: E402
 from server.guard.redact import redact  # noqa: E402
 
 _MARKER = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")
@@ -139,6 +140,8 @@ def secret_values() -> list[dict]:
     """Distinct single-line values caught in their own fixture, with the fixture's key (or None)."""
     seen: dict[str, dict] = {}
     for part in CORPORA:
+        if part in HELD_OUT:
+            continue  # a held-out part is never read while tuning, not even re-embedded
         for c in load(part)["cases"]:
             v = c["secret"] if c["label"] == "secret" else None
             if v is None or v in seen or not _VALUE_OK.match(v):
