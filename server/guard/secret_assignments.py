@@ -176,7 +176,9 @@ def value_ok(needs: bool | str, value: str) -> bool:
 KEY_CHARS = _ALNUM | set("_.-")
 _ASSIGN = _LazyRe(
     r"(?P<key>[^\W\d][\w.\-]{0,80})(?:\[\])?(?P<kq>[\"']?)\]?[ \t]*"
-    r"(?P<sep>:=|::?:=|=>|\?=|<-|\.=|=(?!=)|==(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr|[A-Z][A-Za-z0-9_]{0,40})[!?]?[ \t]*=(?!=))?"
+    r"(?P<sep>:=|::?:=|=>|\?=|<-|\.=|=(?!=)|==(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=)"
+    # (any type, spaced or marked: `let password: String! = "v"`, `x: UITextField! = nil`; not `key: YnJvd3Nlcjo=`)
+    r"|[ \t]*[A-Z][A-Za-z0-9_]{0,40}(?:[!?][ \t]*|[ \t]+)=(?!=))?"
     # Go's `var key string = "v"`; a call's `("KEY", "v")` (setProperty, getenv with a default)
     r"|(?<=[ \t])(?:string|String|str|&str|\[\]byte)[ \t]*=(?!=)|(?<=[\"']),(?=[ \t]*[\"'])"
     r"|(?<=[ \t])(?=[@rRbBuUfF]{0,2}[\"'`]))"
