@@ -59,6 +59,13 @@ HOSTILE = {
     # prefixed-token and Microsoft-key shapes: runs of prefix-like segments, signatures in base64
     "'ab_cd-' repeated": "ab_cd-",
     "'aB3+JQQJ' repeated": "aB3+JQQJ",
+    # session 38's rules: flags, INI lines, YAML next-line and flow values, Authorization headers, code values
+    "'--secret-key ' repeated": "--secret-key ",
+    "'[s]\\npassword = ' repeated": "[s]\npassword = ",
+    "'password:\\n  ' repeated": "password:\n  ",
+    "'api_key: [a1b2c3d4e5, ' repeated": "api_key: [a1b2c3d4e5, ",
+    "'Authorization: Bearer ' repeated": "Authorization: Bearer ",
+    "'token: T = key[:1' repeated": "token: T = key[:1",
 }
 
 

@@ -42,8 +42,9 @@ The data are in bench/data/secrets_public/ (its README names each source, commit
 * **tuning-s37** -- Checkmarx 2ms' rule tests and auth0 repo-supervisor's fixtures (``held_out_s37.json``), typed
   and committed before any detector ran on them, held out and run once (96/103 caught, 1/103 benign lines
   changed), a tuning corpus since.
-* **held-out-s38** -- American Express earlybird's and the Datadog agent scrubber's own tests (``held_out_s38.json``),
-  typed and committed before any detector ran on them: held out, scored only with ``--held-out-s38`` (or ``--held-out``).
+* **tuning-s38** -- American Express earlybird's and the Datadog agent scrubber's own tests (``held_out_s38.json``),
+  typed and committed before any detector ran on them, held out and run once by the lead on main (101/160 caught,
+  10/117 benign lines changed), a tuning corpus since (``--held-out-s38`` is accepted and does nothing).
 * **held-out-s39** -- GitHub CodeQL's hard-coded credential query tests and pre-commit-hooks' credential fixtures
   (``held_out_s39.json``), typed and committed before any detector ran on them: held out, scored only with
   ``--held-out-s39`` (or ``--held-out``).
@@ -80,7 +81,7 @@ CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.j
            "tuning-kingfisher-4": "kingfisher_4.json", "tuning-kingfisher-5": "kingfisher_5.json",
            "tuning-secretlint-trivy": "held_out_secretlint_trivy.json", "tuning-s34": "held_out_s34.json",
            "tuning-s35": "held_out_s35.json", "tuning-s36": "held_out_s36.json",
-           "tuning-s37": "held_out_s37.json", "held-out-s38": "held_out_s38.json",
+           "tuning-s37": "held_out_s37.json", "tuning-s38": "held_out_s38.json",
            "held-out-s39": "held_out_s39.json"}
 #: The held-out part(s) and the flag that asks for each: scored only when asked for (--held-out: all of them),
 #: never by default; misses hidden unless --show-held-out. The secretlint/Trivy part was run once in session
@@ -88,9 +89,9 @@ CORPORA = {"tuning": "gitleaks.json", "tuning-detect-secrets": "detect_secrets.j
 #: Session 36's part was run once in session 36 (by the lead, on main): a tuning part since.
 #: Session 37's part (2ms' rule tests, repo-supervisor's fixtures) was run once at the end of session 36 (by the
 #: lead, on the merged code): a tuning part since. Session 38's part (earlybird's and the Datadog agent scrubber's
-#: tests) is held out: --held-out-s38; its second part (CodeQL's credential query tests, pre-commit-hooks' fixtures),
-#: for the session's final figure: --held-out-s39.
-HELD_OUT: dict[str, str] = {"held-out-s38": "held_out_s38", "held-out-s39": "held_out_s39"}
+#: tests) was run once by the lead on main (101/160, 10/117): a tuning part since; its second part (CodeQL's
+#: credential query tests, pre-commit-hooks' fixtures), for the session's final figure: --held-out-s39.
+HELD_OUT: dict[str, str] = {"held-out-s39": "held_out_s39"}
 PUBLIC_BENIGN = ROOT / "bench" / "data" / "injections_public.json"
 GOAL_CATCH, GOAL_FP = 0.95, 0.01
 
@@ -169,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--held-out", action="store_true",
                     help="also score the held-out part (counts only); once, at the end of a round")
     ap.add_argument("--held-out-s38", action="store_true",
-                    help="also score session 38's held-out part (counts only); run once, by the lead")
+                    help="accepted, does nothing: session 38's part is spent, a tuning part scored every run")
     ap.add_argument("--held-out-s39", action="store_true",
                     help="also score session 38's second held-out part (counts only); run once, by the lead")
     ap.add_argument("--show-held-out", action="store_true",

@@ -90,6 +90,10 @@ from server.guard.secret_providers import EXTRA_TOKEN_RULES, known_prefix_of, pr
 from server.guard.secret_providers import KINDS as _PROVIDER_KINDS
 from server.guard.secret_apps import app_secrets
 from server.guard.secret_escaped import escaped_json
+from server.guard.secret_flags import flags_and_headers
+from server.guard.secret_ini import ini_values
+from server.guard.secret_kubernetes import kubernetes_secrets
+from server.guard.secret_yaml import yaml_values
 from server.guard.secret_quoted import quoted_random
 from server.guard.secret_url_users import token_user
 from server.guard.secret_pointers import drop_allowlisted, drop_pointed, replacement_token
@@ -207,6 +211,9 @@ def _private_keys(text: str, out: list[_Cand]) -> None:
             continue
         if stop == -1:
             stop = _PK_BODY.match(text, m.end()).end()
+            if sum(c.isalnum() for c in text[m.end():min(stop, m.end() + 64)]) < 8:
+                pos = m.end()  # a BEGIN line alone, in code or a template ("...regexReplaceAll \"-----BEGIN..."): no key
+                continue
         out.append((m.start(), stop, "private-key", -2, m.start()))
         pos = stop
 
@@ -329,48 +336,6 @@ def _azure_storage_keys(text: str, low: str, out: list[_Cand]) -> None:
             out.append((m.start(), m.end(), "azure-storage-key", 1, m.start()))
 
 
-# A Kubernetes Secret's `data:` (base64) and `stringData:` values, found when the text declares
-# `kind: Secret`. Each data block is walked once, line by line, to the end of its indentation.
-_K8S_KIND = _LazyRe(r"(?im)^[ \t]*kind:[ \t]*[\"']?secret[\"']?[ \t]*$")
-_K8S_DATA = _LazyRe(r"(?m)^([ \t]*)(data|stringData):[ \t]*$")
-_K8S_ITEM = _LazyRe(r"[ \t]*[^\s:#\-][^:\n]{0,250}:[ \t]*(?:([|>][-+]?)|[\"']?([^\s\"'#]{1,8192})[\"']?)[ \t]*\r?$")
-_BASE64 = _LazyRe(r"[A-Za-z0-9+/]{11,}={0,2}")  # 8+ bytes: "YmFyCg==" ("bar") is a sample
-
-
-def _kubernetes_secrets(text: str, out: list[_Cand]) -> None:
-    scanned_to = -1
-    for m in _K8S_DATA.finditer(text):
-        if m.start() < scanned_to:
-            continue
-        indent, plain = len(m.group(1)), m.group(2) == "stringData"
-        pos = m.end() + 1
-        block = -1  # indentation of the key whose value is a block scalar (| or >), else -1
-        while pos < len(text):
-            nl = text.find("\n", pos)
-            end = len(text) if nl < 0 else nl
-            line = text[pos:end]
-            body = line.lstrip(" \t")
-            ind = len(line) - len(body)
-            if body.strip() and not body.startswith("#"):
-                if ind <= indent:
-                    break
-                value_at = -1
-                if block >= 0 and ind > block:
-                    value_at = pos + ind
-                    value = body.rstrip()
-                else:
-                    block = -1
-                    item = _K8S_ITEM.match(line)
-                    if item is not None and item.group(1):
-                        block = ind
-                    elif item is not None and item.group(2):
-                        value_at, value = pos + item.start(2), item.group(2)
-                if value_at >= 0 and (_BASE64.fullmatch(value) if not plain else not _is_reference(value)):
-                    out.append((value_at, value_at + len(value), "secret", 10, value_at))
-            pos = end + 1
-        scanned_to = pos
-
-
 def _candidates(text: str) -> list[_Cand]:
     found = _scan(text)
     escaped = '\\":' in text or '\\" :' in text or '=\\"' in text  # {\"password\":\"...\"}, key=\"...\"
@@ -420,8 +385,8 @@ def _scan(text: str) -> list[_Cand]:
         quoted_random(text, out)
     if "==" in text and ("azure" in low or "cosmos" in low or "documentdb" in low):  # _AZURE_WORDS
         _azure_storage_keys(text, low, out)
-    if "data:" in low and "secret" in low and _K8S_KIND.search(text):
-        _kubernetes_secrets(text, out)
+    if "data:" in low and "secret" in low:
+        kubernetes_secrets(text, out, _is_reference)
     if ("pass" in low or "pwd" in low) and "=" in text:
         connection_strings(text, low, out)
     if "auth" in text or "Auth(" in text or "-asplaintext" in low or "Default:" in text or ("variable" in text and "default" in text) \
@@ -432,14 +397,14 @@ def _scan(text: str) -> list[_Cand]:
     if any(k in low for k in KEYWORDS):
         n = len(out)
         assignments(text, low, out)
-        comparisons(text, out)
-        fallbacks(text, out)
-        setters(text, out)
+        for rule in (comparisons, fallbacks, setters, ini_values, yaml_values):
+            rule(text, out)
         if "-" in text and ":" in text:
             yaml_lists(text, out)
         if '",' in text or '" ,' in text:
             multi_assignments(text, out)
         flags_xml_and_spoken(text, low, out)
+        flags_and_headers(text, low, out)
         # A value that starts with a provider's own prefix and is far too short for any of its formats
         # ("sk-ant-oat01-tooShort") is that format near-missed, whatever the key's name says.
         out[n:] = [c for c in out[n:] if not _short_known(text, c[0], c[1])]

@@ -32,9 +32,10 @@ from collections import Counter
 
 from server.guard.lazyre import LazyRe as _LazyRe
 from server.guard.secret_context import (
-    bare_reference, concatenated, default_of_a_call, filled_at_run_time, interface_text, repeated, self_named,
+    bare_reference, concatenated, default_of_a_call, file_path, filled_at_run_time, interface_text, repeated, self_named,
     set_by_a_call, whole_template)
-from server.guard.secret_keys import RANDOM_RUN, TOKEN_SHAPED, key_kind
+from server.guard.secret_code import code_value, named_field
+from server.guard.secret_keys import HEADER_VALUE, RANDOM_RUN, TOKEN_SHAPED, key_kind
 
 _Cand = tuple[int, int, str, int, int]  # start, end, kind, rank, match start
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -43,14 +44,16 @@ _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 
 _PLACEHOLDER_WORDS = frozenset(
     """
-    none null nil undefined true false yes no empty blank na n/a tbd todo
+    none null nil undefined true false yes no empty blank na n/a tbd todo include omit same-origin
     password passwd pass pwd passphrase secret secrets token tokens apikey api_key
     api-key key auth credentials redacted hidden masked omitted removed elided
-    str string bytes int integer number bool boolean any object optional required
+    str string bytes int integer number bool boolean any object optional required float double list dict tuple
     secretstr text value env os example sample dummy placeholder fake test
     """.split()
 )
 _MASK_CHARS = frozenset("*xX.#•-_?")
+_DISCLAIMS = _LazyRe(r"\bnot (?:an? |the |my )?(?:real|valid|actual|used|secret|password|key|token)\b|\binvalid\b"
+                     r"|\b(?:fake|sample|example|placeholder|dummy)\b")
 # settings.API_KEY, self.password (no digits: ya29.a0Af.. is a token)
 REFERENCE = _LazyRe(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Za-z_]+\Z")
 # getpass(), os.environ[...], env::var(, base64.b64encode(, base64decode( (digits only in a dotted or all
@@ -88,16 +91,17 @@ def is_placeholder(value: str) -> bool:
     v = value.strip()
     if not v or looks_fake(v):
         return True
-    if v[0] in "$<%[(#!@&*" or (v[0] == "{" and not v[:2] == "{{" and ("}" in v or v[1:].replace("_", "").isalnum())) \
+    if v[0] in "$<%[(#!@&*" or (v[0] == "{" and not v[:2] == "{{" and ("}" in v or v[1:].replace("_", "").isalnum()
+                                                                        or v[-1] == ":")) \
             or _CALL.match(v):
         return True
     # (a %NAME% inside a literal, "TestSource%Password%", does not make the literal a reference)
     if whole_template(v) or ("${" in v or "{{" in v or "%(" in v) and _TEMPLATE.search(v):
         return True
     low = v.lower()
-    if low in _PLACEHOLDER_WORDS:
+    if low in _PLACEHOLDER_WORDS or low[-1] == "?" and low[:-1] in _PLACEHOLDER_WORDS:  # ("string?": a type)
         return True
-    if ("fake" in low or "dummy" in low) and not any(c.isdigit() for c in v):
+    if ("fake" in low or "dummy" in low or "mock" in low) and not any(c.isdigit() for c in v):
         return True  # somefakekey, a-fake-api-key (a random token with these letters has digits too)
     if all(c in _MASK_CHARS for c in v):
         return True
@@ -107,6 +111,8 @@ def is_placeholder(value: str) -> bool:
         return True
     if low.endswith(("_here", "-here", "here>")) or low.startswith(("os.", "process.env")):
         return True
+    if " " in v and _DISCLAIMS.search(low):
+        return True  # "not a valid password", "an invalid token": words that say the value is none
     return REFERENCE.match(v) is not None
 
 
@@ -147,6 +153,9 @@ def value_ok(needs: bool | str, value: str) -> bool:
     """Whether ``value`` is random enough for a key that needs it (key_kind's second item)."""
     if not needs:
         return True
+    if needs == HEADER_VALUE:
+        digits = sum(c.isdigit() for c in value)  # ("oauth2", "http2": a word and a version, a scheme's name)
+        return len(value) >= 6 and any(c.isalpha() for c in value) and (digits >= 2 or 0 < digits and not value[-1].isdigit())
     if needs == TOKEN_SHAPED and not _TOKEN_RUN.fullmatch(value):
         return False
     if needs == RANDOM_RUN and not _KEY_RUN.fullmatch(value):
@@ -167,7 +176,9 @@ def value_ok(needs: bool | str, value: str) -> bool:
 KEY_CHARS = _ALNUM | set("_.-")
 _ASSIGN = _LazyRe(
     r"(?P<key>[^\W\d][\w.\-]{0,80})(?:\[\])?(?P<kq>[\"']?)\]?[ \t]*"
-    r"(?P<sep>:=|::?:=|=>|\?=|<-|\.=|=(?!=)|==(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=))?"
+    r"(?P<sep>:=|::?:=|=>|\?=|<-|\.=|=(?!=)|==(?!=)|:(?![:/])(?:[ \t]*(?:str|string|String|SecretStr)[ \t]*=(?!=)"
+    # (any type, spaced or marked: `let password: String! = "v"`, `x: UITextField! = nil`; not `key: YnJvd3Nlcjo=`)
+    r"|[ \t]*[A-Z][A-Za-z0-9_]{0,40}(?:[!?][ \t]*|[ \t]+)=(?!=))?"
     # Go's `var key string = "v"`; a call's `("KEY", "v")` (setProperty, getenv with a default)
     r"|(?<=[ \t])(?:string|String|str|&str|\[\]byte)[ \t]*=(?!=)|(?<=[\"']),(?=[ \t]*[\"'])"
     r"|(?<=[ \t])(?=[@rRbBuUfF]{0,2}[\"'`]))"
@@ -179,11 +190,12 @@ _ASSIGN = _LazyRe(
 _VAL_STOP = _LazyRe(r"[\s\"'`)}\]]")
 _FLAG_STOP = _LazyRe(r"[\s\"'`\[(),;]")
 _MAX_VALUE = 4096
-# An unquoted value ends at , ; & when what follows is a space, the end, or another key=
+# An unquoted value ends at , ; & when what follows is a space, a line's or the text's end, or another key=
 # (query strings, connection strings, CSV); inside a value those characters are kept.
 # It also ends at an escaped newline or tab ("\n") inside a JSON or C string.
-_VALUE_CUT = _LazyRe(r"[,;&](?=[ \t]|\Z|[A-Za-z_][A-Za-z0-9_.\-]{0,40}=)|\\[nrt]")
-KEYWORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "contrase", "bearer", "signature", "login")
+_VALUE_CUT = _LazyRe(r"[,;&](?=[ \t]|\r?\n|\Z|[A-Za-z_][A-Za-z0-9_.\-]{0,40}=)|\\[nrt]")
+KEYWORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", "contrase", "bearer", "signature", "login",
+            "community")
 # CLI flags: --password hunter2 / --api-key=...
 _FLAG = _LazyRe(
     r"--(?<![A-Za-z0-9_\-]--)(?P<key>(?:[A-Za-z0-9]+-){0,3}[A-Za-z]{0,12}(?i:password|passwd|token|secret|api-key|apikey))"
@@ -273,8 +285,8 @@ def _assigned(key: str, kind: str, start: int, value: str, anchor: int) -> _Cand
     if "aws" in key.lower() and _AWS_SECRET.fullmatch(value) and any(c.isupper() for c in value) \
             and any(c.islower() for c in value):
         return (start, start + len(value), "aws-secret-access-key", 0, anchor)
-    if kind in ("secret", "api-key") and _aws_wrong_length(key, value):
-        return None
+    if kind in ("secret", "api-key") and _aws_wrong_length(key, value) or file_path(value):
+        return None  # (GOOGLE_APPLICATION_CREDENTIALS=/home/me/key.json: where the key is kept)
     return (start, start + len(value), kind, 10, anchor)
 
 
@@ -354,8 +366,11 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
                     break  # f"prefix_{x}", "prefix_{}".format(x): filled in at run time
                 if self_named(key, value):
                     break  # secret_data = "secret-data": the key's own name as its stand-in
-                if interface_text(value) or (plain_word_out and value.isalpha()):
-                    break  # "new_password": "Choose a new password.": a form's label, not the password
+                if interface_text(value) or (plain_word_out and value.isalpha()) or named_field(kind, value) or (
+                        not m.group("sep") and key.lower().replace("-", "_").rsplit("_", 1)[-1] == "pass"):
+                    break  # (pass `debug=True`: the verb, in prose)  # "new_password": "Choose a new password.": a form's label, not the password
+                if raw[:1].isspace() and kind != "password" and value.isalpha():
+                    break  # token_str=' happiness': a word with its leading space, a tokenizer's piece
                 if len(value) >= 3 and not spaced_word and not is_placeholder(value) and value_ok(needs_entropy, value):
                     s = m.start(g) + (len(raw) - len(raw.lstrip()))
                     _add(out, _assigned(key, kind, s, value, j))
@@ -374,7 +389,8 @@ def assignments(text: str, low: str, out: list[_Cand]) -> None:
             value = text[vstart:vend]
             if len(value) < 3 or is_placeholder(value) or self_named(key, value):
                 continue  # (access_token=ACCESS_TOKEN: the key's name as its own stand-in)
-            if bare_reference(text, value, vend, bool(m.group("kq"))):
+            if bare_reference(text, value, vend, bool(m.group("kq"))) or code_value(
+                    kind, value, text[vend:vend + 1], bool(m.group("sp")), m.group("sep")):
                 continue  # = MAIL_API_TOKEN;, {"password": new_password}, password={{pwd}}: filled in elsewhere
             if needs_entropy:
                 if value_ok(needs_entropy, value):
@@ -444,6 +460,8 @@ def flags_xml_and_spoken(text: str, low: str, out: list[_Cand]) -> None:
                 continue  # `the token "bucket"`: a word, not a token
         else:
             v, vs = m.group("u"), m.start("u")
+            if v[0] in "}])>":
+                continue  # `token={{ .Values.token }}&x=1`: the template's close, not a value
             # .netrc: "machine host login me password x" -- bounded look back on the same line
             lo = max(0, m.start() - 200)
             before = low[low.rfind("\n", lo, m.start()) + 1 or lo : m.start()]

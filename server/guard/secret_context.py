@@ -33,8 +33,11 @@ _PASSWORD_WORDS = frozenset("""passord passordet passwort wachtwoord lösenord l
     пароль парола лозинка 密码 密碼 パスワード 비밀번호 סיסמה كلمةالمرور""".split())
 # PowerShell's Verb-Noun cmdlets ($pw = Read-Host ..., $s = Get-AzKeyVaultSecret ...): a call, not a value.
 _CMDLET = _LazyRe(r"(?:Get|Read|ConvertTo|ConvertFrom|New|Import|Invoke|Select|Unprotect|Protect)-[A-Z][A-Za-z]{2,40}")
-_SETTER_CALL = _LazyRe(r"\b(?:define|setProperty|setenv|Setenv|put)\([ \t]*(?=[\"']\Z)")
-_DEFAULT_CALL = _LazyRe(r"\b(?:getenv|get|getProperty|setProperty|define|setdefault|setenv|Setenv|put)\((?=[\"']\Z)")
+# (SetEnvironmentVariable: .NET's setenv; SetDefault: viper's. A generic set/add/setItem stays out: its random
+# value counts anyway, a plain word after "token" there is a cache entry's)
+_SETTERS = r"define|setProperty|setenv|Setenv|put|SetEnvironmentVariable|SetDefault"
+_SETTER_CALL = _LazyRe(r"\b(?:" + _SETTERS + r")\([ \t]*(?=[\"']\Z)")
+_DEFAULT_CALL = _LazyRe(r"\b(?:getenv|get|getProperty|setdefault|" + _SETTERS + r")\((?=[\"']\Z)")
 
 
 def repeated(v: str) -> bool:
@@ -98,7 +101,27 @@ def whole_template(value: str) -> bool:
 
 def self_named(key: str, value: str) -> bool:
     """A value that is its key's own name in another spelling (``access_token=ACCESS_TOKEN``,
-    ``secret_data = "secret-data"``): a stand-in written by someone who had no value to show."""
-    if len(value) != len(key.lstrip("$")):
+    ``secret_data = "secret-data"``) or that name after a word or two (``client_secret: grafana-client-secret``): a
+    stand-in written by someone who had no value to show. (A quoted constant's name, ``"MAIL_SERVICE_TOKEN"``, is a
+    literal: test_secret_context holds it.)"""
+    v = value.lower().replace("-", "_").replace(".", "_")
+    k = key.lstrip("$").lower().replace("-", "_").replace(".", "_")
+    if v == k:
+        return True
+    return "_" in k and len(v) > len(k) + 1 and v.endswith("_" + k) and v.replace("_", "").isalpha()
+
+
+_PATH = _LazyRe(r"(?:~|\.{1,2}|[A-Za-z]:)?[/\\](?:[\w.\-@ ]{1,80}[/\\]){0,20}[\w.\-@]{0,80}")
+_EXTENSION = _LazyRe(r"\.[A-Za-z][A-Za-z0-9]{0,5}\Z")
+
+
+def file_path(value: str) -> bool:
+    """A file's path (``/home/me/key.json``, ``~/.aws/credentials``, ``./secret.txt``, ``C:\\keys\\a.pem``): where a
+    credential is kept, not the credential. (A base64 key may start with "/" too: a path has a file extension or
+    two or more parts, no "+" or "=", and few capitals.)"""
+    if _PATH.fullmatch(value) is None or "+" in value or "=" in value:
         return False
-    return value.lower().replace("-", "_").replace(".", "_") == key.lstrip("$").lower().replace("-", "_").replace(".", "_")
+    letters = [c for c in value if c.isalpha()]
+    few_capitals = sum(c.isupper() for c in letters) * 4 <= len(letters)
+    parts = sum(value.count(sep) for sep in "/\\")
+    return few_capitals and (_EXTENSION.search(value) is not None or parts >= 2 or value[0] in "~.")

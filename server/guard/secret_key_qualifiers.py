@@ -16,8 +16,9 @@ QUALIFIERS = frozenset(
     # environments
     """prod production prd live dev devel develop development test testing tst stg stage staging qa uat
     preprod preproduction local sandbox demo"""
-    # the store it opens (bd: base de datos / banco de dados)
-    """ db bd database"""
+    # the store it opens (bd: base de datos / banco de dados), or the server it logs in to
+    """ db bd database mysql mariadb postgres postgresql pg mssql sqlserver oracle mongo mongodb redis couchbase
+    couchdb cassandra elastic elasticsearch ldap smtp imap ftp sftp rabbitmq amqp kafka neo4j influxdb memcached"""
     # which version of it
     """ old new current prev previous default initial init orig original temp tmp backup bak""".split()
 )

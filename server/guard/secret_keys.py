@@ -27,7 +27,8 @@ _SEG_SPLIT = _LazyRe(r"[\W_]+")  # Unicode-aware: contraseña is one word
 _KEY_QUALIFIERS = frozenset(
     """api secret access private signing sign encryption enc master auth client app
     service account db database license licence webhook admin consumer subscription
-    storage hmac jwt session deploy ssh gpg pgp crypto cipher aes root shared aws priv preshared""".split()
+    storage hmac jwt session deploy ssh gpg pgp crypto cipher aes root shared aws priv preshared
+    privacy authentication community snmp function functions""".split()
 )
 # A key ending in one of these names something about a credential, not the credential.
 _NOT_SECRET_LAST = frozenset(
@@ -43,6 +44,7 @@ _HINTS = ("passw", "pwd", "secret", "token", "apikey", "credential", "auth", "be
 
 TOKEN_SHAPED = "token-shaped"  # a key's value must be a long random run: letters, digits, - and _ only
 RANDOM_RUN = "random-run"  # a long random run, base64 too, and not mostly words ("user_profile_cache_v2")
+HEADER_VALUE = "header-value"  # 6+ characters with letters and digits: a header's credential, not its scheme
 
 
 # Keys ending in "key" whose value is an index, a lookup or a public value, not a credential.
@@ -86,11 +88,22 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
     segs[-1] = _NUMBERED.sub("", segs[-1]) or segs[-1]
     last = segs[-1]
     prev = segs[-2] if len(segs) > 1 else ""
-    if last.endswith(("password", "passwd", "adminpwd", "userpwd", "dbpwd", "rootpwd")) or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
+    if last.startswith("tokeni") or (last == "pass" and prev in (
+            "to", "can", "must", "should", "will", "would", "not", "forward", "backward", "remove", "add", "skip", "first",
+            "second", "each", "one", "two", "render", "compile")):
+        return None  # tokenizer(s), tokenization; kwargs_to_pass: the verb; forward_pass: a pass over something
+    if last.endswith(("password", "passwd", "adminpwd", "userpwd", "dbpwd", "rootpwd", "passphrase", "passwrd", "pswd",
+                      "psswd", "paswd")) or last == "pword" or last in ("pwd", "pass", "pw", "passphrase", "passcode", "contraseña",
                                                           "contrasena", "contrasenia"):
         return "password", False
     if last.endswith("secret"):
         return "secret", False
+    if last in ("communitystring", "communitystrings") or (last in ("string", "strings") and prev == "community") or (
+            last in ("community", "communities") and (prev in ("snmp", "ro", "rw", "read", "write", "trap", "v2c") or _CAMEL.sub(
+                "_", key).lower().replace("-", "_").rstrip("s").endswith("community_string"))):
+        return "password", False  # an SNMP community string is the device's password (community="cmty": networkx's)
+    if last == "authorization":
+        return "token", HEADER_VALUE  # "Authorization": "auth456" in a header map
     if last == "auth" and prev in _AUTH_IS_PASSWORD:
         return "password", False  # redis.auth, REDIS_AUTH: the server's AUTH password
     if key.lower().endswith(":_auth") or key == "_auth":
@@ -108,8 +121,8 @@ def key_kind(key: str) -> tuple[str, bool | str] | None:
         return "password", False
     if last == "key" and (prev in _KEY_QUALIFIERS or prev.endswith(("private", "secret", "signing", "encryption"))):
         return "secret", False
-    if last in ("credential", "credentials", "creds") and prev not in ("", "use", "with"):
-        return "secret", False
+    if last in ("credential", "credentials", "creds") and prev not in ("use", "with"):
+        return "secret", False  # (fetch's credentials: "include" is a mode: is_placeholder)
     if last == "login":
         # SONAR_LOGIN, sonar.login: some tools take a token as the "login"; a user name
         # is not token-shaped, so only a long random run counts.
