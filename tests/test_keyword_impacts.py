@@ -585,7 +585,7 @@ def _listed(store):
 @pytest.fixture
 def budget(monkeypatch):
     """The thread lists' budget bookkeeping of a fresh process."""
-    for name in ("_used", "_scoped_rows", "_pruned"):
+    for name in ("_used", "_scoped_rows", "_pruned", "_pruned_mark"):
         monkeypatch.setattr(impact_listed, name, {})
 
 
@@ -629,8 +629,28 @@ def test_the_lists_of_a_thread_with_no_memory_left_are_dropped(threaded, budget,
     scope = _in_thread(threaded, "t1")
     store.keyword_scoped(keyword_plan(store, "grafana", scope).rare, (), 10, scope)
     store.build_wanted(100)  # the builder's next store drops them
+    assert {"kafka", "grafana"} <= {term.split(" ")[0] for term in _listed(store)}
     left = _listed(store)
     assert not any(term.endswith(gone) for term in left)
     assert impact_listed.scoped_key("kafka", scope_token("default", "t1")) in left
     with store.db.read() as conn:
         assert conn.execute("SELECT count(*) FROM keyword_impacts WHERE term LIKE ?", (f"% {gone}",)).fetchone()[0] == 0
+
+
+def test_a_thread_recalled_before_its_first_memory_keeps_its_lists_while_used(threaded, budget):
+    """Its scope token is in no memory yet, as a thread gone: its (empty) lists are dropped only when neither
+    built nor used since the builder's last pass (else every pass would drop them and recalls want them back)."""
+    store, fresh, busy = threaded.store, Scope(threads=threaded._read_threads("t9")), _in_thread(threaded, "t1")
+    store.keyword_scoped(keyword_plan(store, "kafka", fresh).rare, (), 10, fresh)
+    store.build_wanted(100)
+    empty = impact_listed.scoped_key("kafka", scope_token("default", "t9"))
+    assert empty in _listed(store)
+    assert store.keyword_scoped(["kafka"], (), 10, fresh) is not None  # used
+    store.keyword_scoped(keyword_plan(store, "grafana", busy).rare, (), 10, busy)
+    impact_listed._pruned[impacts._key(store.db)] = -1e18  # a pass at the builder's next store (one a step)
+    store.build_wanted(100)
+    assert empty in _listed(store)
+    store.keyword_scoped(keyword_plan(store, "sentry", busy).rare, (), 10, busy)
+    impact_listed._pruned[impacts._key(store.db)] = -1e18
+    store.build_wanted(100)  # not used since the last pass: dropped
+    assert empty not in _listed(store)

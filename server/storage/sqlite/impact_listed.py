@@ -101,6 +101,8 @@ _used: dict[str, dict[str, None]] = {}
 _scoped_rows: dict[str, int] = {}
 #: Per store file, when (time.monotonic) this process's builder last dropped the lists of threads gone.
 _pruned: dict[str, float] = {}
+#: Per store file, the newest use order (rowid) at this process's builder's last pass over threads gone.
+_pruned_mark: dict[str, int] = {}
 
 
 def used(db_key: str, keys: Sequence[str]) -> None:
@@ -128,9 +130,14 @@ def _drop(conn: Any, term: str) -> int:
 def keep_budget(conn: Any, db_key: str, stored: str, added: int) -> None:
     """After the builder stored the thread list `stored` (of `added` rows), in its write: the recalls' uses
     recorded (the use order is keyword_impact_terms' rowid: a stored list gets a new one, a used one is given
-    the next), the lists of threads with no live memory dropped (every PRUNE_EVERY seconds), and the least
-    recently used lists dropped until every thread list fits SCOPED_ROWS (never the one just stored). A list
-    dropped is built again when a recall wants it; until then FTS5 answers, the same ranks."""
+    the next), the lists of threads with no live memory dropped (every PRUNE_EVERY seconds; only those neither
+    built nor used since the last such pass: a thread recalled before its first memory keeps its empty lists),
+    and the least recently used lists dropped until every thread list fits SCOPED_ROWS (never the one just
+    stored). A list dropped is built again when a recall wants it; until then FTS5 answers, the same ranks."""
+    newest = "SELECT coalesce(max(rowid), 0) FROM keyword_impact_terms WHERE term != ?"
+    mark = _pruned_mark.get(db_key)
+    if mark is None:
+        mark = conn.execute(newest, (stored,)).fetchone()[0]  # this process's first pass: what came before
     for key in _used.pop(db_key, {}):
         conn.execute("UPDATE keyword_impact_terms SET rowid = (SELECT max(rowid) FROM keyword_impact_terms) + 1 "
                      "WHERE term = ? AND term != ?", (key, stored))
@@ -138,7 +145,8 @@ def keep_budget(conn: Any, db_key: str, stored: str, added: int) -> None:
     now = time.monotonic()
     if now - _pruned.get(db_key, -math.inf) >= PRUNE_EVERY:
         _pruned[db_key] = now
-        terms = [r[0] for r in conn.execute("SELECT term FROM keyword_impact_terms WHERE instr(term, ' ') > 0")]
+        terms = [r[0] for r in conn.execute("SELECT term FROM keyword_impact_terms WHERE instr(term, ' ') > 0 "
+                                            "AND rowid <= ? AND term != ?", (mark, stored))]
         live = "SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT 1"
         gone = {tok for tok in {t.split(" ", 1)[1] for t in terms}
                 if conn.execute(live, (f"scope : {tok}",)).fetchone() is None}
@@ -146,6 +154,7 @@ def keep_budget(conn: Any, db_key: str, stored: str, added: int) -> None:
             if term.split(" ", 1)[1] in gone:
                 _drop(conn, term)
                 total = None
+        _pruned_mark[db_key] = conn.execute(newest, ("",)).fetchone()[0]
     if total is None or total > SCOPED_ROWS:
         total = _scoped_size(conn)  # exact before dropping anything (other processes' lists, replaced ones)
     if total > SCOPED_ROWS:
