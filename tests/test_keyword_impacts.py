@@ -575,3 +575,82 @@ def test_in_a_thread_past_the_lists_size_or_in_a_small_file_nothing_is_listed(th
     impacts._take(store.db, 10_000, 0)
     assert store.keyword_scoped(plan.rare, (), 10, scope) is None
     assert impacts.wanted(store.db) == []
+
+
+def _listed(store):
+    with store.db.read() as conn:
+        return {r[0] for r in conn.execute("SELECT term FROM keyword_impact_terms WHERE instr(term, ' ') > 0")}
+
+
+@pytest.fixture
+def budget(monkeypatch):
+    """The thread lists' budget bookkeeping of a fresh process."""
+    for name in ("_used", "_scoped_rows", "_pruned", "_pruned_mark"):
+        monkeypatch.setattr(impact_listed, name, {})
+
+
+def test_past_the_thread_lists_budget_the_least_recently_used_go_and_answers_stay(threaded, budget, monkeypatch):
+    """Every (term, thread) a recall asks for adds a list: past SCOPED_ROWS the builder drops the lists used
+    longest ago (a use recorded in memory, written by the builder), and FTS5 answers for them, the same ranks."""
+    store, scope = threaded.store, _in_thread(threaded)
+    queries = ("kafka", "grafana", "sentry", "terraform")
+    plans = {q: keyword_plan(store, q, scope) for q in queries[:3]}  # their counts want their lists
+    store.build_wanted(100)  # built in that order: kafka's the oldest
+    assert store.keyword_scoped(plans["kafka"].rare, (), 10, scope) is not None  # and now the most recently used
+    plans["terraform"] = keyword_plan(store, "terraform", scope)
+    today = {q: keyword_hits(store, p, scope, 10) for q, p in plans.items()}
+    rows = {q: store.match_count(KeywordQuery((q,)), 1000, scope) for q in queries}
+    monkeypatch.setattr(impact_listed, "SCOPED_ROWS", rows["kafka"] + rows["terraform"])
+    store.build_wanted(100)
+    tokens = [scope_token("default", "t1"), scope_token("default", "")]
+    assert _listed(store) == {impact_listed.scoped_key(t, tok) for t in ("kafka", "terraform") for tok in tokens}
+    with store.db.read() as conn:
+        assert conn.execute("SELECT count(*) FROM keyword_impacts WHERE instr(term, ' ') > 0 "
+                            "AND term NOT LIKE 'kafka %' AND term NOT LIKE 'terraform %'").fetchone()[0] == 0
+        assert impact_listed._scoped_size(conn) == impact_listed.SCOPED_ROWS
+    assert store.keyword_scoped(plans["grafana"].rare, (), 10, scope) is None  # dropped: FTS5 answers
+    assert store.keyword_scoped(plans["kafka"].rare, (), 10, scope) is not None
+    for query, plan in plans.items():
+        assert keyword_best(store, plan, scope, 10) == today[query], query
+
+
+def test_the_lists_of_a_thread_with_no_memory_left_are_dropped(threaded, budget, monkeypatch):
+    store = threaded.store
+    for thread in ("t1", "t2"):
+        scope = _in_thread(threaded, thread)
+        store.keyword_scoped(keyword_plan(store, "kafka", scope).rare, (), 10, scope)
+        store.build_wanted(100)
+    gone = scope_token("default", "t2")
+    assert any(term.endswith(gone) for term in _listed(store))
+    for memory in list(store.get(range(1, 1000)).values()):
+        if memory.thread == "t2":
+            threaded.forget(memory.id)
+    monkeypatch.setattr(impact_listed, "PRUNE_EVERY", 0.0)
+    scope = _in_thread(threaded, "t1")
+    store.keyword_scoped(keyword_plan(store, "grafana", scope).rare, (), 10, scope)
+    store.build_wanted(100)  # the builder's next store drops them
+    assert {"kafka", "grafana"} <= {term.split(" ")[0] for term in _listed(store)}
+    left = _listed(store)
+    assert not any(term.endswith(gone) for term in left)
+    assert impact_listed.scoped_key("kafka", scope_token("default", "t1")) in left
+    with store.db.read() as conn:
+        assert conn.execute("SELECT count(*) FROM keyword_impacts WHERE term LIKE ?", (f"% {gone}",)).fetchone()[0] == 0
+
+
+def test_a_thread_recalled_before_its_first_memory_keeps_its_lists_while_used(threaded, budget):
+    """Its scope token is in no memory yet, as a thread gone: its (empty) lists are dropped only when neither
+    built nor used since the builder's last pass (else every pass would drop them and recalls want them back)."""
+    store, fresh, busy = threaded.store, Scope(threads=threaded._read_threads("t9")), _in_thread(threaded, "t1")
+    store.keyword_scoped(keyword_plan(store, "kafka", fresh).rare, (), 10, fresh)
+    store.build_wanted(100)
+    empty = impact_listed.scoped_key("kafka", scope_token("default", "t9"))
+    assert empty in _listed(store)
+    assert store.keyword_scoped(["kafka"], (), 10, fresh) is not None  # used
+    store.keyword_scoped(keyword_plan(store, "grafana", busy).rare, (), 10, busy)
+    impact_listed._pruned[impacts._key(store.db)] = -1e18  # a pass at the builder's next store (one a step)
+    store.build_wanted(100)
+    assert empty in _listed(store)
+    store.keyword_scoped(keyword_plan(store, "sentry", busy).rare, (), 10, busy)
+    impact_listed._pruned[impacts._key(store.db)] = -1e18
+    store.build_wanted(100)  # not used since the last pass: dropped
+    assert empty not in _listed(store)

@@ -18,6 +18,8 @@ thread's (1-9 ms). Like every list, they answer only an index as they saw it (a 
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,6 +51,18 @@ from server.storage.sqlite.impacts import (
 SCOPED_FROM = 100_000
 #: A thread's list holds every match of its term in the thread: one of more than this many is not built.
 SCOPED_MAX = 20_000
+#: The rows of every thread's lists in a file, at most: past it the builder drops the least recently used lists
+#: (each (term, thread) a recall asks for adds one, and reads must not grow a file kept for years). A row costs
+#: ~40 bytes on disk (term and scope token, id, f; measured: a file of 500 lists of 2,000 rows at ids up to 1M,
+#: stored in id order as the builder does, 47 in random order), so a list of SCOPED_MAX rows ~0.8 MB and the
+#: budget ~40 MB, 2 % of the 2.2 GB file of a million memories: 50 lists of the largest, hundreds of a thread's
+#: usual few thousand matches. The builder counts them once a process (~90 ms at 1M rows), then adds.
+SCOPED_ROWS = 1_000_000
+#: The lists of threads with no live memory left are dropped at most this often (by the builder, one FTS5
+#: lookup of each listed thread's scope token).
+PRUNE_EVERY = 300.0
+#: Uses remembered per file between the builder's stores, at most (the oldest forgotten past it).
+USED_MAX = 10_000
 
 
 def scoped_key(term: str, token: str) -> str:
@@ -80,6 +94,77 @@ def build_scoped(conn: Any, term: str, token: str) -> tuple[tuple, list[tuple[in
 #: Per (store file, scoped_key): a term's list in a thread not built, its matches there past SCOPED_MAX
 #: (this process; at most FAILED_MAX).
 _unlisted: dict[tuple[str, str], None] = {}
+#: Per store file, the thread lists recalls answered from since the builder last recorded it, oldest first: a
+#: use costs a recall no write; the builder moves them to the end of the use order when it next stores a list.
+_used: dict[str, dict[str, None]] = {}
+#: Per store file, its thread lists' rows as this process's builder last counted them (and added since).
+_scoped_rows: dict[str, int] = {}
+#: Per store file, when (time.monotonic) this process's builder last dropped the lists of threads gone.
+_pruned: dict[str, float] = {}
+#: Per store file, the newest use order (rowid) at this process's builder's last pass over threads gone.
+_pruned_mark: dict[str, int] = {}
+
+
+def used(db_key: str, keys: Sequence[str]) -> None:
+    """Record that a recall answered from these thread lists (in memory; the builder writes the order)."""
+    seen = _used.setdefault(db_key, {})
+    for key in keys:
+        seen.pop(key, None)
+        seen[key] = None
+    while len(seen) > USED_MAX:
+        seen.pop(next(iter(seen)), None)
+
+
+def _scoped_size(conn: Any) -> int:
+    return conn.execute("SELECT coalesce(sum((SELECT count(*) FROM keyword_impacts i WHERE i.term = t.term)), 0) "
+                        "FROM keyword_impact_terms t WHERE instr(t.term, ' ') > 0").fetchone()[0]
+
+
+def _drop(conn: Any, term: str) -> int:
+    """Drop one list; its rows."""
+    gone = conn.execute("DELETE FROM keyword_impacts WHERE term = ?", (term,)).rowcount
+    conn.execute("DELETE FROM keyword_impact_terms WHERE term = ?", (term,))
+    return gone
+
+
+def keep_budget(conn: Any, db_key: str, stored: str, added: int) -> None:
+    """After the builder stored the thread list `stored` (of `added` rows), in its write: the recalls' uses
+    recorded (the use order is keyword_impact_terms' rowid: a stored list gets a new one, a used one is given
+    the next), the lists of threads with no live memory dropped (every PRUNE_EVERY seconds; only those neither
+    built nor used since the last such pass: a thread recalled before its first memory keeps its empty lists),
+    and the least recently used lists dropped until every thread list fits SCOPED_ROWS (never the one just
+    stored). A list dropped is built again when a recall wants it; until then FTS5 answers, the same ranks."""
+    newest = "SELECT coalesce(max(rowid), 0) FROM keyword_impact_terms WHERE term != ?"
+    mark = _pruned_mark.get(db_key)
+    if mark is None:
+        mark = conn.execute(newest, (stored,)).fetchone()[0]  # this process's first pass: what came before
+    for key in _used.pop(db_key, {}):
+        conn.execute("UPDATE keyword_impact_terms SET rowid = (SELECT max(rowid) FROM keyword_impact_terms) + 1 "
+                     "WHERE term = ? AND term != ?", (key, stored))
+    total = _scoped_rows[db_key] + added if db_key in _scoped_rows else None
+    now = time.monotonic()
+    if now - _pruned.get(db_key, -math.inf) >= PRUNE_EVERY:
+        _pruned[db_key] = now
+        terms = [r[0] for r in conn.execute("SELECT term FROM keyword_impact_terms WHERE instr(term, ' ') > 0 "
+                                            "AND rowid <= ? AND term != ?", (mark, stored))]
+        live = "SELECT 1 FROM memory_fts WHERE memory_fts MATCH ? LIMIT 1"
+        gone = {tok for tok in {t.split(" ", 1)[1] for t in terms}
+                if conn.execute(live, (f"scope : {tok}",)).fetchone() is None}
+        for term in terms:
+            if term.split(" ", 1)[1] in gone:
+                _drop(conn, term)
+                total = None
+        _pruned_mark[db_key] = conn.execute(newest, ("",)).fetchone()[0]
+    if total is None or total > SCOPED_ROWS:
+        total = _scoped_size(conn)  # exact before dropping anything (other processes' lists, replaced ones)
+    if total > SCOPED_ROWS:
+        oldest = conn.execute("SELECT term FROM keyword_impact_terms WHERE instr(term, ' ') > 0 AND term != ? "
+                              "ORDER BY rowid", (stored,)).fetchall()
+        for (term,) in oldest:
+            if total <= SCOPED_ROWS:
+                break
+            total -= _drop(conn, term)
+    _scoped_rows[db_key] = total
 
 
 class SqliteImpactsListed(SqliteImpacts):
@@ -158,7 +243,11 @@ class SqliteImpactsListed(SqliteImpacts):
         if stale:
             want(self.db, drifted(self.db, [("scoped", *w) for w in stale if keys[w] in known])
                  + [("scoped", *w) for w in stale if keys[w] not in known])
-        return None if touched(conn) else {w: known[key] for w, key in keys.items() if w not in stale}
+        if touched(conn):
+            return None
+        fresh = {w: known[key] for w, key in keys.items() if w not in stale}
+        used(_key(self.db), [keys[w] for w in fresh])
+        return fresh
 
     def scoped_counts(self, terms: Sequence[str], scope: Scope, cap: int) -> dict[str, int]:
         """Of these terms, the matches in the scope's threads (match_count's, up to `cap`) of those whose list
@@ -231,4 +320,7 @@ class SqliteImpactsListed(SqliteImpacts):
                     _unlisted.pop(next(iter(_unlisted)))
             return 0
         with side.write(wait=STORE_WAIT) as conn:
-            return int(store(conn, *built, seen))
+            kept = store(conn, *built, seen)
+            if kept:
+                keep_budget(conn, _key(self.db), built[0][0], len(built[1]))
+            return int(kept)
