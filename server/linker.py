@@ -385,7 +385,9 @@ class UpdateLinker:
                 if said_of and before(r):
                     out.append((r, row, f"memory {r.id} says it was {said_of[0].words}", said_of[0].partial))
             if own.series is not None and not any(newer.id == row.id for _, newer, _, _ in out):
-                same = [r for r in found(by_words(references.title(row.content)))
+                # the title as written, and the one a revision's title adds to ("CTID (Concise ...)"): a search each
+                named_as = {references.title(row.content), references.base_title(references.title(row.content))}
+                same = [r for r in found([s for n in sorted(named_as) for s in by_words(n)])
                         if before(r) and references.same_title(r.content, row.content)]
                 if same:
                     out.append((same[-1], row, f"a later record under the same title ({references.title(row.content)})",

@@ -207,3 +207,46 @@ def test_a_proposal_that_says_it_replaces_another_links_it(svc):
     one, two = _write(svc, ["BIP 1: Purpose and guidelines: a design document informs the community.",
                             "BIP 2: A stricter workflow for editors; this particular BIP replaces BIP 1."])
     assert two.updates == one.id and svc.get(one.id).superseded_by == two.id and "replaces BIP 1" in two.message
+
+
+@pytest.mark.parametrize("earlier, later", [
+    ("RFC 36: Concise Transaction Identifier.", "RFC 37: Concise Transaction Identifier (CTID)."),  # its initials
+    ("ADR 3: Fee escalation.", "ADR 9: Fee escalation (Updated)."),
+    ("ADR 3: Fee escalation.", "ADR 9: Fee escalation - Revised."),
+    ("PEP 3153: Asynchronous IO support.", "PEP 3156: Asynchronous IO Support Rebooted."),
+    ("ADR 3: Fee escalation.", "ADR 9: Fee escalation v2."),
+    ("PEP 241: Metadata for Python Software Packages.", "PEP 314: Metadata for Python Software Packages 1.1."),
+    ("PEP 248: Python Database API Specification v1.0.", "PEP 249: Python Database API Specification v2.0."),
+    ("PEP 333: Python Web Server Gateway Interface v1.0.", "PEP 3333: Python Web Server Gateway Interface v1.0.1."),
+])
+def test_a_title_that_gains_a_revision_mark_a_version_or_its_initials_is_the_same_title(earlier, later):
+    assert references.same_title(earlier, later)
+    assert not references.same_title(later, earlier)
+
+
+@pytest.mark.parametrize("earlier, later", [
+    ("ADR 3: Storage.", "ADR 4: Storage (S3)."),  # a parenthesis naming another thing: two things
+    ("ADR 3: Storage.", "ADR 4: Storage (SSD)."),
+    ("ADR 3: Logging.", "ADR 4: Logging (frontend)."),  # a narrower record
+    ("KEP 3514: Kubectl Explain OpenAPI.", "KEP 3515: Kubectl Explain OpenAPIv3."),  # a name, not a version
+    ("CIP 9: Protocol Parameters (Shelley Era).", "CIP 28: Protocol Parameters (Alonzo Era)."),
+    ("ADR 5: API v2.", "ADR 9: API v1."),  # an older version under a later number
+    ("Step 3: Deploy.", "Step 4: Deploy v2."),  # numbered members of a list, no series
+    ("ADR 3: Fee escalation.", "RFC 9: Fee escalation v2."),  # two series
+])
+def test_a_title_that_gains_another_words_is_another_record(earlier, later):
+    assert not references.same_title(earlier, later)
+
+
+def test_a_record_whose_title_gains_a_revision_mark_or_its_initials_links_the_earlier(svc):
+    """The keyword search for the earlier record uses the title without what the revision added: the earlier title
+    lacks "CTID", "2.0"."""
+    ctid, other, again = _write(svc, [
+        "RFC 36: Concise Transaction Identifier. A transaction is named by its ledger index and hash.",
+        "RFC 40: Storage. Ledger history is kept on local disks.",
+        "RFC 41: Concise Transaction Identifier (CTID). A transaction is named by 16 hex digits: ledger, index, "
+        "network."])
+    assert svc.get(ctid.id).superseded_by == again.id and svc.get(other.id).superseded_by is None
+    s3 = svc.remember("RFC 42: Storage (S3). Ledger history is archived to S3 nightly.", thread="gsp",
+                      created_at=T0 + timedelta(days=40))
+    assert svc.get(other.id).superseded_by != s3.id  # a parenthesis naming another thing: no same-title link

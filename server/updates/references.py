@@ -274,7 +274,60 @@ def same_title(earlier: str, later: str) -> bool:
     if a is None or b is None or a.series is None or b.series is None or a.series != b.series or a.number == b.number:
         return False
     mine, theirs = title_words(title(earlier)), title_words(title(later))
-    return bool(mine) and mine == theirs
+    if not mine:
+        return False
+    if mine == theirs or mine == title_words(base_title(title(later))):
+        return True
+    # "... v1.0" then "... v2.0", "Metadata ... 1.1" then "... 1.2": one title, a later version of it
+    old_version, new_version = _version(title(earlier)), _version(title(later))
+    return old_version is not None and new_version is not None and new_version > old_version and \
+        title_words(base_title(title(earlier))) == title_words(base_title(title(later)))
+
+
+#: What a revision adds to its record's title, at its end: a word saying so ("... (Updated)", "... - Revised",
+#: "... Rebooted") or a version ("... v2", "... Version 2", "... 1.1"). Not any addition: "Logging (frontend)" after
+#: "Logging" is a narrower record, another thing; "OpenAPIv3" is a name, not a version of "OpenAPI".
+_REVISED = r"(?:updated|revised|amended|redux|rebooted|second\s+edition)"
+_VERSION = r"(?:v|version\s+)?(?P<version>\d{1,3}(?:\.\d{1,3}){0,2})"
+_ADDED_MARK = re.compile(rf"(?:\s*[-\u2013\u2014,:]\s*|\s+)[(\[]?\s*(?:{_REVISED}|{_VERSION})\s*[)\]]?\s*$", re.I)
+_ADDED_PARENTHESIS = re.compile(r"\s*\((?P<inner>[^()]{1,40})\)\s*$")
+
+
+def _version(name: str) -> tuple[int, ...] | None:
+    """The version a title ends with ("... v1.0.1" -> (1, 0, 1)), if any: a bare number only with a dot ("1.1"), as
+    "Step 3" or "BIP 21" is a member, not a version."""
+    m = _ADDED_MARK.search(name)
+    if m is None or m.group("version") is None:
+        return None
+    if "." not in m.group("version") and not re.search(r"(?:v|version\s+)\d+\W*$", name, re.I):
+        return None
+    return tuple(int(n) for n in m.group("version").split("."))
+
+
+def base_title(name: str) -> str:
+    """The title a revision's title adds to: without a trailing revision mark ("Fee Escalation (Updated)", "Fee
+    Escalation v2") or a trailing parenthesis spelling out the title's initials ("Concise Transaction Identifier
+    (CTID)"); the title itself otherwise. A parenthesis naming something else ("Storage (S3)") keeps it: two things."""
+    if _ADDED_MARK.search(name) is not None and (_version(name) is not None or
+                                                  _ADDED_MARK.search(name).group("version") is None):
+        return _ADDED_MARK.sub("", name).strip() or name
+    m = _ADDED_PARENTHESIS.search(name)
+    if m is None:
+        return name
+    head, inner = name[:m.start()].strip(), m.group("inner").strip()
+    words = [w.lower() for w in _WORD.findall(head) if w.lower() not in _TITLE_STOP]
+    # an acronym of the head: capitals (a plural s aside) holding each word's initial, in order, and drawn from its
+    # letters ("CTID" of Concise Transaction IDentifier); "S3", "SSD" after "Storage" name another thing
+    acronym = re.fullmatch(r"[A-Z][A-Z0-9]{1,7}s?", inner) is not None
+    letters = inner.lower().rstrip("s") if inner.endswith("s") and not inner.isupper() else inner.lower()
+    return head if acronym and words and _in_order("".join(w[0] for w in words), letters) \
+        and _in_order(letters, "".join(words)) else name
+
+
+def _in_order(letters: str, text: str) -> bool:
+    """Whether every one of the letters is in the text, in their order."""
+    rest = iter(text)
+    return all(c in rest for c in letters)
 
 
 def searches(reference: Reference) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -293,5 +346,5 @@ def searches(reference: Reference) -> list[tuple[tuple[str, ...], tuple[str, ...
     return out
 
 
-__all__: Sequence[str] = ("Claim", "Reference", "claims", "matches", "names", "numbered", "same_title",
+__all__: Sequence[str] = ("Claim", "Reference", "base_title", "claims", "matches", "names", "numbered", "same_title",
                           "searches", "title", "title_only", "title_words")
