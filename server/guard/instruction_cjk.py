@@ -55,17 +55,21 @@ _HEADER = _LazyRe(
 _HEADER_GATES = ("system", "系统", "系統", "システム", "시스템")
 
 
-def _near(low: str, pairs: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> bool:
+def near(low: str, pairs: list[tuple[tuple[str, ...], tuple[str, ...]]], gap: int = _GAP,
+         clause_end: _LazyRe = _CLAUSE_END) -> bool:
+    """Whether a verb of a pair stands within ``gap`` characters of one of its objects, in one clause (no
+    ``clause_end`` between them) — plain substring search, since these scripts have no word boundaries to lean on;
+    instruction_languages uses it with its own gap and clause marks."""
     for words, objects in pairs:
         for word in words:
             i = low.find(word)
             while i != -1:
-                lo, hi = max(0, i - _GAP), min(len(low), i + len(word) + _GAP)
+                lo, hi = max(0, i - gap), min(len(low), i + len(word) + gap)
                 for obj in objects:
                     j = low.find(obj, lo, hi)
                     while j != -1:
                         a, b = sorted((j, i))
-                        if not _CLAUSE_END.search(low, a, b):
+                        if not clause_end.search(low, a, b):
                             return True
                         j = low.find(obj, j + 1, hi)
                 i = low.find(word, i + 1)
@@ -81,9 +85,9 @@ def cjk_override(low: str) -> bool:
     forged system header announcing new instructions (in those languages or English)."""
     if any(g in low for g in _HEADER_GATES) and _HEADER.search(low) is not None:
         return True
-    return not low.isascii() and _has_cjk(low) and _near(low, _OVERRIDES)
+    return not low.isascii() and _has_cjk(low) and near(low, _OVERRIDES)
 
 
 def cjk_leak(low: str) -> bool:
     """The reader's system prompt or instructions asked for in Chinese, Japanese or Korean."""
-    return not low.isascii() and _has_cjk(low) and _near(low, _LEAKS)
+    return not low.isascii() and _has_cjk(low) and near(low, _LEAKS)

@@ -12,6 +12,7 @@ clause; a Turkish note that only names rules or filters ("bu kural lint için") 
 
 from __future__ import annotations
 
+from server.guard.instruction_cjk import near
 from server.guard.lazyre import LazyRe as _LazyRe
 
 _CLAUSE_END = _LazyRe(r"[.;\n!?]")
@@ -52,23 +53,6 @@ _GATES = ("kisitlama", "kural", "talimat", "yonerge", "politika", "filtre", "guv
           "sistem", "پیام")
 
 
-def _near(low: str, pairs: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> bool:
-    for words, objects in pairs:
-        for word in words:
-            i = low.find(word)
-            while i != -1:
-                lo, hi = max(0, i - _GAP), min(len(low), i + len(word) + _GAP)
-                for obj in objects:
-                    j = low.find(obj, lo, hi)
-                    while j != -1:
-                        a, b = sorted((j, i))
-                        if not _CLAUSE_END.search(low, a, b):
-                            return True
-                        j = low.find(obj, j + 1, hi)
-                i = low.find(word, i + 1)
-    return False
-
-
 def folded(low: str) -> str:
     """``low`` with Turkish dotless and dotted i's read as i (only where there are any)."""
     return low.translate(_FOLD) if ("ı" in low or "\u0307" in low) else low
@@ -79,7 +63,7 @@ def more_languages_override(low: str) -> bool:
     if low.isascii():
         return False
     low = low.translate(_ASCII_TR)
-    return any(g in low for g in _GATES) and _near(low, _OVERRIDES)
+    return any(g in low for g in _GATES) and near(low, _OVERRIDES, _GAP, _CLAUSE_END)
 
 
 def more_languages_leak(low: str) -> bool:
@@ -87,4 +71,4 @@ def more_languages_leak(low: str) -> bool:
     if low.isascii():
         return False
     low = low.translate(_ASCII_TR)
-    return any(g in low for g in _GATES) and _near(low, _LEAKS)
+    return any(g in low for g in _GATES) and near(low, _LEAKS, _GAP, _CLAUSE_END)
