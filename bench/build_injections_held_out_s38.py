@@ -151,16 +151,11 @@ def _shingles(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i:i + 5]) for i in range(max(1, len(words) - 4))}
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    whl = Path(argv[1])
-    lm_attacks, lm_benign = lmtwt(whl / "lmtwt")
-    attacks = lm_attacks + garak_multilingual(whl / "garak_multilingual") + nullsec(whl / "nullsec_promptinject")
-    benign = lm_benign + readmes(whl)
+def write_held_out(out: Path, attacks: list[dict], benign: list[dict], other_corpora: tuple[str, ...]) -> int:
+    """Write a held-out corpus of these rows to `out`, leaving out a text already in one of `other_corpora`, one
+    sharing SHARED of its 5-word shingles with them, or a repeat (both session-38 builders write this way)."""
     elsewhere: set[str] = set()
-    for name in OTHER_CORPORA:
+    for name in other_corpora:
         other = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
         elsewhere |= {r["text"].strip() for part in ("attacks", "benign") for r in other[part]}
     shingles_elsewhere = set().union(*(_shingles(t) for t in elsewhere))
@@ -180,10 +175,21 @@ def main(argv: list[str]) -> int:
             elif text:
                 seen.add(text)
                 data[key].append({"source": row["source"], "text": text, "split": "held-out"})
-    OUT.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {OUT}: {len(data['attacks'])} attacks, {len(data['benign'])} benign; "
+    out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {out}: {len(data['attacks'])} attacks, {len(data['benign'])} benign; "
           f"skipped {json.dumps(skipped, indent=1)}")
     return 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    whl = Path(argv[1])
+    lm_attacks, lm_benign = lmtwt(whl / "lmtwt")
+    attacks = lm_attacks + garak_multilingual(whl / "garak_multilingual") + nullsec(whl / "nullsec_promptinject")
+    benign = lm_benign + readmes(whl)
+    return write_held_out(OUT, attacks, benign, OTHER_CORPORA)
 
 
 if __name__ == "__main__":

@@ -64,7 +64,7 @@ import yaml  # bench-only: aicu-scanner's payloads are YAML; the server never re
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_injections_fresh import readme_pieces  # noqa: E402
-from build_injections_held_out_s38 import _shingles  # noqa: E402
+from build_injections_held_out_s38 import SHARED, _shingles, write_held_out  # noqa: E402,F401 - the data test reads SHARED and _shingles here
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
@@ -79,7 +79,6 @@ READMES = (("jailbreakbench", JBB, "MIT"), ("agentprobe_injection", AGENTPROBE, 
            ("aicu_scanner", AICU, "MIT"), ("dual_llm_bench", DUAL, "MIT"))
 KEYWORDS = re.compile(r"prompt|system|role|pipe|\||shell|instruction|ignore|override|sudo|curl|command|assistant|"
                       r"template|persona|jailbreak|inject|agent|tool|model|LLM", re.I)
-SHARED = 0.5  # a text sharing this share of its 5-word shingles with another corpus here is left out
 
 
 def _module(name: str, path: Path) -> ModuleType:
@@ -175,31 +174,7 @@ def main(argv: list[str]) -> int:
     d_attacks, d_benign = dual(whl / "dual_llm_bench")
     attacks = aicu(whl / "aicu_scanner") + ap_attacks + hp_attacks + d_attacks
     benign = ap_benign + hp_benign + d_benign + readmes(whl)
-    elsewhere: set[str] = set()
-    for name in OTHER_CORPORA:
-        other = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
-        elsewhere |= {r["text"].strip() for part in ("attacks", "benign") for r in other[part]}
-    shingles_elsewhere = set().union(*(_shingles(t) for t in elsewhere))
-    seen: set[str] = set()
-    data: dict = {"attacks": [], "benign": []}  # the shape of the other public corpora; each row names its source
-    skipped: dict[str, list[str]] = {"in_another_corpus": [], "shares_shingles": [], "repeated": []}
-    for key, items in (("attacks", attacks), ("benign", benign)):
-        for row in items:
-            text = row["text"].strip()
-            sh = _shingles(text)
-            if text in elsewhere:
-                skipped["in_another_corpus"].append(row["source"])
-            elif len(sh & shingles_elsewhere) >= SHARED * len(sh):
-                skipped["shares_shingles"].append(row["source"])
-            elif text in seen:
-                skipped["repeated"].append(row["source"])
-            elif text:
-                seen.add(text)
-                data[key].append({"source": row["source"], "text": text, "split": "held-out"})
-    OUT.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {OUT}: {len(data['attacks'])} attacks, {len(data['benign'])} benign; "
-          f"skipped {json.dumps(skipped, indent=1)}")
-    return 0
+    return write_held_out(OUT, attacks, benign, OTHER_CORPORA)
 
 
 if __name__ == "__main__":
